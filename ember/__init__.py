@@ -1,0 +1,69 @@
+"""ember: a deep learning framework in pure Python on NumPy, with PyTorch's API.
+
+`import ember as torch` and PyTorch code runs on ember. This file only re-exports; see
+docs/architecture.md for how the pieces fit.
+"""
+
+__version__ = "2.13.0+ember.0.1"  # the torch API version ember follows, so version checks in scripts pass
+
+from . import _dtypes
+from ._device import device as device
+from ._dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
+                      float32, float64, half, int, int8, int16, int32, int64, long, short, uint8)
+from ._dtypes import can_cast as can_cast
+from ._dtypes import dtype as dtype
+from ._dtypes import get_default_dtype as get_default_dtype
+from ._dtypes import promote_types as promote_types
+from ._dtypes import result_type as result_type
+from ._dtypes import set_default_dtype as set_default_dtype
+from ._size import Size as Size
+from ._storage import TypedStorage as TypedStorage
+from ._storage import UntypedStorage as UntypedStorage
+from ._tensor import Tensor as Tensor
+from ._tensor import channels_last as channels_last
+from ._tensor import channels_last_3d as channels_last_3d
+from ._tensor import contiguous_format as contiguous_format
+from ._tensor import memory_format as memory_format
+from ._tensor import preserve_format as preserve_format
+from ._tensor_str import set_printoptions as set_printoptions
+from . import autograd as autograd
+from .autograd.grad_mode import enable_grad as enable_grad
+from .autograd.grad_mode import inference_mode as inference_mode
+from .autograd.grad_mode import is_grad_enabled as is_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
+from .autograd.grad_mode import no_grad as no_grad
+from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
+from . import return_types as return_types
+from . import _ops
+
+# Every op module registers its public functions in `_ops.public` next to its definition (one place per
+# op); they are re-exported here as ember.add, ember.matmul, ...
+globals().update(_ops.public)
+
+strided = "strided"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_storage(obj):
+    return isinstance(obj, (UntypedStorage, TypedStorage))
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__module__ + "." + type(obj).__qualname__

@@ -1,0 +1,68 @@
+"""ember.device: where a tensor lives. ember computes on the CPU only; other device types can be named
+(scripts build `device("cuda")` to test for it) but allocating on them fails with torch's error."""
+
+__all__ = ["device"]
+
+
+class device:
+    """A device such as ``device('cpu')``, ``device('cuda', 0)`` or ``device('cuda:1')``."""
+
+    __slots__ = ("type", "index")
+    __module__ = "ember"
+    _TYPES = ("cpu", "cuda", "mps", "meta", "xpu", "hip", "xla", "privateuseone")
+
+    def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        elif isinstance(type, str) and ":" in type:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if not isinstance(type, str) or type not in self._TYPES:
+            raise RuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
+                f"lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}"
+            )
+        self.type = type
+        self.index = index
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+cpu = device("cpu")
+
+
+def check_device(dev):
+    """Accept None and any spelling of the CPU; anything else fails the way a CPU-only torch does."""
+    if dev is None or dev is cpu or dev == "cpu":
+        return
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type == "cpu":
+        return
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if d.type == "meta":
+        raise NotImplementedError("ember has no meta device: tensors always hold data")
+    raise RuntimeError(f"ember only supports the cpu device, got {d}")

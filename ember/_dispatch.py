@@ -1,0 +1,265 @@
+"""The dispatcher: the one entry every op goes through, and how an op is declared.
+
+An op is declared once (see `defop`): a kernel over NumPy arrays, the name of its backward node as torch
+prints it, its kind, how it promotes dtypes, and (with `@op.derivative`) its backward formula written in
+ember ops. `dispatch(op, inputs, params)` then does, with no mode active:
+
+    promote the inputs' dtypes -> run the kernel -> wrap the outputs -> record a backward Node
+                                                                     (only if grad mode is on and an
+                                                                      input requires grad)
+
+Modes (autocast, tracing, profiling, anomaly detection, inference mode) are handler objects on a stack;
+when the stack is non-empty the top handler gets the call and decides what to do, usually calling
+`redispatch` to run the next one down. A new mode is a new handler, never a new branch here.
+"""
+
+import numpy as np
+
+from . import _dtypes
+from ._tensor import Tensor, _version_counter, _wrap
+from .autograd.grad_mode import state as _grad_state
+
+__all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode"]
+
+POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
+    "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_modes = []  # the mode stack; see push_mode
+
+
+class OpDef:
+    """One op: its kernel, backward formula, kind and torch's backward-node name.
+
+    promote: None (kernel takes inputs as they are), "same" (inputs cast to torch's result dtype),
+    "float" (like "same" but integer results become the default float dtype: div, exp, sqrt), or
+    "bool" (inputs promoted together, result is bool: comparisons).
+    saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
+    """
+
+    __slots__ = ("name", "kernel", "kind", "node_name", "promote", "saves", "save_output", "derivative",
+                 "node_cls", "fast", "differentiable")
+
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output):
+        self.name = name
+        self.kernel = kernel
+        self.kind = kind
+        self.node_name = node_name
+        self.promote = promote
+        self.saves = saves
+        self.save_output = save_output
+        self.derivative = None
+        self.node_cls = None
+        self.differentiable = node_name is not None
+        # dtypes the kernel runs natively, so that same-dtype inputs skip promotion entirely
+        natives = ("float16", "float32", "float64", "complex64", "complex128")
+        if promote in ("same", "bool"):
+            natives += ("bool", "uint8", "int8", "int16", "int32", "int64")
+        self.fast = frozenset(np.dtype(n) for n in natives) if promote else frozenset()
+
+    def defines_derivative(self, fn):
+        """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`."""
+        from .autograd.graph import make_node_class
+
+        self.derivative = fn
+        self.node_cls = make_node_class(self)
+        return fn
+
+    derivative_ = defines_derivative
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False):
+    """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``."""
+    def deco(kernel):
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output)
+    return deco
+
+
+def push_mode(handler):
+    """Put a mode handler on top of the stack; it receives every `dispatch` until popped."""
+    _modes.append(handler)
+
+
+def pop_mode(handler=None):
+    h = _modes.pop()
+    assert handler is None or h is handler, "mode stack popped out of order"
+    return h
+
+
+def current_modes():
+    return tuple(_modes)
+
+
+# ---- the fast path ------------------------------------------------------------------------------------
+
+
+def dispatch(op, inputs, params=()):
+    """Run `op` on `inputs` (Tensors or Python scalars) with non-tensor `params`; return Tensor(s)."""
+    if _modes:
+        return _modes[-1].dispatch(op, inputs, params, len(_modes) - 1)
+    return _run(op, inputs, params)
+
+
+def redispatch(op, inputs, params, level):
+    """Called by the mode handler at stack position `level` to pass the op to the next one down."""
+    if level:
+        return _modes[level - 1].dispatch(op, inputs, params, level - 1)
+    return _run(op, inputs, params)
+
+
+def _run(op, inputs, params):
+    promote = op.promote
+    if promote is None:
+        out = op.kernel(*[t._data if isinstance(t, Tensor) else t for t in inputs], *params)
+        want = None
+    elif len(inputs) == 2 and type(inputs[0]) is Tensor and type(inputs[1]) is Tensor \
+            and inputs[0]._data.dtype is inputs[1]._data.dtype and inputs[0]._data.dtype in op.fast:
+        out = op.kernel(inputs[0]._data, inputs[1]._data, *params)
+        want = None
+    elif len(inputs) == 1 and type(inputs[0]) is Tensor and inputs[0]._data.dtype in op.fast:
+        out = op.kernel(inputs[0]._data, *params)
+        want = None
+    else:
+        arrays, want = _promote(op, inputs)
+        out = op.kernel(*arrays, *params)
+
+    if type(out) is tuple:
+        result = tuple(_wrap(o if type(o) is _ndarray else _asarray(o)) for o in out)
+        if want is not None:
+            result = tuple(_wrap(r._data.astype(want, copy=False)) if r._data.dtype.kind == "f"
+                           else r for r in result)
+    else:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if want is not None and out.dtype != want:
+            out = out.astype(want)
+        result = _wrap(out)
+
+    if op.kind == VIEW:
+        _make_view(result, inputs[0])
+    if _grad_state.enabled and op.differentiable:
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                _record(op, inputs, params, result)
+                break
+    return result
+
+
+def _promote(op, inputs):
+    """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have)."""
+    res = _dtypes.result_dtype(inputs)
+    if op.promote == "float" and res._cat < 2:
+        res = _dtypes.get_default_dtype()
+    compute = res
+    if res is _dtypes.bfloat16 and op.kind == POINTWISE:
+        compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)
+    np_compute = _dtypes.to_numpy(compute)
+    arrays = []
+    for t in inputs:
+        if isinstance(t, Tensor):
+            a = t._data
+            arrays.append(a if a.dtype == np_compute else a.astype(np_compute))
+        elif isinstance(t, np.generic):
+            arrays.append(t.item())  # NumPy scalars act as Python numbers, as in torch
+        elif compute._cat == 1 and isinstance(t, int) and not -2**31 <= t < 2**31:
+            arrays.append(np.array(t, np.int64).astype(np_compute))  # wraps like torch, NumPy would raise
+        elif isinstance(t, (bool, np.bool_)) and compute._cat > 0:
+            arrays.append(int(t))
+        else:
+            arrays.append(t)
+    want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
+    return arrays, want
+
+
+def _make_view(result, base):
+    """Mark `result` as a view of `base`: same root base, same version counter."""
+    root = base._base if base._base is not None else base
+    if type(result) is tuple:
+        for r in result:
+            r._base = root
+            r._vc = _version_counter(root)
+    else:
+        result._base = root
+        result._vc = _version_counter(root)
+
+
+def _record(op, inputs, params, result):
+    from .autograd.graph import record
+
+    record(op, inputs, params, result)
+
+
+# ---- in-place and out= -------------------------------------------------------------------------------
+
+
+def dispatch_inplace(op, self, inputs, params=()):
+    """`self.op_(...)`: run `op` out of place on `inputs` (self first), write the result into self.
+
+    Writing back keeps every view of self seeing the change; the version counter is bumped so saved
+    tensors notice; with grad recording the history of self (or of its base, for a view) is rewritten.
+    """
+    if _modes:
+        return _modes[-1].dispatch_inplace(op, self, inputs, params, len(_modes) - 1)
+    return _run_inplace(op, self, inputs, params)
+
+
+def _run_inplace(op, self, inputs, params):
+    from .autograd.graph import check_inplace, rebase_history
+
+    recording = _grad_state.enabled and op.differentiable and any(
+        isinstance(t, Tensor) and t._requires_grad for t in inputs)
+    check_inplace(self, recording)
+    if not recording:
+        result = _run(op, inputs, params)
+        copy_into(self, result._data, op.name)
+        return self
+    _grad_state.enabled = False
+    try:
+        result = _run(op, inputs, params)
+    finally:
+        _grad_state.enabled = True
+    old_data = self._data.copy() if op.saves == "all" else None
+    copy_into(self, result._data, op.name)
+    rebase_history(op, self, inputs, params, old_data)
+    return self
+
+
+def copy_into(self, src, opname="copy_"):
+    """Write array `src` into self's memory with torch's casting check, bumping the version."""
+    dst = self._data
+    if src.dtype != dst.dtype and not _dtypes.can_cast(_dtypes.from_numpy(src.dtype), _dtypes.from_numpy(dst.dtype)) \
+            and opname != "copy_":
+        raise RuntimeError(
+            f"result type {_dtype_word(src.dtype)} can't be cast to the desired output type {_dtype_word(dst.dtype)}")
+    if src.shape != dst.shape:
+        try:
+            src = np.broadcast_to(src, dst.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                f"{list(np.broadcast_shapes(src.shape, dst.shape))}") from None
+    if not dst.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+    np.copyto(dst, src, casting="unsafe")
+    vc = _version_counter(self)
+    vc[0] += 1
+
+
+_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _dtype_word(np_dtype):
+    return _WORDS.get(np.dtype(np_dtype).name, str(np_dtype))
+
+
+def dtype_word(d):
+    """torch's C++ name for a dtype ("Float", "Long"), used in many error messages."""
+    return _WORDS[d.name]

@@ -1,0 +1,4 @@
+"""The op library: one module per family. Importing it attaches every op to Tensor and fills `public`."""
+
+from . import creation, indexing, linalg, pointwise, reduction, shape  # noqa: F401
+from ._util import public as public

@@ -1,0 +1,96 @@
+"""Small helpers the op modules share: publishing functions as Tensor methods, dim/shape checks."""
+
+import numpy as np
+
+from .._dispatch import copy_into, dispatch, dispatch_inplace
+from .._size import Size
+from .._tensor import Tensor, _wrap, _wrap_dim
+
+__all__ = ["method", "public", "wrap_dim", "as_shape", "finish_out", "inplace_method", "Tensor", "_wrap",
+           "dispatch", "dispatch_inplace", "Size"]
+
+#: names the op modules export at ember's top level (collected by ember/__init__.py)
+public = {}
+
+
+def method(*names, top=True):
+    """Decorator: make `fn` a Tensor method under `names` (default: its own name) and, if `top`, a
+    function at ember's top level."""
+    def deco(fn):
+        for n in names or (fn.__name__,):
+            setattr(Tensor, n, fn)
+        if top:
+            public[fn.__name__] = fn
+        return fn
+    return deco
+
+
+def inplace_method(name, op, prepare=None):
+    """Define `Tensor.name` (e.g. `add_`) as the in-place form of dispatched op `op`."""
+    def fn(self, *args):
+        inputs, params = prepare(self, *args) if prepare else ((self,) + args, ())
+        return dispatch_inplace(op, self, inputs, params)
+    fn.__name__ = name
+    setattr(Tensor, name, fn)
+    return fn
+
+
+def wrap_dim(dim, ndim):
+    return _wrap_dim(dim, ndim)
+
+
+def wrap_dims(dims, ndim):
+    if isinstance(dims, int):
+        return (_wrap_dim(dims, ndim),)
+    out = tuple(_wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def as_shape(args):
+    """Sizes given as ints, a tuple/list, or a Size: f(2, 3), f((2, 3)), f([2, 3])."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = args[0]
+    out = []
+    for s in args:
+        if isinstance(s, Tensor):
+            s = int(s)
+        elif not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{s!r}'")
+        out.append(int(s))
+    return tuple(out)
+
+
+def finish_out(result, out):
+    """Honour an `out=` argument: write `result` into `out` (resized if it is empty) and return it."""
+    if out is None:
+        return result
+    if out._data.shape != result._data.shape:
+        if out._data.size == 0 or out._data.ndim != result._data.ndim:
+            out._data = np.empty(result._data.shape, out._data.dtype)
+        else:
+            out._data = np.empty(result._data.shape, out._data.dtype)
+    if out._requires_grad:
+        from ..autograd.grad_mode import state
+
+        if state.enabled:
+            raise RuntimeError(
+                f"{'add'}(): functions with out=... arguments don't support automatic differentiation, but one "
+                "of the arguments requires grad.")
+    copy_into(out, result._data, "out")
+    return out
+
+
+def to_tensor(x, like=None):
+    """A Python scalar or array-like as a Tensor (scalars keep torch's default dtypes)."""
+    if isinstance(x, Tensor):
+        return x
+    from .creation import tensor
+
+    return tensor(x)
+
+
+def unwrap(x):
+    return x._data if isinstance(x, Tensor) else x

@@ -1,0 +1,517 @@
+"""Creation and conversion: tensor, as_tensor, from_numpy, zeros/ones/full/empty (and _like, new_),
+arange, linspace, logspace, eye, empty_strided, tril/triu, meshgrid, and `to` with its shorthands.
+
+Creation ops go through the dispatcher like every other op (kind CREATION), so modes see them: the
+compiler's tracer records `zeros`, inference mode marks what it creates.
+"""
+
+import builtins
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from .._device import check_device, device as _device_cls
+from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace
+from .._tensor import Tensor, _wrap
+from ._util import as_shape, method, public
+from .pointwise import _to_dtype
+
+# ---- from data --------------------------------------------------------------------------------------
+
+
+def _np_dtype(dtype):
+    return _dtypes.to_numpy(dtype if dtype is not None else _dtypes.get_default_dtype())
+
+
+def _ragged_error(data, dim=0):
+    """torch's ValueError for nested sequences of uneven length."""
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], (list, tuple)):
+        n = len(data[0])
+        for item in data:
+            if not isinstance(item, (list, tuple)) or len(item) != n:
+                got = len(item) if isinstance(item, (list, tuple)) else type(item).__name__
+                return ValueError(f"expected sequence of length {n} at dim {dim + 1} (got {got})")
+        for item in data:
+            e = _ragged_error(item, dim + 1)
+            if e:
+                return e
+    return None
+
+
+def _array_from_data(data, dtype):
+    """A fresh NumPy array holding Python data with torch's dtype inference."""
+    if isinstance(data, Tensor):
+        arr = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        arr = np.array(data, copy=True)
+        if arr.dtype.kind == "u" and arr.dtype.itemsize > 1 or arr.dtype.kind in "OUSV":
+            _dtypes.from_numpy(arr.dtype)
+    else:
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
+        try:
+            arr = np.array(data)
+        except ValueError:
+            e = _ragged_error(data)
+            raise (e or ValueError("could not convert data to a tensor")) from None
+        except OverflowError:
+            raise RuntimeError("Overflow when unpacking long") from None
+        if arr.dtype == object:
+            e = _ragged_error(data)
+            if e:
+                raise e
+            raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
+        if arr.dtype.kind in "US":
+            raise TypeError("new(): invalid data type 'str'")
+        if arr.dtype == np.float64 and not _has_float64_arrays(data):
+            arr = arr.astype(_np_dtype(None))  # Python floats take the default dtype
+        elif arr.dtype == np.complex128 and not _has_float64_arrays(data):
+            arr = arr.astype(np.complex128 if _dtypes.get_default_dtype() is _dtypes.float64 else np.complex64)
+        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not _has_float64_arrays(data):
+            arr = arr.astype(np.int64)
+    if dtype is not None:
+        arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
+    return arr
+
+
+def _first(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _has_float64_arrays(data):
+    """True when the data already carries NumPy or tensor dtypes (which are then kept)."""
+    x = _first(data)
+    return isinstance(x, (np.ndarray, np.generic, Tensor)) and not isinstance(x, (np.float64, np.int64))
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+@defop("tensor", None, CREATION)
+def _from_array(arr):
+    return arr
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor copying `data` (nested lists, numbers, NumPy arrays, tensors)."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+    return _finish(dispatch(_from_array, (), (_array_from_data(data, dtype),)), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like `tensor`, but shares memory with a tensor or NumPy array when no conversion is needed."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        return t if dtype is None or t.dtype is dtype else t.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if copy:
+        return tensor(obj, dtype=dtype, requires_grad=requires_grad)
+    t = as_tensor(obj, dtype=dtype, device=device)
+    return _finish(t, requires_grad)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with NumPy array `ndarray` (no copy)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtypes.from_numpy(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) ")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+    if not ndarray.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means "
+            "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
+            "its data or make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.", UserWarning, stacklevel=2)
+    return _wrap(ndarray)
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...)."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor
+    arr = np.from_dlpack(ext_tensor)
+    return _wrap(arr)
+
+
+# ---- filled tensors -------------------------------------------------------------------------------------
+
+@defop("full", None, CREATION)
+def _full(shape, fill, np_dtype):
+    return np.full(shape, fill, np_dtype)
+
+
+@defop("empty", None, CREATION)
+def _empty(shape, np_dtype):
+    return np.empty(shape, np_dtype)
+
+
+def _check_size(shape):
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def _creator(name, fill):
+    def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+           memory_format=None):
+        check_device(device)
+        shape = _check_size(as_shape(size))
+        t = dispatch(_full, (), (shape, fill, _np_dtype(dtype)))
+        if out is not None:
+            from ._util import finish_out
+            return finish_out(t, out)
+        return _finish(t, requires_grad)
+    fn.__name__ = name
+    public[name] = fn
+    return fn
+
+
+zeros = _creator("zeros", 0)
+ones = _creator("ones", 1)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    check_device(device)
+    return _finish(dispatch(_empty, (), (_check_size(as_shape(size)), _np_dtype(dtype))), requires_grad)
+
+
+def _fill_dtype(value, dtype):
+    if dtype is not None:
+        return dtype
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, (bool, np.bool_)):
+        return _dtypes.bool
+    if isinstance(value, (int, np.integer)):
+        return _dtypes.int64
+    if isinstance(value, complex):
+        return _dtypes.complex64
+    return _dtypes.get_default_dtype()
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    check_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    d = _fill_dtype(fill_value, dtype)
+    return _finish(dispatch(_full, (), (_check_size(as_shape((size,))), fill_value, _dtypes.to_numpy(d))),
+                   requires_grad)
+
+
+@defop("full_like", None, CREATION)
+def _full_like(a, fill, np_dtype):
+    return np.full_like(a, fill, dtype=np_dtype)
+
+
+def _like(name, fill):
+    def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        check_device(device)
+        d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+        if fill is None:
+            t = _wrap(np.empty_like(input._data, dtype=d))
+        else:
+            t = dispatch(_full_like, (input.detach(),), (fill, d))
+        return _finish(t, requires_grad)
+    fn.__name__ = name
+    public[name] = fn
+    return fn
+
+
+zeros_like = _like("zeros_like", 0)
+ones_like = _like("ones_like", 1)
+empty_like = _like("empty_like", None)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    check_device(device)
+    d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+    return _finish(dispatch(_full_like, (input.detach(),), (fill_value, d)), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    check_device(device)
+    d = np.dtype(_np_dtype(dtype))
+    size, stride = tuple(size), tuple(stride)
+    n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    buf = np.empty(n, d)
+    arr = np.ndarray(size, d, buffer=buf, strides=tuple(st * d.itemsize for st in stride))
+    return _finish(_wrap(arr), requires_grad)
+
+
+def _new(name, fn):
+    def method_(self, *args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return fn(*args, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    method_.__name__ = name
+    setattr(Tensor, name, method_)
+
+
+_new("new_zeros", zeros)
+_new("new_ones", ones)
+_new("new_empty", empty)
+Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False: full(
+    size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False: tensor(
+    data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False: \
+    empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _legacy_new(cls, args, kwargs):
+    """Tensor(2, 3) (uninitialized float32) and Tensor([1, 2]) (data as float32)."""
+    check_device(kwargs.get("device"))
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return _wrap(data._data, cls)
+        arr = np.array(data, dtype=_np_dtype(None)) if not isinstance(data, tuple) or data else np.empty(0, np.float32)
+        return _wrap(arr, cls)
+    return _wrap(np.empty(as_shape(args), _np_dtype(None)), cls)
+
+
+# ---- ranges ---------------------------------------------------------------------------------------------
+
+@defop("arange", None, CREATION)
+def _arange(start, step, n, np_dtype):
+    if np.dtype(np_dtype).kind in "iu":
+        return (start + step * np.arange(n, dtype=np.int64)).astype(np_dtype)
+    return (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values from `start` to `end` (exclusive) by `step`; int64 unless an argument is a float."""
+    check_device(device)
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
+        dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
+    n = int(np.ceil((end - start) / step))
+    if (end - start) * step < 0 and n > 0 or not np.isfinite(end - start):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = builtins.max(n, 0)
+    t = dispatch(_arange, (), (start, step, n, _dtypes.to_numpy(dtype)))
+    if out is not None:
+        from ._util import finish_out
+        return finish_out(t, out)
+    return _finish(t, requires_grad)
+
+
+@defop("linspace", None, CREATION)
+def _linspace(start, end, steps, np_dtype):
+    d = np.dtype(np_dtype)
+    if steps == 1:
+        return np.full(1, start, d)
+    wide = np.float64 if d.kind != "f" or d.itemsize >= 4 else np.float32
+    step = (end - start) / (steps - 1)
+    idx = np.arange(steps, dtype=wide)
+    half = steps // 2
+    # torch fills the first half from the start and the second half from the end (exact endpoints)
+    vals = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
+    return vals.astype(d)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    t = dispatch(_linspace, (), (start, end, steps, _np_dtype(dtype)))
+    return _finish(t, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    check_device(device)
+    exps = linspace(start, end, steps, dtype=_dtypes.float64)
+    return _finish(_wrap(np.power(base, exps._data).astype(_np_dtype(dtype))), requires_grad)
+
+
+@defop("eye", None, CREATION)
+def _eye(n, m, np_dtype):
+    return np.eye(n, m, dtype=np_dtype)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    return _finish(dispatch(_eye, (), (n, n if m is None else m, _np_dtype(dtype))), requires_grad)
+
+
+# ---- tril / triu / meshgrid -------------------------------------------------------------------------------
+
+@defop("tril", "TrilBackward0", POINTWISE, saves="none")
+def _tril(a, k):
+    return np.tril(a, k)
+
+
+@_tril.derivative_
+def _(g, a, k):
+    return g.tril(k)
+
+
+@defop("triu", "TriuBackward0", POINTWISE, saves="none")
+def _triu(a, k):
+    return np.triu(a, k)
+
+
+@_triu.derivative_
+def _(g, a, k):
+    return g.triu(k)
+
+
+@method()
+def tril(input, diagonal=0, *, out=None):
+    if input._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return dispatch(_tril, (input,), (diagonal,))
+
+
+@method()
+def triu(input, diagonal=0, *, out=None):
+    if input._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return dispatch(_triu, (input,), (diagonal,))
+
+
+Tensor.tril_ = lambda self, diagonal=0: dispatch_inplace(_tril, self, (self,), (diagonal,))
+Tensor.triu_ = lambda self, diagonal=0: dispatch_inplace(_triu, self, (self,), (diagonal,))
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    n = len(ts)
+    out = [t.reshape(tuple(-1 if i == k else 1 for i in range(n))).expand(shape) for k, t in enumerate(ts)]
+    if swap:
+        out = [o.transpose(0, 1) for o in out]
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+# ---- fill_, zero_ -----------------------------------------------------------------------------------------
+
+@defop("fill_", "FillBackward0", POINTWISE, saves="none")
+def _fill(a, value):
+    return np.full_like(a, value)
+
+
+@_fill.derivative_
+def _(g, a, value):
+    return g * 0
+
+
+Tensor.fill_ = lambda self, value: dispatch_inplace(
+    _fill, self, (self,), (value.item() if isinstance(value, Tensor) else value,))
+Tensor.zero_ = lambda self: dispatch_inplace(_fill, self, (self,), (0,))
+
+
+# ---- to() and the dtype shorthands ----------------------------------------------------------------------
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    other = None
+    for a in args:
+        if isinstance(a, _dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            other = a
+        elif isinstance(a, (str, _device_cls)) or (isinstance(a, int) and not isinstance(a, bool)):
+            dev = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    if other is not None:
+        dtype = other.dtype
+    return dtype, dev
+
+
+def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs):
+    """Cast and/or move: `to(dtype)`, `to(device)`, `to(other)`; returns self when nothing changes."""
+    dtype, dev = _parse_to(args, kwargs)
+    check_device(dev)
+    if dtype is None or dtype is self.dtype:
+        return self.clone() if copy else self
+    return dispatch(_to_dtype, (self,), (_dtypes.to_numpy(dtype),))
+
+
+Tensor.to = to
+
+
+def _caster(name, dtype):
+    def fn(self, memory_format=None):
+        return self.to(dtype)
+    fn.__name__ = name
+    setattr(Tensor, name, fn)
+
+
+for _name, _dt in (("float", _dtypes.float32), ("double", _dtypes.float64), ("half", _dtypes.float16),
+                   ("bfloat16", _dtypes.bfloat16), ("long", _dtypes.int64), ("int", _dtypes.int32),
+                   ("short", _dtypes.int16), ("char", _dtypes.int8), ("byte", _dtypes.uint8),
+                   ("bool", _dtypes.bool), ("cfloat", _dtypes.complex64), ("cdouble", _dtypes.complex128)):
+    _caster(_name, _dt)
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    from .._tensor_str import legacy_type_name
+
+    if dtype is None:
+        return legacy_type_name(self)
+    if isinstance(dtype, str):
+        from .._tensor_str import dtype_from_legacy_name
+
+        dtype = dtype_from_legacy_name(dtype)
+    return self.to(dtype)
+
+
+Tensor.type = _type
+Tensor.type_as = lambda self, other: self.to(other.dtype)
+
+
+public.update(tensor=tensor, as_tensor=as_tensor, asarray=asarray, from_numpy=from_numpy, from_dlpack=from_dlpack,
+              empty=empty, full=full, full_like=full_like, empty_strided=empty_strided, arange=arange,
+              linspace=linspace, logspace=logspace, eye=eye, meshgrid=meshgrid)

@@ -1,0 +1,318 @@
+"""Indexing: `t[key]`, `t[key] = v`, index_select, masked_fill, copy_, and the gather/scatter pair that
+value-selecting reductions (max along a dim) use for their gradients.
+
+NOTE [ Basic and advanced indexing ]
+As in torch, ints, slices (positive step), None and Ellipsis give a view and are applied one at a time as
+select / slice / unsqueeze (so `x[:, 0].grad_fn` is SelectBackward0, and full slices are free).
+Integer or boolean tensors and lists make the index "advanced": one `IndexBackward0` op that copies,
+with NumPy's (= torch's) rules for where the indexed dims go.
+"""
+
+import numpy as np
+
+from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._tensor import Tensor
+from ._util import finish_out, method, public, wrap_dim
+from .shape import _select, _slice, _unsqueeze
+
+_int_types = (int, np.integer)
+
+
+def _prep_key(t, key):
+    """Normalise a key to a tuple; report whether it holds advanced (tensor/list) indices."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out, advanced = [], False
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._data.dtype.kind not in "biu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(k._data)
+            advanced = True
+        elif isinstance(k, (list, np.ndarray)) or (isinstance(k, tuple) and False):
+            arr = np.asarray([int(v) if isinstance(v, Tensor) else v for v in k] if isinstance(k, list) else k)
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr if arr.size else arr.astype(np.int64))
+            advanced = True
+        elif isinstance(k, bool) or k is None or k is Ellipsis or isinstance(k, (slice, *_int_types)):
+            if isinstance(k, bool):
+                out.append(np.asarray(k))
+                advanced = True
+            else:
+                out.append(k)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got " + type(k).__name__ + ")")
+    return tuple(out), advanced
+
+
+def _consumed(key):
+    n = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        n += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    return n
+
+
+def _getitem(self, key):
+    key, advanced = _prep_key(self, key)
+    ndim = self._data.ndim
+    used = _consumed(key)
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if advanced:
+        _check_advanced(self, key)
+        return dispatch(_index, (self,), (key,))
+    t, dim = self, 0
+    for k in key:
+        if k is None:
+            t = dispatch(_unsqueeze, (t,), (dim,))
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - used
+        elif isinstance(k, slice):
+            size = t._data.shape[dim]
+            start, stop, step = k.indices(size)
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (start == 0 and stop >= size and step == 1):
+                t = dispatch(_slice, (t,), (dim, start, max(start, stop), step))
+            dim += 1
+        else:
+            size = t._data.shape[dim]
+            i = int(k)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            t = dispatch(_select, (t,), (dim, i + size if i < 0 else i))
+    if t is self:  # x[...] and x[:] are still new views, as in torch
+        t = self.view(self._data.shape)
+    return t
+
+
+def _check_advanced(self, key):
+    shape = self._data.shape
+    dim = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim += len(shape) - _consumed(key)
+            continue
+        if isinstance(k, np.ndarray):
+            if k.dtype == np.bool_:
+                for j, s in enumerate(k.shape):
+                    if dim + j < len(shape) and shape[dim + j] != s:
+                        raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                                         f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+                dim += k.ndim
+                continue
+            if k.size:
+                size = shape[dim] if dim < len(shape) else 0
+                bad = k[(k >= size) | (k < -size)]
+                if bad.size:
+                    raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
+
+
+@defop("index", "IndexBackward0", INDEXING, saves="meta")
+def _index(a, key):
+    return np.asarray(a[key])
+
+
+@_index.derivative_
+def _(g, a, key):
+    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+
+
+@defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none")
+def _index_put_zeros(g, shape, key):
+    z = np.zeros(shape, g.dtype)
+    np.add.at(z, key, g)
+    return z
+
+
+@_index_put_zeros.derivative_
+def _(gg, g, shape, key):
+    return dispatch(_index, (gg,), (key,))
+
+
+Tensor.__getitem__ = _getitem
+
+
+# ---- writing: setitem, index_put_, copy_ ----------------------------------------------------------------
+
+
+@defop("copy_", "CopyBackwards", INDEXING, saves="meta")
+def _copy(a, src):
+    src = np.asarray(src)
+    try:
+        return np.broadcast_to(src, a.shape).astype(a.dtype)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
+                           f"({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                           f"{max(a.ndim - 1, 0)}") from None
+
+
+@_copy.derivative_
+def _(g, a, src):
+    return g * 0, g
+
+
+@method(top=False)
+def copy_(self, src, non_blocking=False):
+    return dispatch_inplace(_copy, self, (self, src))
+
+
+@defop("index_put", "IndexPutBackward0", INDEXING, saves="meta")
+def _index_put(a, v, key, accumulate):
+    out = a.copy()
+    if accumulate:
+        np.add.at(out, key, v)
+    else:
+        out[key] = v
+    return out
+
+
+@_index_put.derivative_
+def _(g, a, v, key, accumulate):
+    ga = g if accumulate else dispatch(_index_put, (g, 0.0), (key, False))
+    return ga, dispatch(_index, (g,), (key,))
+
+
+def _setitem(self, key, value):
+    k, advanced = _prep_key(self, key)
+    if advanced:
+        _check_advanced(self, k)
+        if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+            value = value.to(self.dtype)
+        dispatch_inplace(_index_put, self, (self, value), (k, False))
+        return
+    view = _getitem(self, key)
+    view.copy_(value)
+
+
+Tensor.__setitem__ = _setitem
+
+
+@method()
+def index_put_(self, indices, values, accumulate=False):
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    return dispatch_inplace(_index_put, self, (self, values), (key, accumulate))
+
+
+Tensor.index_put_ = index_put_
+public.pop("index_put_", None)
+
+
+@method()
+def index_put(input, indices, values, accumulate=False):
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    return dispatch(_index_put, (input, values), (key, accumulate))
+
+
+# ---- index_select, masked_fill ------------------------------------------------------------------------
+
+
+@defop("index_select", "IndexSelectBackward0", INDEXING, saves="meta")
+def _index_select(a, dim, idx):
+    return np.take(a, idx, axis=dim)
+
+
+@_index_select.derivative_
+def _(g, a, dim, idx):
+    key = (slice(None),) * dim + (idx,)
+    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+
+
+@method()
+def index_select(input, dim, index, *, out=None):
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    n = input._data.ndim
+    d = wrap_dim(dim, n) if n else 0
+    idx = index._data.reshape(-1)
+    size = input._data.shape[d] if n else 1
+    if idx.size and (idx.max() >= size or idx.min() < -size):
+        bad = idx[(idx >= size) | (idx < -size)][0]
+        raise IndexError("index out of range in self") if n else IndexError(f"index {bad} out of range")
+    if n == 0:
+        return finish_out(input.reshape(1)[index].reshape(index.shape), out)
+    return finish_out(dispatch(_index_select, (input,), (d, idx)), out)
+
+
+@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none")
+def _masked_fill(a, mask, value):
+    return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+
+
+@_masked_fill.derivative_
+def _(g, a, mask, value):
+    return g.masked_fill(Tensor._from_array(mask), 0), None
+
+
+@method()
+def masked_fill(input, mask, value):
+    if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        value = value.item()
+    return dispatch(_masked_fill, (input,), (mask._data, value))
+
+
+def _masked_fill_(self, mask, value):
+    if isinstance(value, Tensor):
+        value = value.item()
+    return dispatch_inplace(_masked_fill, self, (self,), (mask._data, value))
+
+
+Tensor.masked_fill_ = _masked_fill_
+
+
+# ---- gather / scatter into zeros (the pair behind max(dim) and friends) ---------------------------------
+
+
+@defop("gather", "GatherBackward0", INDEXING, saves="meta")
+def _gather(a, dim, idx):
+    return np.take_along_axis(a, idx, axis=dim)
+
+
+@_gather.derivative_
+def _(g, a, dim, idx):
+    return dispatch(_scatter_zeros, (g,), (idx, dim, a.shape))
+
+
+@defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none")
+def _scatter_zeros(g, idx, dim, shape):
+    z = np.zeros(shape, g.dtype)
+    # indices can repeat (gather of the same element twice): accumulate, never overwrite
+    full = np.indices(idx.shape, sparse=True)
+    key = tuple(idx if d == dim else full[d] for d in range(len(shape)))
+    np.add.at(z, key, g)
+    return z
+
+
+@_scatter_zeros.derivative_
+def _(gg, g, idx, dim, shape):
+    return dispatch(_gather, (gg,), (dim, idx))
+
+
+def scatter_into_zeros(g, index, dim, shape):
+    """zeros(shape) with `g` added at `index` along `dim` (a Tensor of indices)."""
+    return dispatch(_scatter_zeros, (g,), (index._data, dim, tuple(shape)))
+
+
+def _from_array(arr):
+    from .._tensor import _wrap
+
+    return _wrap(arr)
+
+
+Tensor._from_array = staticmethod(_from_array)

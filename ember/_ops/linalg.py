@@ -1,0 +1,290 @@
+"""The matmul family: matmul (every rank case), mm, bmm, mv, dot, and einsum.
+
+Half-precision products are computed in float32 and rounded once: NumPy has no BLAS path for float16
+(hundreds of times slower) and computes bfloat16 products in float32 anyway.
+"""
+
+import numpy as np
+
+from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._tensor import Tensor
+from ._util import finish_out, method
+
+
+def _half_safe(fn):
+    def kernel(a, b):
+        if a.dtype.itemsize == 2 and a.dtype.kind != "i" and a.dtype.kind != "u":
+            return fn(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+        return fn(a, b)
+    return kernel
+
+
+@defop("mm", "MmBackward0", MATMUL)
+@_half_safe
+def _mm(a, b):
+    return a @ b
+
+
+@_mm.derivative_
+def _(g, a, b):
+    return g.mm(b.t()), a.t().mm(g)
+
+
+@defop("bmm", "BmmBackward0", MATMUL)
+@_half_safe
+def _bmm(a, b):
+    return np.matmul(a, b)
+
+
+@_bmm.derivative_
+def _(g, a, b):
+    return g.bmm(b.transpose(1, 2)), a.transpose(1, 2).bmm(g)
+
+
+@defop("mv", "MvBackward0", MATMUL)
+@_half_safe
+def _mv(a, b):
+    return a @ b
+
+
+@_mv.derivative_
+def _(g, a, b):
+    return g.unsqueeze(1) * b, a.t().mv(g)
+
+
+@defop("dot", "DotBackward0", MATMUL)
+@_half_safe
+def _dot(a, b):
+    return np.asarray(np.dot(a, b))
+
+
+@_dot.derivative_
+def _(g, a, b):
+    return g * b, g * a
+
+
+@defop("matmul", "UnsafeViewBackward0", MATMUL)
+@_half_safe
+def _matmul_nd(a, b):
+    return np.matmul(a, b)
+
+
+@_matmul_nd.derivative_
+def _(g, a, b):
+    # broadcast batch dims are summed away by the engine (fit_grads); vectors are lifted to matrices
+    if b.dim() == 1:
+        return g.unsqueeze(-1) * b, (a * g.unsqueeze(-1)).reshape(-1, b.shape[0]).sum(0)
+    if a.dim() == 1:
+        return (g.unsqueeze(-2) @ b.mT).squeeze(-2), a.unsqueeze(-1) * g.unsqueeze(-2)
+    return g @ b.mT, a.mT @ g
+
+
+def _same_dtype(a, b, name="mm"):
+    if a._data.dtype != b._data.dtype:
+        if name == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{dtype_word(a.dtype)} and {dtype_word(b.dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('float64', 'double').replace('float32', 'float')} != "
+                           f"{b.dtype.name.replace('float64', 'double').replace('float32', 'float')}")
+
+
+def _shape_str(s):
+    return "x".join(map(str, s))
+
+
+@method()
+def mm(input, mat2, *, out=None):
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if input._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(input._data.shape)} and "
+                           f"{_shape_str(mat2._data.shape)})")
+    _same_dtype(input, mat2)
+    return finish_out(dispatch(_mm, (input, mat2)), out)
+
+
+@method()
+def bmm(input, mat2, *, out=None):
+    if input._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    a, b = input._data.shape, mat2._data.shape
+    if a[0] != b[0] or a[2] != b[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] but "
+                           f"got: [{b[0]}, {b[1]}].")
+    _same_dtype(input, mat2)
+    return finish_out(dispatch(_bmm, (input, mat2)), out)
+
+
+@method()
+def mv(input, vec, *, out=None):
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
+                           f"{vec._data.ndim}")
+    if input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
+                           f"({_shape_str(input._data.shape)}), vec ({vec._data.shape[0]})")
+    _same_dtype(input, vec)
+    return finish_out(dispatch(_mv, (input, vec)), out)
+
+
+@method()
+def dot(input, tensor, *, out=None):
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    n, m = input._data.shape[0], tensor._data.shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    _same_dtype(input, tensor, "dot")
+    return finish_out(dispatch(_dot, (input, tensor)), out)
+
+
+Tensor.inner = lambda self, other: matmul(self, other) if self.dim() <= 1 and other.dim() <= 1 else None
+
+
+@method()
+def matmul(input, other, *, out=None):
+    """Matrix product with torch's rank rules: dot, mv, mm, and batched (broadcast) products."""
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other, out=out)
+    if da == 2 and db == 1:
+        return mv(input, other, out=out)
+    if da == 2 and db == 2:
+        return mm(input, other, out=out)
+    if da == 1 and db == 2:
+        return mm(input.unsqueeze(0), other, out=None).squeeze(0) if out is None else \
+            finish_out(mm(input.unsqueeze(0), other).squeeze(0), out)
+    a, b = input._data.shape, other._data.shape
+    k_a = a[-1]
+    k_b = b[-2] if db > 1 else b[0]
+    if k_a != k_b:
+        if db == 1:
+            raise RuntimeError(f"size mismatch, got input ({a[-2]}), mat ({_shape_str(a[-2:])}), vec ({b[0]})")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(a[:-2])) if da > 2 else 1}, {k_a}] but got: [{b[-3] if db > 2 else 1}, "
+                           f"{k_b}].")
+    batch_a, batch_b = a[:-2] if da > 1 else (), b[:-2] if db > 1 else ()
+    for i, (x, y) in enumerate(zip(reversed(batch_a), reversed(batch_b))):
+        if x != y and x != 1 and y != 1:
+            n = max(len(batch_a), len(batch_b))
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {n - 1 - i}")
+    _same_dtype(input, other)
+    return finish_out(dispatch(_matmul_nd, (input, other)), out)
+
+
+def _matmul_op(self, other):
+    return matmul(self, other)
+
+
+def _rmatmul_op(self, other):
+    return matmul(other, self)
+
+
+Tensor.__matmul__ = _matmul_op
+Tensor.__rmatmul__ = _rmatmul_op
+
+
+# ---- einsum -------------------------------------------------------------------------------------------
+
+
+def _parse_einsum(equation, shapes):
+    """Expand '...' and an implicit output; return (input subscripts, output subscript)."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+                           if len(shapes) > len(ins) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    used = set(c for c in eq if c.isalpha())
+    spare = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used)
+    ell = ""
+    ell_n = 0
+    for s, shape in zip(ins, shapes):
+        if "..." in s:
+            ell_n = max(ell_n, len(shape) - (len(s) - 3))
+    if ell_n:
+        ell = "".join(next(spare) for _ in range(ell_n))
+    out_ins = []
+    for s, shape in zip(ins, shapes):
+        if "..." in s:
+            k = len(shape) - (len(s) - 3)
+            s = s.replace("...", ell[ell_n - k:] if k else "")
+        if len(s) != len(shape):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand {len(out_ins)}"
+                               + (" and no ellipsis was given" if "..." not in s else ""))
+        out_ins.append(s)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for s in out_ins:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return out_ins, out
+
+
+@defop("einsum", "ViewBackward0", MATMUL)
+def _einsum(*args):
+    *arrays, ins, out = args
+    if arrays and arrays[0].dtype.itemsize == 2 and arrays[0].dtype.kind == "f" or \
+            arrays and arrays[0].dtype.name == "bfloat16":
+        return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
+                         optimize=len(arrays) > 2).astype(arrays[0].dtype)
+    return np.asarray(np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2))
+
+
+@_einsum.derivative_
+def _(g, *args):
+    *ops, ins, out = args
+    grads = []
+    for i, (t, sub) in enumerate(zip(ops, ins)):
+        others = [o for j, o in enumerate(ops) if j != i]
+        other_subs = [s for j, s in enumerate(ins) if j != i]
+        avail = set(out).union(*other_subs) if other_subs else set(out)
+        kept = "".join(c for c in sub if c in avail)
+        r = dispatch(_einsum, (g, *others), ([out] + other_subs, kept))
+        if kept != sub:  # letters summed inside this operand alone: broadcast the gradient back over them
+            shape = [t.shape[k] if c in kept else 1 for k, c in enumerate(sub)]
+            r = r.reshape(shape).expand(t.shape)
+        grads.append(r)
+    return tuple(grads)
+
+
+def einsum(equation, *operands):
+    """Einstein summation (``einsum("ij,jk->ik", a, b)``), differentiable to any order."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ins, out = _parse_einsum(equation, [o.shape for o in operands])
+    ops = list(operands)
+    # letters repeated inside one operand select its diagonal first, so the primitive never sees them
+    for i, s in enumerate(ins):
+        while len(set(s)) != len(s):
+            c = next(c for c in s if s.count(c) > 1)
+            d1, d2 = s.index(c), s.index(c, s.index(c) + 1)
+            ops[i] = ops[i].diagonal(0, d1, d2)
+            s = "".join(x for k, x in enumerate(s) if k not in (d1, d2)) + c
+        ins[i] = s
+    for s, o in zip(ins, ops):
+        for c, n in zip(s, o.shape):
+            for s2, o2 in zip(ins, ops):
+                if c in s2 and o2.shape[s2.index(c)] != n:
+                    raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped)")
+    return dispatch(_einsum, tuple(ops), (ins, out))
+
+
+from ._util import public  # noqa: E402
+
+public["einsum"] = einsum

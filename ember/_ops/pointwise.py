@@ -1,0 +1,597 @@
+"""Pointwise ops: arithmetic, comparisons, unary math, clamp, where; the Tensor operator protocol.
+
+Each op is a NumPy kernel declared with `defop` plus its derivative in ember ops (so it differentiates
+again for higher-order gradients). Broadcasting in the derivatives is undone by the engine
+(`fit_grads`), so formulas are written as if shapes matched.
+"""
+
+import numpy as np
+
+from .._dispatch import POINTWISE, defop, dispatch
+from .._tensor import Tensor
+from ._util import finish_out, inplace_method, method, public
+
+# ---- binary arithmetic --------------------------------------------------------------------------------
+
+
+@defop("add", "AddBackward0", POINTWISE, "same", saves="none")
+def _add(a, b, alpha=1):
+    return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+
+
+@_add.derivative_
+def _(g, a, b, alpha=1):
+    return g, (g if alpha == 1 else g * alpha)
+
+
+@defop("sub", "SubBackward0", POINTWISE, "same", saves="none")
+def _sub(a, b, alpha=1):
+    if a.dtype == np.bool_ and getattr(b, "dtype", None) == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
+
+
+@_sub.derivative_
+def _(g, a, b, alpha=1):
+    return g, (-g if alpha == 1 else g * -alpha)
+
+
+@defop("rsub", "RsubBackward1", POINTWISE, "same", saves="none")
+def _rsub(a, b, alpha=1):
+    return np.subtract(b, a) if alpha == 1 else np.subtract(b, np.multiply(a, alpha))
+
+
+@_rsub.derivative_
+def _(g, a, b, alpha=1):
+    return (-g if alpha == 1 else g * -alpha), g
+
+
+@defop("mul", "MulBackward0", POINTWISE, "same")
+def _mul(a, b):
+    return np.multiply(a, b)
+
+
+@_mul.derivative_
+def _(g, a, b):
+    return g * b, g * a
+
+
+@defop("div", "DivBackward0", POINTWISE, "float")
+def _div(a, b):
+    return np.true_divide(a, b)
+
+
+@_div.derivative_
+def _(g, a, b):
+    return g / b, -g * a / (b * b)
+
+
+@defop("pow", "PowBackward0", POINTWISE, "same")
+def _pow_scalar(a, e):
+    if a.dtype.kind in "iu" and isinstance(e, int) and e < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(a, e)
+
+
+@_pow_scalar.derivative_
+def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) but a plain number
+    if e == 0:
+        return g * 0, None
+    return g * e * a ** (e - 1), None
+
+
+@defop("pow", "PowBackward1", POINTWISE, "same", save_output=True)
+def _pow(a, b):
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(a, b)
+
+
+@_pow.derivative_
+def _(g, a, b, *, out):
+    ga = g * b * a ** (b - 1)
+    gb = g * where((a == 0) & (b >= 0), 0.0, out * a.log())
+    return ga, gb
+
+
+@defop("pow", "PowBackward2", POINTWISE, "same", save_output=True)
+def _rpow(b, a):
+    return np.power(a, b)
+
+
+@_rpow.derivative_
+def _(g, b, a, *, out):
+    return g * out * float(np.log(a)), None
+
+
+@defop("maximum", "MaximumBackward0", POINTWISE, "same")
+def _maximum(a, b):
+    return np.maximum(a, b)
+
+
+@_maximum.derivative_
+def _(g, a, b):
+    half = g / 2
+    return where(a > b, g, where(a == b, half, 0.0)), where(a < b, g, where(a == b, half, 0.0))
+
+
+@defop("minimum", "MinimumBackward0", POINTWISE, "same")
+def _minimum(a, b):
+    return np.minimum(a, b)
+
+
+@_minimum.derivative_
+def _(g, a, b):
+    half = g / 2
+    return where(a < b, g, where(a == b, half, 0.0)), where(a > b, g, where(a == b, half, 0.0))
+
+
+# ---- unary math --------------------------------------------------------------------------------------
+
+
+@defop("neg", "NegBackward0", POINTWISE, "same", saves="none")
+def _neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(a)
+
+
+@_neg.derivative_
+def _(g, a):
+    return -g
+
+
+@defop("abs", "AbsBackward0", POINTWISE, "same")
+def _abs(a):
+    return np.abs(a)
+
+
+@_abs.derivative_
+def _(g, a):
+    return g * a.sign()
+
+
+@defop("sign", "SignBackward0", POINTWISE, "same", saves="none")
+def _sign(a):
+    return np.sign(a) if a.dtype != np.bool_ else a.copy()
+
+
+@_sign.derivative_
+def _(g, a):
+    return g * 0
+
+
+@defop("exp", "ExpBackward0", POINTWISE, "float", saves="none", save_output=True)
+def _exp(a):
+    return np.exp(a)
+
+
+@_exp.derivative_
+def _(g, a, *, out):
+    return g * out
+
+
+@defop("log", "LogBackward0", POINTWISE, "float")
+def _log(a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(a)
+
+
+@_log.derivative_
+def _(g, a):
+    return g / a
+
+
+@defop("sqrt", "SqrtBackward0", POINTWISE, "float", saves="none", save_output=True)
+def _sqrt(a):
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(a)
+
+
+@_sqrt.derivative_
+def _(g, a, *, out):
+    return g / (2 * out)
+
+
+@defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True)
+def _relu(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+    return np.maximum(a, 0).astype(a.dtype, copy=False)
+
+
+@_relu.derivative_
+def _(g, a, *, out):
+    return g * (out > 0)
+
+
+@defop("sigmoid", "SigmoidBackward0", POINTWISE, "float", saves="none", save_output=True)
+def _sigmoid(a):
+    # exp of -|a| never overflows; both branches of the classic formula in one expression
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(e.dtype, copy=False)
+
+
+@_sigmoid.derivative_
+def _(g, a, *, out):
+    return g * out * (1 - out)
+
+
+@defop("tanh", "TanhBackward0", POINTWISE, "float", saves="none", save_output=True)
+def _tanh(a):
+    return np.tanh(a)
+
+
+@_tanh.derivative_
+def _(g, a, *, out):
+    return g * (1 - out * out)
+
+
+@defop("clamp", "ClampBackward1", POINTWISE, "same")
+def _clamp(a, lo, hi):
+    if lo is not None and hi is not None:
+        return np.minimum(np.maximum(a, lo), hi).astype(a.dtype, copy=False)
+    if lo is not None:
+        return np.maximum(a, lo).astype(a.dtype, copy=False)
+    return np.minimum(a, hi).astype(a.dtype, copy=False)
+
+
+@_clamp.derivative_
+def _(g, a, lo, hi):
+    keep = a == a  # True except at nan
+    if lo is not None:
+        keep = keep & (a >= lo)
+    if hi is not None:
+        keep = keep & (a <= hi)
+    return g * keep
+
+
+@defop("clamp", "ClampBackward0", POINTWISE, "same")
+def _clamp_t(a, lo, hi):
+    out = a
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out
+
+
+@_clamp_t.derivative_
+def _(g, a, lo, hi):
+    keep = a == a
+    glo = ghi = None
+    if lo is not None:
+        keep = keep & (a >= lo)
+        glo = where(a < lo, g, 0.0)
+    if hi is not None:
+        keep = keep & (a <= hi)
+        ghi = where(a > hi, g, 0.0) if lo is None else where((a > hi) & (a >= lo), g, 0.0)
+    return g * keep, glo, ghi
+
+
+@defop("where", "WhereBackward0", POINTWISE, "same")
+def _where(cond, a, b):
+    return np.where(cond, a, b)
+
+
+@_where.derivative_
+def _(g, cond, a, b):
+    zero = g * 0
+    return None, where(cond, g, zero), where(cond, zero, g)
+
+
+@defop("clone", "CloneBackward0", POINTWISE, saves="none")
+def _clone(a):
+    return a.copy(order="K")
+
+
+@_clone.derivative_
+def _(g, a):
+    return g
+
+
+@defop("to", "ToCopyBackward0", POINTWISE, saves="none")
+def _to_dtype(a, np_dtype):
+    return a.astype(np_dtype)
+
+
+@_to_dtype.derivative_
+def _(g, a, np_dtype):
+    return g  # the engine casts it back to the input's dtype (fit_grads)
+
+
+# ---- comparisons and logic (no gradients) --------------------------------------------------------------
+
+def _compare(name, ufunc):
+    op = defop(name, None, POINTWISE, "bool")(lambda a, b: ufunc(a, b))
+    return op
+
+
+_eq, _ne = _compare("eq", np.equal), _compare("ne", np.not_equal)
+_lt, _le = _compare("lt", np.less), _compare("le", np.less_equal)
+_gt, _ge = _compare("gt", np.greater), _compare("ge", np.greater_equal)
+_and = defop("logical_and", None, POINTWISE, "bool")(np.logical_and)
+_or = defop("logical_or", None, POINTWISE, "bool")(np.logical_or)
+_xor = defop("logical_xor", None, POINTWISE, "bool")(np.logical_xor)
+_not = defop("logical_not", None, POINTWISE)(np.logical_not)
+
+
+def _bitwise(name, ufunc):
+    def kernel(a, b):
+        if np.asarray(a).dtype.kind == "f" or np.asarray(b).dtype.kind == "f":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return ufunc(a, b)
+    return defop(name, None, POINTWISE, "same")(kernel)
+
+
+_band, _bor, _bxor = (_bitwise("bitwise_and", np.bitwise_and), _bitwise("bitwise_or", np.bitwise_or),
+                      _bitwise("bitwise_xor", np.bitwise_xor))
+
+
+@defop("bitwise_not", None, POINTWISE)
+def _bnot(a):
+    if a.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return np.invert(a)
+
+
+# ---- public functions ------------------------------------------------------------------------------
+
+
+@method()
+def add(input, other, *, alpha=1, out=None):
+    return finish_out(dispatch(_add, (input, other), () if alpha == 1 else (alpha,)), out)
+
+
+@method()
+def sub(input, other, *, alpha=1, out=None):
+    return finish_out(dispatch(_sub, (input, other), () if alpha == 1 else (alpha,)), out)
+
+
+subtract = method()(lambda input, other, *, alpha=1, out=None: sub(input, other, alpha=alpha, out=out))
+subtract.__name__ = "subtract"
+public["subtract"] = subtract
+
+
+@method()
+def rsub(input, other, *, alpha=1):
+    return dispatch(_rsub, (input, other), () if alpha == 1 else (alpha,))
+
+
+@method("mul", "multiply")
+def mul(input, other, *, out=None):
+    return finish_out(dispatch(_mul, (input, other)), out)
+
+
+public["multiply"] = mul
+
+
+@method("div", "divide", "true_divide")
+def div(input, other, *, rounding_mode=None, out=None):
+    if rounding_mode is None:
+        r = dispatch(_div, (input, other))
+    elif rounding_mode == "trunc":
+        r = dispatch(_div_trunc, (input, other))
+    elif rounding_mode == "floor":
+        r = dispatch(_div_floor, (input, other))
+    else:
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    return finish_out(r, out)
+
+
+public["divide"] = public["true_divide"] = div
+
+
+def _int_div(kind):
+    def kernel(a, b):
+        if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub":
+            if np.any(np.asarray(b) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            q = np.floor_divide(a, b)
+            if kind == "trunc":
+                q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+            return q
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.true_divide(a, b)
+            return np.trunc(q) if kind == "trunc" else np.floor_divide(a, b)
+    return kernel
+
+
+_div_trunc = defop("div", "DivBackward2", POINTWISE, "same")(_int_div("trunc"))
+_div_floor = defop("div", "DivBackward2", POINTWISE, "same")(_int_div("floor"))
+for _op in (_div_trunc, _div_floor):
+    _op.derivative_(lambda g, a, b: (g * 0, g * 0))
+
+
+@method("pow")
+def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
+    if not isinstance(input, Tensor):
+        return finish_out(dispatch(_rpow, (exponent, input)), out)
+    if isinstance(exponent, Tensor):
+        return finish_out(dispatch(_pow, (input, exponent)), out)
+    return finish_out(dispatch(_pow_scalar, (input, exponent)), out)
+
+
+def _unary(name, op, *aliases):
+    def fn(input, *, out=None):
+        return finish_out(dispatch(op, (input,)), out)
+    fn.__name__ = name
+    method(name, *aliases)(fn)
+    for a in aliases:
+        public[a] = fn
+    inplace_method(name + "_", op)
+    return fn
+
+
+neg = _unary("neg", _neg, "negative")
+abs = _unary("abs", _abs, "absolute")  # noqa: A001
+sign = _unary("sign", _sign)
+exp = _unary("exp", _exp)
+log = _unary("log", _log)
+sqrt = _unary("sqrt", _sqrt)
+relu = _unary("relu", _relu)
+sigmoid = _unary("sigmoid", _sigmoid)
+tanh = _unary("tanh", _tanh)
+
+
+@method()
+def maximum(input, other, *, out=None):
+    return finish_out(dispatch(_maximum, (input, other)), out)
+
+
+@method()
+def minimum(input, other, *, out=None):
+    return finish_out(dispatch(_minimum, (input, other)), out)
+
+
+def _clamp_inputs(input, min, max):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_t, (input, min, max), ()
+    return _clamp, (input,), (min, max)
+
+
+@method("clamp", "clip")
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    op, inputs, params = _clamp_inputs(input, min, max)
+    if op is _clamp_t:
+        return finish_out(dispatch(op, inputs), out)
+    return finish_out(dispatch(op, inputs, params), out)
+
+
+public["clip"] = clamp
+
+
+def _clamp_(self, min=None, max=None):  # noqa: A002
+    from .._dispatch import dispatch_inplace
+
+    op, inputs, params = _clamp_inputs(self, min, max)
+    return dispatch_inplace(op, self, inputs, params)
+
+
+Tensor.clamp_ = Tensor.clip_ = _clamp_
+
+
+@method("clamp_min")
+def clamp_min(input, min):  # noqa: A002
+    return clamp(input, min=min)
+
+
+@method("clamp_max")
+def clamp_max(input, max):  # noqa: A002
+    return clamp(input, max=max)
+
+
+@method()
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if not isinstance(condition, Tensor) or condition._data.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{getattr(condition, 'dtype', type(condition).__name__)}")
+    return finish_out(dispatch(_where, (condition, input, other)), out)
+
+
+@method()
+def clone(input, *, memory_format=None):
+    return dispatch(_clone, (input,))
+
+
+def _cmp(name, op, *aliases):
+    def fn(input, other, *, out=None):
+        return finish_out(dispatch(op, (input, other)), out)
+    fn.__name__ = name
+    method(name, *aliases)(fn)
+    for a in aliases:
+        public[a] = fn
+    return fn
+
+
+eq = _cmp("eq", _eq)
+ne = _cmp("ne", _ne, "not_equal")
+lt = _cmp("lt", _lt, "less")
+le = _cmp("le", _le, "less_equal")
+gt = _cmp("gt", _gt, "greater")
+ge = _cmp("ge", _ge, "greater_equal")
+logical_and = _cmp("logical_and", _and)
+logical_or = _cmp("logical_or", _or)
+logical_xor = _cmp("logical_xor", _xor)
+bitwise_and = _cmp("bitwise_and", _band)
+bitwise_or = _cmp("bitwise_or", _bor)
+bitwise_xor = _cmp("bitwise_xor", _bxor)
+
+
+@method()
+def logical_not(input, *, out=None):
+    return finish_out(dispatch(_not, (input,)), out)
+
+
+@method()
+def bitwise_not(input, *, out=None):
+    return finish_out(dispatch(_bnot, (input,)), out)
+
+
+# in-place forms
+inplace_method("add_", _add, lambda self, other, *, alpha=1: ((self, other), () if alpha == 1 else (alpha,)))
+inplace_method("sub_", _sub, lambda self, other, *, alpha=1: ((self, other), () if alpha == 1 else (alpha,)))
+inplace_method("mul_", _mul)
+inplace_method("div_", _div)
+inplace_method("maximum_", _maximum)
+inplace_method("minimum_", _minimum)
+Tensor.pow_ = lambda self, e: _inplace_pow(self, e)
+
+
+def _inplace_pow(self, e):
+    from .._dispatch import dispatch_inplace
+
+    if isinstance(e, Tensor):
+        return dispatch_inplace(_pow, self, (self, e))
+    return dispatch_inplace(_pow_scalar, self, (self, e))
+
+
+# ---- the operator protocol ----------------------------------------------------------------------------
+# Written out (not looked up through `add` etc.) because `a + b` is the hottest path there is.
+
+def _binop(op, reflected=False):
+    if reflected:
+        def f(self, other):
+            return dispatch(op, (other, self))
+    else:
+        def f(self, other):
+            return dispatch(op, (self, other))
+    return f
+
+
+Tensor.__add__ = Tensor.__radd__ = _binop(_add)
+Tensor.__sub__ = _binop(_sub)
+Tensor.__rsub__ = lambda self, other: dispatch(_rsub, (self, other))
+Tensor.__mul__ = Tensor.__rmul__ = _binop(_mul)
+Tensor.__truediv__ = _binop(_div)
+Tensor.__rtruediv__ = _binop(_div, reflected=True)
+Tensor.__pow__ = lambda self, e: pow(self, e)
+Tensor.__rpow__ = lambda self, b: dispatch(_rpow, (self, b))
+Tensor.__neg__ = lambda self: dispatch(_neg, (self,))
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: dispatch(_abs, (self,))
+Tensor.__eq__ = _binop(_eq)
+Tensor.__ne__ = _binop(_ne)
+Tensor.__lt__ = _binop(_lt)
+Tensor.__le__ = _binop(_le)
+Tensor.__gt__ = _binop(_gt)
+Tensor.__ge__ = _binop(_ge)
+Tensor.__and__ = Tensor.__rand__ = _binop(_band)
+Tensor.__or__ = Tensor.__ror__ = _binop(_bor)
+Tensor.__xor__ = Tensor.__rxor__ = _binop(_bxor)
+Tensor.__invert__ = lambda self: dispatch(_bnot, (self,))
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ipow__ = Tensor.pow_
+Tensor.__floordiv__ = lambda self, other: div(self, other, rounding_mode="floor")
+Tensor.__rfloordiv__ = lambda self, other: div(other, self, rounding_mode="floor") \
+    if isinstance(other, Tensor) else dispatch(_div_floor, (other, self))

@@ -1,0 +1,265 @@
+"""Reductions: sum, mean, max/min (whole tensor or along a dim), amax/amin, argmax/argmin.
+
+Integer and bool sums accumulate in int64 and half-precision sums in float32, as torch does.
+"""
+
+import numpy as np
+
+from .. import _dtypes, return_types
+from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from ._util import finish_out, method, wrap_dims
+
+
+def _nd(t):
+    """The number of dims a `dim` argument is wrapped against (a 0-d tensor accepts dim 0 and -1)."""
+    return t._data.ndim or 1
+
+
+def _keep_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _unreduce(g, a, dims, keepdim):
+    """Broadcast a reduced gradient back over the input's shape."""
+    if not keepdim and dims:
+        g = g.reshape(_keep_shape(a.shape, dims))
+    return g.expand(a.shape)
+
+
+def _acc_dtype(a, dtype):
+    """(accumulate in, return as) NumPy dtypes for a sum of array `a`."""
+    if dtype is not None:
+        d = _dtypes.to_numpy(dtype)
+        return d, d
+    if a.dtype.kind in "biu":
+        return np.dtype(np.int64), np.dtype(np.int64)
+    if a.dtype.itemsize == 2:  # float16, bfloat16
+        return np.dtype(np.float32), a.dtype
+    return a.dtype, a.dtype
+
+
+@defop("sum", "SumBackward0", REDUCTION, saves="meta")
+def _sum_all(a, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    return np.asarray(np.sum(a, dtype=acc)).astype(out, copy=False)
+
+
+@_sum_all.derivative_
+def _(g, a, dtype):
+    return g.expand(a.shape)
+
+
+@defop("sum", "SumBackward1", REDUCTION, saves="meta")
+def _sum_dim(a, dims, keepdim, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    return np.asarray(np.sum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+
+
+@_sum_dim.derivative_
+def _(g, a, dims, keepdim, dtype):
+    return _unreduce(g, a, dims, keepdim)
+
+
+def _dims(input, dim):
+    n = input._data.ndim
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    return wrap_dims(dim, n if n else 1) if n else ()
+
+
+@method()
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    dims = _dims(input, dim)
+    if dims is None:
+        r = dispatch(_sum_all, (input,), (dtype,))
+        if keepdim:
+            r = r.reshape((1,) * input._data.ndim)
+    else:
+        r = dispatch(_sum_dim, (input,), (dims, keepdim, dtype))
+    return finish_out(r, out)
+
+
+@defop("mean", "MeanBackward0", REDUCTION, saves="meta")
+def _mean_all(a, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    return np.asarray(np.mean(a, dtype=acc)).astype(out, copy=False)
+
+
+@_mean_all.derivative_
+def _(g, a, dtype):
+    n = a.numel()
+    return g.expand(a.shape) / n if n else g.expand(a.shape)
+
+
+@defop("mean", "MeanBackward1", REDUCTION, saves="meta")
+def _mean_dim(a, dims, keepdim, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.mean(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+
+
+@_mean_dim.derivative_
+def _(g, a, dims, keepdim, dtype):
+    n = 1
+    for d in dims:
+        n *= a.shape[d]
+    return _unreduce(g, a, dims, keepdim) / n if n else _unreduce(g, a, dims, keepdim)
+
+
+@method()
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    d = dtype or input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {dtype_word(d)}")
+    dims = _dims(input, dim)
+    if dims is None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = dispatch(_mean_all, (input,), (dtype,))
+        if keepdim:
+            r = r.reshape((1,) * input._data.ndim)
+    else:
+        r = dispatch(_mean_dim, (input,), (dims, keepdim, dtype))
+    return finish_out(r, out)
+
+
+# ---- max / min -----------------------------------------------------------------------------------------
+
+
+def _extreme_all(name, fn):
+    op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True)(
+        lambda a: np.asarray(fn(a)))
+
+    @op.derivative_
+    def _(g, a, *, out):
+        mask = a == out  # ties share the gradient evenly, as torch's evenly_distribute_backward
+        return g * mask / mask.sum()
+    return op
+
+
+_max_all = _extreme_all("max", np.max)
+_min_all = _extreme_all("min", np.min)
+
+
+def _extreme_dim(name, argfn):
+    def kernel(a, dim, keepdim):
+        idx = argfn(a, axis=dim, keepdims=True)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            idx, vals = idx.squeeze(dim), vals.squeeze(dim)
+        return vals, idx.astype(np.int64, copy=False)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True)(kernel)
+
+    @op.derivative_
+    def _(grads, a, dim, keepdim, *, out):
+        from .indexing import scatter_into_zeros
+
+        g, idx = grads[0], out[1]
+        if not keepdim:
+            g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
+        return scatter_into_zeros(g, idx, dim, a.shape)
+    return op
+
+
+_max_dim = _extreme_dim("max", np.argmax)
+_min_dim = _extreme_dim("min", np.argmin)
+
+
+def _check_nonempty(input, name, dim=None):
+    if input._data.size == 0:
+        if dim is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        d = wrap_dims(dim, _nd(input))[0]
+        if input._data.ndim and input._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _max_min(name, all_op, dim_op, pair_fn, rtype):
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        from .._tensor import Tensor
+
+        if isinstance(dim, Tensor):
+            return pair_fn(input, dim, out=out)
+        _check_nonempty(input, name, dim)
+        if dim is None:
+            return finish_out(dispatch(all_op, (input,)), out)
+        d = wrap_dims(dim, _nd(input))[0]
+        if input._data.ndim == 0:
+            return rtype((input.clone(), _zeros_like_long(input)))
+        return rtype(dispatch(dim_op, (input,), (d, keepdim)))
+    fn.__name__ = name
+    return method()(fn)
+
+
+def _zeros_like_long(t):
+    from .._tensor import _wrap
+
+    return _wrap(np.zeros(t._data.shape, np.int64))
+
+
+def _maximum(a, b, out=None):
+    from .pointwise import maximum
+    return maximum(a, b, out=out)
+
+
+def _minimum(a, b, out=None):
+    from .pointwise import minimum
+    return minimum(a, b, out=out)
+
+
+max = _max_min("max", _max_all, _max_dim, _maximum, return_types.max)  # noqa: A001
+min = _max_min("min", _min_all, _min_dim, _minimum, return_types.min)  # noqa: A001
+
+
+def _amax_op(name, fn):
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True)(
+        lambda a, dims, keepdim: np.asarray(fn(a, axis=dims, keepdims=keepdim)))
+
+    @op.derivative_
+    def _(g, a, dims, keepdim, *, out):
+        if not keepdim:
+            g, out = g.reshape(_keep_shape(a.shape, dims)), out.reshape(_keep_shape(a.shape, dims))
+        mask = a == out
+        return g * mask / mask.sum(dims, keepdim=True)
+    return op
+
+
+_amax, _amin = _amax_op("amax", np.max), _amax_op("amin", np.min)
+
+
+@method()
+def amax(input, dim=(), keepdim=False, *, out=None):
+    dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    _check_nonempty(input, "amax", dims[0] if dims else None)
+    return finish_out(dispatch(_amax, (input,), (dims if input._data.ndim else None, keepdim)), out)
+
+
+@method()
+def amin(input, dim=(), keepdim=False, *, out=None):
+    dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    _check_nonempty(input, "amin", dims[0] if dims else None)
+    return finish_out(dispatch(_amin, (input,), (dims if input._data.ndim else None, keepdim)), out)
+
+
+def _arg(name, fn):
+    op = defop(name, None, REDUCTION)(
+        lambda a, dim, keepdim: np.asarray(fn(a, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False))
+
+    def public_fn(input, dim=None, keepdim=False, *, out=None):
+        _check_nonempty(input, name, dim)
+        if dim is None:
+            r = dispatch(op, (input.reshape(-1),), (0, False))
+            if keepdim:
+                r = r.reshape((1,) * input._data.ndim)
+            return finish_out(r, out)
+        d = wrap_dims(dim, _nd(input))[0]
+        if input._data.ndim == 0:
+            return _zeros_like_long(input)
+        return finish_out(dispatch(op, (input,), (d, keepdim)), out)
+    public_fn.__name__ = name
+    return method()(public_fn)
+
+
+argmax = _arg("argmax", np.argmax)
+argmin = _arg("argmin", np.argmin)

@@ -1,0 +1,761 @@
+"""View and shape ops: view/reshape, transpose/permute, expand, squeeze, select/narrow/slice, split,
+unfold, diagonal, as_strided, and the copying joins cat/stack.
+
+NOTE [ Views ]
+A view op's kernel returns a NumPy view of its input; the dispatcher marks the result as a view (same
+root `_base`, same version counter). Views never save their input for backward (a later in-place change
+of the base must not invalidate them), only its shape: `saves="meta"`. Their derivative is either a cheap
+inverse (reshape back, transpose back) or `_view_scatter`: zeros of the input's shape with the gradient
+written through the very same view kernel, which is right for every view, overlapping ones included.
+"""
+
+import numpy as np
+
+from .._dispatch import SHAPE, VIEW, defop, dispatch
+from .._size import Size
+from .._tensor import Tensor, _wrap
+from ._util import as_shape, method, public, wrap_dim, wrap_dims
+
+_as_strided = np.lib.stride_tricks.as_strided
+
+
+# ---- the generic view gradient --------------------------------------------------------------------
+
+
+@defop("view_scatter", "AsStridedScatterBackward0", SHAPE, saves="none")
+def _view_scatter(g, shape, view_op, params):
+    z = np.zeros(shape, g.dtype)
+    v = view_op.kernel(z, *params)
+    if type(v) is tuple:  # a multi-output view (split, unbind) scatters one piece: params end with its index
+        raise AssertionError("view_scatter takes single-output views")
+    if _overlaps(v):
+        idx = view_op.kernel(np.arange(z.size).reshape(shape), *params)
+        np.add.at(z.reshape(-1), idx.reshape(-1), g.reshape(-1))
+    else:
+        v[...] = g
+    return z
+
+
+@_view_scatter.derivative_
+def _(gg, g, shape, view_op, params):
+    return dispatch(view_op, (gg,), params)
+
+
+def _overlaps(v):
+    """Whether two elements of view `v` can share memory (only zero or crossing strides allow it)."""
+    dims = sorted((abs(st), n) for n, st in zip(v.shape, v.strides) if n > 1)
+    extent = v.itemsize
+    for st, n in dims:
+        if st < extent:
+            return True
+        extent = st * (n - 1) + extent
+    return False
+
+
+def view_grad(op):
+    """The derivative of a view op: scatter the gradient back through the same view."""
+    def derivative(g, a, *params):
+        return dispatch(_view_scatter, (g,), (a.shape, op, params))
+    op.derivative_(derivative)
+    return op
+
+
+# ---- view / reshape ---------------------------------------------------------------------------------
+
+
+def infer_size(shape, numel):
+    """Resolve one -1 in `shape` for `numel` elements, with torch's errors."""
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            if known == 0 and numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                    "dimension size -1 can be any value and is ambiguous")
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+@defop("view", "ViewBackward0", VIEW, saves="meta")
+def _view(a, shape):
+    try:
+        return np.reshape(a, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.") from None
+
+
+@_view.derivative_
+def _(g, a, shape):
+    return g.reshape(a.shape)
+
+
+@defop("reshape", "UnsafeViewBackward0", SHAPE, saves="meta")
+def _reshape_copy(a, shape):
+    return np.reshape(a, shape, copy=True)
+
+
+@_reshape_copy.derivative_
+def _(g, a, shape):
+    return g.reshape(a.shape)
+
+
+def _viewable(a, shape):
+    try:
+        np.reshape(a, shape, copy=False)
+        return True
+    except ValueError:
+        return False
+
+
+@method()
+def view(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)) and shape[0] is not None:
+        return _view_dtype(self, shape[0])
+    shape = infer_size(as_shape(shape), self._data.size)
+    return dispatch(_view, (self,), (shape,))
+
+
+@method()
+def reshape(input, *shape):
+    shape = infer_size(as_shape(shape), input._data.size)
+    if shape == input._data.shape:
+        return dispatch(_view, (input,), (shape,))
+    if _viewable(input._data, shape):
+        return dispatch(_view, (input,), (shape,))
+    return dispatch(_reshape_copy, (input,), (shape,))
+
+
+@defop("view", "ViewBackward0", VIEW, saves="meta")
+def _view_as_dtype(a, np_dtype):
+    if a.itemsize != np.dtype(np_dtype).itemsize and a.ndim and a.strides[-1] != a.itemsize:
+        raise RuntimeError("self.stride(-1) must be 1 to view Float as Char (different element sizes)")
+    return a.view(np_dtype)
+
+
+def _view_dtype(self, dtype):
+    from .. import _dtypes
+
+    return dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
+
+
+@method()
+def view_as(self, other):
+    return self.view(other.shape)
+
+
+@method()
+def reshape_as(self, other):
+    return self.reshape(other.shape)
+
+
+@method()
+def flatten(input, start_dim=0, end_dim=-1):
+    n = input._data.ndim
+    if n == 0:
+        return input.reshape(1)
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    return input.reshape(shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+
+
+@method()
+def unflatten(input, dim, sizes):
+    shape = input._data.shape
+    d = wrap_dim(dim, input._data.ndim)
+    sizes = tuple(sizes)
+    if -1 in sizes:
+        sizes = infer_size(sizes, shape[d])
+    elif int(np.prod(sizes)) != shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({shape[d]}) in the input tensor")
+    return input.view(shape[:d] + sizes + shape[d + 1:])
+
+
+@method()
+def ravel(input):
+    return input.reshape(-1)
+
+
+@defop("squeeze", "SqueezeBackward0", VIEW, saves="meta")
+def _squeeze(a, dims):
+    if dims is None:
+        return a.reshape(tuple(s for s in a.shape if s != 1)) if 1 in a.shape else a.view()
+    return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1)))
+
+
+@_squeeze.derivative_
+def _(g, a, dims):
+    return g.reshape(a.shape)
+
+
+_squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta")(_squeeze.kernel)
+_squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
+
+
+@method()
+def squeeze(input, dim=None):
+    if dim is None:
+        return dispatch(_squeeze, (input,), (None,))
+    n = input._data.ndim
+    dims = wrap_dims(dim, n) if n else ()
+    return dispatch(_squeeze_dim, (input,), (dims,))
+
+
+@defop("unsqueeze", "UnsqueezeBackward0", VIEW, saves="meta")
+def _unsqueeze(a, d):
+    return np.expand_dims(a, d)
+
+
+@_unsqueeze.derivative_
+def _(g, a, d):
+    return g.squeeze(d)
+
+
+@method()
+def unsqueeze(input, dim):
+    return dispatch(_unsqueeze, (input,), (wrap_dim(dim, input._data.ndim + 1),))
+
+
+# ---- transposes -------------------------------------------------------------------------------------
+
+
+@defop("transpose", "TransposeBackward0", VIEW, saves="none")
+def _transpose(a, d0, d1):
+    return np.swapaxes(a, d0, d1)
+
+
+@_transpose.derivative_
+def _(g, a, d0, d1):
+    return g.transpose(d0, d1)
+
+
+@method("transpose", "swapaxes", "swapdims")
+def transpose(input, dim0, dim1):
+    n = input._data.ndim
+    return dispatch(_transpose, (input,), (wrap_dim(dim0, n), wrap_dim(dim1, n)))
+
+
+public["swapaxes"] = public["swapdims"] = transpose
+
+
+@defop("t", "TBackward0", VIEW, saves="none")
+def _t(a):
+    return a.T
+
+
+@_t.derivative_
+def _(g, a):
+    return g.t()
+
+
+@method()
+def t(input):
+    n = input._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return dispatch(_t, (input,))
+
+
+@defop("permute", "PermuteBackward0", VIEW, saves="none")
+def _permute(a, dims):
+    return a.transpose(dims)
+
+
+@_permute.derivative_
+def _(g, a, dims):
+    return g.permute(tuple(np.argsort(dims)))
+
+
+@method()
+def permute(input, *dims):
+    dims = as_shape(dims)
+    n = input._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    return dispatch(_permute, (input,), (wrap_dims(dims, n),))
+
+
+@method("movedim", "moveaxis")
+def movedim(input, source, destination):
+    n = input._data.ndim
+    src = wrap_dims(source, n)
+    dst = wrap_dims(destination, n)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
+    order = [d for d in range(n) if d not in src]
+    perm = [None] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(order)
+    perm = tuple(p if p is not None else next(it) for p in perm)
+    return dispatch(_permute, (input,), (perm,))
+
+
+public["moveaxis"] = movedim
+
+
+# ---- expand -----------------------------------------------------------------------------------------
+
+
+@defop("expand", "ExpandBackward0", VIEW, saves="meta")
+def _expand(a, shape):
+    return np.broadcast_to(a, shape)
+
+
+@_expand.derivative_
+def _(g, a, shape):
+    return g.sum_to_size(a.shape)
+
+
+def _expand_shape(input, sizes):
+    from .._tensor_str import legacy_type_name
+
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            out.append(s)
+            continue
+        have = shape[i - lead]
+        if s == -1:
+            s = have
+        elif have != 1 and s != have:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) at non-singleton "
+                f"dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
+                f"[{', '.join(map(str, shape))}]")
+        out.append(s)
+    return tuple(out)
+
+
+@method()
+def expand(self, *sizes):
+    shape = _expand_shape(self, as_shape(sizes))
+    return dispatch(_expand, (self,), (shape,))
+
+
+@method()
+def expand_as(self, other):
+    return self.expand(other.shape)
+
+
+@method()
+def broadcast_to(input, size):
+    return input.expand(*size)
+
+
+def broadcast_shapes(*shapes):
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape. "
+                           f"Shapes: {[list(s) for s in shapes]}") from None
+
+
+public["broadcast_shapes"] = broadcast_shapes
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+public["broadcast_tensors"] = broadcast_tensors
+
+
+@defop("sum_to_size", "SumBackward1", SHAPE, saves="meta")
+def _sum_to(a, shape):
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
+    r = a.sum(axis=axes, keepdims=True) if axes else a
+    return r.reshape(shape)
+
+
+@_sum_to.derivative_
+def _(g, a, shape):
+    return g.expand(a.shape)
+
+
+@method()
+def sum_to_size(self, *size):
+    shape = as_shape(size)
+    if tuple(shape) == self._data.shape:
+        return self
+    try:
+        np.broadcast_shapes(shape, self._data.shape)
+        ok = len(shape) <= self._data.ndim
+    except ValueError:
+        ok = False
+    if not ok or np.broadcast_shapes(shape, self._data.shape) != self._data.shape:
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(self._data.shape)}}}.")
+    return dispatch(_sum_to, (self,), (shape,))
+
+
+# ---- selecting views -------------------------------------------------------------------------------
+
+
+@defop("select", "SelectBackward0", VIEW, saves="meta")
+def _select(a, dim, index):
+    return a[(slice(None),) * dim + (index,)]
+
+
+@defop("slice", "SliceBackward0", VIEW, saves="meta")
+def _slice(a, dim, start, stop, step):
+    return a[(slice(None),) * dim + (slice(start, stop, step),)]
+
+
+view_grad(_select)
+view_grad(_slice)
+
+
+@method()
+def select(input, dim, index):
+    n = input._data.ndim
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input._data.shape)} at dimension {dim}")
+    return dispatch(_select, (input,), (d, index + size if index < 0 else index))
+
+
+@method()
+def narrow(input, dim, start, length):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d]
+    start = int(start)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return dispatch(_slice, (input,), (d, start, start + length, 1))
+
+
+def slice_dim(input, dim, start, stop, step):
+    """input[..., start:stop:step, ...] along `dim` (used by indexing)."""
+    return dispatch(_slice, (input,), (dim, start, stop, step))
+
+
+@defop("diagonal", "DiagonalBackward0", VIEW, saves="meta")
+def _diagonal(a, offset, d1, d2):
+    b = a.transpose([i for i in range(a.ndim) if i not in (d1, d2)] + [d1, d2])
+    n, m = b.shape[-2:]
+    s1, s2 = b.strides[-2:]
+    length = max(0, min(n, m - offset)) if offset >= 0 else max(0, min(n + offset, m))
+    if length:  # move the start to the first diagonal element
+        b = b[..., :, offset:] if offset >= 0 else b[..., -offset:, :]
+    return _as_strided(b, b.shape[:-2] + (length,), b.strides[:-2] + (s1 + s2,))
+
+
+view_grad(_diagonal)
+
+
+@method()
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    n = input._data.ndim
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dispatch(_diagonal, (input,), (offset, d1, d2))
+
+
+@defop("unfold", "UnfoldBackward0", VIEW, saves="meta")
+def _unfold(a, dim, size, step):
+    if a.ndim == 0:
+        return _as_strided(a, (size,), (a.itemsize,))
+    n = (a.shape[dim] - size) // step + 1
+    shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
+    strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + (a.strides[dim],)
+    return _as_strided(a, shape, strides)
+
+
+view_grad(_unfold)
+
+
+@method(top=False)
+def unfold(self, dimension, size, step):
+    n = self._data.ndim
+    d = wrap_dim(dimension, n) if n else 0
+    have = self._data.shape[d] if n else 1
+    if size > have:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return dispatch(_unfold, (self,), (d, size, step))
+
+
+@defop("as_strided", "AsStridedBackward0", VIEW, saves="meta")
+def _as_strided_op(a, size, stride, offset):
+    item = a.itemsize
+    from .._storage import _address, _flat_bytes
+
+    flat = _flat_bytes(a)
+    start = offset * item if offset is not None else _address(a) - _address(flat)
+    need = start + sum((s - 1) * st for s, st in zip(size, stride)) * item + item if all(size) else start
+    if need > flat.size:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {start // item}, and "
+            f"itemsize {item} requiring a storage size of {need} are out of bounds for storage of size {flat.size}")
+    return np.ndarray(size, a.dtype, buffer=flat, offset=start, strides=tuple(s * item for s in stride))
+
+
+view_grad(_as_strided_op)
+
+
+@method()
+def as_strided(input, size, stride, storage_offset=None):
+    return dispatch(_as_strided_op, (input,), (tuple(size), tuple(stride), storage_offset))
+
+
+# ---- split / unbind --------------------------------------------------------------------------------
+
+
+@defop("split", "SplitBackward0", VIEW, saves="meta")
+def _split(a, dim, bounds):
+    idx = (slice(None),) * dim
+    return tuple(a[idx + (slice(lo, hi),)] for lo, hi in bounds)
+
+
+@_split.derivative_
+def _(grads, a, dim, bounds):
+    return cat(list(grads) if type(grads) is tuple else [grads], dim)
+
+
+@defop("unbind", "UnbindBackward0", VIEW, saves="meta")
+def _unbind(a, dim):
+    idx = (slice(None),) * dim
+    return tuple(a[idx + (i,)] for i in range(a.shape[dim]))
+
+
+@_unbind.derivative_
+def _(grads, a, dim):
+    return stack(list(grads) if type(grads) is tuple else [grads], dim)
+
+
+def _bounds(sizes):
+    out, lo = [], 0
+    for s in sizes:
+        out.append((lo, lo + s))
+        lo += s
+    return tuple(out)
+
+
+@method()
+def split(tensor, split_size_or_sections, dim=0):
+    n = tensor._data.ndim
+    d = wrap_dim(dim, n)
+    size = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and not (step == 0 and size == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                               f"size at dimension {d}), but got split_sizes={sizes}")
+    return dispatch(_split, (tensor,), (d, _bounds(sizes)))
+
+
+Tensor.split_with_sizes = lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim)
+
+
+@method()
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input._data.shape[wrap_dim(dim, input._data.ndim)]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, dim)
+
+
+@method()
+def tensor_split(input, indices_or_sections, dim=0):
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        sizes = [q + 1] * r + [q] * (n - r)
+        bounds = _bounds(sizes)
+    else:
+        cuts = [0] + [min(max(int(i) + (size if int(i) < 0 else 0), 0), size) for i in indices_or_sections] + [size]
+        bounds = tuple((lo, max(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:]))
+    return dispatch(_split, (input,), (d, bounds))
+
+
+@method()
+def unbind(input, dim=0):
+    n = input._data.ndim
+    if n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return dispatch(_unbind, (input,), (wrap_dim(dim, n),))
+
+
+# ---- joins ------------------------------------------------------------------------------------------
+
+
+@defop("cat", "CatBackward0", SHAPE, "same", saves="meta")
+def _cat(*args):
+    *arrays, dim = args
+    return np.concatenate(arrays, axis=dim)
+
+
+@_cat.derivative_
+def _(g, *args):
+    *inputs, dim = args
+    return split(g, [t.shape[dim] if t is not None else 0 for t in inputs], dim)
+
+
+@method(top=True)
+def cat(tensors, dim=0, *, out=None):
+    from ._util import finish_out
+
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat() received an invalid combination of arguments - got (Tensor), but expected "
+                        "one of:\n (tuple of Tensors tensors, int dim = 0, *, Tensor out = None)")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # torch's legacy rule: 1-D empty tensors are skipped whatever the other shapes are
+    keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    if not keep:
+        keep = tensors[:1]
+    ref = keep[0]._data
+    n = ref.ndim
+    if n == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, n)
+    for i, t in enumerate(keep):
+        a = t._data
+        if a.ndim != n:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {a.ndim}")
+        for k in range(n):
+            if k != d and a.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
+    if len(keep) == 1:
+        r = keep[0].clone()
+    else:
+        r = dispatch(_cat, tuple(keep), (d,))
+    return finish_out(r, out)
+
+
+public["concat"] = public["concatenate"] = cat
+
+
+@defop("stack", "StackBackward0", SHAPE, "same", saves="meta")
+def _stack(*args):
+    *arrays, dim = args
+    return np.stack(arrays, axis=dim)
+
+
+@_stack.derivative_
+def _(g, *args):
+    *inputs, dim = args
+    return g.unbind(dim)
+
+
+@method(top=True)
+def stack(tensors, dim=0, *, out=None):
+    from ._util import finish_out
+
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                               f"{list(t._data.shape)} at entry {i}")
+    d = wrap_dim(dim, len(shape) + 1)
+    return finish_out(dispatch(_stack, tuple(tensors), (d,)), out)
+
+
+# ---- contiguity, detach -----------------------------------------------------------------------------
+
+
+@method(top=False)
+def contiguous(self, memory_format=None):
+    from .._tensor import _is_contiguous
+
+    if _is_contiguous(self._data) and memory_format is None:
+        return self
+    return dispatch(_contig, (self,))
+
+
+@defop("contiguous", "CloneBackward0", SHAPE, saves="none")
+def _contig(a):
+    return np.ascontiguousarray(a)
+
+
+@_contig.derivative_
+def _(g, a):
+    return g
+
+
+@method()
+def detach(input):
+    t = _wrap(input._data, Tensor)
+    t._vc = _version_counter_of(input)
+    t._base = input._base
+    return t
+
+
+def _version_counter_of(t):
+    from .._tensor import _version_counter
+
+    return _version_counter(t)
+
+
+@method(top=False)
+def detach_(self):
+    if self._base is not None and self._base._requires_grad:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                           "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                           "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
+                           "please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                           "solution.")
+    self._grad_fn = None
+    self._requires_grad = False
+    return self

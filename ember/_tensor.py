@@ -1,0 +1,453 @@
+"""ember.Tensor: a NumPy array view plus the fields autograd needs.
+
+NOTE [ Tensor layout ]
+The only per-instance slot is `_data`, the NumPy array (a view into the storage's flat buffer, see
+NOTE [ Storage is derived, not stored ]). Everything else autograd needs (`_grad_fn`, `_requires_grad`,
+`_grad`, `_base`, `_vc`, hooks) is a class attribute holding its default and lands in the instance
+`__dict__` only when set. A tensor made with no grad recording therefore costs one object and one slot
+store, which is what keeps tiny-op overhead near torch's.
+
+NOTE [ Version counters ]
+`_vc` is a one-element list shared by a tensor, its views and its `detach()`es; in-place ops bump it and
+saved tensors compare it (see autograd/graph.py). It is created on first need (`_version_counter`).
+
+NOTE [ Where the methods are ]
+This file holds the core protocol: construction, metadata (shape, stride, storage), conversions and
+autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached by the op modules in
+`ember/_ops/`, where each op is declared once.
+"""
+
+import numpy as np
+
+from . import _dtypes
+from ._device import check_device, cpu
+from ._size import Size
+from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root, warn_typed_storage
+
+__all__ = ["Tensor"]
+
+_new = object.__new__
+_ndarray = np.ndarray
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, mirroring ``torch.Tensor``."""
+
+    __slots__ = ("_data", "__dict__", "__weakref__")
+    __module__ = "ember"
+
+    # defaults, overridden per instance only when set (NOTE [ Tensor layout ])
+    _grad_fn = None
+    _requires_grad = False
+    _grad = None
+    _base = None
+    _vc = None
+    _output_nr = 0
+    _retains_grad = False
+    _hooks = None  # tensor hooks of a leaf (non-leaf hooks live on grad_fn)
+    _post_acc_hooks = None
+    _acc = None  # weakref to the AccumulateGrad node of a leaf
+    _is_inference = False
+    _is_param = False
+
+    def __new__(cls, *args, **kwargs):
+        # Legacy constructor: Tensor(2, 3) is uninitialized float32; Tensor([1, 2]) copies data.
+        from ._ops.creation import _legacy_new
+
+        return _legacy_new(cls, args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ---- metadata --------------------------------------------------------------------------------------
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        d = self._data.dtype
+        r = _dtypes._from_np.get(d)
+        return r if r is not None else _dtypes.from_numpy(d)
+
+    @property
+    def device(self):
+        return cpu
+
+    is_cuda = False
+    is_cpu = True
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mkldnn = False
+    is_nested = False
+    layout = "strided"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        a = self._data
+        item = a.itemsize
+        st = tuple(s // item for s in a.strides)
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, a.ndim)]
+
+    def storage_offset(self):
+        a = self._data
+        return (_address(a) - _address(_root_start(a))) // a.itemsize
+
+    def data_ptr(self):
+        return _address(self._data)
+
+    def untyped_storage(self):
+        return UntypedStorage(_flat_bytes(self._data))
+
+    def storage(self):
+        warn_typed_storage()
+        return TypedStorage(self.untyped_storage(), self.dtype)
+
+    def is_contiguous(self, memory_format=None):
+        a = self._data
+        if memory_format is not None and memory_format is not contiguous_format:
+            return _is_channels_last(a, memory_format)
+        return _is_contiguous(a)
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f" or self._data.dtype.name == "bfloat16"
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def get_device(self):
+        return -1
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self):
+        return False
+
+    def is_set_to(self, other):
+        return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
+                and self.stride() == other.stride())
+
+    # ---- autograd fields ---------------------------------------------------------------------------------
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if value and not (self.is_floating_point() or self.is_complex()):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def _version(self):
+        vc = self._vc
+        return vc[0] if vc is not None else 0
+
+    @property
+    def data(self):
+        # `.data` shares storage but not the version counter or history: changes through it are invisible
+        # to autograd, which is the documented (and dangerous) point of it.
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def is_inference(self):
+        return self._is_inference
+
+    # ---- conversions ---------------------------------------------------------------------------------------
+
+    def numpy(self, *, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._data
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def item(self):
+        a = self._data
+        if a.size != 1:
+            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.reshape(()).item() if a.dtype.name != "bfloat16" else float(a.reshape(()))
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        a = self._data
+        if a.size != 1:
+            if a.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(a.reshape(()))
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        a = self._data
+        if a.dtype.kind not in "iub" or a.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(a.reshape(()))
+
+    def _scalar(self, kind):
+        a = self._data
+        if a.size != 1:
+            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.reshape(()).astype(np.float32) if a.dtype.name == "bfloat16" else a.reshape(())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        from .serialization import _reduce_tensor
+
+        return _reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _wrap(self._data.copy(), type(self))
+        new.__dict__.update(
+            {k: v for k, v in self.__dict__.items() if k not in ("_grad", "_vc", "_base", "_acc", "_hooks")}
+        )
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    @property
+    def T(self):
+        n = self._data.ndim
+        if n == 2:
+            return self.t()
+        return self.permute(*range(n - 1, -1, -1))
+
+    @property
+    def mT(self):
+        if self._data.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def cuda(self, *args, **kwargs):
+        check_device("cuda")
+
+    def pin_memory(self):
+        return self
+
+    def share_memory_(self):
+        return self
+
+    @classmethod
+    def _make_subclass(cls, data, require_grad=False):
+        t = _wrap(data._data, cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
+
+def _wrap(arr, cls=Tensor):
+    """A new Tensor over NumPy array `arr` (no copy). The hot path of every op."""
+    t = _new(cls)
+    t._data = arr
+    return t
+
+
+def _version_counter(t):
+    """The version counter shared by `t`, its views and detaches (NOTE [ Version counters ])."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0]
+    return vc
+
+
+def _root_start(a):
+    r = _root(a)
+    if r.flags.c_contiguous or r.flags.f_contiguous:
+        return r
+    return _flat_bytes(a)
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        if not isinstance(dim, int):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _is_contiguous(a):
+    # torch ignores strides of size-1 dims and calls any tensor with a 0-size dim contiguous
+    if a.flags.c_contiguous or a.size == 0:
+        return True
+    expected = a.itemsize
+    for size, st in zip(reversed(a.shape), reversed(a.strides)):
+        if size != 1:
+            if st != expected:
+                return False
+            expected *= size
+    return True
+
+
+class memory_format:
+    __module__ = "ember"
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ember." + self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
+def _is_channels_last(a, fmt):
+    perm = (0, 2, 3, 1) if fmt is channels_last else (0, 2, 3, 4, 1)
+    if a.ndim != len(perm):
+        return False
+    return _is_contiguous(a.transpose(perm))

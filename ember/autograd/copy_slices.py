@@ -1,0 +1,63 @@
+"""In-place ops on views of tensors that autograd tracks.
+
+NOTE [ CopySlices ]
+`y = x * 2; y[:, 0] = 0` writes through a view into y's memory, so y's history must change: after the
+write, y's grad_fn is a CopySlices node. Its backward takes the gradient of the whole base, runs the
+in-place op's own derivative on the region the view covers, writes the result for the old view values
+back into that region and passes the rest of the base's gradient through unchanged. The view itself then
+gets a fresh AsStridedBackward0 node pointing at the base, so gradients through it see the new history.
+"""
+
+import numpy as np
+
+from .._tensor import _wrap
+from .grad_mode import state as _grad_state
+from .graph import Node, grad_edge, record
+
+
+class CopySlices(Node):
+    """Backward of an in-place op applied to a view: see NOTE [ CopySlices ]."""
+
+    def __init__(self, base, view, op_node):
+        super().__init__()
+        self.base_shape = base._data.shape
+        self.base_strides = base.stride()
+        self.size = view._data.shape
+        self.stride = view.stride()
+        self.offset = view.storage_offset() - base.storage_offset()
+        self.fn = op_node
+        self.next_functions = (grad_edge(base),) + op_node.next_functions[1:]
+
+    def apply(self, grads):
+        from .. import empty_strided
+
+        g = grads[0]
+        res = empty_strided(self.base_shape, self.base_strides, dtype=g.dtype)
+        res.copy_(g)
+        region = res.as_strided(self.size, self.stride, res.storage_offset() + self.offset)
+        sub = self.fn.apply((region.clone(),))
+        if sub[0] is None:
+            region.zero_()
+        else:
+            region.copy_(sub[0])
+        return (res,) + tuple(sub[1:])
+
+    def release(self):
+        self.fn.release()
+
+
+def rebase_view(op, view, inputs, params, old_data):
+    base = view._base
+    old_view = _wrap(old_data if old_data is not None else np.array(view._data))
+    old_view._requires_grad = True
+    op_node = record(op, (old_view,) + tuple(inputs[1:]), params, _wrap(view._data))
+    node = CopySlices(base, view, op_node)
+    base._grad_fn, base._requires_grad, base._output_nr = node, True, 0
+    # the view's new history: a strided view of the rewritten base
+    prev = _grad_state.enabled
+    _grad_state.enabled = True
+    try:
+        fresh = base.as_strided(view._data.shape, view.stride(), view.storage_offset())
+    finally:
+        _grad_state.enabled = prev
+    view._grad_fn, view._requires_grad, view._output_nr = fresh._grad_fn, True, 0

@@ -1,0 +1,143 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+The flags are thread-local, as in torch: a `no_grad` block in one thread does not switch off recording in
+another. The dispatcher reads `state.enabled` on every op, so it is a plain attribute of a
+`threading.local` subclass whose class attributes are the defaults each new thread starts with.
+"""
+
+import functools
+import inspect
+import threading
+
+__all__ = [
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled",
+]
+
+
+class _State(threading.local):
+    enabled = True
+    inference = False
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    """True when operations are being recorded for autograd."""
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that can also decorate a function (or generator function)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Cannot decorate classes; it is ambiguous")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or the decorated function)."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, even within `no_grad`."""
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off. Takes effect at once (usable as a plain call) and, used as a context
+    manager, restores the previous mode on exit."""
+
+    def __init__(self, mode):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __call__(self, func):
+        state.enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors made inside are inference tensors: they can never be saved for
+    backward later (torch's error), which is what lets torch skip version counting for them."""
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __new__(cls, mode_or_fn=True):
+        if callable(mode_or_fn) and not isinstance(mode_or_fn, bool):
+            return cls()(mode_or_fn)
+        return super().__new__(cls)
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference)
+        if self.mode:
+            state.enabled, state.inference = False, True
+        else:
+            state.inference = False
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

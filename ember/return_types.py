@@ -1,0 +1,39 @@
+"""ember.return_types: the named tuples ops like `max(dim)` and `sort` return (torch.return_types)."""
+
+import collections
+
+__all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
+           "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "geqrf", "frexp", "histogram"]
+
+
+def _make(name, fields):
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"ember.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "ember.return_types"})
+
+
+max = _make("max", "values indices")  # noqa: A001
+min = _make("min", "values indices")  # noqa: A001
+sort = _make("sort", "values indices")
+topk = _make("topk", "values indices")
+kthvalue = _make("kthvalue", "values indices")
+median = _make("median", "values indices")
+nanmedian = _make("nanmedian", "values indices")
+mode = _make("mode", "values indices")
+cummax = _make("cummax", "values indices")
+cummin = _make("cummin", "values indices")
+aminmax = _make("aminmax", "min max")
+std_mean = _make("std_mean", "std mean")
+var_mean = _make("var_mean", "var mean")
+slogdet = _make("slogdet", "sign logabsdet")
+qr = _make("qr", "Q R")
+svd = _make("svd", "U S V")
+eigh = _make("eigh", "eigenvalues eigenvectors")
+lstsq = _make("lstsq", "solution residuals rank singular_values")
+geqrf = _make("geqrf", "a tau")
+frexp = _make("frexp", "mantissa exponent")
+histogram = _make("histogram", "hist bin_edges")

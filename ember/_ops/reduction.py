@@ -186,8 +186,8 @@ def _max_min(name, all_op, dim_op, pair_fn, rtype):
             return finish_out(dispatch(all_op, (input,)), out)
         d = wrap_dims(dim, _nd(input))[0]
         if input._data.ndim == 0:
-            return rtype((input.clone(), _zeros_like_long(input)))
-        return rtype(dispatch(dim_op, (input,), (d, keepdim)))
+            return rtype(input.clone(), _zeros_like_long(input))
+        return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
     fn.__name__ = name
     return method()(fn)
 

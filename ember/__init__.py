@@ -39,6 +39,7 @@ from . import _ops
 # Every op module registers its public functions in `_ops.public` next to its definition (one place per
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
+from . import nn as nn  # noqa: E402
 
 strided = "strided"
 

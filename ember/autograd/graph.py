@@ -8,6 +8,7 @@ an `AccumulateGrad` node for a leaf that does. Node classes are made per op and 
 
 import itertools
 import weakref
+from collections import OrderedDict
 
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
@@ -41,7 +42,7 @@ class RemovableHandle:
 def _add_hook(holder, attr, fn):
     d = getattr(holder, attr)
     if d is None:
-        d = {}
+        d = OrderedDict()  # weakref-able, unlike a plain dict (RemovableHandle holds it weakly)
         setattr(holder, attr, d)
     h = RemovableHandle(d)
     d[h.id] = fn
@@ -75,7 +76,7 @@ class Node:
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-        d = self._tensor_pre_hooks.setdefault(output_nr, {})
+        d = self._tensor_pre_hooks.setdefault(output_nr, OrderedDict())
         h = RemovableHandle(d)
         d[h.id] = fn
         return h

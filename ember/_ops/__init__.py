@@ -1,4 +1,5 @@
 """The op library: one module per family. Importing it attaches every op to Tensor and fills `public`."""
 
 from . import creation, indexing, linalg, pointwise, reduction, shape  # noqa: F401
+from . import binary, unary  # noqa: F401  (the op library, issue 4)
 from ._util import public as public

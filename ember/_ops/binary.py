@@ -1,0 +1,369 @@
+"""Binary and ternary pointwise ops beyond the arithmetic core: floor_divide, remainder, fmod, float_power,
+atan2, fmax/fmin, lerp, addcmul, addcdiv, hypot, copysign, xlogy, logaddexp(2), heaviside, shifts, and
+the closeness tests isclose / allclose / equal.
+
+Ops taking a Python scalar where torch has a separate overload with its own backward node
+(`remainder(t, 2.)` is RemainderBackward0, `remainder(t, u)` RemainderBackward1) are two `defop`s on one
+kernel; the scalar is an input (it takes part in dtype promotion) but never gets a gradient.
+"""
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
+from .._tensor import Tensor
+from ._util import finish_out, method, public
+from .pointwise import where
+
+
+def _pair(name, nodes, kernel, deriv, promote="same", save_output=False):
+    """(tensor-other op, scalar-other op) sharing `kernel` and `deriv`."""
+    ops = []
+    for node in nodes:
+        op = defop(name, node, POINTWISE, promote, save_output=save_output)(kernel)
+        if deriv is not None:
+            op.derivative_(deriv)
+        ops.append(op)
+    return ops
+
+
+def _call(ops, input, other, out=None, params=()):
+    op = ops[0] if isinstance(other, Tensor) or len(ops) == 1 else ops[1]
+    return finish_out(dispatch(op, (input, other), params), out)
+
+
+def _publish(name, ops, *aliases, params=lambda **kw: ()):
+    def fn(input, other, *, out=None):
+        return _call(ops, input, other, out)
+    fn.__name__ = name
+    method(name, *aliases)(fn)
+    for a in aliases:
+        public[a] = fn
+
+    def fn_(self, other):
+        op = ops[0] if isinstance(other, Tensor) or len(ops) == 1 else ops[1]
+        return dispatch_inplace(op, self, (self, other))
+    for n in (name,) + aliases:
+        setattr(Tensor, n + "_", fn_)
+    return fn
+
+
+def _int_zero_check(a, b):
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+# ---- division remainders -------------------------------------------------------------------------------
+
+
+def _remainder_kernel(a, b):
+    _int_zero_check(a, b)
+    with np.errstate(all="ignore"):
+        return np.remainder(a, b)
+
+
+def _fmod_kernel(a, b):
+    _int_zero_check(a, b)
+    with np.errstate(all="ignore"):
+        return np.fmod(a, b)
+
+
+_remainder = _pair("remainder", ("RemainderBackward1", "RemainderBackward0"), _remainder_kernel,
+                   lambda g, a, b: (g, -g * (a / b).floor() if isinstance(b, Tensor) else None))
+_fmod = _pair("fmod", ("FmodBackward1", "FmodBackward0"), _fmod_kernel,
+              lambda g, a, b: (g, -g * (a / b).trunc() if isinstance(b, Tensor) else None))
+remainder = _publish("remainder", _remainder)
+fmod = _publish("fmod", _fmod)
+
+
+@method()
+def floor_divide(input, other, *, out=None):
+    from .pointwise import div
+
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+Tensor.floor_divide_ = lambda self, other: self.copy_(floor_divide(self, other))
+Tensor.__mod__ = lambda self, other: remainder(self, other)
+Tensor.__rmod__ = lambda self, other: dispatch(_remainder[0], (other, self))
+Tensor.__imod__ = Tensor.remainder_
+
+
+@method()
+def float_power(input, exponent, *, out=None):
+    if not isinstance(input, Tensor):
+        base = float(input) if not isinstance(input, complex) else input
+        return finish_out(base ** exponent.to(_wide(exponent)), out)
+    wide = _wide(input, exponent)
+    e = exponent.to(wide) if isinstance(exponent, Tensor) else exponent
+    return finish_out(input.to(wide).pow(e), out)
+
+
+def _wide(*xs):
+    cplx = any((isinstance(x, Tensor) and x.is_complex()) or isinstance(x, complex) for x in xs)
+    return _dtypes.complex128 if cplx else _dtypes.float64
+
+
+def _float_power_(self, exponent):
+    if self.dtype != _wide(self, exponent):
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.name.capitalize()} but the "
+                           f"operation's result requires dtype {_wide(self, exponent).name.capitalize()}")
+    return self.pow_(exponent.to(self.dtype) if isinstance(exponent, Tensor) else exponent)
+
+
+Tensor.float_power_ = _float_power_
+
+# ---- two-argument math ---------------------------------------------------------------------------------
+
+
+def _quiet(fn):
+    def kernel(a, b):
+        with np.errstate(all="ignore"):
+            return fn(a, b)
+    return kernel
+
+
+_atan2 = _pair("atan2", ("Atan2Backward0",), _quiet(np.arctan2),
+               lambda g, a, b: (g * b / (a * a + b * b), g * -a / (a * a + b * b)), "float")
+atan2 = _publish("atan2", _atan2, "arctan2")
+
+_hypot = _pair("hypot", ("HypotBackward0",), np.hypot,
+               lambda g, a, b, *, out: (g * a / out, g * b / out), "same", save_output=True)
+hypot = _publish("hypot", _hypot)
+
+_logaddexp = _pair("logaddexp", ("LogaddexpBackward0",), _quiet(np.logaddexp),
+                   lambda g, a, b: (g / ((b - a).exp() + 1), g / ((a - b).exp() + 1)), "float")
+logaddexp = _publish("logaddexp", _logaddexp)
+
+_logaddexp2 = _pair("logaddexp2", ("Logaddexp2Backward0",), _quiet(np.logaddexp2),
+                    lambda g, a, b: (g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)), "float")
+logaddexp2 = _publish("logaddexp2", _logaddexp2)
+
+
+def _fmax_grads(g, a, b):
+    pick_a = (a >= b) | b.isnan()
+    return g.masked_fill(~pick_a, 0.0), g.masked_fill(pick_a, 0.0)
+
+
+def _fmin_grads(g, a, b):
+    pick_a = (a <= b) | b.isnan()
+    return g.masked_fill(~pick_a, 0.0), g.masked_fill(pick_a, 0.0)
+
+
+_fmax = _pair("fmax", ("FmaxBackward0",), np.fmax, _fmax_grads)
+_fmin = _pair("fmin", ("FminBackward0",), np.fmin, _fmin_grads)
+fmax = _publish("fmax", _fmax)
+fmin = _publish("fmin", _fmin)
+
+
+def _copysign_grads(g, a, b, *, out):
+    ratio = where(a == 0, 0.0, out / a)
+    return g * ratio, (g * 0 if isinstance(b, Tensor) else None)
+
+
+_copysign = _pair("copysign", ("CopysignBackward0", "CopysignBackward1"), np.copysign, _copysign_grads,
+                  "float", save_output=True)
+copysign = _publish("copysign", _copysign)
+
+
+def _xlogy_kernel(x, y):
+    with np.errstate(all="ignore"):
+        r = np.multiply(x, np.log(y))
+        return np.where((np.asarray(x) == 0) & ~np.isnan(y), np.zeros((), r.dtype), r)
+
+
+def _xlogy_grads(g, x, y):
+    gx = gy = None
+    if isinstance(x, Tensor):
+        gx = (g * y.log()).masked_fill((x == 0) & (y <= 0), 0.0) if isinstance(y, Tensor) else \
+            g * float(np.log(y)) if y > 0 else g * 0
+    if isinstance(y, Tensor):
+        gy = g * x / y
+    return gx, gy
+
+
+_xlogy = [defop("xlogy", n, POINTWISE, "float")(_xlogy_kernel)
+          for n in ("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")]
+for _o in _xlogy:
+    _o.derivative_(_xlogy_grads)
+
+
+@method()
+def xlogy(input, other, *, out=None):
+    op = _xlogy[0] if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        _xlogy[1] if isinstance(other, Tensor) else _xlogy[2]
+    return finish_out(dispatch(op, (input, other)), out)
+
+
+Tensor.xlogy_ = lambda self, other: dispatch_inplace(_xlogy[0] if isinstance(other, Tensor) else _xlogy[2],
+                                                      self, (self, other))
+
+
+@defop("heaviside", None, POINTWISE, "same")
+def _heaviside(a, b):
+    return np.heaviside(a, b).astype(np.result_type(a, b), copy=False)
+
+
+@method()
+def heaviside(input, values, *, out=None):
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    return finish_out(dispatch(_heaviside, (input, values)), out)
+
+
+Tensor.heaviside_ = lambda self, values: dispatch_inplace(_heaviside, self, (self, values))
+
+# ---- ternary: lerp, addcmul, addcdiv -----------------------------------------------------------------
+
+
+def _lerp_kernel(a, b, w):
+    d = np.subtract(b, a)
+    return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - np.asarray(w))).astype(np.result_type(a, b),
+                                                                                  copy=False)
+
+
+@defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none")
+def _lerp_s(a, b, w):
+    return _lerp_kernel(a, b, w)
+
+
+@_lerp_s.derivative_
+def _(g, a, b, w):
+    return g * (1 - w), g * w
+
+
+@defop("lerp", "LerpBackward1", POINTWISE, "same")
+def _lerp_t(a, b, w):
+    return _lerp_kernel(a, b, w)
+
+
+@_lerp_t.derivative_
+def _(g, a, b, w):
+    return g * (1 - w), g * w, g * (b - a)
+
+
+def _lerp_args(input, end, weight):
+    if input.dtype != end.dtype:
+        raise RuntimeError(f"expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
+    if isinstance(weight, Tensor):
+        if weight.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype {weight.dtype}")
+        return _lerp_t, (input, end, weight), ()
+    return _lerp_s, (input, end), (weight,)
+
+
+@method()
+def lerp(input, end, weight, *, out=None):
+    op, inputs, params = _lerp_args(input, end, weight)
+    return finish_out(dispatch(op, inputs, params), out)
+
+
+def _lerp_(self, end, weight):
+    op, inputs, params = _lerp_args(self, end, weight)
+    return dispatch_inplace(op, self, inputs, params)
+
+
+Tensor.lerp_ = _lerp_
+
+
+@defop("addcmul", "AddcmulBackward0", POINTWISE, "same")
+def _addcmul(a, t1, t2, value):
+    return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+
+
+@_addcmul.derivative_
+def _(g, a, t1, t2, value):
+    return g, g * t2 * value, g * t1 * value
+
+
+@defop("addcdiv", "AddcdivBackward0", POINTWISE, "same")
+def _addcdiv(a, t1, t2, value):
+    if np.asarray(t1).dtype.kind in "biu" and np.asarray(t2).dtype.kind in "biu":
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
+                           "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                           "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                           "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                           "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                           "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    with np.errstate(all="ignore"):
+        return a + value * (t1 / t2)
+
+
+@_addcdiv.derivative_
+def _(g, a, t1, t2, value):
+    return g, g * value / t2, g * -value * t1 / (t2 * t2)
+
+
+@method()
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return finish_out(dispatch(_addcmul, (input, tensor1, tensor2), (value,)), out)
+
+
+@method()
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    return finish_out(dispatch(_addcdiv, (input, tensor1, tensor2), (value,)), out)
+
+
+Tensor.addcmul_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcmul, self, (self, t1, t2), (value,))
+Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcdiv, self, (self, t1, t2), (value,))
+
+# ---- shifts -----------------------------------------------------------------------------------------
+
+
+def _shift(name, ufunc, word):
+    def kernel(a, b):
+        for x in (a, b):
+            k = np.asarray(x).dtype
+            if k.kind not in "iub":
+                raise RuntimeError(f"\"{word}_cpu\" not implemented for '{dtype_word(k)}'")
+        a, b = np.asarray(a), np.asarray(b)
+        bits = a.dtype.itemsize * 8
+        big = (b >= bits) | (b < 0)
+        r = ufunc(a, np.where(big, 0, b).astype(a.dtype, copy=False))
+        fill = np.where(a < 0, -1, 0).astype(a.dtype) if name == "right" else np.zeros((), a.dtype)
+        return np.where(big, fill, r).astype(a.dtype, copy=False)
+    return defop(f"bitwise_{name}_shift", None, POINTWISE, "same")(kernel)
+
+
+_lshift = _shift("left", np.left_shift, "lshift")
+_rshift = _shift("right", np.right_shift, "rshift")
+bitwise_left_shift = _publish("bitwise_left_shift", [_lshift])
+bitwise_right_shift = _publish("bitwise_right_shift", [_rshift])
+Tensor.__lshift__ = lambda self, other: dispatch(_lshift, (self, other))
+Tensor.__rshift__ = lambda self, other: dispatch(_rshift, (self, other))
+Tensor.__rlshift__ = lambda self, other: dispatch(_lshift, (other, self))
+Tensor.__rrshift__ = lambda self, other: dispatch(_rshift, (other, self))
+Tensor.__ilshift__ = Tensor.bitwise_left_shift_
+Tensor.__irshift__ = Tensor.bitwise_right_shift_
+
+# ---- closeness ----------------------------------------------------------------------------------------
+
+
+@method()
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    a, b = input._data, other._data
+    if a.dtype.name == "bfloat16":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        r = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else \
+            np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
+    from .._tensor import _wrap
+
+    return _wrap(np.asarray(r))
+
+
+@method()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@method()
+def equal(input, other):
+    a, b = input._data, other._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))

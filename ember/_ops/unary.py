@@ -1,0 +1,322 @@
+"""Unary pointwise math: exp/log variants, trig and hyperbolic functions and inverses, erf family, gamma
+family, rounding, reciprocal, logit, nan_to_num, and the float predicates (isnan, isinf, ...).
+
+Each op is one `_op(...)` line: its NumPy kernel, torch's backward-node name and its derivative in ember
+ops; `_unary` (pointwise.py) publishes it as `ember.name`, `Tensor.name`, `Tensor.name_` and `out=`.
+Kernels that NumPy lacks come from special.py and compute in float64 (see NOTE [ Special functions
+without SciPy ]); they are rounded back to the input's dtype.
+"""
+
+import math
+
+import numpy as np
+
+from .._dispatch import POINTWISE, defop, dispatch, dtype_word
+from .._tensor import Tensor
+from . import special
+from ._util import finish_out, method, public
+from .pointwise import _unary
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False):
+    op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output)(kernel)
+    if deriv is not None:
+        op.derivative_(deriv)
+    return op
+
+
+def _quiet(fn):
+    """A NumPy ufunc without floating-point warnings (torch returns inf/nan silently)."""
+    def kernel(a):
+        with np.errstate(all="ignore"):
+            return fn(a)
+    return kernel
+
+
+def _wide(fn):
+    """A float64 special-function kernel rounded back to the input's dtype."""
+    return lambda a: fn(a).astype(a.dtype, copy=False)
+
+
+def _float_only(name, fn):
+    """A kernel torch only implements for floating inputs ('"frac_cpu" not implemented for 'Long'')."""
+    def kernel(a):
+        if a.dtype.kind not in "fc" and a.dtype.name != "bfloat16":
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+        return fn(a)
+    return kernel
+
+
+# ---- exponentials and logarithms ---------------------------------------------------------------------
+
+_exp2 = _op("exp2", "Exp2Backward0", _quiet(np.exp2), lambda g, a, *, out: g * out * _LN2,
+            saves="none", save_output=True)
+_expm1 = _op("expm1", "Expm1Backward0", _quiet(np.expm1), lambda g, a, *, out: g * (out + 1),
+             saves="none", save_output=True)
+_log2 = _op("log2", "Log2Backward0", _quiet(np.log2), lambda g, a: g / (a * _LN2))
+_log10 = _op("log10", "Log10Backward0", _quiet(np.log10), lambda g, a: g / (a * _LN10))
+_log1p = _op("log1p", "Log1PBackward0", _quiet(np.log1p), lambda g, a: g / (a + 1))
+_rsqrt = _op("rsqrt", "RsqrtBackward0", _quiet(lambda a: 1 / np.sqrt(a)),
+             lambda g, a, *, out: g * out.pow(3) * -0.5, saves="none", save_output=True)
+_reciprocal = _op("reciprocal", "ReciprocalBackward0", _quiet(lambda a: 1 / a),
+                  lambda g, a, *, out: g * -(out * out), saves="none", save_output=True)
+
+# ---- trigonometric and hyperbolic --------------------------------------------------------------------
+
+_sin = _op("sin", "SinBackward0", _quiet(np.sin), lambda g, a: g * a.cos())
+_cos = _op("cos", "CosBackward0", _quiet(np.cos), lambda g, a: g * -a.sin())
+_tan = _op("tan", "TanBackward0", _quiet(np.tan), lambda g, a, *, out: g * (1 + out * out),
+           saves="none", save_output=True)
+_asin = _op("asin", "AsinBackward0", _quiet(np.arcsin), lambda g, a: g * (1 - a * a).rsqrt())
+_acos = _op("acos", "AcosBackward0", _quiet(np.arccos), lambda g, a: g * -(1 - a * a).rsqrt())
+_atan = _op("atan", "AtanBackward0", _quiet(np.arctan), lambda g, a: g / (a * a + 1))
+_sinh = _op("sinh", "SinhBackward0", _quiet(np.sinh), lambda g, a: g * a.cosh())
+_cosh = _op("cosh", "CoshBackward0", _quiet(np.cosh), lambda g, a: g * a.sinh())
+_asinh = _op("asinh", "AsinhBackward0", _quiet(np.arcsinh), lambda g, a: g * (a * a + 1).rsqrt())
+_acosh = _op("acosh", "AcoshBackward0", _quiet(np.arccosh), lambda g, a: g * (a * a - 1).rsqrt())
+_atanh = _op("atanh", "AtanhBackward0", _quiet(np.arctanh), lambda g, a: g / (1 - a * a))
+
+# ---- error and gamma functions -------------------------------------------------------------------------
+
+_erf = _op("erf", "ErfBackward0", _wide(special.erf), lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI)
+_erfc = _op("erfc", "ErfcBackward0", _wide(special.erfc), lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI)
+_erfinv = _op("erfinv", "ErfinvBackward0", _wide(special.erfinv),
+              lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none", save_output=True)
+_lgamma = _op("lgamma", "LgammaBackward0", _wide(special.lgamma), lambda g, a: g * a.digamma())
+_digamma = _op("digamma", "DigammaBackward0", _wide(special.digamma), lambda g, a: g * polygamma(1, a))
+
+
+@defop("polygamma", "PolygammaBackward0", POINTWISE, "float")
+def _polygamma(a, n):
+    return special.polygamma(n, a).astype(a.dtype, copy=False)
+
+
+@_polygamma.derivative_
+def _(g, a, n):
+    return g * polygamma(n + 1, a)
+
+
+# ---- rounding ---------------------------------------------------------------------------------------
+
+
+def _zero_grad(g, a, *params):
+    return g * 0
+
+
+def _int_identity(fn):
+    return lambda a: a.copy() if a.dtype.kind in "biu" else fn(a)
+
+
+_floor = _op("floor", "FloorBackward0", _int_identity(np.floor), _zero_grad, "same", saves="none")
+_ceil = _op("ceil", "CeilBackward0", _int_identity(np.ceil), _zero_grad, "same", saves="none")
+_trunc = _op("trunc", "TruncBackward0", _int_identity(np.trunc), _zero_grad, "same", saves="none")
+_round = _op("round", "RoundBackward0", _int_identity(np.rint), _zero_grad, "same", saves="none")
+_frac = _op("frac", "FracBackward0", _float_only("frac", lambda a: a - np.trunc(a)), lambda g, a: g,
+            "same", saves="none")
+
+
+@defop("round", "RoundBackward1", POINTWISE, "same", saves="none")
+def _round_dec(a, decimals):
+    if a.dtype.kind in "biu":
+        raise RuntimeError(f"\"round_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+    scale = np.asarray(10.0 ** abs(decimals), a.dtype)
+    with np.errstate(all="ignore"):
+        return np.rint(a * scale) / scale if decimals >= 0 else np.rint(a / scale) * scale
+
+
+_round_dec.derivative_(_zero_grad)
+
+# ---- sign-like -----------------------------------------------------------------------------------------
+
+_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _zero_grad,
+           "same", saves="none")
+
+
+@defop("logit", "LogitBackward0", POINTWISE, "float")
+def _logit(a, eps):
+    if eps is not None:
+        a = np.clip(a, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        return np.log(a / (1 - a))
+
+
+@_logit.derivative_
+def _(g, a, eps):
+    r = g / (a * (1 - a))
+    if eps is None:
+        return r
+    return r.masked_fill((a < eps) | (a > 1 - eps), 0.0)
+
+
+@defop("nan_to_num", "NanToNumBackward0", POINTWISE, "same")
+def _nan_to_num(a, nan, posinf, neginf):
+    if a.dtype.kind in "biu":
+        return a.copy()
+    info = np.finfo(a.dtype)
+    out = np.where(np.isnan(a), np.asarray(0.0 if nan is None else nan, a.dtype), a)
+    out = np.where(np.isposinf(a), np.asarray(info.max if posinf is None else posinf, a.dtype), out)
+    return np.where(np.isneginf(a), np.asarray(info.min if neginf is None else neginf, a.dtype), out)
+
+
+@_nan_to_num.derivative_
+def _(g, a, nan, posinf, neginf):
+    return g * a.isfinite()
+
+
+# ---- predicates (no gradients) ---------------------------------------------------------------------------
+
+
+def _pred(name, fn):
+    op = defop(name, None, POINTWISE)(lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.name == "bfloat16"
+                                      else _int_pred(name, a))
+
+    def public_fn(input):
+        return dispatch(op, (input,))
+    public_fn.__name__ = name
+    return method(name)(public_fn)
+
+
+def _int_pred(name, a):
+    return np.ones(a.shape, np.bool_) if name == "isfinite" else np.zeros(a.shape, np.bool_)
+
+
+def _real(fn):
+    return lambda a: fn(a.astype(np.float32) if a.dtype.name == "bfloat16" else a)
+
+
+isnan = _pred("isnan", _real(np.isnan))
+isinf = _pred("isinf", _real(np.isinf))
+isfinite = _pred("isfinite", _real(np.isfinite))
+isposinf = _pred("isposinf", _real(np.isposinf))
+isneginf = _pred("isneginf", _real(np.isneginf))
+signbit = _pred("signbit", _real(np.signbit))
+isreal = _pred("isreal", lambda a: np.isreal(a))
+
+
+# ---- public functions -------------------------------------------------------------------------------------
+
+exp2 = _unary("exp2", _exp2)
+expm1 = _unary("expm1", _expm1)
+log2 = _unary("log2", _log2)
+log10 = _unary("log10", _log10)
+log1p = _unary("log1p", _log1p)
+rsqrt = _unary("rsqrt", _rsqrt)
+reciprocal = _unary("reciprocal", _reciprocal)
+sin = _unary("sin", _sin)
+cos = _unary("cos", _cos)
+tan = _unary("tan", _tan)
+asin = _unary("asin", _asin, "arcsin")
+acos = _unary("acos", _acos, "arccos")
+atan = _unary("atan", _atan, "arctan")
+sinh = _unary("sinh", _sinh)
+cosh = _unary("cosh", _cosh)
+asinh = _unary("asinh", _asinh, "arcsinh")
+acosh = _unary("acosh", _acosh, "arccosh")
+atanh = _unary("atanh", _atanh, "arctanh")
+erf = _unary("erf", _erf)
+erfc = _unary("erfc", _erfc)
+erfinv = _unary("erfinv", _erfinv)
+lgamma = _unary("lgamma", _lgamma)
+digamma = _unary("digamma", _digamma)
+floor = _unary("floor", _floor)
+ceil = _unary("ceil", _ceil)
+trunc = _unary("trunc", _trunc, "fix")
+frac = _unary("frac", _frac)
+sgn = _unary("sgn", _sgn)
+for _a in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix"):
+    setattr(Tensor, _a + "_", getattr(Tensor, {"fix": "trunc"}.get(_a, _a.replace("arc", "a")) + "_"))
+
+
+@method()
+def polygamma(n, input, *, out=None):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 0:
+        return finish_out(digamma(input), out)
+    return finish_out(dispatch(_polygamma, (input,), (n,)), out)
+
+
+def _polygamma_method(self, n):
+    return polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma_method
+Tensor.polygamma_ = lambda self, n: self.copy_(polygamma(n, self))
+
+
+@method()
+def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
+    if decimals == 0:
+        return finish_out(dispatch(_round, (input,)), out)
+    return finish_out(dispatch(_round_dec, (input,), (decimals,)), out)
+
+
+def _round_(self, *, decimals=0):
+    from .._dispatch import dispatch_inplace
+
+    if decimals == 0:
+        return dispatch_inplace(_round, self, (self,))
+    return dispatch_inplace(_round_dec, self, (self,), (decimals,))
+
+
+Tensor.round_ = _round_
+
+
+@method()
+def square(input, *, out=None):
+    if input._data.dtype == np.bool_:
+        return finish_out(input.to(_int64()).pow(2), out)
+    return finish_out(input.pow(2), out)
+
+
+Tensor.square_ = lambda self: self.pow_(2)
+
+
+def _int64():
+    from .. import int64
+
+    return int64
+
+
+@method()
+def logit(input, eps=None, *, out=None):
+    return finish_out(dispatch(_logit, (input,), (eps,)), out)
+
+
+Tensor.logit_ = lambda self, eps=None: _inplace(_logit, self, (eps,))
+
+
+@method()
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    return finish_out(dispatch(_nan_to_num, (input,), (nan, posinf, neginf)), out)
+
+
+Tensor.nan_to_num_ = lambda self, nan=0.0, posinf=None, neginf=None: _inplace(
+    _nan_to_num, self, (nan, posinf, neginf))
+
+
+def _inplace(op, self, params):
+    from .._dispatch import dispatch_inplace
+
+    return dispatch_inplace(op, self, (self,), params)
+
+
+@method()
+def positive(input):
+    if input._data.dtype == np.bool_:
+        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@method("deg2rad")
+def deg2rad(input, *, out=None):
+    return finish_out(input * (math.pi / 180), out)
+
+
+@method("rad2deg")
+def rad2deg(input, *, out=None):
+    return finish_out(input * (180 / math.pi), out)
+

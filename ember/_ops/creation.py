@@ -64,7 +64,9 @@ def _array_from_data(data, dtype):
             raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
         if arr.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
-        if arr.dtype == np.float64 and not _has_float64_arrays(data):
+        if dtype is not None and arr.dtype.kind in "fc":
+            pass  # an explicit dtype: cast once below, never through the default dtype
+        elif arr.dtype == np.float64 and not _has_float64_arrays(data):
             arr = arr.astype(_np_dtype(None))  # Python floats take the default dtype
         elif arr.dtype == np.complex128 and not _has_float64_arrays(data):
             arr = arr.astype(np.complex128 if _dtypes.get_default_dtype() is _dtypes.float64 else np.complex64)
@@ -161,6 +163,8 @@ def from_dlpack(ext_tensor):
 
 @defop("full", None, CREATION)
 def _full(shape, fill, np_dtype):
+    if fill == 0 and type(fill) is not float:  # np.zeros maps fresh zeroed pages: far cheaper than a fill
+        return np.zeros(shape, np_dtype)
     return np.full(shape, fill, np_dtype)
 
 
@@ -426,8 +430,7 @@ def meshgrid(*tensors, indexing=None):
     shape = tuple(t.numel() for t in ts)
     n = len(ts)
     out = [t.reshape(tuple(-1 if i == k else 1 for i in range(n))).expand(shape) for k, t in enumerate(ts)]
-    if swap:
-        out = [o.transpose(0, 1) for o in out]
+    if swap:  # 'xy' is 'ij' on the first two inputs swapped, with the first two outputs swapped back
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 

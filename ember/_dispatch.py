@@ -17,6 +17,8 @@ import numpy as np
 
 from . import _dtypes
 from ._tensor import Tensor, _version_counter, _wrap
+
+_new = object.__new__
 from .autograd.grad_mode import state as _grad_state
 
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode"]
@@ -112,21 +114,61 @@ def redispatch(op, inputs, params, level):
 
 
 def _run(op, inputs, params):
-    promote = op.promote
-    if promote is None:
-        out = op.kernel(*[t._data if isinstance(t, Tensor) else t for t in inputs], *params)
-        want = None
-    elif len(inputs) == 2 and type(inputs[0]) is Tensor and type(inputs[1]) is Tensor \
-            and inputs[0]._data.dtype is inputs[1]._data.dtype and inputs[0]._data.dtype in op.fast:
-        out = op.kernel(inputs[0]._data, inputs[1]._data, *params)
-        want = None
-    elif len(inputs) == 1 and type(inputs[0]) is Tensor and inputs[0]._data.dtype in op.fast:
-        out = op.kernel(inputs[0]._data, *params)
-        want = None
-    else:
-        arrays, want = _promote(op, inputs)
-        out = op.kernel(*arrays, *params)
+    # Written flat on purpose: this function runs for every op, and each Python call costs ~60 ns.
+    n = len(inputs)
+    x = inputs[0] if n else None
+    try:
+        if op.promote is None:
+            if n == 1 and type(x) is Tensor:
+                out = op.kernel(x._data, *params)
+            else:
+                out = op.kernel(*[t._data if isinstance(t, Tensor) else t for t in inputs], *params)
+            want = None
+        elif n == 2 and type(x) is Tensor and type(inputs[1]) is Tensor \
+                and x._data.dtype is inputs[1]._data.dtype and x._data.dtype in op.fast:
+            out = op.kernel(x._data, inputs[1]._data, *params)
+            want = None
+        elif n == 1 and type(x) is Tensor and x._data.dtype in op.fast:
+            out = op.kernel(x._data, *params)
+            want = None
+        else:
+            arrays, want = _promote(op, inputs)
+            out = op.kernel(*arrays, *params)
+    except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
+        raise _broadcast_error(inputs) or e from None
 
+    if type(out) is _ndarray and want is None:
+        result = _new(Tensor)
+        result._data = out
+        if op.kind is VIEW:
+            result._base = x._base if x._base is not None else x
+    else:
+        result = _wrap_out(op, out, want, x)
+    if _grad_state.enabled and op.differentiable:
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                _record(op, inputs, params, result)
+                break
+    return result
+
+
+def _broadcast_error(inputs):
+    """torch's RuntimeError for inputs whose shapes do not broadcast (None if they do)."""
+    shapes = [t._data.shape for t in inputs if isinstance(t, Tensor)]
+    for i in range(1, len(shapes)):
+        a, b = shapes[0], shapes[i]
+        n = max(len(a), len(b))
+        for k in range(1, n + 1):
+            sa = a[-k] if k <= len(a) else 1
+            sb = b[-k] if k <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                                    f"non-singleton dimension {n - k}")
+    return None
+
+
+def _wrap_out(op, out, want, x):
+    """The slower wrapping cases: tuples of outputs, NumPy scalars, results that need a cast."""
     if type(out) is tuple:
         result = tuple(_wrap(o if type(o) is _ndarray else _asarray(o)) for o in out)
         if want is not None:
@@ -138,14 +180,10 @@ def _run(op, inputs, params):
         if want is not None and out.dtype != want:
             out = out.astype(want)
         result = _wrap(out)
-
-    if op.kind == VIEW:
-        _make_view(result, inputs[0])
-    if _grad_state.enabled and op.differentiable:
-        for t in inputs:
-            if isinstance(t, Tensor) and t._requires_grad:
-                _record(op, inputs, params, result)
-                break
+    if op.kind is VIEW:
+        root = x._base if x._base is not None else x
+        for r in (result if type(result) is tuple else (result,)):
+            r._base = root
     return result
 
 
@@ -175,18 +213,6 @@ def _promote(op, inputs):
     return arrays, want
 
 
-def _make_view(result, base):
-    """Mark `result` as a view of `base`: same root base, same version counter."""
-    root = base._base if base._base is not None else base
-    if type(result) is tuple:
-        for r in result:
-            r._base = root
-            r._vc = _version_counter(root)
-    else:
-        result._base = root
-        result._vc = _version_counter(root)
-
-
 def _record(op, inputs, params, result):
     from .autograd.graph import record
 
@@ -204,6 +230,13 @@ def dispatch_inplace(op, self, inputs, params=()):
     """
     if _modes:
         return _modes[-1].dispatch_inplace(op, self, inputs, params, len(_modes) - 1)
+    return _run_inplace(op, self, inputs, params)
+
+
+def redispatch_inplace(op, self, inputs, params, level):
+    """Like `redispatch`, for the in-place entry."""
+    if level:
+        return _modes[level - 1].dispatch_inplace(op, self, inputs, params, level - 1)
     return _run_inplace(op, self, inputs, params)
 
 
@@ -251,9 +284,7 @@ def copy_into(self, src, opname="copy_"):
     vc[0] += 1
 
 
-_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_WORDS = _dtypes._WORD
 
 
 def _dtype_word(np_dtype):

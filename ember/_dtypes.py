@@ -52,6 +52,9 @@ float16 = dtype("float16", np.dtype(np.float16), 2, 2, True, "f16")
 bfloat16 = dtype("bfloat16", None, 2, 2, True, "bf16")
 float32 = dtype("float32", np.dtype(np.float32), 2, 4, True, "f32")
 float64 = dtype("float64", np.dtype(np.float64), 2, 8, True, "f64")
+uint16 = dtype("uint16", np.dtype(np.uint16), 1, 2, False, "u16")
+uint32 = dtype("uint32", np.dtype(np.uint32), 1, 4, False, "u32")
+uint64 = dtype("uint64", np.dtype(np.uint64), 1, 8, False, "u64")
 complex64 = dtype("complex64", np.dtype(np.complex64), 3, 8, True, "c64")
 complex128 = dtype("complex128", np.dtype(np.complex128), 3, 16, True, "c128")
 
@@ -60,7 +63,9 @@ half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
-all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
+all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128,
+              uint16, uint32, uint64)
+_barely_supported = (uint16, uint32, uint64)  # torch stores them but promotes them with nothing else
 
 _from_np = {d._np: d for d in all_dtypes if d._np is not None}
 
@@ -86,11 +91,6 @@ def from_numpy(np_dtype):
         if np_dtype.name == "bfloat16":
             _load_bfloat16()
             return bfloat16
-        if np_dtype.kind == "u" and np_dtype.itemsize > 1:
-            raise TypeError(
-                f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only supported types are: "
-                "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
-            )
         if np_dtype.kind in "iufcb":
             d = _from_np.get(np.dtype(np_dtype.str))  # e.g. a non-native byte order
             if d is not None:
@@ -128,6 +128,9 @@ _int_order = (uint8, int8, int16, int32, int64)
 def _promote_pair(a, b):
     if a is b:
         return a
+    if a in _barely_supported or b in _barely_supported:
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{_WORD[a.name]} and {_WORD[b.name]}")
     ca, cb = a._cat, b._cat
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
@@ -145,6 +148,10 @@ def _promote_pair(a, b):
         return a if a.itemsize > b.itemsize else b
     return a if a.itemsize > b.itemsize else b
 
+
+_WORD = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+         "uint32": "UInt32", "uint64": "UInt64", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 _pair_cache = {}
 
@@ -201,6 +208,8 @@ def result_dtype(args):
     """
     dim = zero = wrapped = None
     for a in args:
+        if a is None:
+            continue
         d = getattr(a, "_data", None)
         if d is None:
             s = _scalar_dtype(a)

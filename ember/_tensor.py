@@ -9,7 +9,8 @@ store, which is what keeps tiny-op overhead near torch's.
 
 NOTE [ Version counters ]
 `_vc` is a one-element list shared by a tensor, its views and its `detach()`es; in-place ops bump it and
-saved tensors compare it (see autograd/graph.py). It is created on first need (`_version_counter`).
+saved tensors compare it (see autograd/graph.py). It is created on first need (`_version_counter`): a view
+looks it up through its `_base`, so making a view stores nothing but the base.
 
 NOTE [ Where the methods are ]
 This file holds the core protocol: construction, metadata (shape, stride, storage), conversions and
@@ -118,6 +119,8 @@ class Tensor:
         a = self._data
         item = a.itemsize
         st = tuple(s // item for s in a.strides)
+        if a.size == 0 and not any(st):  # NumPy keeps no strides for empty arrays; torch's are contiguous
+            st = contiguous_strides(a.shape)
         if dim is None:
             return st
         return st[_wrap_dim(dim, a.ndim)]
@@ -168,6 +171,10 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and "_view_version" in self.__dict__:
+            from .autograd.graph import grad_edge  # a view's grad_fn is remade after its base changed in place
+
+            return grad_edge(self)[0]
         return self._grad_fn
 
     @property
@@ -188,7 +195,13 @@ class Tensor:
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         if value and not (self.is_floating_point() or self.is_complex()):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and self._is_inference:
+            from .autograd.grad_mode import state
+
+            if not state.inference:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                                   "allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -216,14 +229,16 @@ class Tensor:
 
     @property
     def _version(self):
-        vc = self._vc
-        return vc[0] if vc is not None else 0
+        return _version_counter(self)[0]
 
     @property
     def data(self):
         # `.data` shares storage but not the version counter or history: changes through it are invisible
         # to autograd, which is the documented (and dangerous) point of it.
-        return _wrap(self._data)
+        d = _wrap(self._data)
+        if self._is_inference:
+            d._is_inference = True
+        return d
 
     @data.setter
     def data(self, value):
@@ -306,7 +321,7 @@ class Tensor:
     def _scalar(self, kind):
         a = self._data
         if a.size != 1:
-            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return a.reshape(()).astype(np.float32) if a.dtype.name == "bfloat16" else a.reshape(())
 
     def __hash__(self):
@@ -394,10 +409,14 @@ def _wrap(arr, cls=Tensor):
 
 
 def _version_counter(t):
-    """The version counter shared by `t`, its views and detaches (NOTE [ Version counters ])."""
+    """The version counter shared by `t`, its views and detaches (NOTE [ Version counters ]).
+
+    A view made by an op records only its `_base`; it shares the base's counter, found here on first need.
+    """
     vc = t._vc
     if vc is None:
-        vc = t._vc = [0]
+        base = t._base
+        vc = t._vc = _version_counter(base) if base is not None else [0]
     return vc
 
 
@@ -415,6 +434,15 @@ def _wrap_dim(dim, ndim):
             raise TypeError(f"dim must be an int, got {type(dim).__name__}")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def contiguous_strides(shape):
+    """Row-major strides in elements, as torch gives a fresh tensor (size-1 dims included)."""
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
 
 
 def _is_contiguous(a):

@@ -52,11 +52,14 @@ class _Formatter:
             self.fmt = (lambda v: f"{v:.{p}e}") if self.sci else \
                 (lambda v: f"{v:.0f}." if math.isfinite(v) else _nonfinite(v)) if self.int_mode else \
                 (lambda v: f"{v:.{p}f}")
+            # torch sizes the columns by the non-zero finite values only (so -0. and nan may stick out)
+            self.width = max((len(self.fmt(v)) for v in finite[finite != 0].tolist()), default=1)
+            return
         elif kind == "b":
             self.fmt = lambda v: "True" if v else "False"
         else:
             self.fmt = str
-        self.width = max((len(self.format_raw(v)) for v in values.tolist()), default=1)
+        self.width = max((len(self.fmt(v)) for v in values.tolist()), default=1)
 
     def format_raw(self, v):
         if self.kind == "f" and not math.isfinite(v):
@@ -75,12 +78,12 @@ def _summarized_values(a, edge):
     """The elements that will be printed (for choosing the format), as a flat array."""
     if a.ndim == 0:
         return a.reshape(1)
+    rows = range(a.shape[0])
     if a.shape[0] > 2 * edge:
-        parts = [a[:edge], a[-edge:]]
-    else:
-        parts = [a]
-    return np.concatenate([_summarized_values(p_, edge).reshape(-1) if a.ndim > 1 else p_.reshape(-1)
-                           for p_ in parts]) if parts else a.reshape(-1)
+        rows = list(range(edge)) + list(range(a.shape[0] - edge, a.shape[0]))
+    if a.ndim == 1:
+        return a[list(rows)]
+    return np.concatenate([_summarized_values(a[i], edge) for i in rows])
 
 
 def _fmt_1d(a, fmt, indent, summarize, edge):
@@ -165,7 +168,8 @@ def format_storage_items(arr, dtype):
 _LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
            "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
            "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-           "complex128": "ComplexDoubleTensor"}
+           "complex128": "ComplexDoubleTensor", "uint16": "UInt16Tensor", "uint32": "UInt32Tensor",
+           "uint64": "UInt64Tensor"}
 
 
 def legacy_type_name(t):

@@ -1,13 +1,21 @@
 """Small helpers the op modules share: publishing functions as Tensor methods, dim/shape checks."""
 
+import warnings
+
 import numpy as np
 
 from .._dispatch import copy_into, dispatch, dispatch_inplace
 from .._size import Size
-from .._tensor import Tensor, _wrap, _wrap_dim
+from .._tensor import Tensor, _wrap, _wrap_dim, contiguous_strides
 
 __all__ = ["method", "public", "wrap_dim", "as_shape", "finish_out", "inplace_method", "Tensor", "_wrap",
            "dispatch", "dispatch_inplace", "Size"]
+
+# NOTE [ Floating-point warnings ]
+# torch computes 0/0, log(-1) and overflow silently; NumPy warns. Wrapping each kernel in np.errstate
+# costs 1.5 us per op, so instead the warnings are filtered for ember's own op modules only: a user's
+# own NumPy code keeps its warnings, and the per-op cost is zero.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\._ops\.")
 
 #: names the op modules export at ember's top level (collected by ember/__init__.py)
 public = {}
@@ -27,8 +35,8 @@ def method(*names, top=True):
 
 def inplace_method(name, op, prepare=None):
     """Define `Tensor.name` (e.g. `add_`) as the in-place form of dispatched op `op`."""
-    def fn(self, *args):
-        inputs, params = prepare(self, *args) if prepare else ((self,) + args, ())
+    def fn(self, *args, **kwargs):
+        inputs, params = prepare(self, *args, **kwargs) if prepare else ((self,) + args, ())
         return dispatch_inplace(op, self, inputs, params)
     fn.__name__ = name
     setattr(Tensor, name, fn)
@@ -53,6 +61,8 @@ def as_shape(args):
     """Sizes given as ints, a tuple/list, or a Size: f(2, 3), f((2, 3)), f([2, 3])."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = args[0]
+    if all(type(s) is int for s in args):
+        return tuple(args)
     out = []
     for s in args:
         if isinstance(s, Tensor):
@@ -81,6 +91,21 @@ def finish_out(result, out):
                 "of the arguments requires grad.")
     copy_into(out, result._data, "out")
     return out
+
+
+def c_contiguous(arr):
+    """`arr` laid out as a fresh torch tensor would be: row-major, size-1 dims included, never 0-d lost.
+
+    NumPy calls an array contiguous whatever strides its size-1 dims have; torch's stride() shows them.
+    """
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr) if arr.ndim else arr.copy()
+    item = arr.itemsize
+    want = tuple(s * item for s in contiguous_strides(arr.shape))
+    if arr.strides != want and arr.size:
+        arr = np.ndarray(arr.shape, arr.dtype, buffer=arr, strides=want)
+    return arr
 
 
 def to_tensor(x, like=None):

@@ -133,6 +133,9 @@ def from_numpy(ndarray):
     """A tensor sharing memory with NumPy array `ndarray` (no copy)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
     _dtypes.from_numpy(ndarray.dtype)
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
@@ -173,9 +176,11 @@ def _empty(shape, np_dtype):
     return np.empty(shape, np_dtype)
 
 
-def _check_size(shape):
+def _check_size(shape, name=None):
     for s in shape:
         if s < 0:
+            if name:
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     return shape
 
@@ -184,7 +189,7 @@ def _creator(name, fill):
     def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
            memory_format=None):
         check_device(device)
-        shape = _check_size(as_shape(size))
+        shape = _check_size(as_shape(size), name)
         t = dispatch(_full, (), (shape, fill, _np_dtype(dtype)))
         if out is not None:
             from ._util import finish_out
@@ -321,9 +326,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
+    if not np.isfinite(end - start):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))
-    if (end - start) * step < 0 and n > 0 or not np.isfinite(end - start):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     n = builtins.max(n, 0)
     t = dispatch(_arange, (), (start, step, n, _dtypes.to_numpy(dtype)))
     if out is not None:

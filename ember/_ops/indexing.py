@@ -12,7 +12,7 @@ import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._tensor import Tensor
-from ._util import finish_out, method, public, wrap_dim
+from ._util import c_contiguous, finish_out, method, public, wrap_dim
 from .shape import _select, _slice, _unsqueeze
 
 _int_types = (int, np.integer)
@@ -41,6 +41,8 @@ def _prep_key(t, key):
                 advanced = True
             else:
                 out.append(k)
+        elif isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + type(k).__name__ + ")")
@@ -57,6 +59,17 @@ def _consumed(key):
 
 
 def _getitem(self, key):
+    tk = type(key)
+    if tk is int and self._data.ndim:  # x[i]: the commonest index, no parsing needed
+        size = self._data.shape[0]
+        if -size <= key < size:
+            return dispatch(_select, (self,), (0, key + size if key < 0 else key))
+    elif tk is slice and self._data.ndim and (key.step is None or key.step > 0):
+        size = self._data.shape[0]
+        start, stop, step = key.indices(size)
+        if start == 0 and stop >= size and step == 1:
+            return self.view(self._data.shape)
+        return dispatch(_slice, (self,), (0, start, max(start, stop), step))
     key, advanced = _prep_key(self, key)
     ndim = self._data.ndim
     used = _consumed(key)
@@ -118,7 +131,7 @@ def _check_advanced(self, key):
 
 @defop("index", "IndexBackward0", INDEXING, saves="meta")
 def _index(a, key):
-    return np.asarray(a[key])
+    return c_contiguous(a[key])
 
 
 @_index.derivative_

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
 from .._tensor import Tensor
-from ._util import finish_out, method
+from ._util import c_contiguous, finish_out, method
 
 
 def _half_safe(fn):
@@ -243,7 +243,10 @@ def _einsum(*args):
             arrays and arrays[0].dtype.name == "bfloat16":
         return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
                          optimize=len(arrays) > 2).astype(arrays[0].dtype)
-    return np.asarray(np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2))
+    r = np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2)
+    if isinstance(r, np.ndarray) and r.base is not None and any(np.shares_memory(r, a) for a in arrays):
+        return r  # a pure permutation or diagonal: a view, as torch returns
+    return c_contiguous(r)
 
 
 @_einsum.derivative_
@@ -282,7 +285,12 @@ def einsum(equation, *operands):
             for s2, o2 in zip(ins, ops):
                 if c in s2 and o2.shape[s2.index(c)] != n:
                     raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped)")
-    return dispatch(_einsum, tuple(ops), (ins, out))
+    r = dispatch(_einsum, tuple(ops), (ins, out))
+    for o in ops:  # a result that is a view of an operand is marked as one (shared version counter)
+        if r._data.base is not None and np.shares_memory(r._data, o._data):
+            r._base = o._base if o._base is not None else o
+            break
+    return r
 
 
 from ._util import public  # noqa: E402

@@ -65,6 +65,12 @@ def view_grad(op):
 
 def infer_size(shape, numel):
     """Resolve one -1 in `shape` for `numel` elements, with torch's errors."""
+    if -1 not in shape:
+        known = 1
+        for s in shape:
+            known *= s
+        if known == numel and min(shape, default=0) >= 0:
+            return shape
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -90,6 +96,8 @@ def infer_size(shape, numel):
 
 @defop("view", "ViewBackward0", VIEW, saves="meta")
 def _view(a, shape):
+    if a.flags.c_contiguous:  # always viewable; ndarray.reshape is 5x cheaper than np.reshape(copy=False)
+        return a.reshape(shape)
     try:
         return np.reshape(a, shape, copy=False)
     except ValueError:
@@ -123,9 +131,15 @@ def _viewable(a, shape):
 
 @method()
 def view(self, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)) and shape[0] is not None:
-        return _view_dtype(self, shape[0])
-    shape = infer_size(as_shape(shape), self._data.size)
+    if not (shape and type(shape[0]) is int):
+        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)) and shape[0] is not None:
+            return _view_dtype(self, shape[0])
+        shape = as_shape(shape)
+    n = 1
+    for s in shape:
+        n *= s
+    if n != self._data.size or not shape or min(shape) < 0:  # -1 to infer, or an error to report
+        shape = infer_size(as_shape(shape), self._data.size)
     return dispatch(_view, (self,), (shape,))
 
 
@@ -139,7 +153,7 @@ def reshape(input, *shape):
     return dispatch(_reshape_copy, (input,), (shape,))
 
 
-@defop("view", "ViewBackward0", VIEW, saves="meta")
+@defop("view", None, SHAPE, saves="meta")
 def _view_as_dtype(a, np_dtype):
     if a.itemsize != np.dtype(np_dtype).itemsize and a.ndim and a.strides[-1] != a.itemsize:
         raise RuntimeError("self.stride(-1) must be 1 to view Float as Char (different element sizes)")
@@ -149,7 +163,11 @@ def _view_as_dtype(a, np_dtype):
 def _view_dtype(self, dtype):
     from .. import _dtypes
 
-    return dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
+    from .._tensor import _version_counter
+
+    r = dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
+    r._vc = _version_counter(self)  # shares memory and version, but torch gives it no _base
+    return r
 
 
 @method()
@@ -292,7 +310,10 @@ def permute(input, *dims):
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
             f"desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
-    return dispatch(_permute, (input,), (wrap_dims(dims, n),))
+    wrapped = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(wrapped)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return dispatch(_permute, (input,), (wrapped,))
 
 
 @method("movedim", "moveaxis")
@@ -426,7 +447,7 @@ def sum_to_size(self, *size):
 
 @defop("select", "SelectBackward0", VIEW, saves="meta")
 def _select(a, dim, index):
-    return a[(slice(None),) * dim + (index,)]
+    return a[(slice(None),) * dim + (index, Ellipsis)]  # the Ellipsis keeps a 0-d result a view
 
 
 @defop("slice", "SliceBackward0", VIEW, saves="meta")
@@ -559,7 +580,7 @@ def _(grads, a, dim, bounds):
 @defop("unbind", "UnbindBackward0", VIEW, saves="meta")
 def _unbind(a, dim):
     idx = (slice(None),) * dim
-    return tuple(a[idx + (i,)] for i in range(a.shape[dim]))
+    return tuple(a[idx + (i, Ellipsis)] for i in range(a.shape[dim]))
 
 
 @_unbind.derivative_
@@ -638,7 +659,7 @@ def unbind(input, dim=0):
 @defop("cat", "CatBackward0", SHAPE, "same", saves="meta")
 def _cat(*args):
     *arrays, dim = args
-    return np.concatenate(arrays, axis=dim)
+    return np.ascontiguousarray(np.concatenate(arrays, axis=dim))
 
 
 @_cat.derivative_
@@ -656,7 +677,7 @@ def cat(tensors, dim=0, *, out=None):
                         "one of:\n (tuple of Tensors tensors, int dim = 0, *, Tensor out = None)")
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # torch's legacy rule: 1-D empty tensors are skipped whatever the other shapes are
     keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
     if not keep:

@@ -41,6 +41,19 @@ from . import _ops
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
 from . import nn as nn  # noqa: E402
+from . import serialization as serialization
+from .serialization import load as load
+from .serialization import save as save
+
+from . import backends as backends
+from . import cuda as cuda
+from ._runtime import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
+from ._runtime import get_num_interop_threads as get_num_interop_threads
+from ._runtime import get_num_threads as get_num_threads
+from ._runtime import is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled
+from ._runtime import set_num_interop_threads as set_num_interop_threads
+from ._runtime import set_num_threads as set_num_threads
+from ._runtime import use_deterministic_algorithms as use_deterministic_algorithms
 
 strided = "strided"
 
@@ -69,3 +82,10 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__
+
+
+def __getattr__(name):
+    # NOTE [ The torch alias ]: a script run under `ember run` sees this for torch features ember lacks
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(f"ember does not implement torch.{name} yet")

@@ -1,0 +1,3 @@
+"""ember.utils: data loading and other utilities, mirroring ``torch.utils``."""
+
+from . import data as data

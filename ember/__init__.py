@@ -41,6 +41,7 @@ from . import _ops
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
 from . import nn as nn  # noqa: E402
+from . import optim as optim  # noqa: E402
 from . import serialization as serialization
 from .serialization import load as load
 from .serialization import save as save

@@ -1,0 +1,20 @@
+"""ember.optim: optimizers, learning-rate schedulers (lr_scheduler) and weight averaging (swa_utils)."""
+
+from . import lr_scheduler as lr_scheduler
+from . import swa_utils as swa_utils
+from .adadelta import Adadelta as Adadelta
+from .adagrad import Adagrad as Adagrad
+from .adam import Adam as Adam
+from .adamax import Adamax as Adamax
+from .adamw import AdamW as AdamW
+from .asgd import ASGD as ASGD
+from .lbfgs import LBFGS as LBFGS
+from .nadam import NAdam as NAdam
+from .optimizer import Optimizer as Optimizer
+from .radam import RAdam as RAdam
+from .rmsprop import RMSprop as RMSprop
+from .rprop import Rprop as Rprop
+from .sgd import SGD as SGD
+
+# SparseAdam is absent on purpose: ember has no sparse tensors, so no parameter can have the sparse gradients
+# it requires.

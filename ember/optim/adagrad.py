@@ -1,0 +1,134 @@
+"""Adagrad. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from .._tensor import _wrap
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _addcdiv_, _addcmul_, _as_real, _bump, _check_lr,
+                        _check_not_differentiable, _new_scalar, _to_scalar, _use_grad_for_differentiable)
+
+__all__ = ["Adagrad", "adagrad"]
+
+
+class Adagrad(Optimizer):
+    r"""Implements the Adagrad algorithm.
+
+    At step t, for a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        g <- g + weight_decay * theta                       (if weight_decay != 0)
+        clr <- lr / (1 + (t - 1) * lr_decay)
+        s <- s + g * g                                      ('sum', starts at initial_accumulator_value)
+        theta <- theta - clr * g / (sqrt(s) + eps)
+
+    State is created in the constructor (as torch does), not at the first step.
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 1e-2).
+        lr_decay (float, optional): learning rate decay (default: 0).
+        weight_decay (float, optional): weight decay (L2 penalty) (default: 0).
+        initial_accumulator_value (float, optional): initial value of the sum of squared gradients (default: 0).
+        eps (float, optional): term added to the denominator for numerical stability (default: 1e-10).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.Adagrad(model.parameters(), lr=0.1)
+    """
+
+    __module__ = "ember.optim.adagrad"
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _new_scalar(0.0)
+                init = (complex(initial_accumulator_value, initial_accumulator_value) if p.is_complex()
+                        else initial_accumulator_value)
+                state["sum"] = _wrap(np.full_like(p._data, init))
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+        for s in self.state.values():
+            if "step" in s and not hasattr(s["step"], "_data"):
+                s["step"] = _new_scalar(float(s["step"]))
+
+    def share_memory(self):
+        """Calls tensor.share_memory_() on the state sum tensors."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
+
+    def _init_group(self, group, params, grads, state_sums, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                init = self.defaults["initial_accumulator_value"]
+                state["sum"] = _wrap(np.full_like(p._data, complex(init, init) if p.is_complex() else init))
+            state_sums.append(state["sum"])
+            state_steps.append(state["step"])
+        return False, False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, state_sums, state_steps = [], [], [], []
+            self._init_group(group, params, grads, state_sums, state_steps)
+            adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
+                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
+        return loss
+
+
+def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None, found_inf=None,
+            has_sparse_grad=False, foreach=None, differentiable=False, has_complex=False, *, lr, weight_decay,
+            lr_decay, eps, maximize):
+    """Functional API that performs the Adagrad update on lists of tensors (see `Adagrad`)."""
+    lr = _to_scalar(lr)
+    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
+        p, g = param._data, grad._data
+        step_a = step_t._data
+        step_a += 1
+        step = float(step_a)
+        if maximize:
+            g = np.negative(g)
+        if weight_decay != 0:
+            g = _add_scaled(g, p, weight_decay)
+        clr = lr / (1 + (step - 1) * lr_decay)
+        p, g, s = _as_real(p), _as_real(g), _as_real(state_sum._data)
+        _addcmul_(s, g, g, 1)
+        std = np.sqrt(s)
+        std += eps
+        _addcdiv_(p, g, std, -clr)
+        _bump(param)

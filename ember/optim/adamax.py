@@ -1,0 +1,119 @@
+"""Adamax: Adam with the infinity norm. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _addcdiv_, _as_real, _bump, _check_capturable, _check_lr,
+                        _check_not_differentiable, _lerp_, _new_scalar, _to_scalar, _use_grad_for_differentiable,
+                        _zeros_state)
+
+__all__ = ["Adamax", "adamax"]
+
+
+class Adamax(Optimizer):
+    r"""Implements the Adamax algorithm (a variant of Adam based on the infinity norm).
+
+    At step t, for a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        g <- g + weight_decay * theta                       (if weight_decay != 0)
+        m <- lerp(m, g, 1 - beta1)                          ('exp_avg')
+        u <- max(beta2 * u, |g| + eps)                      ('exp_inf')
+        theta <- theta - lr / (1 - beta1^t) * m / u
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 2e-3).
+        betas (Tuple[float, float], optional): running-average coefficients (default: (0.9, 0.999)).
+        eps (float, optional): term added to the denominator for numerical stability (default: 1e-8).
+        weight_decay (float, optional): weight decay (L2 penalty) (default: 0).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.Adamax(model.parameters())
+    """
+
+    __module__ = "ember.optim.adamax"
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _init_group(self, group, params, grads, exp_avgs, exp_infs, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["exp_avg"] = _zeros_state(p)
+                state["exp_inf"] = _zeros_state(p)
+            exp_avgs.append(state["exp_avg"])
+            exp_infs.append(state["exp_inf"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, exp_avgs, exp_infs, state_steps = [], [], [], [], []
+            self._init_group(group, params, grads, exp_avgs, exp_infs, state_steps)
+            beta1, beta2 = group["betas"]
+            adamax(params, grads, exp_avgs, exp_infs, state_steps, eps=group["eps"], beta1=beta1, beta2=beta2,
+                   lr=group["lr"], weight_decay=group["weight_decay"], maximize=group["maximize"],
+                   capturable=group["capturable"])
+        return loss
+
+
+def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximize=False, differentiable=False,
+           capturable=False, has_complex=False, *, eps, beta1, beta2, lr, weight_decay):
+    """Functional API that performs the Adamax update on lists of tensors (see `Adamax`)."""
+    if params:
+        _check_capturable(capturable)
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        p = param._data
+        g = grads[i]._data
+        if maximize:
+            g = np.negative(g)
+        step_t = state_steps[i]._data
+        step_t += 1
+        if weight_decay != 0:
+            g = _add_scaled(g, p, weight_decay)
+        pr, g = _as_real(p), _as_real(g)
+        exp_avg, exp_inf = _as_real(exp_avgs[i]._data), _as_real(exp_infs[i]._data)
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_inf *= beta2
+        norm = np.abs(g)
+        norm += eps
+        np.maximum(exp_inf, norm, out=exp_inf)
+        clr = lr / (1 - beta1 ** float(step_t))
+        _addcdiv_(pr, exp_avg, exp_inf, -clr)
+        _bump(param)

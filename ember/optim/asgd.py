@@ -1,0 +1,123 @@
+"""ASGD: averaged stochastic gradient descent. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _as_real, _bump, _check_capturable, _check_lr,
+                        _check_not_differentiable, _new_scalar, _to_scalar,
+                        _use_grad_for_differentiable, _zeros_state)
+
+__all__ = ["ASGD", "asgd"]
+
+
+class ASGD(Optimizer):
+    r"""Implements averaged stochastic gradient descent.
+
+    At step t, for a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        g <- g + weight_decay * theta                       (if weight_decay != 0)
+        theta <- theta * (1 - lambd * eta)
+        theta <- theta - eta * g
+        ax <- ax + mu * (theta - ax)  if mu != 1  else  theta      ('ax', the averaged parameter)
+        eta <- lr / (1 + lambd * lr * t)^alpha                      ('eta', 0-d)
+        mu <- 1 / max(1, t - t0)                                    ('mu', 0-d)
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 1e-2).
+        lambd (float, optional): decay term (default: 1e-4).
+        alpha (float, optional): power for eta update (default: 0.75).
+        t0 (float, optional): point at which to start averaging (default: 1e6).
+        weight_decay (float, optional): weight decay (L2 penalty) (default: 0).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.ASGD(model.parameters(), lr=0.01, t0=100)
+    """
+
+    __module__ = "ember.optim.asgd"
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+                 differentiable=False, capturable=False):
+        _check_lr(lr)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _init_group(self, group, params, grads, mus, axs, etas, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["eta"] = _new_scalar(_to_scalar(group["lr"]))
+                state["mu"] = _new_scalar(1.0)
+                state["ax"] = _zeros_state(p)
+            mus.append(state["mu"])
+            axs.append(state["ax"])
+            etas.append(state["eta"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, mus, axs, etas, state_steps = [], [], [], [], [], []
+            self._init_group(group, params, grads, mus, axs, etas, state_steps)
+            asgd(params, grads, axs, mus, etas, state_steps, lambd=group["lambd"], lr=group["lr"], t0=group["t0"],
+                 alpha=group["alpha"], weight_decay=group["weight_decay"], maximize=group["maximize"],
+                 capturable=group["capturable"])
+        return loss
+
+
+def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=False, differentiable=False,
+         capturable=False, has_complex=False, *, lambd, lr, t0, alpha, weight_decay):
+    """Functional API that performs the ASGD update on lists of tensors (see `ASGD`)."""
+    if params:
+        _check_capturable(capturable)
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        g = grads[i]._data
+        if maximize:
+            g = np.negative(g)
+        mu, eta = mus[i]._data, etas[i]._data
+        step_a = state_steps[i]._data
+        step_a += 1
+        if weight_decay != 0:
+            g = _add_scaled(g, param._data, weight_decay)
+        p, g, ax = _as_real(param._data), _as_real(g), _as_real(axs[i]._data)
+        eta_value = float(eta)
+        p *= 1 - lambd * eta_value
+        tmp = np.multiply(g, -eta_value)
+        p += tmp
+        if float(mu) != 1:
+            tmp = np.subtract(p, ax)
+            tmp *= mu
+            ax += tmp
+        else:
+            np.copyto(ax, p)
+        step = float(step_a)
+        eta[...] = lr / ((1 + lambd * lr * step) ** alpha)
+        mu[...] = 1 / max(1, step - t0)
+        _bump(param)
+

@@ -1,0 +1,142 @@
+"""NAdam: Adam with Nesterov momentum. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _addcdiv_, _addcmul_, _as_real, _bump, _check_capturable,
+                        _check_lr, _check_not_differentiable, _lerp_, _new_scalar, _to_scalar,
+                        _use_grad_for_differentiable, _zeros_state)
+
+__all__ = ["NAdam", "nadam"]
+
+
+class NAdam(Optimizer):
+    r"""Implements the NAdam algorithm.
+
+    At step t, for a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        theta <- theta * (1 - lr * weight_decay)            (decoupled_weight_decay)
+        g <- g + weight_decay * theta                       (otherwise, if weight_decay != 0)
+        mu_t <- beta1 * (1 - 0.5 * 0.96^(t * momentum_decay));  mu_{t+1} likewise
+        P <- P * mu_t                                       ('mu_product', a 0-d float32 tensor)
+        m <- lerp(m, g, 1 - beta1);  v <- beta2 * v + (1 - beta2) * g * g
+        denom <- sqrt(v / (1 - beta2^t)) + eps
+        theta <- theta - lr * (1 - mu_t) / (1 - P) * g / denom - lr * mu_{t+1} / (1 - P * mu_{t+1}) * m / denom
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 2e-3).
+        betas (Tuple[float, float], optional): running-average coefficients (default: (0.9, 0.999)).
+        eps (float, optional): term added to the denominator for numerical stability (default: 1e-8).
+        weight_decay (float, optional): weight decay (default: 0).
+        momentum_decay (float, optional): momentum decay psi (default: 4e-3).
+        decoupled_weight_decay (bool, optional): decay the weights directly, as AdamW (NAdamW) (default: False).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.NAdam(model.parameters())
+    """
+
+    __module__ = "ember.optim.nadam"
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["mu_product"] = _new_scalar(1.0)
+                state["exp_avg"] = _zeros_state(p)
+                state["exp_avg_sq"] = _zeros_state(p)
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            mu_products.append(state["mu_product"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps = [], [], [], [], [], []
+            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps)
+            beta1, beta2 = group["betas"]
+            nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1, beta2=beta2,
+                  lr=group["lr"], weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
+                  eps=group["eps"], maximize=group["maximize"],
+                  decoupled_weight_decay=group["decoupled_weight_decay"], capturable=group["capturable"])
+        return loss
+
+
+def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, decoupled_weight_decay=False,
+          foreach=None, capturable=False, differentiable=False, has_complex=False, maximize=False, *, beta1, beta2,
+          lr, weight_decay, momentum_decay, eps):
+    """Functional API that performs the NAdam update on lists of tensors (see `NAdam`)."""
+    if params:
+        _check_capturable(capturable)
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        p, g = _as_real(param._data), grads[i]._data
+        g = _as_real(np.negative(g) if maximize else g)
+        exp_avg, exp_avg_sq = _as_real(exp_avgs[i]._data), _as_real(exp_avg_sqs[i]._data)
+        mu_product = mu_products[i]._data
+        step_t = state_steps[i]._data
+        step_t += 1
+        step = float(step_t)
+        bias_correction2 = 1 - beta2 ** step
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                p *= 1 - lr * weight_decay
+            else:
+                g = _add_scaled(g, p, weight_decay)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        mu_product *= mu
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        _addcmul_(exp_avg_sq, g, g, 1 - beta2)
+        denom = np.divide(exp_avg_sq, bias_correction2)
+        np.sqrt(denom, out=denom)
+        mu_product_value = float(mu_product)
+        mu_product_next = mu_product_value * mu_next
+        denom += eps
+        _addcdiv_(p, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product_value))
+        _addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+        _bump(param)

@@ -1,0 +1,140 @@
+"""RAdam: rectified Adam. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _addcmul_, _as_real, _bump, _check_capturable, _check_lr,
+                        _check_not_differentiable, _lerp_, _new_scalar, _to_scalar, _use_grad_for_differentiable,
+                        _zeros_state)
+
+__all__ = ["RAdam", "radam"]
+
+
+class RAdam(Optimizer):
+    r"""Implements the RAdam algorithm (Adam with a rectified adaptive learning rate).
+
+    At step t, for a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        theta <- theta * (1 - lr * weight_decay)            (decoupled_weight_decay)
+        g <- g + weight_decay * theta                       (otherwise, if weight_decay != 0)
+        m <- lerp(m, g, 1 - beta1);  v <- beta2 * v + (1 - beta2) * g * g
+        rho_inf <- 2 / (1 - beta2) - 1;  rho_t <- rho_inf - 2 t beta2^t / (1 - beta2^t)
+        m_hat <- m / (1 - beta1^t)
+        if rho_t > 5:
+            r <- sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
+            theta <- theta - m_hat * lr * sqrt(1 - beta2^t) / (sqrt(v) + eps) * r
+        else:
+            theta <- theta - m_hat * lr
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 1e-3).
+        betas (Tuple[float, float], optional): running-average coefficients (default: (0.9, 0.999)).
+        eps (float, optional): term added to the denominator for numerical stability (default: 1e-8).
+        weight_decay (float, optional): weight decay (default: 0).
+        decoupled_weight_decay (bool, optional): decay the weights directly, as AdamW (default: False).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.RAdam(model.parameters())
+    """
+
+    __module__ = "ember.optim.radam"
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+
+    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["exp_avg"] = _zeros_state(p)
+                state["exp_avg_sq"] = _zeros_state(p)
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, exp_avgs, exp_avg_sqs, state_steps = [], [], [], [], []
+            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, state_steps)
+            beta1, beta2 = group["betas"]
+            radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, beta1=beta1, beta2=beta2, lr=group["lr"],
+                  weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                  decoupled_weight_decay=group["decoupled_weight_decay"], capturable=group["capturable"])
+        return loss
+
+
+def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_decay=False, foreach=None,
+          differentiable=False, capturable=False, has_complex=False, maximize=False, *, beta1, beta2, lr,
+          weight_decay, eps):
+    """Functional API that performs the RAdam update on lists of tensors (see `RAdam`)."""
+    if params:
+        _check_capturable(capturable)
+    lr = _to_scalar(lr)
+    rho_inf = 2 / (1 - beta2) - 1
+    for i, param in enumerate(params):
+        p, g = _as_real(param._data), grads[i]._data
+        g = _as_real(np.negative(g) if maximize else g)
+        exp_avg, exp_avg_sq = _as_real(exp_avgs[i]._data), _as_real(exp_avg_sqs[i]._data)
+        step_t = state_steps[i]._data
+        step_t += 1
+        step = float(step_t)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                p *= 1 - lr * weight_decay
+            else:
+                g = _add_scaled(g, p, weight_decay)
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        _addcmul_(exp_avg_sq, g, g, 1 - beta2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        update = np.divide(exp_avg, bias_correction1)
+        update *= lr
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            adaptive = np.sqrt(exp_avg_sq)
+            adaptive += eps
+            np.reciprocal(adaptive, out=adaptive)  # torch's scalar / tensor is tensor.reciprocal() * scalar
+            adaptive *= bias_correction2 ** 0.5
+            update *= adaptive
+            update *= ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        p -= update
+        _bump(param)

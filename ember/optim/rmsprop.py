@@ -1,0 +1,143 @@
+"""RMSprop (optionally centered, with momentum). See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _add_scaled, _addcdiv_, _addcmul_, _as_real, _bump, _check_capturable,
+                        _check_lr, _check_not_differentiable, _lerp_, _new_scalar, _to_scalar,
+                        _use_grad_for_differentiable, _zeros_state)
+
+__all__ = ["RMSprop", "rmsprop"]
+
+
+class RMSprop(Optimizer):
+    r"""Implements the RMSprop algorithm.
+
+    For a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``)::
+
+        g <- g + weight_decay * theta                       (if weight_decay != 0)
+        v <- alpha * v + (1 - alpha) * g * g                ('square_avg')
+        if centered:  a <- lerp(a, g, 1 - alpha) ('grad_avg');  avg <- sqrt(v - a * a) + eps
+        else:         avg <- sqrt(v) + eps
+        if momentum > 0:  b <- momentum * b + g / avg ('momentum_buffer');  theta <- theta - lr * b
+        else:             theta <- theta - lr * g / avg
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, Tensor, optional): learning rate (default: 1e-2).
+        alpha (float, optional): smoothing constant (default: 0.99).
+        eps (float, optional): term added to the denominator for numerical stability (default: 1e-8).
+        weight_decay (float, optional): weight decay (L2 penalty) (default: 0).
+        momentum (float, optional): momentum factor (default: 0).
+        centered (bool, optional): normalize by an estimate of the gradient's variance (default: False).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.RMSprop(model.parameters(), lr=0.01, momentum=0.9)
+    """
+
+    __module__ = "ember.optim.rmsprop"
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _init_group(self, group, params, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps):
+        momentum, centered = group["momentum"] > 0, group["centered"]
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["square_avg"] = _zeros_state(p)
+                if momentum:
+                    state["momentum_buffer"] = _zeros_state(p)
+                if centered:
+                    state["grad_avg"] = _zeros_state(p)
+            square_avgs.append(state["square_avg"])
+            state_steps.append(state["step"])
+            if momentum:
+                momentum_buffer_list.append(state["momentum_buffer"])
+            if centered:
+                grad_avgs.append(state["grad_avg"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps = [], [], [], [], [], []
+            self._init_group(group, params, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps)
+            rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr=group["lr"],
+                    alpha=group["alpha"], eps=group["eps"], weight_decay=group["weight_decay"],
+                    momentum=group["momentum"], centered=group["centered"], maximize=group["maximize"],
+                    capturable=group["capturable"])
+        return loss
+
+
+def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, foreach=None, maximize=False,
+            differentiable=False, capturable=False, has_complex=False, *, lr, alpha, eps, weight_decay, momentum,
+            centered):
+    """Functional API that performs the RMSprop update on lists of tensors (see `RMSprop`)."""
+    if params:
+        _check_capturable(capturable)
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        step_a = state_steps[i]._data
+        step_a += 1
+        p, g = param._data, grads[i]._data
+        if maximize:
+            g = np.negative(g)
+        if weight_decay != 0:
+            g = _add_scaled(g, p, weight_decay)
+        p, g, v = _as_real(p), _as_real(g), _as_real(square_avgs[i]._data)
+        v *= alpha
+        _addcmul_(v, g, g, 1 - alpha)
+        if centered:
+            grad_avg = _as_real(grad_avgs[i]._data)
+            _lerp_(grad_avg, g, 1 - alpha)
+            avg = v.copy()
+            _addcmul_(avg, grad_avg, grad_avg, -1)
+            np.sqrt(avg, out=avg)
+        else:
+            avg = np.sqrt(v)
+        avg += eps
+        if momentum > 0:
+            buf = _as_real(momentum_buffer_list[i]._data)
+            buf *= momentum
+            _addcdiv_(buf, g, avg, 1)
+            tmp = np.multiply(buf, -lr)
+            p += tmp
+        else:
+            _addcdiv_(p, g, avg, -lr)
+        _bump(param)

@@ -1,0 +1,115 @@
+"""Rprop: resilient backpropagation. See NOTE [ How optimizers update parameters ] in optimizer.py."""
+
+import numpy as np
+
+from .._tensor import _wrap
+from ..autograd.grad_mode import enable_grad
+from .optimizer import (Optimizer, _addcmul_, _as_real, _bump, _check_capturable, _check_lr,
+                        _check_not_differentiable, _new_scalar, _to_scalar, _use_grad_for_differentiable,
+                        _zeros_state)
+
+__all__ = ["Rprop", "rprop"]
+
+
+class Rprop(Optimizer):
+    r"""Implements the resilient backpropagation algorithm.
+
+    For a parameter :math:`\theta` with gradient :math:`g` (negated if ``maximize``), elementwise::
+
+        s <- sign(g * g_prev), then s > 0 -> etaplus, s < 0 -> etaminus, s == 0 -> 1
+        eta <- clamp(eta * s, step_size_min, step_size_max)     ('step_size', starts at lr)
+        g <- 0 where s == etaminus
+        theta <- theta - sign(g) * eta
+        g_prev <- g                                             ('prev')
+
+    Args:
+        params (iterable): parameters or dicts defining parameter groups.
+        lr (float, optional): initial step size (default: 1e-2).
+        etas (Tuple[float, float], optional): (etaminus, etaplus), the multiplicative decrease and increase
+            factors (default: (0.5, 1.2)).
+        step_sizes (Tuple[float, float], optional): minimal and maximal allowed step sizes (default: (1e-6, 50)).
+        maximize (bool, optional): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> optimizer = ember.optim.Rprop(model.parameters())
+    """
+
+    __module__ = "ember.optim.rprop"
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        _check_not_differentiable(differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    def _init_group(self, group, params, grads, prevs, step_sizes, state_steps):
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            params.append(p)
+            grads.append(g)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _new_scalar(0.0)
+                state["prev"] = _zeros_state(p)
+                lr = _to_scalar(group["lr"])
+                state["step_size"] = _wrap(np.full_like(g._data, complex(lr, lr) if p.is_complex() else lr))
+            prevs.append(state["prev"])
+            step_sizes.append(state["step_size"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, prevs, step_sizes, state_steps = [], [], [], [], []
+            etaminus, etaplus = group["etas"]
+            step_size_min, step_size_max = group["step_sizes"]
+            self._init_group(group, params, grads, prevs, step_sizes, state_steps)
+            rprop(params, grads, prevs, step_sizes, state_steps, step_size_min=step_size_min,
+                  step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"],
+                  capturable=group["capturable"])
+        return loss
+
+
+def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturable=False, maximize=False,
+          differentiable=False, has_complex=False, *, step_size_min, step_size_max, etaminus, etaplus):
+    """Functional API that performs the Rprop update on lists of tensors (see `Rprop`)."""
+    if params:
+        _check_capturable(capturable)
+    for i, param in enumerate(params):
+        step_a = state_steps[i]._data
+        step_a += 1
+        g = grads[i]._data
+        g = _as_real(np.negative(g) if maximize else g)
+        p, prev, step_size = _as_real(param._data), _as_real(prevs[i]._data), _as_real(step_sizes[i]._data)
+        sign = np.multiply(g, prev)
+        np.sign(sign, out=sign)
+        sign[sign > 0] = etaplus
+        sign[sign < 0] = etaminus
+        sign[sign == 0] = 1
+        step_size *= sign
+        np.clip(step_size, step_size_min, step_size_max, out=step_size)
+        g = g.copy()
+        g[sign == etaminus] = 0
+        _addcmul_(p, np.sign(g), step_size, -1)
+        np.copyto(prev, g)
+        _bump(param)

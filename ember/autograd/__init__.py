@@ -1,47 +1,90 @@
-"""ember.autograd: reverse-mode automatic differentiation on a dynamic graph (see engine.py, graph.py)."""
+"""ember.autograd: reverse-mode automatic differentiation on a dynamic graph.
+
+graph.py holds the Nodes and how ops record themselves; engine.py runs them; function.py is custom
+Functions; grad_mode.py the grad modes; gradcheck.py and functional.py the tools built on top. This
+file holds the user entry points `backward` and `grad` and the Tensor methods that belong to autograd.
+"""
+
+import weakref
 
 from .._tensor import Tensor
 from . import graph as graph
+from . import grad_mode as grad_mode
+from . import anomaly_mode as anomaly_mode
+from . import function as function
 from .anomaly_mode import detect_anomaly as detect_anomaly
 from .anomaly_mode import set_detect_anomaly as set_detect_anomaly
 from .engine import queue_callback as queue_callback
 from .engine import run_backward as _run_backward
+from .function import Function as Function
+from .function import InplaceFunction as InplaceFunction
+from .function import once_differentiable as once_differentiable
 from .grad_mode import enable_grad as enable_grad
 from .grad_mode import inference_mode as inference_mode
 from .grad_mode import is_grad_enabled as is_grad_enabled
 from .grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from .grad_mode import no_grad as no_grad
 from .grad_mode import set_grad_enabled as set_grad_enabled
+from .gradcheck import GradcheckError as GradcheckError
+from .gradcheck import gradcheck as gradcheck
+from .gradcheck import gradgradcheck as gradgradcheck
+from .variable import Variable as Variable
+from . import functional as functional
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "graph",
-           "detect_anomaly", "set_detect_anomaly"]
+__all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph",
+           "detect_anomaly", "set_detect_anomaly", "functional", "once_differentiable"]
 
 
-def _seq(x):
+def _seq(x, what="tensors"):
     if x is None:
         return None
     if isinstance(x, Tensor):
         return (x,)
-    return tuple(x)
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    raise TypeError(f"{what} argument must be a Tensor or a sequence of Tensors, but got {type(x).__name__}")
 
 
 def _grads_for(tensors, grad_tensors):
     if grad_tensors is None:
         return (None,) * len(tensors)
-    grads = _seq(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
+    if isinstance(grad_tensors, (int, float)) and not isinstance(grad_tensors, bool):
+        raise TypeError(f"'{type(grad_tensors).__name__}' object is not iterable")
+    grads = (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     return grads
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
-    """Accumulate into `.grad` of the leaves (or of `inputs`) the gradient of `tensors`."""
+    """Accumulate into `.grad` of the leaves (or only of `inputs`) the gradient of `tensors`.
+
+    Args:
+        tensors: the outputs to differentiate (a tensor or a sequence of them).
+        grad_tensors: the gradient with respect to each output (None for a scalar output: ones).
+        retain_graph: keep the saved tensors so the graph can be backpropagated again
+            (default: `create_graph`).
+        create_graph: record the backward pass itself, for higher-order gradients.
+        inputs: accumulate only into these tensors' `.grad` (leaves or not).
+    """
+    if grad_variables is not None:
+        import warnings
+
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is None:
+            grad_tensors = grad_variables
+        else:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "'backward'. Please only use 'grad_tensors'.")
     tensors = _seq(tensors)
     grads = _grads_for(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    inputs = _seq(inputs)
+    if isinstance(inputs, dict):
+        inputs = tuple(inputs.values())
+    inputs = _seq(inputs, "inputs")
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     _run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
@@ -49,10 +92,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of `outputs` with respect to `inputs`, returned rather than accumulated."""
-    outputs = _seq(outputs)
-    single = isinstance(inputs, Tensor)
-    inputs = _seq(inputs)
+    """The gradients of `outputs` with respect to `inputs`, returned (a tuple, or a dict for dict inputs)
+    rather than accumulated into `.grad`.
+
+    `allow_unused=True` gives None for an input the outputs do not depend on; `materialize_grads=True`
+    gives zeros instead. Other arguments as in `backward`.
+    """
+    if is_grads_batched:
+        raise RuntimeError("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does not have; "
+                           "loop over the batch of grad_outputs instead.")
+    keys = None
+    if isinstance(inputs, dict):
+        keys, inputs = list(inputs), tuple(inputs.values())
+    outputs = _seq(outputs, "outputs")
+    inputs = _seq(inputs, "inputs")
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _grads_for(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -63,16 +118,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "allow_unused=False.")
     result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
     out = []
-    for t, g in zip(inputs, result):
+    for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
                 from .. import zeros_like
 
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
+    if keys is not None:
+        return dict(zip(keys, out))
     return tuple(out)
 
 
@@ -80,18 +137,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' `.grad` (see `ember.autograd.backward`)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def _register_hook(self, hook):
+    """`hook(grad)` runs when this tensor's gradient is computed; a returned tensor replaces it."""
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is not None:
-        return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+    fn = self.grad_fn
+    if fn is not None:
+        return fn._register_tensor_hook(self._output_nr, hook)
     return graph._add_hook(self, "_hooks", hook)
 
 
 def _register_post_accumulate_grad_hook(self, hook):
+    """`hook(tensor)` runs after the gradient has been accumulated into this leaf's `.grad`."""
     if self._grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     if not self._requires_grad:
@@ -100,13 +161,12 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 
 def _retain_grad(self):
+    """Make a non-leaf tensor keep its gradient in `.grad` after backward (no-op on leaves)."""
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self._grad_fn is None or self._retains_grad:
         return
-    import weakref
-
-    node = self._grad_fn
+    node = self.grad_fn
     if node._retains is None:
         node._retains = {}
     node._retains[self._output_nr] = weakref.ref(self)

@@ -6,6 +6,8 @@ write, y's grad_fn is a CopySlices node. Its backward takes the gradient of the 
 in-place op's own derivative on the region the view covers, writes the result for the old view values
 back into that region and passes the rest of the base's gradient through unchanged. The view itself then
 gets a fresh AsStridedBackward0 node pointing at the base, so gradients through it see the new history.
+Other views of the same base notice the base's version changed and regenerate their grad_fn the same way
+when next used (`graph.refresh_view_grad_fn`).
 """
 
 import numpy as np
@@ -32,6 +34,8 @@ class CopySlices(Node):
         from .. import empty_strided
 
         g = grads[0]
+        if g is None:
+            return (None,) * len(self.next_functions)
         res = empty_strided(self.base_shape, self.base_strides, dtype=g.dtype)
         res.copy_(g)
         region = res.as_strided(self.size, self.stride, res.storage_offset() + self.offset)
@@ -61,3 +65,4 @@ def rebase_view(op, view, inputs, params, old_data):
     finally:
         _grad_state.enabled = prev
     view._grad_fn, view._requires_grad, view._output_nr = fresh._grad_fn, True, 0
+    view._view_version = view._vc[0]

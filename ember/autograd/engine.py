@@ -4,10 +4,19 @@ It counts, for every node reachable from the roots, how many edges point at it; 
 them have delivered their gradient (summed per output). Ready nodes run latest-created first, as torch's
 CPU queue orders them by sequence number, so hooks fire in torch's order. Per node the engine calls, in
 order: the hooks of the tensors it produced (`register_hook`, then `retain_grad`), the node's pre-hooks,
-the node itself, its post-hooks; then frees its saved tensors unless `retain_graph`.
+the node itself, its post-hooks; then frees its saved tensors unless `retain_graph`. For a leaf's
+AccumulateGrad node: the leaf's tensor hooks, the node's pre-hooks, the accumulation into `.grad`, the
+post-accumulate-grad hooks, the node's post-hooks.
+
+NOTE [ Graph tasks ]
+Each call of `run_backward` is one graph task: its own dependency counts, gradient buffers and queue of
+final callbacks (`queue_callback`), which run when that task finishes, in the order queued (a callback may
+queue more). Tasks nest: a hook or a custom Function's backward may itself call backward. The stack of
+running tasks is thread-local, like grad mode.
 """
 
 import heapq
+import threading
 
 import numpy as np
 
@@ -17,30 +26,59 @@ from .graph import AccumulateGrad, grad_edge
 
 __all__ = ["run_backward", "queue_callback"]
 
-_callbacks = []  # callbacks queued during the current backward pass
-_depth = [0]
+
+class _Tasks(threading.local):
+    stack = ()
+
+
+_tasks = _Tasks()
+
+
+class _GraphTask:
+    __slots__ = ("callbacks", "nodes", "token")
+
+    def __init__(self, nodes):
+        self.callbacks = []
+        self.nodes = nodes
+        self.token = object()
 
 
 def queue_callback(fn):
     """Run `fn()` once the current backward pass has finished (DDP uses this to wait for its allreduces)."""
-    if not _depth[0]:
+    if not _tasks.stack:
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    _callbacks.append(fn)
+    _tasks.stack[-1].callbacks.append(fn)
 
 
-def _make_root_grads(tensors, grad_tensors, is_grads_batched=False):
+def current_pass():
+    """An object identifying the running backward pass (None outside one)."""
+    return _tasks.stack[-1].token if _tasks.stack else None
+
+
+def expected_count(tensors):
+    """How many of `tensors` the running backward pass will compute a gradient for."""
+    nodes = _tasks.stack[-1].nodes
+    return sum(1 for t in tensors if grad_edge(t)[0] in nodes)
+
+
+# ---- roots -------------------------------------------------------------------------------------------
+
+
+def _make_root_grads(tensors, grad_tensors):
     from .. import _size
 
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward(): argument 'tensors' must be tuple of Tensors, not {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not (t.is_floating_point() or t.is_complex()):
+            if not (t.is_floating_point()):
                 raise RuntimeError(
-                    f"grad can be computed only for real floating point outputs but got {t.dtype}")
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
             g = _wrap(np.ones_like(t._data))
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -52,175 +90,212 @@ def _make_root_grads(tensors, grad_tensors, is_grads_batched=False):
     return roots
 
 
-def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, allow_unused=False,
-                 accumulate=True):
+# ---- the engine --------------------------------------------------------------------------------------
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, accumulate=True):
     """Backpropagate from `tensors`; accumulate into leaves' `.grad` (accumulate=True, restricted to
     `inputs` if given) or return the gradients of `inputs` (accumulate=False, autograd.grad)."""
     roots = _make_root_grads(tensors, grad_tensors)
-    targets = {}  # (node, nr) -> position in inputs
+    targets = {}  # (node, nr) -> positions in inputs
     if inputs is not None:
         for i, t in enumerate(inputs):
             edge = grad_edge(t)
             if edge[0] is None:
-                if accumulate:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            targets.setdefault(edge, i)
+            targets.setdefault(edge, []).append(i)
     deps, needed = _prepare(roots, targets)
     captured = [None] * (len(inputs) if inputs is not None else 0)
-
+    task = _GraphTask(deps)
     buffers = {}
     heap = []
     for (node, nr), g in roots:
-        _add_grad(buffers, node, nr, g)
-    for (node, nr), g in roots:
-        if node is not None and deps.get(node, 0) == 0 and node not in [h[2] for h in heap]:
+        if node is not None:
+            _add_grad(buffers, node, nr, g)
+    for node in {node for (node, _), _ in roots if node is not None}:
+        if deps[node] == 0:
             heapq.heappush(heap, (-node._seq, id(node), node))
 
     prev = _grad_state.enabled
     _grad_state.enabled = create_graph
-    _depth[0] += 1
+    _tasks.stack = _tasks.stack + (task,)
     try:
-        while heap:
-            _, _, node = heapq.heappop(heap)
-            grads = buffers.pop(node, {})
-            outs = _call_pre_hooks(node, grads)
-            if type(node) is AccumulateGrad and 0 in outs:
-                outs[0] = _leaf_hooks(node.variable, outs[0])
-            for nr, g in outs.items():
-                pos = targets.get((node, nr))
-                if pos is not None:
-                    captured[pos] = g if create_graph or g is None else g.detach()
-            if type(node) is AccumulateGrad:
-                if accumulate and (inputs is None or (node, 0) in targets):
-                    _accumulate(node.variable, outs.get(0), create_graph)
-                continue
-            if needed is not None and node not in needed:
-                continue
-            grad_inputs = _call_node(node, outs)
-            if not retain_graph:
-                _release(node)
-            for (nxt, nr), g in zip(node.next_functions, grad_inputs):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    _add_grad(buffers, nxt, nr, g)
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+        _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_graph,
+              accumulate and (inputs is None), accumulate)
         if accumulate and inputs is not None:
-            _accumulate_nonleaf_targets(inputs, captured, create_graph)
+            _accumulate_targets(inputs, captured, create_graph)
     finally:
         _grad_state.enabled = prev
-        _depth[0] -= 1
-        if not _depth[0]:
-            cbs = list(_callbacks)
-            _callbacks.clear()
-            for cb in cbs:
-                cb()
-    if not accumulate:
-        return captured
-    return None
+        try:
+            _run_callbacks(task)
+        finally:
+            _tasks.stack = _tasks.stack[:-1]
+    return None if accumulate else captured
+
+
+def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_graph, acc_all, accumulate):
+    heappop, heappush = heapq.heappop, heapq.heappush
+    while heap:
+        node = heappop(heap)[2]
+        grads = buffers.pop(node, None)
+        if grads is None:
+            grads = [None] * node._n_outputs
+        if type(node) is AccumulateGrad:
+            _leaf(node, grads[0], targets, captured, create_graph, acc_all, accumulate)
+            continue
+        if node._tensor_pre_hooks or node._retains or node._pre_hooks:
+            grads = _call_pre_hooks(node, grads)
+        if targets:
+            _capture(node, grads, targets, captured, create_graph)
+        if needed is not None and node not in needed:
+            continue
+        grad_inputs = _call_node(node, grads)
+        if not retain_graph:
+            node.release()
+        for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+            if nxt is None:
+                continue
+            if g is not None:
+                b = buffers.get(nxt)
+                if b is None:
+                    b = buffers[nxt] = [None] * nxt._n_outputs
+                    b[nr] = g
+                elif b[nr] is None:
+                    b[nr] = g
+                else:
+                    b[nr] = b[nr] + g
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _capture(node, grads, targets, captured, create_graph):
+    for nr, g in enumerate(grads):
+        pos = targets.get((node, nr))
+        if pos is not None:
+            for p in pos:
+                captured[p] = g if create_graph or g is None else g.detach()
+
+
+def _leaf(node, g, targets, captured, create_graph, acc_all, accumulate):
+    """An AccumulateGrad node is ready: the leaf's tensor hooks, then capture and/or accumulation."""
+    target = bool(targets) and (node, 0) in targets
+    if not (acc_all or target):
+        return
+    var = node.variable
+    if var._hooks and g is not None:
+        for fn in list(var._hooks.values()):
+            r = fn(g)
+            if r is not None:
+                g = _check_hook_result(r, g)
+    if target:
+        _capture(node, [g], targets, captured, create_graph)
+    if acc_all or accumulate:
+        _accumulate(node, g, create_graph)
 
 
 def _prepare(roots, targets):
     """Dependency counts of every reachable node; with targets, the set of nodes that lead to one."""
     deps = {}
-    seen = set()
-    order = []
-    stack = [node for (node, _), _ in roots if node is not None]
-    for n in stack:
-        seen.add(n)
+    stack = []
+    for (node, _), _ in roots:
+        if node is not None and node not in deps:
+            deps[node] = 0
+            stack.append(node)
     while stack:
         node = stack.pop()
-        order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
                 stack.append(nxt)
     if not targets:
         return deps, None
+    # topological order (Kahn), then needed-ness flows from children back to parents
+    left = dict(deps)
+    order = [n for n, d in deps.items() if d == 0]
+    i = 0
+    while i < len(order):
+        for nxt, _ in order[i].next_functions:
+            if nxt is not None:
+                left[nxt] -= 1
+                if left[nxt] == 0:
+                    order.append(nxt)
+        i += 1
     target_nodes = {n for n, _ in targets}
     needed = set()
-    # a node is needed if a target is reachable from it: iterate to a fixed point in reverse order
-    changed = True
-    while changed:
-        changed = False
-        for node in order:
-            if node in needed:
-                continue
-            if node in target_nodes or any(n in needed for n, _ in node.next_functions if n is not None):
-                needed.add(node)
-                changed = True
+    for node in reversed(order):
+        if node in target_nodes or any(n in needed for n, _ in node.next_functions):
+            needed.add(node)
     return deps, needed
 
 
 def _add_grad(buffers, node, nr, g):
-    if node is None:
-        return
     b = buffers.get(node)
     if b is None:
-        buffers[node] = {nr: g}
-    elif nr in b:
-        b[nr] = b[nr] + g
-    else:
-        b[nr] = g
+        b = buffers[node] = [None] * node._n_outputs
+    b[nr] = g if b[nr] is None else b[nr] + g
+
+
+# ---- hooks -------------------------------------------------------------------------------------------
 
 
 def _call_pre_hooks(node, grads):
+    grads = list(grads)
     th = node._tensor_pre_hooks
     if th:
         for nr, hooks in th.items():
             for fn in list(hooks.values()):
-                if nr in grads:
+                if grads[nr] is not None:
                     r = fn(grads[nr])
                     if r is not None:
-                        grads[nr] = r
+                        grads[nr] = _check_hook_result(r, grads[nr])
     ret = node._retains
     if ret:
         for nr, ref in ret.items():
             t = ref()
-            if t is not None and nr in grads:
+            if t is not None and grads[nr] is not None:
                 g = grads[nr]
                 if t._grad is None:
-                    t._grad = g.detach().clone() if not _grad_state.enabled else g.clone()
+                    t._grad = g.clone() if _grad_state.enabled else g.detach().clone()
                 else:
                     t._grad = t._grad + g
     if node._pre_hooks:
-        n = _num_outputs(node, grads)
-        go = tuple(grads.get(i) for i in range(n))
+        go = tuple(grads)
         for fn in list(node._pre_hooks.values()):
             r = fn(go)
             if r is not None:
-                go = tuple(r)
-        grads = {i: g for i, g in enumerate(go) if g is not None}
+                r = tuple(r)
+                if len(r) != len(go):
+                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an incorrect number of "
+                                       f"values (got {len(r)}, but expected {len(go)})")
+                go = r
+        grads = list(go)
     return grads
 
 
-def _num_outputs(node, grads):
-    meta = getattr(node, "_out_meta", None)
-    return max(len(meta) if meta else 1, max(grads) + 1 if grads else 1)
+def _check_hook_result(r, g):
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Tensor, but hook returned '{type(r).__name__}'")
+    return r
 
 
 def _call_node(node, grads):
-    n = _num_outputs(node, grads)
-    meta = getattr(node, "_out_meta", None)
-    go = []
-    for i in range(n):
-        g = grads.get(i)
-        if g is None and meta is not None and i < len(meta):
-            shape, dt = meta[i]
-            g = _wrap(np.zeros(shape, dt))  # a gradient that never arrived is zero
-        go.append(g)
-    go = tuple(go)
-    from . import anomaly_mode
+    meta = node._out_meta
+    if meta is not None:
+        for i, g in enumerate(grads):
+            if g is None:
+                shape, dt = meta[i]
+                grads[i] = _wrap(np.zeros(shape, dt))  # a gradient that never arrived is zero
+    go = tuple(grads)
+    if _anomaly[0]:
+        from .anomaly_mode import run_checked
 
-    if anomaly_mode._enabled[0]:
-        grad_inputs = anomaly_mode.run_checked(node, go)
+        grad_inputs = run_checked(node, go)
     else:
         grad_inputs = node.apply(go)
     if node._hooks:
@@ -231,23 +306,25 @@ def _call_node(node, grads):
     return grad_inputs
 
 
-def _release(node):
-    rel = getattr(node, "release", None)
-    if rel is not None:
-        rel()
+def _run_callbacks(task):
+    cbs = task.callbacks
+    i = 0
+    while i < len(cbs):  # a callback may queue more
+        cbs[i]()
+        i += 1
 
 
-def _leaf_hooks(var, g):
-    if var._hooks:
-        for fn in list(var._hooks.values()):
-            r = fn(g)
+# ---- accumulation into .grad -------------------------------------------------------------------------
+
+
+def _accumulate(node, g, create_graph):
+    """AccumulateGrad proper: node pre-hooks, `var.grad += g`, post-accumulate hooks, node post-hooks."""
+    var = node.variable
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn((g,))
             if r is not None:
-                g = r
-    return g
-
-
-def _accumulate(var, g, create_graph):
-    """AccumulateGrad: run the leaf's hooks, add `g` into `var.grad`, then post-accumulate hooks."""
+                g = tuple(r)[0]
     if g is None:
         return
     old = var._grad
@@ -267,9 +344,20 @@ def _accumulate(var, g, create_graph):
     if var._post_acc_hooks:
         for fn in list(var._post_acc_hooks.values()):
             fn(var)
+    if node._hooks:
+        for fn in list(node._hooks.values()):
+            fn((), (g,))
 
 
-def _accumulate_nonleaf_targets(inputs, captured, create_graph):
+def _accumulate_targets(inputs, captured, create_graph):
+    """backward(inputs=...): each input's gradient goes into its `.grad` (leaf or not)."""
+    done = set()
     for t, g in zip(inputs, captured):
-        if t._grad_fn is not None and g is not None:
+        if g is None or id(t) in done:
+            continue
+        done.add(id(t))
+        if t._grad_fn is not None:  # leaves were accumulated when their AccumulateGrad node ran
             t._grad = g if t._grad is None else t._grad + g
+
+
+from .graph import _anomaly  # noqa: E402  (shared flag list, see anomaly_mode)

@@ -131,13 +131,24 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.enabled, state.inference)
+        self.pushed = None
         if self.mode:
+            if not state.inference:
+                from .._dispatch import push_mode
+                from ._inference import InferenceModeHandler
+
+                self.pushed = InferenceModeHandler()
+                push_mode(self.pushed)
             state.enabled, state.inference = False, True
-        else:
-            state.inference = False
+        elif state.inference:  # leaving inference mode turns grad recording back on; elsewhere a no-op
+            state.enabled, state.inference = True, False
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
+        if self.pushed is not None:
+            from .._dispatch import pop_mode
+
+            pop_mode(self.pushed)
 
     def clone(self):
         return self.__class__(self.mode)

@@ -4,33 +4,52 @@ Each differentiable op output points to a Node (`grad_fn`) whose `next_functions
 pairs, one per op input, exactly as torch shows them: `(None, 0)` for an input that needs no gradient and
 an `AccumulateGrad` node for a leaf that does. Node classes are made per op and named as torch names them
 (`MulBackward0`), so `type(y.grad_fn).__name__` and its repr read like torch's.
+
+Also here: saved-tensor hooks (`saved_tensors_hooks`, `save_on_cpu`), the in-place checks and history
+rewriting the dispatcher calls, and (re-exported from graph_print.py) the graph printers `format_graph`,
+`print_graph` and `to_dot`.
+
+NOTE [ Recording is the hot path ]
+`record` runs once per differentiable op call while grad mode is on, so it avoids everything optional:
+no per-node dict (`metadata` is made on first access), one pass over the inputs, no isinstance where a
+`type() is` test will do. A chain of tiny ops spends most of its autograd time here and in the engine
+loop; see benchmarks/autograd_overhead.py.
 """
 
 import itertools
+import re
 import weakref
 from collections import OrderedDict
 
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+           "increment_version", "format_graph", "print_graph", "to_dot"]
 
 _seq = itertools.count()
+_NO_EDGE = (None, 0)
 
 
 class RemovableHandle:
     """Returned by every register_*hook; `remove()` unregisters the hook."""
 
+    __module__ = "ember.utils.hooks"
     _ids = itertools.count()
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._ids)
+        self.extra_dict_ref = ()
+        if extra_dict is not None:
+            extras = extra_dict if isinstance(extra_dict, list) else [extra_dict]
+            self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
 
     def remove(self):
-        d = self.hooks_dict_ref()
-        if d is not None:
-            d.pop(self.id, None)
+        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
+            d = ref()
+            if d is not None:
+                d.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -42,7 +61,7 @@ class RemovableHandle:
 def _add_hook(holder, attr, fn):
     d = getattr(holder, attr)
     if d is None:
-        d = OrderedDict()  # weakref-able, unlike a plain dict (RemovableHandle holds it weakly)
+        d = OrderedDict()  # weak-referenceable, unlike dict: handles hold it weakly
         setattr(holder, attr, d)
     h = RemovableHandle(d)
     d[h.id] = fn
@@ -50,7 +69,11 @@ def _add_hook(holder, attr, fn):
 
 
 class Node:
-    """A step of the backward graph (torch.autograd.graph.Node)."""
+    """A step of the backward graph (torch.autograd.graph.Node).
+
+    `apply(grads)` maps the gradients of the node's outputs (a tuple, one per output, None where none
+    arrived) to the gradients of its inputs, one per entry of `next_functions`.
+    """
 
     __module__ = "ember.autograd.graph"
     next_functions = ()
@@ -59,18 +82,29 @@ class Node:
     _tensor_pre_hooks = None  # {output_nr: {id: fn(grad)}}: hooks of the non-leaf tensors it produced
     _retains = None  # {output_nr: weakref to a tensor that retains its grad}
     _anomaly_trace = None
+    _anomaly_parent = None
+    _n_outputs = 1
+    _out_meta = None  # per output (shape, dtype) where a missing gradient must become zeros
 
     def __init__(self):
         self._seq = next(_seq)
-        self.metadata = {}
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self._metadata = {}
+        return d
 
     def name(self):
         return type(self).__name__
 
     def register_hook(self, fn):
+        """`fn(grad_inputs, grad_outputs)` runs after the node; it may return replacement grad_inputs."""
         return _add_hook(self, "_hooks", fn)
 
     def register_prehook(self, fn):
+        """`fn(grad_outputs)` runs before the node; it may return replacement grad_outputs."""
         return _add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_hook(self, output_nr, fn):
@@ -84,11 +118,17 @@ class Node:
     def _sequence_nr(self):
         return self._seq
 
+    def release(self):
+        """Free what the node saved (the engine calls it after running unless retain_graph)."""
+
     def __call__(self, *grads):
         return self.apply(grads)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+# ---- saved tensors -----------------------------------------------------------------------------------
 
 
 class SavedTensor:
@@ -102,17 +142,19 @@ class SavedTensor:
 
     def __init__(self, t, is_output=False):
         if t._is_inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make a clone to get "
-                "a normal tensor and use it in autograd.")
-        vc = _version_counter(t)
+            raise RuntimeError(_INFERENCE_SAVED)
+        vc = t._vc
+        if vc is None:
+            vc = _version_counter(t)
         self.version = vc[0]
         self.is_output = is_output
         if is_output:
             alias = _wrap(t._data)
             alias._vc = vc
-            alias._base = t._base
+            if t._base is not None:
+                alias._base = t._base
             t = alias
+        self.unpack_hook = None
         if _saved_hooks:
             pack, unpack = _saved_hooks[-1]
             self.tensor = None
@@ -120,23 +162,26 @@ class SavedTensor:
             self.unpack_hook = unpack
         else:
             self.tensor = t
-            self.unpack_hook = None
 
     def unpack(self, node, output_nr=0):
         if self.unpack_hook is not None:
+            if self.packed is None:
+                raise RuntimeError(_FREED)
             t = self.unpack_hook(self.packed)
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                                f"type {type(t).__name__}")
             return self._as_output(t, node, output_nr) if self.is_output else t
         t = self.tensor
         if t is None:
             raise RuntimeError(_FREED)
         v = t._vc[0]
         if v != self.version:
-            raise RuntimeError(_version_error(t, node, output_nr, v, self.version))
+            raise RuntimeError(_version_error(t, node if self.is_output else t._grad_fn, output_nr, v,
+                                              self.version))
         return self._as_output(t, node, output_nr) if self.is_output else t
 
     def _as_output(self, t, node, output_nr):
-        if not _grad_state.enabled:
-            return t
         out = _wrap(t._data)
         out._vc, out._base = t._vc, t._base
         out._grad_fn, out._requires_grad, out._output_nr = node, True, output_nr
@@ -146,6 +191,11 @@ class SavedTensor:
         self.tensor = None
         self.packed = None
 
+
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `ember.no_grad()` instead of `ember.inference_mode()`.")
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -160,16 +210,23 @@ def _type_name(t):
     return legacy_type_name(t)
 
 
-def _version_error(t, node, output_nr, now, expected):
-    where = ""
-    if t._grad_fn is not None or getattr(t, "_saved_from", None) is not None:
-        name = type(node).__name__ if t._grad_fn is None else type(t._grad_fn).__name__
-        where = f", which is output {output_nr} of {name}"
+def short_name(node):
+    """torch's short node name in error messages: `ExpBackward0` -> `Exp`, `MyFnBackward` -> `MyFn`."""
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
+
+
+def _version_error(t, fn, output_nr, now, expected):
+    where = f", which is output {output_nr} of {short_name(fn)}" if fn is not None else ""
+    if _anomaly[0]:
+        hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+                "variable in question was changed in there or anywhere later. Good luck!")
+    else:
+        hint = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                "ember.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where}, is at version {now}; expected "
-        f"version {expected} instead. Hint: enable anomaly detection to find the operation that failed to "
-        "compute its gradient, with ember.autograd.set_detect_anomaly(True).")
+        f"version {expected} instead. {hint}")
 
 
 class TensorMeta:
@@ -195,6 +252,12 @@ class TensorMeta:
         return len(self.shape)
 
 
+def increment_version(tensor):
+    """Bump the version counter of `tensor` (or of each tensor in a sequence), as an in-place op would."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        _version_counter(t)[0] += 1
+
+
 # ---- saved-tensor hooks ------------------------------------------------------------------------------
 
 _saved_hooks = []
@@ -202,7 +265,13 @@ _saved_hooks = []
 
 class saved_tensors_hooks:
     """Context manager: tensors saved for backward inside it go through `pack_hook` and come back through
-    `unpack_hook` (the mechanism under activation checkpointing and offloading)."""
+    `unpack_hook` (the mechanism under activation checkpointing and offloading).
+
+    Example::
+
+        >>> with ember.autograd.graph.saved_tensors_hooks(lambda t: t.numpy().copy(), ember.from_numpy):
+        ...     y = x.exp()
+    """
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
@@ -212,6 +281,7 @@ class saved_tensors_hooks:
         if _disabled_hooks_msg:
             raise RuntimeError(_disabled_hooks_msg[-1])
         _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
 
     def __exit__(self, *exc):
         _saved_hooks.pop()
@@ -228,29 +298,79 @@ _disabled_hooks_msg = []
 
 
 class disable_saved_tensors_hooks:
+    """Context manager (and decorator) under which `saved_tensors_hooks` raises `error_message`."""
+
     def __init__(self, error_message):
         self.error_message = error_message
 
     def __enter__(self):
         _disabled_hooks_msg.append(self.error_message)
+        return self
 
     def __exit__(self, *exc):
         _disabled_hooks_msg.pop()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call `fn` once per backward after the gradients of all `tensors` (mode="all": fn gets the tuple
+    of gradients, None for those not computed) or of the first of them (mode="any": fn gets that one)."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    from .engine import current_pass
+
+    tensors = tuple(tensors)
+    state = {}
+
+    def make_hook(i):
+        def hook(g):
+            token = current_pass()
+            if state.get("pass") != token:
+                state.clear()
+                state["pass"] = token
+                state["grads"] = [None] * len(tensors)
+                state["left"] = len(tensors)
+                state["done"] = False
+                if mode == "all":
+                    from .engine import expected_count
+
+                    state["left"] = expected_count(tensors)
+            state["grads"][i] = g
+            state["left"] -= 1
+            if mode == "any" and not state["done"]:
+                state["done"] = True
+                fn(g)
+            elif mode == "all" and state["left"] == 0:
+                fn(tuple(state["grads"]))
+        return hook
+
+    handles = [t.register_hook(make_hook(i)) for i, t in enumerate(tensors) if t.requires_grad]
+    return _MultiHandle(handles)
+
+
+class _MultiHandle(RemovableHandle):
+    def __init__(self, handles):  # noqa: super().__init__ not called: it only groups other handles
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
 
 
 # ---- op nodes ----------------------------------------------------------------------------------------
 
 
 class OpNode(Node):
-    """The backward node of a dispatched op: calls the op's derivative on the saved inputs."""
+    """The backward node of a dispatched op: calls the op's derivative on the saved inputs.
+
+    Saved values are visible as torch names them for the common cases: `_saved_self`, `_saved_other`
+    (the first two inputs) and `_saved_result` (the output).
+    """
 
     _op = None
     _saved = ()
     _params = ()
     _out = None
-    _out_meta = None  # per output (shape, dtype) of a multi-output op, to fill grads that never came
     _in_meta = ()  # per input: (shape, numpy dtype) or None, to reduce broadcast grads and cast them
-    _freed = False
 
     def apply(self, grads):
         op = self._op
@@ -275,16 +395,40 @@ class OpNode(Node):
         for s in self._saved:
             if type(s) is SavedTensor:
                 s.release()
-        if self._out is not None:
-            for o in (self._out if type(self._out) is tuple else (self._out,)):
+        out = self._out
+        if out is not None:
+            for o in (out if type(out) is tuple else (out,)):
                 o.release()
+            self._out = None
+
+    def _saved_input(self, i):
+        s = self._saved[i] if i < len(self._saved) else None
+        if type(s) is SavedTensor:
+            return s.unpack(self)
+        if s is None or isinstance(s, TensorMeta):
+            raise AttributeError(f"'{type(self).__name__}' object has no saved input {i}")
+        return s
+
+    _saved_self = property(lambda self: self._saved_input(0))
+    _saved_other = property(lambda self: self._saved_input(1))
+
+    @property
+    def _saved_result(self):
+        out = self._out
+        if out is None:
+            if self._op.save_output:
+                raise RuntimeError(_FREED)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_result'")
+        return out.unpack(self) if type(out) is not tuple else tuple(o.unpack(self, i) for i, o in enumerate(out))
 
 
 def fit_grads(res, metas):
     """Reduce each input grad to its input's shape (undoing broadcasting) and dtype."""
     out = []
     for g, meta in zip(res, metas):
-        if g is not None and meta is not None:
+        if meta is None:
+            g = None  # no gradient flows to an input that does not require one (hooks see None, as in torch)
+        elif g is not None:
             shape, dt = meta
             if g._data.shape != shape:
                 g = g.sum_to_size(shape) if len(shape) else g.sum()
@@ -308,12 +452,15 @@ def make_node_class(op):
 
 
 class AccumulateGrad(Node):
-    """Sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+    """Sink of a leaf that requires grad: adds incoming gradients into `variable.grad` (in the engine)."""
 
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
         self._seq = 2**62  # torch gives it UINT64_MAX: it runs as soon as it is ready
+
+    def name(self):
+        return "ember::autograd::AccumulateGrad"
 
     def apply(self, grads):
         return ()
@@ -323,51 +470,77 @@ def grad_edge(t):
     """The (Node, input_nr) a gradient for tensor `t` flows into."""
     fn = t._grad_fn
     if fn is not None:
+        if t._base is not None and "_view_version" in t.__dict__ and t._view_version != t._vc[0]:
+            fn = refresh_view_grad_fn(t)
         return (fn, t._output_nr)
     if not t._requires_grad:
-        return (None, 0)
+        return _NO_EDGE
+    return (_leaf_node(t), 0)
+
+
+def _leaf_node(t):
     ref = t._acc
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(t)
         t._acc = weakref.ref(node)
-    return (node, 0)
+    return node
+
+
+def refresh_view_grad_fn(view):
+    """A view whose base was modified in place since its grad_fn was made gets a fresh grad_fn: an
+    AsStridedBackward0 of the base's current history (torch regenerates it the same way)."""
+    base = view._base
+    vc = view._vc
+    if base._requires_grad:
+        prev = _grad_state.enabled
+        _grad_state.enabled = True
+        try:
+            fresh = base.as_strided(view._data.shape, view.stride(), view.storage_offset())
+        finally:
+            _grad_state.enabled = prev
+        view._grad_fn, view._output_nr = fresh._grad_fn, 0
+    view._view_version = vc[0]
+    return view._grad_fn
 
 
 def record(op, inputs, params, result):
-    """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed."""
-    if op.node_cls is None:
+    """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed.
+
+    See NOTE [ Recording is the hot path ].
+    """
+    node_cls = op.node_cls
+    if node_cls is None:
         raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
-    node = op.node_cls()
+    node = node_cls()
     edges = []
     metas = []
     for t in inputs:
-        if isinstance(t, Tensor) and t._requires_grad:
-            edges.append(grad_edge(t))
-            metas.append((t._data.shape, t._data.dtype))
+        if (type(t) is Tensor or isinstance(t, Tensor)) and t._requires_grad:
+            fn = t._grad_fn
+            if fn is None:
+                edges.append((_leaf_node(t), 0))
+            elif t._base is None or "_view_version" not in t.__dict__:
+                edges.append((fn, t._output_nr))
+            else:
+                edges.append(grad_edge(t))
+            a = t._data
+            metas.append((a.shape, a.dtype))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             metas.append(None)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
-    if op.saves == "all":
+    saves = op.saves
+    if saves == "all":
         node._saved = tuple(SavedTensor(t) if isinstance(t, Tensor) else t for t in inputs)
-    elif op.saves == "meta":
+    elif saves == "meta":
         node._saved = tuple(TensorMeta(t) if isinstance(t, Tensor) else t for t in inputs)
     else:
         node._saved = tuple(None if isinstance(t, Tensor) else t for t in inputs)
-    node._params = params
-    outs = result if type(result) is tuple else (result,)
-    if len(outs) > 1:
-        node._out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
-    for i, o in enumerate(outs):
-        if o._data.dtype.kind in "fc" or o._data.dtype.name == "bfloat16":
-            o._grad_fn = node
-            o._requires_grad = True
-            o._output_nr = i
-    if op.save_output:
-        saved = tuple(SavedTensor(o, True) for o in outs)
-        node._out = saved if type(result) is tuple else saved[0]
+    if params:
+        node._params = params
+    _attach_outputs(op, node, result)
     if _anomaly[0]:
         from .anomaly_mode import capture_trace
 
@@ -375,10 +548,40 @@ def record(op, inputs, params, result):
     return node
 
 
+def _attach_outputs(op, node, result):
+    is_view = op.kind == "view"
+    if type(result) is tuple:
+        node._out_meta = tuple((o._data.shape, o._data.dtype) for o in result)
+        node._n_outputs = len(result)
+        outs = result
+    else:
+        outs = (result,)
+    for i, o in enumerate(outs):
+        k = o._data.dtype.kind
+        if k == "f" or k == "c" or o._data.dtype.name == "bfloat16":
+            o._grad_fn = node
+            o._requires_grad = True
+            if i:
+                o._output_nr = i
+            if is_view:
+                o._view_version = _version_counter(o)[0]
+                if len(outs) > 1:
+                    o._multi_view = True
+    if op.save_output:
+        saved = tuple(SavedTensor(o, True) for o in outs)
+        node._out = saved if type(result) is tuple else saved[0]
+
+
 _anomaly = [False]
 
 
 # ---- in-place ops --------------------------------------------------------------------------------------
+
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
+    "(if you want the inplace to be tracked).")
 
 
 def check_inplace(t, recording):
@@ -391,21 +594,32 @@ def check_inplace(t, recording):
     if not _grad_state.enabled:
         return
     if t._grad_fn is None and t._requires_grad:
+        if t._base is not None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = t._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
+    if base is None:
+        return
+    if base._requires_grad and t._grad_fn is None and not t._requires_grad and recording:
+        raise RuntimeError(_NO_GRAD_VIEW)
+    if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if "_multi_view" in t.__dict__ and t._grad_fn is not None:
+        raise RuntimeError(
+            f"Output {t._output_nr} of {short_name(t._grad_fn)} is a view and is being modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not allow the output "
+            "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
 
 
 def rebase_history(op, self, inputs, params, old_data):
     """After `self.op_(...)` wrote its result into self: make self's (or its base's) grad_fn the new node.
 
     The node sees the old self as its first input. Its value was overwritten, so when the derivative
-    needs input values, `old_data` is a copy taken before the write. For a view whose base takes part in
-    autograd, the base's history is rewritten instead (see NOTE [ CopySlices ]).
+    needs input values, `old_data` is a copy taken before the write. For a view, the base's history is
+    rewritten instead (see NOTE [ CopySlices ]).
     """
-    base = self._base
-    if base is not None and (base._requires_grad or self._requires_grad):
+    if self._base is not None:
         from .copy_slices import rebase_view
 
         rebase_view(op, self, inputs, params, old_data)
@@ -414,4 +628,8 @@ def rebase_history(op, self, inputs, params, old_data):
     old._grad_fn, old._requires_grad, old._output_nr = self._grad_fn, self._requires_grad, self._output_nr
     old._acc = self._acc
     old._vc = [0]
+    self._output_nr = 0
     record(op, (old,) + tuple(inputs[1:]), params, self)
+
+
+from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)

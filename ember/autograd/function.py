@@ -1,0 +1,329 @@
+"""Custom autograd Functions: `class F(ember.autograd.Function)` with static forward and backward.
+
+As in torch, the `ctx` a forward receives *is* the backward node: an instance of a class made per Function
+subclass and named `<Name>Backward` (`MyFnBackward`), which subclasses `BackwardCFunction` (a Node) and
+`FunctionCtx` (what forward may call: save_for_backward, mark_dirty, mark_non_differentiable,
+set_materialize_grads). `F.apply(*args)`:
+
+1. runs `forward(ctx, *args)` with grad mode off (or, in the `setup_context` style, `forward(*args)`
+   and then `setup_context(ctx, inputs, output)`);
+2. if grad mode is on and a tensor input requires grad, makes ctx the grad_fn of the float outputs
+   (minus those marked non-differentiable); an input returned as is comes back as a view of it, an
+   input marked dirty keeps its identity and gets its history rewritten;
+3. turns what was given to `save_for_backward` into saved tensors, which check their version on
+   `ctx.saved_tensors` like any other saved tensor.
+
+In backward, `ctx.backward(*grads)` runs the user's backward (or vjp), then checks its results as torch
+does: the count, None for non-tensor inputs, shapes (broadcastable results are summed down) and dtypes.
+"""
+
+import functools
+import warnings
+
+from .._tensor import Tensor, _version_counter, _wrap
+from .grad_mode import state as _grad_state
+from .graph import Node, SavedTensor, fit_grads, grad_edge
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction"]
+
+
+class FunctionCtx:
+    """What `forward` (or `setup_context`) may do with `ctx`."""
+
+    __module__ = "ember.autograd.function"
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for backward; read them back with `ctx.saved_tensors`."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Kept for forward-mode AD, which ember does not have; stored as given."""
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        """Declare the input tensors that forward modified in place."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs):
+        warnings.warn("mark_shared_storage is deprecated. Tensors with shared storages are automatically tracked. "
+                      "Note that calls to `set_()` are not tracked", DeprecationWarning, stacklevel=2)
+
+    def mark_non_differentiable(self, *args):
+        """Declare outputs that get no gradient (they will not require grad)."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        """Whether gradients that never arrived are passed to backward as zeros (default) or None."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """Base of the per-Function node classes (`MyFnBackward`); instances are both ctx and node."""
+
+    __module__ = "ember.autograd.function"
+    _forward_cls = None
+    materialize_grads = True
+    to_save = ()
+    non_differentiable = ()
+    dirty_tensors = ()
+    _saved = None
+    _n_inputs = 0
+    _fn_out_meta = ()  # per output (shape, numpy dtype), to materialize missing gradients as zeros
+    _input_meta = ()  # per forward input: (shape, numpy dtype) for tensors that require grad, else None
+
+    def __repr__(self):
+        return object.__repr__(self)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            if self.__dict__.get("_released"):
+                from .graph import _FREED
+
+                raise RuntimeError(_FREED)
+            return tuple(self.to_save)  # inside forward/setup_context, before they are packed
+        return tuple(s.unpack(self, nr) if type(s) is SavedTensor else s for s, nr in saved)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    def apply(self, grads):
+        cls = self._forward_cls
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                               "You should only implement one of them.")
+        user_fn = vjp_fn if vjp_fn is not Function.vjp else backward_fn
+        if self.materialize_grads:
+            grads = tuple(_zeros(meta) if g is None else g for g, meta in zip(grads, self._fn_out_meta))
+        res = user_fn(self, *grads)
+        return self._check_grads(res if type(res) is tuple else (res,))
+
+    def _check_grads(self, res):
+        name, n = type(self).__name__, self._n_inputs
+        if len(res) != n:
+            if len(res) < n or any(r is not None for r in res[n:]):
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {n}, "
+                                   f"got {len(res)})")
+            res = res[:n]
+        for i, (g, meta) in enumerate(zip(res, self._input_meta)):
+            if g is None:
+                continue
+            if not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if meta is False:
+                raise RuntimeError(f"function {name} returned a gradient different than None at position {i + 1}, "
+                                   "but the corresponding forward input was not a Variable")
+            if meta is not None and not _expandable(meta[0], g._data.shape):
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                                   f"{list(g._data.shape)} but expected shape compatible with {list(meta[0])}")
+        metas = self._input_meta
+        return fit_grads([g for g, m in zip(res, metas) if m is not False], [m for m in metas if m is not False])
+
+    def release(self):
+        self._saved = None
+        self.to_save = ()
+        self._released = True
+
+
+def _zeros(meta):
+    import numpy as np
+
+    shape, dt = meta
+    return _wrap(np.zeros(shape, dt))
+
+
+def _expandable(shape, to):
+    """Whether `shape` broadcasts to `to` (then a gradient of shape `to` sums down to `shape`)."""
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
+
+
+class FunctionMeta(type):
+    """Makes, for each Function subclass `F`, its node class `FBackward`."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,),
+                            {"_forward_cls": cls, "__module__": "ember.autograd.function",
+                             "__qualname__": name + "Backward"})
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom autograd operations (also `ember.autograd.Function`).
+
+    Example::
+
+        >>> class Exp(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, i):
+        ...         result = i.exp()
+        ...         ctx.save_for_backward(result)
+        ...         return result
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         result, = ctx.saved_tensors
+        ...         return grad_output * result
+        >>> y = Exp.apply(x)
+    """
+
+    __module__ = "ember.autograd.function"
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
+            "function with static forward method. (Example: https://pytorch.org/docs/stable/autograd.html#torch."
+            "autograd.Function)")
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward  # vjp and backward are aliases of each other; a subclass defines one
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            if cls.setup_context is not Function.setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.enabled = prev
+        if prev and any(ctx.needs_input_grad):
+            output = _connect(ctx, args, output)
+        return output
+
+
+def _input_meta(a):
+    if not isinstance(a, Tensor):
+        return False  # a gradient for it must be None
+    return (a._data.shape, a._data.dtype) if a._requires_grad else None
+
+
+def _connect(ctx, args, output):
+    """Make ctx the grad_fn of the outputs and pack its saved tensors (steps 2 and 3 of the docstring)."""
+    ctx.next_functions = tuple(grad_edge(a) for a in args if isinstance(a, Tensor))  # tensors only, as torch
+    ctx._n_inputs = len(args)
+    ctx._input_meta = tuple(_input_meta(a) for a in args)
+    single = not isinstance(output, (tuple, list))
+    outs = [output] if single else list(output)
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    nondiff = {id(t) for t in ctx.non_differentiable}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            continue
+        if id(o) in dirty:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            _version_counter(o)[0] += 1
+        elif id(o) in inputs:
+            o = outs[i] = o.view_as(o)  # an input returned as is comes back as a view (grad mode is on here)
+        if id(o) in nondiff or not (o.is_floating_point() or o.is_complex()):
+            if id(o) in nondiff:
+                o._grad_fn, o._requires_grad = None, False
+            continue
+        o._grad_fn, o._requires_grad, o._output_nr = ctx, True, i
+    ctx._n_outputs = len(outs)
+    ctx._fn_out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+    out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+    saved = []
+    for t in ctx.to_save:
+        if t is None:
+            saved.append((None, 0))
+        elif id(t) in out_ids and t._grad_fn is ctx:
+            saved.append((SavedTensor(t, True), out_ids[id(t)]))
+        else:
+            saved.append((SavedTensor(t), 0))
+    ctx._saved = saved
+    ctx.to_save = ()
+    if single:
+        return outs[0]
+    return type(output)(outs)
+
+
+# ---- once_differentiable -----------------------------------------------------------------------------
+
+
+class DelayedError(Node):
+    """Stands for a backward that cannot be differentiated; raises only if a gradient reaches it."""
+
+    def __init__(self, msg, edges):
+        super().__init__()
+        self.msg = msg
+        self.next_functions = tuple(edges)
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn):
+    """Decorator for a custom Function's backward that is not itself differentiable: it runs with grad
+    mode off, and differentiating its result (create_graph=True) raises when it is attempted."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _grad_state.enabled = prev
+        if not prev:
+            return outputs
+        needs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not needs:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        err = DelayedError("trying to differentiate twice a function that was marked with @once_differentiable",
+                           [grad_edge(a) for a in needs])
+        fixed = []
+        for o in outs:
+            if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex()):
+                o = o.detach()
+                o._grad_fn, o._requires_grad = err, True
+            fixed.append(o)
+        return fixed[0] if single else tuple(fixed)
+    return wrapper
+
+
+class InplaceFunction(Function):
+    """A Function with an `inplace` flag (torch keeps it for old code)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace

@@ -1,0 +1,330 @@
+"""ember.autograd.functional: derivatives of whole functions (vjp, jvp, jacobian, hessian, vhp, hvp).
+
+Same signatures, argument checks, error messages and output structure as torch.autograd.functional:
+a Tensor in gives a Tensor out, a tuple in gives a tuple out (jacobian/hessian: nested per output and
+input). Everything is built on reverse mode: `jvp` and `hvp` use the double-backward trick (the
+gradient of a vjp with respect to its cotangent, which is linear). `vectorize=True` is accepted and
+computes the same result row by row (ember has no vmap); `strategy="forward-mode"` likewise runs in
+reverse mode, after torch's own argument checks.
+
+Example::
+
+    >>> def pow_reducer(x):
+    ...     return x.pow(3).sum()
+    >>> x = ember.tensor([1., 2.])
+    >>> ember.autograd.functional.hessian(pow_reducer, x)
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+"""
+
+from .._tensor import Tensor
+from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+# ---- argument handling (torch's helpers, same messages) ---------------------------------------------
+
+
+def _as_tuple(inp, arg_name, fn_name):
+    is_tuple = isinstance(inp, tuple)
+    if not is_tuple:
+        inp = (inp,)
+    for i, el in enumerate(inp):
+        if not isinstance(el, Tensor):
+            where = f"the value at index {i} has type {type(el)}" if is_tuple else \
+                f"the given {arg_name} has type {type(el)}"
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                            f"{where}.")
+    return is_tuple, inp
+
+
+def _tuple_postprocess(res, to_unpack):
+    if isinstance(to_unpack, tuple):
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _grad_preprocess(inputs, create_graph, need_graph):
+    """Fresh tensors to differentiate with respect to: views of the inputs (create_graph, so the result stays
+    connected to them) or detached copies."""
+    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach().requires_grad_(need_graph)
+                 for inp in inputs)
+
+
+def _grad_postprocess(inputs, create_graph):
+    if isinstance(inputs[0], Tensor):
+        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
+    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if el_v.size() != el_other.size():
+            prepend = f"Entry {idx} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}.")
+
+
+_INDEPENDENT = {
+    "hessian": "The hessian of the user-provided function with respect to input {i} is independent of the input. "
+               "This is not allowed in strict mode. You should ensure that your function is thrice differentiable "
+               "and that the hessian depends on the inputs.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided function with respect to "
+                "input {i} is independent of the input. This is not allowed in strict mode. You should ensure that "
+                "your function is twice differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the user-provided "
+                   "function. This is not allowed in strict mode.",
+    "outputs": "Output {i} of the user-provided function does not require gradients. The outputs must be computed "
+               "in a differentiable manner from the input when running in strict mode.",
+}
+
+
+def _check_requires_grad(inputs, input_type, strict):
+    if not strict:
+        return
+    for i, inp in enumerate(inputs):
+        if inp is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode.")
+        if not inp.requires_grad:
+            raise RuntimeError(_INDEPENDENT[input_type].format(i=i))
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    from . import grad
+
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True,
+                create_graph=create_graph, retain_graph=retain_graph)
+
+
+_FILL_MSG = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict "
+            "mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
+                  "using the double backward trick to compute forward mode gradients. This is not allowed in strict "
+                  "mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
+                   "strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the grad_jacobian. "
+                         "This is not allowed in strict mode as it prevents from using the double backward trick to "
+                         "replace forward mode AD.",
+}
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    from .. import zeros_like
+
+    res = ()
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_FILL_MSG[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "jacobian" if "double" not in stage else "hessian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode when create_graph=True.")
+        res += (g,)
+    return res
+
+
+def _prepare_v(v, ref, is_ref_tuple, create_graph, fn_name, none_msg):
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, ref, is_ref_tuple)
+    elif len(ref) != 1 or ref[0].nelement() != 1:
+        raise RuntimeError(none_msg)
+    return v
+
+
+_V_NONE_INPUT = ("The vector v can only be None if the input to the user-provided function is a single Tensor with a "
+                 "single element.")
+
+# ---- the functions -------------------------------------------------------------------------------------
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T J): the vector-Jacobian product of `func` at `inputs` with `v` (shaped like the
+    outputs; may be None for a single-element output)."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
+                       "The vector v can only be None if the user-provided function returns a single Tensor with a "
+                       "single element.")
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J v): the Jacobian-vector product, by the double-backward trick."""
+    from .. import zeros_like
+
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_INPUT)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        # the vjp is linear in its cotangent, so any finite value will do for it
+        grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_outputs_tuple)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """The Jacobian of `func` at `inputs`: per output and input, a tensor of shape output.shape + input.shape."""
+    from .. import stack, zeros_like
+
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+                             'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and `strategy=\"forward-"
+                                      "mode\"` are not supported together (yet). Please either set `create_graph=False` "
+                                      "or `strategy=\"reverse-mode\"`.".replace("torch.", "ember."))
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+                                      "implemented for `vectorize=True`.")
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        result = ()
+        for i, out in enumerate(outputs):
+            rows = tuple([] for _ in inputs)
+            flat = out.reshape(-1)
+            for j in range(out.nelement()):
+                vj = _autograd_grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
+                for k, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
+                                               f"{k}. This is not allowed in strict mode.")
+                        g = zeros_like(inp)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError("The jacobian of the user-provided function is independent of input {i}. "
+                                           "This is not allowed in strict mode when create_graph=True.")
+                    row.append(g)
+            result += (tuple(_rows_to_jacobian(row, out, inp, stack, zeros_like) for row, inp in zip(rows, inputs)),)
+        result = _grad_postprocess(result, create_graph)
+        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _rows_to_jacobian(row, out, inp, stack, zeros_like):
+    if not row:  # an output with no elements
+        from .. import zeros
+
+        return zeros(tuple(out.shape) + tuple(inp.shape), dtype=inp.dtype)
+    return stack(row, dim=0).view(tuple(out.shape) + tuple(inp.shape))
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of scalar function `func` at `inputs` (per pair of inputs, shape input_i.shape + input_j.shape)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def ensure_single_output_function(*inp):
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict=strict)
+        if is_out_tuple or not isinstance(out, Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        return out.squeeze()
+
+    def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
+        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy=outer_jacobian_strategy)
+    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def _scalar_output(func, inputs, fn_name, strict):
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+    return is_outputs_tuple, outputs
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T H): vector-Hessian product of scalar function `func`."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp", _V_NONE_INPUT)
+        is_outputs_tuple, outputs = _scalar_output(func, inputs, "vhp", strict)
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H v): Hessian-vector product of scalar function `func`, by the double-backward trick."""
+    from .. import zeros_like
+
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp", _V_NONE_INPUT)
+        is_outputs_tuple, outputs = _scalar_output(func, inputs, "hvp", strict)
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict=strict)
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)

@@ -1,0 +1,234 @@
+"""gradcheck and gradgradcheck: compare autograd's gradients with finite differences.
+
+`gradcheck(fn, inputs)` builds, for every output and every input that requires grad, the Jacobian twice:
+numerically (central differences, each input element nudged by +-eps in place) and analytically (one
+backward per output element with a one-hot grad_output). They must agree within `atol + rtol * |numerical|`,
+the backward must be reentrant (the same result twice, within `nondet_tol`), give gradients of the
+inputs' size, be zero for a zero grad_output and accept undefined (None) grad_outputs. Use float64
+inputs: float32 differences are too coarse and torch warns about them, as ember does.
+
+`gradgradcheck(fn, inputs, grad_outputs)` runs gradcheck on the function `(inputs, grad_outputs) ->
+autograd.grad(fn(inputs), inputs, grad_outputs, create_graph=True)`, i.e. checks second derivatives.
+
+`fast_mode=True` is accepted and computes the same full Jacobians (torch's fast mode projects them onto
+random vectors; the verdict is the same, only slower here for large inputs).
+"""
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from .grad_mode import no_grad
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Error raised by `gradcheck` and `gradgradcheck`."""
+
+    __module__ = "ember.autograd.gradcheck"
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _diff_outputs(outputs):
+    return tuple(o for o in outputs if isinstance(o, Tensor) and o.requires_grad)
+
+
+def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
+    """Per input in diff_idx: per output, an (input numel, output numel) float64 Jacobian by central differences."""
+    jac = []
+    for i in diff_idx:
+        x = inputs[i]
+        data = x._data
+        cols = [np.zeros((data.size, int(np.prod(s))), np.float64) for s in n_outputs_shapes]
+        for k, idx in enumerate(np.ndindex(*data.shape)):
+            orig = data[idx].copy()
+            data[idx] = orig - eps
+            minus = _eval(fn, inputs)
+            data[idx] = orig + eps
+            plus = _eval(fn, inputs)
+            data[idx] = orig
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                cols[j][k] = (p.astype(np.float64) - m.astype(np.float64)).reshape(-1) / (2 * eps)
+        jac.append(cols)
+    return jac
+
+
+def _eval(fn, inputs):
+    with no_grad():
+        out = _as_tuple(fn(*inputs))
+    return [o._data for o in out if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+
+
+def _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol):
+    """Per input in diff_idx: per output, the Jacobian from backward, plus whether backward was reentrant
+    and whether every gradient had its input's size and dtype."""
+    from . import grad as autograd_grad
+
+    diff_inputs = [inputs[i] for i in diff_idx]
+    jac = [[np.zeros((x.numel(), o.numel()), np.float64) for o in outputs] for x in diff_inputs]
+    reentrant, sizes_ok, types_ok = True, True, True
+    for j, o in enumerate(outputs):
+        for k in range(o.numel()):
+            onehot = np.zeros(o._data.size, o._data.dtype)
+            onehot[k] = 1
+            go = _wrap(onehot.reshape(o._data.shape))
+            g1 = autograd_grad(o, diff_inputs, go, retain_graph=True, allow_unused=True)
+            g2 = autograd_grad(o, diff_inputs, go, retain_graph=True, allow_unused=True)
+            for i, (a, b, x) in enumerate(zip(g1, g2, diff_inputs)):
+                if a is None:
+                    continue
+                if a.shape != x.shape:
+                    sizes_ok = False
+                    continue
+                if a.dtype != x.dtype:
+                    types_ok = False
+                if (b is None or np.abs(a._data.astype(np.float64) - b._data.astype(np.float64)).max(initial=0)
+                        > nondet_tol):
+                    reentrant = False
+                jac[i][j][:, k] = a._data.astype(np.float64).reshape(-1)
+    return jac, reentrant, sizes_ok, types_ok
+
+
+def _fail(msg, raise_exception):
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
+def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
+    """Check the gradients of `func` at `inputs` (tensors requiring grad, best in float64) against finite
+    differences; True if they match, else GradcheckError (or False with raise_exception=False)."""
+    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
+        raise RuntimeError("ember has no forward-mode AD or vmap: check_forward_ad, check_batched_grad and "
+                           "check_batched_forward_grad must be False")
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
+    for i in diff_idx:
+        if inputs[i].dtype.name not in ("float64", "complex128"):
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating point "
+                          "or complex. ", stacklevel=2)
+    outputs = _diff_outputs(_as_tuple(func(*inputs)))
+    if not check_backward_ad:
+        return True
+    if not outputs:
+        return _check_no_diff_outputs(func, inputs, diff_idx, eps, raise_exception)
+    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps)
+    analytical, reentrant, sizes_ok, types_ok = _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol)
+    if check_grad_dtypes and not types_ok:
+        return _fail("Gradient has dtype mismatch", raise_exception)
+    if not sizes_ok:
+        return _fail("Analytical gradient has incorrect size", raise_exception)
+    for a_i, (num_in, ana_in) in enumerate(zip(numerical, analytical)):
+        for o_i, (n, a) in enumerate(zip(num_in, ana_in)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                return _fail(f"Jacobian mismatch for output {o_i:d} with respect to input {diff_idx[a_i]:d},\n"
+                             f"numerical:{_wrap(n)}\nanalytical:{_wrap(a)}\n", raise_exception)
+    if not reentrant:
+        return _fail("Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
+                     "times gives different values, although analytical gradient matches numerical gradient."
+                     f"The tolerance for nondeterminism was {nondet_tol}.", raise_exception)
+    if not _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
+        return False
+    if check_undefined_grad:
+        return _check_undefined_grad(func, inputs, diff_idx, raise_exception)
+    return True
+
+
+def _check_no_diff_outputs(func, inputs, diff_idx, eps, raise_exception):
+    outs = _eval(func, inputs)
+    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outs], eps)
+    for per_input in numerical:
+        for n in per_input:
+            if not np.all(n == 0):
+                return _fail("Numerical gradient for function expected to be zero", raise_exception)
+    return True
+
+
+def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
+    from .. import zeros_like
+    from . import grad as autograd_grad
+
+    diff_inputs = [inputs[i] for i in diff_idx]
+    grads = autograd_grad(outputs, diff_inputs, [zeros_like(o) for o in outputs], retain_graph=True,
+                          allow_unused=True)
+    for g, x in zip(grads, diff_inputs):
+        if g is None:
+            continue
+        if not (g._data == 0).all():
+            return _fail("backward not multiplied by grad_output", raise_exception)
+        if g.dtype != x.dtype:
+            return _fail("grad is incorrect type", raise_exception)
+        if g.shape != x.shape:
+            return _fail("grad is incorrect size", raise_exception)
+    return True
+
+
+def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
+    """Backward must accept a missing (None) gradient for an output and treat it as zeros."""
+    from . import grad as autograd_grad
+
+    diff_inputs = [inputs[i] for i in diff_idx]
+    outputs = _diff_outputs(_as_tuple(func(*inputs)))
+    for j in range(len(outputs)):
+        go = [None if i == j else _wrap(np.zeros(o._data.shape, o._data.dtype)) for i, o in enumerate(outputs)]
+        keep = [o for i, o in enumerate(outputs) if go[i] is not None]
+        if not keep:
+            continue
+        try:
+            grads = autograd_grad(keep, diff_inputs, [g for g in go if g is not None], retain_graph=True,
+                                  allow_unused=True)
+        except RuntimeError as e:
+            return _fail(f"Expected backward function to handle undefined output grads. Please look at "
+                         f"\"Notes about undefined output gradients\" in \"tools/autograd/derivatives.yaml\"\n{e}",
+                         raise_exception)
+        for g in grads:
+            if g is not None and not (g._data == 0).all():
+                return _fail("Expected all input grads to be undefined or zero when all output grads are undefined "
+                             "or zero.", raise_exception)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rtol=0.001,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0, check_undefined_grad=True,
+                  check_grad_dtypes=False, check_batched_grad=False, check_fwd_over_rev=False,
+                  check_rev_over_rev=True, fast_mode=False, masked=False):
+    """Check second derivatives: gradcheck of the gradient of `func` (with random or given grad_outputs)."""
+    from . import grad as autograd_grad
+
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        outs = _diff_outputs(_as_tuple(func(*inputs)))
+        grad_outputs = tuple(
+            _wrap(rng.uniform(-1, 1, o._data.shape).astype(o._data.dtype)).requires_grad_() for o in outs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def new_func(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _diff_outputs(_as_tuple(func(*ins)))
+        grads = autograd_grad(outs, [ins[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+                     fast_mode=fast_mode)

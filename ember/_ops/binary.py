@@ -207,7 +207,7 @@ def _heaviside(a, b):
 @method()
 def heaviside(input, values, *, out=None):
     if input.dtype != values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return finish_out(dispatch(_heaviside, (input, values)), out)
 
 
@@ -279,7 +279,7 @@ def _(g, a, t1, t2, value):
 @defop("addcdiv", "AddcdivBackward0", POINTWISE, "same")
 def _addcdiv(a, t1, t2, value):
     if np.asarray(t1).dtype.kind in "biu" and np.asarray(t2).dtype.kind in "biu":
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
                            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
                            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
                            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
@@ -315,7 +315,7 @@ def _shift(name, ufunc, word):
         for x in (a, b):
             k = np.asarray(x).dtype
             if k.kind not in "iub":
-                raise RuntimeError(f"\"{word}_cpu\" not implemented for '{dtype_word(k)}'")
+                raise NotImplementedError(f"\"{word}_cpu\" not implemented for '{dtype_word(k)}'")
         a, b = np.asarray(a), np.asarray(b)
         bits = a.dtype.itemsize * 8
         big = (b >= bits) | (b < 0)

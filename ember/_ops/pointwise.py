@@ -198,7 +198,7 @@ def _(g, a, *, out):
 @defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True)
 def _relu(a):
     if a.dtype == np.bool_:
-        raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 
@@ -262,12 +262,12 @@ def _clamp_t(a, lo, hi):
 def _(g, a, lo, hi):
     keep = a == a
     glo = ghi = None
-    if lo is not None:
+    if lo is not None:  # the gradient goes to whichever of a, lo, hi the result took its value from
         keep = keep & (a >= lo)
-        glo = where(a < lo, g, 0.0)
+        glo = where((a < lo) & (lo <= hi), g, 0.0) if hi is not None else where(a < lo, g, 0.0)
     if hi is not None:
         keep = keep & (a <= hi)
-        ghi = where(a > hi, g, 0.0) if lo is None else where((a > hi) & (a >= lo), g, 0.0)
+        ghi = where((a > hi) | (lo > hi), g, 0.0) if lo is not None else where(a > hi, g, 0.0)
     return g * keep, glo, ghi
 
 
@@ -321,7 +321,7 @@ _not = defop("logical_not", None, POINTWISE)(np.logical_not)
 def _bitwise(name, ufunc):
     def kernel(a, b):
         if np.asarray(a).dtype.kind == "f" or np.asarray(b).dtype.kind == "f":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
         return ufunc(a, b)
     return defop(name, None, POINTWISE, "same")(kernel)
 
@@ -333,7 +333,7 @@ _band, _bor, _bxor = (_bitwise("bitwise_and", np.bitwise_and), _bitwise("bitwise
 @defop("bitwise_not", None, POINTWISE)
 def _bnot(a):
     if a.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return np.invert(a)
 
 
@@ -452,7 +452,15 @@ def _clamp_inputs(input, min, max):  # noqa: A002
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_t, (input, min, max), ()
+    if input._data.dtype.kind in "biu" and any(isinstance(b, float) for b in (min, max)):
+        input = input.to(_default_float())  # an integer tensor clamped to float bounds is a float result
     return _clamp, (input,), (min, max)
+
+
+def _default_float():
+    from .._dtypes import get_default_dtype
+
+    return get_default_dtype()
 
 
 @method("clamp", "clip")

@@ -37,15 +37,19 @@ def _quiet(fn):
 
 
 def _wide(fn):
-    """A float64 special-function kernel rounded back to the input's dtype."""
-    return lambda a: fn(a).astype(a.dtype, copy=False)
+    """A float64 special-function kernel rounded back to the input's dtype (and memory layout)."""
+    def kernel(a):
+        out = np.empty_like(a)
+        out[...] = fn(a)
+        return out
+    return kernel
 
 
 def _float_only(name, fn):
     """A kernel torch only implements for floating inputs ('"frac_cpu" not implemented for 'Long'')."""
     def kernel(a):
         if a.dtype.kind not in "fc" and a.dtype.name != "bfloat16":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype_word(a.dtype)}'")
         return fn(a)
     return kernel
 
@@ -91,7 +95,9 @@ _digamma = _op("digamma", "DigammaBackward0", _wide(special.digamma), lambda g, 
 
 @defop("polygamma", "PolygammaBackward0", POINTWISE, "float")
 def _polygamma(a, n):
-    return special.polygamma(n, a).astype(a.dtype, copy=False)
+    out = np.empty_like(a)
+    out[...] = special.polygamma(n, a)
+    return out
 
 
 @_polygamma.derivative_
@@ -107,7 +113,7 @@ def _zero_grad(g, a, *params):
 
 
 def _int_identity(fn):
-    return lambda a: a.copy() if a.dtype.kind in "biu" else fn(a)
+    return lambda a: a.copy(order="K") if a.dtype.kind in "biu" else fn(a)
 
 
 _floor = _op("floor", "FloorBackward0", _int_identity(np.floor), _zero_grad, "same", saves="none")
@@ -121,7 +127,7 @@ _frac = _op("frac", "FracBackward0", _float_only("frac", lambda a: a - np.trunc(
 @defop("round", "RoundBackward1", POINTWISE, "same", saves="none")
 def _round_dec(a, decimals):
     if a.dtype.kind in "biu":
-        raise RuntimeError(f"\"round_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{dtype_word(a.dtype)}'")
     scale = np.asarray(10.0 ** abs(decimals), a.dtype)
     with np.errstate(all="ignore"):
         return np.rint(a * scale) / scale if decimals >= 0 else np.rint(a / scale) * scale
@@ -155,10 +161,9 @@ def _(g, a, eps):
 def _nan_to_num(a, nan, posinf, neginf):
     if a.dtype.kind in "biu":
         return a.copy()
-    info = np.finfo(a.dtype)
-    out = np.where(np.isnan(a), np.asarray(0.0 if nan is None else nan, a.dtype), a)
-    out = np.where(np.isposinf(a), np.asarray(info.max if posinf is None else posinf, a.dtype), out)
-    return np.where(np.isneginf(a), np.asarray(info.min if neginf is None else neginf, a.dtype), out)
+    out = np.where(np.isnan(a), np.asarray(nan, a.dtype), a)
+    out = np.where(np.isposinf(a), np.asarray(posinf, a.dtype), out)
+    return np.where(np.isneginf(a), np.asarray(neginf, a.dtype), out)
 
 
 @_nan_to_num.derivative_
@@ -180,7 +185,7 @@ def _pred(name, fn):
 
 
 def _int_pred(name, a):
-    return np.ones(a.shape, np.bool_) if name == "isfinite" else np.zeros(a.shape, np.bool_)
+    return np.full_like(a, name == "isfinite", dtype=np.bool_)
 
 
 def _real(fn):
@@ -289,13 +294,29 @@ def logit(input, eps=None, *, out=None):
 Tensor.logit_ = lambda self, eps=None: _inplace(_logit, self, (eps,))
 
 
+def _nan_to_num_params(input, nan, posinf, neginf):
+    if input._data.dtype.kind not in "fc" and input._data.dtype.name != "bfloat16":
+        return (0, 0, 0)
+    info = _finfo(input._data.dtype)
+    return (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,
+            float(info.min) if neginf is None else neginf)
+
+
+def _finfo(np_dtype):
+    if np_dtype.name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.finfo(np_dtype)
+    return np.finfo(np_dtype)
+
+
 @method()
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return finish_out(dispatch(_nan_to_num, (input,), (nan, posinf, neginf)), out)
+    return finish_out(dispatch(_nan_to_num, (input,), _nan_to_num_params(input, nan, posinf, neginf)), out)
 
 
 Tensor.nan_to_num_ = lambda self, nan=0.0, posinf=None, neginf=None: _inplace(
-    _nan_to_num, self, (nan, posinf, neginf))
+    _nan_to_num, self, _nan_to_num_params(self, nan, posinf, neginf))
 
 
 def _inplace(op, self, params):

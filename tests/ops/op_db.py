@@ -1,0 +1,211 @@
+"""The OpInfo table: one entry per op (or per overload worth testing apart), read by test_ops.py.
+
+An entry names the op, gives `fn(lib, *inputs, **kwargs)` (lib is ember or torch), a sample generator
+`samples(dtype, rng) -> [Sample]` whose inputs are NumPy arrays (they become tensors in both libraries)
+or plain values, the dtypes to test, whether the op has a gradient / a double gradient / a gradcheck,
+its in-place form, whether it takes `out=`, and error cases. Adding an op is adding one entry here.
+"""
+
+import numpy as np
+
+try:
+    import ml_dtypes
+except ImportError:  # pragma: no cover - ember depends on it
+    ml_dtypes = None
+
+FLOAT = ("float32", "float64")
+HALF = ("float16", "bfloat16")
+INTS = ("int64", "int32", "uint8")
+ALL = FLOAT + HALF + INTS
+
+
+class Sample:
+    def __init__(self, *inputs, **kwargs):
+        self.inputs = inputs
+        self.kwargs = kwargs
+
+
+def arr(rng, shape, dtype, low=-2.0, high=2.0):
+    """A random array of `shape` and `dtype` (a transposed view when `shape` is marked with 'T')."""
+    transposed = isinstance(shape, tuple) and shape[:1] == ("T",)
+    if transposed:
+        shape = shape[1:][::-1]
+    if dtype in ("bool",):
+        a = np.asarray(rng.random(shape) < 0.5)
+    elif dtype in INTS or dtype in ("int8", "int16"):
+        lo, hi = (0, 10) if dtype == "uint8" else (int(np.floor(low)) * 3, int(np.ceil(high)) * 3 + 1)
+        a = rng.integers(lo, max(hi, lo + 1), shape).astype(dtype)
+    else:
+        a = rng.uniform(low, high, shape)
+        a = a.astype(ml_dtypes.bfloat16) if dtype == "bfloat16" else a.astype(dtype)
+    if transposed:  # (compare.py copies bfloat16 arrays C-contiguous, so they stay contiguous)
+        a = np.ascontiguousarray(a.T) if dtype == "bfloat16" else a.T
+    return a
+
+
+def unary(low=-2.0, high=2.0, **kwargs):
+    """Samples for a one-tensor op: matrix, transposed matrix, 3-D, zero-dim, empty."""
+    def gen(dtype, rng):
+        shapes = [(3, 4), ("T", 4, 3), (2, 3, 2), (), (0, 3)]
+        return [Sample(arr(rng, s, dtype, low, high), **kwargs) for s in shapes]
+    return gen
+
+
+def binary(low=-2.0, high=2.0, low2=None, high2=None, scalar=None, **kwargs):
+    """Samples for a two-tensor op: same shape, broadcast, zero-dim, empty, and a Python scalar other."""
+    low2 = low if low2 is None else low2
+    high2 = high if high2 is None else high2
+
+    def gen(dtype, rng):
+        pairs = [((3, 4), (3, 4)), ((3, 4), (4,)), (("T", 4, 3), (4, 1)), ((2, 1, 3), (4, 1)), ((), (3,)),
+                 ((0, 3), (3,))]
+        out = [Sample(arr(rng, a, dtype, low, high), arr(rng, b, dtype, low2, high2), **kwargs) for a, b in pairs]
+        if scalar is not None:
+            out.append(Sample(arr(rng, (3, 4), dtype, low, high), scalar, **kwargs))
+        return out
+    return gen
+
+
+def ternary(low=-2.0, high=2.0, **kwargs):
+    def gen(dtype, rng):
+        shapes = [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((), (2, 3), (3,)), ((0, 2), (2,), (1, 2))]
+        return [Sample(*(arr(rng, s, dtype, low, high) for s in ss), **kwargs) for ss in shapes]
+    return gen
+
+
+def same(*samples):
+    """Fixed samples (built per dtype by the callables given)."""
+    def gen(dtype, rng):
+        return [s(dtype, rng) for s in samples]
+    return gen
+
+
+def no_errors(rng):
+    return []
+
+
+class OpInfo:
+    def __init__(self, name, fn=None, samples=None, dtypes=FLOAT, *, id=None, grad=True, gradgrad=None,
+                 gradcheck=None, inplace=None, out=False, errors=None, rtol=None, atol=None, node=True,
+                 noncontig=True, strides=True, grad_inputs=None):
+        self.name = name
+        self.id = id or name
+        self.fn = fn or (lambda lib, *a, **k: getattr(lib, name)(*a, **k))
+        self.samples = samples or unary()
+        self.dtypes = dtypes
+        self.grad = grad
+        self.gradgrad = grad if gradgrad is None else gradgrad
+        self.gradcheck = grad if gradcheck is None else gradcheck
+        if inplace is True:
+            inplace = (lambda lib, x, *a, **k: getattr(x, name + "_")(*a, **k))
+        self.inplace = inplace
+        self.out = out
+        self.errors = errors or no_errors
+        self.rtol, self.atol = rtol, atol
+        self.node = node
+        self.noncontig = noncontig
+        self.strides = strides
+        self.grad_inputs = grad_inputs
+
+
+def _err(*samples):
+    def gen(rng):
+        return [s(rng) for s in samples]
+    return gen
+
+
+OPS = []
+
+
+def add(*args, **kwargs):
+    OPS.append(OpInfo(*args, **kwargs))
+
+
+# ---- unary pointwise -----------------------------------------------------------------------------------
+
+for _name, _lo, _hi in [("exp", -2, 2), ("exp2", -2, 2), ("expm1", -2, 2), ("log", 0.2, 3), ("log2", 0.2, 3),
+                        ("log10", 0.2, 3), ("log1p", -0.5, 3), ("sqrt", 0.2, 3), ("rsqrt", 0.2, 3),
+                        ("reciprocal", 0.5, 3), ("sin", -3, 3), ("cos", -3, 3), ("tan", -1.2, 1.2),
+                        ("asin", -0.9, 0.9), ("acos", -0.9, 0.9), ("atan", -3, 3), ("sinh", -2, 2),
+                        ("cosh", -2, 2), ("tanh", -2, 2), ("asinh", -3, 3), ("acosh", 1.2, 3),
+                        ("atanh", -0.9, 0.9), ("sigmoid", -3, 3), ("erf", -2.5, 2.5), ("erfc", -2.5, 2.5),
+                        ("erfinv", -0.9, 0.9), ("lgamma", 0.2, 4), ("digamma", 0.3, 4), ("square", -2, 2),
+                        ("abs", -2, 2), ("neg", -2, 2)]:
+    add(_name, samples=unary(_lo, _hi), dtypes=ALL, inplace=True, out=True, gradgrad=_name != "abs")
+
+add("lgamma", id="lgamma_negative", samples=unary(-3.9, -0.1), dtypes=("float64",))
+add("digamma", id="digamma_negative", samples=unary(-3.9, -0.1), dtypes=("float64",))
+for _name in ("floor", "ceil", "trunc", "round", "frac", "sign", "sgn"):  # torch's sgn grad is a ZeroTensor
+    add(_name, samples=unary(-3, 3), dtypes=ALL if _name not in ("frac",) else FLOAT + HALF, inplace=True,
+        out=True, gradgrad=False, gradcheck=False, grad=_name != "sgn")
+add("round", id="round_decimals", samples=unary(-30, 30, decimals=1), dtypes=FLOAT, gradgrad=False,
+    gradcheck=False, inplace=True, out=True)
+add("round", id="round_neg_decimals", samples=unary(-300, 300, decimals=-1), dtypes=FLOAT, grad=False,
+    inplace=True)
+add("polygamma", fn=lambda lib, x, n: lib.polygamma(n, x), samples=same(lambda d, r: Sample(arr(r, (3, 4), d, 0.3, 4), 1),
+                                                            lambda d, r: Sample(arr(r, (2, 3), d, 0.3, 4), 3)),
+    grad_inputs=(0,), rtol=1e-6)
+add("logit", samples=unary(0.1, 0.9), inplace=True, out=True)
+add("logit", id="logit_eps", samples=unary(0.0, 1.0, eps=0.2), inplace=True, gradcheck=False)
+add("nan_to_num", samples=same(lambda d, r: Sample(np.array([[np.nan, np.inf, -np.inf, 1.5]], d)),
+                               lambda d, r: Sample(np.array([np.nan, np.inf, -np.inf, -2.0], d), nan=1.0,
+                                                   posinf=9.0, neginf=-9.0)),
+    dtypes=FLOAT + HALF, inplace=True, out=True, gradcheck=False)
+for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
+    add(_name, samples=same(lambda d, r: Sample(np.array([[np.nan, np.inf, -np.inf, 1.5, -0.0]], d))),
+        dtypes=FLOAT + HALF, grad=False)
+add("isnan", id="isnan_int", samples=unary(), dtypes=INTS, grad=False)
+add("logical_not", samples=unary(), dtypes=ALL + ("bool",), grad=False, out=True)
+add("bitwise_not", samples=unary(), dtypes=INTS + ("bool",), grad=False, out=True)
+
+# ---- binary pointwise --------------------------------------------------------------------------------------
+
+for _name, _kw in [("add", {}), ("sub", {}), ("mul", {}), ("maximum", {}), ("minimum", {}), ("fmax", {}),
+                   ("fmin", {}), ("hypot", {}), ("atan2", {}), ("logaddexp", {}), ("logaddexp2", {})]:
+    add(_name, samples=binary(scalar=1.5 if _name in ("add", "sub", "mul") else None),
+        dtypes=FLOAT + HALF + (INTS if _name in ("add", "sub", "mul", "maximum", "minimum") else ()),
+        inplace=_name in ("add", "sub", "mul", "hypot", "atan2"), out=True)
+add("add", id="add_alpha", samples=binary(alpha=2), inplace=True, out=True)
+add("div", samples=binary(0.5, 2.0, scalar=3.0), dtypes=ALL, inplace=True, out=True)
+for _mode in ("trunc", "floor"):
+    add("div", id=f"div_{_mode}", samples=binary(-4, 4, 0.5, 2.0, scalar=1.5, rounding_mode=_mode),
+        dtypes=FLOAT + ("int64", "int32"), grad=False, out=True)
+add("floor_divide", samples=binary(-4, 4, 1, 3), dtypes=FLOAT + ("int64",), grad=False, out=True)
+add("true_divide", samples=binary(0.5, 2.0), dtypes=FLOAT + INTS, out=True)
+for _name in ("remainder", "fmod"):
+    add(_name, samples=binary(-4, 4, 0.5, 2.0, scalar=1.5), dtypes=FLOAT + ("int64",), inplace=True, out=True,
+        gradgrad=False)
+    add(_name, id=_name + "_int", samples=binary(-4, 4, 1, 3), dtypes=INTS, grad=False)
+add("pow", samples=binary(0.5, 2.0, -2, 2, scalar=2.5), dtypes=FLOAT, inplace=True, out=True)
+add("pow", id="pow_int", samples=binary(0, 3, 0, 3, scalar=2), dtypes=INTS, grad=False)
+add("float_power", samples=binary(0.5, 2.0, -2, 2, scalar=2), dtypes=FLOAT + ("int64",), out=True)
+add("copysign", samples=binary(scalar=-1.0), dtypes=FLOAT, inplace=True, out=True)
+add("xlogy", samples=binary(-1, 2, 0.5, 2, scalar=2.0), dtypes=FLOAT, inplace=True, out=True)
+add("xlogy", id="xlogy_zero", samples=same(lambda d, r: Sample(np.array([0.0, 0, 1, 2], d),
+                                                                 np.array([0.0, np.nan, 2, 3], d))),
+    grad=False)
+add("heaviside", samples=binary(-1, 1), dtypes=FLOAT + INTS, grad=False, out=True, inplace=True,
+    errors=_err(lambda r: Sample(arr(r, (2,), "float32"), arr(r, (2,), "float64"))))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+    add(_name, samples=binary(-1, 1, scalar=0.5 if _name[0] != "l" or _name[1] != "o" else None),
+        dtypes=FLOAT + INTS, grad=False, out=True)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    add(_name, samples=binary(0, 3, 0, 3), dtypes=("int64", "int32", "uint8"), grad=False, out=True,
+        errors=_err(lambda r: Sample(arr(r, (2,), "float32"), arr(r, (2,), "float32"))))
+add("isclose", samples=binary(-1, 1, atol=0.3), dtypes=FLOAT + ("int64",), grad=False)
+add("allclose", samples=same(lambda d, r: Sample(np.ones(3, d), np.ones(3, d) + 1e-9),
+                             lambda d, r: Sample(np.ones(3, d), np.zeros(3, d))), grad=False)
+add("equal", samples=same(lambda d, r: Sample(np.ones(3, d), np.ones(3, d)),
+                          lambda d, r: Sample(np.ones(3, d), np.ones(4, d))), grad=False)
+add("clamp", samples=unary(min=-0.5, max=0.8), dtypes=FLOAT + INTS[:1], inplace=True, out=True, gradgrad=False)
+add("clamp", id="clamp_tensor", samples=same(  # (torch's backward fails when the bounds broadcast the input)
+    lambda d, r: Sample(arr(r, (3, 4), d), arr(r, (3, 4), d), arr(r, (3, 4), d)),
+    lambda d, r: Sample(arr(r, (3, 4), d), arr(r, (4,), d), arr(r, (3, 1), d)),
+    lambda d, r: Sample(arr(r, (2, 3), d), arr(r, (), d), arr(r, (3,), d))), inplace=True, out=True, gradgrad=False,
+    fn=lambda lib, x, lo, hi, **k: lib.clamp(x, lo, hi, **k))
+add("lerp", samples=binary(weight=0.3), inplace=True, out=True)
+add("lerp", id="lerp_tensor", samples=ternary(0, 1), inplace=True, out=True)
+add("addcmul", samples=ternary(value=0.5), inplace=True, out=True)
+add("addcdiv", samples=ternary(0.5, 2, value=2), inplace=True, out=True,
+    errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64"))))
+add("where", fn=lambda lib, c, x, y: lib.where(c > 0, x, y), samples=ternary(), out=False)

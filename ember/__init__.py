@@ -8,9 +8,9 @@ __version__ = "2.13.0+ember.0.1"  # the torch API version ember follows, so vers
 
 from . import _dtypes
 from ._device import device as device
-from ._dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
-                      float32, float64, half, int, int8, int16, int32, int64, long, short, uint8, uint16, uint32,
-                      uint64)
+from ._dtypes import bool, float, int  # noqa: A004 - torch's names for these dtypes
+from ._dtypes import (bfloat16, cdouble, cfloat, complex64, complex128, double, float16, float32, float64, half,
+                      int8, int16, int32, int64, long, short, uint8, uint16, uint32, uint64)
 from ._dtypes import can_cast as can_cast
 from ._dtypes import dtype as dtype
 from ._dtypes import get_default_dtype as get_default_dtype

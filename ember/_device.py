@@ -18,7 +18,8 @@ class device:
             type, index = "cuda", type
         elif isinstance(type, str) and ":" in type:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+                raise RuntimeError("type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
             type, _, idx = type.partition(":")
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{idx}'")

@@ -17,10 +17,9 @@ import numpy as np
 
 from . import _dtypes
 from ._tensor import Tensor, _version_counter, _wrap
-
-_new = object.__new__
 from .autograd.grad_mode import state as _grad_state
 
+_new = object.__new__
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (

@@ -195,7 +195,7 @@ class Tensor:
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         if value and not (self.is_floating_point() or self.is_complex()):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference:
             from .autograd.grad_mode import state
 
@@ -205,6 +205,8 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and not (self.is_floating_point() or self.is_complex()):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")  # torch's wording here
         self.requires_grad = requires_grad
         return self
 
@@ -216,7 +218,8 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:

@@ -7,7 +7,7 @@ import pickle  # noqa: F401 - used by the protocol table
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, assert_same_error, check, ember_dtype, to_ember, to_torch, torch_dtype
+from compare import assert_same_error, check, to_ember, to_torch, torch_dtype
 
 import ember
 
@@ -70,7 +70,8 @@ def test_default_dtype():
     ember.set_default_dtype(ember.float64)
     try:
         assert ember.tensor([1.0]).dtype is ember.float64 and ember.get_default_dtype() is ember.float64
-        assert ember.arange(3.0).dtype is ember.float64 and (ember.ones(2, dtype=ember.int32) * 1.5).dtype is ember.float64
+        assert ember.arange(3.0).dtype is ember.float64
+        assert (ember.ones(2, dtype=ember.int32) * 1.5).dtype is ember.float64
     finally:
         ember.set_default_dtype(ember.float32)
     assert_same_error(lambda L: L.set_default_dtype(L.int32))
@@ -325,8 +326,9 @@ def test_layout_metadata():
         assert e.element_size() == t.element_size() and e.nbytes == t.nbytes and e.itemsize == t.itemsize
         assert tuple(e.size()) == tuple(t.size()) and e.size(-1) == t.size(-1) and e.stride(0) == t.stride(0)
         assert e.untyped_storage().nbytes() == t.untyped_storage().nbytes()
-        assert e.is_contiguous(memory_format=ember.channels_last) == t.is_contiguous(memory_format=torch.channels_last) \
-            if e.dim() == 4 else True
+        if e.dim() == 4:
+            assert e.is_contiguous(memory_format=ember.channels_last) == \
+                t.is_contiguous(memory_format=torch.channels_last)
 
 
 def test_storage_printing():
@@ -541,7 +543,8 @@ def test_repr(i):
 
 
 def test_legacy_type_names():
-    assert ember.zeros(1).type() == "ember.FloatTensor" and ember.zeros(1, dtype=ember.int64).type() == "ember.LongTensor"
+    assert ember.zeros(1).type() == "ember.FloatTensor"
+    assert ember.zeros(1, dtype=ember.int64).type() == "ember.LongTensor"
     assert ember.zeros(1).type("ember.DoubleTensor").dtype is ember.float64
 
 

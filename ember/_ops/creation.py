@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
-from .._device import check_device, device as _device_cls
+from .._device import check_device
+from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, method, public

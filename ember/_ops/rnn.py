@@ -1,0 +1,327 @@
+"""Fused recurrent layers: one op runs a whole RNN / LSTM / GRU layer in one direction over a sequence.
+
+`rnn_layer` is what nn.RNN, nn.LSTM and nn.GRU call once per layer and direction. Its kernel loops over
+time steps in Python (the only loop), and each step's gates are one matmul of the hidden state with the
+stacked `weight_hh`; the input projection of every step is one matmul with `weight_ih` made before the
+loop. Its backward (`rnn_layer_backward`) is backpropagation through time written in NumPy: one matmul
+per step for the hidden-state gradient, and the weight gradients as one matmul each over all steps.
+
+NOTE [ Packed layout of a recurrent layer ]
+The layer sees its input as packed rows: `x` is (N, input_size) with N = sum(batch_sizes), the rows of
+time step t being `x[off[t]:off[t] + batch_sizes[t]]`, batch_sizes non-increasing (a padded (T, B, I)
+input is the case batch_sizes = (B,) * T, a reshape). The hidden state is one (B, H) buffer updated in
+place on its first batch_sizes[t] rows: in the forward direction rows past batch_sizes[t] hold the final
+state of sequences that already ended, in the reverse direction they hold h0 of sequences that have not
+started. So h_n is the buffer after the loop in both directions, and the backward walks the same steps
+in the opposite order with the same slicing, leaving d h0 in its carry buffer.
+
+NOTE [ Workspace output ]
+The backward needs each step's gate activations and previous states. The kernel returns them as one
+extra (N, K) output (like the reserve buffer of cuDNN's RNN), saved for the backward and never shown to
+users: the module drops it.
+
+NOTE [ Double backward of a fused layer ]
+With create_graph=True the derivative is not computed by the NumPy BPTT (whose result would have no
+history) but by rerunning the layer as a composite of ember ops and differentiating that with
+create_graph, so gradients of gradients flow as for any composite.
+"""
+
+import numpy as np
+
+from .._dispatch import NN, defop, dispatch
+from ..autograd.grad_mode import state as _grad_state
+
+__all__ = ["rnn_layer", "rnn_layer_backward", "run_layer", "MODES"]
+
+MODES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _sigmoid(x, out=None):
+    """1 / (1 + exp(-x)) as torch computes it (exp overflow to inf gives the exact 0)."""
+    out = np.negative(x, out=out)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+def _offsets(batch_sizes):
+    off = [0]
+    for b in batch_sizes:
+        off.append(off[-1] + b)
+    return off
+
+
+def _order(n, reverse):
+    return range(n - 1, -1, -1) if reverse else range(n)
+
+
+# ---- forward kernels, one per mode: they fill the workspace and the output rows ------------------------
+
+
+def _fwd_simple(relu, xw, h, w_hh_t, out, ws, off, bs, order):
+    hprev = ws
+    for t in order:
+        s, b = off[t], bs[t]
+        hp = h[:b]
+        hprev[s:s + b] = hp
+        pre = xw[s:s + b] + hp @ w_hh_t
+        new = np.maximum(pre, 0, out=pre) if relu else np.tanh(pre, out=pre)
+        h[:b] = new
+        out[s:s + b] = new
+    return (h,)
+
+
+def _fwd_lstm(xw, h, c, w_hh_t, w_hr_t, out, ws, off, bs, order):
+    H = c.shape[1]
+    P = h.shape[1]
+    gates, cs, tcs, cprev = ws[:, :4 * H], ws[:, 4 * H:5 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
+    hprev = ws[:, 7 * H:7 * H + P]
+    for t in order:
+        s, b = off[t], bs[t]
+        e = s + b
+        hp = h[:b]
+        hprev[s:e] = hp
+        cprev[s:e] = c[:b]
+        g = gates[s:e]
+        np.add(xw[s:e], hp @ w_hh_t, out=g)
+        _sigmoid(g[:, :2 * H], out=g[:, :2 * H])
+        np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
+        _sigmoid(g[:, 3 * H:], out=g[:, 3 * H:])
+        cn = cs[s:e]
+        np.multiply(g[:, H:2 * H], c[:b], out=cn)
+        cn += g[:, :H] * g[:, 2 * H:3 * H]
+        c[:b] = cn
+        tc = np.tanh(cn, out=tcs[s:e])
+        hn = g[:, 3 * H:] * tc
+        if w_hr_t is not None:
+            ws[s:e, 7 * H + P:] = hn
+            hn = hn @ w_hr_t
+        h[:b] = hn
+        out[s:e] = hn
+    return h, c
+
+
+def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order):
+    H = h.shape[1]
+    rz, n, ghn, hprev = ws[:, :2 * H], ws[:, 2 * H:3 * H], ws[:, 3 * H:4 * H], ws[:, 4 * H:5 * H]
+    for t in order:
+        s, b = off[t], bs[t]
+        e = s + b
+        hp = h[:b]
+        hprev[s:e] = hp
+        gh = hp @ w_hh_t
+        if b_hh is not None:
+            gh += b_hh
+        gi = xw[s:e]
+        _sigmoid(np.add(gi[:, :2 * H], gh[:, :2 * H], out=rz[s:e]), out=rz[s:e])
+        ghn[s:e] = gh[:, 2 * H:]
+        nn_ = np.multiply(rz[s:e, :H], gh[:, 2 * H:], out=n[s:e])
+        nn_ += gi[:, 2 * H:]
+        np.tanh(nn_, out=nn_)
+        z = rz[s:e, H:]
+        hn = nn_ + z * (hp - nn_)
+        h[:b] = hn
+        out[s:e] = hn
+    return (h,)
+
+
+def _ws_width(mode, H, P, proj):
+    return {"LSTM": 7 * H + P + (H if proj else 0), "GRU": 5 * H}.get(mode, P)
+
+
+@defop("rnn_layer", "RnnLayerBackward0", NN, saves="all", save_output=True)
+def rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
+    """One layer, one direction. Returns (output rows, h_n[, c_n], workspace); see the NOTEs above."""
+    off = _offsets(batch_sizes)
+    order = _order(len(batch_sizes), reverse)
+    H = w_hh.shape[0] // MODES[mode]
+    P = h0.shape[1]
+    xw = x @ w_ih.T
+    if b_ih is not None:
+        xw += b_ih if mode == "GRU" else b_ih + b_hh
+    out = np.empty((x.shape[0], P), x.dtype)
+    ws = np.empty((x.shape[0], _ws_width(mode, H, P, w_hr is not None)), x.dtype)
+    h = np.array(h0, copy=True)
+    with np.errstate(over="ignore"):
+        if mode == "LSTM":
+            states = _fwd_lstm(xw, h, np.array(c0, copy=True), w_hh.T, None if w_hr is None else w_hr.T,
+                               out, ws, off, batch_sizes, order)
+        elif mode == "GRU":
+            states = _fwd_gru(xw, h, w_hh.T, b_hh, out, ws, off, batch_sizes, order)
+        else:
+            states = _fwd_simple(mode == "RNN_RELU", xw, h, w_hh.T, out, ws, off, batch_sizes, order)
+    return (out, *states, ws)
+
+
+# ---- backward kernels (backpropagation through time) --------------------------------------------------
+
+
+def _bwd_simple(relu, dout, dh, out, w_hh, off, bs, order):
+    dpre_all = np.empty_like(out)
+    fac = (out > 0).astype(out.dtype) if relu else 1 - out * out
+    for t in order:
+        s, b = off[t], bs[t]
+        dpre = dpre_all[s:s + b]
+        np.add(dh[:b], dout[s:s + b], out=dpre)
+        dpre *= fac[s:s + b]
+        dh[:b] = dpre @ w_hh
+    return dpre_all, dpre_all
+
+
+def _bwd_lstm(dout, dh, dc, ws, w_hh, w_hr, off, bs, order):
+    H = dc.shape[1]
+    gates, tcs, cprev = ws[:, :4 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
+    dG = np.empty_like(gates)
+    dH = np.empty_like(dout) if w_hr is not None else None
+    for t in order:
+        s, b = off[t], bs[t]
+        e = s + b
+        dht = dh[:b] + dout[s:e]
+        if w_hr is not None:
+            dH[s:e] = dht
+            dht = dht @ w_hr
+        g = gates[s:e]
+        i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
+        tc = tcs[s:e]
+        dct = dc[:b] + dht * o * (1 - tc * tc)
+        d = dG[s:e]
+        np.multiply(dct * gg, i * (1 - i), out=d[:, :H])
+        np.multiply(dct * cprev[s:e], f * (1 - f), out=d[:, H:2 * H])
+        np.multiply(dct * i, 1 - gg * gg, out=d[:, 2 * H:3 * H])
+        np.multiply(dht * tc, o * (1 - o), out=d[:, 3 * H:])
+        dc[:b] = dct * f
+        dh[:b] = d @ w_hh
+    return dG, dG, dH
+
+
+def _bwd_gru(dout, dh, ws, w_hh, off, bs, order):
+    H = dh.shape[1]
+    rz, n_all, ghn, hprev = ws[:, :2 * H], ws[:, 2 * H:3 * H], ws[:, 3 * H:4 * H], ws[:, 4 * H:5 * H]
+    dGi = np.empty((dout.shape[0], 3 * H), dout.dtype)
+    dGh = np.empty_like(dGi)
+    for t in order:
+        s, b = off[t], bs[t]
+        e = s + b
+        dht = dh[:b] + dout[s:e]
+        r, z, n = rz[s:e, :H], rz[s:e, H:], n_all[s:e]
+        dn = np.multiply(dht * (1 - z), 1 - n * n, out=dGi[s:e, 2 * H:])
+        np.multiply(dht * (hprev[s:e] - n), z * (1 - z), out=dGi[s:e, H:2 * H])
+        np.multiply(dn * ghn[s:e], r * (1 - r), out=dGi[s:e, :H])
+        dgh = dGh[s:e]
+        dgh[:, :2 * H] = dGi[s:e, :2 * H]
+        np.multiply(dn, r, out=dgh[:, 2 * H:])
+        dh[:b] = dht * z + dgh @ w_hh
+    return dGi, dGh
+
+
+@defop("rnn_layer_backward", None, NN)
+def rnn_layer_backward(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode, reverse, has_bias, batch_sizes):
+    """Gradients of `rnn_layer`: (dx, dh0[, dc0], dw_ih, dw_hh[, db_ih, db_hh][, dw_hr])."""
+    off = _offsets(batch_sizes)
+    order = _order(len(batch_sizes), not reverse)
+    dh = np.array(dh_n, copy=True)
+    H = w_hh.shape[0] // MODES[mode]
+    dH = dc = None
+    if mode == "LSTM":
+        dc = np.array(dc_n, copy=True)
+        dGi, dGh, dH = _bwd_lstm(dout, dh, dc, ws, w_hh, w_hr, off, batch_sizes, order)
+        hprev = ws[:, 7 * H:7 * H + h0.shape[1]]
+    elif mode == "GRU":
+        dGi, dGh = _bwd_gru(dout, dh, ws, w_hh, off, batch_sizes, order)
+        hprev = ws[:, 4 * H:5 * H]
+    else:
+        dGi, dGh = _bwd_simple(mode == "RNN_RELU", dout, dh, out, w_hh, off, batch_sizes, order)
+        hprev = ws
+    grads = [dGi @ w_ih, dh] + ([dc] if dc is not None else []) + [dGi.T @ x, dGh.T @ hprev]
+    if has_bias:
+        grads += [dGi.sum(0), dGh.sum(0)]
+    if w_hr is not None:
+        grads.append(dH.T @ ws[:, 7 * H + h0.shape[1]:])
+    return tuple(grads)
+
+
+@rnn_layer.derivative_
+def _(g, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, *, out):
+    if _grad_state.enabled:  # create_graph: see NOTE [ Double backward of a fused layer ]
+        return _composite_grads(g, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr), mode, reverse, batch_sizes)
+    lstm = mode == "LSTM"
+    dc_n = g[2] if lstm else None
+    res = list(dispatch(rnn_layer_backward, (g[0], g[1], dc_n, x, h0, w_ih, w_hh, w_hr, out[0], out[-1]),
+                        (mode, reverse, b_ih is not None, batch_sizes)))
+    dx, dh0 = res.pop(0), res.pop(0)
+    dc0 = res.pop(0) if lstm else None
+    dw_ih, dw_hh = res.pop(0), res.pop(0)
+    db_ih, db_hh = (res.pop(0), res.pop(0)) if b_ih is not None else (None, None)
+    dw_hr = res.pop(0) if w_hr is not None else None
+    return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, dw_hr
+
+
+# ---- the same math in ember ops: cells, and the composite layer used for double backward ---------------
+
+
+def cell_math(mode, gi, gh, hx, cx=None):
+    """One step from the two projections gi = x W_ih^T + b_ih and gh = h W_hh^T + b_hh (ember tensors)."""
+    if mode == "LSTM":
+        i, f, g, o = (gi + gh).chunk(4, 1)
+        c = f.sigmoid() * cx + i.sigmoid() * g.tanh()
+        return o.sigmoid() * c.tanh(), c
+    if mode == "GRU":
+        ir, iz, in_ = gi.chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        r = (ir + hr).sigmoid()
+        z = (iz + hz).sigmoid()
+        n = (in_ + r * hn).tanh()
+        return (n + z * (hx - n),)
+    pre = gi + gh
+    return (pre.relu() if mode == "RNN_RELU" else pre.tanh(),)
+
+
+def _linear(x, w, b):
+    y = x.matmul(w.t())
+    return y + b if b is not None else y
+
+
+def composite_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
+    """`rnn_layer` written in ember ops (differentiable to any order); returns (output rows, h_n[, c_n])."""
+    from .shape import cat
+
+    off = _offsets(batch_sizes)
+    xw = _linear(x, w_ih, b_ih)
+    h, c = h0, c0
+    outs = [None] * len(batch_sizes)
+    for t in _order(len(batch_sizes), reverse):
+        s, b = off[t], batch_sizes[t]
+        hp = h[:b]
+        new = cell_math(mode, xw[s:s + b], _linear(hp, w_hh, b_hh), hp, None if c is None else c[:b])
+        hn = new[0] if w_hr is None else new[0].matmul(w_hr.t())
+        outs[t] = hn
+        h = hn if b == h.shape[0] else cat([hn, h[b:]])
+        if c is not None:
+            c = new[1] if b == c.shape[0] else cat([new[1], c[b:]])
+    return (cat(outs), h) + ((c,) if c is not None else ())
+
+
+def _composite_grads(g, inputs, mode, reverse, batch_sizes):
+    from ..autograd import grad
+    from ..autograd.grad_mode import enable_grad
+
+    want = [i for i, t in enumerate(inputs) if t is not None and t.requires_grad]
+    with enable_grad():
+        outs = composite_layer(*inputs, mode, reverse, batch_sizes)
+    res = grad(outs, [inputs[i] for i in want], g[:len(outs)], create_graph=True, allow_unused=True)
+    grads = [None] * len(inputs)
+    for i, r in zip(want, res):
+        grads[i] = r
+    return tuple(grads)
+
+
+# ---- the entry the modules call -------------------------------------------------------------------------
+
+
+def run_layer(mode, x, h0, c0, weights, reverse, batch_sizes):
+    """Run one layer in one direction; weights = (w_ih, w_hh, b_ih, b_hh, w_hr) with None where absent.
+
+    Returns (output rows, h_n, c_n or None), dropping the workspace (NOTE [ Workspace output ]).
+    """
+    res = dispatch(rnn_layer, (x, h0, c0, *weights), (mode, reverse, tuple(batch_sizes)))
+    return res[0], res[1], (res[2] if mode == "LSTM" else None)

@@ -1,5 +1,6 @@
 """The op library: one module per family. Importing it attaches every op to Tensor and fills `public`."""
 
 from . import creation, indexing, linalg, pointwise, reduction, shape  # noqa: F401
+from . import conv, nn_ops, pooling  # noqa: F401  (nn primitives, issue 5)
 from . import binary, unary  # noqa: F401  (the op library, issue 4)
 from ._util import public as public

@@ -7,5 +7,9 @@ from .parameter import Buffer as Buffer
 from .parameter import Parameter as Parameter
 from .parameter import UninitializedBuffer as UninitializedBuffer
 from .parameter import UninitializedParameter as UninitializedParameter
+from . import functional as functional
+from . import init as init
+from . import utils as utils
 
-__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "parameter", *_modules_all]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "parameter", "functional",
+           "init", "utils", *_modules_all]

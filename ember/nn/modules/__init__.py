@@ -1,14 +1,43 @@
 """The layer classes of ember.nn, one file per family as in torch.nn.modules."""
 
-from ._hooks import register_module_backward_hook as register_module_backward_hook
-from ._hooks import register_module_buffer_registration_hook as register_module_buffer_registration_hook
-from ._hooks import register_module_forward_hook as register_module_forward_hook
-from ._hooks import register_module_forward_pre_hook as register_module_forward_pre_hook
-from ._hooks import register_module_full_backward_hook as register_module_full_backward_hook
-from ._hooks import register_module_full_backward_pre_hook as register_module_full_backward_pre_hook
-from ._hooks import register_module_module_registration_hook as register_module_module_registration_hook
-from ._hooks import register_module_parameter_registration_hook as register_module_parameter_registration_hook
-from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .module import Module
+from ._hooks import (register_module_backward_hook, register_module_buffer_registration_hook,  # noqa: F401
+                     register_module_forward_hook, register_module_forward_pre_hook,
+                     register_module_full_backward_hook, register_module_full_backward_pre_hook,
+                     register_module_module_registration_hook, register_module_parameter_registration_hook)
+from .activation import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .batchnorm import *  # noqa: F403
+from .normalization import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .sparse import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .misc import *  # noqa: F403
+from .loss import *  # noqa: F403
+from .rnn import *  # noqa: F403  (issue 6: recurrent layers)
+from .container import *  # noqa: F403
+from .module import *  # noqa: F403
+from .lazy import LazyModuleMixin  # noqa: F401
 
-__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
+           "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",
+           "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax",
+           "Identity", "Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+           "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d",
+           "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "BatchNorm1d", "BatchNorm2d",
+           "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout", "Embedding", "EmbeddingBag", "Flatten", "Unflatten", "ZeroPad1d", "ZeroPad2d",
+           "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+           "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d",
+           "CircularPad2d", "CircularPad3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+           "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold", "CosineSimilarity", "PairwiseDistance",
+           "ChannelShuffle", "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss",
+           "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SmoothL1Loss",
+           "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
+           "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Module"]

@@ -1,0 +1,370 @@
+"""Neural-network primitives: activations, softmax/log_softmax, nll_loss, normalization, embedding.
+
+Each is a NumPy kernel plus a derivative written in ember ops (so it differentiates again), named as
+torch names its backward node (`GeluBackward0`, `LogSoftmaxBackward0`, ...). The public, torch-signature
+functions live in ember/nn/functional; composites (tanhshrink, softsign, most losses) are written there.
+
+NOTE [ Low-precision accumulation ]
+float16/bfloat16 inputs to reductions (softmax, norms, losses) are computed in float32 and rounded once
+at the end, as torch's CPU kernels accumulate in float.
+"""
+
+import numpy as np
+
+from .._dispatch import NN, POINTWISE, defop, dispatch
+from .pointwise import where
+from .special import erf as _erf
+
+__all__ = []
+
+_SQRT1_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+
+
+def _wide(a):
+    """(array in a dtype fit for accumulation, the dtype to return) (NOTE [ Low-precision accumulation ])."""
+    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+        return a.astype(np.float32), a.dtype
+    return a, a.dtype
+
+
+def _as(x, like):
+    return np.asarray(x).astype(like.dtype, copy=False)
+
+
+# ---- piecewise-linear activations ----------------------------------------------------------------------
+
+
+@defop("leaky_relu", "LeakyReluBackward0", POINTWISE, "same")
+def leaky_relu(a, slope):
+    return np.where(a > 0, a, a * _as(slope, a)).astype(a.dtype, copy=False)
+
+
+@leaky_relu.derivative_
+def _(g, a, slope):
+    return where(a > 0, g, g * slope)
+
+
+@defop("hardtanh", "HardtanhBackward0", POINTWISE, "same")
+def hardtanh(a, lo, hi):
+    return np.clip(a, _as(lo, a), _as(hi, a))
+
+
+@hardtanh.derivative_
+def _(g, a, lo, hi):
+    return where((a > lo) & (a < hi), g, 0.0)
+
+
+@defop("threshold", "ThresholdBackward0", POINTWISE, "same")
+def threshold(a, th, value):
+    return np.where(a > th, a, _as(value, a)).astype(a.dtype, copy=False)
+
+
+@threshold.derivative_
+def _(g, a, th, value):
+    return where(a > th, g, 0.0)
+
+
+@defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same")
+def hardshrink(a, lambd):
+    return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+
+
+@hardshrink.derivative_
+def _(g, a, lambd):
+    return where((a > lambd) | (a < -lambd), g, 0.0)
+
+
+@defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same")
+def softshrink(a, lambd):
+    lam = _as(lambd, a)
+    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, 0)).astype(a.dtype, copy=False)
+
+
+@softshrink.derivative_
+def _(g, a, lambd):
+    return where((a > lambd) | (a < -lambd), g, 0.0)
+
+
+@defop("hardsigmoid", "HardsigmoidBackward0", POINTWISE, "same")
+def hardsigmoid(a):
+    return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
+
+
+@hardsigmoid.derivative_
+def _(g, a):
+    return where((a > -3) & (a < 3), g / 6, 0.0)
+
+
+@defop("hardswish", "HardswishBackward0", POINTWISE, "same")
+def hardswish(a):
+    return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+@hardswish.derivative_
+def _(g, a):
+    return where(a < -3, 0.0, where(a <= 3, g * (a / 3 + 0.5), g))
+
+
+# ---- smooth activations ----------------------------------------------------------------------------------
+
+
+@defop("elu", "EluBackward0", POINTWISE, "same")
+def elu(a, alpha, scale, input_scale):
+    w, dt = _wide(a)
+    neg = np.expm1(np.minimum(w, 0) * input_scale) * (alpha * scale)
+    return np.where(w > 0, w * scale, neg).astype(dt, copy=False)
+
+
+@elu.derivative_
+def _(g, a, alpha, scale, input_scale):
+    return where(a > 0, g * scale, g * ((a.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)))
+
+
+celu = defop("celu", "CeluBackward0", POINTWISE, "same")(elu.kernel)
+celu.derivative_(elu.derivative)
+
+
+@defop("softplus", "SoftplusBackward0", POINTWISE, "same")
+def softplus(a, beta, thresh):
+    w, dt = _wide(a)
+    bx = w * beta
+    soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta
+    return np.where(bx > thresh, w, soft).astype(dt, copy=False)
+
+
+@softplus.derivative_
+def _(g, a, beta, thresh):
+    return where(a * beta > thresh, g, g * (a * beta).sigmoid())
+
+
+@defop("gelu", "GeluBackward0", POINTWISE, "same")
+def gelu(a, approximate):
+    w, dt = _wide(a)
+    if approximate == "tanh":
+        inner = 0.7978845608028654 * (w + 0.044715 * w * w * w)
+        return (0.5 * w * (1 + np.tanh(inner))).astype(dt, copy=False)
+    return (0.5 * w * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
+
+
+@defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
+def gelu_backward(g, a, approximate):
+    w, dt = _wide(a)
+    if approximate == "tanh":
+        k = 0.7978845608028654
+        inner = k * (w + 0.044715 * w * w * w)
+        t = np.tanh(inner)
+        d = 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * k * (1 + 3 * 0.044715 * w * w)
+    else:
+        cdf = 0.5 * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))
+        d = cdf + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
+    return (g * d).astype(dt, copy=False)
+
+
+@gelu.derivative_
+def _(g, a, approximate):
+    return dispatch(gelu_backward, (g, a), (approximate,))
+
+
+@gelu_backward.derivative_
+def _(gg, g, a, approximate):
+    if approximate == "tanh":
+        k, c = 0.7978845608028654, 0.044715
+        t = (k * (a + c * a * a * a)).tanh()
+        dinner = k * (1 + 3 * c * a * a)
+        sech2 = 1 - t * t
+        second = sech2 * dinner + 0.5 * a * (-2 * t * sech2 * dinner * dinner + sech2 * k * 6 * c * a)
+        return dispatch(gelu_backward, (gg, a), (approximate,)), gg * g * second
+    pdf = (a * a * -0.5).exp() * _INV_SQRT_2PI
+    return dispatch(gelu_backward, (gg, a), (approximate,)), gg * g * pdf * (2 - a * a)
+
+
+@defop("silu", "SiluBackward0", POINTWISE, "same")
+def silu(a):
+    w, dt = _wide(a)
+    e = np.exp(-np.abs(w))
+    s = np.where(w >= 0, 1 / (1 + e), e / (1 + e))
+    return (w * s).astype(dt, copy=False)
+
+
+@silu.derivative_
+def _(g, a):
+    s = a.sigmoid()
+    return g * s * (1 + a * (1 - s))
+
+
+@defop("mish", "MishBackward0", POINTWISE, "same")
+def mish(a):
+    w, dt = _wide(a)
+    sp = np.maximum(w, 0) + np.log1p(np.exp(-np.abs(w)))
+    return (w * np.tanh(sp)).astype(dt, copy=False)
+
+
+@mish.derivative_
+def _(g, a):
+    t = dispatch(softplus, (a,), (1, 20)).tanh()
+    return g * (t + a * a.sigmoid() * (1 - t * t))
+
+
+@defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same")
+def log_sigmoid(a):
+    w, dt = _wide(a)
+    return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+
+
+@log_sigmoid.derivative_
+def _(g, a):
+    return g * (-a).sigmoid()
+
+
+@defop("prelu", "PreluKernelBackward0", POINTWISE, "same")
+def prelu(a, w):
+    return np.where(a > 0, a, w * a).astype(np.result_type(a, w), copy=False)
+
+
+@prelu.derivative_
+def _(g, a, w):
+    return where(a > 0, g, g * w), where(a > 0, 0.0, g * a)
+
+
+# ---- softmax family ------------------------------------------------------------------------------------
+
+
+@defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True)
+def softmax(a, dim):
+    w, dt = _wide(a)
+    e = np.exp(w - np.max(w, axis=dim, keepdims=True))
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e.astype(dt, copy=False)
+
+
+@softmax.derivative_
+def _(g, a, dim, *, out):
+    return out * (g - (g * out).sum(dim, keepdim=True))
+
+
+@defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True)
+def log_softmax(a, dim):
+    w, dt = _wide(a)
+    shifted = w - np.max(w, axis=dim, keepdims=True)
+    with np.errstate(divide="ignore"):
+        out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    return out.astype(dt, copy=False)
+
+
+@log_softmax.derivative_
+def _(g, a, dim, *, out):
+    return g - out.exp() * g.sum(dim, keepdim=True)
+
+
+# ---- nll_loss ------------------------------------------------------------------------------------------
+
+
+def _nll_parts(x, target, weight, ignore_index):
+    """Per-element picked log-probs (N, *d) and their weights, for input (N, C, *d) or (C,)."""
+    t = target.astype(np.int64, copy=False)
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    picked = np.take_along_axis(x, np.expand_dims(safe, 1), axis=1).squeeze(1)
+    w = weight[safe] if weight is not None else np.ones(safe.shape, x.dtype)
+    w = np.where(valid, w, 0).astype(x.dtype, copy=False)
+    return picked, w, safe
+
+
+@defop("nll_loss", "NllLossBackward0", NN)
+def nll_loss(x, target, weight, reduction, ignore_index):
+    w_, dt = _wide(x)
+    picked, w, _ = _nll_parts(w_, target, weight, ignore_index)
+    losses = -picked * w
+    if reduction == "none":
+        return losses.astype(dt, copy=False)
+    if reduction == "sum":
+        return np.asarray(losses.sum(), dt)
+    total = w.sum()
+    return np.asarray(losses.sum() / total if total != 0 else np.float64("nan"), dt)
+
+
+@defop("nll_loss_backward", "NllLossBackwardBackward0", NN)
+def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
+    """d nll_loss / d x: -weight[target] * g scattered at the target class (g broadcast per element)."""
+    _, w, safe = _nll_parts(x, target, weight, ignore_index)
+    if reduction == "mean":
+        w = w / w.sum()
+    gx = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(gx, np.expand_dims(safe, 1), np.expand_dims(-w * g, 1), axis=1)
+    return gx
+
+
+@nll_loss.derivative_
+def _(g, x, target, weight, reduction, ignore_index):
+    return dispatch(nll_loss_backward, (g, x, target, weight), (reduction, ignore_index)), None, None
+
+
+@nll_loss_backward.derivative_
+def _(gg, g, x, target, weight, reduction, ignore_index):
+    # linear in g, and its adjoint is nll_loss itself: sum_n -w_n * gg[n, t_n] (over the total weight for mean)
+    return dispatch(nll_loss, (gg, target, weight), (reduction, ignore_index)), None, None, None
+
+
+# ---- normalization -------------------------------------------------------------------------------------
+
+
+def _normalize_kernel(a, axes, eps):
+    w, dt = _wide(a)
+    mean = w.mean(axis=axes, keepdims=True)
+    c = w - mean
+    var = np.mean(c * c, axis=axes, keepdims=True)
+    return (c / np.sqrt(var + eps)).astype(dt, copy=False)
+
+
+def _normalize_derivative(g, a, axes, eps, *, out):
+    mean = a.mean(axes, keepdim=True)
+    rstd = 1 / (((a - mean) ** 2).mean(axes, keepdim=True) + eps).sqrt()
+    xhat = (a - mean) * rstd
+    return rstd * (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True))
+
+
+def _norm_op(name, node):
+    op = defop(name, node, NN)(_normalize_kernel)
+    op.derivative_(lambda g, a, axes, eps: _normalize_derivative(g, a, axes, eps, out=None))
+    return op
+
+
+#: (x - mean) / sqrt(var + eps) over `axes` (biased variance); the affine part is applied by the caller
+layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0")
+batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0")
+group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
+
+
+# ---- embedding -----------------------------------------------------------------------------------------
+
+
+@defop("embedding", "EmbeddingBackward0", NN, saves="meta")
+def embedding(weight, idx, padding_idx):
+    return weight[idx]
+
+
+@defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none")
+def embedding_backward(g, idx, num_weights, padding_idx):
+    flat = idx.reshape(-1)
+    g2 = g.reshape(flat.size, -1)
+    if padding_idx is not None and padding_idx >= 0:
+        g2 = np.where((flat == padding_idx)[:, None], 0, g2)
+    out = np.zeros((num_weights, g2.shape[1]), g.dtype)
+    np.add.at(out, flat, g2)
+    return out
+
+
+@embedding.derivative_
+def _(g, weight, idx, padding_idx):
+    return dispatch(embedding_backward, (g,), (idx, weight.shape[0], padding_idx))
+
+
+@embedding_backward.derivative_
+def _(gg, g, idx, num_weights, padding_idx):
+    from .creation import from_numpy
+
+    out = dispatch(embedding, (gg,), (idx, padding_idx))
+    if padding_idx is not None and padding_idx >= 0:
+        out = where(from_numpy(idx != padding_idx).unsqueeze(-1), out, 0.0)
+    return out

@@ -1,0 +1,204 @@
+"""Pooling primitives: max pooling with indices, average pooling, adaptive max pooling (1-d to 3-d).
+
+Windows are strided views of the padded input (no copy until the reduction); max pooling records the
+flat spatial index of each maximum as torch does, and its backward scatters with one `np.bincount`.
+Each backward is an op whose derivative is the forward gather again, so pooling differentiates twice.
+"""
+
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._dispatch import NN, defop, dispatch
+
+__all__ = []
+
+
+def pool_out_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape for one dim."""
+    num = size + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _windows(x, ksize, stride, pads, dil, out, fill):
+    """View (N, C, *out, *k) of x padded by `pads` low and as needed high, filled with `fill`."""
+    nd = len(ksize)
+    hi = [max(0, (o - 1) * s + d * (k - 1) + 1 - n - p) for o, s, d, k, n, p in
+          zip(out, stride, dil, ksize, x.shape[2:], pads)]
+    if any(pads) or any(hi):
+        x = np.pad(x, ((0, 0), (0, 0)) + tuple(zip(pads, hi)), constant_values=fill)
+    st = x.strides
+    shape = x.shape[:2] + tuple(out) + tuple(ksize)
+    strides = st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + tuple(st[2 + i] * dil[i] for i in range(nd))
+    return as_strided(x, shape, strides, writeable=False)
+
+
+# ---- max pooling ---------------------------------------------------------------------------------------
+
+
+@defop("max_pool_with_indices", "MaxPoolWithIndicesBackward0", NN, saves="meta")
+def max_pool(x, ksize, stride, pads, dil, ceil_mode):
+    nd = len(ksize)
+    out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+                zip(x.shape[2:], ksize, stride, pads, dil))
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win = _windows(x, ksize, stride, pads, dil, out, fill).reshape(x.shape[:2] + out + (-1,))
+    arg = np.argmax(win, axis=-1)
+    vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    taps = np.unravel_index(arg, ksize)
+    flat = np.zeros(arg.shape, np.int64)
+    for i in range(nd):
+        o = np.arange(out[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+        coord = o * stride[i] + taps[i] * dil[i] - pads[i]
+        flat = flat * x.shape[2 + i] + coord
+    return vals, flat
+
+
+@defop("max_pool_backward", "MaxPoolWithIndicesBackwardBackward0", NN, saves="none")
+def max_pool_backward(g, idx, in_shape):
+    nc = int(np.prod(g.shape[:2]))
+    sp = int(np.prod(in_shape[2:]))
+    offs = (np.arange(nc) * sp).reshape(g.shape[:2] + (1,) * (g.ndim - 2))
+    out = np.bincount((idx + offs).ravel(), weights=g.ravel(), minlength=nc * sp)
+    return out.astype(g.dtype, copy=False).reshape(in_shape)
+
+
+@defop("max_pool_gather", "GatherBackward0", NN, saves="none")
+def max_pool_gather(x, idx):
+    flat = x.reshape(x.shape[:2] + (-1,))
+    return np.take_along_axis(flat, idx.reshape(idx.shape[:2] + (-1,)), axis=2).reshape(idx.shape)
+
+
+@max_pool.derivative_
+def _(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,), (out[1]._data, tuple(x.shape)))
+
+
+max_pool.save_output = True
+
+
+@max_pool_backward.derivative_
+def _(gg, g, idx, in_shape):
+    return dispatch(max_pool_gather, (gg,), (idx,))
+
+
+@max_pool_gather.derivative_
+def _(g, x, idx):
+    return dispatch(max_pool_backward, (g,), (idx, tuple(x.shape) if x is not None else None))
+
+
+max_pool_gather.saves = "meta"
+
+
+# ---- adaptive max pooling --------------------------------------------------------------------------------
+
+
+def adaptive_windows(size, out):
+    """Start and end of each of `out` adaptive windows over `size` (torch's floor/ceil rule)."""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+@defop("adaptive_max_pool", "AdaptiveMaxPoolBackward0", NN, saves="meta")
+def adaptive_max_pool(x, out):
+    nd = len(out)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    index, valid = [], []
+    for i, (n, o) in enumerate(zip(x.shape[2:], out)):
+        start, end = adaptive_windows(n, o)
+        kmax = int((end - start).max())
+        pos = start[:, None] + np.arange(kmax)[None, :]
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = o, kmax
+        index.append(np.minimum(pos, n - 1).reshape(shape))
+        valid.append((pos < end[:, None]).reshape(shape))
+    win = x[(Ellipsis,) + tuple(index)]  # (N, C, o0, k0, o1, k1, ...)
+    mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
+    win = np.where(mask, win, fill)
+    perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
+    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
+    arg = np.argmax(win, axis=-1)
+    vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
+    taps = np.unravel_index(arg, ks)
+    flat = np.zeros(arg.shape, np.int64)
+    for i in range(nd):
+        start = adaptive_windows(x.shape[2 + i], out[i])[0].reshape((-1,) + (1,) * (nd - 1 - i))
+        flat = flat * x.shape[2 + i] + start + taps[i]
+    return vals, flat
+
+
+adaptive_max_pool.save_output = True
+
+
+@adaptive_max_pool.derivative_
+def _(g, x, out_size, *, out):
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,), (out[1]._data, tuple(x.shape)))
+
+
+# ---- average pooling ---------------------------------------------------------------------------------------
+
+
+def _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override):
+    if divisor_override:
+        return float(divisor_override)
+    div = np.ones((), np.float64)
+    for n, o, k, s, p in zip(in_sp, out, ksize, stride, pads):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if count_include_pad:
+            cnt = end - start
+        else:
+            cnt = np.minimum(end, n) - np.maximum(start, 0)
+        div = np.multiply.outer(div, cnt)
+    return div
+
+
+def _avg_params(in_sp, ksize, stride, pads, ceil_mode):
+    return tuple(pool_out_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in zip(in_sp, ksize, stride, pads))
+
+
+@defop("avg_pool", "AvgPoolBackward0", NN, saves="meta")
+def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+    nd = len(ksize)
+    out = _avg_params(x.shape[2:], ksize, stride, pads, ceil_mode)
+    win = _windows(x, ksize, stride, pads, (1,) * nd, out, 0)
+    acc = np.float32 if x.dtype.itemsize < 4 else x.dtype
+    s = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)), dtype=acc)
+    return (s / _divisor(x.shape[2:], out, ksize, stride, pads, count_include_pad, divisor_override)).astype(x.dtype)
+
+
+@defop("avg_pool_backward", "AvgPoolBackwardBackward0", NN, saves="none")
+def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+    out = g.shape[2:]
+    gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
+    padded = tuple(max(n + 2 * p, (o - 1) * s + k) for n, p, o, s, k in zip(in_sp, pads, out, stride, ksize))
+    xp = np.zeros(g.shape[:2] + padded, g.dtype)
+    for tap in np.ndindex(*ksize):
+        sl = tuple(slice(t, t + s * (o - 1) + 1, s) for t, s, o in zip(tap, stride, out))
+        xp[(Ellipsis,) + sl] += gd
+    crop = tuple(slice(p, p + n) for p, n in zip(pads, in_sp))
+    return np.ascontiguousarray(xp[(Ellipsis,) + crop])
+
+
+@avg_pool.derivative_
+def _(g, x, *params):
+    return dispatch(avg_pool_backward, (g,), (tuple(x.shape[2:]),) + params)
+
+
+@avg_pool_backward.derivative_
+def _(gg, g, in_sp, *params):
+    return dispatch(avg_pool, (gg,), params)
+
+
+def adaptive_matrix(size, out, dtype):
+    """(out, size) averaging matrix of adaptive average pooling along one dim."""
+    start, end = adaptive_windows(size, out)
+    pos = np.arange(size)
+    m = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
+    return (m / (end - start)[:, None]).astype(dtype)
+
+

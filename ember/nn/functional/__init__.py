@@ -1,0 +1,14 @@
+"""ember.nn.functional: the stateless functions behind the layers (torch.nn.functional's API)."""
+
+from .activation import *  # noqa: F403
+from .activation import __all__ as _a
+from .conv import *  # noqa: F403
+from .conv import __all__ as _c
+from .loss import *  # noqa: F403
+from .loss import __all__ as _l
+from .norm import *  # noqa: F403
+from .norm import __all__ as _n
+from .sampling import *  # noqa: F403
+from .sampling import __all__ as _s
+
+__all__ = [*_a, *_c, *_l, *_n, *_s]

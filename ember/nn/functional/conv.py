@@ -1,0 +1,310 @@
+"""Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
+
+import numpy as np
+
+from ..._dispatch import dispatch, dtype_word
+from ..._ops import conv as C
+from ..._ops import pooling as PL
+from ..._ops.creation import from_numpy
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "lp_pool1d", "lp_pool2d", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+
+
+def _tup(v, n):
+    if isinstance(v, (tuple, list)):
+        return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * n
+    return (int(v),) * n
+
+
+def _batched(input, nd, name):
+    if input.dim() == nd + 1:
+        return input.unsqueeze(0), True
+    if input.dim() != nd + 2:
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input "
+                           f"of size: {list(input.shape)}")
+    return input, False
+
+
+def _conv_pads(padding, nd, ksize, dil, stride):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * nd
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            tot = [d * (k - 1) for d, k in zip(dil, ksize)]
+            return tuple((t // 2, t - t // 2) for t in tot)
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    return tuple((p, p) for p in _tup(padding, nd))
+
+
+def _check_conv(x, w, b, groups, name, transposed=False):
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({dtype_word(x.dtype).lower()}) and bias type "
+                           f"({dtype_word(b.dtype).lower()}) should be the same")
+    cin = w.shape[0] if transposed else w.shape[1] * groups
+    if x.shape[1] != cin:
+        if transposed:
+            raise RuntimeError(f"Given transposed=1, weight of size {list(w.shape)}, expected input "
+                               f"{list(x.shape)} to have {w.shape[0]} channels, but got {x.shape[1]} channels "
+                               "instead")
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} "
+                           f"to have {cin} channels, but got {x.shape[1]} channels instead")
+
+
+def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
+    x, unbatched = _batched(input, nd, f"conv{nd}d")
+    _check_conv(x, weight, bias, groups, f"conv{nd}d")
+    stride, dil = _tup(stride, nd), _tup(dilation, nd)
+    pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
+    for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
+        if n + p[0] + p[1] < d * (k - 1) + 1:
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))}). "
+                               f"Kernel size: ({' x '.join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))}). "
+                               "Kernel size can't be greater than actual input size")
+    out = dispatch(C.convolution, (x, weight, bias), (stride, pads, dil, groups))
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convnd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
+    _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True)
+    stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
+    out_sp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
+                   for n, s, p, d, k, op in zip(x.shape[2:], stride, pad, dil, weight.shape[2:], opad))
+    # the transposed conv of padding p is the input-grad of a conv with padding p; output_padding adds
+    # rows at the high end that no input touches
+    pads = tuple((p, p) for p in pad)
+    out = dispatch(C.conv_transpose, (x, weight, bias), (out_sp, stride, pads, dil, groups))
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+# ---- pooling ------------------------------------------------------------------------------------------------
+
+
+def _pool_batched(input, nd):
+    if input.dim() == nd + 1:
+        return input.unsqueeze(0), True
+    return input, False
+
+
+def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
+    x, unbatched = _pool_batched(input, nd)
+    k = _tup(kernel_size, nd)
+    s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
+    p, d = _tup(padding, nd), _tup(dilation, nd)
+    if any(pp > kk // 2 for pp, kk in zip(p, k)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
+                           f"kernel_size={k[0]} and dilation={d[0]}")
+    out, idx = dispatch(PL.max_pool, (x,), (k, s, p, d, ceil_mode))
+    if unbatched:
+        return out.squeeze(0), idx.squeeze(0)
+    return out, idx
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return r if return_indices else r[0]
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    r = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return r if return_indices else r[0]
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    r = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return r if return_indices else r[0]
+
+
+def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    x, unbatched = _pool_batched(input, nd)
+    k = _tup(kernel_size, nd)
+    s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
+    p = _tup(padding, nd)
+    if any(pp > kk // 2 for pp, kk in zip(p, k)):
+        raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
+                           f"{p[0]}, kernel_size={k[0]} and dilation=1")
+    out = dispatch(PL.avg_pool, (x,), (k, s, p, ceil_mode, count_include_pad, divisor_override))
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _avg_poolnd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_poolnd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _out_sizes(x, output_size, nd):
+    sizes = _tup(output_size, nd) if not isinstance(output_size, (tuple, list)) else tuple(output_size)
+    return tuple(x.shape[-nd + i] if s is None else int(s) for i, s in enumerate(sizes))
+
+
+def _adaptive_avg(nd, input, output_size):
+    out = _out_sizes(input, output_size, nd)
+    x = input
+    for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
+        dim = x.dim() - nd + i
+        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype))
+        x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
+    return x.contiguous()
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(3, input, output_size)
+
+
+def _adaptive_max(nd, input, output_size):
+    x, unbatched = _pool_batched(input, nd)
+    out, idx = dispatch(PL.adaptive_max_pool, (x,), (_out_sizes(x, output_size, nd),))
+    return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(1, input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(2, input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    r = _adaptive_max(1, input, output_size)
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    r = _adaptive_max(2, input, output_size)
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    r = _adaptive_max(3, input, output_size)
+    return r if return_indices else r[0]
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    k = _tup(kernel_size, 1)
+    out = avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(k[0]).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kw, kh = _tup(kernel_size, 2)
+    out = avg_pool2d(input.pow(norm_type), (kw, kh), stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+
+
+# ---- patches and channel shuffles ------------------------------------------------------------------------------
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
+    x, unbatched = _batched(input, 2, "unfold") if input.dim() == 3 else (input, False)
+    k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
+    c = x.shape[1]
+    eye = from_numpy(np.eye(c * k[0] * k[1], dtype=x._data.dtype).reshape(c * k[0] * k[1], c, *k))
+    out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))
+    out = out.reshape(out.shape[0], out.shape[1], -1)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: the adjoint of `unfold`, summing overlapping patches."""
+    x, unbatched = (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
+    o, k, d, p, s = _tup(output_size, 2), _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
+    ck = x.shape[1]
+    c = ck // (k[0] * k[1])
+    oh = (o[0] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (o[1] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    eye = from_numpy(np.eye(ck, dtype=x._data.dtype).reshape(ck, c, *k))
+    g = x.reshape(x.shape[0], ck, oh, ow)
+    out = dispatch(C.conv_input_grad, (g, eye), (o, s, ((p[0], p[0]), (p[1], p[1])), d, 1))
+    return out.squeeze(0) if unbatched else out
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    *b, c, h, w = input.shape
+    oc = c // (r * r)
+    x = input.reshape(*b, oc, r, r, h, w)
+    n = len(b)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*b, oc, h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = downscale_factor
+    *b, c, h, w = input.shape
+    x = input.reshape(*b, c, h // r, r, w // r, r)
+    n = len(b)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*b, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    n, c = input.shape[:2]
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)

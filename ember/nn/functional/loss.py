@@ -1,0 +1,344 @@
+"""Loss functions of ember.nn.functional (reduction 'none' | 'mean' | 'sum').
+
+nll_loss is a primitive (ember/_ops/nn_ops.py); cross_entropy is log_softmax + nll_loss as in torch, so
+logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, log_sigmoid, xlogy).
+"""
+
+import warnings
+
+from ..._dispatch import dispatch
+from ..._ops import nn_ops as P
+from ..._ops.pointwise import where
+from .activation import log_softmax
+
+__all__ = ["nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+           "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+           "multilabel_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "cosine_embedding_loss"]
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(
+        "mean" if (size_average is None or size_average) and (reduce is None or reduce) else
+        ("sum" if reduce is None or reduce else "none")), stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_size(input, target, name):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+# ---- classification ---------------------------------------------------------------------------------------
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:  # unbatched: (C,) with a 0-d target
+        out = nll_loss(input.unsqueeze(0), target.unsqueeze(0), weight, None, ignore_index, None, reduction)
+        return out.squeeze(0) if reduction == "none" else out
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    t = target._data
+    c = input.shape[1]
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 1 if input.dim() > 1 else 0
+    logp = log_softmax(input, cdim)
+    if target.is_floating_point():  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError("Expected target size {}, got {}".format(list(input.shape), list(target.shape)))
+        c = input.shape[cdim]
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        wlogp = logp * _bcast_weight(weight, input.dim(), cdim) if weight is not None else logp
+        loss = -(wlogp * target).sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // c) if input.dim() else loss
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    c = input.shape[cdim]
+    wlogp = logp * _bcast_weight(weight, input.dim(), cdim) if weight is not None else logp
+    smooth = -wlogp.sum(cdim)
+    keep = target != ignore_index
+    smooth = where(keep, smooth, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            denom = weight.index_select(0, where(keep, target, 0).reshape(-1)).reshape(target.shape)
+            smooth = smooth.sum() / where(keep, denom, 0.0).sum()
+        else:
+            smooth = smooth.sum() / keep.sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def _bcast_weight(weight, ndim, cdim):
+    return weight.reshape((-1,) + (1,) * (ndim - cdim - 1))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    a = input._data
+    if ((a < 0) | (a > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    # torch clamps the logs at -100 so that 0 * log(0) stays finite
+    loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    neg_log_sig = dispatch(P.softplus, (-input,), (1.0, 20.0))  # -log(sigmoid(x)), exact for large |x|
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * neg_log_sig
+    else:
+        loss = (1 - target) * input + neg_log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# ---- regression -----------------------------------------------------------------------------------------------
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_size(input, target, "mse")
+    d = input - target
+    loss = d * d
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_size(input, target, "l1")
+    loss = (input - target).abs()
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_size(input, target, "smooth_l1")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _check_size(input, target, "huber")
+    d = (input - target).abs()
+    loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = target.xlogy(target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * 3.141592653589793 * target).log()
+        loss = loss + where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        var = input.new_full(tuple(input.shape), var)
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * 1.8378770664093453  # log(2*pi)
+    return _reduce(loss, reduction)
+
+
+# ---- margins and embeddings --------------------------------------------------------------------------------
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    margin_clamp = (margin - input).clamp_min(0)
+    out_margin = where(target != 1, margin_clamp, 0.0)
+    out_self = where(target != -1, input, 0.0)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce(dispatch(P.softplus, (-target * input,), (1.0, 20.0)), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * dispatch(P.log_sigmoid, (input,)) + (1 - target) * dispatch(P.log_sigmoid, (-input,)))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(input.dim() - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C, targets read up to the first -1."""
+    import numpy as np
+
+    from ..._ops.creation import from_numpy
+
+    reduction = _reduction(size_average, reduce, reduction)
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    t = target._data if target.dim() == 2 else target._data[None]
+    c = x.shape[1]
+    valid = np.cumprod(t != -1, axis=1).astype(bool)
+    is_target = np.zeros(t.shape, bool)
+    rows = np.nonzero(valid)
+    is_target[rows[0], t[rows]] = True
+    xt = x.unsqueeze(2)  # j: target classes
+    xi = x.unsqueeze(1)  # i: other classes
+    pair = from_numpy(is_target[:, :, None] & ~is_target[:, None, :])
+    loss = where(pair, (1 - (xt - xi)).clamp_min(0), 0.0).sum((1, 2)) / c
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    tgt = target.reshape(-1, 1)
+    from ..._ops.creation import from_numpy
+    import numpy as np
+
+    xy = x.index_select(1, target.reshape(-1)).diagonal().unsqueeze(1) if x.shape[0] > 0 else x[:, :1]
+    z = (margin - xy + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.index_select(0, target.reshape(-1)).unsqueeze(1)
+    not_target = from_numpy(np.arange(x.shape[1])[None, :] != tgt._data)
+    loss = where(not_target, z, 0.0).sum(1) / x.shape[1]
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    eps = 1e-12
+    d = input1.dim() - 1
+    prod = (input1 * input2).sum(d)
+    mag1 = (input1 * input1).sum(d) + eps
+    mag2 = (input2 * input2).sum(d) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    loss = where(target == 1, 1 - cos, where(target == -1, (cos - margin).clamp_min(0), 0.0))
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    from .activation import pairwise_distance
+
+    reduction = _reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    from .activation import pairwise_distance
+
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = d_neg.minimum(dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)

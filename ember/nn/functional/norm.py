@@ -1,0 +1,266 @@
+"""Normalization, dropout and embedding functions of ember.nn.functional.
+
+The normalizing step ((x - mean) / sqrt(var + eps) over some axes) is one primitive per flavour (see
+ember/_ops/nn_ops.py); the per-channel affine part and running statistics are handled here.
+"""
+
+import numpy as np
+
+from ..._dispatch import dispatch
+from ..._ops import nn_ops as P
+from ..._ops.creation import from_numpy
+from ...autograd.grad_mode import no_grad
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
+           "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+           "embedding", "embedding_bag"]
+
+
+def _affine(x, weight, bias, cdim=1):
+    shape = (-1,) + (1,) * (x.dim() - cdim - 1)
+    if weight is not None:
+        x = x * weight.reshape(shape)
+    if bias is not None:
+        x = x + bias.reshape(shape)
+    return x
+
+
+def _update_running(running, new, momentum):
+    with no_grad():
+        running.mul_(1 - momentum).add_(new.to(running.dtype) * momentum)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = input.numel() // input.shape[1]
+        if size == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    axes = (0,) + tuple(range(2, input.dim()))
+    if training:
+        out = dispatch(P.batch_norm, (input,), (axes, eps))
+        if running_mean is not None:
+            a = input._data.astype(np.float64) if input._data.dtype.itemsize < 4 else input._data
+            mean = a.mean(axis=axes)
+            var = a.var(axis=axes) * (size / (size - 1))
+            _update_running(running_mean, from_numpy(np.asarray(mean)), momentum)
+            _update_running(running_var, from_numpy(np.asarray(var)), momentum)
+        return _affine(out, weight, bias)
+    shape = (-1,) + (1,) * (input.dim() - 2)
+    out = (input - running_mean.reshape(shape)) / (running_var.reshape(shape) + eps).sqrt()
+    return _affine(out, weight, bias)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    axes = tuple(range(2, input.dim()))
+    if use_input_stats:
+        out = dispatch(P.batch_norm, (input,), (axes, eps))
+        if running_mean is not None:
+            a = input._data
+            n = int(np.prod(a.shape[2:]))
+            _update_running(running_mean, from_numpy(np.asarray(a.mean(axis=axes).mean(0))), momentum)
+            _update_running(running_var, from_numpy(np.asarray((a.var(axis=axes) * n / (n - 1)).mean(0))), momentum)
+        return _affine(out, weight, bias)
+    return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    out = dispatch(P.layer_norm, (input,), (tuple(range(input.dim() - k, input.dim())), eps))
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    out = dispatch(P.group_norm, (x,), ((2,), eps)).reshape(input.shape)
+    return _affine(out, weight, bias)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else 1.1920928955078125e-07
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    from .conv import avg_pool2d, avg_pool3d
+    from .sampling import pad
+
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.reshape(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div
+
+
+# ---- dropout ---------------------------------------------------------------------------------------------------
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _mask(input, shape, p):
+    m = input.new_empty(shape).bernoulli_(1 - p)
+    return m / (1 - p) if p < 1 else m
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    out = input * _mask(input, tuple(input.shape), p)
+    return input.copy_(out) if inplace else out
+
+
+def _feature_dropout(input, p, training, inplace, batched_dim):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    unbatched = input.dim() == batched_dim - 1
+    x = input.unsqueeze(0) if unbatched else input
+    shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
+    out = x * _mask(x, shape, p)
+    out = out.squeeze(0) if unbatched else out
+    return input.copy_(out) if inplace else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _alpha_dropout(input, p, training, shape):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0
+    alpha_p = -_SELU_ALPHA * _SELU_SCALE
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    keep = input.new_empty(shape).bernoulli_(1 - p)
+    return (input * keep + (1 - keep) * alpha_p) * a + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    out = _alpha_dropout(input, p, training, tuple(input.shape))
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    out = _alpha_dropout(input, p, training, shape)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+# ---- embeddings --------------------------------------------------------------------------------------------
+
+
+def _renorm_(weight, idx, max_norm, norm_type):
+    rows = np.unique(idx)
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    with no_grad():
+        w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, idx, max_norm, norm_type)
+    return dispatch(P.embedding, (weight,), (idx, padding_idx if padding_idx is not None else -1))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    if input.dim() == 2:
+        n, length = input.shape
+        flat = input.reshape(-1)
+        seg = np.repeat(np.arange(n), length)
+        nbags = n
+    else:
+        flat = input
+        offs = offsets._data.astype(np.int64)
+        if include_last_offset:
+            offs = offs[:-1]
+        nbags = len(offs)
+        seg = np.searchsorted(offs, np.arange(flat.shape[0]), side="right") - 1
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
+    keep = np.ones(flat.shape[0], bool) if padding_idx is None else flat._data != (padding_idx % weight.shape[0])
+    if per_sample_weights is not None:
+        emb = emb * per_sample_weights.reshape(-1, 1)
+    onehot = (seg[None, :] == np.arange(nbags)[:, None]) & keep[None, :]
+    if mode == "max":
+        from ..._ops.pointwise import where
+
+        big = from_numpy(onehot[:, :, None])
+        vals = where(big, emb.unsqueeze(0), float("-inf")).amax(1)
+        return where(from_numpy(onehot.any(1)[:, None]), vals, 0.0)
+    m = onehot.astype(weight._data.dtype)
+    if mode == "mean":
+        m = m / np.maximum(m.sum(1, keepdims=True), 1)
+    return from_numpy(m).matmul(emb)
+
+

@@ -1,0 +1,243 @@
+"""Padding, resampling and spatial transformers of ember.nn.functional: pad, interpolate, grid_sample,
+affine_grid. All are composites of index_select / cat / matmul, so autograd comes from those ops.
+"""
+
+import math
+
+import numpy as np
+
+from ..._ops.creation import from_numpy
+from ..._ops.pointwise import where
+from ..._ops.shape import cat
+
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid"]
+
+
+def _index(x, dim, idx):
+    return x.index_select(dim, from_numpy(np.asarray(idx, np.int64)))
+
+
+def _pad_dim(x, dim, lo, hi, mode, value):
+    n = x.shape[dim]
+    if lo < 0:
+        x, n, lo = x.narrow(dim, -lo, n + lo), n + lo, 0
+    if hi < 0:
+        x, n, hi = x.narrow(dim, 0, n + hi), n + hi, 0
+    if lo == 0 and hi == 0:
+        return x
+    if mode == "constant":
+        shape = list(x.shape)
+        parts = []
+        if lo:
+            shape[dim] = lo
+            parts.append(x.new_full(tuple(shape), value))
+        parts.append(x)
+        if hi:
+            shape[dim] = hi
+            parts.append(x.new_full(tuple(shape), value))
+        return cat(parts, dim)
+    pos = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        if lo >= n or hi >= n:
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(x.shape)}")
+        period = 2 * (n - 1)
+        pos = np.abs(pos) % period if period else np.zeros_like(pos)
+        pos = np.where(pos >= n, period - pos, pos)
+    elif mode == "replicate":
+        pos = np.clip(pos, 0, n - 1)
+    elif mode == "circular":
+        if lo > n or hi > n:
+            raise ValueError("Padding value causes wrapping around more than once.")
+        pos = pos % n
+    else:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return _index(x, dim, pos)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value:
+        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    x = input
+    for i in range(len(pad) // 2):
+        x = _pad_dim(x, input.dim() - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1]), mode, value or 0.0)
+    return x if x is not input else input.clone()
+
+
+# ---- interpolate ---------------------------------------------------------------------------------------------
+
+
+def _src_coords(out, n, scale, align_corners):
+    """Source coordinate of each output position (torch's area_pixel_compute_source_index)."""
+    d = np.arange(out, dtype=np.float64)
+    if align_corners:
+        return d * ((n - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    r = 1.0 / scale if scale is not None else n / out
+    return (d + 0.5) * r - 0.5
+
+
+def _linear_dim(x, dim, out, scale, align_corners):
+    n = x.shape[dim]
+    src = np.maximum(_src_coords(out, n, scale, align_corners), 0) if not align_corners else \
+        _src_coords(out, n, scale, align_corners)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    i1 = np.minimum(i0 + 1, n - 1)
+    lam = (src - i0).astype(x._data.dtype)
+    shape = [1] * x.dim()
+    shape[dim] = out
+    w1 = from_numpy(lam.reshape(shape))
+    return _index(x, dim, i0) * (1 - w1) + _index(x, dim, i1) * w1
+
+
+def _cubic_weights(t, a=-0.75):
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _cubic_dim(x, dim, out, scale, align_corners):
+    n = x.shape[dim]
+    src = _src_coords(out, n, scale, align_corners)
+    i = np.floor(src).astype(np.int64)
+    t = src - i
+    res = None
+    shape = [1] * x.dim()
+    shape[dim] = out
+    for k, w in zip(range(-1, 3), _cubic_weights(t)):
+        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * from_numpy(w.astype(x._data.dtype).reshape(shape))
+        res = term if res is None else res + term
+    return res
+
+
+def _nearest_dim(x, dim, out, scale, exact):
+    n = x.shape[dim]
+    r = 1.0 / scale if scale is not None else n / out
+    d = np.arange(out, dtype=np.float64)
+    src = np.floor((d + 0.5) * r) if exact else np.floor(d * np.float32(r))
+    return _index(x, dim, np.minimum(src.astype(np.int64), n - 1))
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    nd = input.dim() - 2
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = tuple(size) if isinstance(size, (tuple, list)) else (size,) * nd
+        scales = (None,) * nd
+    elif scale_factor is not None:
+        sf = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * nd
+        out = tuple(int(math.floor(n * s)) for n, s in zip(input.shape[2:], sf))
+        scales = (None,) * nd if recompute_scale_factor else sf
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    x = input
+    for i in range(nd):
+        dim = 2 + i
+        if mode in ("nearest", "nearest-exact"):
+            x = _nearest_dim(x, dim, out[i], scales[i], mode == "nearest-exact")
+        elif mode in ("linear", "bilinear", "trilinear"):
+            x = _linear_dim(x, dim, out[i], scales[i], bool(align_corners))
+        elif mode == "bicubic":
+            x = _cubic_dim(x, dim, out[i], scales[i], bool(align_corners))
+        elif mode == "area":
+            from .conv import _adaptive_avg
+
+            return _adaptive_avg(nd, input, out)
+        else:
+            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                      f"nearest-exact (got {mode})")
+    return x.contiguous()
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- spatial transformers --------------------------------------------------------------------------------------
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Sampling grid (N, H, W, 2) of the affine maps `theta` (N, 2, 3) over an output of `size`."""
+    align_corners = bool(align_corners)
+    n, _, h, w = size
+
+    def lin(k):
+        if k <= 1:
+            return np.zeros(k) if k == 1 else np.zeros(0)
+        v = np.linspace(-1, 1, k)
+        return v if align_corners else v * (k - 1) / k
+    ys, xs = np.meshgrid(lin(h), lin(w), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(theta._data.dtype)  # (H, W, 3)
+    grid = from_numpy(base.reshape(1, h * w, 3)).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
+    return grid.reshape(n, h, w, 2)
+
+
+def _unnormalize(c, size, align_corners):
+    return (c + 1) / 2 * (size - 1) if align_corners else ((c + 1) * size - 1) / 2
+
+
+def _reflect(c, lo, hi):
+    span = hi - lo
+    if span <= 0:
+        return c * 0
+    c = (c - lo).abs()
+    extra = c.fmod(span)
+    flips = (c / span).floor()
+    return where(flips.fmod(2) == 0, extra + lo, span - extra + lo)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample `input` (N, C, H, W) at normalized `grid` (N, Ho, Wo, 2) locations (x, y in [-1, 1])."""
+    align_corners = bool(align_corners)
+    n, c, h, w = input.shape
+    gx = _unnormalize(grid[..., 0], w, align_corners)
+    gy = _unnormalize(grid[..., 1], h, align_corners)
+    if padding_mode == "border":
+        gx, gy = gx.clamp(0, w - 1), gy.clamp(0, h - 1)
+    elif padding_mode == "reflection":
+        if align_corners:
+            gx, gy = _reflect(gx, 0, w - 1), _reflect(gy, 0, h - 1)
+        else:
+            gx, gy = _reflect(gx, -0.5, w - 0.5), _reflect(gy, -0.5, h - 0.5)
+        gx, gy = gx.clamp(0, w - 1), gy.clamp(0, h - 1)
+    flat = input.reshape(n, c, h * w)
+
+    def tap(ix, iy):
+        ixa, iya = ix._data.astype(np.int64), iy._data.astype(np.int64)
+        ok = (ixa >= 0) & (ixa < w) & (iya >= 0) & (iya < h)
+        lin = np.where(ok, iya * w + ixa, 0) + (np.arange(n) * h * w).reshape(-1, 1, 1)
+        vals = flat.transpose(0, 1).reshape(c, n * h * w).index_select(1, from_numpy(lin.reshape(-1)))
+        vals = vals.reshape(c, *ixa.shape).transpose(0, 1)
+        return where(from_numpy(ok).unsqueeze(1), vals, 0.0)
+    if mode == "nearest":
+        return tap(gx.round(), gy.round())
+    x0, y0 = gx.floor(), gy.floor()
+    x1, y1 = x0 + 1, y0 + 1
+    wx1, wy1 = (gx - x0).unsqueeze(1), (gy - y0).unsqueeze(1)
+    wx0, wy0 = 1 - wx1, 1 - wy1
+    return (tap(x0, y0) * wx0 * wy0 + tap(x1, y0) * wx1 * wy0 + tap(x0, y1) * wx0 * wy1
+            + tap(x1, y1) * wx1 * wy1)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dispatch import NN, POINTWISE, defop, dispatch
 from .pointwise import where
+from ._util import method, public
 from .special import erf as _erf
 
 __all__ = []
@@ -368,3 +369,23 @@ def _(gg, g, idx, num_weights, padding_idx):
     if padding_idx is not None and padding_idx >= 0:
         out = where(from_numpy(idx != padding_idx).unsqueeze(-1), out, 0.0)
     return out
+
+
+# ---- public Tensor methods (torch.softmax, Tensor.log_softmax, ...) ---------------------------------------
+
+
+def _softmax_public(op):
+    def fn(input, dim, dtype=None, *, _stacklevel=None):
+        if dtype is not None:
+            input = input.to(dtype)
+        n = max(input.dim(), 1)
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        return dispatch(op, (input,), (dim % n if input.dim() else None,))
+    return fn
+
+
+softmax_ = method("softmax")(_softmax_public(softmax))
+log_softmax_ = method("log_softmax")(_softmax_public(log_softmax))
+softmax_.__name__, log_softmax_.__name__ = "softmax", "log_softmax"
+public["softmax"], public["log_softmax"] = softmax_, log_softmax_

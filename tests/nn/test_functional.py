@@ -1,0 +1,142 @@
+"""nn.functional losses and functions against torch (values and input grads), table-driven; numerical
+stability at logits of 1e4; conv/pool double backward."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from compare import assert_same, check
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((4, 5)).astype(np.float32)
+Y = rng.standard_normal((4, 5)).astype(np.float32)
+P = rng.uniform(0.05, 0.95, (4, 5)).astype(np.float32)
+T = np.array([1, 0, 4, 2])
+X3 = rng.standard_normal((2, 5, 3)).astype(np.float32)
+T3 = rng.integers(0, 5, (2, 3))
+SIGN = np.array([1., -1., 1., -1.], np.float32)
+ML = np.array([[3, 0, -1, 1, 2], [1, 2, 4, -1, 0], [0, -1, 0, 0, 0], [4, 3, 2, 1, 0]])
+
+LOSSES = [
+    ("cross_entropy", lambda F, x, t: F.cross_entropy(x, t), [X, T]),
+    ("cross_entropy_w", lambda F, x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=4), [X, T, P[0]]),
+    ("cross_entropy_ls", lambda F, x, t: F.cross_entropy(x, t, label_smoothing=0.2), [X, T]),
+    ("cross_entropy_nd", lambda F, x, t: F.cross_entropy(x, t, reduction="none"), [X3, T3]),
+    ("cross_entropy_probs", lambda F, x, p: F.cross_entropy(x, p.softmax(1), label_smoothing=0.1), [X, P]),
+    ("nll", lambda F, x, t: F.nll_loss(x, t, reduction="sum"), [X, T]),
+    ("nll_1d", lambda F, x, t: F.nll_loss(x[0], t[0]), [X, T]),
+    ("mse", lambda F, x, y: F.mse_loss(x, y), [X, Y]), ("l1", lambda F, x, y: F.l1_loss(x, y, reduction="sum"), [X, Y]),
+    ("smooth_l1", lambda F, x, y: F.smooth_l1_loss(x, y, beta=0.5), [X, Y]),
+    ("huber", lambda F, x, y: F.huber_loss(x, y, reduction="none", delta=0.7), [X, Y]),
+    ("bce", lambda F, p, q: F.binary_cross_entropy(p, q), [P, P[::-1].copy()]),
+    ("bce_logits", lambda F, x, q, w: F.binary_cross_entropy_with_logits(x, q, pos_weight=w), [X, P, P[0]]),
+    ("kl", lambda F, x, p: F.kl_div(x.log_softmax(1), p, reduction="batchmean"), [X, P]),
+    ("kl_log", lambda F, x, y: F.kl_div(x, y, reduction="sum", log_target=True), [X, Y]),
+    ("poisson", lambda F, x, y: F.poisson_nll_loss(x, y.abs()), [X, Y]),
+    ("poisson_full", lambda F, x, y: F.poisson_nll_loss(x.abs(), y.abs() * 3, log_input=False, full=True), [X, Y]),
+    ("gaussian", lambda F, x, y, v: F.gaussian_nll_loss(x, y, v, full=True), [X, Y, P]),
+    ("margin_ranking", lambda F, a, b, s: F.margin_ranking_loss(a[:, 0], b[:, 0], s, margin=0.1), [X, Y, SIGN]),
+    ("hinge", lambda F, x, s: F.hinge_embedding_loss(x[:, 0], s), [X, SIGN]),
+    ("soft_margin", lambda F, x, s: F.soft_margin_loss(x[:, 0], s), [X, SIGN]),
+    ("multilabel_soft", lambda F, x, q: F.multilabel_soft_margin_loss(x, (q > 0.5).float()), [X, P]),
+    ("multilabel_margin", lambda F, x, t: F.multilabel_margin_loss(x, t), [X, ML]),
+    ("multi_margin", lambda F, x, t: F.multi_margin_loss(x, t), [X, T]),
+    ("multi_margin_p2", lambda F, x, t, w: F.multi_margin_loss(x, t, p=2, margin=0.5, weight=w), [X, T, P[0]]),
+    ("cosine_embedding", lambda F, a, b, s: F.cosine_embedding_loss(a, b, s, margin=0.2), [X, Y, SIGN]),
+    ("triplet", lambda F, a, b, c: F.triplet_margin_loss(a, b, c, swap=True), [X, Y, P]),
+    ("normalize", lambda F, x: F.normalize(x, p=3, dim=0), [X]),
+    ("one_hot", lambda F, t: F.one_hot(t, 6), [T]),
+    ("pad_reflect", lambda F, x: F.pad(x, (2, 1), mode="reflect"), [X]),
+    ("grid_sample", lambda F, x, g: F.grid_sample(x, g, align_corners=False), [X3.reshape(1, 2, 5, 3),
+                                                                                np.tanh(Y).reshape(1, 2, 5, 2)]),
+    ("grid_sample_border", lambda F, x, g: F.grid_sample(x, g * 2, padding_mode="border", align_corners=True),
+     [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
+    ("affine_grid", lambda F, th: F.affine_grid(th.reshape(2, 2, 3)[:, :, :3], (2, 1, 3, 4), align_corners=False),
+     [X[:3, :4].reshape(-1)]),
+    ("interp_nearest", lambda F, x: F.interpolate(x.reshape(1, 4, 5), size=7), [X]),
+    ("dropout_eval", lambda F, x: F.dropout(x, 0.3, training=False), [X]),
+]
+
+
+NO_GRAD_AFTER_FIRST = {"cross_entropy_w", "bce_logits", "soft_margin", "multi_margin_p2", "hinge",
+                       "margin_ranking", "cosine_embedding"}  # torch refuses grads for weights / targets there
+
+
+@pytest.mark.parametrize("name,fn,inputs", LOSSES, ids=[c[0] for c in LOSSES])
+def test_functional_matches_torch(name, fn, inputs):
+    grad = [0] if name in NO_GRAD_AFTER_FIRST else True
+    check(lambda lib, *a: fn(lib.nn.functional, *a), *inputs, grad=grad, rtol=1e-4, atol=1e-5, check_stride=False)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("log_softmax", lambda F, x: F.log_softmax(x, 1)),
+    ("cross_entropy", lambda F, x: F.cross_entropy(x, torch_or_ember(F, [0, 1]))),
+    ("bce_logits", lambda F, x: F.binary_cross_entropy_with_logits(x, x.detach() * 0 + 0.5)),
+    ("softplus", lambda F, x: F.softplus(x)), ("logsigmoid", lambda F, x: F.logsigmoid(x)),
+])
+def test_stable_at_large_logits(name, fn):
+    x = np.array([[1e4, -1e4, 0.0], [-1e4, 3.0, 1e4]], np.float32)
+    out = check(lambda lib, a: fn(lib.nn.functional, a), x, grad=True)
+    assert np.isfinite(out[0].detach().numpy()).all()
+
+
+def torch_or_ember(F, values):
+    lib = torch if F is torch.nn.functional else ember
+    return lib.tensor(values)
+
+
+def test_softmax_dtype_argument():
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    check(lambda lib, a: lib.nn.functional.softmax(a, 1, dtype=lib.float64), x, grad=True)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, x, w: F.conv2d(x, w, padding=1, stride=2),
+    lambda F, x, w: F.conv_transpose2d(x, w, stride=2),
+    lambda F, x, w: F.max_pool2d(x * w.sum(), 2),
+    lambda F, x, w: F.avg_pool2d(x * w.sum(), 3, stride=2, padding=1),
+])
+def test_double_backward(fn):
+    x = rng.standard_normal((2, 3, 6, 6))
+    w = rng.standard_normal((3, 3, 3, 3))
+
+    def run(lib, a, b):
+        out = fn(lib.nn.functional, a, b)
+        (g,) = lib.autograd.grad((out * out).sum(), a, create_graph=True)
+        return g
+    check(run, x, w, grad=True, rtol=1e-6, atol=1e-6)
+
+
+def test_conv_errors():
+    from compare import assert_same_error
+
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    assert_same_error(lambda lib, a: lib.nn.functional.conv2d(a, lib.ones(4, 2, 3, 3)), x)
+    assert_same_error(lambda lib, a: lib.nn.functional.conv2d(a.double(), lib.ones(4, 3, 3, 3)), x)
+    assert_same_error(lambda lib, a: lib.nn.functional.conv2d(a[0, 0], lib.ones(4, 3, 3, 3)), x)
+    assert_same_error(lambda lib, a: lib.nn.functional.linear(a[0], lib.ones(4, 3)), x)
+
+
+def test_init_distributions():
+    nn = ember.nn
+    w = ember.empty(400, 300)
+    nn.init.kaiming_uniform_(w, a=0)
+    bound = np.sqrt(6 / 300)
+    assert np.abs(w.numpy()).max() <= bound and np.abs(w.numpy()).max() > 0.95 * bound
+    nn.init.xavier_normal_(w)
+    assert abs(w.numpy().std() - np.sqrt(2 / 700)) < 0.01 * np.sqrt(2 / 700) * 5
+    nn.init.trunc_normal_(w, std=2.0, a=-1.0, b=1.5)
+    assert w.numpy().min() >= -1.0 and w.numpy().max() <= 1.5
+    q = ember.empty(6, 4)
+    nn.init.orthogonal_(q)
+    np.testing.assert_allclose(q.numpy().T @ q.numpy(), np.eye(4), atol=1e-5)
+    s = ember.empty(10, 5)
+    nn.init.sparse_(s, 0.3)
+    assert ((s.numpy() == 0).sum(0) == 3).all()
+    for name in ("linear", "tanh", "relu", "selu", "sigmoid"):
+        assert nn.init.calculate_gain(name) == torch.nn.init.calculate_gain(name)
+    assert nn.init.calculate_gain("leaky_relu", 0.2) == torch.nn.init.calculate_gain("leaky_relu", 0.2)
+    e, t = ember.empty(4, 3, 3), torch.empty(4, 3, 3)
+    assert_same(nn.init.dirac_(e), torch.nn.init.dirac_(t))
+    assert_same(nn.init.eye_(ember.empty(3, 5)), torch.nn.init.eye_(torch.empty(3, 5)))

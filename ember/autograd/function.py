@@ -124,8 +124,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if meta is not None and not _expandable(meta[0], g._data.shape):
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
                                    f"{list(g._data.shape)} but expected shape compatible with {list(meta[0])}")
-        metas = self._input_meta
-        return fit_grads([g for g, m in zip(res, metas) if m is not False], [m for m in metas if m is not False])
+        return fit_grads(res, self._input_meta)  # non-tensor inputs (False) have no edge
 
     def release(self):
         self._saved = None

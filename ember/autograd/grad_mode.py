@@ -42,21 +42,27 @@ class _DecoratorContextManager:
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
                 gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                except StopIteration as e:
+                    return e.value
                 while True:
                     try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.clone():
-                            gen.close()
-                        raise
-                    except BaseException as e:
-                        with self.clone():
-                            response = gen.throw(e)
-                    else:
-                        with self.clone():
-                            response = gen.send(request)
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as e:
+                            with self.clone():
+                                response = gen.throw(e)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                    except StopIteration as e:
+                        return e.value
             return gen_wrapper
 
         @functools.wraps(func)
@@ -140,7 +146,7 @@ class inference_mode(_DecoratorContextManager):
                 self.pushed = InferenceModeHandler()
                 push_mode(self.pushed)
             state.enabled, state.inference = False, True
-        elif state.inference:  # leaving inference mode turns grad recording back on; elsewhere a no-op
+        else:  # as torch's InferenceMode(false): grad recording on, whatever it was
             state.enabled, state.inference = True, False
 
     def __exit__(self, *exc):

@@ -370,7 +370,7 @@ class OpNode(Node):
     _saved = ()
     _params = ()
     _out = None
-    _in_meta = ()  # per input: (shape, numpy dtype) or None, to reduce broadcast grads and cast them
+    _in_meta = ()  # per input: (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
 
     def apply(self, grads):
         op = self._op
@@ -423,9 +423,11 @@ class OpNode(Node):
 
 
 def fit_grads(res, metas):
-    """Reduce each input grad to its input's shape (undoing broadcasting) and dtype."""
+    """Reduce each input grad to its input's shape (undoing broadcasting) and dtype; one result per edge."""
     out = []
     for g, meta in zip(res, metas):
+        if meta is False:
+            continue  # an input with no edge (NOTE [ Which inputs get an edge ])
         if meta is None:
             g = None  # no gradient flows to an input that does not require one (hooks see None, as in torch)
         elif g is not None:
@@ -504,10 +506,20 @@ def refresh_view_grad_fn(view):
     return view._grad_fn
 
 
+# NOTE [ Which inputs get an edge ]
+# torch's next_functions has one entry per *tensor argument of the op's schema*. A Python number given
+# to add/sub/mul/div/where becomes a wrapped tensor there, so it gets a `(None, 0)` edge; for every other
+# op it is a Scalar argument and gets none (`x.pow(2)`, `1 - x`, `x.clamp(0, 1)` have one edge). The bool
+# condition or mask of where/masked_fill is not a differentiable argument and gets none either. The
+# derivative still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
+_SCALAR_EDGE_OPS = frozenset(("add", "sub", "mul", "div", "where"))
+_MASK_OPS = frozenset(("where", "masked_fill"))
+
+
 def record(op, inputs, params, result):
     """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed.
 
-    See NOTE [ Recording is the hot path ].
+    See NOTE [ Recording is the hot path ] and NOTE [ Which inputs get an edge ].
     """
     node_cls = op.node_cls
     if node_cls is None:
@@ -516,19 +528,27 @@ def record(op, inputs, params, result):
     edges = []
     metas = []
     for t in inputs:
-        if (type(t) is Tensor or isinstance(t, Tensor)) and t._requires_grad:
-            fn = t._grad_fn
-            if fn is None:
-                edges.append((_leaf_node(t), 0))
-            elif t._base is None or "_view_version" not in t.__dict__:
-                edges.append((fn, t._output_nr))
+        if type(t) is Tensor or isinstance(t, Tensor):
+            if t._requires_grad:
+                fn = t._grad_fn
+                if fn is None:
+                    edges.append((_leaf_node(t), 0))
+                elif t._base is None or "_view_version" not in t.__dict__:
+                    edges.append((fn, t._output_nr))
+                else:
+                    edges.append(grad_edge(t))
+                a = t._data
+                metas.append((a.shape, a.dtype))
+            elif t._data.dtype.kind == "b" and op.name in _MASK_OPS:
+                metas.append(False)
             else:
-                edges.append(grad_edge(t))
-            a = t._data
-            metas.append((a.shape, a.dtype))
-        else:
+                edges.append(_NO_EDGE)
+                metas.append(None)
+        elif op.name in _SCALAR_EDGE_OPS:
             edges.append(_NO_EDGE)
             metas.append(None)
+        else:
+            metas.append(False)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     saves = op.saves

@@ -124,3 +124,29 @@ def test_lazy_linear_infers_in_features():
     assert repr(m.weight) == "<UninitializedParameter>"
     out = m(ember.ones(2, 7))
     assert type(m) is ember.nn.Linear and tuple(m.weight.shape) == (4, 7) and tuple(out.shape) == (2, 4)
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("Linear", (5, 3), {}), ("Conv2d", (3, 4, 3), {}), ("ConvTranspose2d", (3, 4, 3), {}), ("Bilinear", (2, 3, 4), {}),
+    ("Embedding", (6, 3), {"padding_idx": 1}), ("PReLU", (), {}), ("BatchNorm2d", (3,), {})])
+def test_default_init_matches_torch_under_same_seed(name, args, kwargs):
+    torch.manual_seed(3)
+    ember.manual_seed(3)
+    t = getattr(torch.nn, name)(*args, **kwargs)
+    e = getattr(ember.nn, name)(*args, **kwargs)
+    for (en, ep), (tn, tp) in zip(e.named_parameters(), t.named_parameters()):
+        assert en == tn
+        assert_same(ep, tp, path=en)
+
+
+@pytest.mark.parametrize("fn", ["dropout", "dropout2d", "alpha_dropout"])
+def test_dropout_masks_match_torch_under_same_seed(fn):
+    x = np.random.default_rng(0).standard_normal((4, 3, 2, 2)).astype(np.float32)
+    outs = []
+    for lib in (torch, ember):
+        lib.manual_seed(7)
+        xt = lib.from_numpy(x.copy()).requires_grad_(True)
+        y = getattr(lib.nn.functional, fn)(xt, 0.4, training=True)
+        y.sum().backward()
+        outs.append((y, xt.grad))
+    assert_same(outs[1], outs[0], rtol=1e-6, atol=1e-6, check_stride=False)

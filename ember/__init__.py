@@ -40,6 +40,14 @@ from . import _ops
 # Every op module registers its public functions in `_ops.public` next to its definition (one place per
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
+from ._generator import Generator as Generator  # noqa: E402  (randomness, issue 9)
+from ._generator import default_generator as default_generator  # noqa: E402
+from .random import get_rng_state as get_rng_state  # noqa: E402
+from .random import initial_seed as initial_seed  # noqa: E402
+from .random import manual_seed as manual_seed  # noqa: E402
+from .random import seed as seed  # noqa: E402
+from .random import set_rng_state as set_rng_state  # noqa: E402
+from . import random as random  # noqa: E402
 from . import nn as nn  # noqa: E402
 from . import optim as optim  # noqa: E402
 from . import serialization as serialization

@@ -1,0 +1,322 @@
+"""ember.Generator: torch's CPU random engine (mt19937), its seeding, its saved state, and the ways torch
+turns the engine's 32-bit words into numbers.
+
+NOTE [ Matching torch's CPU stream ]
+torch's CPU generator is a plain mt19937 seeded with the standard `init_genrand` recurrence on the low 32
+bits of the seed. NumPy's `MT19937` bit generator is the same engine and `_legacy_seeding` is the same
+recurrence, so its `random_raw()` yields torch's 32-bit words in torch's order, in bulk. On top of the words
+torch builds (see DistributionsHelper / TransformationHelper in ATen):
+
+  random()    one word                         random64()  (word1 << 32) | word2
+  float32 uniform in [0, 1):  (random() & (2**24 - 1)) * 2**-24      (float16/bfloat16: the float32
+                              value rounded)
+  float64 uniform in [0, 1):  (random64() & (2**53 - 1)) * 2**-53
+  uniform(a, b):              fma(u, b - a, a) in the dtype (torch's AVX2 build contracts x*y+z to an fma)
+  integers in [lo, lo + r):   lo + w % r, with w = random() if r < 2**32 else random64()
+
+Every kernel draws one value per element in TensorIterator order (memory order of the output), serially,
+so drawing a block of words and transforming it with NumPy reproduces torch exactly. The normal
+distribution has two paths, both reproduced here (see NOTE [ torch's two normal samplers ]).
+"""
+
+import os
+
+import numpy as np
+
+from ._device import check_device, device as _device
+
+__all__ = ["Generator", "default_generator"]
+
+_DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
+_STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState)
+_U64 = np.uint64
+_M24, _M53 = _U64((1 << 24) - 1), _U64((1 << 53) - 1)
+
+
+class Generator:
+    """A random number generator with its own state (torch's CPU generator: an mt19937).
+
+    Args:
+        device: only ``'cpu'`` (ember computes on the CPU).
+
+    Example::
+
+        >>> g = ember.Generator().manual_seed(0)
+        >>> ember.rand(2, generator=g)   # torch.rand(2, generator=torch.Generator().manual_seed(0))
+    """
+
+    __module__ = "ember"
+
+    def __init__(self, device="cpu"):
+        check_device(device)
+        self._mt = np.random.MT19937(0)
+        self._normal_double = None  # torch's cached second Box-Muller value (next_double_normal_sample)
+        self._normal_float = None
+        self._set_seed(_DEFAULT_SEED)
+
+    @property
+    def device(self):
+        return _device("cpu")
+
+    def __repr__(self):
+        return f"<ember.Generator object at {hex(id(self))}>"
+
+    # ---- seeding -----------------------------------------------------------------------------------------
+
+    def _set_seed(self, seed):
+        self._seed = seed
+        self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+        self._fresh = True  # torch writes next=0 (not 624) in the state of a just-seeded engine
+        self._normal_double = self._normal_float = None
+
+    def manual_seed(self, seed):
+        """Seed the generator with integer `seed`; returns the generator."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = int(seed)
+        if not -2**63 <= seed < 2**64:
+            raise ValueError("Overflow when unpacking long long")
+        self._set_seed(seed & 0xFFFFFFFFFFFFFFFF)
+        return self
+
+    def seed(self):
+        """Seed from a non-deterministic source; returns the 64-bit seed used."""
+        s = int.from_bytes(os.urandom(8), "little")
+        self._set_seed(s)
+        return s
+
+    def initial_seed(self):
+        """The seed the generator was last seeded with."""
+        return self._seed
+
+    # ---- state ---------------------------------------------------------------------------------------------
+
+    def get_state(self):
+        """The state as a uint8 tensor in torch's layout (``torch.Generator().set_state`` accepts it)."""
+        from ._tensor import _wrap
+
+        return _wrap(np.frombuffer(_pack_state(self), np.uint8).copy())
+
+    def set_state(self, new_state):
+        """Restore a state from `get_state` (ember's or torch's); returns the generator."""
+        from ._tensor import Tensor
+
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if new_state._data.size != _STATE_SIZE:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG "
+                               f"state size to be {new_state._data.size}")
+        _unpack_state(self, np.ascontiguousarray(new_state._data).tobytes())
+        return self
+
+    def __reduce__(self):
+        return (_rebuild, (self.get_state()._data.tobytes(),))
+
+    # ---- the engine's words ----------------------------------------------------------------------------
+
+    def _random(self, n):
+        """n words of torch's `random()` (uint32 values in a uint64 array)."""
+        self._fresh = False
+        return self._mt.random_raw(n)
+
+    def _random64(self, n):
+        """n values of torch's `random64()`: two words each, the first one high."""
+        w = self._random(2 * n)
+        return (w[0::2] << _U64(32)) | w[1::2]
+
+    def _uniform_float(self, n):
+        """n float32 uniforms in [0, 1) as torch's `uniform_real_distribution<float>`."""
+        return (self._random(n) & _M24).astype(np.float32) * np.float32(2.0 ** -24)
+
+    def _uniform_double(self, n):
+        """n float64 uniforms in [0, 1) as torch's `uniform_real_distribution<double>`."""
+        return (self._random64(n) & _M53).astype(np.float64) * 2.0 ** -53
+
+
+# ---- state serialization ----------------------------------------------------------------------------------
+#
+# NOTE [ Generator state layout ]
+# torch serializes CPUGeneratorImplState: the legacy THGeneratorState (uint64 the_initial_seed; int left;
+# int seeded; uint64 next; uint64 state[624]; double normal_x, normal_y, normal_rho; int normal_is_valid;
+# padding) followed by float next_float_normal_sample and bool is_next_float_normal_sample_valid: 5056
+# bytes. torch's engine reads state[next++] after decrementing `left` (regenerating when it reaches 0), so
+# `left + next == 625` and NumPy's position is `pos == 625 - left`. The cached Box-Muller value goes in
+# normal_y. Writing the same layout lets a state move between ember and torch in both directions.
+
+_HEAD = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"), ("state", "<u8", 624),
+                  ("normal_x", "<f8"), ("normal_y", "<f8"), ("normal_rho", "<f8"), ("normal_valid", "<i4"),
+                  ("pad", "<i4"), ("float_normal", "<f4"), ("float_valid", "u1"), ("pad2", "u1", 3)])
+assert _HEAD.itemsize == _STATE_SIZE
+
+
+def _pack_state(gen):
+    st = gen._mt.state["state"]
+    rec = np.zeros((), _HEAD)
+    pos = int(st["pos"])
+    rec["seed"], rec["left"], rec["seeded"] = gen._seed, 625 - pos, 1
+    rec["next"] = 0 if gen._fresh else pos
+    rec["state"] = st["key"]
+    if gen._normal_double is not None:
+        rec["normal_y"], rec["normal_valid"] = gen._normal_double, 1
+    if gen._normal_float is not None:
+        rec["float_normal"], rec["float_valid"] = gen._normal_float, 1
+    return rec.tobytes()
+
+
+def _unpack_state(gen, raw):
+    rec = np.frombuffer(raw, _HEAD)[0]
+    left = int(rec["left"])
+    if not 1 <= left <= 624:
+        raise RuntimeError(f"The input RNG state is invalid: left must be in [1, 624], got {left}")
+    gen._mt.state = {"bit_generator": "MT19937",
+                     "state": {"key": rec["state"].astype(np.uint32), "pos": 625 - left}}
+    gen._seed = int(rec["seed"])
+    gen._fresh = left == 1 and int(rec["next"]) == 0
+    gen._normal_double = float(rec["normal_y"]) if rec["normal_valid"] else None
+    gen._normal_float = float(rec["float_normal"]) if rec["float_valid"] else None
+
+
+def _rebuild(raw):
+    g = Generator()
+    _unpack_state(g, raw)
+    return g
+
+
+default_generator = Generator()
+
+
+# ---- fused multiply-add, as torch's AVX2 build computes x * y + z ------------------------------------------
+
+def fma32(a, b, c):
+    """float32 fma(a, b, c) rounded once: the product is exact in float64; the float64 sum is rounded to
+    odd so that the final rounding to float32 is the correct one."""
+    p = np.asarray(a, np.float64) * np.float64(b)
+    c = np.asarray(c, np.float64)
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    bits = s.view(np.int64)
+    inexact_even = (err != 0) & ((bits & 1) == 0)
+    bits += np.where(inexact_even, np.where((s > 0) == (err > 0), 1, -1), 0)
+    return s.astype(np.float32)
+
+
+def fma64(a, b, c):
+    """float64 fma(a, b, c) from an exact two-product and two-sum (rounded once but in rare ties)."""
+    a, b = np.asarray(a, np.float64), np.float64(b)
+    p = a * b
+    ca, cb = 134217729.0 * a, 134217729.0 * b  # Veltkamp split: 2**27 + 1
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    return s + (t + e)
+
+
+# ---- the normal distribution -------------------------------------------------------------------------------
+#
+# NOTE [ torch's two normal samplers ]
+# `normal_` on a contiguous tensor of >= 16 elements fills it with uniforms, then turns each block of 16
+# into normals by Box-Muller (u1 = 1 - data[j], u2 = data[j + 8] give data[j] = r cos, data[j + 8] = r sin);
+# when the size is not a multiple of 16, 16 fresh uniforms redo the last 16 elements. float32 goes through
+# torch's AVX2 code, whose log and sincos are the Cephes polynomials of avx_mathfun.h evaluated in float32
+# (with the compiler's fma contractions, reproduced below); float64 uses the C library's log/cos/sin,
+# which NumPy's float64 functions match. Smaller or non-contiguous tensors use the scalar sampler: two
+# float64 uniforms per pair (theta = 2 pi u1, r = sqrt(-2 log1p(-u2))), returning r cos and caching r sin
+# in the generator for the next draw; the cache is part of the saved state.
+
+_F = np.float32
+_LOG_P = tuple(_F(c) for c in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                               1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                               3.3333331174E-1))
+
+
+def _log_f32(x):
+    """natural log of positive float32 x, as avx_mathfun's log256_ps (Cephes logf)."""
+    x = np.maximum(x, _F(1.17549435e-38))
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(_F) + _F(1)
+    m = ((bits & ~0x7F800000) | 0x3F000000).view(_F)  # mantissa scaled into [0.5, 1)
+    small = m < _F(0.707106781186547524)
+    m = (m - _F(1)) + np.where(small, m, _F(0))
+    e = e - small.astype(_F)
+    z = m * m
+    y = np.full_like(m, _LOG_P[0])
+    for c in _LOG_P[1:]:
+        y = fma32(y, m, c)
+    y = fma32(y * m, z, e * _F(-2.12194440e-4))
+    y = fma32(z, _F(-0.5), y)
+    return fma32(e, _F(0.693359375), m + y)
+
+
+def _sincos_f32(x):
+    """(sin x, cos x) for float32 x >= 0, as avx_mathfun's sincos256_ps (Cephes sinf/cosf)."""
+    j = (x * _F(1.27323954473516)).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(_F)
+    r = fma32(y, _F(-0.78515625), x)  # extended-precision reduction by pi/4
+    r = fma32(y, _F(-2.4187564849853515625e-4), r)
+    r = fma32(y, _F(-3.77489497744594108e-8), r)
+    z = r * r
+    c = fma32(np.full_like(z, _F(2.443315711809948E-005)), z, _F(-1.388731625493765E-003))
+    c = fma32(c, z, _F(4.166664568298827E-002))
+    c = fma32(c * z, z, -(z * _F(0.5))) + _F(1)
+    s = fma32(np.full_like(z, _F(-1.9515295891E-4)), z, _F(8.3321608736E-3))
+    s = fma32(s, z, _F(-1.6666654611E-1))
+    s = fma32(s * z, r, r)
+    first = (j & 2) == 0
+    sin = np.where(first, s, c)
+    cos = np.where(first, c, s)
+    sin = np.where((j & 4) != 0, -sin, sin)
+    cos = np.where(((j - 2) & 4) == 0, -cos, cos)
+    return sin, cos
+
+
+def _box_muller_blocks(u, mean, std):
+    """torch's normal_fill_16 over consecutive blocks of 16 uniforms (float32: the AVX2 variant)."""
+    d = u.reshape(-1, 2, 8)
+    if u.dtype == np.float32:
+        radius = np.sqrt(_F(-2) * _log_f32(_F(1) - d[:, 0]))
+        sin, cos = _sincos_f32(_F(2 * np.pi) * d[:, 1])
+        n1, n2 = radius * cos, radius * sin
+        out = np.concatenate([n1, n2], axis=1)
+        return out if (mean, std) == (0, 1) else fma32(out, _F(std), _F(mean))
+    radius = np.sqrt(-2 * np.log(1 - d[:, 0]))
+    theta = 2 * np.pi * d[:, 1]
+    out = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
+    return out if (mean, std) == (0, 1) else fma64(out, std, mean)
+
+
+def normal_fill(gen, n, np_float, mean, std, reduced=False):
+    """n >= 16 normals from torch's vectorised sampler; `np_float` is float32 or float64. For float16 and
+    bfloat16 (`reduced`, computed in float32) torch draws uniforms for the whole blocks only."""
+    full = n - n % 16
+    u = gen._uniform_float(full if reduced else n) if np_float == np.float32 else gen._uniform_double(n)
+    out = np.empty(n, np_float)
+    out[:full] = _box_muller_blocks(u[:full], mean, std).reshape(-1)
+    if n % 16:
+        tail = gen._uniform_float(16) if np_float == np.float32 else gen._uniform_double(16)
+        out[n - 16:] = _box_muller_blocks(tail, mean, std).reshape(-1)
+    return out
+
+
+def normal_scalar(gen, n, mean=0.0, std=1.0):
+    """n float64 normals from torch's scalar sampler (Box-Muller with the generator's cached value)."""
+    out = np.empty(n)
+    k = 0
+    if n and gen._normal_double is not None:
+        out[0], gen._normal_double, k = gen._normal_double, None, 1
+    pairs = (n - k + 1) // 2
+    u = gen._uniform_double(2 * pairs)
+    r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    theta = 2.0 * np.pi * u[0::2]
+    z = np.empty(2 * pairs)
+    z[0::2], z[1::2] = r * np.cos(theta), r * np.sin(theta)
+    out[k:] = z[:n - k]
+    if (n - k) % 2:
+        gen._normal_double = float(z[-1])
+    return out if (mean, std) == (0, 1) else fma64(out, std, mean)

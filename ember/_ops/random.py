@@ -1,0 +1,733 @@
+"""Random sampling: rand/randn/randint/randperm (and _like), bernoulli, multinomial, normal, poisson, and the
+in-place initialisers uniform_, normal_, exponential_, geometric_, log_normal_, cauchy_, random_.
+
+Every sampler takes `generator=` (default: `ember.default_generator`) and draws from it exactly as torch's
+CPU kernels draw from theirs, so a seeded script gets torch's numbers where the transformation can be
+reproduced (see NOTE [ Matching torch's CPU stream ] in ember/_generator.py; the README lists which
+functions match torch's stream and which only its distribution). Creation ops have kind CREATION and no
+backward node; the in-place initialisers are POINTWISE ops whose backward (as in torch) is zero, so that
+`x = y * 2; x.normal_()` records `NormalBackward0`.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from .._device import check_device
+from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
+from .._generator import Generator, default_generator, fma32, fma64, normal_fill, normal_scalar
+from .._size import Size
+from .._tensor import Tensor
+from ._util import finish_out, method, public
+
+# ---- drawing values in torch's order ---------------------------------------------------------------------
+
+
+def _gen(generator, name="generator"):
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+    return generator
+
+
+def _in_order(a, draw):
+    """An array shaped like `a` holding `draw(a.size)` laid out in `a`'s memory order (TensorIterator's
+    order for an output with these strides)."""
+    if a.ndim <= 1 or a.flags.c_contiguous:
+        return draw(a.size).reshape(a.shape)
+    perm = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+    vals = draw(a.size).reshape([a.shape[i] for i in perm])
+    return vals.transpose(np.argsort(perm))
+
+
+def _real_dtype(d):
+    return np.dtype(np.float32 if d == np.complex64 else np.float64) if d.kind == "c" else d
+
+
+def _uniform_values(gen, n, d, lo=0.0, hi=1.0):
+    """n uniforms in [lo, hi) of NumPy float dtype d, as torch's uniform_ kernel."""
+    if d == np.float64:
+        u = gen._uniform_double(n)
+        return u if (lo, hi) == (0, 1) else fma64(u, hi - lo, lo)
+    u = gen._uniform_float(n)
+    if (lo, hi) != (0, 1):
+        if d.itemsize == 2:
+            lo, hi = float(np.asarray(lo, d)), float(np.asarray(hi, d))
+        flo, fhi = np.float32(lo), np.float32(hi)
+        u = fma32(u, fhi - flo, flo)
+    return u.astype(d, copy=False)
+
+
+def _normal_values(gen, n, d, mean, std, contiguous):
+    """n normals of NumPy float dtype d, as torch's normal_ kernel (see NOTE [ torch's two normal samplers ])."""
+    if contiguous and n >= 16:
+        if d == np.float64 or d == np.float32:
+            return normal_fill(gen, n, d, mean, std)
+        return normal_fill(gen, n, np.dtype(np.float32), mean, std, reduced=True).astype(d)
+    return normal_scalar(gen, n, mean, std).astype(d)
+
+
+def _complex_aware(a, fill):
+    """Run `fill(real_array)` on `a`, seen as pairs of reals when complex (torch samples view_as_real)."""
+    if a.dtype.kind != "c":
+        return fill(a)
+    r = fill(a[..., None].view(_real_dtype(a.dtype)))
+    return (r[..., 0] + 1j * r[..., 1]).astype(a.dtype)
+
+
+def _not_implemented(kernel_name, d):
+    return NotImplementedError(f'"{kernel_name}" not implemented for \'{dtype_word(_dtypes.from_numpy(d))}\'')
+
+
+def _check_float(a, kernel_name, complex_ok=False):
+    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16" or complex_ok and a.dtype.kind == "c"):
+        raise _not_implemented(kernel_name, a.dtype)
+
+
+# ---- uniform ------------------------------------------------------------------------------------------------
+
+def _uniform_kernel(a, gen, lo, hi):
+    _check_float(a, "check_uniform_bounds", complex_ok=True)
+    return _complex_aware(a, lambda r: _in_order(r, lambda n: _uniform_values(gen, n, r.dtype, lo, hi)))
+
+
+@defop("uniform_", "UniformBackward0", POINTWISE, saves="none")
+def _uniform(a, gen, lo, hi):
+    return _uniform_kernel(a, gen, lo, hi)
+
+
+@_uniform.derivative_
+def _(g, a, gen, lo, hi):
+    return g.new_zeros(g.shape)
+
+
+def uniform_(self, from_=0, to=1, *, generator=None, **kw):
+    """Fill self with numbers drawn uniformly from [from, to)."""
+    from_ = kw.pop("from", from_)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
+                           f"to={_num(to)}")
+    return dispatch_inplace(_uniform, self, (self,), (_gen(generator), float(from_), float(to)))
+
+
+def _num(x):
+    """A number printed the way torch's C++ prints a double."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+@defop("rand", None, CREATION)
+def _rand(shape, d, gen):
+    return _uniform_kernel(np.empty(shape, d), gen, 0.0, 1.0)
+
+
+# ---- normal ---------------------------------------------------------------------------------------------
+
+def _normal_kernel(a, gen, mean, std):
+    _check_float(a, "normal_kernel_cpu", complex_ok=True)
+    if a.dtype.kind == "c":
+        std = std / math.sqrt(2)
+    contiguous = a.flags.c_contiguous
+    return _complex_aware(a, lambda r: _in_order(
+        r, lambda n: _normal_values(gen, n, r.dtype, mean, std, contiguous)))
+
+
+@defop("normal_", "NormalBackward0", POINTWISE, saves="none")
+def _normal(a, gen, mean, std):
+    return _normal_kernel(a, gen, mean, std)
+
+
+@_normal.derivative_
+def _(g, a, gen, mean, std):
+    return g.new_zeros(g.shape)
+
+
+def _check_std(std):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """Fill self with samples of the normal distribution N(mean, std**2)."""
+    _check_std(std)
+    return dispatch_inplace(_normal, self, (self,), (_gen(generator), float(mean), float(std)))
+
+
+@defop("randn", None, CREATION)
+def _randn(shape, d, gen, mean=0.0, std=1.0):
+    return _normal_kernel(np.empty(shape, d), gen, mean, std)
+
+
+# ---- exponential, geometric, log-normal, cauchy: one float64 uniform per element ----------------------------
+
+def _per_uniform(name, node, kernel_name, transform, int_ok=False):
+    """An in-place op drawing one float64 uniform u per element and storing transform(u, *args)."""
+    def kernel(a, gen, *args):
+        if not int_ok:
+            _check_float(a, kernel_name)
+        elif a.dtype.kind == "b":
+            raise _not_implemented(kernel_name, a.dtype)
+        return _in_order(a, lambda n: transform(gen._uniform_double(n), *args).astype(a.dtype))
+    op = defop(name, node, POINTWISE, saves="none")(kernel)
+    op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
+    return op
+
+
+def _continuous_only(a, what):
+    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+        word = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                "uint8": "unsigned char", "bool": "bool"}.get(a.dtype.name, a.dtype.name)
+        if what == "Exponential":
+            word = dtype_word(_dtypes.from_numpy(a.dtype))
+        raise RuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {word}")
+
+
+_exponential = _per_uniform("exponential_", "ExponentialBackward0", "exponential_cpu",
+                            lambda u, lambd: -1.0 / lambd * np.log1p(-u))
+_geometric = _per_uniform("geometric_", "GeometricBackward0", "geometric_cpu",
+                          lambda u, p: np.ceil(np.log(u) / np.log1p(-p)), int_ok=True)
+_cauchy = _per_uniform("cauchy_", "CauchyBackward0", "cauchy_cpu",
+                       lambda u, median, sigma: median + sigma * np.tan(np.pi * (u - 0.5)))
+
+
+def exponential_(self, lambd=1, *, generator=None):
+    """Fill self with samples of the exponential distribution with rate `lambd`."""
+    _continuous_only(self._data, "Exponential")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    return dispatch_inplace(_exponential, self, (self,), (_gen(generator), float(lambd)))
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill self with samples of the geometric distribution (number of trials to the first success)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    return dispatch_inplace(_geometric, self, (self,), (_gen(generator), float(p)))
+
+
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    """Fill self with samples of the Cauchy distribution."""
+    _continuous_only(self._data, "Cauchy")
+    return dispatch_inplace(_cauchy, self, (self,), (_gen(generator), float(median), float(sigma)))
+
+
+@defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none")
+def _log_normal(a, gen, mean, std):
+    _check_float(a, "log_normal_cpu")
+    return _in_order(a, lambda n: np.exp(normal_scalar(gen, n, mean, std)).astype(a.dtype))
+
+
+@_log_normal.derivative_
+def _(g, a, gen, mean, std):
+    return g.new_zeros(g.shape)
+
+
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    """Fill self with samples of exp(N(mean, std**2))."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    return dispatch_inplace(_log_normal, self, (self,), (_gen(generator), float(mean), float(std)))
+
+
+# ---- random_ / randint: integers ---------------------------------------------------------------------------
+
+_CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+          "int64": "long int"}
+_FLOAT_DIGITS = {"float16": (11, "c10::Half"), "bfloat16": (8, "c10::BFloat16"), "float32": (24, "float"),
+                 "float64": (53, "double")}
+_U64 = np.uint64
+
+
+def _random_kernel(a, gen, lo, rng):
+    """lo + w % rng per element (w one word, or two when rng needs 64 bits); rng None: torch's random_()."""
+    if a.dtype.kind == "c":
+        raise _not_implemented("random_from_to_kernel_cpu" if rng else "random_kernel_cpu", a.dtype)
+    if rng is None:
+        return _in_order(a, lambda n: _full_random(gen, n, a.dtype))
+
+    def draw(n):
+        w = gen._random(n) if rng < 2 ** 32 else gen._random64(n)
+        v = (w % _U64(rng) + _U64(lo % 2 ** 64)).view(np.int64)  # wraps like torch's uint64 arithmetic
+        return (v != 0) if a.dtype == np.bool_ else v.astype(a.dtype)
+    return _in_order(a, draw)
+
+
+def _full_random(gen, n, d):
+    name = d.name
+    if name == "bool":
+        return (gen._random(n) & _U64(1)).astype(np.bool_)
+    if name in _FLOAT_DIGITS:
+        digits = _FLOAT_DIGITS[name][0]
+        w = gen._random64(n) if name == "float64" else gen._random(n)
+        return (w % _U64(2 ** digits + 1)).astype(d)
+    w = gen._random64(n) if name == "int64" else gen._random(n)
+    return (w % _U64(int(np.iinfo(d).max) + 1)).astype(d)
+
+
+def _random_op(node):
+    op = defop("random_", node, POINTWISE, saves="none")(_random_kernel)
+    op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
+    return op
+
+
+_random_full, _random_to, _random_from_to = (_random_op(f"RandomBackward{i}") for i in range(3))
+
+
+def _check_from_to(d, lo, to):
+    """torch's range checks for random_(from, to) on dtype d; returns the range size."""
+    if to is None:
+        to = (2 ** _FLOAT_DIGITS[d.name][0] if d.name in _FLOAT_DIGITS else int(np.iinfo(d).max)
+              if d.kind != "b" else 1) + 1
+    if lo >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={to}")
+    if d.name in _FLOAT_DIGITS:
+        digits, word = _FLOAT_DIGITS[d.name]
+        for what, v in (("from", lo), ("to - 1", to - 1)):
+            if not -2 ** digits <= v <= 2 ** digits:
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{word} can support discrete uniform distribution only within this range. This "
+                              "warning will become an error in version 1.7 release, please fix the code in advance",
+                              UserWarning, stacklevel=4)
+    elif d.kind in "iub":
+        info = (0, 1) if d.kind == "b" else (int(np.iinfo(d).min), int(np.iinfo(d).max))
+        for what, v in (("from", lo), ("to - 1", to - 1)):
+            if not info[0] <= v <= info[1]:
+                raise RuntimeError(f"{what} is out of bounds for {_CTYPE[d.name]}")
+    return to - lo
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """random_(from, to) / random_(to) / random_(): integers drawn uniformly from [from, to - 1]
+    (default: [0, 2**mantissa] for floating types, [0, max] for integral ones)."""
+    if "from" in kwargs or len(args) == 2:
+        lo = kwargs.pop("from", args[0] if args else 0)
+        to = kwargs.pop("to", args[1] if len(args) == 2 else None)
+        op = _random_from_to
+    elif args or "to" in kwargs:
+        lo, to, op = 0, kwargs.pop("to", args[0] if args else None), _random_to
+    else:
+        op = _random_full
+    gen = _gen(generator)
+    if op is _random_full:
+        return dispatch_inplace(op, self, (self,), (gen, 0, None))
+    if lo == -2 ** 63 and to is None:  # torch's full 64-bit range kernel
+        return dispatch_inplace(op, self, (self,), (gen, lo, 2 ** 64))
+    rng = _check_from_to(self._data.dtype, int(lo), None if to is None else int(to))
+    return dispatch_inplace(op, self, (self,), (gen, int(lo), rng))
+
+
+@defop("randint", None, CREATION)
+def _randint(shape, d, gen, lo, rng):
+    return _random_kernel(np.empty(shape, d), gen, lo, rng)
+
+
+# ---- randperm ---------------------------------------------------------------------------------------------
+
+@defop("randperm", None, CREATION)
+def _randperm(n, d, gen):
+    """torch's CPU randperm: a Fisher-Yates pass swapping r[i] with r[i + random() % (n - i)]."""
+    perm = list(range(n))
+    if n > 1:
+        words = gen._random(n - 1) if n < 0xFFFFFFFF // 20 else gen._random64(n - 1)
+        # the offsets are drawn in bulk; the swaps are inherently sequential (each reads the last one's result)
+        offs = (words % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(offs):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, np.int64).astype(d, copy=False)
+
+
+def _check_randperm(n, d):
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if d.kind in "iu" and n > 0 and n - 1 > np.iinfo(d).max:
+        raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
+    if d.name == "float32" and n > 2 ** 24 + 1:
+        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
+    if d.name == "float16" and n > 2 ** 11 + 1:
+        raise RuntimeError(f"n cannot be greater than {2 ** 11 + 1} for Half type.")
+
+
+# ---- bernoulli ---------------------------------------------------------------------------------------------
+
+def _expand_p(p, shape):
+    try:
+        return np.broadcast_to(p, shape) if p.shape != shape else p
+    except ValueError:
+        i = next(k for k in range(1, len(p.shape) + 1) if p.shape[-k] not in (1, shape[-k] if k <= len(shape)
+                                                                             else -1))
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[-i] if i <= len(shape) else -1}) must match the existing "
+            f"size ({p.shape[-i]}) at non-singleton dimension {len(shape) - i}.  Target sizes: {list(shape)}.  "
+            f"Tensor sizes: {list(p.shape)}") from None
+
+
+def _bernoulli_tensor_kernel(a, p, gen):
+    """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
+    if not (p.dtype.kind == "f" or p.dtype.name == "bfloat16"):
+        raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+    if a.dtype.kind == "c" or a.dtype.name in ("float16", "bfloat16"):
+        raise _not_implemented("bernoulli_tensor_cpu_self_", a.dtype)
+    if not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    p = _expand_p(p, a.shape)
+    if p.dtype == np.float64:
+        u = _in_order(a, gen._uniform_double)
+    else:
+        u, p = _in_order(a, gen._uniform_float), p.astype(np.float32)
+    return (u < p).astype(a.dtype)
+
+
+@defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none")
+def _bernoulli(p, gen):
+    return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
+
+
+@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none")
+def _bernoulli_tensor_(a, p, gen):
+    return _bernoulli_tensor_kernel(a, p, gen)
+
+
+@defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none")
+def _bernoulli_scalar_(a, gen, p):
+    if a.dtype.kind == "c" or a.dtype.name in ("float16", "bfloat16"):
+        raise _not_implemented("bernoulli_scalar_cpu_", a.dtype)
+    return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
+
+
+@defop("bernoulli", None, POINTWISE)
+def _bernoulli_p(a, gen, p):
+    return _bernoulli_scalar_(np.empty(a.shape, a.dtype), gen, p)
+
+
+_bernoulli.derivative_(lambda g, p, gen: g.new_zeros(g.shape))
+_bernoulli_tensor_.derivative_(lambda g, a, p, gen: (g.new_zeros(g.shape), g.new_zeros(g.shape)))
+_bernoulli_scalar_.derivative_(lambda g, a, gen, p: g.new_zeros(g.shape))
+
+
+def _check_p(p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+
+
+@method()
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """Draw 0/1 with probability given by `input` (or, with `p`, by the constant p) per element."""
+    gen = _gen(generator, "bernoulli")
+    if p is None:
+        r = dispatch(_bernoulli, (input,), (gen,))
+    else:
+        _check_p(p)
+        r = dispatch(_bernoulli_p, (input.detach(),), (gen, float(p)))
+    return finish_out(r, out)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill self with 0/1 drawn with probability `p` (a number or a tensor broadcastable to self)."""
+    gen = _gen(generator, "bernoulli_")
+    if isinstance(p, Tensor):
+        return dispatch_inplace(_bernoulli_tensor_, self, (self, p), (gen,))
+    _check_p(p)
+    return dispatch_inplace(_bernoulli_scalar_, self, (self,), (gen, float(p)))
+
+
+# ---- multinomial ---------------------------------------------------------------------------------------------
+
+@defop("multinomial", None, "other")
+def _multinomial(p, n, replacement, gen):
+    rows = p.reshape(-1, p.shape[-1])
+    if replacement and n > 1:
+        out = _multinomial_cdf(rows, n, gen)
+    else:
+        # torch's fast path: argmax / top-n of p / Exp(1) (the exponential race, Gumbel-max in disguise)
+        q = _in_order(np.empty(rows.shape, rows.dtype), lambda k: (-np.log1p(-gen._uniform_double(k))))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = (rows / q.astype(rows.dtype)).astype(rows.dtype)
+        if n == 1:
+            out = np.argmax(q, axis=-1)[:, None]
+        else:
+            out = np.argsort(-q, axis=-1, kind="stable")[:, :n]
+    return out.astype(np.int64).reshape(p.shape[:-1] + (n,))
+
+
+def _multinomial_cdf(rows, n, gen):
+    """torch's sampling with replacement: a float64 uniform per sample, binary-searched in the row's
+    normalised running sum (accumulated in the input dtype, last bucket forced to 1)."""
+    if (rows < 0).any():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.isfinite(rows).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    cum = np.cumsum(rows, axis=-1, dtype=rows.dtype)
+    if not (cum[:, -1] > 0).all():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cum = (cum / cum[:, -1:]).astype(rows.dtype)
+    cum[:, -1] = 1
+    u = gen._uniform_double(rows.shape[0] * n).reshape(rows.shape[0], n)
+    return np.stack([np.searchsorted(c.astype(np.float64), r, side="left") for c, r in zip(cum, u)])
+
+
+@method()
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Sample `num_samples` category indices per row of probabilities `input` (rows need not sum to 1)."""
+    a = input._data
+    if a.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{dtype_word(input.dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > a.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if a.shape[-1] > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if not replacement or num_samples == 1:
+        if not (np.isfinite(a).all() and (a >= 0).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (a.reshape(-1, a.shape[-1]).sum(-1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    r = dispatch(_multinomial, (input.detach(),), (int(num_samples), bool(replacement), _gen(generator)))
+    return finish_out(r, out)
+
+
+# ---- normal (functional) and poisson ---------------------------------------------------------------------
+
+@defop("normal", "NormalBackward1", POINTWISE, saves="none")
+def _normal_tensor_float(mean, gen, std):
+    return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
+
+
+@_normal_tensor_float.derivative_
+def _(g, mean, gen, std):
+    return g
+
+
+@defop("normal", "NormalBackward2", POINTWISE, saves="none")
+def _normal_float_tensor(std, gen, mean):
+    r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
+    return r * std + np.asarray(mean, std.dtype)
+
+
+@_normal_float_tensor.derivative_
+def _(g, std, gen, mean):
+    return g.new_zeros(g.shape)
+
+
+@defop("normal", "NormalBackward3", POINTWISE, saves="none")
+def _normal_tensor_tensor(mean, std, gen):
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    r = _normal_kernel(np.empty(shape, mean.dtype), gen, 0.0, 1.0)
+    r = (r * std).astype(mean.dtype, copy=False)
+    return (r + mean).astype(mean.dtype, copy=False)
+
+
+@_normal_tensor_tensor.derivative_
+def _(g, mean, std, gen):
+    return g, g.new_zeros(g.shape)
+
+
+def _broadcast_error(a, b):
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
+            return RuntimeError(f"The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) at "
+                                f"non-singleton dimension {max(len(a), len(b)) - k}")
+    return None
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """Samples of N(mean, std**2): `mean` and/or `std` tensors (broadcast together), or numbers with `size`."""
+    gen = _gen(generator, "normal")
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        if float(std._data.min(initial=0)) < 0:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        err = _broadcast_error(mean._data.shape, std._data.shape)
+        if err:
+            raise err
+        r = dispatch(_normal_tensor_tensor, (mean, std), (gen,))
+    elif isinstance(mean, Tensor):
+        _check_std(std)
+        r = dispatch(_normal_tensor_float, (mean,), (gen, float(std)))
+    elif isinstance(std, Tensor):
+        if std._data.size and float(std._data.min()) < 0:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        r = dispatch(_normal_float_tensor, (std,), (gen, float(mean)))
+    else:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
+                            "expected one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
+                            "(float mean, Tensor std), (float mean, float std, tuple of ints size)")
+        _check_std(std)
+        return _create(_randn, "normal", (size,), dtype, out, requires_grad, device, (gen, float(mean), float(std)))
+    return finish_out(r, out)
+
+
+@defop("poisson", "PoissonBackward0", POINTWISE, saves="none")
+def _poisson(rates, gen):
+    """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
+    so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
+    if not (rates.dtype.kind == "f" or rates.dtype.name == "bfloat16"):
+        raise _not_implemented("poisson_cpu", rates.dtype)
+    if (rates < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    rng = np.random.Generator(np.random.PCG64(int(gen._random64(1)[0])))
+    return rng.poisson(rates.astype(np.float64)).astype(rates.dtype)
+
+
+@_poisson.derivative_
+def _(g, rates, gen):
+    return g.new_zeros(g.shape)
+
+
+@method()
+def poisson(input, generator=None):
+    """Samples of Poisson(rate) for each element `rate` of `input`."""
+    return dispatch(_poisson, (input,), (_gen(generator, "poisson"),))
+
+
+# ---- creation functions ----------------------------------------------------------------------------------
+
+def _size(name, size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    shape = []
+    for s in size:
+        if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+            s = int(s._data)
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(s).__name__}")
+        shape.append(int(s))
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
+    return tuple(shape)
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad_(True)
+    return t
+
+
+def _create(op, name, size, dtype, out, requires_grad, device, params, default=None):
+    """Run creation op `op` for `size` (ints, tuple or Size) and honour dtype / out / requires_grad."""
+    check_device(device)
+    shape = _size(name, size)
+    if out is not None and dtype is None:
+        dtype = out.dtype
+    elif out is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtype_word(dtype)} does not match dtype of out parameter "
+                           f"({dtype_word(out.dtype)})")
+    d = dtype if dtype is not None else (default or _dtypes.get_default_dtype())
+    t = dispatch(op, (), (shape, _dtypes.to_numpy(d)) + tuple(params))
+    if out is not None:
+        return finish_out(t, out)
+    return _finish(t, requires_grad)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kwargs):
+    """Uniform samples from [0, 1); ``manual_seed(s)`` then ``rand`` gives torch's numbers."""
+    size = (kwargs.pop("size"),) if "size" in kwargs else size
+    return _create(_rand, "rand", size, dtype, out, requires_grad, device, (_gen(generator, "rand"),))
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kwargs):
+    """Standard normal samples; ``manual_seed(s)`` then ``randn`` gives torch's numbers."""
+    size = (kwargs.pop("size"),) if "size" in kwargs else size
+    return _create(_randn, "randn", size, dtype, out, requires_grad, device, (_gen(generator, "randn"),))
+
+
+def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False, **kwargs):
+    """randint(low=0, high, size): integers drawn uniformly from [low, high); int64 unless `dtype`."""
+    low, high, size = _randint_args("randint", args, kwargs)
+    d = dtype if dtype is not None else (out.dtype if out is not None else _dtypes.int64)
+    rng = _check_from_to(_dtypes.to_numpy(d), low, high)
+    return _create(_randint, "randint", (size,), d, out, requires_grad, device,
+                   (_gen(generator, "randint"), low, rng))
+
+
+def _randint_args(name, args, kwargs):
+    args = list(args)
+    if "low" in kwargs or "high" in kwargs or "size" in kwargs:
+        low = kwargs.pop("low", 0)
+        high = kwargs.pop("high", args.pop(0) if args else None)
+        size = kwargs.pop("size", args.pop(0) if args else None)
+    elif len(args) == 3:
+        low, high, size = args
+    elif len(args) == 2:
+        low, (high, size) = 0, args
+    else:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)}), but expected one of: "
+                        "(int high, tuple of ints size), (int low, int high, tuple of ints size)")
+    if high is None or size is None:
+        raise TypeError(f"{name}() missing required arguments 'high' and 'size'")
+    return int(low), int(high), size
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """A random permutation of 0 .. n-1 (torch's exact permutation for the same seed)."""
+    check_device(device)
+    d = dtype if dtype is not None else (out.dtype if out is not None else _dtypes.int64)
+    _check_randperm(int(n), _dtypes.to_numpy(d))
+    t = dispatch(_randperm, (), (int(n), _dtypes.to_numpy(d), _gen(generator, "randperm")))
+    return finish_out(t, out) if out is not None else _finish(t, requires_grad)
+
+
+# ---- *_like: the output takes the input's layout, then is filled in memory order ------------------------
+
+@defop("rand_like", None, CREATION)
+def _rand_like(proto, gen):
+    return _uniform_kernel(proto, gen, 0.0, 1.0)
+
+
+@defop("randn_like", None, CREATION)
+def _randn_like(proto, gen):
+    return _normal_kernel(proto, gen, 0.0, 1.0)
+
+
+@defop("randint_like", None, CREATION)
+def _randint_like(proto, gen, lo, rng):
+    return _random_kernel(proto, gen, lo, rng)
+
+
+def _proto(input, dtype, device):
+    check_device(device)
+    d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+    return np.empty_like(input._data, dtype=d)
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _finish(dispatch(_rand_like, (), (_proto(input, dtype, device), _gen(generator))), requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _finish(dispatch(_randn_like, (), (_proto(input, dtype, device), _gen(generator))), requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    if high is None:
+        low, high = 0, low
+    proto = _proto(input, dtype, device)
+    rng = _check_from_to(proto.dtype, int(low), int(high))
+    return _finish(dispatch(_randint_like, (), (proto, _gen(generator), int(low), rng)), requires_grad)
+
+
+for _fn in (uniform_, normal_, exponential_, geometric_, cauchy_, log_normal_, random_, bernoulli_):
+    setattr(Tensor, _fn.__name__, _fn)
+public.update(rand=rand, randn=randn, randint=randint, randperm=randperm, normal=normal, rand_like=rand_like,
+              randn_like=randn_like, randint_like=randint_like)

@@ -1,0 +1,63 @@
+"""ember.random: seeding and saving the default generator, and `fork_rng` (torch.random's API).
+
+The functions here act on `ember.default_generator` (see ember/_generator.py); they are also exported at
+ember's top level (`ember.manual_seed`, `ember.get_rng_state`, ...).
+"""
+
+import contextlib
+
+from ._device import check_device, device as _device
+from ._generator import Generator, default_generator
+
+__all__ = ["default_generator", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng"]
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it. Same seed, same numbers (torch's numbers where the stream
+    matches, see ember/_generator.py)."""
+    if isinstance(seed, float):
+        seed = int(seed)
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    """Seed the default generator from a non-deterministic source; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed():
+    """The seed the default generator was last seeded with."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor (torch's layout: torch.set_rng_state accepts it)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from `get_rng_state()`."""
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+    """Run a block with its own random stream: the default generator's state is restored on exit.
+
+    Args:
+        devices: accelerator devices whose generators to fork too; ember computes on the CPU only, so
+            naming any fails as in a CPU-only torch.
+        enabled: if False, the block runs without forking.
+    """
+    device_type = _device(device_type).type
+    if not enabled:
+        yield
+        return
+    for d in list(devices or ()):
+        check_device(_device(device_type, d) if isinstance(d, int) else d)
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)

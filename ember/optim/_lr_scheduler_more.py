@@ -10,8 +10,15 @@ import warnings
 from bisect import bisect_right
 from functools import partial
 
-from .lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _enable_get_lr_call, _format_param,
-                           _param_groups_val_list, _update_param_group_val, _warn_get_lr_called_within_step)
+from .lr_scheduler import (
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    _enable_get_lr_call,
+    _format_param,
+    _param_groups_val_list,
+    _update_param_group_val,
+    _warn_get_lr_called_within_step,
+)
 from .optimizer import Optimizer
 
 _MODULE = "ember.optim.lr_scheduler"

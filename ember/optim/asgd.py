@@ -3,9 +3,19 @@
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from .optimizer import (Optimizer, _add_scaled, _as_real, _bump, _check_capturable, _check_lr,
-                        _check_not_differentiable, _new_scalar, _to_scalar,
-                        _use_grad_for_differentiable, _zeros_state)
+from .optimizer import (
+    Optimizer,
+    _add_scaled,
+    _as_real,
+    _bump,
+    _check_capturable,
+    _check_lr,
+    _check_not_differentiable,
+    _new_scalar,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _zeros_state,
+)
 
 __all__ = ["ASGD", "asgd"]
 

@@ -460,5 +460,11 @@ class CosineAnnealingLR(LRScheduler):
 
 # The cyclic, plateau and composite schedulers live in a second file to keep each under ~800 lines; they are
 # part of this module's namespace (and report it as their __module__), as in torch.
-from ._lr_scheduler_more import (ChainedScheduler, CosineAnnealingWarmRestarts, CyclicLR,  # noqa: E402
-                                 OneCycleLR, ReduceLROnPlateau, SequentialLR)
+from ._lr_scheduler_more import (  # noqa: E402
+    ChainedScheduler,
+    CosineAnnealingWarmRestarts,
+    CyclicLR,
+    OneCycleLR,
+    ReduceLROnPlateau,
+    SequentialLR,
+)

@@ -3,9 +3,22 @@
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from .optimizer import (Optimizer, _add_scaled, _addcdiv_, _addcmul_, _as_real, _bump, _check_capturable,
-                        _check_lr, _check_not_differentiable, _lerp_, _new_scalar, _to_scalar,
-                        _use_grad_for_differentiable, _zeros_state)
+from .optimizer import (
+    Optimizer,
+    _add_scaled,
+    _addcdiv_,
+    _addcmul_,
+    _as_real,
+    _bump,
+    _check_capturable,
+    _check_lr,
+    _check_not_differentiable,
+    _lerp_,
+    _new_scalar,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _zeros_state,
+)
 
 __all__ = ["NAdam", "nadam"]
 

@@ -4,9 +4,19 @@ import numpy as np
 
 from .._tensor import _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import (Optimizer, _addcmul_, _as_real, _bump, _check_capturable, _check_lr,
-                        _check_not_differentiable, _new_scalar, _to_scalar, _use_grad_for_differentiable,
-                        _zeros_state)
+from .optimizer import (
+    Optimizer,
+    _addcmul_,
+    _as_real,
+    _bump,
+    _check_capturable,
+    _check_lr,
+    _check_not_differentiable,
+    _new_scalar,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _zeros_state,
+)
 
 __all__ = ["Rprop", "rprop"]
 

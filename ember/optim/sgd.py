@@ -5,8 +5,14 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import (Optimizer, _add_scaled, _bump, _check_not_differentiable, _to_scalar,
-                        _use_grad_for_differentiable)
+from .optimizer import (
+    Optimizer,
+    _add_scaled,
+    _bump,
+    _check_not_differentiable,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["SGD", "sgd"]
 

@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, assert_same_error, to_ember, to_torch
 
 import ember
-from compare import assert_same, assert_same_error, to_ember, to_torch
 
 RNG = np.random.default_rng(0)
 GRADS = [RNG.standard_normal(s).astype(np.float32) * 3 for s in [(4, 5), (5,), (2, 3, 2)]]
@@ -55,7 +55,7 @@ def test_empty_generator_warns_and_returns_zero():
         with pytest.warns(UserWarning) as rec:
             total = lib.nn.utils.clip_grad_norm_((p for p in []), 1.0)
         msgs.append(str(rec[0].message))
-        assert float(total) == 0.0 and total.dtype == getattr(lib, "float32")
+        assert float(total) == 0.0 and total.dtype == lib.float32
     assert msgs[0] == msgs[1]
 
 

@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from compare import assert_same_error, to_ember, to_torch
 
 import ember
-from compare import assert_same_error, to_ember, to_torch
 
 W = np.ones((2, 2), np.float32)
 EPOCHS = 25

@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, assert_same_error, to_ember, to_torch
 
 import ember
-from compare import assert_same, assert_same_error, to_ember, to_torch
 
 W = np.arange(6, dtype=np.float32).reshape(2, 3)
 B = np.ones(3, dtype=np.float32)

@@ -12,9 +12,9 @@ import io
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, to_ember, to_torch
 
 import ember
-from compare import assert_same, to_ember, to_torch
 
 SHAPES = [(5, 4), (4,), (3, 2, 2)]
 STEPS = 20

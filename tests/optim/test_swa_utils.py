@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, to_ember, to_torch
 
 import ember
-from compare import assert_same, to_ember, to_torch
 
 
 def _model(lib, seed=0):
@@ -20,7 +20,7 @@ def _load(lib, model, seed):
     rng = np.random.default_rng(seed)
     conv = to_torch if lib is torch else to_ember
     with lib.no_grad():
-        for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        for _name, t in list(model.named_parameters()) + list(model.named_buffers()):
             if t.is_floating_point():
                 t.copy_(conv(rng.standard_normal(tuple(t.shape)).astype(np.float32)))
 

@@ -39,15 +39,32 @@ def _windows(x, ksize, stride, pads, dil, out, fill):
 # ---- max pooling ---------------------------------------------------------------------------------------
 
 
+def _running_max(win, nd):
+    """Max and first argmax over the trailing `nd` tap axes of a window view, one tap at a time: every step
+    reads a strided slice of the input, so the (out x K) window matrix is never copied out. A NaN wins, as
+    in torch's `val > max || isnan(val)`."""
+    ksize = win.shape[-nd:]
+    taps = list(np.ndindex(*ksize))
+    lead = (Ellipsis,)
+    vals = win[lead + taps[0]].copy()
+    arg = np.zeros(vals.shape, np.int64)
+    for i, tap in enumerate(taps[1:], 1):
+        v = win[lead + tap]
+        m = v > vals
+        if v.dtype.kind == "f":
+            m |= np.isnan(v) & ~np.isnan(vals)
+        np.copyto(vals, v, where=m)
+        arg[m] = i
+    return vals, arg
+
+
 @defop("max_pool_with_indices", "MaxPoolWithIndicesBackward0", NN, saves="meta")
 def max_pool(x, ksize, stride, pads, dil, ceil_mode):
     nd = len(ksize)
     out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
                 zip(x.shape[2:], ksize, stride, pads, dil))
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win = _windows(x, ksize, stride, pads, dil, out, fill).reshape(x.shape[:2] + out + (-1,))
-    arg = np.argmax(win, axis=-1)
-    vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
     taps = np.unravel_index(arg, ksize)
     flat = np.zeros(arg.shape, np.int64)
     for i in range(nd):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import _wrap
 from .grad_mode import state as _grad_state
-from .graph import Node, grad_edge, record
+from .graph import Node, grad_edge, record, saved_before_write
 
 
 class CopySlices(Node):
@@ -46,6 +46,9 @@ class CopySlices(Node):
             region.copy_(sub[0])
         return (res,) + tuple(sub[1:])
 
+    def name(self):
+        return "ember::autograd::CopySlices"
+
     def release(self):
         self.fn.release()
 
@@ -55,6 +58,7 @@ def rebase_view(op, view, inputs, params, old_data):
     old_view = _wrap(old_data if old_data is not None else np.array(view._data))
     old_view._requires_grad = True
     op_node = record(op, (old_view,) + tuple(inputs[1:]), params, _wrap(view._data))
+    saved_before_write(op_node, view._vc)
     node = CopySlices(base, view, op_node)
     base._grad_fn, base._requires_grad, base._output_nr = node, True, 0
     # the view's new history: a strided view of the rewritten base

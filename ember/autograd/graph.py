@@ -177,8 +177,8 @@ class SavedTensor:
             raise RuntimeError(_FREED)
         v = t._vc[0]
         if v != self.version:
-            raise RuntimeError(_version_error(t, node if self.is_output else t._grad_fn, output_nr, v,
-                                              self.version))
+            fn = node if self.is_output else t.grad_fn  # a view's grad_fn as regenerated after the change
+            raise RuntimeError(_version_error(t, fn, output_nr if self.is_output else t._output_nr, v, self.version))
         return self._as_output(t, node, output_nr) if self.is_output else t
 
     def _as_output(self, t, node, output_nr):
@@ -216,7 +216,7 @@ def short_name(node):
 
 
 def _version_error(t, fn, output_nr, now, expected):
-    where = f", which is output {output_nr} of {short_name(fn)}" if fn is not None else ""
+    where = f", which is output {output_nr} of {short_name(fn)}," if fn is not None else ""
     if _anomaly[0]:
         hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
                 "variable in question was changed in there or anywhere later. Good luck!")
@@ -225,7 +225,7 @@ def _version_error(t, fn, output_nr, now, expected):
                 "ember.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where}, is at version {now}; expected "
+        f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where} is at version {now}; expected "
         f"version {expected} instead. {hint}")
 
 
@@ -508,11 +508,12 @@ def refresh_view_grad_fn(view):
 
 # NOTE [ Which inputs get an edge ]
 # torch's next_functions has one entry per *tensor argument of the op's schema*. A Python number given
-# to add/sub/mul/div/where becomes a wrapped tensor there, so it gets a `(None, 0)` edge; for every other
-# op it is a Scalar argument and gets none (`x.pow(2)`, `1 - x`, `x.clamp(0, 1)` have one edge). The bool
+# to add/sub/mul/div/where (or assigned with `t[i] = 0`) becomes a wrapped tensor there, so it gets a
+# `(None, 0)` edge; for every other op it is a Scalar argument and gets none (`x.pow(2)`, `1 - x`,
+# `x.clamp(0, 1)` have one edge). The bool
 # condition or mask of where/masked_fill is not a differentiable argument and gets none either. The
 # derivative still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
-_SCALAR_EDGE_OPS = frozenset(("add", "sub", "mul", "div", "where"))
+_SCALAR_EDGE_OPS = frozenset(("add", "sub", "mul", "div", "where", "copy_"))
 _MASK_OPS = frozenset(("where", "masked_fill"))
 
 
@@ -621,8 +622,8 @@ def check_inplace(t, recording):
     base = t._base
     if base is None:
         return
-    if base._requires_grad and t._grad_fn is None and not t._requires_grad and recording:
-        raise RuntimeError(_NO_GRAD_VIEW)
+    if base._requires_grad and t._grad_fn is None and not t._requires_grad:
+        raise RuntimeError(_NO_GRAD_VIEW)  # with grad mode on, a view of such a base would have a grad_fn
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if "_multi_view" in t.__dict__ and t._grad_fn is not None:
@@ -644,12 +645,26 @@ def rebase_history(op, self, inputs, params, old_data):
 
         rebase_view(op, self, inputs, params, old_data)
         return
+    prev_fn, prev_nr = self._grad_fn, self._output_nr
     old = _wrap(old_data if old_data is not None else self._data)
-    old._grad_fn, old._requires_grad, old._output_nr = self._grad_fn, self._requires_grad, self._output_nr
+    old._grad_fn, old._requires_grad, old._output_nr = prev_fn, self._requires_grad, prev_nr
     old._acc = self._acc
     old._vc = [0]
     self._output_nr = 0
-    record(op, (old,) + tuple(inputs[1:]), params, self)
+    node = record(op, (old,) + tuple(inputs[1:]), params, self)
+    saved_before_write(node, self._vc)
+    if self._retains_grad and prev_fn is not None and prev_fn._retains:
+        ref = prev_fn._retains.pop(prev_nr, None)  # retain_grad follows the tensor to its new history
+        if ref is not None:
+            node._retains = {0: ref}
+
+
+def saved_before_write(node, vc):
+    """The in-place op's node was recorded after the write bumped `vc`; torch saves its other inputs before
+    the write, so one that shares the counter (`y[0].mul_(y[1].detach())`) records the version before it."""
+    for s in node._saved:
+        if type(s) is SavedTensor and s.tensor is not None and s.tensor._vc is vc:
+            s.version -= 1
 
 
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)

@@ -48,11 +48,6 @@ from .random import manual_seed as manual_seed  # noqa: E402
 from .random import seed as seed  # noqa: E402
 from .random import set_rng_state as set_rng_state  # noqa: E402
 from . import random as random  # noqa: E402
-from . import nn as nn  # noqa: E402
-from . import optim as optim  # noqa: E402
-from . import serialization as serialization
-from .serialization import load as load
-from .serialization import save as save
 
 from . import backends as backends
 from . import cuda as cuda
@@ -93,8 +88,27 @@ def typename(obj):
     return type(obj).__module__ + "." + type(obj).__qualname__
 
 
+# NOTE [ Lazy submodules ]
+# `import ember` must stay fast (under 0.2 s; torch takes over a second). The big subpackages load on
+# first use instead: `ember.nn`, `from ember import optim`, `ember.save` all work as usual, the first
+# access paying the import.
+_LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
+                 "onnx", "profiler", "special", "linalg", "fft"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+
+
 def __getattr__(name):
-    # NOTE [ The torch alias ]: a script run under `ember run` sees this for torch features ember lacks
+    import importlib
+
+    if name in _LAZY_MODULES:
+        try:
+            return importlib.import_module("." + name, __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+    elif name in _LAZY_ATTRS:
+        return getattr(importlib.import_module("." + _LAZY_ATTRS[name], __name__), name)
     if name.startswith("__"):
         raise AttributeError(name)
+    # NOTE [ The torch alias ]: a script run under `ember run` sees this for torch features ember lacks
     raise AttributeError(f"ember does not implement torch.{name} yet")

@@ -1,7 +1,14 @@
 """ember.nn.utils: gradient clipping and other model utilities (torch.nn.utils)."""
 
+from . import rnn as rnn  # noqa: E402  (issue 6: packed sequences)
 from .clip_grad import clip_grad_norm as clip_grad_norm
 from .clip_grad import clip_grad_norm_ as clip_grad_norm_
 from .clip_grad import clip_grad_value_ as clip_grad_value_
 from .clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
 from .clip_grad import get_total_norm as get_total_norm
+from .convert_parameters import parameters_to_vector as parameters_to_vector  # noqa: E402  (issue 5)
+from .convert_parameters import vector_to_parameters as vector_to_parameters  # noqa: E402
+from .fusion import fuse_conv_bn_eval as fuse_conv_bn_eval  # noqa: E402
+from .fusion import fuse_conv_bn_weights as fuse_conv_bn_weights  # noqa: E402
+from .fusion import fuse_linear_bn_eval as fuse_linear_bn_eval  # noqa: E402
+from .fusion import fuse_linear_bn_weights as fuse_linear_bn_weights  # noqa: E402

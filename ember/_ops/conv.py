@@ -40,9 +40,9 @@ def _cols(x, ksize, stride, pads, dil):
     out = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], ksize, stride, pads, dil))
     sn, sc = xp.strides[:2]
     ssp = xp.strides[2:]
-    view = as_strided(xp, (c,) + tuple(ksize) + (n,) + out,
-                      (sc,) + tuple(s * d for s, d in zip(ssp, dil)) + (sn,) + tuple(s * st for s, st in zip(ssp, stride)),
-                      writeable=False)
+    strides = ((sc,) + tuple(s * d for s, d in zip(ssp, dil)) + (sn,)
+               + tuple(s * st for s, st in zip(ssp, stride)))
+    view = as_strided(xp, (c,) + tuple(ksize) + (n,) + out, strides, writeable=False)
     k = int(np.prod(ksize))
     return view.reshape(c * k, n * int(np.prod(out))), out
 

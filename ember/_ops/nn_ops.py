@@ -12,8 +12,8 @@ at the end, as torch's CPU kernels accumulate in float.
 import numpy as np
 
 from .._dispatch import NN, POINTWISE, defop, dispatch
-from .pointwise import where
 from ._util import method, public
+from .pointwise import where
 from .special import erf as _erf
 
 __all__ = []

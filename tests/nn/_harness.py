@@ -3,9 +3,9 @@ and compare outputs, input grads and parameter grads (train and eval mode)."""
 
 import numpy as np
 import torch
+from compare import assert_same, to_ember, to_torch
 
 import ember
-from compare import assert_same, to_ember, to_torch
 
 
 def ember_state(tmod):

@@ -4,9 +4,9 @@ stability at logits of 1e4; conv/pool double backward."""
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, check
 
 import ember
-from compare import assert_same, check
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 5)).astype(np.float32)

@@ -4,10 +4,10 @@ eval mode (table-driven: class name, constructor arguments, input specs)."""
 import numpy as np
 import pytest
 import torch
-
-import ember
 from _harness import make_inputs, pair, run_pair
 from compare import assert_same
+
+import ember
 
 T = 1e-4  # loose enough for float32 reductions in a different order
 LAYERS = [

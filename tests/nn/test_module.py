@@ -4,10 +4,10 @@ torch's own state_dict, load_state_dict errors, hooks (forward, full backward), 
 import numpy as np
 import pytest
 import torch
-
-import ember
 from _harness import ember_state, run_pair
 from compare import assert_same, assert_same_error, to_ember
+
+import ember
 
 
 def build(lib, seed=0):

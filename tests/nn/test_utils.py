@@ -2,10 +2,10 @@
 
 import numpy as np
 import torch
-
-import ember
 from _harness import pair, run_pair
 from compare import assert_same, to_ember
+
+import ember
 
 
 def test_parameters_to_vector_round_trip():

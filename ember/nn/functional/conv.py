@@ -66,8 +66,9 @@ def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
         if n + p[0] + p[1] < d * (k - 1) + 1:
-            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))}). "
-                               f"Kernel size: ({' x '.join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))}). "
+            padded = " x ".join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))
+            kernel = " x ".join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))
+            raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({kernel}). "
                                "Kernel size can't be greater than actual input size")
     out = dispatch(C.convolution, (x, weight, bias), (stride, pads, dil, groups))
     return out.squeeze(0) if unbatched else out

@@ -292,8 +292,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)
-    from ..._ops.creation import from_numpy
     import numpy as np
+
+    from ..._ops.creation import from_numpy
 
     xy = x.index_select(1, target.reshape(-1)).diagonal().unsqueeze(1) if x.shape[0] > 0 else x[:, :1]
     z = (margin - xy + x).clamp_min(0)

@@ -1,7 +1,7 @@
 """BatchNorm1d/2d/3d (running statistics, momentum=None cumulative average, track_running_stats, eval)."""
 
-from ..._ops.creation import empty, ones, tensor, zeros
 from ... import _dtypes
+from ..._ops.creation import empty, ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

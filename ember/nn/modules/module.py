@@ -22,11 +22,19 @@ from ..._tensor import Tensor, memory_format
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, is_lazy
 from . import _hooks as H
-from ._hooks import BackwardHook, RemovableHandle, WrappedHook
-from ._hooks import (register_module_backward_hook, register_module_buffer_registration_hook,  # noqa: F401
-                     register_module_forward_hook, register_module_forward_pre_hook,
-                     register_module_full_backward_hook, register_module_full_backward_pre_hook,
-                     register_module_module_registration_hook, register_module_parameter_registration_hook)
+from ._hooks import (  # noqa: F401
+    BackwardHook,
+    RemovableHandle,
+    WrappedHook,
+    register_module_backward_hook,
+    register_module_buffer_registration_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+)
 
 __all__ = ["Module"]
 
@@ -447,7 +455,7 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with no_grad():

@@ -215,8 +215,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                       "mode\"` are not supported together (yet). Please either set `create_graph=False` "
                                       "or `strategy=\"reverse-mode\"`.".replace("torch.", "ember."))
         if not vectorize:
-            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
-                                      "implemented for `vectorize=True`.")
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")  # sic: torch's text
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)

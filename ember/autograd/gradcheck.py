@@ -135,8 +135,10 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     for a_i, (num_in, ana_in) in enumerate(zip(numerical, analytical)):
         for o_i, (n, a) in enumerate(zip(num_in, ana_in)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
+                dt = inputs[diff_idx[a_i]]._data.dtype  # torch keeps the Jacobians in the input's dtype
                 return _fail(f"Jacobian mismatch for output {o_i:d} with respect to input {diff_idx[a_i]:d},\n"
-                             f"numerical:{_wrap(n)}\nanalytical:{_wrap(a)}\n", raise_exception)
+                             f"numerical:{_wrap(n.astype(dt))}\nanalytical:{_wrap(a.astype(dt))}\n",
+                             raise_exception)
     if not reentrant:
         return _fail("Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
                      "times gives different values, although analytical gradient matches numerical gradient."

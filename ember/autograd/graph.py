@@ -158,7 +158,12 @@ class SavedTensor:
         if _saved_hooks:
             pack, unpack = _saved_hooks[-1]
             self.tensor = None
-            self.packed = pack(t)
+            hooks = _saved_hooks[:]
+            _saved_hooks.clear()  # ops inside the pack hook save their tensors plainly (no recursion)
+            try:
+                self.packed = pack(t)
+            finally:
+                _saved_hooks[:] = hooks
             self.unpack_hook = unpack
         else:
             self.tensor = t

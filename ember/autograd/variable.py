@@ -1,6 +1,6 @@
 """`ember.autograd.Variable`: torch's pre-0.4 wrapper, now an alias for Tensor, and the engine handle.
 
-`Variable(t)` returns `t` (with `requires_grad` set if asked) and `isinstance(t, Variable)` is true for
+`Variable(t)` returns a detached alias of `t` (with `requires_grad` set if asked) and `isinstance(t, Variable)` is true for
 every tensor, as in torch. `Variable._execution_engine` exposes `queue_callback` and `run_backward`
 where torch code (DDP-style gradient synchronisation in particular) looks for them.
 """
@@ -29,7 +29,7 @@ class _ExecutionEngine:
 
 
 class Variable(metaclass=_VariableMeta):
-    """Deprecated: tensors are Variables. `Variable(t, requires_grad=False)` returns `t`."""
+    """Deprecated: tensors are Variables. `Variable(t, requires_grad=False)` returns a detached alias of `t`."""
 
     __module__ = "ember.autograd.variable"
     _execution_engine = _ExecutionEngine()
@@ -41,6 +41,4 @@ class Variable(metaclass=_VariableMeta):
             data = tensor([])
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if requires_grad:
-            data.requires_grad_(True)
-        return data
+        return data.detach().requires_grad_(requires_grad)  # a new tensor sharing data, as torch gives

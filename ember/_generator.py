@@ -23,7 +23,8 @@ import os
 
 import numpy as np
 
-from ._device import check_device, device as _device
+from ._device import check_device
+from ._device import device as _device
 
 __all__ = ["Generator", "default_generator"]
 
@@ -49,7 +50,7 @@ class Generator:
 
     def __init__(self, device="cpu"):
         check_device(device)
-        self._mt = np.random.MT19937(0)
+        self._mt = None  # the engine, made on first use (importing numpy.random costs ~25 ms)
         self._normal_double = None  # torch's cached second Box-Muller value (next_double_normal_sample)
         self._normal_float = None
         self._set_seed(_DEFAULT_SEED)
@@ -63,9 +64,21 @@ class Generator:
 
     # ---- seeding -----------------------------------------------------------------------------------------
 
+    @property
+    def _engine(self):
+        """NumPy's MT19937, seeded like torch's engine (NOTE [ Matching torch's CPU stream ])."""
+        mt = self._mt
+        if mt is None:
+            from numpy.random import MT19937
+
+            mt = self._mt = MT19937(0)
+            mt._legacy_seeding(self._seed & 0xFFFFFFFF)
+        return mt
+
     def _set_seed(self, seed):
         self._seed = seed
-        self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+        if self._mt is not None:
+            self._mt._legacy_seeding(seed & 0xFFFFFFFF)
         self._fresh = True  # torch writes next=0 (not 624) in the state of a just-seeded engine
         self._normal_double = self._normal_float = None
 
@@ -118,8 +131,9 @@ class Generator:
 
     def _random(self, n):
         """n words of torch's `random()` (uint32 values in a uint64 array)."""
-        self._fresh = False
-        return self._mt.random_raw(n)
+        if n:
+            self._fresh = False
+        return self._engine.random_raw(n)
 
     def _random64(self, n):
         """n values of torch's `random64()`: two words each, the first one high."""
@@ -152,7 +166,7 @@ assert _HEAD.itemsize == _STATE_SIZE
 
 
 def _pack_state(gen):
-    st = gen._mt.state["state"]
+    st = gen._engine.state["state"]
     rec = np.zeros((), _HEAD)
     pos = int(st["pos"])
     rec["seed"], rec["left"], rec["seeded"] = gen._seed, 625 - pos, 1
@@ -170,7 +184,7 @@ def _unpack_state(gen, raw):
     left = int(rec["left"])
     if not 1 <= left <= 624:
         raise RuntimeError(f"The input RNG state is invalid: left must be in [1, 624], got {left}")
-    gen._mt.state = {"bit_generator": "MT19937",
+    gen._engine.state = {"bit_generator": "MT19937",
                      "state": {"key": rec["state"].astype(np.uint32), "pos": 625 - left}}
     gen._seed = int(rec["seed"])
     gen._fresh = left == 1 and int(rec["next"]) == 0

@@ -6,7 +6,8 @@ ember's top level (`ember.manual_seed`, `ember.get_rng_state`, ...).
 
 import contextlib
 
-from ._device import check_device, device as _device
+from ._device import check_device
+from ._device import device as _device
 from ._generator import Generator, default_generator
 
 __all__ = ["default_generator", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",

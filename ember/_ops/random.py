@@ -250,7 +250,9 @@ def _random_kernel(a, gen, lo, rng):
 
     def draw(n):
         w = gen._random(n) if rng < 2 ** 32 else gen._random64(n)
-        v = (w % _U64(rng) + _U64(lo % 2 ** 64)).view(np.int64)  # wraps like torch's uint64 arithmetic
+        if rng < 2 ** 64:
+            w = w % _U64(rng) + _U64(lo % 2 ** 64)  # wraps like torch's uint64 arithmetic
+        v = w.view(np.int64)
         return (v != 0) if a.dtype == np.bool_ else v.astype(a.dtype)
     return _in_order(a, draw)
 
@@ -273,7 +275,7 @@ def _random_op(node):
     return op
 
 
-_random_full, _random_to, _random_from_to = (_random_op(f"RandomBackward{i}") for i in range(3))
+_random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}") for i in range(3))
 
 
 def _check_from_to(d, lo, to):
@@ -392,16 +394,19 @@ def _bernoulli_tensor_(a, p, gen):
     return _bernoulli_tensor_kernel(a, p, gen)
 
 
-@defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none")
-def _bernoulli_scalar_(a, gen, p):
+def _bernoulli_scalar_kernel(a, gen, p):
+    """u < p per element with u a double uniform (torch's kernel where it does not call MKL)."""
     if a.dtype.kind == "c" or a.dtype.name in ("float16", "bfloat16"):
         raise _not_implemented("bernoulli_scalar_cpu_", a.dtype)
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 
 
+_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none")(_bernoulli_scalar_kernel)
+
+
 @defop("bernoulli", None, POINTWISE)
 def _bernoulli_p(a, gen, p):
-    return _bernoulli_scalar_(np.empty(a.shape, a.dtype), gen, p)
+    return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
 
 
 _bernoulli.derivative_(lambda g, p, gen: g.new_zeros(g.shape))
@@ -503,7 +508,7 @@ def _normal_tensor_float(mean, gen, std):
 
 @_normal_tensor_float.derivative_
 def _(g, mean, gen, std):
-    return g
+    return g.new_zeros(g.shape)  # torch treats the sample as not differentiable in mean too
 
 
 @defop("normal", "NormalBackward2", POINTWISE, saves="none")
@@ -527,7 +532,7 @@ def _normal_tensor_tensor(mean, std, gen):
 
 @_normal_tensor_tensor.derivative_
 def _(g, mean, std, gen):
-    return g, g.new_zeros(g.shape)
+    return g.new_zeros(g.shape), g.new_zeros(g.shape)
 
 
 def _broadcast_error(a, b):

@@ -218,11 +218,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     L, B = int(lens.max()), len(sequences)
     first = sequences[0]
     trailing = tuple(first.shape[1:])
-    for s in sequences[1:]:
-        if tuple(s.shape[1:]) != trailing:
-            d = next(i for i, (a, b) in enumerate(zip(s.shape[1:], trailing)) if a != b) + 1
-            raise RuntimeError(f"The size of tensor a ({trailing[d - 1]}) must match the size of tensor b "
-                               f"({s.shape[d]}) at non-singleton dimension {d}")
+    sequences = tuple(_fit_trailing(s, trailing) for s in sequences)
     batch = np.repeat(np.arange(B), lens)
     within = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
     if padding_side == "left":
@@ -233,10 +229,31 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     return data.new_full(shape, padding_value).index_put(index, data)
 
 
+def _fit_trailing(s, trailing):
+    """`s` broadcast to (len(s), *trailing) (the first sequence's trailing dims), as torch copies it."""
+    out = (s.shape[0], *trailing)
+    src = tuple(s.shape)
+    if src == out:
+        return s
+    n = max(len(out), len(src))
+    wide = []
+    for k in range(n, 0, -1):
+        a = out[-k] if k <= len(out) else 1
+        b = src[-k] if k <= len(src) else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                               f"dimension {n - k}")
+        wide.append(max(a, b))
+    if tuple(wide) != out:
+        raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {wide}")
+    return s.expand(*out)
+
+
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
     r"""Unpads a padded Tensor into a list of variable length Tensors (the inverse of :func:`pad_sequence`)."""
-    if not batch_first:
-        padded_sequences.transpose_(0, 1)
+    if not batch_first:  # torch transposes the caller's tensor in place; out of place until Tensor.transpose_ exists
+        inplace = getattr(padded_sequences, "transpose_", None)
+        padded_sequences = inplace(0, 1) if inplace is not None else padded_sequences.transpose(0, 1)
     max_length = padded_sequences.shape[1]
     idx = arange(max_length)
     return [seq[idx < length] for seq, length in zip(padded_sequences, lengths)]

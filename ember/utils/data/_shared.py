@@ -5,7 +5,7 @@ A worker never pickles tensor data. `collate_tensor_fn` stacks a batch straight 
 shared-memory segment (`empty`), and `dumps` pickles the batch with a reducer that turns every tensor
 into a handle: (segment name, segment size, byte offset, dtype, shape, byte strides). A tensor that is
 not already in one of this worker's segments (custom collate_fn, ``batch_size=None``) is first copied
-into a new segment, keeping its strides when its extent is compact. The payload is a few hundred bytes
+into a new segment, keeping its strides. The payload is a few hundred bytes
 whatever the batch size. The main process `loads` it: each segment is opened, mapped and *unlinked at
 once* (the mapping stays valid, the name is gone), and tensors are NumPy views of the mapping wrapped
 with no copy, so a batch's memory is freed when its last tensor dies.
@@ -126,9 +126,11 @@ def _own_segment(root):
 
 
 def _into_segment(arr):
-    """(root, view) with `arr`'s values in a new segment: same strides when its extent is compact."""
+    """(root, view) with `arr`'s values in a new segment, with its strides: the bytes from its first to
+    its last element are copied (torch ships the tensor's whole storage). A NumPy array with negative
+    strides is made contiguous."""
     span = arr.itemsize + sum((n - 1) * s for n, s in zip(arr.shape, arr.strides, strict=False))
-    if arr.flags.c_contiguous or min(arr.strides) < 0 or span > 2 * arr.nbytes:
+    if arr.flags.c_contiguous or min(arr.strides) < 0:
         root = _create(arr.nbytes)
         view = root.view(arr.dtype).reshape(arr.shape)
         view[...] = arr

@@ -16,7 +16,6 @@ import re
 import numpy as np
 
 from . import _shared
-from ._worker import get_worker_info
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map", "collate_tensor_fn"]
 
@@ -67,7 +66,7 @@ def default_convert(data):
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
         if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
-        return ember.as_tensor(data)
+        return ember.as_tensor(np.asarray(data))  # a NumPy scalar keeps its dtype (np.float64 is a float)
     if isinstance(data, collections.abc.Mapping):
         return _rebuild_like(data, {key: default_convert(data[key]) for key in data}, elem_type)
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
@@ -112,16 +111,15 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    """Stack tensors along a new first dimension (into shared memory inside a worker)."""
-    ember = _ember()
-    if get_worker_info() is not None:
-        arrays = [t._data for t in batch]
-        shape, dtype = arrays[0].shape, arrays[0].dtype
-        if all(a.shape == shape and a.dtype == dtype for a in arrays) and not any(t.requires_grad for t in batch):
-            out = _shared.empty((len(arrays),) + shape, dtype)
-            np.stack(arrays, out=out)
-            return ember.from_numpy(out)
-    return ember.stack(batch, 0)
+    """Stack tensors along a new first dimension into a fresh contiguous tensor (in shared memory inside a
+    worker). Tensors that differ in shape or dtype, or require grad, go through `ember.stack`."""
+    arrays = [t._data for t in batch]
+    shape, dtype = arrays[0].shape, arrays[0].dtype
+    if all(a.shape == shape and a.dtype == dtype for a in arrays) and not any(t.requires_grad for t in batch):
+        out = _shared.empty((len(arrays),) + shape, dtype)
+        np.stack(arrays, out=out)
+        return _ember().from_numpy(out)
+    return _ember().stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
@@ -133,7 +131,7 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    return _ember().as_tensor(batch)
+    return _ember().as_tensor(np.asarray(batch))  # NumPy's dtype, also for np.float64 (a float subclass)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):

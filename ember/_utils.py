@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._storage import TypedStorage, UntypedStorage
+from ._storage import TypedStorage, UntypedStorage, _root
 from ._tensor import Tensor, _wrap
 
 __all__ = []
@@ -170,6 +170,21 @@ def _flat_of_root(root):
     else:
         raise RuntimeError("a pickled tensor storage must be a contiguous array")
     return flat.view(np.uint8) if flat.dtype != np.uint8 else flat
+
+
+def _deepcopy_array(arr, memo):
+    """`copy.deepcopy` of a tensor's array: its storage owner is copied once per deepcopy (as torch copies a
+    storage once), so views copied together still share memory, with their offsets and strides."""
+    root = _root(arr)
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return arr.copy()
+    key = ("ember.storage", id(root))
+    flat = memo.get(key)
+    if flat is None:
+        flat = memo[key] = _flat_of_root(root).copy()
+        memo.setdefault(id(memo), []).append(root)  # keeps id(root) unique for the whole deepcopy
+    offset = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(arr.shape, arr.dtype, buffer=flat, offset=offset, strides=arr.strides)
 
 
 def _rebuild_tensor_from_buffer(root, dtype, byte_offset, size, byte_strides, requires_grad):

@@ -16,10 +16,44 @@ import functools
 import warnings
 from _codecs import encode
 from collections import Counter, OrderedDict
-from pickle import (APPEND, APPENDS, BINFLOAT, BINGET, BININT, BININT1, BININT2, BINPERSID, BINPUT, BINUNICODE,
-                    BUILD, EMPTY_DICT, EMPTY_LIST, EMPTY_SET, EMPTY_TUPLE, GLOBAL, LONG1, LONG_BINGET, LONG_BINPUT,
-                    MARK, NEWFALSE, NEWOBJ, NEWTRUE, NONE, PROTO, REDUCE, SETITEM, SETITEMS, SHORT_BINSTRING, STOP,
-                    TUPLE, TUPLE1, TUPLE2, TUPLE3, UnpicklingError, decode_long)
+from pickle import (
+    APPEND,
+    APPENDS,
+    BINFLOAT,
+    BINGET,
+    BININT,
+    BININT1,
+    BININT2,
+    BINPERSID,
+    BINPUT,
+    BINUNICODE,
+    BUILD,
+    EMPTY_DICT,
+    EMPTY_LIST,
+    EMPTY_SET,
+    EMPTY_TUPLE,
+    GLOBAL,
+    LONG1,
+    LONG_BINGET,
+    LONG_BINPUT,
+    MARK,
+    NEWFALSE,
+    NEWOBJ,
+    NEWTRUE,
+    NONE,
+    PROTO,
+    REDUCE,
+    SETITEM,
+    SETITEMS,
+    SHORT_BINSTRING,
+    STOP,
+    TUPLE,
+    TUPLE1,
+    TUPLE2,
+    TUPLE3,
+    UnpicklingError,
+    decode_long,
+)
 from struct import unpack
 from sys import maxsize
 
@@ -146,8 +180,8 @@ def _get_allowed_globals():
 _TORCH_ONLY = ("torch._utils._rebuild_qtensor", "torch._utils._rebuild_sparse_tensor",
                "torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_nested_tensor",
                "torch._utils._rebuild_wrapper_subclass", "torch._utils._rebuild_device_tensor_from_numpy",
-               "torch._utils._rebuild_device_tensor_from_cpu_tensor", "torch.complex32", "torch.uint16",
-               "torch.uint32", "torch.uint64", "torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz",
+               "torch._utils._rebuild_device_tensor_from_cpu_tensor", "torch.complex32", "torch.float8_e4m3fn",
+               "torch.float8_e5m2", "torch.float8_e4m3fnuz",
                "torch.float8_e5m2fnuz", "torch.float8_e8m0fnu", "torch.qint8", "torch.quint8", "torch.qint32")
 
 

@@ -90,15 +90,16 @@ class ZipWriter:
         for full, crc, size, offset in self._entries:
             extra = _zip64_extra(size, offset)
             flags = 0x808 if size else 0x800
-            s32, o32 = min(size, _U32), min(offset, _U32)
+            s32 = size if size < _U32 else 0xFFFFFFFF  # the real values are in the zip64 extra field
+            o32 = offset if offset < _U32 else 0xFFFFFFFF
             self._write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0, 45 if extra else 0, flags, 0, 0, 0, crc,
                                     s32, s32, len(full), len(extra), 0, 0, 0, 0, o32) + full + extra)
         cd_size, n = self._pos - cd_start, len(self._entries)
         eocd64 = self._pos
         self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, n, n, cd_size, cd_start))
         self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
-        self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), min(cd_size, _U32),
-                                min(cd_start, _U32), 0))
+        self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF), min(n, 0xFFFF), min(cd_size, 0xFFFFFFFF),
+                                min(cd_start, 0xFFFFFFFF), 0))
         self._f.flush()
 
 

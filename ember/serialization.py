@@ -40,7 +40,6 @@ import numpy as np
 from . import _dtypes, _utils
 from . import _weights_only_unpickler as _wo
 from ._device import device as _device
-from ._size import Size
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root
 from ._tensor import Tensor
 from ._zip_container import ZipReader, ZipWriter, archive_name
@@ -243,11 +242,15 @@ def _reduce_for_save(t):
         if not state:
             return _utils._rebuild_parameter, (data, t.requires_grad, OrderedDict())
         return _utils._rebuild_parameter_with_state, (data, t.requires_grad, OrderedDict(), state)
-    storage = TypedStorage(t.untyped_storage(), t.dtype)
-    args = (storage, t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad, OrderedDict())
+    dtype = t.dtype
+    meta = (t.storage_offset(), tuple(t.shape), t.stride(), t.requires_grad, OrderedDict())
+    if dtype.name in _STORAGE_NAMES:
+        func, args = _utils._rebuild_tensor_v2, (TypedStorage(t.untyped_storage(), dtype),) + meta
+    else:  # dtypes newer than typed storages (uint16 ...): an untyped storage and the dtype, as torch does
+        func, args = _utils._rebuild_tensor_v3, (t.untyped_storage(),) + meta + (dtype,)
     if type(t) is Tensor and not state:
-        return _utils._rebuild_tensor_v2, args
-    return _utils._rebuild_from_type_v2, (_utils._rebuild_tensor_v2, type(t), args, state)
+        return func, args
+    return _utils._rebuild_from_type_v2, (func, type(t), args, state)
 
 
 def _wrap_plain(t):
@@ -278,7 +281,8 @@ class _StorageRegistry:
         if flat.size:
             ptr = _address(flat)
             if self._dtypes.setdefault(ptr, dtype) is not dtype:
-                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+                raise RuntimeError(
+                    "Cannot save multiple tensors or storages that view the same data as different types")
             ident = (ptr, flat.size)
         else:
             self._keep.append(_root(flat))
@@ -360,7 +364,8 @@ def _save(obj, zip_file, pickle_module, pickle_protocol, _disable_byteorder_reco
         zip_file.write_record(f"data/{key}", flat)
         crc = zlib.crc32(key.encode(), crc)
     zip_file.write_record("version", b"3\n")
-    zip_file.write_record(".data/serialization_id", f"{crc:020d}{int.from_bytes(os.urandom(8), 'little'):020d}".encode())
+    nonce = int.from_bytes(os.urandom(8), "little")
+    zip_file.write_record(".data/serialization_id", f"{crc:020d}{nonce:020d}".encode())
     zip_file.finish()
 
 
@@ -729,7 +734,8 @@ def _legacy_load(f, map_location, pickle_module, **pickle_load_args):
         head = f.read(8)
         count = int(np.frombuffer(head, "<i8")[0]) if len(head) == 8 else -1
         if count * dtype.itemsize != flat.size or f.readinto(memoryview(flat)) != flat.size:
-            raise RuntimeError(f"storage has wrong byte size: expected {flat.size} got {max(count, 0) * dtype.itemsize}")
+            got = max(count, 0) * dtype.itemsize
+            raise RuntimeError(f"storage has wrong byte size: expected {flat.size} got {got}")
         if swap:
             _byteswap(flat, dtype)
     return result

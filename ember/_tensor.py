@@ -354,7 +354,9 @@ class Tensor:
             )
         if id(self) in memo:
             return memo[id(self)]
-        new = _wrap(self._data.copy(), type(self))
+        from ._utils import _deepcopy_array
+
+        new = _wrap(_deepcopy_array(self._data, memo), type(self))
         new.__dict__.update(
             {k: v for k, v in self.__dict__.items() if k not in ("_grad", "_vc", "_base", "_acc", "_hooks")}
         )

@@ -149,7 +149,10 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
             _capture(node, grads, targets, captured, create_graph)
         if needed is not None and node not in needed:
             continue
-        grad_inputs = _call_node(node, grads)
+        if node._out_meta is None and not node._hooks and not _anomaly[0]:
+            grad_inputs = node.apply(grads)  # the common case of _call_node
+        else:
+            grad_inputs = _call_node(node, grads)
         if not retain_graph:
             node.release()
         for (nxt, nr), g in zip(node.next_functions, grad_inputs):

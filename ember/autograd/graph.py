@@ -394,7 +394,18 @@ class OpNode(Node):
             res = op.derivative(g, *inputs, *self._params)
         if type(res) is not tuple:
             res = (res,)
-        return fit_grads(res, self._in_meta)
+        out = []
+        for g, meta in zip(res, self._in_meta):  # fit_grads, inlined for the common case
+            if meta is False:
+                continue
+            if meta is None or g is None:
+                out.append(None)
+                continue
+            d = g._data
+            if d.shape != meta[0] or d.dtype != meta[1]:
+                g = fit_grads((g,), (meta,))[0]
+            out.append(g)
+        return out
 
     def release(self):
         for s in self._saved:
@@ -575,6 +586,12 @@ def record(op, inputs, params, result):
 
 
 def _attach_outputs(op, node, result):
+    if type(result) is not tuple and op.kind != "view" and not op.save_output:
+        k = result._data.dtype.kind
+        if k == "f" or k == "c" or result._data.dtype.name == "bfloat16":
+            result._grad_fn = node
+            result._requires_grad = True
+        return
     is_view = op.kind == "view"
     if type(result) is tuple:
         node._out_meta = tuple((o._data.shape, o._data.dtype) for o in result)

@@ -53,7 +53,8 @@ class Faulty:
 
 
 class WorkerRandom:
-    """Sample i: (worker id, worker seed, NumPy draw, Python `random` draw) in the worker that loads it."""
+    """Sample i: (worker id, worker seed, NumPy draw, Python `random` draw) in the worker (ember's or
+    torch's) that loads it."""
 
     def __init__(self, n=8, delay=0.0):
         self.n, self.delay = n, delay
@@ -66,6 +67,10 @@ class WorkerRandom:
 
         time.sleep(self.delay)  # lets every worker take a share of the tasks
         info = get_worker_info()
+        if info is None:  # a worker of torch's DataLoader
+            import torch.utils.data
+
+            info = torch.utils.data.get_worker_info()
         return info.id, info.seed, int(np.random.randint(2 ** 31)), random.random()
 
 

@@ -154,6 +154,18 @@ def test_random_split_lengths_match_torch(lengths):
     assert all(type(s) is ember.utils.data.Subset for s in e)
 
 
+@pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.2, 0.2, 0.6]])
+def test_random_split_indices_match_torch(lengths):
+    # ember's generator reproduces torch's randperm stream
+    e = ember.utils.data.random_split(range(10), lengths, generator=ember.Generator().manual_seed(42))
+    t = torch.utils.data.random_split(range(10), lengths, generator=torch.Generator().manual_seed(42))
+    assert [s.indices for s in e] == [s.indices for s in t]
+    ember.manual_seed(1)
+    torch.manual_seed(1)
+    e, t = ember.utils.data.random_split(range(10), lengths), torch.utils.data.random_split(range(10), lengths)
+    assert [s.indices for s in e] == [s.indices for s in t]
+
+
 def test_random_split_is_reproducible_with_a_generator():
     split = lambda seed: [s.indices for s in ember.utils.data.random_split(  # noqa: E731
         range(20), [0.5, 0.5], generator=ember.Generator().manual_seed(seed))]

@@ -68,6 +68,10 @@ LOADER_CASES = {
     "len_iterable_drop_last": lambda lib: len(lib.utils.data.DataLoader(_counting(lib, 10), batch_size=4,
                                                                         drop_last=True)),
     "len_iterator": lambda lib: len(iter(lib.utils.data.DataLoader(range(10), batch_size=4))),
+    "shuffle_generator": lambda lib: list(lib.utils.data.DataLoader(range(10), batch_size=4, shuffle=True,
+                                                                    generator=lib.Generator().manual_seed(5))),
+    "shuffle_global_seed": lambda lib: (lib.manual_seed(2), [list(lib.utils.data.DataLoader(
+        range(10), batch_size=4, shuffle=True)) for _ in range(2)])[1],
     "shuffle_sampler_type": lambda lib: type(lib.utils.data.DataLoader(range(3), shuffle=True).sampler).__name__,
     "default_sampler_type": lambda lib: type(lib.utils.data.DataLoader(range(3)).sampler).__name__,
     "prefetch_default": lambda lib: (lib.utils.data.DataLoader(range(3)).prefetch_factor,

@@ -42,6 +42,40 @@ def test_sampler_matches_torch(case):
     same_batch(ORDER_CASES[case](ember), ORDER_CASES[case](torch))
 
 
+# ember's generator reproduces torch's CPU stream, so seeded random orders are torch's exactly
+RANDOM_ORDER_CASES = {
+    "random": lambda lib: list(lib.utils.data.RandomSampler(D, generator=_gen(lib, 3))),
+    "random_two_epochs": lambda lib: (lambda s: [list(s), list(s)])(
+        lib.utils.data.RandomSampler(D, generator=_gen(lib, 3))),
+    "random_num_samples": lambda lib: list(lib.utils.data.RandomSampler(D, num_samples=25, generator=_gen(lib))),
+    "random_replacement": lambda lib: list(lib.utils.data.RandomSampler(D, replacement=True, num_samples=70,
+                                                                        generator=_gen(lib, 1))),
+    "random_global_seed": lambda lib: (lib.manual_seed(9), list(lib.utils.data.RandomSampler(D)))[1],
+    "subset_random": lambda lib: list(lib.utils.data.SubsetRandomSampler([11, 3, 7, 19], generator=_gen(lib, 2))),
+    "weighted": lambda lib: list(lib.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4, 1.0], 20,
+                                                                      generator=_gen(lib, 2))),
+    "weighted_no_replacement": lambda lib: list(lib.utils.data.WeightedRandomSampler(
+        [0.1, 0.5, 0.4, 1.0], 3, replacement=False, generator=_gen(lib, 2))),
+    "batch_of_random": lambda lib: list(lib.utils.data.BatchSampler(
+        lib.utils.data.RandomSampler(D, generator=_gen(lib, 4)), 4, False)),
+}
+
+
+@pytest.mark.parametrize("case", RANDOM_ORDER_CASES)
+def test_seeded_random_sampler_matches_torch(case):
+    assert RANDOM_ORDER_CASES[case](ember) == RANDOM_ORDER_CASES[case](torch)
+
+
+@pytest.mark.parametrize("epoch, seed, drop_last", [(0, 0, False), (3, 0, False), (1, 5, True)])
+def test_distributed_sampler_shuffled_matches_torch(epoch, seed, drop_last):
+    for rank in range(3):
+        e = ember.utils.data.DistributedSampler(range(11), 3, rank, seed=seed, drop_last=drop_last)
+        t = torch.utils.data.DistributedSampler(range(11), 3, rank, seed=seed, drop_last=drop_last)
+        e.set_epoch(epoch)
+        t.set_epoch(epoch)
+        assert list(e) == list(t)
+
+
 SAMPLER_ERRORS = {
     "batch_size_zero": lambda lib: lib.utils.data.BatchSampler(D, 0, False),
     "batch_size_bool": lambda lib: lib.utils.data.BatchSampler(D, True, False),

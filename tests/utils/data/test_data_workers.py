@@ -173,6 +173,13 @@ def test_workers_are_seeded_like_torch_and_never_repeat_numpy_numbers():
                                    generator=ember.Generator().manual_seed(7))] == [s[1:] for s in samples]
 
 
+def test_worker_seeds_and_draws_match_torch():
+    # the same generator seed gives torch's base seed, hence torch's worker seeds and NumPy / random streams
+    make = lambda lib: list(_loader(lib, WorkerRandom(6), batch_size=None,  # noqa: E731
+                                    generator=lib.Generator().manual_seed(3)))
+    assert make(ember) == make(torch)
+
+
 def test_workers_seed_embers_generator():
     def draw(i):
         return ember.rand(2), ember.initial_seed()

@@ -49,7 +49,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     if is_causal is None and mask is not None:
         sz = size if size is not None else mask.size(-2)
         causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
-        make_causal = tuple(mask.size()) == tuple(causal.size()) and bool((mask == causal).all())
+        make_causal = tuple(mask.size()) == tuple(causal.size()) and bool((mask._data == causal._data).all())
     return make_causal
 
 

@@ -26,6 +26,13 @@ def _unreduce(g, a, dims, keepdim):
     return g.expand(a.shape)
 
 
+def _canonical(x):
+    """Reductions return C-contiguous results with torch's strides (NumPy keeps its input's order and odd
+    strides on size-1 dims)."""
+    x = np.asarray(x, order="C")
+    return x.reshape(-1).reshape(x.shape) if x.ndim > 1 else x
+
+
 def _acc_dtype(a, dtype):
     """(accumulate in, return as) NumPy dtypes for a sum of array `a`."""
     if dtype is not None:
@@ -54,7 +61,7 @@ def _(g, a, dtype):
 @defop("sum", "SumBackward1", REDUCTION, saves="meta")
 def _sum_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    return np.asarray(np.sum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+    return _canonical(np.sum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 @_sum_dim.derivative_
@@ -97,7 +104,7 @@ def _(g, a, dtype):
 def _mean_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(np.mean(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+        return _canonical(np.mean(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 @_mean_dim.derivative_
@@ -216,7 +223,7 @@ min = _max_min("min", _min_all, _min_dim, _minimum, return_types.min)  # noqa: A
 
 def _amax_op(name, fn):
     op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True)(
-        lambda a, dims, keepdim: np.asarray(fn(a, axis=dims, keepdims=keepdim)))
+        lambda a, dims, keepdim: _canonical(fn(a, axis=dims, keepdims=keepdim)))
 
     @op.derivative_
     def _(g, a, dims, keepdim, *, out):

@@ -209,3 +209,142 @@ add("addcmul", samples=ternary(value=0.5), inplace=True, out=True)
 add("addcdiv", samples=ternary(0.5, 2, value=2), inplace=True, out=True,
     errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64"))))
 add("where", fn=lambda lib, c, x, y: lib.where(c > 0, x, y), samples=ternary(), out=False)
+
+# ---- reductions ------------------------------------------------------------------------------------------
+
+
+def reduce(low=-2.0, high=2.0, dims=(None, 1, (0, 2), -1), keepdim=(False, True), **kwargs):
+    """Samples for a reduction: a 3-D input (also transposed) over several dims, keepdim both ways."""
+    def gen(dtype, rng):
+        out = []
+        for i, dim in enumerate(dims):
+            for k in keepdim:
+                shape = (2, 3, 4) if i % 2 == 0 else ("T", 4, 3, 2)
+                kw = dict(kwargs, keepdim=k) if dim is None and not k else dict(kwargs, dim=dim, keepdim=k)
+                if dim is None:
+                    kw.pop("keepdim", None) if not k else None
+                    if k:
+                        continue
+                out.append(Sample(arr(rng, shape, dtype, low, high), **kw))
+        out.append(Sample(arr(rng, (), dtype, low, high), **dict(kwargs)))
+        return out
+    return gen
+
+
+def along(low=-2.0, high=2.0, dims=(1, -1, 0), distinct=False, **kwargs):
+    """Samples for an op along one dim (scans, sorts): 3-D input (also transposed) and 1-D."""
+    def gen(dtype, rng):
+        out = []
+        for i, d in enumerate(dims):
+            shape = (2, 3, 4) if i % 2 == 0 else ("T", 4, 3, 2)
+            a = arr(rng, shape, dtype, low, high)
+            if distinct and a.size and dtype in FLOAT:
+                a = (rng.permutation(a.size).reshape(a.shape) - a.size / 2).astype(dtype) / 4
+                a = a.T.copy().T if i % 2 else a
+            out.append(Sample(a, dim=d, **kwargs))
+        out.append(Sample(arr(rng, (5,), dtype, low, high), dim=0, **kwargs))
+        return out
+    return gen
+
+
+for _name in ("sum", "nansum", "mean", "prod", "amax", "amin", "logsumexp"):
+    add(_name, samples=reduce(0.5, 2, dims=(None, 1, -1)) if _name == "prod" else
+        reduce(dims=(1, (0, 2), -1)) if _name == "logsumexp" else reduce(), out=_name not in ("sum", "prod"),
+        dtypes=FLOAT + (("int64",) if _name in ("sum", "nansum", "prod", "amax", "amin") else ()),
+        gradgrad=_name not in ("amax", "amin"))
+for _name in ("std", "var"):
+    add(_name, samples=reduce(), out=True)
+    add(_name, id=_name + "_correction", samples=reduce(dims=(1, (0, 2)), correction=0), gradcheck=False)
+    add(_name, id=_name + "_unbiased", fn=lambda lib, x, _n=_name: getattr(lib, _n)(x, 1, False, True),
+        samples=unary())
+    add(_name + "_mean", samples=reduce(dims=(None, 1)), strides=False)
+add("std", id="std_int_error", samples=same(), grad=False, dtypes=("int64",), noncontig=False,
+    errors=_err(lambda r: Sample(arr(r, (3,), "int64"))))
+add("nanmean", samples=same(lambda d, r: Sample(np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 2.0]], d), dim=1),
+                            lambda d, r: Sample(arr(r, (2, 3), d))), grad=False)
+add("max", id="max_dim", fn=lambda lib, x, **k: tuple(lib.max(x, **k)),
+    samples=along(distinct=True, keepdim=True), dtypes=FLOAT + ("int64",))
+add("argmax", samples=along(distinct=True), dtypes=FLOAT + ("int64",), grad=False)
+add("aminmax", fn=lambda lib, x, **k: tuple(lib.aminmax(x, **k)),
+    samples=same(lambda d, r: Sample(arr(r, (3, 4), d)), lambda d, r: Sample(arr(r, (3, 4), d), dim=1),
+                 lambda d, r: Sample(arr(r, (2, 3), d), dim=0, keepdim=True)), dtypes=FLOAT + ("int64",),
+    gradgrad=False, gradcheck=False,
+    errors=_err(lambda r: Sample(arr(r, (0,), "float32"))))
+for _name in ("all", "any"):
+    add(_name, samples=reduce(-1, 1), dtypes=("bool", "uint8", "float32", "int64"), grad=False, out=True)
+add("count_nonzero", samples=same(lambda d, r: Sample(arr(r, (3, 4), d, -1, 1)),
+                                  lambda d, r: Sample(arr(r, (3, 4), d, -1, 1), dim=1),
+                                  lambda d, r: Sample(arr(r, (2, 3, 4), d, -1, 1), dim=(0, 2))),
+    dtypes=("int64", "float32", "bool"), grad=False)
+add("median", samples=same(lambda d, r: Sample(arr(r, (3, 5), d))), dtypes=FLOAT + ("int64",))
+add("median", id="median_dim", fn=lambda lib, x, **k: tuple(lib.median(x, **k)),
+    samples=along(distinct=True, keepdim=False), dtypes=FLOAT, gradgrad=False)
+add("nanmedian", id="nanmedian_dim", fn=lambda lib, x, **k: tuple(lib.nanmedian(x, **k)),
+    samples=same(lambda d, r: Sample(np.array([[1.0, np.nan, 3.0, 0.5], [4.0, 2.0, np.nan, np.nan]], d), dim=1)),
+    dtypes=FLOAT, gradgrad=False, gradcheck=False)
+add("mode", fn=lambda lib, x, **k: tuple(lib.mode(x, **k)),
+    samples=same(lambda d, r: Sample(np.array([[1, 2, 2, 3, 3], [5, 5, 5, 1, 1]], d), dim=1),
+                 lambda d, r: Sample(np.array([[1, 2], [1, 3], [4, 3]], d), dim=0, keepdim=True)),
+    dtypes=FLOAT + ("int64",), gradgrad=False, gradcheck=False)
+add("quantile", samples=same(lambda d, r: Sample(arr(r, (4, 5), d), 0.3),
+                             lambda d, r: Sample(arr(r, (4, 5), d), 0.7, dim=1, keepdim=True),
+                             lambda d, r: Sample(arr(r, (3, 4), d), np.array([0.1, 0.5, 1.0], d), dim=0),
+                             lambda d, r: Sample(arr(r, (3, 4), d), 0.4, dim=1, interpolation="nearest")),
+    node=False, gradgrad=False,
+    errors=_err(lambda r: Sample(arr(r, (3,), "float32"), 1.5)))
+add("nanquantile", samples=same(lambda d, r: Sample(np.array([[1.0, np.nan, 3.0, 0.5], [4.0, 2.0, 1.0, 0]], d), 0.3,
+                                                    dim=1)), node=False, grad=False)
+for _name in ("cumsum", "cumprod", "logcumsumexp"):
+    add(_name, samples=along(0.3, 1.5) if _name == "cumprod" else along(), out=True,
+        dtypes=FLOAT + (("int64",) if _name != "logcumsumexp" else ()))
+add("cumprod", id="cumprod_zeros", samples=same(lambda d, r: Sample(np.array([[1.5, 0.0, 2.0, 0.5], [0.0, 3.0, 0.0, 1.0]], d),
+                                                                   dim=1)))
+for _name in ("cummax", "cummin"):
+    add(_name, fn=lambda lib, x, _n=_name, **k: tuple(getattr(lib, _n)(x, **k)), samples=along(distinct=True),
+        dtypes=FLOAT + ("int64",))
+add("diff", samples=same(lambda d, r: Sample(arr(r, (3, 5), d)), lambda d, r: Sample(arr(r, (3, 5), d), n=2, dim=0)),
+    dtypes=FLOAT + ("int64",))
+add("diff", id="diff_prepend", fn=lambda lib, x, p, **k: lib.diff(x, prepend=p, **k),
+    samples=same(lambda d, r: Sample(arr(r, (3, 5), d), arr(r, (3, 1), d), dim=1)))
+
+# ---- sorting and searching -------------------------------------------------------------------------------
+
+add("sort", fn=lambda lib, x, **k: tuple(lib.sort(x, **k)), samples=along(distinct=True, descending=True),
+    dtypes=FLOAT + ("int64",))
+add("sort", id="sort_stable", fn=lambda lib, x, **k: tuple(lib.sort(x, **k)),
+    samples=same(lambda d, r: Sample(np.array([3, 1, 2, 1, 3, np.nan, 1], d), stable=True),
+                 lambda d, r: Sample(np.array([3, 1, 2, 1, 3, np.nan, 1], d), stable=True, descending=True)),
+    grad=False)
+add("argsort", samples=along(distinct=True), dtypes=FLOAT + ("int64",), grad=False)
+add("msort", samples=same(lambda d, r: Sample(arr(r, (4, 3), d))), dtypes=FLOAT, gradcheck=False)
+add("topk", fn=lambda lib, x, k, **kw: tuple(lib.topk(x, k, **kw)),
+    samples=same(lambda d, r: Sample(np.arange(12, dtype=d)[::-1].reshape(3, 4) * 0.7 % 5, 2),
+                 lambda d, r: Sample(np.arange(12, dtype=d).reshape(3, 4) * 1.3 % 7, 2, dim=0, largest=False)),
+    errors=_err(lambda r: Sample(arr(r, (3,), "float32"), 5)))
+add("kthvalue", fn=lambda lib, x, k, **kw: tuple(lib.kthvalue(x, k, **kw)),
+    samples=same(lambda d, r: Sample(np.arange(12, dtype=d)[::-1].reshape(3, 4) * 0.7 % 5, 2),
+                 lambda d, r: Sample(np.arange(12, dtype=d).reshape(3, 4) * 1.3 % 7, 3, dim=0, keepdim=True)))
+add("unique", fn=lambda lib, x, **k: lib.unique(x, **k),
+    samples=same(lambda d, r: Sample(np.array([[3, 1, 2], [1, 3, 3]], d), return_inverse=True, return_counts=True),
+                 lambda d, r: Sample(np.array([[3, 1], [1, 2], [3, 1]], d), dim=0, return_inverse=True,
+                                     return_counts=True)),
+    dtypes=FLOAT + ("int64",), grad=False)
+add("unique_consecutive", samples=same(
+    lambda d, r: Sample(np.array([1, 1, 2, 2, 3, 1, 1], d), return_inverse=True, return_counts=True),
+    lambda d, r: Sample(np.array([[1, 1], [1, 1], [2, 3], [1, 1]], d), dim=0, return_counts=True)),
+    dtypes=FLOAT + ("int64",), grad=False)
+add("searchsorted", samples=same(lambda d, r: Sample(np.array([1, 3, 5, 7], d), np.array([[0, 3, 6], [7, 8, 1]], d)),
+                                 lambda d, r: Sample(np.array([[1, 3, 5], [2, 4, 6]], d), np.array([[3, 6], [1, 4]], d),
+                                                     right=True),
+                                 lambda d, r: Sample(np.array([1, 3, 5, 7], d), np.array([3, 5], d), side="right",
+                                                     out_int32=True)),
+    dtypes=FLOAT + ("int64",), grad=False)
+add("bucketize", samples=same(lambda d, r: Sample(np.array([[0, 3, 6], [7, 8, 1]], d), np.array([1, 3, 5, 7], d)),
+                              lambda d, r: Sample(np.array([3, 5], d), np.array([1, 3, 5, 7], d), right=True)),
+    dtypes=FLOAT + ("int64",), grad=False)
+add("bincount", samples=same(lambda d, r: Sample(np.array([1, 3, 3, 0, 5], d)),
+                             lambda d, r: Sample(np.array([1, 3, 3], d), minlength=6),
+                             lambda d, r: Sample(np.array([1, 3, 3], d), np.array([0.5, 1.0, 2.0]))),
+    dtypes=("int64",), grad=False, errors=_err(lambda r: Sample(np.array([-1, 2]))))
+add("histc", samples=same(lambda d, r: Sample(arr(r, (20,), d), bins=5, min=-1, max=1),
+                          lambda d, r: Sample(np.array([0.0, 1.0, 1.0, 2.0], d), bins=4)), grad=False)

@@ -1,0 +1,452 @@
+"""Copying ops: the stack family, repeat / repeat_interleave / tile, flip / roll / rot90, diag family,
+trace, cross, kron, cartesian_prod, combinations, block_diag, cdist.
+
+Where torch composes an op from others (hstack is cat, tile is repeat, kron is a reshaped product,
+cartesian_prod stacks a meshgrid) ember composes it the same way, so the backward nodes match torch's.
+"""
+
+import itertools
+
+import numpy as np
+
+from .._dispatch import INDEXING, SHAPE, defop, dispatch
+from .._tensor import Tensor, _wrap
+from ._util import as_shape, finish_out, method, public, wrap_dim, wrap_dims
+from .shape import cat, stack
+
+# ---- the stack family ---------------------------------------------------------------------------------
+
+
+def atleast_1d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape(1) if t.dim() == 0 else t for t in ts)
+    return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else out
+
+
+def atleast_2d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in ts)
+    return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else out
+
+
+def atleast_3d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+
+    def lift(t):
+        if t.dim() == 0:
+            return t.reshape(1, 1, 1)
+        if t.dim() == 1:
+            return t.unsqueeze(0).unsqueeze(-1)
+        return t.unsqueeze(-1) if t.dim() == 2 else t
+    out = tuple(lift(t) for t in ts)
+    return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else out
+
+
+def hstack(tensors, *, out=None):
+    ts = atleast_1d(tuple(tensors))
+    return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    return cat(atleast_2d(tuple(tensors)), 0, out=out)
+
+
+def dstack(tensors, *, out=None):
+    return cat(atleast_3d(tuple(tensors)), 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    ts = tuple(t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors)
+    return cat(ts, 1, out=out)
+
+
+for _f in (atleast_1d, atleast_2d, atleast_3d, hstack, vstack, dstack, column_stack):
+    public[_f.__name__] = _f
+public["row_stack"] = vstack
+
+# ---- repeat / tile / repeat_interleave ----------------------------------------------------------------------
+
+
+@defop("repeat", "RepeatBackward0", SHAPE, saves="meta")
+def _repeat(a, reps):
+    a = a.reshape((1,) * (len(reps) - a.ndim) + a.shape)
+    return np.tile(a, reps)
+
+
+@_repeat.derivative_
+def _(g, a, reps):
+    lead = len(reps) - a.dim()
+    shape = tuple(reps[:lead])
+    inner = []
+    for r, s in zip(reps[lead:], a.shape):
+        inner += [r, s]
+    g = g.reshape(shape + tuple(inner))
+    dims = tuple(range(lead)) + tuple(lead + 2 * i for i in range(a.dim()))
+    return g.sum(dims) if dims else g
+
+
+@method(top=False)
+def repeat(self, *sizes):
+    reps = as_shape(sizes)
+    if len(reps) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
+    return dispatch(_repeat, (self,), (reps,))
+
+
+@method()
+def tile(input, dims):
+    dims = as_shape((dims,))
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + tuple(dims)
+    return input.repeat(*dims)
+
+
+@method()
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    from .creation import tensor
+
+    if repeats is None:  # torch.repeat_interleave(repeats): indices repeated by their counts
+        r = input._data
+        return _wrap(np.repeat(np.arange(r.size, dtype=np.int64), r))
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, input._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.ndim:
+        r = repeats._data
+        if r.shape[0] != x.shape[d]:
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{r.shape[0]} and input.size({d}) = {x.shape[d]}")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        idx = np.repeat(np.arange(r.size, dtype=np.int64), r)
+        return x.index_select(d, tensor(idx))
+    n = int(repeats)
+    if n < 0:
+        raise RuntimeError("repeats can not be negative")
+    xe = x.unsqueeze(d + 1)
+    shape = list(xe.shape)
+    shape[d + 1] = n
+    out_shape = list(x.shape)
+    out_shape[d] *= n
+    return xe.expand(*shape).clone().view(*out_shape) if x.dim() else xe.expand(*shape).reshape(out_shape)
+
+
+# ---- flip / roll / rot90 -----------------------------------------------------------------------------------
+
+
+@defop("flip", "FlipBackward0", SHAPE, saves="none")
+def _flip(a, dims):
+    return np.flip(a, dims).copy(order="C") if a.ndim else a.copy()
+
+
+@_flip.derivative_
+def _(g, a, dims):
+    return g.flip(dims)
+
+
+@method()
+def flip(input, *dims):
+    dims = as_shape(dims)
+    return dispatch(_flip, (input,), (wrap_dims(dims, input._data.ndim) if input._data.ndim else (),))
+
+
+@method()
+def fliplr(input):
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+@method()
+def flipud(input):
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+@defop("roll", "RollBackward0", SHAPE, saves="none")
+def _roll(a, shifts, dims):
+    if dims is None:
+        return np.roll(a.reshape(-1), shifts).reshape(a.shape)
+    return np.ascontiguousarray(np.roll(a, shifts, dims))
+
+
+@_roll.derivative_
+def _(g, a, shifts, dims):
+    neg = tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts
+    return dispatch(_roll, (g,), (neg, dims))
+
+
+@method()
+def roll(input, shifts, dims=None):
+    if dims is None:
+        s = as_shape((shifts,))
+        if len(s) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(s)}, dims:0")
+        return dispatch(_roll, (input,), (s[0], None))
+    s, d = as_shape((shifts,)), as_shape((dims,))
+    if len(s) != len(d):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(s)}, dims:{len(d)}")
+    return dispatch(_roll, (input,), (s, wrap_dims(d, input._data.ndim)))
+
+
+@defop("rot90", "Rot90Backward0", SHAPE, saves="none")
+def _rot90(a, k, dims):
+    return np.ascontiguousarray(np.rot90(a, k, dims))
+
+
+@_rot90.derivative_
+def _(g, a, k, dims):
+    return g.rot90(-k, dims)
+
+
+@method()
+def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d = wrap_dims(dims, n) if dims[0] % n != dims[1] % n else None
+    if d is None:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    return dispatch(_rot90, (input,), (k % 4, d))
+
+
+# ---- diagonals and trace -------------------------------------------------------------------------------
+
+
+@defop("diag_embed", "DiagEmbedBackward0", SHAPE, saves="none")
+def _diag_embed(a, offset, d1, d2):
+    n = a.shape[-1] + abs(offset)
+    out_nd = a.ndim + 1
+    out = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    i = np.arange(a.shape[-1])
+    r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+    out[..., r, c] = a
+    rest = [k for k in range(out_nd) if k not in (d1, d2)]
+    perm = [0] * out_nd
+    for src, dst in enumerate(rest + [d1, d2]):
+        perm[dst] = src
+    return np.ascontiguousarray(out.transpose(perm))
+
+
+@_diag_embed.derivative_
+def _(g, a, offset, d1, d2):
+    return g.diagonal(offset, d1, d2)
+
+
+@method()
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    n = input._data.ndim + 1
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return dispatch(_diag_embed, (input,), (offset, d1, d2))
+
+
+@method()
+def diag(input, diagonal=0, *, out=None):
+    n = input._data.ndim
+    if n == 1:
+        return finish_out(input.diag_embed(diagonal), out)
+    if n == 2:
+        return finish_out(input.diagonal(diagonal).clone(), out)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{n}D")
+
+
+@method()
+def diagflat(input, offset=0):
+    return input.reshape(-1).diag_embed(offset)
+
+
+@defop("trace", "TraceBackward0", SHAPE, saves="meta")
+def _trace(a):
+    acc = np.int64 if a.dtype.kind in "biu" else a.dtype
+    return np.asarray(np.trace(a, dtype=acc))
+
+
+@_trace.derivative_
+def _(g, a):
+    from .creation import eye
+
+    return eye(a.shape[0], a.shape[1], dtype=g.dtype) * g
+
+
+@method()
+def trace(input):
+    if input._data.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
+    return dispatch(_trace, (input,))
+
+
+# ---- products -------------------------------------------------------------------------------------------
+
+
+@defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same")
+def _cross(a, b, dim):
+    a, b = np.broadcast_arrays(a, b)
+    return np.ascontiguousarray(np.cross(a, b, axis=dim))
+
+
+@_cross.derivative_
+def _(g, a, b, dim):
+    return _cross_t(b, g, dim), _cross_t(g, a, dim)
+
+
+def _cross_t(a, b, dim):
+    return dispatch(_cross, (a, b), (dim,))
+
+
+def _cross_dim(input, other, dim, default_first):
+    shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if dim is None:
+        d = next((i for i, s in enumerate(shape) if s == 3), None) if default_first else -1
+        if d is None:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = d
+    d = wrap_dim(dim, len(shape))
+    if input._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input._data.shape[d]} and {other._data.shape[d]}")
+    return d
+
+
+@method()
+def cross(input, other, dim=None, *, out=None):
+    return finish_out(dispatch(_cross, (input, other), (_cross_dim(input, other, dim, True),)), out)
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    return finish_out(dispatch(_cross, (input, other), (_cross_dim(input, other, dim, False),)), out)
+
+
+@method()
+def kron(input, other, *, out=None):
+    n = max(input.dim(), other.dim())
+    a = input.reshape((1,) * (n - input.dim()) + tuple(input.shape))
+    b = other.reshape((1,) * (n - other.dim()) + tuple(other.shape))
+    a_shape, b_shape = [], []
+    for i in range(n):
+        a_shape += [a.shape[i], 1]
+        b_shape += [1, b.shape[i]]
+    r = a.reshape(a_shape) * b.reshape(b_shape)
+    return finish_out(r.reshape(tuple(a.shape[i] * b.shape[i] for i in range(n))), out)
+
+
+def cartesian_prod(*tensors):
+    from .creation import meshgrid
+
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    from .creation import tensor
+
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _wrap(np.empty((0,), input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    if idx.shape[0] == 0:
+        return _wrap(np.empty((0, r), input._data.dtype))
+    return stack([input.index_select(0, tensor(idx[:, k])) for k in range(r)], 1)
+
+
+public["cartesian_prod"] = cartesian_prod
+public["combinations"] = combinations
+
+
+@defop("block_diag", "BlockDiagBackward0", SHAPE, "same", saves="meta")
+def _block_diag(*arrays):
+    mats = [a.reshape(1, -1) if a.ndim == 1 else a.reshape(1, 1) if a.ndim == 0 else a for a in arrays]
+    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols), mats[0].dtype)
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+@_block_diag.derivative_
+def _(g, *inputs):
+    grads, r, c = [], 0, 0
+    for t in inputs:
+        shape = tuple(t.shape)
+        h, w = (1, shape[0]) if len(shape) == 1 else (1, 1) if not shape else shape
+        grads.append(g[r:r + h, c:c + w].reshape(shape))
+        r, c = r + h, c + w
+    return tuple(grads)
+
+
+def block_diag(*tensors):
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+    if not tensors:
+        return _wrap(np.empty((1, 0), np.float32))
+    return dispatch(_block_diag, tuple(tensors))
+
+
+public["block_diag"] = block_diag
+
+
+@defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True)
+def _cdist(x1, x2, p):
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return (diff != 0).sum(-1).astype(x1.dtype)
+    if p == np.inf:
+        return diff.max(-1, initial=0)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return np.sqrt((diff * diff).sum(-1))
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+@_cdist.derivative_
+def _(g, x1, x2, p, *, out):
+    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    o = out.unsqueeze(-1)
+    if p == 0:
+        w = d * 0
+    elif p == 1:
+        w = d.sign()
+    elif p == float("inf"):
+        hit = d.abs() == o
+        w = d.sign() * hit / hit.sum(-1, keepdim=True).clamp(min=1)
+    else:
+        w = (d.sign() * d.abs().pow(p - 1) / o.pow(p - 1)).masked_fill(o == 0, 0.0)
+    gw = g.unsqueeze(-1) * w
+    return gw.sum(-2), -gw.sum(-3)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return dispatch(_cdist, (x1, x2), (float(p),))
+
+
+public["cdist"] = cdist

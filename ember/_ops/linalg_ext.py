@@ -1,0 +1,316 @@
+"""The rest of the matmul family (addmm, addmv, addbmm, baddbmm, outer, inner, tensordot, chain_matmul)
+and the ops behind `ember.linalg`: norms, inv, det, slogdet, solve, lstsq, cholesky, qr, svd, eigh, pinv,
+matrix_rank, matrix_power, multi_dot.
+
+Decompositions run on NumPy's LAPACK (batched over leading dims). Their derivatives are the standard
+matrix-calculus formulas written in ember ops (see the references in each NOTE), so they differentiate
+again.
+
+NOTE [ Decomposition gradients ]
+- inv: dA = -A^-T dX A^-T.  det: dA = g det(A) A^-T.  slogdet: dA = g A^-T.
+- solve (AX = B): dB = A^-T G, dA = -dB X^T.
+- cholesky (A = L L^T): Phi(L^T G) then L^-T Phi L^-1, symmetrised (Murray 2016).
+- eigh: dA = V (diag(gL) + F o (V^T gV)) V^T with F_ij = 1 / (l_j - l_i) off the diagonal, symmetrised.
+- svd (reduced): the formula of Townsend 2016 for U, S, Vh, which assumes distinct singular values.
+- qr (reduced, m >= n): the formula of Walter & Lehmann / Liao et al. 2019.
+"""
+
+import numpy as np
+
+from .. import _dtypes, return_types
+from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._tensor import Tensor, _wrap
+from ._util import finish_out, method, public, wrap_dim, wrap_dims
+
+# ---- the matmul family ---------------------------------------------------------------------------------
+
+
+def _mm_scaled(name, node, fn, grads):
+    op = defop(name, node, MATMUL, "same")(fn)
+    op.derivative_(grads)
+    return op
+
+
+def _wide(a):
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.name == "bfloat16" \
+        else a
+
+
+def _addmm_kernel(c, a, b, beta, alpha):
+    p = _wide(a) @ _wide(b)
+    r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
+    return np.asarray(r).astype(np.result_type(c, a), copy=False)
+
+
+_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel,
+                    lambda g, c, a, b, beta, alpha: (g * beta, (g @ b.mT) * alpha, (a.mT @ g) * alpha))
+_addmv = _mm_scaled("addmv", "AddmvBackward0", _addmm_kernel,
+                    lambda g, c, a, v, beta, alpha: (g * beta, g.unsqueeze(1) * v * alpha, (a.mT @ g) * alpha))
+_baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
+                      lambda g, c, a, b, beta, alpha: (g * beta, (g @ b.mT) * alpha, (a.mT @ g) * alpha))
+
+
+def _addbmm_kernel(c, a, b, beta, alpha):
+    p = (_wide(a) @ _wide(b)).sum(0)
+    r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
+    return np.asarray(r).astype(np.result_type(c, a), copy=False)
+
+
+_addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
+                     lambda g, c, a, b, beta, alpha: (g * beta, (g.unsqueeze(0) @ b.mT) * alpha,
+                                                      (a.mT @ g.unsqueeze(0)) * alpha))
+
+
+def _shape_str(s):
+    return "x".join(map(str, s))
+
+
+def _check_mm(a, b, c, name):
+    from .linalg import _same_dtype
+
+    if a.dim() != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a.dim()}-D tensor")
+    if b.dim() != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b.dim()}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
+                           f"{_shape_str(b.shape)})")
+    _same_dtype(a, b)
+
+
+@method()
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    _check_mm(mat1, mat2, input, "addmm")
+    return finish_out(dispatch(_addmm, (input, mat1, mat2), (beta, alpha)), out)
+
+
+@method()
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), mat "
+                           f"({_shape_str(mat.shape)}), vec ({vec.shape[0]})")
+    return finish_out(dispatch(_addmv, (input, mat, vec), (beta, alpha)), out)
+
+
+def _check_bmm(b1, b2):
+    if b1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b1.shape[0]}, "
+                           f"{b1.shape[2]}] but got: [{b2.shape[0]}, {b2.shape[1]}].")
+
+
+@method()
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    _check_bmm(batch1, batch2)
+    return finish_out(dispatch(_baddbmm, (input, batch1, batch2), (beta, alpha)), out)
+
+
+@method()
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    _check_bmm(batch1, batch2)
+    return finish_out(dispatch(_addbmm, (input, batch1, batch2), (beta, alpha)), out)
+
+
+for _n, _op in (("addmm", _addmm), ("addmv", _addmv), ("baddbmm", _baddbmm), ("addbmm", _addbmm)):
+    def _inplace(self, a, b, *, beta=1, alpha=1, _op=_op):
+        from .._dispatch import dispatch_inplace
+
+        return dispatch_inplace(_op, self, (self, a, b), (beta, alpha))
+    setattr(Tensor, _n + "_", _inplace)
+
+
+@method("outer", "ger")
+def outer(input, vec2, *, out=None):
+    if input.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D" if input.dim() != 1 else
+                           f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    return finish_out(input.reshape(-1, 1) * vec2, out)
+
+
+public["ger"] = outer
+
+
+@method()
+def inner(input, other, *, out=None):
+    if input.dim() == 0 or other.dim() == 0:
+        return finish_out(input * other, out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return finish_out(tensordot(input, other, ([-1], [-1])), out)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract `dims` (a count, or two lists of dims) of `a` and `b` via one reshaped matmul."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+    da, db = list(wrap_dims(da, a.dim())) if da else [], list(wrap_dims(db, b.dim())) if db else []
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
+                               f"and second has size {b.shape[y]} in dim {y}")
+    free_a = [i for i in range(a.dim()) if i not in da]
+    free_b = [i for i in range(b.dim()) if i not in db]
+    k = int(np.prod([a.shape[i] for i in da])) if da else 1
+    am = a.permute(*(free_a + da)).reshape(-1, k)
+    bm = b.permute(*(db + free_b)).reshape(k, -1)
+    r = (am @ bm).view(*([a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]))
+    return finish_out(r, out)
+
+
+def multi_dot(tensors, *, out=None):
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    r = ts[0]
+    for t in ts[1:]:
+        r = r.mm(t)
+    if first_vec:
+        r = r.squeeze(0)
+    if last_vec:
+        r = r.squeeze(-1)
+    return finish_out(r, out)
+
+
+def chain_matmul(*matrices, out=None):
+    import warnings
+
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                  "multiple parameters.", UserWarning, stacklevel=2)
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices, out=out)
+
+
+public["tensordot"] = tensordot
+public["chain_matmul"] = chain_matmul
+
+# ---- norms -----------------------------------------------------------------------------------------
+
+
+@defop("linalg_vector_norm", "LinalgVectorNormBackward0", MATMUL, save_output=True)
+def _vector_norm(a, ord, dims, keepdim, np_dtype):
+    if np_dtype is not None:
+        a = a.astype(np_dtype)
+    x = np.abs(a)
+    if x.dtype.kind not in "fc":
+        x = x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if ord == np.inf:
+            r = np.max(x, axis=dims, keepdims=keepdim, initial=0)
+        elif ord == -np.inf:
+            r = np.min(x, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            r = np.sum(x != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+        elif ord == 1:
+            r = np.sum(x, axis=dims, keepdims=keepdim)
+        elif ord == 2:
+            r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
+        else:
+            r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(r).astype(a.dtype if a.dtype.kind == "f" else x.dtype, copy=False)
+
+
+@_vector_norm.derivative_
+def _(g, a, ord, dims, keepdim, np_dtype, *, out):
+    from .reduction import _unreduce
+
+    g = _unreduce(g, a, dims, keepdim)
+    o = _unreduce(out, a, dims, keepdim)
+    if ord == 0:
+        return g * 0
+    if ord == 1:
+        return g * a.sign()
+    if ord in (np.inf, -np.inf):
+        hit = a.abs() == o
+        return g * a.sign() * hit / hit.sum(dims, keepdim=True)
+    if ord == 2:
+        return (g * a / o).masked_fill(o == 0, 0.0)
+    return (g * a.sign() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{dtype_word(x.dtype)}")
+    n = x._data.ndim
+    dims = tuple(range(n)) if dim is None else (wrap_dims(dim, n) if n else ())
+    if x._data.size == 0 and ord < 0 or (x._data.size == 0 and ord == np.inf and dim is None):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    r = dispatch(_vector_norm, (x,), (float(ord), dims, keepdim, None if dtype is None else _dtypes.to_numpy(dtype)))
+    return finish_out(r, out)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d = wrap_dims(dim, A.dim())
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return finish_out(vector_norm(A, 2, d, keepdim), out)
+    from .decomp import svdvals
+
+    if ord == "nuc":
+        r = svdvals(A.movedim(d, (-2, -1))).sum(-1)
+    elif ord in (2, -2):
+        s = svdvals(A.movedim(d, (-2, -1)))
+        r = s.amax(-1) if ord == 2 else s.amin(-1)
+    elif ord in (1, -1, np.inf, -np.inf):
+        sum_dim, red_dim = (d[0], d[1]) if ord in (1, -1) else (d[1], d[0])
+        s = A.abs().sum(sum_dim, keepdim=True)
+        r = s.amax(red_dim, keepdim=True) if ord > 0 else s.amin(red_dim, keepdim=True)
+        return finish_out(r if keepdim else r.squeeze(d), out)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if keepdim:
+        r = r.unsqueeze(min(d)).unsqueeze(max(d))
+    return finish_out(r, out)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype, out=out)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2):
+        if dim is None and A.dim() != 2:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.dim()}D.")
+        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
+    if dim is None and A.dim() != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
+
+
+@method()
+def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+        return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
+    if p == "nuc":
+        return matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+Tensor.norm = torch_norm
+public["norm"] = public.pop("torch_norm")
+del Tensor.torch_norm

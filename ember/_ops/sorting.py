@@ -1,0 +1,259 @@
+"""Sorting and searching: sort, argsort, msort, topk, kthvalue, unique, unique_consecutive, searchsorted,
+bucketize, bincount, histc.
+
+NaN sorts as the largest value (torch's order), which is also NumPy's, so ascending sorts agree; a stable
+descending sort is an ascending sort of the reversed input, reversed back (ties keep input order).
+"""
+
+import numpy as np
+
+from .. import return_types
+from .._dispatch import INDEXING, defop, dispatch, dtype_word
+from .._tensor import Tensor, _wrap
+from ._util import finish_out, method, wrap_dim
+from .reduction import _canonical
+
+
+def _argsort(a, dim, descending):
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    n = a.shape[dim]
+    rev = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+    return np.flip(n - 1 - rev, dim)
+
+
+def _gather_grad(grads, a, dim, *params, out):
+    from .indexing import scatter_into_zeros
+
+    if a.dim() == 0:
+        return grads[0]
+    return scatter_into_zeros(grads[0], out[1], dim, a.shape)
+
+
+@defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True)
+def _sort(a, dim, descending):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort(a, dim, descending)
+    return _like(a, np.take_along_axis(a, idx, axis=dim)), _like(a, idx, np.int64)
+
+
+def _like(a, r, dtype=None):
+    """`r` laid out in memory like `a` (torch's sort keeps its input's strides)."""
+    out = np.empty_like(a, dtype=dtype or a.dtype)
+    out[...] = r
+    return out
+
+
+_sort.derivative_(_gather_grad)
+
+
+@method()
+def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+    if isinstance(dim, bool):
+        raise TypeError("sort(): argument 'dim' must be int, not bool")
+    d = wrap_dim(dim, input._data.ndim)
+    return return_types.sort(*dispatch(_sort, (input,), (d, descending)))
+
+
+@method()
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    d = wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        return _wrap(np.zeros((), np.int64))
+    return _wrap(_like(input._data, _argsort(input._data, d, descending), np.int64))
+
+
+@method()
+def msort(input, *, out=None):
+    return finish_out(sort(input, 0).values, out)
+
+
+@defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True)
+def _topk(a, k, dim, largest):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = _argsort(a, dim, largest)
+    idx = np.take(idx, np.arange(k), axis=dim)
+    return _canonical(np.take_along_axis(a, idx, axis=dim)), _canonical(idx.astype(np.int64))
+
+
+@_topk.derivative_
+def _(grads, a, k, dim, largest, *, out):
+    return _gather_grad(grads, a, dim, out=out)
+
+
+@method()
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's name
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return return_types.topk(*dispatch(_topk, (input,), (k, d, largest)))
+
+
+@defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True)
+def _kthvalue(a, k, dim, keepdim):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return _canonical(vals), _canonical(idx.astype(np.int64))
+
+
+@_kthvalue.derivative_
+def _(grads, a, k, dim, keepdim, *, out):
+    from .indexing import scatter_into_zeros
+
+    g, idx = grads[0], out[1]
+    if a.dim() == 0:
+        return g
+    if not keepdim:
+        g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
+    return scatter_into_zeros(g, idx, dim, a.shape)
+
+
+@method()
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return return_types.kthvalue(*dispatch(_kthvalue, (input,), (k, d, keepdim)))
+
+
+# ---- unique ---------------------------------------------------------------------------------------------
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    out = [_wrap(values)]
+    if return_inverse:
+        out.append(_wrap(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(_wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@method()
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    a = input._data
+    if dim is None:
+        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        return _unique_result(vals, inv.reshape(a.shape), counts, return_inverse, return_counts)
+    d = wrap_dim(dim, a.ndim)
+    if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+    return _unique_result(np.ascontiguousarray(vals), inv.reshape(-1), counts, return_inverse, return_counts)
+
+
+@method()
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        change = np.ones(flat.shape, np.bool_)
+        change[1:] = flat[1:] != flat[:-1]
+        vals = flat[change]
+        inv = (np.cumsum(change) - 1).reshape(a.shape)
+    else:
+        d = wrap_dim(dim, a.ndim)
+        b = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        change = np.ones(b.shape[0], np.bool_)
+        change[1:] = (b[1:] != b[:-1]).any(axis=1)
+        vals = np.ascontiguousarray(np.compress(change, a, axis=d))
+        inv = np.cumsum(change) - 1
+    counts = np.diff(np.append(np.flatnonzero(change), change.size))
+    return _unique_result(vals, inv, counts, return_inverse, return_counts)
+
+
+# ---- searching and counting ---------------------------------------------------------------------------
+
+
+def _search_rows(seq, vals, side, sorter=None):
+    """np.searchsorted row by row over the leading dims (the innermost dim is the sorted one)."""
+    if seq.ndim == 1:
+        s = seq if sorter is None else seq[sorter]
+        return np.searchsorted(s, vals, side=side)
+    s2 = seq.reshape(-1, seq.shape[-1])
+    v2 = vals.reshape(-1, vals.shape[-1])
+    srt = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
+    out = np.empty(v2.shape, np.int64)
+    for i in range(s2.shape[0]):
+        row = s2[i] if srt is None else s2[i][srt[i]]
+        out[i] = np.searchsorted(row, v2[i], side=side)
+    return out.reshape(vals.shape)
+
+
+@method(top=True)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    seq = sorted_sequence._data
+    scalar = not isinstance(input, Tensor)
+    vals = np.asarray(input) if scalar else input._data
+    if seq.ndim > 1 and (scalar or vals.shape[:-1] != seq.shape[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
+    r = _search_rows(seq, vals, "right" if right else "left", None if sorter is None else sorter._data)
+    r = np.asarray(r).astype(np.int32 if out_int32 else np.int64)
+    return finish_out(_wrap(r), out)
+
+
+del Tensor.searchsorted  # a function only in torch
+
+
+@method()
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    vals = np.asarray(input) if not isinstance(input, Tensor) else input._data
+    r = np.searchsorted(boundaries._data, vals, side="right" if right else "left")
+    return finish_out(_wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64)), out)
+
+
+@method()
+def bincount(input, weights=None, minlength=0):
+    a = input._data
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _wrap(np.bincount(a, minlength=minlength).astype(np.int64))
+    if weights._data.shape != a.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    w = weights._data
+    out_dtype = w.dtype if w.dtype == np.float32 else np.float64
+    return _wrap(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype))
+
+
+@method()
+def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
+    a = input._data
+    if a.dtype.kind not in "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} max {hi}")
+    x = a.reshape(-1)
+    x = x[(x >= lo) & (x <= hi)].astype(np.float64)
+    pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return finish_out(_wrap(np.bincount(pos, minlength=bins).astype(a.dtype)), out)

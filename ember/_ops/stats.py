@@ -1,0 +1,468 @@
+"""More reductions: prod, nansum, nanmean, std/var (and their _mean pairs), logsumexp, all/any,
+count_nonzero, aminmax, median/nanmedian, mode, quantile/nanquantile.
+
+`dim` is an int or a tuple (None: every dim) and `keepdim` keeps reduced dims as size 1, as in torch;
+derivatives broadcast the gradient back with `_unreduce` (reduction.py).
+"""
+
+import numpy as np
+
+from .. import _dtypes, return_types
+from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from .._tensor import Tensor, _wrap
+from ._util import finish_out, method, wrap_dim, wrap_dims
+from .reduction import _acc_dtype, _unreduce
+
+
+def _all_dims(input, dim):
+    """Reduced dims as a tuple (every dim when `dim` is None or empty)."""
+    n = input._data.ndim
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(n))
+    dims = wrap_dims(dim, n if n else 1)
+    return dims if n else ()
+
+
+def canonical(x):
+    """A C-contiguous array with torch's strides (NumPy leaves odd strides on size-1 dims)."""
+    x = np.asarray(x, order="C")
+    return x.reshape(-1).reshape(x.shape) if x.ndim > 1 else x
+
+
+def _numel(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+# ---- prod ---------------------------------------------------------------------------------------------
+
+
+@defop("prod", "ProdBackward1", REDUCTION, save_output=True)
+def _prod(a, dims, keepdim, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    return canonical(np.prod(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+
+
+def _prod_others(a, dim):
+    """For each element, the product of the others along `dim` (zero-safe: exclusive cumprods)."""
+    from .creation import ones_like
+
+    ones = ones_like(a.narrow(dim, 0, 1))
+    n = a.shape[dim]
+    left = ones if n == 1 else _cat([ones, a.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    rev = a.flip(dim)
+    right = ones if n == 1 else _cat([ones, rev.narrow(dim, 0, n - 1)], dim).cumprod(dim).flip(dim)
+    return left * right
+
+
+def _cat(ts, dim):
+    from .shape import cat
+
+    return cat(ts, dim)
+
+
+@_prod.derivative_
+def _(g, a, dims, keepdim, dtype, *, out):
+    g = _unreduce(g, a, dims, keepdim)
+    if a.numel() == 0:
+        return g
+    if len(dims) == 1:
+        return g * _prod_others(a, dims[0])
+    flat = a.movedim(dims, tuple(range(a.dim() - len(dims), a.dim())))
+    flat = flat.reshape(flat.shape[:a.dim() - len(dims)] + (-1,))
+    others = _prod_others(flat, -1).reshape(a.movedim(dims, tuple(range(a.dim() - len(dims), a.dim()))).shape)
+    return g * others.movedim(tuple(range(a.dim() - len(dims), a.dim())), dims)
+
+
+_prod_all = defop("prod", "ProdBackward0", REDUCTION, save_output=True)(_prod.kernel)
+_prod_all.derivative_(_prod.derivative)
+
+
+@method()
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is None:
+        return finish_out(dispatch(_prod_all, (input,), (tuple(range(input._data.ndim)), False, dtype)), out)
+    d = wrap_dim(dim, input._data.ndim)
+    return finish_out(dispatch(_prod, (input,), ((d,) if input._data.ndim else (), keepdim, dtype)), out)
+
+
+# ---- nan-ignoring sums -----------------------------------------------------------------------------------
+
+
+@defop("nansum", "NansumBackward0", REDUCTION)
+def _nansum(a, dims, keepdim, dtype):
+    acc, out = _acc_dtype(a, dtype)
+    return canonical(np.nansum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+
+
+@_nansum.derivative_
+def _(g, a, dims, keepdim, dtype):
+    return _unreduce(g, a, dims, keepdim).masked_fill(a.isnan(), 0.0)
+
+
+@method()
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    return finish_out(dispatch(_nansum, (input,), (_all_dims(input, dim), keepdim, dtype)), out)
+
+
+@method()
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtype_word(input.dtype)}")
+    count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
+    if dim is None and keepdim:
+        count = count.reshape((1,) * input._data.ndim)
+    return finish_out(input.nansum(dim, keepdim, dtype=dtype) / count, out)
+
+
+# ---- variance and standard deviation ---------------------------------------------------------------------
+
+
+def _var_kernel(a, dims, correction, keepdim):
+    with np.errstate(all="ignore"):
+        return canonical(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+
+
+@defop("var", "VarBackward0", REDUCTION)
+def _var(a, dims, correction, keepdim):
+    return _var_kernel(a, dims, correction, keepdim)
+
+
+@_var.derivative_
+def _(g, a, dims, correction, keepdim):
+    n = _numel(a.shape, dims)
+    scale = 2.0 / (n - correction) if n != correction else float("inf")
+    return _unreduce(g, a, dims, keepdim) * (a - a.mean(dims, keepdim=True)) * scale
+
+
+@defop("std", "StdBackward0", REDUCTION, save_output=True)
+def _std(a, dims, correction, keepdim):
+    return np.sqrt(_var_kernel(a, dims, correction, keepdim))
+
+
+@_std.derivative_
+def _(g, a, dims, correction, keepdim, *, out):
+    n = _numel(a.shape, dims)
+    g = _unreduce(g, a, dims, keepdim)
+    o = _unreduce(out, a, dims, keepdim)
+    return (g * (a - a.mean(dims, keepdim=True)) / (o * (n - correction))).masked_fill(o == 0, 0.0)
+
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    """Resolve torch's overloads: (dim, unbiased, keepdim), (unbiased), (dim, *, correction, keepdim)."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}: Cannot pass both unbiased and correction")
+    corr = correction if correction is not None else (1 if unbiased is None or unbiased else 0)
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _all_dims(input, dim)
+    if _numel(input._data.shape, dims) - corr <= 0:
+        import warnings
+
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return dims, float(corr), keepdim
+
+
+@method()
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dims, corr, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return finish_out(dispatch(_var, (input,), (dims, corr, keepdim)), out)
+
+
+@method()
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    dims, corr, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return finish_out(dispatch(_std, (input,), (dims, corr, keepdim)), out)
+
+
+def _pair_op(name, node, kernel, first_grad):
+    op = defop(name, node, REDUCTION, save_output=True)(
+        lambda a, dims, corr, keepdim: (kernel(a, dims, corr, keepdim),
+                                        canonical(np.mean(a, axis=dims, keepdims=keepdim))))
+
+    @op.derivative_
+    def _(grads, a, dims, corr, keepdim, *, out):
+        g0, g1 = grads
+        total = first_grad(g0, a, dims, corr, keepdim, out[0])
+        n = _numel(a.shape, dims)
+        return total + _unreduce(g1, a, dims, keepdim) / n
+    return op
+
+
+_var_mean = _pair_op("var_mean", "VarMeanBackward0", _var_kernel,
+                     lambda g, a, dims, corr, keepdim, o: _var.derivative(g, a, dims, corr, keepdim))
+_std_mean = _pair_op("std_mean", "StdMeanBackward0", lambda *a: np.sqrt(_var_kernel(*a)),
+                     lambda g, a, dims, corr, keepdim, o: _std.derivative(g, a, dims, corr, keepdim, out=o))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return return_types.var_mean(*dispatch(_var_mean, (input,), args))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return return_types.std_mean(*dispatch(_std_mean, (input,), args))
+
+
+method(top=True)(var_mean)
+method(top=True)(std_mean)
+del Tensor.var_mean, Tensor.std_mean  # torch has them as functions only
+
+# ---- logsumexp ---------------------------------------------------------------------------------------
+
+
+@defop("logsumexp", "LogsumexpBackward0", REDUCTION, "float", save_output=True)
+def _logsumexp(a, dims, keepdim):
+    if a.size == 0:
+        return np.log(np.sum(np.exp(a), axis=dims, keepdims=keepdim))
+    m = np.max(a, axis=dims, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        r = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+    return canonical(r if keepdim else np.squeeze(r, axis=dims))
+
+
+@_logsumexp.derivative_
+def _(g, a, dims, keepdim, *, out):
+    return _unreduce(g, a, dims, keepdim) * (a - _unreduce(out, a, dims, keepdim)).exp()
+
+
+@method()
+def logsumexp(input, dim=None, keepdim=False, *, out=None):
+    if dim is None:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    if input._data.dtype.kind in "biu":
+        input = input.to(_dtypes.get_default_dtype())
+    return finish_out(dispatch(_logsumexp, (input,), (_all_dims(input, dim), keepdim)), out)
+
+
+# ---- boolean reductions and counting -----------------------------------------------------------------
+
+
+def _bool_reduce(name, fn):
+    op = defop(name, None, REDUCTION)(
+        lambda a, dims, keepdim: canonical(fn(a, axis=dims, keepdims=keepdim)).astype(
+            np.uint8 if a.dtype == np.uint8 else np.bool_))
+
+    def public_fn(input, dim=None, keepdim=False, *, out=None):
+        dims = _all_dims(input, dim)
+        r = dispatch(op, (input,), (dims, keepdim))
+        if dim is None and keepdim is False:
+            r = r.reshape(())
+        return finish_out(r, out)
+    public_fn.__name__ = name
+    return method()(public_fn)
+
+
+all = _bool_reduce("all", np.all)  # noqa: A001 - torch's names
+any = _bool_reduce("any", np.any)  # noqa: A001
+
+
+@method()
+def count_nonzero(input, dim=None):
+    dims = _all_dims(input, dim)
+    return _wrap(np.asarray(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
+
+
+@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True)
+def _aminmax(a, dims, keepdim):
+    return canonical(np.min(a, axis=dims, keepdims=keepdim)), canonical(np.max(a, axis=dims, keepdims=keepdim))
+
+
+@_aminmax.derivative_
+def _(grads, a, dims, keepdim, *, out):
+    total = None
+    for g, o in zip(grads, out):
+        if g is None:
+            continue
+        mask = a == _unreduce(o, a, dims, keepdim)
+        part = _unreduce(g, a, dims, keepdim) * mask / mask.sum(dims, keepdim=True)
+        total = part if total is None else total + part
+    return total
+
+
+@method()
+def aminmax(input, *, dim=None, keepdim=False):
+    if input._data.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    dims = _all_dims(input, dim)
+    r = dispatch(_aminmax, (input,), (dims, keepdim))
+    if dim is None and keepdim:
+        r = tuple(x.reshape((1,) * input._data.ndim) for x in r)
+    return return_types.aminmax(*r)
+
+
+# ---- order statistics: median, nanmedian, mode, quantile ---------------------------------------------------
+
+
+def _median_index(a, dim, ignore_nan):
+    """Index along `dim` of torch's (lower) median of each slice; NaN slices give the first NaN."""
+    order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
+    nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, np.bool_)
+    count = a.shape[dim] - nan.sum(axis=dim, keepdims=True)
+    if ignore_nan:
+        k = np.maximum(count - 1, 0) // 2
+    else:
+        k = np.where(count < a.shape[dim], count, (a.shape[dim] - 1) // 2)
+    return np.take_along_axis(order, k, axis=dim)
+
+
+def _median_dim_op(name, node, ignore_nan):
+    def kernel(a, dim, keepdim):
+        idx = _median_index(a, dim, ignore_nan)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            idx, vals = idx.squeeze(dim), vals.squeeze(dim)
+        return canonical(vals), canonical(idx.astype(np.int64))
+    op = defop(name, node, REDUCTION, saves="meta", save_output=True)(kernel)
+    op.derivative_(_to_indices)
+    return op
+
+
+def _to_indices(grads, a, dim, keepdim, *, out):
+    """The derivative of a (values, indices) reduction along `dim`: the value grads go to the indices."""
+    from .indexing import scatter_into_zeros
+
+    g, idx = grads[0], out[1]
+    if not keepdim:
+        g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
+    return scatter_into_zeros(g, idx, dim, a.shape)
+
+
+def _median_all_op(name, node, ignore_nan):
+    op = defop(name, node, REDUCTION, save_output=True)(
+        lambda a: np.take_along_axis(a.reshape(-1), _median_index(a.reshape(-1), 0, ignore_nan), 0).reshape(()))
+
+    @op.derivative_
+    def _(g, a, *, out):
+        mask = a == out
+        return g * mask / mask.sum()
+    return op
+
+
+def _median_fn(name, ignore_nan, rtype):
+    all_op = _median_all_op(name, name.capitalize() + "Backward0", ignore_nan)
+    dim_op = _median_dim_op(name, name.capitalize() + "Backward1", ignore_nan)
+
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        if dim is None:
+            if input._data.size == 0:
+                return finish_out(_wrap(np.asarray(np.nan, input._data.dtype)), out)
+            return finish_out(dispatch(all_op, (input,)), out)
+        d = wrap_dim(dim, input._data.ndim)
+        if input._data.ndim == 0:
+            return rtype(input.clone(), _wrap(np.zeros((), np.int64)))
+        if input._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
+    fn.__name__ = name
+    return method()(fn)
+
+
+median = _median_fn("median", False, return_types.median)
+nanmedian = _median_fn("nanmedian", True, return_types.nanmedian)
+
+
+@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True)
+def _mode(a, dim, keepdim):
+    b = np.moveaxis(a, dim, -1)
+    shape = b.shape
+    b = b.reshape(-1, shape[-1])
+    s = np.sort(b, axis=1)
+    n = s.shape[1]
+    pos = np.arange(n)
+    start = np.ones(s.shape, np.bool_)
+    start[:, 1:] = s[:, 1:] != s[:, :-1]
+    first = np.maximum.accumulate(np.where(start, pos, 0), axis=1)
+    run = pos - first + 1  # the length of the run of equal values ending here
+    best = np.argmax(run == run.max(axis=1, keepdims=True), axis=1)  # the smallest most frequent value
+    vals = s[np.arange(s.shape[0]), best]
+    idx = np.where(b == vals[:, None], pos, -1).max(axis=1)
+    vals, idx = vals.reshape(shape[:-1]), idx.reshape(shape[:-1]).astype(np.int64)
+    if keepdim:
+        vals, idx = np.expand_dims(vals, dim), np.expand_dims(idx, dim)
+    return vals, idx
+
+
+_mode.derivative_(_to_indices)
+
+
+@method()
+def mode(input, dim=-1, keepdim=False):
+    if input._data.ndim == 0:
+        return return_types.mode(input.clone(), _wrap(np.zeros((), np.int64)))
+    d = wrap_dim(dim, input._data.ndim)
+    return return_types.mode(*dispatch(_mode, (input,), (d, keepdim)))
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
+    from .creation import tensor
+
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qt = tensor(q, dtype=input.dtype) if scalar_q else q
+    if qt._data.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if input.dtype not in (_dtypes.float32, _dtypes.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if ((qt._data < 0) | (qt._data > 1)).any():
+        if scalar_q:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, input._data.ndim)
+    if x._data.ndim == 0:
+        x = x.reshape(1)
+    s = x.sort(d).values
+    n = s.shape[d]
+    nan = s.isnan()
+    valid = (n - nan.sum(d, keepdim=True)) if ignore_nan else \
+        _wrap(np.where(nan._data.any(axis=d, keepdims=True), 0, n))
+    qv = qt.reshape(-1)
+    rank = qv.reshape((-1,) + (1,) * s.dim()) * (valid - 1).clamp(min=0).to(s.dtype)
+    if interpolation == "lower":
+        rank = rank.floor()
+    elif interpolation == "higher":
+        rank = rank.ceil()
+    elif interpolation == "nearest":
+        rank = rank.round()
+    lo = rank.floor().to(_dtypes.int64).clamp(0, max(n - 1, 0))
+    hi = rank.ceil().to(_dtypes.int64).clamp(0, max(n - 1, 0))
+    sx = s.unsqueeze(0).expand((qv.shape[0],) + tuple(s.shape))
+    a, b = sx.gather(d + 1, lo), sx.gather(d + 1, hi)
+    w = rank - rank.floor()
+    r = a.lerp(b, 0.5) if interpolation == "midpoint" else a + (b - a) * w
+    nan_out = _wrap(np.broadcast_to((valid._data == 0) if not ignore_nan else (valid._data == 0), r._data.shape))
+    r = r.masked_fill(nan_out, float("nan")) if nan_out._data.any() else r
+    if keepdim:
+        if dim is None:
+            r = r.reshape((qv.shape[0],) + (1,) * input._data.ndim)
+    else:
+        r = r.squeeze(d + 1)
+    if scalar_q or qt._data.ndim == 0:
+        return r.squeeze(0)
+    return r.movedim(0, -1).contiguous().movedim(-1, 0)  # torch's layout: q is the innermost dim
+
+
+@method()
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return finish_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
+
+
+@method()
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    return finish_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out)
+

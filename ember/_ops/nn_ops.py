@@ -389,3 +389,137 @@ softmax_ = method("softmax")(_softmax_public(softmax))
 log_softmax_ = method("log_softmax")(_softmax_public(log_softmax))
 softmax_.__name__, log_softmax_.__name__ = "softmax", "log_softmax"
 public["softmax"], public["log_softmax"] = softmax_, log_softmax_
+
+
+# ---- ctc_loss --------------------------------------------------------------------------------------------
+
+# NOTE [ CTC forward-backward ]
+# The extended label sequence l' puts a blank before, between and after the target labels (length 2S+1).
+# alpha[t, n, s] is the log-probability of the path prefixes ending at l'[s] at time t, beta the suffixes
+# starting there (both include log_probs[t, n, l'[s]], as in torch). Both recursions run over time only;
+# each step is a three-way logsumexp over all batch rows and label positions at once (s, s-1, and s-2
+# where l'[s] != l'[s-2]). Rows past a sample's input length (alpha) or before it (beta) carry -inf.
+# The gradient w.r.t. log_probs is torch's: (exp(lp) - sum_{s: l'[s]=c} exp(alpha + beta + nll - lp)) * g,
+# i.e. the gradient w.r.t. the logits under a log_softmax, which log_softmax's backward passes unchanged.
+# The sum over s is formed as exp(alpha + beta - lp - m) (shifted by its row max m) times a one-hot
+# (L, C) matrix per sample: one batched GEMM. Time steps past the input length get 0.
+
+_NEG_INF = -np.inf
+
+
+def _ctc_ext(targets, target_lengths, n, blank):
+    """Extended labels l' (N, L), the valid mask (N, L) and the skip mask (s-2 -> s allowed), L = 2*Smax+1."""
+    tl = np.asarray(target_lengths, np.int64)
+    if targets.ndim == 1:  # concatenated
+        offs = np.concatenate([[0], np.cumsum(tl)[:-1]])
+        smax = int(tl.max()) if n else 0
+        pos = offs[:, None] + np.arange(smax)[None, :]
+        tg = targets[np.minimum(pos, max(targets.shape[0] - 1, 0))] if targets.size else np.zeros((n, smax), np.int64)
+    else:
+        tg = targets
+    smax = tg.shape[1]
+    ext = np.full((n, 2 * smax + 1), blank, np.int64)
+    ext[:, 1::2] = tg
+    length = 2 * smax + 1
+    valid = np.arange(length)[None, :] < (2 * tl + 1)[:, None]
+    ext = np.where(valid, ext, blank)
+    skip = np.zeros((n, length), bool)
+    skip[:, 2:] = ext[:, 2:] != ext[:, :-2]
+    return ext, valid, skip
+
+
+def _lse3(a, b, c):
+    m = np.maximum(np.maximum(a, b), c)
+    m = np.where(m == _NEG_INF, 0, m)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(a - m) + np.exp(b - m) + np.exp(c - m)) + m
+
+
+def _shift(a, k):
+    """a shifted right (k > 0) or left (k < 0) along the last axis, filled with -inf."""
+    out = np.full_like(a, _NEG_INF)
+    if k > 0:
+        out[:, k:] = a[:, :-k]
+    else:
+        out[:, :k] = a[:, -k:]
+    return out
+
+
+def _ctc_alpha(lpe, valid, skip, il):
+    """log alpha (T, N, L) from the gathered log-probs lpe (T, N, L)."""
+    t_max, n, length = lpe.shape
+    alpha = np.full(lpe.shape, _NEG_INF, lpe.dtype)
+    alpha[0, :, :2] = lpe[0, :, :2]
+    alpha[0] = np.where(valid, alpha[0], _NEG_INF)
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        alpha[t] = np.where(valid, _lse3(prev, _shift(prev, 1), np.where(skip, _shift(prev, 2), _NEG_INF))
+                            + lpe[t], _NEG_INF)
+    return alpha
+
+
+def _ctc_beta(lpe, valid, skip, il, tl):
+    t_max, n, length = lpe.shape
+    beta = np.full(lpe.shape, _NEG_INF, lpe.dtype)
+    pos = np.arange(length)[None, :]
+    last = valid & (pos >= 2 * tl[:, None] - 1)  # the two end positions of each sample
+    skip_next = np.zeros_like(skip)
+    skip_next[:, :-2] = skip[:, 2:]
+    for t in range(t_max - 1, -1, -1):
+        start = (t == il - 1)[:, None]
+        if t + 1 < t_max:
+            nxt = beta[t + 1]
+            rec = _lse3(nxt, _shift(nxt, -1), np.where(skip_next, _shift(nxt, -2), _NEG_INF)) + lpe[t]
+        else:
+            rec = np.full((n, length), _NEG_INF, lpe.dtype)
+        beta[t] = np.where(start, np.where(last, lpe[t], _NEG_INF), np.where(valid, rec, _NEG_INF))
+    return beta
+
+
+@defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True)
+def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
+    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are int64 arrays, validated.
+    zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    t_max, n, _ = lp.shape
+    ext, valid, skip = _ctc_ext(targets, tl, n, blank)
+    lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
+    alpha = _ctc_alpha(lpe, valid, skip, il) if t_max else lpe
+    rows = np.arange(n)
+    end = alpha[np.maximum(il - 1, 0), rows] if t_max else np.full((n, ext.shape[1]), _NEG_INF, lp.dtype)
+    l1 = end[rows, 2 * tl]
+    l2 = np.where(tl > 0, end[rows, np.maximum(2 * tl - 1, 0)], _NEG_INF)
+    ll = np.logaddexp(l1, l2)
+    ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG_INF))
+    return (-ll).astype(lp.dtype), np.ascontiguousarray(alpha.transpose(1, 0, 2))
+
+
+@defop("_ctc_loss_backward", "NotImplemented", NN, saves="none")
+def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infinity):
+    """torch's _ctc_loss_backward: the gradient w.r.t. log_probs (NOTE [ CTC forward-backward ])."""
+    t_max, n, c = lp.shape
+    ext, valid, skip = _ctc_ext(targets, tl, n, blank)
+    lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
+    beta = _ctc_beta(lpe, valid, skip, il, tl)
+    with np.errstate(invalid="ignore"):
+        r = log_alpha.transpose(1, 0, 2) + beta - lpe  # log mass of the paths through (t, s)
+        m = r.max(axis=2, keepdims=True)
+        e = np.exp(r - m).transpose(1, 0, 2)  # (N, T, L)
+        onehot = (ext[:, :, None] == np.arange(c)[None, None, :]).astype(lp.dtype)
+        mass = np.matmul(e, onehot).transpose(1, 0, 2) * np.exp(m + nll[None, :, None])  # (T, N, C)
+    grad = (np.exp(lp) - mass) * g.reshape(1, n, 1)
+    live = np.arange(t_max)[:, None] < il[None, :]
+    if zero_infinity:
+        live = live & (nll != np.inf)[None, :]
+    return np.where(live[:, :, None], grad, 0).astype(lp.dtype, copy=False)
+
+
+@ctc_loss.derivative_
+def _(g, lp, targets, il, tl, blank, zero_infinity, *, out):
+    g0 = g[0] if type(g) is tuple else g
+    return dispatch(ctc_loss_backward, (g0, lp), (out[0]._data, out[1]._data, targets._data, il, tl, blank,
+                                                  zero_infinity)), None
+
+
+@ctc_loss_backward.derivative_
+def _(gg, *args):
+    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")

@@ -6,7 +6,7 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 
 import warnings
 
-from ..._dispatch import dispatch
+from ..._dispatch import dispatch, dtype_word
 from ..._ops import nn_ops as P
 from ..._ops.pointwise import where
 from .activation import log_softmax
@@ -15,7 +15,7 @@ __all__ = ["nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
            "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "multilabel_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "cosine_embedding_loss"]
+           "triplet_margin_with_distance_loss", "cosine_embedding_loss", "ctc_loss"]
 
 
 def _reduction(size_average, reduce, reduction):
@@ -140,6 +140,104 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+
+
+def _ctc_lengths(lengths, name):
+    """input_lengths / target_lengths as an int64 array: a tensor of integers (any shape) or ints."""
+    import numpy as np
+
+    from ..._tensor import Tensor
+
+    if isinstance(lengths, Tensor):
+        a = lengths._data
+        if a.dtype.kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+        return a.reshape(-1).astype(np.int64)
+    return np.asarray([int(v) for v in lengths], np.int64).reshape(-1)
+
+
+def _ctc_arg_types(input_lengths, target_lengths):
+    """Both lengths tensors, or both sequences of ints, as torch's two overloads of ctc_loss accept."""
+    from ..._tensor import Tensor
+
+    kinds = [isinstance(v, Tensor) for v in (input_lengths, target_lengths)]
+    seqs = [isinstance(v, (tuple, list)) for v in (input_lengths, target_lengths)]
+    if not (all(kinds) or all(seqs)):
+        names = [type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in (input_lengths, target_lengths)]
+        sig = ("(Tensor log_probs, Tensor targets, {0} input_lengths, {0} target_lengths, int blank = 0, "
+               "int reduction = at::Reduction::Mean, bool zero_infinity = False)")
+        raise TypeError(f"ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {names[0]}, "
+                        f"{names[1]}, int, int, bool), but expected one of:\n * {sig.format('tuple of ints')}\n"
+                        f" * {sig.format('Tensor')}\n")
+
+
+def _ctc_check(lp, targets, il, tl, blank):
+    """torch's argument checks of ctc_loss (ctc_loss_allocate_outputs)."""
+    where_ = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if lp.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
+                           f"'log_probs'{where_}")
+    if not 1 <= targets.dim() <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional tensor for argument "
+                           f"#2 'targets'{where_}")
+    t_max, n, c = lp.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    if il.shape[0] != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if tl.shape[0] != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for v in tl:
+        if v < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{where_}")
+    want = int(tl.sum()) if targets.dim() == 1 else n
+    if targets.shape[0] != want:
+        raise RuntimeError(f"Expected tensor to have size {want} at dimension 0, but got size {targets.shape[0]} "
+                           f"for argument #2 'targets'{where_}")
+    if targets.dim() == 2 and n and targets.shape[1] < tl.max():
+        raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size "
+                           f"{targets.shape[1]} for argument #2 'targets'{where_}")
+    for v in il:
+        if v < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{where_}")
+        if v > t_max:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {v}{where_}")
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The Connectionist Temporal Classification loss (torch.nn.functional.ctc_loss).
+
+    Args:
+        log_probs: (T, N, C) or unbatched (T, C) log-probabilities (float32 / float64).
+        targets: (N, S) padded targets, or (sum(target_lengths),) concatenated (unbatched: (S,)).
+        input_lengths, target_lengths: (N,) tensors of integers or tuples of ints.
+        blank: the blank label. reduction: 'none' | 'mean' (each loss over its target length, then the
+        batch mean) | 'sum'. zero_infinity: infinite losses (impossible alignments) and their grads become 0.
+
+    See NOTE [ CTC forward-backward ] in ember/_ops/nn_ops.py.
+    """
+    from ..._dtypes import float32, float64
+    from ..._ops.creation import from_numpy
+
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_probs.dtype not in (float32, float64):
+        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{dtype_word(log_probs._data.dtype)}'")
+    _ctc_arg_types(input_lengths, target_lengths)
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    il = _ctc_lengths(input_lengths, "input_lengths")
+    tl = _ctc_lengths(target_lengths, "target_lengths")
+    _ctc_check(lp, targets, il, tl, blank)
+    tg = targets._data.astype("int64", copy=False)
+    res = dispatch(P.ctc_loss, (lp, from_numpy(tg)), (il, tl, blank, bool(zero_infinity)))[0]
+    if zero_infinity:
+        res = where(res == float("inf"), res.new_zeros(()), res)
+    if reduction == "mean":
+        return (res / from_numpy(tl).to(res.dtype).clamp_min(1)).mean()
+    if reduction == "sum":
+        return res.sum()
+    return res if batched else res.squeeze(0)
 
 
 # ---- regression -----------------------------------------------------------------------------------------------

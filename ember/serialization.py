@@ -200,17 +200,15 @@ class _Pickler(pickle._Pickler):
 
     def __init__(self, file, protocol, persistent_id):
         super().__init__(file, protocol)
-        self._pid = persistent_id
-
-    def persistent_id(self, obj):
-        return self._pid(obj)
+        self.persistent_id = persistent_id  # called for every object: no extra method layer
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        cls = type(obj)
+        if cls is Tensor or isinstance(obj, Tensor):
             return _reduce_for_save(obj)
-        if isinstance(obj, StorageType):
+        if cls is StorageType:
             return obj.name
-        if type(obj) is _device:  # torch's device pickles its type as a fresh string, and no None index
+        if cls is _device:  # torch's device pickles its type as a fresh string, and no None index
             kind = obj.type.encode().decode()
             return _device, (kind,) if obj.index is None else (kind, obj.index)
         return NotImplemented
@@ -234,6 +232,8 @@ class _Pickler(pickle._Pickler):
 
 def _reduce_for_save(t):
     """How `ember.save` pickles tensor `t`: exactly as torch's `Tensor.__reduce_ex__` / `Parameter.__reduce_ex__`."""
+    if type(t) is Tensor and not t.__dict__:  # the common case, kept short
+        return _reduce_plain_tensor(t)
     from .nn.parameter import Parameter
 
     state = _utils._get_obj_state(t)
@@ -253,6 +253,17 @@ def _reduce_for_save(t):
     return _utils._rebuild_from_type_v2, (func, type(t), args, state)
 
 
+def _reduce_plain_tensor(t):
+    a = t._data
+    dtype, item = t.dtype, a.itemsize
+    flat = _flat_bytes(a)
+    stride = tuple(s // item for s in a.strides) if a.size else t.stride()  # empty: torch's strides
+    meta = ((_address(a) - _address(flat)) // item, a.shape, stride, False, OrderedDict())
+    if dtype.name in _STORAGE_NAMES:
+        return _utils._rebuild_tensor_v2, (TypedStorage(UntypedStorage(flat), dtype),) + meta
+    return _utils._rebuild_tensor_v3, (UntypedStorage(flat),) + meta + (dtype,)
+
+
 def _wrap_plain(t):
     from ._tensor import _wrap
 
@@ -270,14 +281,15 @@ class _StorageRegistry:
         self._legacy = legacy
 
     def __call__(self, obj):
-        if isinstance(obj, TypedStorage):
+        cls = type(obj)
+        if cls is not TypedStorage and cls is not UntypedStorage:
+            return None
+        if cls is TypedStorage:
             flat, dtype = obj._untyped_storage._bytes, obj.dtype
             storage_type, numel = StorageType(_STORAGE_NAMES[dtype.name]), flat.size // dtype.itemsize
-        elif isinstance(obj, UntypedStorage):
+        else:
             flat, dtype = obj._bytes, _dtypes.uint8
             storage_type, numel = UntypedStorage, flat.size
-        else:
-            return None
         if flat.size:
             ptr = _address(flat)
             if self._dtypes.setdefault(ptr, dtype) is not dtype:

@@ -40,6 +40,7 @@ from . import _ops
 # Every op module registers its public functions in `_ops.public` next to its definition (one place per
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
+from . import linalg as linalg  # noqa: E402  (torch.linalg's namespace)
 from ._generator import Generator as Generator  # noqa: E402  (randomness, issue 9)
 from ._generator import default_generator as default_generator  # noqa: E402
 from .random import get_rng_state as get_rng_state  # noqa: E402

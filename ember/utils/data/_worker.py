@@ -182,6 +182,14 @@ def _send(data_queue, idx, data, worker_id):
     data_queue.put((idx, payload))
 
 
+def _enable_faulthandler():
+    """A segfault in dataset code prints the worker's Python traceback before the process dies."""
+    try:
+        faulthandler.enable()
+    except (AttributeError, RuntimeError, ValueError, OSError):  # no usable stderr (pythonw, closed fd)
+        pass
+
+
 def _parent_alive(parent_pid):
     return os.getppid() == parent_pid
 
@@ -198,7 +206,7 @@ def _worker_loop(dataset_kind, objects, index_queue, data_queue, done_event, aut
     global _worker_info
     parent_pid = os.getppid()  # the main process (fork, spawn) or the fork server (which dies with it)
     try:
-        faulthandler.enable()  # a segfault in dataset code prints a Python traceback before the process dies
+        _enable_faulthandler()
         if isinstance(objects, bytes):
             objects = pickle.loads(objects)
         dataset, collate_fn, init_fn = objects

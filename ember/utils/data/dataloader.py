@@ -21,9 +21,17 @@ An iterator shuts its workers down when it is exhausted (unless workers are pers
 collected (a ``break`` out of the loop, an exception in the loop body, ``del loader``), or at interpreter
 exit. Shutdown sets the done event (workers skip remaining tasks), sends each worker None, and keeps
 draining the result queue while the workers exit, so none blocks on a full pipe; workers still alive
-after MP_STATUS_CHECK_INTERVAL seconds are terminated. Drained payloads are discarded, which unlinks
-their segments, and finally any segment left under the iterator's prefix (a worker killed mid-batch) is
-unlinked, so no process and no shared memory outlives the iterator.
+after MP_STATUS_CHECK_INTERVAL seconds (at once after a dead worker or a timeout) are terminated.
+Drained payloads are discarded, which unlinks their segments, and finally any segment left under the
+iterator's prefix (a worker killed mid-batch) is unlinked, so no process and no shared memory outlives
+the iterator. A worker's exception is re-raised without a reference cycle (ExceptionWrapper.reraise
+drops its own reference), so the failed iterator is freed, and its workers stopped, as soon as the
+exception is; see also NOTE [ Worker pools outlive their iterator's garbage cycle ].
+
+Differences from torch: a batch that cannot be pickled in a worker is re-raised as that pickling error
+(torch loses it in the queue's feeder thread and waits forever); an iterator freed by the garbage
+collector stops its workers at once (torch's queues are finalized first, so its shutdown waits out a
+join timeout per worker).
 """
 
 import atexit

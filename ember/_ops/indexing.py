@@ -294,6 +294,8 @@ Tensor.masked_fill_ = _masked_fill_
 
 @defop("gather", "GatherBackward0", INDEXING, saves="meta")
 def _gather(a, dim, idx):
+    # torch lets the index be smaller than the input in the other dims: gather from that leading block
+    a = a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)
 
 

@@ -2,12 +2,13 @@
 parameter gradients from the same weights (torch's state_dict loaded into ember), for every configuration."""
 
 import itertools
+
 import numpy as np
 import pytest
 import torch
+from compare import assert_same, assert_same_error, to_ember, to_torch
 
 import ember
-from compare import assert_same, assert_same_error, to_ember, to_torch
 
 pytestmark = [pytest.mark.filterwarnings("ignore:LSTM with projections"),
               pytest.mark.filterwarnings("ignore:dropout option adds dropout")]
@@ -71,10 +72,10 @@ def _run(lib, mod, cls, x, lens, hx, batch_first, kind):
 @pytest.mark.parametrize("mode,layers,bidirectional,batch_first,kind", CONFIGS)
 def test_recurrent_layer_matches_torch(mode, layers, bidirectional, batch_first, kind):
     cls, extra = MODES[mode]
-    H, T, B, I = 5, 4, 3, 4
-    emod, tmod = _pair(cls, input_size=I, hidden_size=H, num_layers=layers, bidirectional=bidirectional,
+    H, T, B, F = 5, 4, 3, 4
+    emod, tmod = _pair(cls, input_size=F, hidden_size=H, num_layers=layers, bidirectional=bidirectional,
                        batch_first=batch_first, **extra)
-    x = RNG.standard_normal((B, T, I) if batch_first else (T, B, I)).astype(np.float32)
+    x = RNG.standard_normal((B, T, F) if batch_first else (T, B, F)).astype(np.float32)
     lens = [4, 3, 1] if kind == "packed" else [2, 4, 3]
     D = 2 if bidirectional else 1
     with_state = (layers + bidirectional) % 2 == 0  # half of the cases pass initial states

@@ -5,11 +5,13 @@ in train mode (dropout 0) and eval mode."""
 import numpy as np
 import pytest
 import torch
-
-import ember
 from compare import assert_same, assert_same_error, check, to_ember, to_torch
 
-pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+import ember
+
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True"),
+              pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask"),
+              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")]
 
 RNG = np.random.default_rng(0)
 
@@ -123,11 +125,12 @@ KPM = np.zeros((3, 5), bool)
 KPM[0, 3:] = True
 CAUSAL = np.triu(np.ones((4, 5), bool), 1)
 CAUSAL_F = np.where(CAUSAL, -np.inf, 0).astype(np.float32)
+KPM_F = (KPM * -1e9).astype(np.float32)
 MHA = [
     ({}, {}),
     ({"batch_first": True}, {"key_padding_mask": KPM}),
     ({"kdim": 6, "vdim": 3}, {"attn_mask": CAUSAL, "average_attn_weights": False}),
-    ({"add_bias_kv": True, "add_zero_attn": True}, {"attn_mask": CAUSAL_F, "key_padding_mask": (KPM * -1e9).astype(np.float32)}),
+    ({"add_bias_kv": True, "add_zero_attn": True}, {"attn_mask": CAUSAL_F, "key_padding_mask": KPM_F}),
     ({"bias": False, "num_heads": 4}, {"need_weights": False, "attn_mask": CAUSAL}),
     ({"num_heads": 4}, {"need_weights": False, "key_padding_mask": KPM}),
     ({"add_zero_attn": True}, {"attn_mask": np.repeat(CAUSAL[None], 6, 0), "need_weights": False}),

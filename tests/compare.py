@@ -17,7 +17,7 @@ torch.set_num_threads(1)
 
 _DTYPES = {getattr(ember, n): getattr(torch, n) for n in (
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-    "complex64", "complex128")}
+    "complex64", "complex128", "uint16", "uint32", "uint64")}
 _DTYPES_BACK = {v: k for k, v in _DTYPES.items()}
 
 

@@ -13,9 +13,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._tensor import Tensor
 from ..._ops.creation import arange
 from ..._ops.creation import tensor as _tensor
+from ..._tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]

@@ -17,6 +17,8 @@ from .padding import *  # noqa: F403
 from .misc import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .rnn import *  # noqa: F403  (issue 6: recurrent layers)
+from .attention import *  # noqa: F403  (issue 6)
+from .transformer import *  # noqa: F403  (issue 6)
 from .container import *  # noqa: F403
 from .module import *  # noqa: F403
 from .lazy import LazyModuleMixin  # noqa: F401
@@ -40,4 +42,6 @@ __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsi
            "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss",
            "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+           "TransformerEncoderLayer", "TransformerDecoderLayer",
            "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Module"]

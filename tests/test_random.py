@@ -84,6 +84,7 @@ EXACT = {
     "randperm_0": lambda m: m.randperm(0),
     "randperm_1": lambda m: m.randperm(1),
     "randperm": lambda m: m.randperm(100),
+    "randperm_small": lambda m: m.randperm(40),
     "randperm_big": lambda m: m.randperm(20000),
     "randperm_i32": lambda m: m.randperm(30, dtype=m.int32),
     "randperm_f32": lambda m: m.randperm(30, dtype=m.float32),
@@ -107,6 +108,8 @@ EXACT = {
     "bernoulli": lambda m: m.bernoulli(m.linspace(0, 1, 57)),
     "bernoulli_f64": lambda m: m.bernoulli(m.linspace(0, 1, 57, dtype=m.float64)),
     "bernoulli_method": lambda m: m.full((4, 5), 0.3).bernoulli(),
+    "bernoulli_f16": lambda m: m.bernoulli(m.linspace(0, 1, 57, dtype=m.float16)),
+    "bernoulli_bf16_self": lambda m: m.empty(4, 6, dtype=m.bfloat16).bernoulli_(m.linspace(0, 1, 6)),
     "bernoulli_tensor_": lambda m: m.empty(4, 6, dtype=m.int64).bernoulli_(m.linspace(0, 1, 6)),
     "multinomial_repl": lambda m: m.multinomial(m.arange(1.0, 8.0), 30, True),
     "multinomial_repl_2d": lambda m: m.multinomial(m.arange(12.0).reshape(3, 4) + 0.5, 17, replacement=True),
@@ -144,6 +147,7 @@ if not _MKL_BERNOULLI:
     EXACT["bernoulli_scalar_"] = lambda m: m.empty(40).bernoulli_(0.3)
     EXACT["bernoulli_scalar_bool"] = lambda m: m.empty(40, dtype=m.bool).bernoulli_(0.7)
     EXACT["bernoulli_p"] = lambda m: m.bernoulli(m.empty(40), 0.25)
+    EXACT["bernoulli_scalar_f16"] = lambda m: m.empty(40, dtype=m.float16).bernoulli_(0.5)
 
 
 @pytest.mark.parametrize("name", list(EXACT))
@@ -448,6 +452,7 @@ ERRORS = {
     "bernoulli_tensor_nan": lambda m: m.bernoulli(m.tensor([float("nan")])),
     "bernoulli_int": lambda m: m.bernoulli(m.ones(3, dtype=m.int64)),
     "bernoulli_expand": lambda m: m.empty(3).bernoulli_(m.rand(2)),
+    "bernoulli_scalar_complex": lambda m: m.empty(3, dtype=m.complex64).bernoulli_(0.5),
     "multinomial_dim": lambda m: m.multinomial(m.ones(2, 2, 2), 1),
     "multinomial_0d": lambda m: m.multinomial(m.tensor(1.0), 1),
     "multinomial_too_many": lambda m: m.multinomial(m.ones(3), 4),

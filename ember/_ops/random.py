@@ -3,8 +3,8 @@ in-place initialisers uniform_, normal_, exponential_, geometric_, log_normal_, 
 
 Every sampler takes `generator=` (default: `ember.default_generator`) and draws from it exactly as torch's
 CPU kernels draw from theirs, so a seeded script gets torch's numbers where the transformation can be
-reproduced (see NOTE [ Matching torch's CPU stream ] in ember/_generator.py; the README lists which
-functions match torch's stream and which only its distribution). Creation ops have kind CREATION and no
+reproduced (see NOTE [ Matching torch's CPU stream ] and NOTE [ Which samplers match torch's stream ]
+in ember/_generator.py). Creation ops have kind CREATION and no
 backward node; the in-place initialisers are POINTWISE ops whose backward (as in torch) is zero, so that
 `x = y * 2; x.normal_()` records `NormalBackward0`.
 """
@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
-from .._generator import Generator, default_generator, fma32, fma64, normal_fill, normal_scalar
+from .._generator import Generator, chunked, default_generator, fma32, fma64, normal_fill, normal_scalar
 from .._size import Size
 from .._tensor import Tensor
 from ._util import finish_out, method, public
@@ -51,13 +51,13 @@ def _uniform_values(gen, n, d, lo=0.0, hi=1.0):
     """n uniforms in [lo, hi) of NumPy float dtype d, as torch's uniform_ kernel."""
     if d == np.float64:
         u = gen._uniform_double(n)
-        return u if (lo, hi) == (0, 1) else fma64(u, hi - lo, lo)
+        return u if (lo, hi) == (0, 1) else chunked(lambda v: fma64(v, hi - lo, lo), u, np.float64)
     u = gen._uniform_float(n)
     if (lo, hi) != (0, 1):
         if d.itemsize == 2:
             lo, hi = float(np.asarray(lo, d)), float(np.asarray(hi, d))
         flo, fhi = np.float32(lo), np.float32(hi)
-        u = fma32(u, fhi - flo, flo)
+        u = chunked(lambda v: fma32(v, fhi - flo, flo), u, np.float32)
     return u.astype(d, copy=False)
 
 
@@ -328,18 +328,54 @@ def _randint(shape, d, gen, lo, rng):
 
 # ---- randperm ---------------------------------------------------------------------------------------------
 
+# NOTE [ Vectorised Fisher-Yates ]
+# torch's randperm swaps r[i] and r[j_i] (j_i = i + random() % (n - i)) for i = 0 .. n-2, one after the
+# other. Tracing position k backwards through the swaps gives the value it ends with, without running
+# them: swaps after step k never touch k (their targets are > k); step k moves the search to j_k; before
+# that, the search at position p moves to the latest earlier step t with j_t == p, and once it sits at such
+# a step t (p == t) it keeps moving to nxt[t] = the latest step t' < t with j_t' == t. So, with
+# first[k] = the latest step before k with the same target as k (j_{n-1} = n-1 for the last position):
+# r[k] = j_k if first[k] is none, else the end of the nxt chain starting at first[k]. `first` and `nxt`
+# come from one sort of the (target, step) pairs, chain ends from pointer jumping (log n gathers).
+
+
+def _fisher_yates(j):
+    n = j.size
+    idx = np.arange(n, dtype=np.int64)
+    keys = np.sort(j * n + idx)  # (target, step) pairs in order; unique keys, so any sort is stable
+    js, steps = np.divmod(keys, n)
+    same = js[1:] == js[:-1]
+    first = np.full(n, -1, np.int64)
+    first[steps[1:]] = np.where(same, steps[:-1], -1)
+    ends = np.flatnonzero(np.append(~same, True))  # the last (latest) step of each target group
+    target, last = js[ends], steps[ends]
+    before_last = np.where(np.append(False, same)[ends], steps[ends - 1], -1)
+    nxt = np.full(n, -1, np.int64)
+    nxt[target] = np.where(last < target, last, before_last)  # the step j_t == t itself does not count
+    root = np.where(nxt < 0, idx, nxt)
+    while True:
+        hop = root[root]
+        if np.array_equal(hop, root):
+            break
+        root = hop
+    return np.where(first < 0, j, root[np.maximum(first, 0)])
+
+
 @defop("randperm", None, CREATION)
 def _randperm(n, d, gen):
-    """torch's CPU randperm: a Fisher-Yates pass swapping r[i] with r[i + random() % (n - i)]."""
-    perm = list(range(n))
-    if n > 1:
-        words = gen._random(n - 1) if n < 0xFFFFFFFF // 20 else gen._random64(n - 1)
-        # the offsets are drawn in bulk; the swaps are inherently sequential (each reads the last one's result)
-        offs = (words % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        for i, z in enumerate(offs):
-            j = i + z
-            perm[i], perm[j] = perm[j], perm[i]
-    return np.array(perm, np.int64).astype(d, copy=False)
+    """torch's CPU randperm: r[i] swapped with r[i + random() % (n - i)] for i = 0 .. n-2."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64).astype(d)
+    words = gen._random(n - 1) if n < 0xFFFFFFFF // 20 else gen._random64(n - 1)
+    offs = words % np.arange(n, 1, -1, dtype=np.uint64)
+    if n < 64:  # a few swaps in Python beat the vectorised passes
+        perm = list(range(n))
+        for i, z in enumerate(offs.tolist()):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+        return np.array(perm, np.int64).astype(d, copy=False)
+    j = np.arange(n, dtype=np.int64)
+    j[:-1] += offs.astype(np.int64)
+    return _fisher_yates(j).astype(d, copy=False)  # See NOTE [ Vectorised Fisher-Yates ]
 
 
 def _check_randperm(n, d):
@@ -371,7 +407,7 @@ def _bernoulli_tensor_kernel(a, p, gen):
     """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
     if not (p.dtype.kind == "f" or p.dtype.name == "bfloat16"):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
-    if a.dtype.kind == "c" or a.dtype.name in ("float16", "bfloat16"):
+    if a.dtype.kind == "c":
         raise _not_implemented("bernoulli_tensor_cpu_self_", a.dtype)
     if not ((p >= 0) & (p <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
@@ -396,7 +432,7 @@ def _bernoulli_tensor_(a, p, gen):
 
 def _bernoulli_scalar_kernel(a, gen, p):
     """u < p per element with u a double uniform (torch's kernel where it does not call MKL)."""
-    if a.dtype.kind == "c" or a.dtype.name in ("float16", "bfloat16"):
+    if a.dtype.kind == "c":
         raise _not_implemented("bernoulli_scalar_cpu_", a.dtype)
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 

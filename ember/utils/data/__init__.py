@@ -1,5 +1,6 @@
 """ember.utils.data: datasets, samplers and the DataLoader, mirroring ``torch.utils.data``."""
 
+from . import _utils as _utils
 from ._worker import WorkerInfo as WorkerInfo
 from ._worker import get_worker_info as get_worker_info
 from .collate import default_collate as default_collate

@@ -196,3 +196,13 @@ def test_public_names_match_torch():
                                              "runtime_validation_disabled", "guaranteed_datapipes_determinism",
                                              "non_deterministic"}
     assert names <= set(dir(ember.utils.data)), names - set(dir(ember.utils.data))
+
+
+def test_torch_private_utils_layout_is_importable():
+    import ember.utils.data._utils.fetch  # noqa: F401
+    from ember.utils.data._utils.collate import default_collate
+    from ember.utils.data._utils.worker import get_worker_info
+
+    assert default_collate is ember.utils.data.default_collate
+    assert get_worker_info is ember.utils.data.get_worker_info
+    assert ember.utils.data._utils.MP_STATUS_CHECK_INTERVAL == torch.utils.data._utils.MP_STATUS_CHECK_INTERVAL

@@ -28,7 +28,7 @@ class GPT(nn.Module):
         self.pos = nn.Embedding(block, d_model)
         layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout, activation="gelu",
                                            batch_first=True, norm_first=True)
-        self.blocks = nn.TransformerEncoder(layer, layers)
+        self.blocks = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab, bias=False)
         self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(block), persistent=False)

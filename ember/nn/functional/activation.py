@@ -254,6 +254,10 @@ def _norm(x, p, dim, keepdim=False):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = _norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is not None:
+        from ..._ops.pointwise import div
+
+        return div(input, denom, out=out)
     return input / denom
 
 

@@ -1,5 +1,7 @@
 """ember.nn.utils: gradient clipping and other model utilities (torch.nn.utils)."""
 
+from . import parametrizations as parametrizations  # noqa: E402  (issue 5)
+from . import parametrize as parametrize  # noqa: E402
 from . import rnn as rnn  # noqa: E402  (issue 6: packed sequences)
 from .clip_grad import clip_grad_norm as clip_grad_norm
 from .clip_grad import clip_grad_norm_ as clip_grad_norm_
@@ -12,3 +14,7 @@ from .fusion import fuse_conv_bn_eval as fuse_conv_bn_eval  # noqa: E402
 from .fusion import fuse_conv_bn_weights as fuse_conv_bn_weights  # noqa: E402
 from .fusion import fuse_linear_bn_eval as fuse_linear_bn_eval  # noqa: E402
 from .fusion import fuse_linear_bn_weights as fuse_linear_bn_weights  # noqa: E402
+from .spectral_norm import remove_spectral_norm as remove_spectral_norm  # noqa: E402
+from .spectral_norm import spectral_norm as spectral_norm  # noqa: E402
+from .weight_norm import remove_weight_norm as remove_weight_norm  # noqa: E402
+from .weight_norm import weight_norm as weight_norm  # noqa: E402

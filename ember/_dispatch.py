@@ -213,8 +213,10 @@ def _promote(op, inputs):
 
 
 def _record(op, inputs, params, result):
+    global _record
     from .autograd.graph import record
 
+    _record = record  # bound on first use (autograd imports this module); later calls go straight there
     record(op, inputs, params, result)
 
 

@@ -153,6 +153,11 @@ _WORD = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16":
          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
          "uint32": "UInt32", "uint64": "UInt64", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
+# the C++ type names some torch messages use ("expected m1 and m2 to have the same dtype, but got: double != float")
+CPP_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
 _pair_cache = {}
 
 

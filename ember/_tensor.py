@@ -189,7 +189,7 @@ class Tensor:
     def requires_grad(self, value):
         if self._grad_fn is not None:
             if value:
-                return
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
@@ -207,6 +207,8 @@ class Tensor:
     def requires_grad_(self, requires_grad=True):
         if requires_grad and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")  # torch's wording here
+        if requires_grad and self._grad_fn is not None:
+            return self  # a non-leaf already requires grad
         self.requires_grad = requires_grad
         return self
 
@@ -221,9 +223,18 @@ class Tensor:
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                from ._dispatch import dtype_word
+
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dtypes.CPP_NAME[value.dtype.name]}' to a tensor with "
+                    f"grad_dtype '{dtype_word(self.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
+                    "and its gradient may break downstream systems that assume they match.")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size")
         self._grad = value
 
     @grad.deleter

@@ -6,6 +6,7 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
 from .._tensor import Tensor
 from ._util import c_contiguous, finish_out, method
@@ -84,8 +85,8 @@ def _same_dtype(a, b, name="mm"):
         if name == "dot":
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{dtype_word(a.dtype)} and {dtype_word(b.dtype)}")
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('float64', 'double').replace('float32', 'float')} != "
-                           f"{b.dtype.name.replace('float64', 'double').replace('float32', 'float')}")
+        ca, cb = (_dtypes.CPP_NAME.get(t.dtype.name, t.dtype.name) for t in (a, b))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
 
 
 def _shape_str(s):
@@ -203,7 +204,7 @@ def _parse_einsum(equation, shapes):
     lhs, arrow, rhs = eq.partition("->")
     ins = lhs.split(",")
     if len(ins) != len(shapes):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
                            if len(shapes) > len(ins) else
                            "einsum(): fewer operands were provided than specified in the equation")
     used = set(c for c in eq if c.isalpha())
@@ -284,7 +285,7 @@ def einsum(equation, *operands):
         for c, n in zip(s, o.shape):
             for s2, o2 in zip(ins, ops):
                 if c in s2 and o2.shape[s2.index(c)] != n:
-                    raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped)")
+                    raise RuntimeError("einsum(): operands do not broadcast with remapped shapes (original->remapped)")
     r = dispatch(_einsum, tuple(ops), (ins, out))
     for o in ops:  # a result that is a view of an operand is marked as one (shared version counter)
         if r._data.base is not None and np.shares_memory(r._data, o._data):

@@ -162,7 +162,6 @@ def _view_as_dtype(a, np_dtype):
 
 def _view_dtype(self, dtype):
     from .. import _dtypes
-
     from .._tensor import _version_counter
 
     r = dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
@@ -355,7 +354,8 @@ def _expand_shape(input, sizes):
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): "
             f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
@@ -758,8 +758,7 @@ def _(g, a):
 @method()
 def detach(input):
     t = _wrap(input._data, Tensor)
-    t._vc = _version_counter_of(input)
-    t._base = input._base
+    t._vc = _version_counter_of(input)  # shares the version counter; not a view (torch: `_base` is None)
     return t
 
 
@@ -772,7 +771,8 @@ def _version_counter_of(t):
 @method(top=False)
 def detach_(self):
     if self._base is not None and self._base._requires_grad:
-        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel "
                            "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
                            "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
                            "please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "

@@ -226,7 +226,8 @@ class Tensor:
                 from ._dispatch import dtype_word
 
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_dtypes.CPP_NAME[value.dtype.name]}' to a tensor with "
+                    f"attempting to assign a gradient with dtype '{_dtypes.CPP_NAME[value.dtype.name]}' to a tensor "
+                    "with "
                     f"grad_dtype '{dtype_word(self.dtype)}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "

@@ -200,8 +200,8 @@ def _worker_loop(dataset_kind, objects, index_queue, data_queue, done_event, aut
     collate, and put (task idx, payload) on `data_queue` until told to stop (None).
 
     `objects` is (dataset, collate_fn, worker_init_fn), or those pickled by value (spawn, forkserver).
-    The loop exits when the main process dies (checked every MP_STATUS_CHECK_INTERVAL seconds), so a
-    killed main process leaves no orphans.
+    The loop exits when the main process dies (checked every MP_STATUS_CHECK_INTERVAL seconds), unlinking
+    the iterator's segments, so a killed main process leaves no orphan process and no shared memory.
     """
     global _worker_info
     parent_pid = os.getppid()  # the main process (fork, spawn) or the fork server (which dies with it)
@@ -243,6 +243,9 @@ def _worker_loop(dataset_kind, objects, index_queue, data_queue, done_event, aut
                 data, iteration_end = _fetch(fetcher, index, dataset_kind, worker_id)
             _send(data_queue, idx, data, worker_id)
             del data, idx, index, r
+        else:  # the main process died: nobody else will unlink this iterator's segments
+            _shared.settle()
+            _shared.unlink_prefix(shm_prefix)
     except KeyboardInterrupt:
         pass  # the main process gets it too and shuts the workers down
 

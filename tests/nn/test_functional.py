@@ -4,7 +4,7 @@ stability at logits of 1e4; conv/pool double backward."""
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, check
+from compare import assert_same, assert_same_error, check
 
 import ember
 
@@ -140,3 +140,32 @@ def test_init_distributions():
     e, t = ember.empty(4, 3, 3), torch.empty(4, 3, 3)
     assert_same(nn.init.dirac_(e), torch.nn.init.dirac_(t))
     assert_same(nn.init.eye_(ember.empty(3, 5)), torch.nn.init.eye_(torch.empty(3, 5)))
+
+
+REFUSALS = [  # torch has no derivative for these arguments and refuses them when they require grad
+    ("nll_weight", lambda F, x, t, w, y: F.nll_loss(x, t, weight=w)),
+    ("nll2d_weight", lambda F, x, t, w, y: F.nll_loss(x.reshape(2, 5, 2), t.reshape(2, 2) % 5, weight=w)),
+    ("nll_1d_weight", lambda F, x, t, w, y: F.nll_loss(x[0], t[0], weight=w)),
+    ("cross_entropy_weight", lambda F, x, t, w, y: F.cross_entropy(x, t, weight=w, label_smoothing=0.1)),
+    ("bce_weight", lambda F, x, t, w, y: F.binary_cross_entropy(y.detach(), y.detach(), weight=w)),
+    ("bce_logits_weight", lambda F, x, t, w, y: F.binary_cross_entropy_with_logits(x, y.detach(), weight=w)),
+    ("bce_logits_pos_weight", lambda F, x, t, w, y: F.binary_cross_entropy_with_logits(x, y.detach(), pos_weight=w)),
+    ("soft_margin_target", lambda F, x, t, w, y: F.soft_margin_loss(x, y)),
+    ("multi_margin_weight", lambda F, x, t, w, y: F.multi_margin_loss(x, t, weight=w)),
+]
+
+
+@pytest.mark.parametrize("name,fn", REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_losses_refuse_grad_of_weights_and_targets(name, fn):
+    def run(lib, x, t, w, y):
+        w.requires_grad_()
+        y.requires_grad_()
+        return fn(lib.nn.functional, x, t, w, y)
+    assert_same_error(run, X, T, P[0].copy(), P)
+    # under no_grad the same call is fine, and the values agree
+    check(lambda lib, x, t, w, y: _no_grad(lib, lambda: run(lib, x, t, w, y)), X, T, P[0].copy(), P, rtol=1e-5)
+
+
+def _no_grad(lib, f):
+    with lib.no_grad():
+        return f()

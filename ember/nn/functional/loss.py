@@ -48,6 +48,15 @@ def _check_size(input, target, name):
                       "same size.", stacklevel=3)
 
 
+def _refuse_grad(t, arg, fn):
+    """torch's autograd refusal for an input its kernel has no derivative for (only while grad mode is on)."""
+    from ...autograd.grad_mode import state
+
+    if t is not None and state.enabled and t.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                           "This input cannot have requires_grad True.")
+
+
 # ---- classification ---------------------------------------------------------------------------------------
 
 
@@ -68,6 +77,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     bad = (t != ignore_index) & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    _refuse_grad(weight, "weight", "nll_loss_forward" if input.dim() < 3 else "nll_loss2d_forward")
     return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
 
 
@@ -120,6 +130,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     a = input._data
     if ((a < 0) | (a > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    _refuse_grad(weight, "weight", "binary_cross_entropy")
     # torch clamps the logs at -100 so that 0 * log(0) stays finite
     loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
     if weight is not None:
@@ -132,6 +143,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _refuse_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    _refuse_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     neg_log_sig = dispatch(P.softplus, (-input,), (1.0, 20.0))  # -log(sigmoid(x)), exact for large |x|
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * neg_log_sig
@@ -348,6 +361,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
+    _refuse_grad(target, "target", "soft_margin_loss")
     return _reduce(dispatch(P.softplus, (-target * input,), (1.0, 20.0)), reduction)
 
 
@@ -388,6 +402,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    _refuse_grad(weight, "weight", "multi_margin_loss")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)
     import numpy as np

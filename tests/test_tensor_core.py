@@ -123,6 +123,11 @@ CREATION = [
     lambda L: L.as_tensor([1, 2, 3]),
     lambda L: L.Tensor(2, 3).shape,
     lambda L: L.Tensor([1, 2]),
+    lambda L: L.tensor(np.float64(1.5)),
+    lambda L: L.tensor([np.float64(1.5), 2.0]),
+    lambda L: L.as_tensor(np.float64(2)),
+    lambda L: L.tensor([np.int32(1)]),
+    lambda L: L.tensor(np.bool_(True)),
 ]
 
 
@@ -560,6 +565,7 @@ JOINS = [
     lambda L, x: L.stack([x, x]),
     lambda L, x: L.stack([x, x * 3], dim=2),
     lambda L, x: L.stack([x[0], x[1]], -1),
+    lambda L, x: L.stack([x.t(), x.t()]),
 ]
 
 

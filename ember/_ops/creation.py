@@ -86,8 +86,7 @@ def _first(data):
 
 def _has_float64_arrays(data):
     """True when the data already carries NumPy or tensor dtypes (which are then kept)."""
-    x = _first(data)
-    return isinstance(x, (np.ndarray, np.generic, Tensor)) and not isinstance(x, (np.float64, np.int64))
+    return isinstance(_first(data), (np.ndarray, np.generic, Tensor))
 
 
 def _finish(t, requires_grad):

@@ -708,7 +708,7 @@ public["concat"] = public["concatenate"] = cat
 @defop("stack", "StackBackward0", SHAPE, "same", saves="meta")
 def _stack(*args):
     *arrays, dim = args
-    return np.stack(arrays, axis=dim)
+    return np.ascontiguousarray(np.stack(arrays, axis=dim))
 
 
 @_stack.derivative_

@@ -341,14 +341,19 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 
 
 @defop("embedding", "EmbeddingBackward0", NN, saves="meta")
-def embedding(weight, idx, padding_idx):
+def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
     return weight[idx]
 
 
 @defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none")
-def embedding_backward(g, idx, num_weights, padding_idx):
+def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
+    """Rows of g summed into (num_weights, D) by index; padding_idx rows get none; with scale_grad_by_freq
+    each row is divided by how often its index occurs in the batch."""
     flat = idx.reshape(-1)
     g2 = g.reshape(flat.size, -1)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat % num_weights, minlength=num_weights)
+        g2 = g2 / counts[flat % num_weights][:, None].astype(g.dtype)
     if padding_idx is not None and padding_idx >= 0:
         g2 = np.where((flat == padding_idx)[:, None], 0, g2)
     out = np.zeros((num_weights, g2.shape[1]), g.dtype)
@@ -357,15 +362,18 @@ def embedding_backward(g, idx, num_weights, padding_idx):
 
 
 @embedding.derivative_
-def _(g, weight, idx, padding_idx):
-    return dispatch(embedding_backward, (g,), (idx, weight.shape[0], padding_idx))
+def _(g, weight, idx, padding_idx, scale_grad_by_freq=False):
+    return dispatch(embedding_backward, (g,), (idx, weight.shape[0], padding_idx, scale_grad_by_freq))
 
 
 @embedding_backward.derivative_
-def _(gg, g, idx, num_weights, padding_idx):
+def _(gg, g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
     from .creation import from_numpy
 
     out = dispatch(embedding, (gg,), (idx, padding_idx))
+    if scale_grad_by_freq:
+        counts = np.bincount(idx.reshape(-1) % num_weights, minlength=num_weights)
+        out = out / from_numpy(counts[idx % num_weights][..., None].astype(gg._data.dtype))
     if padding_idx is not None and padding_idx >= 0:
         out = where(from_numpy(idx != padding_idx).unsqueeze(-1), out, 0.0)
     return out

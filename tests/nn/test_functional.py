@@ -169,3 +169,48 @@ def test_losses_refuse_grad_of_weights_and_targets(name, fn):
 def _no_grad(lib, f):
     with lib.no_grad():
         return f()
+
+
+IMG = rng.standard_normal((2, 3, 17, 13)).astype(np.float32)
+ANTIALIAS = [
+    ("bilinear_down", dict(size=(5, 4), mode="bilinear")),
+    ("bicubic_down", dict(size=(5, 4), mode="bicubic")),
+    ("bilinear_scale", dict(scale_factor=0.3, mode="bilinear")),
+    ("bicubic_up", dict(size=(30, 20), mode="bicubic")),
+    ("bilinear_align_corners", dict(size=(6, 20), mode="bilinear", align_corners=True)),
+    ("bicubic_recompute", dict(scale_factor=(0.5, 2.5), mode="bicubic", recompute_scale_factor=True)),
+    ("lanczos_down", dict(size=(5, 6), mode="lanczos")),
+    ("lanczos_mixed", dict(scale_factor=(0.4, 1.7), mode="lanczos")),
+]
+
+
+@pytest.mark.parametrize("name,kw", ANTIALIAS, ids=[a[0] for a in ANTIALIAS])
+def test_interpolate_antialias(name, kw):
+    check(lambda lib, x: lib.nn.functional.interpolate(x, antialias=True, **kw), IMG, grad=True, rtol=1e-4,
+          atol=1e-5)
+
+
+@pytest.mark.parametrize("mode,shape,kw", [
+    ("nearest", (1, 2, 5, 5), {}), ("bilinear", (1, 2, 5), {}), ("trilinear", (1, 1, 3, 4, 5), {}),
+    ("area", (1, 2, 5, 5), {}), ("lanczos", (1, 2, 5), {}), ("lanczos", (1, 2, 5, 5), dict(antialias=False)),
+    ("lanczos", (1, 2, 5, 5), dict(align_corners=True)), ("lanczos", (1, 2, 5), dict(antialias=False))])
+def test_interpolate_antialias_refused(mode, shape, kw):
+    kw = {"antialias": True, **kw}
+    x = np.ones(shape, np.float32)
+    assert_same_error(lambda lib, a: lib.nn.functional.interpolate(a, scale_factor=0.5, mode=mode, **kw), x)
+
+
+IDX = np.array([[0, 2, 2, 5], [4, 2, 0, 2]])
+
+
+@pytest.mark.parametrize("kw", [dict(scale_grad_by_freq=True), dict(scale_grad_by_freq=True, padding_idx=2),
+                                dict(sparse=True), dict(sparse=True, padding_idx=0, scale_grad_by_freq=True)])
+def test_embedding_scale_grad_by_freq_and_sparse(kw):
+    w = rng.standard_normal((6, 3)).astype(np.float32)
+
+    def fn(lib, i, w_):
+        out = lib.nn.functional.embedding(i, w_, **kw)
+        out.backward(lib.from_numpy(np.arange(out.numel(), dtype=np.float32).reshape(tuple(out.shape))))
+        g = w_.grad
+        return g.to_dense() if g.is_sparse else g  # ember's gradient is dense (no sparse tensors)
+    check(fn, IDX, w, grad=[1])

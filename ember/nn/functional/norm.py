@@ -209,6 +209,12 @@ def _renorm_(weight, idx, max_norm, norm_type):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
+    """Rows of `weight` picked by the integer `input` (torch.nn.functional.embedding).
+
+    padding_idx rows get no gradient; max_norm renormalizes the picked rows in place; scale_grad_by_freq
+    divides each row's gradient by its index's count in the batch. sparse=True is accepted, but ember has
+    no sparse tensors: `weight.grad` is the dense tensor with the values torch's sparse gradient holds.
+    """
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.shape[0]:
@@ -225,7 +231,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
-    return dispatch(P.embedding, (weight,), (idx, padding_idx if padding_idx is not None else -1))
+    # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
+    return dispatch(P.embedding, (weight,), (idx, padding_idx if padding_idx is not None else -1,
+                                             bool(scale_grad_by_freq)))
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

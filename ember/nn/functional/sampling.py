@@ -120,6 +120,48 @@ def _cubic_dim(x, dim, out, scale, align_corners):
     return res
 
 
+# NOTE [ Antialiased resampling ]
+# torch's antialias=True (bilinear/bicubic/lanczos, 4-d input) is separable: along each dim, output i is a
+# normalized weighted sum of the inputs within `support` of its centre scale * (i + 0.5), with the filter (a
+# triangle, Keys' cubic with a = -0.5, or Lanczos-3) stretched by the scale when downsampling. Here
+# that is one dense (out, in) weight matrix per dim, applied with a matmul (differentiable as it stands).
+
+
+def _aa_filter(x, kind):
+    x = np.abs(x)
+    if kind == "bilinear":
+        return np.where(x < 1, 1 - x, 0.0)
+    if kind == "lanczos":  # Lanczos-3: sinc(x) * sinc(x / 3) on |x| < 3 (PIL's LANCZOS)
+        return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _aa_dim(x, dim, out, scale, align_corners, kind):
+    n = x.shape[dim]
+    if align_corners:
+        s = (n - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else n / out
+    support = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}[kind] * (s if s >= 1.0 else 1.0)
+    invscale = 1.0 / s if s >= 1.0 else 1.0
+    center = s * (np.arange(out) + 0.5)
+    xmin = np.maximum(np.trunc(center - support + 0.5).astype(np.int64), 0)
+    xsize = np.minimum(np.trunc(center + support + 0.5).astype(np.int64), n) - xmin
+    j = np.arange(max(int(xsize.max()), 0))[None, :]
+    live = j < xsize[:, None]
+    w = np.where(live, _aa_filter((j + xmin[:, None] - center[:, None] + 0.5) * invscale, kind), 0.0)
+    total = w.sum(1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
+    mat = np.zeros((out, n))
+    rows = np.broadcast_to(np.arange(out)[:, None], live.shape)
+    mat[rows[live], (j + xmin[:, None])[live]] = w[live]
+    y = x.movedim(dim, -1).matmul(from_numpy(mat.T.astype(x._data.dtype)))
+    return y.movedim(-1, dim)
+
+
 def _nearest_dim(x, dim, out, scale, exact):
     n = x.shape[dim]
     r = 1.0 / scale if scale is not None else n / out
@@ -145,10 +187,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = (None,) * nd if recompute_scale_factor else sf
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     x = input
     for i in range(nd):
         dim = 2 + i
-        if mode in ("nearest", "nearest-exact"):
+        if antialias:
+            x = _aa_dim(x, dim, out[i], scales[i], bool(align_corners), mode)
+        elif mode in ("nearest", "nearest-exact"):
             x = _nearest_dim(x, dim, out[i], scales[i], mode == "nearest-exact")
         elif mode in ("linear", "bilinear", "trilinear"):
             x = _linear_dim(x, dim, out[i], scales[i], bool(align_corners))
@@ -160,8 +212,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return _adaptive_avg(nd, input, out)
         else:
             raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                      f"nearest-exact (got {mode})")
+                                      "for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                      f"area | nearest-exact (got {mode})")
     return x.contiguous()
 
 

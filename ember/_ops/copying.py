@@ -138,7 +138,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 @defop("flip", "FlipBackward0", SHAPE, saves="none")
 def _flip(a, dims):
-    return np.flip(a, dims).copy(order="C") if a.ndim else a.copy()
+    out = np.empty_like(a)  # torch's flip keeps its input's memory layout
+    out[...] = np.flip(a, dims)
+    return out
 
 
 @_flip.derivative_
@@ -194,7 +196,13 @@ def roll(input, shifts, dims=None):
 
 @defop("rot90", "Rot90Backward0", SHAPE, saves="none")
 def _rot90(a, k, dims):
-    return np.ascontiguousarray(np.rot90(a, k, dims))
+    # torch composes rot90 as flip then transpose, which fixes the result's strides
+    d0, d1 = dims
+    if k == 0:
+        return a.copy(order="K")
+    if k == 2:
+        return _flip.kernel(a, dims)
+    return np.swapaxes(_flip.kernel(a, (d1,) if k == 1 else (d0,)), d0, d1)
 
 
 @_rot90.derivative_

@@ -34,13 +34,20 @@ def _sym(X):
     return (X + X.mT) * 0.5
 
 
+def _colmajor(x):
+    """LAPACK results as torch lays them out: each matrix column-major (strides (..., 1, rows))."""
+    if x.ndim < 2:
+        return np.ascontiguousarray(x)
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
 # ---- inv, det, slogdet, solve -------------------------------------------------------------------------
 
 
 @defop("linalg_inv", "LinalgInvExBackward0", MATMUL, saves="none", save_output=True)
 def _inv(a):
     try:
-        return np.linalg.inv(a)
+        return _colmajor(np.linalg.inv(a))
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
                            "because the input matrix is singular.") from None
@@ -98,7 +105,7 @@ def _solve(a, b, vector):
     try:
         if vector:
             return np.linalg.solve(a, b[..., None])[..., 0]
-        return np.linalg.solve(a, b)
+        return _colmajor(np.linalg.solve(a, b))
     except np.linalg.LinAlgError:
         raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
 
@@ -122,7 +129,7 @@ def solve(A, B, *, left=True, out=None):
     rows = B.shape[-1] if vector else B.shape[-2]
     if rows != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({_s(A.shape)} and {_s(B.shape)})")
+                           f"({_s(A.shape)} and {_s(tuple(B.shape) + ((1,) if vector else ()))})")
     return finish_out(dispatch(_solve, (A, B), (vector,)), out)
 
 
@@ -147,7 +154,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 @defop("linalg_lstsq", "LinalgLstsqBackward0", MATMUL, "same")
 def _lstsq(a, b, rcond):
-    return np.linalg.pinv(a, rcond=1e-15 if rcond is None else rcond) @ b
+    return _colmajor(np.linalg.pinv(a, rcond=1e-15 if rcond is None else rcond) @ b)
 
 
 @_lstsq.derivative_
@@ -177,7 +184,7 @@ def _cholesky(a, upper):
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is not "
                            "positive-definite (the leading minor of order 1 is not positive-definite).") from None
-    return np.ascontiguousarray(np.swapaxes(L, -1, -2)) if upper else L
+    return _colmajor(np.swapaxes(L, -1, -2)) if upper else _colmajor(L)
 
 
 @_cholesky.derivative_
@@ -201,8 +208,8 @@ def cholesky(A, *, upper=False, out=None):
 def _qr(a, mode):
     q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
-        return np.empty((0,), a.dtype), r
-    return q, r
+        return np.empty((0,), a.dtype), _colmajor(r)
+    return _colmajor(q), _colmajor(r)
 
 
 @_qr.derivative_
@@ -227,7 +234,7 @@ def qr(A, mode="reduced", *, out=None):
 # ---- svd and eigh -----------------------------------------------------------------------------------------
 
 
-@defop("linalg_svd", "LinalgSvdBackward0", MATMUL, saves="none", save_output=True)
+@defop("linalg_svd", "LinalgSvdBackward0", MATMUL, saves="meta", save_output=True)
 def _svd(a, full):
     u, s, vh = np.linalg.svd(a, full_matrices=full)
     return u, s, vh
@@ -237,7 +244,7 @@ def _svd(a, full):
 def _(grads, a, full, *, out):
     gu, gs, gvh = grads
     u, s, vh = out
-    v, gv = vh.mT, gvh.mT
+    v, gv = vh.mT, (gvh.mT if gvh is not None else None)
     ss = s.unsqueeze(-2)
     diff = ss * ss - s.unsqueeze(-1) * s.unsqueeze(-1)  # F_ij = 1 / (s_j^2 - s_i^2)
     eye = _eye(s.shape[-1], s.dtype)
@@ -272,7 +279,8 @@ def svdvals(A, *, driver=None, out=None):
 
 @defop("linalg_eigh", "LinalgEighBackward0", MATMUL, saves="none", save_output=True)
 def _eigh(a, uplo):
-    return np.linalg.eigh(a, UPLO=uplo)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    return w, _colmajor(v)
 
 
 @_eigh.derivative_
@@ -280,7 +288,7 @@ def _(grads, a, uplo, *, out):
     gl, gv = grads
     lam, v = out
     eye = _eye(lam.shape[-1], lam.dtype)
-    inner = gl.diag_embed() if gl is not None else 0
+    inner = gl.diag_embed() if gl is not None else lam.diag_embed() * 0
     if gv is not None:
         diff = lam.unsqueeze(-2) - lam.unsqueeze(-1)  # l_j - l_i
         f = (1 / (diff + eye)) * (1 - eye)
@@ -336,7 +344,7 @@ def matrix_power(A, n, *, out=None):
                            f"{A.shape[-2]} by {A.shape[-1]} matrices" if A.dim() >= 2 else
                            "linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if n == 0:
-        return _eye_like(A).expand(A.shape).clone()
+        return A * 0 + _eye_like(A)  # (still part of the graph, as torch's result is)
     base = A if n > 0 else inv(A)
     k = abs(n)
     result = None

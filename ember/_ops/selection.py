@@ -29,7 +29,8 @@ def _src_part(src, idx):
 
 def _check_index(name, input, dim, index, src=None):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+        kinds = "int64" if name == "gather" else "int32/int64"
+        raise RuntimeError(f"{'scatter' if name == 'scatter_add' else name}(): Expected dtype {kinds} for index")
     n, k = input._data.ndim, index._data.ndim
     if n and k and n != k:
         raise RuntimeError("Index tensor must have the same number of dimensions as "
@@ -61,9 +62,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 # ---- scatter ----------------------------------------------------------------------------------------------
 
 
-@defop("scatter", "ScatterBackward0", INDEXING, saves="none")
+@defop("scatter", "ScatterBackward0", INDEXING, saves="meta")
 def _scatter(a, src, dim, idx, reduce):
-    out = a.copy(order="K")
+    out = a.copy()  # torch's scatters return contiguous results
     if reduce is None:
         out[_key(idx, dim)] = _src_part(src, idx)
     else:
@@ -74,7 +75,31 @@ def _scatter(a, src, dim, idx, reduce):
 @_scatter.derivative_
 def _(g, a, src, dim, idx, reduce):
     i = _wrap(idx)
-    return g.scatter(dim, i, 0.0), (g.gather(dim, i) if isinstance(src, Tensor) else None)
+    return g.scatter(dim, i, 0.0), _embed_block(g.gather(dim, i), src.shape)
+
+
+@defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
+def _pad_kernel(g, shape):
+    z = np.zeros(shape, g.dtype)
+    z[tuple(slice(0, s) for s in g.shape)] = g
+    return z
+
+
+@_pad_kernel.derivative_
+def _(gg, g, shape):
+    return gg[tuple(slice(0, s) for s in g.shape)]
+
+
+def _pad(g, shape):
+    return dispatch(_pad_kernel, (g,), (shape,))
+
+
+def _embed_block(g, shape):
+    """`g` as the leading block of zeros of `shape` (a src larger than its index gets zero gradient
+    outside the block the index addresses)."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    return _pad(g, tuple(shape))
 
 
 _scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none")(
@@ -110,16 +135,16 @@ def _inplace_args(self, args):
     return op, self, inputs, params
 
 
-@defop("scatter_add", "ScatterAddBackward0", INDEXING, saves="none")
+@defop("scatter_add", "ScatterAddBackward0", INDEXING, saves="meta")
 def _scatter_add(a, src, dim, idx):
-    out = a.copy(order="K")
+    out = a.copy()
     np.add.at(out, _key(idx, dim), _src_part(src, idx))
     return out
 
 
 @_scatter_add.derivative_
 def _(g, a, src, dim, idx):
-    return g, g.gather(dim, _wrap(idx))
+    return g, _embed_block(g.gather(dim, _wrap(idx)), src.shape)
 
 
 @method()
@@ -138,7 +163,7 @@ _REDUCE = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.mi
 def _scatter_reduce(a, src, dim, idx, reduce, include_self):
     key = _key(idx, dim)
     s = _src_part(src, idx)
-    out = a.copy(order="K")
+    out = a.copy()
     if not include_self:
         ident = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
         if a.dtype.kind in "iu" and reduce in ("amax", "amin"):
@@ -158,7 +183,8 @@ def _scatter_reduce(a, src, dim, idx, reduce, include_self):
 def _(g, a, src, dim, idx, reduce, include_self, *, out):
     i = _wrap(idx)
     if reduce == "sum":
-        return g, g.gather(dim, i)
+        ga = g if include_self else g.masked_fill(_wrap(_hit(a.shape, idx, dim)), 0.0)
+        return ga, _embed_block(g.gather(dim, i), src.shape)
     if reduce == "mean":
         ones = (g * 0 + 1).scatter(dim, i, 0.0) if not include_self else g * 0 + 1
         count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in idx.shape)])
@@ -208,7 +234,8 @@ def _check_index_vector(name, input, dim, index, source=None):
     idx = index._data.reshape(-1).astype(np.int64)
     size = input._data.shape[d] if n else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError("index out of range in self")
+        bad = idx[(idx < -size) | (idx >= size)][0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d, np.where(idx < 0, idx + size, idx)
 
 
@@ -218,7 +245,7 @@ def _along(dim, idx):
 
 @defop("index_add", "IndexAddBackward0", INDEXING, saves="none")
 def _index_add(a, src, dim, idx, alpha):
-    out = a.copy(order="K")
+    out = a.copy()
     np.add.at(out, _along(dim, idx), src if alpha == 1 else src * alpha)
     return out
 
@@ -241,7 +268,7 @@ Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: dispatch_inplac
 
 @defop("index_copy", "IndexCopyBackward0", INDEXING, saves="none")
 def _index_copy(a, src, dim, idx):
-    out = a.copy(order="K")
+    out = a.copy()
     out[_along(dim, idx)] = src
     return out
 
@@ -263,7 +290,7 @@ Tensor.index_copy_ = lambda self, dim, index, source: dispatch_inplace(
 
 
 def _index_fill_kernel(a, value, dim, idx):
-    out = a.copy(order="K")
+    out = a.copy(order="K")  # (unlike the other index ops, torch's index_fill keeps the input's layout)
     out[_along(dim, idx)] = value
     return out
 
@@ -305,6 +332,9 @@ Tensor.index_fill_ = _index_fill_
 
 def _check_mask(name, mask):
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+        if name.startswith("masked_scatter"):
+            raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                               f"{getattr(mask, 'dtype', type(mask).__name__)}".replace("ember.", ""))
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
 
 
@@ -436,7 +466,8 @@ def nonzero(input, *, out=None, as_tuple=False):
         return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(a))
     if a.ndim == 0:
         return finish_out(_wrap(np.zeros((int(bool(a)), 0), np.int64)), out)
-    return finish_out(_wrap(np.ascontiguousarray(np.argwhere(a).astype(np.int64))), out)
+    # torch's result is column-major: (n, ndim) with strides (1, n)
+    return finish_out(_wrap(np.asfortranarray(np.argwhere(a).astype(np.int64))), out)
 
 
 @method()

@@ -34,6 +34,8 @@ def arr(rng, shape, dtype, low=-2.0, high=2.0):
         a = np.asarray(rng.random(shape) < 0.5)
     elif dtype in INTS or dtype in ("int8", "int16"):
         lo, hi = (0, 10) if dtype == "uint8" else (int(np.floor(low)) * 3, int(np.ceil(high)) * 3 + 1)
+        if low > 0:  # a positive range (divisors) stays positive
+            lo = max(lo, 1)
         a = rng.integers(lo, max(hi, lo + 1), shape).astype(dtype)
     else:
         a = rng.uniform(low, high, shape)
@@ -226,7 +228,8 @@ def reduce(low=-2.0, high=2.0, dims=(None, 1, (0, 2), -1), keepdim=(False, True)
                     if k:
                         continue
                 out.append(Sample(arr(rng, shape, dtype, low, high), **kw))
-        out.append(Sample(arr(rng, (), dtype, low, high), **dict(kwargs)))
+        zero_dim = dict(kwargs) if None in dims else dict(kwargs, dim=0)
+        out.append(Sample(arr(rng, (), dtype, low, high), **zero_dim))
         return out
     return gen
 
@@ -256,7 +259,7 @@ for _name in ("std", "var"):
     add(_name, samples=reduce(), out=True)
     add(_name, id=_name + "_correction", samples=reduce(dims=(1, (0, 2)), correction=0), gradcheck=False)
     add(_name, id=_name + "_unbiased", fn=lambda lib, x, _n=_name: getattr(lib, _n)(x, 1, False, True),
-        samples=unary())
+        samples=same(lambda d, r: Sample(arr(r, (3, 4), d)), lambda d, r: Sample(arr(r, ("T", 4, 3), d))))
     add(_name + "_mean", samples=reduce(dims=(None, 1)), strides=False)
 add("std", id="std_int_error", samples=same(), grad=False, dtypes=("int64",), noncontig=False,
     errors=_err(lambda r: Sample(arr(r, (3,), "int64"))))
@@ -348,3 +351,212 @@ add("bincount", samples=same(lambda d, r: Sample(np.array([1, 3, 3, 0, 5], d)),
     dtypes=("int64",), grad=False, errors=_err(lambda r: Sample(np.array([-1, 2]))))
 add("histc", samples=same(lambda d, r: Sample(arr(r, (20,), d), bins=5, min=-1, max=1),
                           lambda d, r: Sample(np.array([0.0, 1.0, 1.0, 2.0], d), bins=4)), grad=False)
+
+# ---- selection and scatter ------------------------------------------------------------------------------
+
+_IDX = np.array([[0, 2, 1, 0], [2, 1, 0, 1]])  # (no repeats in a column: scatter keeps one)
+_IDX_SMALL = np.array([[0, 2], [1, 1]])
+
+
+def _with_index(*extra):
+    """(input (3, 4), dim 0, index (2, 4), *extra) and a smaller index with a transposed input."""
+    def gen(dtype, rng):
+        return [Sample(arr(rng, (3, 4), dtype), 0, _IDX, *[e(dtype, rng, (2, 4)) for e in extra]),
+                Sample(arr(rng, ("T", 4, 3), dtype), 1, _IDX_SMALL, *[e(dtype, rng, (2, 2)) for e in extra])]
+    return gen
+
+
+def _src(dtype, rng, shape):
+    return arr(rng, shape, dtype)
+
+
+_INDEX_ERRORS = _err(lambda r: Sample(arr(r, (3, 4), "float32"), 0, np.array([[3, 0]]), arr(r, (3, 4), "float32")),
+                     lambda r: Sample(arr(r, (3, 4), "float32"), 0, np.array([[0.0, 1.0]]), arr(r, (3, 4), "float32")))
+add("gather", samples=_with_index(), dtypes=FLOAT + ("int64",), grad_inputs=(0,), out=True,
+    errors=_err(lambda r: Sample(arr(r, (3, 4), "float32"), 0, np.array([[3, 0]]))))
+add("scatter", samples=_with_index(_src), dtypes=FLOAT + ("int64",), inplace=True,
+    fn=lambda lib, x, d, i, s: lib.scatter(x, d, i, s), errors=_INDEX_ERRORS)
+add("scatter", id="scatter_value", samples=_with_index(), inplace=lambda lib, x, d, i: x.scatter_(d, i, 1.5),
+    fn=lambda lib, x, d, i: lib.scatter(x, d, i, 1.5))
+add("scatter_add", samples=_with_index(_src), dtypes=FLOAT + ("int64",), inplace=True, errors=_INDEX_ERRORS)
+for _red in ("sum", "mean", "amax", "amin"):
+    for _self in (True, False):
+        add("scatter_reduce", id=f"scatter_reduce_{_red}_{_self}", samples=_with_index(_src),
+            inplace=lambda lib, x, d, i, s, _r=_red, _s=_self: x.scatter_reduce_(d, i, s, _r, include_self=_s),
+            fn=lambda lib, x, d, i, s, _r=_red, _s=_self: lib.scatter_reduce(x, d, i, s, _r, include_self=_s),
+            gradgrad=False, gradcheck=_red in ("sum", "mean"))
+add("scatter_reduce", id="scatter_reduce_prod", samples=_with_index(lambda d, r, s: arr(r, s, d, 0.5, 2)),
+    fn=lambda lib, x, d, i, s: lib.scatter_reduce(x, d, i, s, "prod"), gradgrad=False)
+
+
+def _vec_index(dtype, rng):
+    return [Sample(arr(rng, (4, 3), dtype), 0, np.array([2, 0, 2]), arr(rng, (3, 3), dtype)),
+            Sample(arr(rng, ("T", 3, 4), dtype), 1, np.array([1, 3]), arr(rng, (3, 2), dtype))]
+
+
+add("index_add", samples=_vec_index, dtypes=FLOAT + ("int64",), inplace=True, out=True)
+add("index_add", id="index_add_alpha", samples=lambda d, r: [Sample(*s.inputs, alpha=2.0) for s in _vec_index(d, r)],
+    inplace=True)
+add("index_copy", samples=lambda d, r: [Sample(arr(r, (4, 3), d), 0, np.array([3, 0]), arr(r, (2, 3), d)),
+                                        Sample(arr(r, ("T", 3, 4), d), 1, np.array([1, 3]), arr(r, (3, 2), d))],
+    dtypes=FLOAT + ("int64",), inplace=True)
+add("index_fill", samples=lambda d, r: [Sample(arr(r, (4, 3), d), 0, np.array([3, 0]), -1.0),
+                                        Sample(arr(r, ("T", 3, 4), d), 1, np.array([1, 3]), 2.0)],
+    inplace=True, dtypes=FLOAT + ("int64",))
+add("index_fill", id="index_fill_tensor", fn=lambda lib, x, d, i, v: lib.index_fill(x, d, i, v),
+    samples=lambda d, r: [Sample(arr(r, (4, 3), d), 0, np.array([3, 0]), arr(r, (), d))], inplace=True)
+add("masked_select", fn=lambda lib, x, m: lib.masked_select(x, m > 0),
+    samples=binary(), dtypes=FLOAT + ("int64",), out=True)
+add("masked_scatter", fn=lambda lib, x, m, s: lib.masked_scatter(x, m > 0, s),
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (3, 4), d), arr(r, (12,), d)),
+                          Sample(arr(r, (3, 4), d), arr(r, (4,), d), arr(r, (4, 4), d))],
+    inplace=lambda lib, x, m, s: x.masked_scatter_(m > 0, s), dtypes=FLOAT + ("int64",))
+add("take", samples=lambda d, r: [Sample(arr(r, (3, 4), d), np.array([[0, 11], [-1, 5]])),
+                                  Sample(arr(r, ("T", 4, 3), d), np.array([1, 1, 2]))],
+    dtypes=FLOAT + ("int64",), out=True,
+    errors=_err(lambda r: Sample(arr(r, (3,), "float32"), np.array([3]))))
+add("take_along_dim", samples=lambda d, r: [Sample(arr(r, (3, 4), d), np.array([[0, 2], [1, 1], [2, 0]]), dim=1),
+                                            Sample(arr(r, (3, 4), d), np.array([[0], [2]]), dim=0),
+                                            Sample(arr(r, (3, 4), d), np.array([0, 7, 11]))],
+    dtypes=FLOAT + ("int64",), out=True)
+add("nonzero", samples=unary(-1, 1), dtypes=FLOAT + ("int64", "bool"), grad=False, out=True)
+add("nonzero", id="nonzero_tuple", fn=lambda lib, x: lib.nonzero(x, as_tuple=True), samples=unary(-1, 1),
+    dtypes=("int64",), grad=False)
+add("argwhere", samples=unary(-1, 1), dtypes=("int64", "bool"), grad=False)
+add("masked_fill", fn=lambda lib, x, m, **k: lib.masked_fill(x, m > 0, 0.5), samples=binary(), dtypes=FLOAT)
+add("index_select", samples=lambda d, r: [Sample(arr(r, (4, 3), d), 0, np.array([3, 0, 3])),
+                                          Sample(arr(r, ("T", 4, 3), d), 1, np.array([1]))],
+    dtypes=FLOAT + ("int64",), out=True)
+
+# ---- copying ------------------------------------------------------------------------------------------------
+
+for _name in ("hstack", "vstack", "dstack", "column_stack", "row_stack"):
+    add(_name, fn=lambda lib, *xs, _n=_name: getattr(lib, _n)(list(xs)),
+        samples=same(lambda d, r: Sample(arr(r, (2, 3), d), arr(r, (2, 3), d)),
+                     lambda d, r: Sample(arr(r, (3,), d), arr(r, (3,), d))), dtypes=FLOAT + ("int64",))
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):  # (unsqueeze's stride on a new size-1 dim: shape.py)
+    add(_name, samples=unary(), dtypes=("float64",), strides=_name != "atleast_3d")
+add("repeat", fn=lambda lib, x, *r: x.repeat(*r), samples=lambda d, r: [Sample(arr(r, (2, 3), d), 2, 1),
+                                                                          Sample(arr(r, ("T", 3, 2), d), 2, 1, 3),
+                                                                          Sample(arr(r, (), d), 4)],
+    dtypes=FLOAT + ("int64",), errors=_err(lambda r: Sample(arr(r, (2, 3), "float32"), 2)))
+add("tile", samples=lambda d, r: [Sample(arr(r, (2, 3), d), (2,)), Sample(arr(r, (3,), d), (2, 2))],
+    dtypes=FLOAT + ("int64",))
+add("repeat_interleave", samples=lambda d, r: [Sample(arr(r, (2, 3), d), 2), Sample(arr(r, (2, 3), d), 3, dim=1),
+                                               Sample(arr(r, (3, 2), d), np.array([1, 0, 2]), dim=0)],
+    dtypes=FLOAT + ("int64",))
+add("flip", fn=lambda lib, x, *d: lib.flip(x, *d), samples=lambda d, r: [Sample(arr(r, (2, 3, 4), d), (0, 2)),
+                                                                           Sample(arr(r, ("T", 4, 3), d), (1,))],
+    dtypes=FLOAT + ("int64",))
+add("fliplr", samples=same(lambda d, r: Sample(arr(r, (2, 3), d))))
+add("flipud", samples=same(lambda d, r: Sample(arr(r, (2, 3), d))))
+add("roll", samples=lambda d, r: [Sample(arr(r, (3, 4), d), 1), Sample(arr(r, (3, 4), d), (1, -2), (0, 1)),
+                                  Sample(arr(r, ("T", 4, 3), d), 5, 1)], dtypes=FLOAT + ("int64",))
+add("rot90", samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (2, 3, 4), d), 3, (1, 2)),
+                                   Sample(arr(r, (3, 4), d), -1)], dtypes=FLOAT + ("int64",))
+add("diag", samples=lambda d, r: [Sample(arr(r, (3,), d)), Sample(arr(r, (3,), d), 1), Sample(arr(r, (3, 4), d)),
+                                  Sample(arr(r, (3, 4), d), -1)], dtypes=FLOAT + ("int64",), out=True, node=False)
+add("diag_embed", samples=lambda d, r: [Sample(arr(r, (2, 3), d)), Sample(arr(r, (2, 3), d), 1, 0, 2)],
+    dtypes=FLOAT + ("int64",))
+add("diagflat", samples=lambda d, r: [Sample(arr(r, (2, 2), d)), Sample(arr(r, (3,), d), -1)])
+add("trace", samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, ("T", 4, 3), d))],
+    dtypes=FLOAT + ("int64",))
+add("tril", samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (2, 3, 3), d), -1)], inplace=True)
+add("triu", samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (2, 3, 3), d), 1)], inplace=True)
+add("cross", samples=lambda d, r: [Sample(arr(r, (4, 3), d), arr(r, (4, 3), d), dim=1),
+                                   Sample(arr(r, (3, 2), d), arr(r, (3, 2), d))], out=True,
+    errors=_err(lambda r: Sample(arr(r, (4, 2), "float32"), arr(r, (4, 2), "float32"), dim=1)))
+add("linalg.cross", fn=lambda lib, a, b: lib.linalg.cross(a, b),
+    samples=lambda d, r: [Sample(arr(r, (4, 3), d), arr(r, (4, 3), d)), Sample(arr(r, (2, 1, 3), d), arr(r, (1, 4, 3), d))])
+add("kron", samples=lambda d, r: [Sample(arr(r, (2, 3), d), arr(r, (2, 2), d)), Sample(arr(r, (2,), d), arr(r, (3, 2), d))],
+    dtypes=FLOAT + ("int64",), node=False)
+add("cartesian_prod", samples=lambda d, r: [Sample(arr(r, (2,), d), arr(r, (3,), d))], dtypes=FLOAT + ("int64",))
+add("combinations", samples=lambda d, r: [Sample(arr(r, (4,), d)), Sample(arr(r, (3,), d), r=3),
+                                          Sample(arr(r, (3,), d), with_replacement=True)], dtypes=FLOAT + ("int64",))
+add("block_diag", samples=lambda d, r: [Sample(arr(r, (2, 3), d), arr(r, (1,), d), arr(r, (), d), arr(r, (2, 2), d))],
+    dtypes=FLOAT + ("int64",))
+add("cdist", samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (2, 4), d)),
+                                   Sample(arr(r, (2, 3, 4), d), arr(r, (2, 5, 4), d), p=1.0),
+                                   Sample(arr(r, (3, 4), d), arr(r, (2, 4), d), p=3.0),
+                                   Sample(arr(r, (3, 4), d), arr(r, (2, 4), d), p=float("inf"))], gradgrad=False,
+    rtol=1e-5, atol=1e-6)
+
+# ---- linear algebra ------------------------------------------------------------------------------------------
+
+
+def _mats(*shapes, low=-1.0, high=1.0):
+    def gen(dtype, rng):
+        return [Sample(*[arr(rng, s, dtype, low, high) for s in ss]) for ss in shapes]
+    return gen
+
+
+add("addmm", samples=_mats(((2, 4), (2, 3), (3, 4)), ((4,), ("T", 2, 3), (3, 4))), out=True, inplace=True,
+    errors=_err(lambda r: Sample(arr(r, (2, 4), "float32"), arr(r, (2, 3), "float32"), arr(r, (2, 4), "float32"))))
+add("addmm", id="addmm_scaled", fn=lambda lib, c, a, b: lib.addmm(c, a, b, beta=0.5, alpha=2.0),
+    samples=_mats(((2, 4), (2, 3), (3, 4))))
+add("addmv", samples=_mats(((2,), (2, 3), (3,)), ((), (2, 3), (3,))), out=True)
+add("addbmm", samples=_mats(((2, 4), (3, 2, 3), (3, 3, 4))), out=True)
+add("baddbmm", samples=_mats(((3, 2, 4), (3, 2, 3), (3, 3, 4)), ((4,), (3, 2, 3), (3, 3, 4))), out=True)
+add("outer", samples=_mats(((3,), (4,))), dtypes=FLOAT + ("int64",), out=True)
+add("inner", samples=_mats(((3,), (3,)), ((2, 3), (4, 3)), ((), (2, 3))), node=False)
+add("tensordot", fn=lambda lib, a, b, **k: lib.tensordot(a, b, **k),
+    samples=lambda d, r: [Sample(arr(r, (2, 3, 4), d), arr(r, (3, 4, 5), d), dims=2),
+                          Sample(arr(r, (2, 3, 4), d), arr(r, (4, 3), d), dims=([1, 2], [1, 0]))], node=False)
+add("linalg.multi_dot", fn=lambda lib, *ts: lib.linalg.multi_dot(list(ts)),
+    samples=_mats(((3,), (3, 4), (4, 2)), ((2, 3), (3, 4), (4,))), node=False)
+add("linalg.vector_norm", fn=lambda lib, x, **k: lib.linalg.vector_norm(x, **k),
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (3, 4), d), ord=1, dim=1),
+                          Sample(arr(r, (2, 3, 4), d), ord=float("inf"), dim=(0, 2), keepdim=True),
+                          Sample(arr(r, (3, 4), d), ord=3), Sample(arr(r, (3, 4), d), ord=0.5, dim=0)],
+    gradgrad=False, errors=_err(lambda r: Sample(np.arange(3))))
+add("norm", fn=lambda lib, x, *a, **k: x.norm(*a, **k), gradgrad=False,
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (3, 4), d), 1, 1), Sample(arr(r, (3, 4), d), dim=0)])
+add("linalg.matrix_norm", fn=lambda lib, x, *a, **k: lib.linalg.matrix_norm(x, *a, **k),
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (2, 3, 3), d), 1), Sample(arr(r, (3, 4), d), "nuc"),
+                          Sample(arr(r, (3, 4), d), float("-inf"), keepdim=True), Sample(arr(r, (3, 4), d), 2)],
+    node=False, gradgrad=False)
+add("linalg.norm", fn=lambda lib, x, *a, **k: lib.linalg.norm(x, *a, **k),
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, (4,), d), 3), Sample(arr(r, (3, 4), d), "fro")],
+    node=False)
+
+
+def _square(batch=()):
+    def make(dtype, rng):
+        a = rng.uniform(-1, 1, batch + (3, 3)) + 3 * np.eye(3)
+        return a.astype(dtype)
+    return make
+
+
+def _spd(dtype, rng):
+    a = rng.uniform(-1, 1, (3, 3))
+    return (a @ a.T + 3 * np.eye(3)).astype(dtype)
+
+
+for _name in ("inv", "det"):
+    add("linalg." + _name, fn=lambda lib, a, _n=_name: getattr(lib.linalg, _n)(a),
+        samples=same(lambda d, r: Sample(_square()(d, r)), lambda d, r: Sample(_square((2,))(d, r))),
+        errors=_err(lambda r: Sample(arr(r, (2, 3), "float32"))), rtol=1e-5, atol=1e-5)
+add("linalg.slogdet", fn=lambda lib, a: tuple(lib.linalg.slogdet(a)), samples=same(lambda d, r: Sample(_square()(d, r))),
+    rtol=1e-5, atol=1e-5)
+add("linalg.solve", fn=lambda lib, a, b: lib.linalg.solve(a, b),
+    samples=same(lambda d, r: Sample(_square()(d, r), arr(r, (3,), d)), lambda d, r: Sample(_square((2,))(d, r),
+                                                                                         arr(r, (2, 3, 2), d))),
+    rtol=1e-5, atol=1e-5, errors=_err(lambda r: Sample(_square()("float32", r), arr(r, (4,), "float32"))))
+add("linalg.cholesky", fn=lambda lib, a: lib.linalg.cholesky(a), samples=same(lambda d, r: Sample(_spd(d, r))),
+    rtol=1e-5, atol=1e-5, gradcheck=False)
+add("linalg.eigvalsh", fn=lambda lib, a: lib.linalg.eigvalsh(a), samples=same(lambda d, r: Sample(_spd(d, r))),
+    rtol=1e-5, atol=1e-5, gradcheck=False, noncontig=False)
+add("linalg.svdvals", fn=lambda lib, a: lib.linalg.svdvals(a), samples=_mats(((3, 4),), ((4, 3),)),
+    rtol=1e-5, atol=1e-5, gradgrad=False, gradcheck=False)
+add("linalg.qr_r", fn=lambda lib, a: lib.linalg.qr(a)[1].abs(), samples=_mats(((4, 3),)), rtol=1e-5, atol=1e-5,
+    gradgrad=False, gradcheck=False, node=False)
+add("linalg.pinv", fn=lambda lib, a: lib.linalg.pinv(a), samples=_mats(((3, 4),), ((4, 2),)), rtol=1e-5, atol=1e-5,
+    gradgrad=False)
+add("linalg.lstsq", fn=lambda lib, a, b: lib.linalg.lstsq(a, b).solution,
+    samples=same(lambda d, r: Sample(_square()(d, r), arr(r, (3, 2), d))), rtol=1e-5, atol=1e-5, gradgrad=False,
+    node=False)
+add("linalg.matrix_rank", fn=lambda lib, a: lib.linalg.matrix_rank(a), grad=False,
+    samples=same(lambda d, r: Sample(np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1]], d))))
+add("linalg.matrix_power", fn=lambda lib, a, n: lib.linalg.matrix_power(a, n),
+    samples=same(lambda d, r: Sample(_square()(d, r), 3), lambda d, r: Sample(_square()(d, r), 0),
+                 lambda d, r: Sample(_square()(d, r), -2)), rtol=1e-5, atol=1e-5, node=False)

@@ -48,47 +48,72 @@ def _coefficients():
     return _cheb[0]
 
 
-def erfcx(x):
-    """exp(x^2) * erfc(x) for an array x (float64)."""
-    x = np.asarray(x, np.float64)
+def _chebval(t, coef):
+    """Clenshaw's recurrence for a Chebyshev series, in place (NumPy's chebval allocates per step)."""
+    b1 = np.zeros_like(t)
+    b2 = np.zeros_like(t)
+    t2 = 2 * t
+    tmp = np.empty_like(t)
+    for c in coef[:0:-1]:
+        np.multiply(t2, b1, out=tmp)
+        tmp -= b2
+        tmp += c
+        b2, b1, tmp = b1, tmp, b2
+    return t * b1 - b2 + coef[0]
+
+
+def _coef(precise):
+    """The Chebyshev coefficients: all of them in float64, or the first 15 (to ~1e-9) for single precision."""
+    c = _coefficients()
+    return c if precise else c[:15].astype(np.float32)
+
+
+def erfcx(x, precise=True):
+    """exp(x^2) * erfc(x) for an array x (in float64, or float32 with `precise=False`)."""
+    x = np.asarray(x, np.float64 if precise else np.float32)
     pos = np.where(x >= 0, x, 0.0)
     t = (pos - _K) / (pos + _K)
     t = np.where(np.isinf(pos), 1.0, t)
-    r = np.polynomial.chebyshev.chebval(t, _coefficients())
+    r = _chebval(t, _coef(precise))
     r = np.where(np.isinf(pos), 0.0, r)
     neg = x < 0
     if neg.any():  # erfcx(-x) = 2 exp(x^2) - erfcx(x)
         with np.errstate(over="ignore"):
             xn = x[neg]
-            r[neg] = 2 * np.exp(xn * xn) - np.polynomial.chebyshev.chebval(
-                (-xn - _K) / (-xn + _K), _coefficients())
+            r[neg] = 2 * np.exp(xn * xn) - _chebval((-xn - _K) / (-xn + _K), _coef(precise))
     return r
 
 
-def erfc(x):
-    x = np.asarray(x, np.float64)
+def erfc(x, precise=True):
+    x = np.asarray(x, np.float64 if precise else np.float32)
     a = np.abs(x)
     with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-        r = np.exp(-a * a) * erfcx(a)
+        r = np.exp(-a * a) * erfcx(a, precise)
     r = np.where(np.isinf(a), 0.0, r)
     return np.where(x < 0, 2.0 - r, r)
 
 
-def erf(x):
-    x = np.asarray(x, np.float64)
+def erf(x, precise=True):
+    x = np.asarray(x, np.float64 if precise else np.float32)
     a = np.abs(x)
     small = a < 0.5
     out = np.empty_like(x)
-    xs = x[small]
+    if small.all():
+        xs = x
+        small = slice(None)
+    else:
+        xs = x[small]
     x2 = xs * xs
     s = np.zeros_like(xs)
     term = xs
-    for n in range(12):  # the alternating Taylor series, fine for |x| < 0.5
+    for n in range(12 if precise else 7):  # the alternating Taylor series, fine for |x| < 0.5
         s += term / (2 * n + 1)
         term = term * -x2 / (n + 1)
     out[small] = s * (2 / _SQRT_PI)
+    if isinstance(small, slice):
+        return out
     big = ~small
-    out[big] = np.copysign(1.0 - erfc(a[big]), x[big])
+    out[big] = np.copysign(1.0 - erfc(a[big], precise), x[big])
     return out
 
 

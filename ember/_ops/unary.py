@@ -85,8 +85,18 @@ _atanh = _op("atanh", "AtanhBackward0", _quiet(np.arctanh), lambda g, a: g / (1 
 
 # ---- error and gamma functions -------------------------------------------------------------------------
 
-_erf = _op("erf", "ErfBackward0", _wide(special.erf), lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI)
-_erfc = _op("erfc", "ErfcBackward0", _wide(special.erfc), lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI)
+def _erf_family(fn):
+    """erf / erfc: float64 inputs get the full series, narrower floats a float32 one (NOTE [ Special
+    functions without SciPy ])."""
+    def kernel(a):
+        out = np.empty_like(a)
+        out[...] = fn(a, a.dtype == np.float64)
+        return out
+    return kernel
+
+
+_erf = _op("erf", "ErfBackward0", _erf_family(special.erf), lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI)
+_erfc = _op("erfc", "ErfcBackward0", _erf_family(special.erfc), lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI)
 _erfinv = _op("erfinv", "ErfinvBackward0", _wide(special.erfinv),
               lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none", save_output=True)
 _lgamma = _op("lgamma", "LgammaBackward0", _wide(special.lgamma), lambda g, a: g * a.digamma())

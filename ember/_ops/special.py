@@ -95,6 +95,8 @@ def erfc(x, precise=True):
 
 def erf(x, precise=True):
     x = np.asarray(x, np.float64 if precise else np.float32)
+    shape = x.shape
+    x = x.reshape(-1)  # (boolean masks below need at least one dim)
     a = np.abs(x)
     small = a < 0.5
     out = np.empty_like(x)
@@ -110,11 +112,10 @@ def erf(x, precise=True):
         s += term / (2 * n + 1)
         term = term * -x2 / (n + 1)
     out[small] = s * (2 / _SQRT_PI)
-    if isinstance(small, slice):
-        return out
-    big = ~small
-    out[big] = np.copysign(1.0 - erfc(a[big], precise), x[big])
-    return out
+    if not isinstance(small, slice):
+        big = ~small
+        out[big] = np.copysign(1.0 - erfc(a[big], precise), x[big])
+    return out.reshape(shape)
 
 
 def erfinv(y):

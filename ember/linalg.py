@@ -1,10 +1,24 @@
 """ember.linalg: torch.linalg's functions (norms, solvers, decompositions), defined in ember/_ops/."""
 
 from ._ops.copying import linalg_cross as cross
-from ._ops.decomp import cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv, qr, slogdet
-from ._ops.decomp import solve, svd, svdvals
-from ._ops.linalg_ext import matrix_norm, multi_dot, norm, vector_norm
+from ._ops.decomp import (
+           cholesky,
+           det,
+           eigh,
+           eigvalsh,
+           inv,
+           lstsq,
+           matrix_power,
+           matrix_rank,
+           pinv,
+           qr,
+           slogdet,
+           solve,
+           svd,
+           svdvals,
+)
 from ._ops.linalg import matmul
+from ._ops.linalg_ext import matrix_norm, multi_dot, norm, vector_norm
 
 __all__ = ["cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]

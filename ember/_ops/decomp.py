@@ -85,8 +85,8 @@ def det(A, *, out=None):
 
 @defop("linalg_slogdet", "LinalgSlogdetBackward0", MATMUL)
 def _slogdet(a):
-    s, l = np.linalg.slogdet(a)
-    return np.asarray(s), np.asarray(l)
+    sign, logabs = np.linalg.slogdet(a)
+    return np.asarray(sign), np.asarray(logabs)
 
 
 @_slogdet.derivative_
@@ -362,5 +362,12 @@ Tensor.det = lambda self: det(self)
 Tensor.slogdet = lambda self: slogdet(self)
 Tensor.pinverse = lambda self, rcond=1e-15: pinv(self, rtol=rcond)
 Tensor.matrix_power = lambda self, n: matrix_power(self, n)
-public.update(inverse=inv, det=det, slogdet=slogdet, pinverse=lambda input, rcond=1e-15: pinv(input, rtol=rcond),
-              matrix_power=matrix_power, logdet=lambda input: slogdet(input).logabsdet)
+def logdet(A):
+    """log det(A): nan for a negative determinant, -inf for a singular matrix (as torch)."""
+    sign, logabs = slogdet(A)
+    return logabs.masked_fill(sign < 0, float("nan"))
+
+
+public.update(inverse=inv, det=det, slogdet=slogdet, pinverse=lambda A, rcond=1e-15: pinv(A, rtol=rcond),
+              matrix_power=matrix_power, logdet=logdet)
+Tensor.logdet = logdet

@@ -259,7 +259,7 @@ def index_select(input, dim, index, *, out=None):
 
 @defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none")
 def _masked_fill(a, mask, value):
-    return np.where(mask, np.asarray(value, dtype=a.dtype), np.ascontiguousarray(a))  # torch: contiguous
+    return np.where(mask, np.asarray(value, dtype=a.dtype), np.asarray(a, order="C"))  # torch: contiguous
 
 
 @_masked_fill.derivative_

@@ -17,10 +17,10 @@ NOTE [ Decomposition gradients ]
 
 import numpy as np
 
-from .. import _dtypes, return_types
+from .. import _dtypes
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
-from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, public, wrap_dim, wrap_dims
+from .._tensor import Tensor
+from ._util import finish_out, method, public, wrap_dims
 
 # ---- the matmul family ---------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import numpy as np
 from .._dispatch import POINTWISE, defop, dispatch, dtype_word
 from .._tensor import Tensor
 from . import special
-from ._util import finish_out, method, public
+from ._util import finish_out, method
 from .pointwise import _unary
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)

@@ -144,7 +144,8 @@ add("round", id="round_decimals", samples=unary(-30, 30, decimals=1), dtypes=FLO
     gradcheck=False, inplace=True, out=True)
 add("round", id="round_neg_decimals", samples=unary(-300, 300, decimals=-1), dtypes=FLOAT, grad=False,
     inplace=True)
-add("polygamma", fn=lambda lib, x, n: lib.polygamma(n, x), samples=same(lambda d, r: Sample(arr(r, (3, 4), d, 0.3, 4), 1),
+add("polygamma", fn=lambda lib, x, n: lib.polygamma(n, x),
+    samples=same(lambda d, r: Sample(arr(r, (3, 4), d, 0.3, 4), 1),
                                                             lambda d, r: Sample(arr(r, (2, 3), d, 0.3, 4), 3)),
     grad_inputs=(0,), rtol=1e-6)
 add("logit", samples=unary(0.1, 0.9), inplace=True, out=True)
@@ -300,7 +301,8 @@ add("nanquantile", samples=same(lambda d, r: Sample(np.array([[1.0, np.nan, 3.0,
 for _name in ("cumsum", "cumprod", "logcumsumexp"):
     add(_name, samples=along(0.3, 1.5) if _name == "cumprod" else along(), out=True,
         dtypes=FLOAT + (("int64",) if _name != "logcumsumexp" else ()))
-add("cumprod", id="cumprod_zeros", samples=same(lambda d, r: Sample(np.array([[1.5, 0.0, 2.0, 0.5], [0.0, 3.0, 0.0, 1.0]], d),
+add("cumprod", id="cumprod_zeros", samples=same(
+    lambda d, r: Sample(np.array([[1.5, 0.0, 2.0, 0.5], [0.0, 3.0, 0.0, 1.0]], d),
                                                                    dim=1)))
 for _name in ("cummax", "cummin"):
     add(_name, fn=lambda lib, x, _n=_name, **k: tuple(getattr(lib, _n)(x, **k)), samples=along(distinct=True),
@@ -467,8 +469,10 @@ add("cross", samples=lambda d, r: [Sample(arr(r, (4, 3), d), arr(r, (4, 3), d), 
                                    Sample(arr(r, (3, 2), d), arr(r, (3, 2), d))], out=True,
     errors=_err(lambda r: Sample(arr(r, (4, 2), "float32"), arr(r, (4, 2), "float32"), dim=1)))
 add("linalg.cross", fn=lambda lib, a, b: lib.linalg.cross(a, b),
-    samples=lambda d, r: [Sample(arr(r, (4, 3), d), arr(r, (4, 3), d)), Sample(arr(r, (2, 1, 3), d), arr(r, (1, 4, 3), d))])
-add("kron", samples=lambda d, r: [Sample(arr(r, (2, 3), d), arr(r, (2, 2), d)), Sample(arr(r, (2,), d), arr(r, (3, 2), d))],
+    samples=lambda d, r: [Sample(arr(r, (4, 3), d), arr(r, (4, 3), d)),
+                          Sample(arr(r, (2, 1, 3), d), arr(r, (1, 4, 3), d))])
+add("kron", samples=lambda d, r: [Sample(arr(r, (2, 3), d), arr(r, (2, 2), d)),
+                                  Sample(arr(r, (2,), d), arr(r, (3, 2), d))],
     dtypes=FLOAT + ("int64",), node=False)
 add("cartesian_prod", samples=lambda d, r: [Sample(arr(r, (2,), d), arr(r, (3,), d))], dtypes=FLOAT + ("int64",))
 add("combinations", samples=lambda d, r: [Sample(arr(r, (4,), d)), Sample(arr(r, (3,), d), r=3),
@@ -536,8 +540,10 @@ for _name in ("inv", "det"):
     add("linalg." + _name, fn=lambda lib, a, _n=_name: getattr(lib.linalg, _n)(a),
         samples=same(lambda d, r: Sample(_square()(d, r)), lambda d, r: Sample(_square((2,))(d, r))),
         errors=_err(lambda r: Sample(arr(r, (2, 3), "float32"))), rtol=1e-5, atol=1e-5)
-add("linalg.slogdet", fn=lambda lib, a: tuple(lib.linalg.slogdet(a)), samples=same(lambda d, r: Sample(_square()(d, r))),
-    rtol=1e-5, atol=1e-5)
+add("linalg.slogdet", fn=lambda lib, a: tuple(lib.linalg.slogdet(a)),
+    samples=same(lambda d, r: Sample(_square()(d, r))), rtol=1e-5, atol=1e-5)
+add("logdet", samples=same(lambda d, r: Sample(_spd(d, r)), lambda d, r: Sample(-_spd(d, r))), rtol=1e-5, atol=1e-5,
+    node=False)
 add("linalg.solve", fn=lambda lib, a, b: lib.linalg.solve(a, b),
     samples=same(lambda d, r: Sample(_square()(d, r), arr(r, (3,), d)), lambda d, r: Sample(_square((2,))(d, r),
                                                                                          arr(r, (2, 3, 2), d))),

@@ -214,3 +214,31 @@ def test_embedding_scale_grad_by_freq_and_sparse(kw):
         g = w_.grad
         return g.to_dense() if g.is_sparse else g  # ember's gradient is dense (no sparse tensors)
     check(fn, IDX, w, grad=[1])
+
+
+CONVS = [  # each kernel path: blocked im2col forward, full-correlation and col2im input grads, blocked weight grad
+    ("groups_dilation", "conv2d", (2, 4, 7, 9), (6, 2, 3, 2), dict(padding=(1, 0), dilation=2, groups=2)),
+    ("1d_pad", "conv1d", (2, 4, 9), (4, 4, 3), dict(padding=2)),
+    ("3d", "conv3d", (2, 3, 5, 5, 4), (2, 3, 2, 2, 2), dict(padding=1)),
+    ("stride2", "conv2d", (2, 4, 7, 9), (6, 4, 3, 3), dict(stride=2, padding=1)),
+    ("same_dilated", "conv2d", (1, 2, 6, 6), (3, 2, 3, 3), dict(padding="same", dilation=2)),
+    ("pad_beyond_kernel", "conv2d", (2, 4, 7, 9), (6, 4, 3, 3), dict(padding=3)),
+    ("depthwise_stride2", "conv2d", (2, 4, 7, 9), (4, 1, 3, 3), dict(stride=2, groups=4)),
+    ("pointwise", "conv2d", (3, 8, 6, 6), (2, 8, 1, 1), {}),
+    ("wide_out", "conv2d", (2, 1, 8, 8), (6, 1, 5, 5), {}),
+    ("transpose_output_padding", "conv_transpose2d", (2, 4, 5, 6), (4, 2, 3, 3), dict(dilation=2, output_padding=1)),
+    ("transpose_stride3", "conv_transpose2d", (2, 4, 5, 6), (4, 2, 3, 3), dict(stride=3, output_padding=2)),
+    ("transpose_groups", "conv_transpose2d", (2, 4, 5, 6), (4, 2, 3, 3), dict(padding=1, groups=2)),
+]
+
+
+@pytest.mark.parametrize("name,fn,xs,ws,kw", CONVS, ids=[c[0] for c in CONVS])
+def test_conv_grads_and_double_grads(name, fn, xs, ws, kw):
+    r = np.random.default_rng(1)
+    x, w = r.standard_normal(xs), r.standard_normal(ws)
+    check(lambda lib, a, b: getattr(lib.nn.functional, fn)(a, b, **kw), x, w, grad=True)
+
+    def double(lib, a, b):
+        y = getattr(lib.nn.functional, fn)(a, b, **kw)
+        return lib.autograd.grad((y * y).sum(), (a, b), create_graph=True)
+    check(double, x, w, grad=True)

@@ -18,8 +18,9 @@ number of times. `conv_transpose` is the input-grad op with its own output size,
 NOTE [ Cache-sized column blocks ]
 The column matrix of a large convolution is many times the input (x K); written whole it streams
 through memory twice (copy, then GEMM). The batch is therefore processed in blocks of samples whose
-columns fit in ~2 MB: each block is unrolled and multiplied while still in cache (ResNet-sized 3x3
-convs: ~1.3x faster than one big GEMM). Small convolutions take the whole batch in one or two blocks.
+columns fit in ~256 KB (or one sample if bigger): each block is unrolled and multiplied while still in
+cache (ResNet-sized 3x3 convs: ~1.3x faster than one big GEMM). Blocks of a few MB measured slower than
+both small blocks and one whole-batch block (allocator: each such block is a fresh mmap, page-faulted).
 The weight gradient recomputes the columns block by block the same way rather than keeping the
 forward's (K times the input) alive until backward.
 """
@@ -32,7 +33,7 @@ from ..autograd.graph import needs_grad
 
 __all__ = []
 
-_BLOCK_BYTES = 2 << 20
+_BLOCK_BYTES = 256 << 10
 
 
 def out_size(size, k, stride, pad, dil):

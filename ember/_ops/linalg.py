@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
 from .._tensor import Tensor
+from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
 
 
@@ -28,7 +29,7 @@ def _mm(a, b):
 
 @_mm.derivative_
 def _(g, a, b):
-    return g.mm(b.t()), a.t().mm(g)
+    return (g.mm(b.t()) if needs_grad(0) else None), (a.t().mm(g) if needs_grad(1) else None)
 
 
 @defop("bmm", "BmmBackward0", MATMUL)
@@ -39,7 +40,8 @@ def _bmm(a, b):
 
 @_bmm.derivative_
 def _(g, a, b):
-    return g.bmm(b.transpose(1, 2)), a.transpose(1, 2).bmm(g)
+    return (g.bmm(b.transpose(1, 2)) if needs_grad(0) else None), \
+        (a.transpose(1, 2).bmm(g) if needs_grad(1) else None)
 
 
 @defop("mv", "MvBackward0", MATMUL)
@@ -50,7 +52,7 @@ def _mv(a, b):
 
 @_mv.derivative_
 def _(g, a, b):
-    return g.unsqueeze(1) * b, a.t().mv(g)
+    return (g.unsqueeze(1) * b if needs_grad(0) else None), (a.t().mv(g) if needs_grad(1) else None)
 
 
 @defop("dot", "DotBackward0", MATMUL)
@@ -61,7 +63,7 @@ def _dot(a, b):
 
 @_dot.derivative_
 def _(g, a, b):
-    return g * b, g * a
+    return (g * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
 
 
 @defop("matmul", "UnsafeViewBackward0", MATMUL)
@@ -73,11 +75,14 @@ def _matmul_nd(a, b):
 @_matmul_nd.derivative_
 def _(g, a, b):
     # broadcast batch dims are summed away by the engine (fit_grads); vectors are lifted to matrices
+    na, nb = needs_grad(0), needs_grad(1)
     if b.dim() == 1:
-        return g.unsqueeze(-1) * b, (a * g.unsqueeze(-1)).reshape(-1, b.shape[0]).sum(0)
+        return (g.unsqueeze(-1) * b if na else None), \
+            ((a * g.unsqueeze(-1)).reshape(-1, b.shape[0]).sum(0) if nb else None)
     if a.dim() == 1:
-        return (g.unsqueeze(-2) @ b.mT).squeeze(-2), a.unsqueeze(-1) * g.unsqueeze(-2)
-    return g @ b.mT, a.mT @ g
+        return ((g.unsqueeze(-2) @ b.mT).squeeze(-2) if na else None), \
+            (a.unsqueeze(-1) * g.unsqueeze(-2) if nb else None)
+    return (g @ b.mT if na else None), (a.mT @ g if nb else None)
 
 
 def _same_dtype(a, b, name="mm"):

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._dispatch import POINTWISE, defop, dispatch
 from .._tensor import Tensor
+from ..autograd.graph import needs_grad
 from ._util import finish_out, inplace_method, method, public
 
 # ---- binary arithmetic --------------------------------------------------------------------------------
@@ -34,6 +35,8 @@ def _sub(a, b, alpha=1):
 
 @_sub.derivative_
 def _(g, a, b, alpha=1):
+    if not needs_grad(1):
+        return g, None
     return g, (-g if alpha == 1 else g * -alpha)
 
 
@@ -44,6 +47,8 @@ def _rsub(a, b, alpha=1):
 
 @_rsub.derivative_
 def _(g, a, b, alpha=1):
+    if not needs_grad(0):
+        return None, g
     return (-g if alpha == 1 else g * -alpha), g
 
 
@@ -54,7 +59,7 @@ def _mul(a, b):
 
 @_mul.derivative_
 def _(g, a, b):
-    return g * b, g * a
+    return (g * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
 
 
 @defop("div", "DivBackward0", POINTWISE, "float")
@@ -64,7 +69,7 @@ def _div(a, b):
 
 @_div.derivative_
 def _(g, a, b):
-    return g / b, -g * a / (b * b)
+    return (g / b if needs_grad(0) else None), (-g * a / (b * b) if needs_grad(1) else None)
 
 
 @defop("pow", "PowBackward0", POINTWISE, "same")
@@ -204,7 +209,22 @@ def _relu(a):
 
 @_relu.derivative_
 def _(g, a, *, out):
-    return g * (out > 0)
+    return dispatch(_threshold_backward, (g, out))
+
+
+# NOTE [ Backward primitives ]
+# The gradients of relu, sigmoid and tanh are single ops (as in torch: threshold_backward,
+# sigmoid_backward, tanh_backward) rather than 2-3 pointwise ops each: one dispatch in the backward pass,
+# and, differentiated again, torch's `...BackwardBackward0` nodes.
+
+@defop("threshold_backward", "ThresholdBackwardBackward0", POINTWISE, "same", saves="all")
+def _threshold_backward(g, out):
+    return np.where(out > 0, g, 0).astype(g.dtype, copy=False)
+
+
+@_threshold_backward.derivative_
+def _(gg, g, out):
+    return dispatch(_threshold_backward, (gg, out)), None
 
 
 @defop("sigmoid", "SigmoidBackward0", POINTWISE, "float", saves="none", save_output=True)
@@ -216,7 +236,17 @@ def _sigmoid(a):
 
 @_sigmoid.derivative_
 def _(g, a, *, out):
-    return g * out * (1 - out)
+    return dispatch(_sigmoid_backward, (g, out))
+
+
+@defop("sigmoid_backward", "SigmoidBackwardBackward0", POINTWISE, "same")
+def _sigmoid_backward(g, out):
+    return g * (out * (1 - out))
+
+
+@_sigmoid_backward.derivative_
+def _(gg, g, out):
+    return dispatch(_sigmoid_backward, (gg, out)), (gg * g * (1 - 2 * out) if needs_grad(1) else None)
 
 
 @defop("tanh", "TanhBackward0", POINTWISE, "float", saves="none", save_output=True)
@@ -226,7 +256,17 @@ def _tanh(a):
 
 @_tanh.derivative_
 def _(g, a, *, out):
+    return dispatch(_tanh_backward, (g, out))
+
+
+@defop("tanh_backward", "TanhBackwardBackward0", POINTWISE, "same")
+def _tanh_backward(g, out):
     return g * (1 - out * out)
+
+
+@_tanh_backward.derivative_
+def _(gg, g, out):
+    return dispatch(_tanh_backward, (gg, out)), (gg * g * (-2 * out) if needs_grad(1) else None)
 
 
 @defop("clamp", "ClampBackward1", POINTWISE, "same")

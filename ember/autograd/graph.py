@@ -18,6 +18,7 @@ loop; see benchmarks/autograd_overhead.py.
 
 import itertools
 import re
+import threading
 import weakref
 from collections import OrderedDict
 
@@ -364,6 +365,23 @@ class _MultiHandle(RemovableHandle):
 # ---- op nodes ----------------------------------------------------------------------------------------
 
 
+class _Mask(threading.local):
+    value = None
+
+
+_mask = _Mask()
+
+
+def needs_grad(i):
+    """Inside a derivative formula: does input `i` need a gradient? (torch's grad_input_mask)
+
+    A formula may skip work for inputs that need none: `mm`'s backward then computes one product, not
+    two, when the other operand is data. Outside the engine (a formula called directly) it says True.
+    """
+    m = _mask.value
+    return m is None or (i < len(m) and bool(m[i]))
+
+
 class OpNode(Node):
     """The backward node of a dispatched op: calls the op's derivative on the saved inputs.
 
@@ -379,8 +397,12 @@ class OpNode(Node):
 
     def apply(self, grads):
         op = self._op
-        inputs = [s.unpack(self) if type(s) is SavedTensor else s for s in self._saved]
+        if op.saves == "all":
+            inputs = [s.unpack(self) if type(s) is SavedTensor else s for s in self._saved]
+        else:
+            inputs = self._saved  # shapes or nothing: no versions to check
         g = grads[0] if len(grads) == 1 else grads
+        _mask.value = self._in_meta  # see needs_grad
         if op.save_output:
             out = self._out
             if out is None:
@@ -408,9 +430,10 @@ class OpNode(Node):
         return out
 
     def release(self):
-        for s in self._saved:
-            if type(s) is SavedTensor:
-                s.release()
+        if self._op.saves == "all":
+            for s in self._saved:
+                if type(s) is SavedTensor:
+                    s.release()
         out = self._out
         if out is not None:
             for o in (out if type(out) is tuple else (out,)):
@@ -536,7 +559,9 @@ _MASK_OPS = frozenset(("where", "masked_fill"))
 def record(op, inputs, params, result):
     """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed.
 
-    See NOTE [ Recording is the hot path ] and NOTE [ Which inputs get an edge ].
+    See NOTE [ Recording is the hot path ] and NOTE [ Which inputs get an edge ]. One pass over the
+    inputs builds the edges, the per-input metadata and the saved values (no generator expressions:
+    each costs more than the work it wraps here).
     """
     node_cls = op.node_cls
     if node_cls is None:
@@ -544,8 +569,10 @@ def record(op, inputs, params, result):
     node = node_cls()
     edges = []
     metas = []
+    saved = []
+    saves = op.saves
     for t in inputs:
-        if type(t) is Tensor or isinstance(t, Tensor):
+        if isinstance(t, Tensor):
             if t._requires_grad:
                 fn = t._grad_fn
                 if fn is None:
@@ -561,20 +588,22 @@ def record(op, inputs, params, result):
             else:
                 edges.append(_NO_EDGE)
                 metas.append(None)
-        elif op.name in _SCALAR_EDGE_OPS:
-            edges.append(_NO_EDGE)
-            metas.append(None)
+            if saves == "all":
+                saved.append(SavedTensor(t))
+            elif saves == "meta":
+                saved.append(TensorMeta(t))
+            else:
+                saved.append(None)
         else:
-            metas.append(False)
+            if op.name in _SCALAR_EDGE_OPS:
+                edges.append(_NO_EDGE)
+                metas.append(None)
+            else:
+                metas.append(False)
+            saved.append(t)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
-    saves = op.saves
-    if saves == "all":
-        node._saved = tuple(SavedTensor(t) if isinstance(t, Tensor) else t for t in inputs)
-    elif saves == "meta":
-        node._saved = tuple(TensorMeta(t) if isinstance(t, Tensor) else t for t in inputs)
-    else:
-        node._saved = tuple(None if isinstance(t, Tensor) else t for t in inputs)
+    node._saved = tuple(saved)
     if params:
         node._params = params
     _attach_outputs(op, node, result)

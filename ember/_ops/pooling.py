@@ -40,21 +40,23 @@ def _windows(x, ksize, stride, pads, dil, out, fill):
 
 
 def _running_max(win, nd):
-    """Max and first argmax over the trailing `nd` tap axes of a window view, one tap at a time: every step
-    reads a strided slice of the input, so the (out x K) window matrix is never copied out. A NaN wins, as
-    in torch's `val > max || isnan(val)`."""
-    ksize = win.shape[-nd:]
-    taps = list(np.ndindex(*ksize))
+    """Max and argmax (tap number) over the trailing `nd` tap axes of a window view, one tap at a time on
+    strided slices, so the (out x K) window matrix is never copied out. The max is a running np.maximum
+    (NaN propagates); the argmax is the first tap equal to it (taps scanned in reverse, earlier ones
+    overwrite), or for a NaN window the last NaN tap, as torch's `val > max || isnan(val)` scan gives."""
+    taps = list(np.ndindex(*win.shape[-nd:]))
     lead = (Ellipsis,)
     vals = win[lead + taps[0]].copy()
-    arg = np.zeros(vals.shape, np.int64)
-    for i, tap in enumerate(taps[1:], 1):
-        v = win[lead + tap]
-        m = v > vals
-        if v.dtype.kind == "f":
-            m |= np.isnan(v) & ~np.isnan(vals)
-        np.copyto(vals, v, where=m)
-        arg[m] = i
+    for tap in taps[1:]:
+        np.maximum(vals, win[lead + tap], out=vals)
+    arg = np.zeros(vals.shape, np.intp)
+    for i in range(len(taps) - 1, -1, -1):
+        np.copyto(arg, i, where=win[lead + taps[i]] == vals)
+    if vals.dtype.kind == "f":
+        nan = np.isnan(vals)
+        if nan.any():
+            for i, tap in enumerate(taps):
+                np.copyto(arg, i, where=nan & np.isnan(win[lead + tap]))
     return vals, arg
 
 
@@ -65,19 +67,31 @@ def max_pool(x, ksize, stride, pads, dil, ceil_mode):
                 zip(x.shape[2:], ksize, stride, pads, dil))
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
-    taps = np.unravel_index(arg, ksize)
-    flat = np.zeros(arg.shape, np.int64)
+    # flat input index = (index of the window's corner) + (offset of the tap inside the input)
+    sp = x.shape[2:]
+    corner = np.zeros((1,) * nd, np.int64)
+    tap_off = np.zeros((1,) * nd, np.int64)
     for i in range(nd):
-        o = np.arange(out[i]).reshape((-1,) + (1,) * (nd - 1 - i))
-        coord = o * stride[i] + taps[i] * dil[i] - pads[i]
-        flat = flat * x.shape[2 + i] + coord
-    return vals, flat
+        shape = [1] * nd
+        shape[i] = -1
+        corner = corner * sp[i] + (np.arange(out[i]) * stride[i] - pads[i]).reshape(shape)
+        tap_off = tap_off * sp[i] + (np.arange(ksize[i]) * dil[i]).reshape(shape)
+    return vals, corner + tap_off.reshape(-1)[arg]
+
+
+def _disjoint(ksize, stride, dil):
+    """No input position lies in two pooling windows (so the backward scatter has no collisions)."""
+    return all(s >= d * (k - 1) + 1 for k, s, d in zip(ksize, stride, dil))
 
 
 @defop("max_pool_backward", "MaxPoolWithIndicesBackwardBackward0", NN, saves="none")
-def max_pool_backward(g, idx, in_shape):
+def max_pool_backward(g, idx, in_shape, disjoint=False):
     nc = int(np.prod(g.shape[:2]))
     sp = int(np.prod(in_shape[2:]))
+    if disjoint:  # every index at most once: a plain scatter, in g's dtype
+        out = np.zeros((nc, sp), g.dtype)
+        np.put_along_axis(out, idx.reshape(nc, -1), g.reshape(nc, -1), axis=1)
+        return out.reshape(in_shape)
     offs = (np.arange(nc) * sp).reshape(g.shape[:2] + (1,) * (g.ndim - 2))
     out = np.bincount((idx + offs).ravel(), weights=g.ravel(), minlength=nc * sp)
     return out.astype(g.dtype, copy=False).reshape(in_shape)
@@ -91,20 +105,21 @@ def max_pool_gather(x, idx):
 
 @max_pool.derivative_
 def _(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,), (out[1]._data, tuple(x.shape)))
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,),
+                    (out[1]._data, tuple(x.shape), _disjoint(ksize, stride, dil)))
 
 
 max_pool.save_output = True
 
 
 @max_pool_backward.derivative_
-def _(gg, g, idx, in_shape):
+def _(gg, g, idx, in_shape, disjoint=False):
     return dispatch(max_pool_gather, (gg,), (idx,))
 
 
 @max_pool_gather.derivative_
 def _(g, x, idx):
-    return dispatch(max_pool_backward, (g,), (idx, tuple(x.shape) if x is not None else None))
+    return dispatch(max_pool_backward, (g,), (idx, tuple(x.shape) if x is not None else None, False))
 
 
 max_pool_gather.saves = "meta"

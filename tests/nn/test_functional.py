@@ -242,3 +242,37 @@ def test_conv_grads_and_double_grads(name, fn, xs, ws, kw):
         y = getattr(lib.nn.functional, fn)(a, b, **kw)
         return lib.autograd.grad((y * y).sum(), (a, b), create_graph=True)
     check(double, x, w, grad=True)
+
+
+def _ties(shape, seed=2):
+    x = np.random.default_rng(seed).standard_normal(shape)
+    x.reshape(-1)[:2] = x.reshape(-1)[0]  # a tie inside the first window: the first tap wins
+    return x
+
+
+MAX_POOLS = [
+    ("k2_disjoint", "max_pool2d", (2, 3, 9, 9), dict(kernel_size=2)),
+    ("overlap_pad", "max_pool2d", (2, 3, 9, 9), dict(kernel_size=3, stride=2, padding=1)),
+    ("ceil", "max_pool2d", (2, 3, 9, 9), dict(kernel_size=3, stride=2, ceil_mode=True)),
+    ("dilated", "max_pool2d", (2, 3, 10, 9), dict(kernel_size=(2, 3), stride=(2, 1), dilation=(2, 1))),
+    ("1d", "max_pool1d", (2, 3, 9), dict(kernel_size=3, stride=3)),
+    ("3d_pad", "max_pool3d", (2, 2, 5, 6, 7), dict(kernel_size=2, padding=1)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape,kw", MAX_POOLS, ids=[m[0] for m in MAX_POOLS])
+def test_max_pool_indices_grads_double_grads(name, fn, shape, kw):
+    x = _ties(shape)
+    check(lambda lib, a: getattr(lib.nn.functional, fn)(a, return_indices=True, **kw), x, grad=True)
+
+    def double(lib, a):
+        y = getattr(lib.nn.functional, fn)(a, **kw)
+        return lib.autograd.grad((y * y).sum(), a, create_graph=True)[0]
+    check(double, x, grad=True)
+
+
+def test_max_pool_nan_and_integers():
+    x = np.array([[[[np.nan, 1., np.nan, 2.], [5., np.nan, 0, 0]]]], np.float32)  # the last NaN wins, as torch
+    check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, return_indices=True), x)
+    xi = np.random.default_rng(0).integers(-5, 5, (2, 3, 6, 6))
+    check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, return_indices=True), xi)

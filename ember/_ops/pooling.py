@@ -1,7 +1,8 @@
 """Pooling primitives: max pooling with indices, average pooling, adaptive max pooling (1-d to 3-d).
 
 Windows are strided views of the padded input (no copy until the reduction); max pooling records the
-flat spatial index of each maximum as torch does, and its backward scatters with one `np.bincount`.
+flat spatial index of each maximum as torch does; its backward scatters with one `np.put_along_axis` when
+windows are disjoint (kernel <= stride) and with one `np.bincount` (which sums collisions) otherwise.
 Each backward is an op whose derivative is the forward gather again, so pooling differentiates twice.
 """
 

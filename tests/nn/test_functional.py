@@ -276,3 +276,15 @@ def test_max_pool_nan_and_integers():
     check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, return_indices=True), x)
     xi = np.random.default_rng(0).integers(-5, 5, (2, 3, 6, 6))
     check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, return_indices=True), xi)
+
+
+@pytest.mark.parametrize("shape,transpose", [((3, 4), False), ((2, 3, 4), False), ((4,), False), ((2, 2, 3, 4), False),
+                                             ((0, 4), False), ((3, 2, 4), True)])
+def test_linear_values_grads_and_node_names(shape, transpose):
+    r = np.random.default_rng(4)
+    x, w, b = (r.standard_normal(s).astype(np.float32) for s in (shape, (5, 4), (5,)))
+
+    def fn(lib, a, ww, bb):
+        return lib.nn.functional.linear(a.transpose(0, 1) if transpose else a, ww, bb)
+    e, t = check(fn, x, w, b, grad=True)
+    assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__  # AddmmBackward0 / ViewBackward0 / AddBackward0

@@ -227,6 +227,15 @@ def linear(input, weight, bias=None):
         rows = int(np.prod(input.shape[:-1]))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[1]}x{weight.shape[0]})")
+    if bias is not None and weight.dim() == 2 and input.dim() and (input.dim() == 2 or input.is_contiguous()):
+        # torch's Linear.cpp: 2-d inputs are one addmm (AddmmBackward0); other contiguous ones an addmm on the
+        # flattened rows, viewed back (ViewBackward0); anything else a matmul plus the bias
+        from ..._ops.linalg_ext import addmm
+
+        if input.dim() == 2:
+            return addmm(bias, input, weight.t())
+        rows = addmm(bias, input.view(-1, input.shape[-1]), weight.t())
+        return rows.view(*input.shape[:-1], weight.shape[0])
     out = input.matmul(weight.t() if weight.dim() == 2 else weight)
     return out + bias if bias is not None else out
 

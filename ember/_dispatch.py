@@ -53,24 +53,27 @@ class OpDef:
         self.derivative = None
         self.node_cls = None
         self.differentiable = node_name is not None
-        # dtypes the kernel runs natively, so that same-dtype inputs skip promotion entirely
-        natives = ("float16", "float32", "float64", "complex64", "complex128")
-        if promote in ("same", "bool"):
-            natives += ("bool", "uint8", "int8", "int16", "int32", "int64")
-        self.fast = frozenset(np.dtype(n) for n in natives) if promote else frozenset()
+        self.fast = _FAST[promote]
 
     def defines_derivative(self, fn):
-        """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`."""
-        from .autograd.graph import make_node_class
+        """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`.
 
+        The node class (named as torch names it) is made when the op first records, which keeps the
+        hundreds of op declarations cheap at import.
+        """
         self.derivative = fn
-        self.node_cls = make_node_class(self)
         return fn
 
     derivative_ = defines_derivative
 
     def __repr__(self):
         return f"<op {self.name}>"
+
+
+# dtypes a kernel runs natively, per promotion mode: same-dtype inputs of these skip promotion entirely
+_FLOATS = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "complex64", "complex128"))
+_ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64"))
+_FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 
 
 def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False):

@@ -565,7 +565,9 @@ def record(op, inputs, params, result):
     """
     node_cls = op.node_cls
     if node_cls is None:
-        raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
+        if op.derivative is None:
+            raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
+        node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
     node = node_cls()
     edges = []
     metas = []

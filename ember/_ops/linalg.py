@@ -29,7 +29,18 @@ def _mm(a, b):
 
 @_mm.derivative_
 def _(g, a, b):
-    return (g.mm(b.t()) if needs_grad(0) else None), (a.t().mm(g) if needs_grad(1) else None)
+    return (g.mm(b.t()) if needs_grad(0) else None), (mat2_grad(a, g, b) if needs_grad(1) else None)
+
+
+def mat2_grad(a, g, b):
+    """The gradient of `b` in `a @ b`, laid out as `b` is (torch's mm_mat2_backward).
+
+    When `b` is a transposed weight (`x @ w.t()` in a linear layer), computing `(g^T a)^T` hands the
+    weight a gradient that is already row-major like the weight, so accumulating it is a plain copy.
+    """
+    if b.dim() == 2 and b.shape[0] > 1 and b.shape[1] > 1 and b.stride() == (1, b.shape[0]):
+        return g.t().mm(a).t()
+    return a.t().mm(g)
 
 
 @defop("bmm", "BmmBackward0", MATMUL)

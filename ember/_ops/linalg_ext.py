@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
 from .._tensor import Tensor
+from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
 
 # ---- the matmul family ---------------------------------------------------------------------------------
@@ -42,12 +43,29 @@ def _addmm_kernel(c, a, b, beta, alpha):
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
 
 
-_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel,
-                    lambda g, c, a, b, beta, alpha: (g * beta, (g @ b.mT) * alpha, (a.mT @ g) * alpha))
+def _scaled(t, s):
+    return t if s == 1 else t * s
+
+
+def _addmm_grads(g, c, a, b, beta, alpha):
+    from .linalg import mat2_grad
+
+    return (_scaled(g, beta) if needs_grad(0) and beta != 0 else None,
+            _scaled(g @ b.mT, alpha) if needs_grad(1) else None,
+            _scaled(mat2_grad(a, g, b), alpha) if needs_grad(2) else None)
+
+
+_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads)
 _addmv = _mm_scaled("addmv", "AddmvBackward0", _addmm_kernel,
-                    lambda g, c, a, v, beta, alpha: (g * beta, g.unsqueeze(1) * v * alpha, (a.mT @ g) * alpha))
+                    lambda g, c, a, v, beta, alpha: (
+                        _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
+                        _scaled(g.unsqueeze(1) * v, alpha) if needs_grad(1) else None,
+                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
 _baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
-                      lambda g, c, a, b, beta, alpha: (g * beta, (g @ b.mT) * alpha, (a.mT @ g) * alpha))
+                      lambda g, c, a, b, beta, alpha: (
+                          _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
+                          _scaled(g @ b.mT, alpha) if needs_grad(1) else None,
+                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
 
 
 def _addbmm_kernel(c, a, b, beta, alpha):
@@ -57,8 +75,10 @@ def _addbmm_kernel(c, a, b, beta, alpha):
 
 
 _addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
-                     lambda g, c, a, b, beta, alpha: (g * beta, (g.unsqueeze(0) @ b.mT) * alpha,
-                                                      (a.mT @ g.unsqueeze(0)) * alpha))
+                     lambda g, c, a, b, beta, alpha: (
+                         _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
+                         _scaled(g.unsqueeze(0) @ b.mT, alpha) if needs_grad(1) else None,
+                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None))
 
 
 def _shape_str(s):

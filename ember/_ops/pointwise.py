@@ -219,7 +219,16 @@ def _(g, a, *, out):
 
 @defop("threshold_backward", "ThresholdBackwardBackward0", POINTWISE, "same", saves="all")
 def _threshold_backward(g, out):
-    return np.where(out > 0, g, 0).astype(g.dtype, copy=False)
+    # torch's `out <= 0 ? 0 : g` (a NaN output passes g). np.where on a random mask mispredicts a branch
+    # per element (~10x slower); clearing g's bits with an all-ones/zero integer mask is branch-free.
+    drop = np.less_equal(out, 0)
+    if g.dtype.kind == "c" or g.dtype.itemsize not in (1, 2, 4, 8) or g.shape != drop.shape:
+        return np.where(drop, 0, g).astype(g.dtype, copy=False)
+    bits = np.dtype(f"i{g.dtype.itemsize}")
+    keep = drop.astype(bits)
+    keep -= 1  # 1 -> 0 (dropped), 0 -> -1 (all bits set: g kept)
+    np.bitwise_and(keep, g.view(bits), out=keep)
+    return keep.view(g.dtype)
 
 
 @_threshold_backward.derivative_

@@ -30,6 +30,7 @@ __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)
+_new = _new_saved = object.__new__
 
 
 class RemovableHandle:
@@ -394,11 +395,26 @@ class OpNode(Node):
     _params = ()
     _out = None
     _in_meta = ()  # per input: (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
+    # per-op facts set on each op's class by make_node_class: saves "all" (1), "meta" (2) or none (0);
+    # a where/masked_fill (bool inputs get no edge); an op whose Python-number inputs get an edge;
+    # one whose single output needs no view or saved-output handling
+    _saves_code = 0
+    _mask_op = False
+    _scalar_edge = False
+    _plain_out = True
 
     def apply(self, grads):
         op = self._op
-        if op.saves == "all":
-            inputs = [s.unpack(self) if type(s) is SavedTensor else s for s in self._saved]
+        if self._saves_code == 1:
+            inputs = []
+            for s in self._saved:
+                if type(s) is SavedTensor:
+                    t = s.tensor  # SavedTensor.unpack's checks, with its common case inlined
+                    if t is None or s.unpack_hook is not None or s.is_output or t._vc[0] != s.version:
+                        t = s.unpack(self)
+                    inputs.append(t)
+                else:
+                    inputs.append(s)
         else:
             inputs = self._saved  # shapes or nothing: no versions to check
         g = grads[0] if len(grads) == 1 else grads
@@ -408,7 +424,7 @@ class OpNode(Node):
             if out is None:
                 raise RuntimeError(_FREED)
             if type(out) is tuple:
-                out = tuple(o.unpack(self, i) for i, o in enumerate(out))
+                out = tuple([o.unpack(self, i) for i, o in enumerate(out)])
             else:
                 out = out.unpack(self)
             res = op.derivative(g, *inputs, *self._params, out=out)
@@ -430,14 +446,17 @@ class OpNode(Node):
         return out
 
     def release(self):
-        if self._op.saves == "all":
+        if self._saves_code == 1:
             for s in self._saved:
                 if type(s) is SavedTensor:
-                    s.release()
+                    s.tensor = s.packed = None  # SavedTensor.release
         out = self._out
         if out is not None:
-            for o in (out if type(out) is tuple else (out,)):
-                o.release()
+            if type(out) is tuple:
+                for o in out:
+                    o.release()
+            else:
+                out.release()
             self._out = None
 
     def _saved_input(self, i):
@@ -488,8 +507,16 @@ def _dtype_of(np_dtype):
 
 
 def make_node_class(op):
-    return type(op.node_name, (OpNode,), {"_op": op, "__module__": "ember.autograd.graph",
-                                           "__qualname__": op.node_name})
+    """The node class of `op`, named as torch names it; it also carries the per-op facts `record`,
+    `OpNode.apply` and `OpNode.release` test on every call, computed here once."""
+    return type(op.node_name, (OpNode,), {
+        "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
+        "_saves_code": _SAVES_CODES.get(op.saves, 0), "_mask_op": op.name in _MASK_OPS,
+        "_scalar_edge": op.name in _SCALAR_EDGE_OPS,
+        "_plain_out": op.kind != "view" and not op.save_output})
+
+
+_SAVES_CODES = {"all": 1, "meta": 2}
 
 
 class AccumulateGrad(Node):
@@ -561,18 +588,20 @@ def record(op, inputs, params, result):
 
     See NOTE [ Recording is the hot path ] and NOTE [ Which inputs get an edge ]. One pass over the
     inputs builds the edges, the per-input metadata and the saved values (no generator expressions:
-    each costs more than the work it wraps here).
+    each costs more than the work it wraps here). The node is made without calling a Python __init__,
+    and the per-op facts the loop needs were computed once on the node class (`make_node_class`).
     """
     node_cls = op.node_cls
     if node_cls is None:
         if op.derivative is None:
             raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
         node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
-    node = node_cls()
+    node = _new(node_cls)
+    node._seq = next(_seq)
     edges = []
     metas = []
     saved = []
-    saves = op.saves
+    saves = node_cls._saves_code
     for t in inputs:
         if isinstance(t, Tensor):
             if t._requires_grad:
@@ -585,19 +614,19 @@ def record(op, inputs, params, result):
                     edges.append(grad_edge(t))
                 a = t._data
                 metas.append((a.shape, a.dtype))
-            elif t._data.dtype.kind == "b" and op.name in _MASK_OPS:
+            elif node_cls._mask_op and t._data.dtype.kind == "b":
                 metas.append(False)
             else:
                 edges.append(_NO_EDGE)
                 metas.append(None)
-            if saves == "all":
-                saved.append(SavedTensor(t))
-            elif saves == "meta":
+            if saves == 1:
+                saved.append(_save(t))
+            elif saves == 2:
                 saved.append(TensorMeta(t))
             else:
                 saved.append(None)
         else:
-            if op.name in _SCALAR_EDGE_OPS:
+            if node_cls._scalar_edge:
                 edges.append(_NO_EDGE)
                 metas.append(None)
             else:
@@ -608,7 +637,14 @@ def record(op, inputs, params, result):
     node._saved = tuple(saved)
     if params:
         node._params = params
-    _attach_outputs(op, node, result)
+    if type(result) is not tuple and node_cls._plain_out:  # _attach_outputs, inlined for the common case
+        dt = result._data.dtype
+        k = dt.kind
+        if k == "f" or k == "c" or dt.name == "bfloat16":
+            result._grad_fn = node
+            result._requires_grad = True
+    else:
+        _attach_outputs(op, node, result)
     if _anomaly[0]:
         from .anomaly_mode import capture_trace
 
@@ -616,13 +652,22 @@ def record(op, inputs, params, result):
     return node
 
 
+def _save(t):
+    """`SavedTensor(t)` for an op input, without the Python __init__ call when no hooks are active."""
+    if _saved_hooks or t._is_inference:
+        return SavedTensor(t)
+    vc = t._vc
+    if vc is None:
+        vc = _version_counter(t)
+    s = _new_saved(SavedTensor)
+    s.tensor = t
+    s.version = vc[0]
+    s.is_output = False
+    s.unpack_hook = None
+    return s
+
+
 def _attach_outputs(op, node, result):
-    if type(result) is not tuple and op.kind != "view" and not op.save_output:
-        k = result._data.dtype.kind
-        if k == "f" or k == "c" or result._data.dtype.name == "bfloat16":
-            result._grad_fn = node
-            result._requires_grad = True
-        return
     is_view = op.kind == "view"
     if type(result) is tuple:
         node._out_meta = tuple((o._data.shape, o._data.dtype) for o in result)
@@ -642,8 +687,10 @@ def _attach_outputs(op, node, result):
                 if len(outs) > 1:
                     o._multi_view = True
     if op.save_output:
-        saved = tuple(SavedTensor(o, True) for o in outs)
-        node._out = saved if type(result) is tuple else saved[0]
+        if type(result) is tuple:
+            node._out = tuple([SavedTensor(o, True) for o in outs])
+        else:
+            node._out = SavedTensor(result, True)
 
 
 _anomaly = [False]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -12,10 +12,8 @@ from .optimizer import (
     _check_capturable,
     _check_lr,
     _check_not_differentiable,
-    _new_scalar,
     _to_scalar,
     _use_grad_for_differentiable,
-    _zeros_state,
 )
 
 __all__ = ["Adadelta", "adadelta"]
@@ -51,50 +49,24 @@ class Adadelta(Optimizer):
         _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonneg(epsilon=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = _FLAG_DEFAULTS
 
-    def _init_group(self, group, params, grads, square_avgs, acc_deltas, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["square_avg"] = _zeros_state(p)
-                state["acc_delta"] = _zeros_state(p)
-            square_avgs.append(state["square_avg"])
-            acc_deltas.append(state["acc_delta"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        return _step_and_zeros(p, "square_avg", "acc_delta")
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, acc_deltas, state_steps = [], [], [], [], []
-            self._init_group(group, params, grads, square_avgs, acc_deltas, state_steps)
+            params, grads, (square_avgs, acc_deltas, state_steps) = _collect(
+                self, group, ("square_avg", "acc_delta", "step"))
             adadelta(params, grads, square_avgs, acc_deltas, state_steps, lr=group["lr"], rho=group["rho"],
                      eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"],
                      capturable=group["capturable"])

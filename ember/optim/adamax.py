@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ._common import _FLAG_DEFAULTS, _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -10,13 +10,10 @@ from .optimizer import (
     _as_real,
     _bump,
     _check_capturable,
-    _check_lr,
     _check_not_differentiable,
     _lerp_,
-    _new_scalar,
     _to_scalar,
     _use_grad_for_differentiable,
-    _zeros_state,
 )
 
 __all__ = ["Adamax", "adamax"]
@@ -48,55 +45,23 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, betas, eps, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = _FLAG_DEFAULTS
 
-    def _init_group(self, group, params, grads, exp_avgs, exp_infs, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["exp_avg"] = _zeros_state(p)
-                state["exp_inf"] = _zeros_state(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_infs.append(state["exp_inf"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        return _step_and_zeros(p, "exp_avg", "exp_inf")
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_infs, state_steps = [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_infs, state_steps)
+            params, grads, (exp_avgs, exp_infs, state_steps) = _collect(self, group, ("exp_avg", "exp_inf", "step"))
             beta1, beta2 = group["betas"]
             adamax(params, grads, exp_avgs, exp_infs, state_steps, eps=group["eps"], beta1=beta1, beta2=beta2,
                    lr=group["lr"], weight_decay=group["weight_decay"], maximize=group["maximize"],

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -50,50 +50,24 @@ class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
                  differentiable=False, capturable=False):
         _check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonneg(weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = _FLAG_DEFAULTS
 
-    def _init_group(self, group, params, grads, mus, axs, etas, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["eta"] = _new_scalar(_to_scalar(group["lr"]))
-                state["mu"] = _new_scalar(1.0)
-                state["ax"] = _zeros_state(p)
-            mus.append(state["mu"])
-            axs.append(state["ax"])
-            etas.append(state["eta"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        return {"step": _new_scalar(0.0), "eta": _new_scalar(_to_scalar(group["lr"])), "mu": _new_scalar(1.0),
+                "ax": _zeros_state(p)}
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, mus, axs, etas, state_steps = [], [], [], [], [], []
-            self._init_group(group, params, grads, mus, axs, etas, state_steps)
+            params, grads, (mus, axs, etas, state_steps) = _collect(self, group, ("mu", "ax", "eta", "step"))
             asgd(params, grads, axs, mus, etas, state_steps, lambd=group["lambd"], lr=group["lr"], t0=group["t0"],
                  alpha=group["alpha"], weight_decay=group["weight_decay"], maximize=group["maximize"],
                  capturable=group["capturable"])

@@ -188,6 +188,10 @@ class Optimizer:
 
     __module__ = "ember.optim.optimizer"
 
+    # (option, default) pairs a group gains when an older or pickled state is loaded (torch's per-class
+    # `__setstate__`), in torch's order; see ember/optim/_common.py
+    _defaults_for_setstate = ()
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
@@ -223,6 +227,9 @@ class Optimizer:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for name, default in self._defaults_for_setstate:
+                group.setdefault(name, default)
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("

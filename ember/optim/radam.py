@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ._common import _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -10,13 +10,10 @@ from .optimizer import (
     _as_real,
     _bump,
     _check_capturable,
-    _check_lr,
     _check_not_differentiable,
     _lerp_,
-    _new_scalar,
     _to_scalar,
     _use_grad_for_differentiable,
-    _zeros_state,
 )
 
 __all__ = ["RAdam", "radam"]
@@ -55,57 +52,26 @@ class RAdam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, betas, eps, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = (("foreach", None), ("maximize", False), ("differentiable", False),
+                              ("decoupled_weight_decay", False), ("capturable", False))
 
-    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["exp_avg"] = _zeros_state(p)
-                state["exp_avg_sq"] = _zeros_state(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        return _step_and_zeros(p, "exp_avg", "exp_avg_sq")
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, state_steps = [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, state_steps)
+            params, grads, (exp_avgs, exp_avg_sqs, state_steps) = _collect(
+                self, group, ("exp_avg", "exp_avg_sq", "step"))
             beta1, beta2 = group["betas"]
             radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, beta1=beta1, beta2=beta2, lr=group["lr"],
                   weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._tensor import _wrap
-from ..autograd.grad_mode import enable_grad
+from ._common import _FLAG_DEFAULTS, _collect, _run_closure
 from .optimizer import (
     Optimizer,
     _addcmul_,
@@ -56,44 +56,21 @@ class Rprop(Optimizer):
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = _FLAG_DEFAULTS
 
-    def _init_group(self, group, params, grads, prevs, step_sizes, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["prev"] = _zeros_state(p)
-                lr = _to_scalar(group["lr"])
-                state["step_size"] = _wrap(np.full_like(g._data, complex(lr, lr) if p.is_complex() else lr))
-            prevs.append(state["prev"])
-            step_sizes.append(state["step_size"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        lr = _to_scalar(group["lr"])
+        return {"step": _new_scalar(0.0), "prev": _zeros_state(p),
+                "step_size": _wrap(np.full_like(p.grad._data, complex(lr, lr) if p.is_complex() else lr))}
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, prevs, step_sizes, state_steps = [], [], [], [], []
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
-            self._init_group(group, params, grads, prevs, step_sizes, state_steps)
+            params, grads, (prevs, step_sizes, state_steps) = _collect(self, group, ("prev", "step_size", "step"))
             rprop(params, grads, prevs, step_sizes, state_steps, step_size_min=step_size_min,
                   step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus, maximize=group["maximize"],
                   capturable=group["capturable"])

@@ -161,8 +161,12 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
             if g is not None:
                 b = buffers.get(nxt)
                 if b is None:
-                    b = buffers[nxt] = [None] * nxt._n_outputs
-                    b[nr] = g
+                    n = nxt._n_outputs
+                    if n == 1:
+                        buffers[nxt] = [g]
+                    else:
+                        b = buffers[nxt] = [None] * n
+                        b[nr] = g
                 elif b[nr] is None:
                     b[nr] = g
                 else:

@@ -23,6 +23,13 @@ cache (ResNet-sized 3x3 convs: ~1.3x faster than one big GEMM). Blocks of a few 
 both small blocks and one whole-batch block (allocator: each such block is a fresh mmap, page-faulted).
 The weight gradient recomputes the columns block by block the same way rather than keeping the
 forward's (K times the input) alive until backward.
+
+NOTE [ Batch-last columns for short rows ]
+Unrolling NCHW copies runs of out_w contiguous elements; when output rows are short (LeNet's second conv:
+8 wide) the copy is all loop overhead. With the input transposed batch-last (C, *sp, N) a run is
+out_w * N elements, and the columns (C*K, L*N) meet the weight in one GEMM; transposing the (small)
+output back costs far less than it saves (LeNet conv2 forward ~2x faster). Used for groups == 1 when the
+output rows are short and the whole column matrix is a few MB; the weight gradient does the same.
 """
 
 import numpy as np
@@ -56,6 +63,26 @@ def _window_view(x, ksize, stride, pads, dil):
     return as_strided(xp, xp.shape[:2] + tuple(ksize) + out, strides, writeable=False), out
 
 
+_SHORT_ROW = 16
+_BATCH_LAST_BYTES = 8 << 20
+
+
+def _batch_last_cols(x, ksize, stride, pads, dil, out):
+    """Columns (C*K, L*N) of x (N, C, *sp) zero-padded, batch-last (NOTE [ Batch-last columns for short rows ]);
+    None where that layout does not pay: short output rows, and columns of a few MB at most."""
+    n, c = x.shape[:2]
+    k, length = int(np.prod(ksize)), int(np.prod(out))
+    if n == 1 or not out or out[-1] >= _SHORT_ROW or c * k * length * n * x.itemsize > _BATCH_LAST_BYTES:
+        return None
+    xt = np.ascontiguousarray(np.moveaxis(x, 0, -1))  # (C, *sp, N)
+    if any(lo or hi for lo, hi in pads):
+        xt = np.pad(xt, ((0, 0),) + tuple(pads) + ((0, 0),))
+    ssp = xt.strides[1:-1]
+    strides = (xt.strides[0],) + tuple(s * d for s, d in zip(ssp, dil)) + tuple(s * st for s, st in zip(ssp, stride))
+    view = as_strided(xt, (c,) + tuple(ksize) + tuple(out) + (n,), strides + (xt.strides[-1],), writeable=False)
+    return view.reshape(c * k, length * n)
+
+
 def _blocks(n, per_sample_bytes):
     """Sample ranges whose column blocks stay cache-sized (NOTE [ Cache-sized column blocks ])."""
     nb = max(1, min(n, _BLOCK_BYTES // max(per_sample_bytes, 1)))
@@ -66,6 +93,12 @@ def _conv_fwd(x, w, b, stride, pads, dil, groups):
     n, o = x.shape[0], w.shape[0]
     ksize = w.shape[2:]
     view, out = _window_view(x, ksize, stride, pads, dil)
+    cols = _batch_last_cols(x, ksize, stride, pads, dil, out) if groups == 1 else None
+    if cols is not None:
+        res = np.matmul(w.reshape(o, -1), cols)  # (O, L*N)
+        if b is not None:
+            res += b.reshape(o, 1).astype(res.dtype, copy=False)
+        return np.ascontiguousarray(np.moveaxis(res.reshape((o,) + out + (n,)), -1, 0))
     ck = view.shape[1] // groups * int(np.prod(ksize))
     length = int(np.prod(out))
     dt = np.result_type(x, w)
@@ -128,8 +161,12 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
 
 def _conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     n, o = g.shape[:2]
-    view, _ = _window_view(x, ksize, stride, pads, dil)
     out = g.shape[2:]  # a transposed conv's output_padding leaves x longer than g's receptive fields
+    cols = _batch_last_cols(x, ksize, stride, pads, dil, out) if groups == 1 else None
+    if cols is not None:
+        gt = np.moveaxis(g, 0, -1).reshape(o, -1)  # (O, L*N), the columns' order
+        return np.matmul(gt, cols.T).reshape((o, x.shape[1]) + tuple(ksize))
+    view, _ = _window_view(x, ksize, stride, pads, dil)
     view = view[(Ellipsis,) + tuple(slice(0, m) for m in out)]
     ck = x.shape[1] // groups * int(np.prod(ksize))
     length = int(np.prod(out))

@@ -57,3 +57,19 @@ def test_max_pool_int_and_ceil_mode():
     check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, return_indices=True), x)
     y = rng.standard_normal((2, 3, 7, 7)).astype(np.float32)
     check(lambda lib, a: lib.nn.functional.max_pool2d(a, 2, ceil_mode=True, return_indices=True), y, grad=True)
+
+
+@pytest.mark.parametrize("name,xs,ws,kw", [
+    ("conv2d", (3, 4, 9, 11), (5, 4, 3, 2), dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2))),
+    ("conv1d", (3, 4, 13), (5, 4, 3), dict(padding=1, stride=2)),
+    ("conv3d", (2, 3, 5, 6, 7), (4, 3, 2, 3, 2), dict(padding=1)),
+    ("conv_transpose2d", (3, 4, 5, 6), (4, 5, 3, 3), dict(stride=2, output_padding=1, padding=1)),
+    ("conv2d", (1, 4, 9, 9), (5, 4, 3, 3), dict()),  # batch of one: the NCHW path
+    ("conv2d", (3, 4, 9, 40), (5, 4, 3, 3), dict()),  # long rows: the NCHW path
+])
+def test_conv_layouts(name, xs, ws, kw):
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    b = rng.standard_normal(ws[1] if "transpose" in name else ws[0]).astype(np.float32)
+    check(lambda lib, a, ww, bb: getattr(lib.nn.functional, name)(a, ww, bb, **kw), x, w, b, grad=True,
+          rtol=1e-5, atol=1e-5)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._tensor import _wrap
-from ..autograd.grad_mode import enable_grad
+from ._common import _check_nonneg, _collect, _run_closure
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -51,14 +51,8 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         _check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonneg(lr_decay=lr_decay, weight_decay=weight_decay,
+                      initial_accumulator_value=initial_accumulator_value, epsilon=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
@@ -68,19 +62,17 @@ class Adagrad(Optimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _new_scalar(0.0)
-                init = (complex(initial_accumulator_value, initial_accumulator_value) if p.is_complex()
-                        else initial_accumulator_value)
-                state["sum"] = _wrap(np.full_like(p._data, init))
+                self.state[p].update(self._new_state(group, p))
+
+    _defaults_for_setstate = (("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None))
+
+    def _new_state(self, group, p):
+        init = self.defaults["initial_accumulator_value"]
+        return {"step": _new_scalar(0.0),
+                "sum": _wrap(np.full_like(p._data, complex(init, init) if p.is_complex() else init))}
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
         for s in self.state.values():
             if "step" in s and not hasattr(s["step"], "_data"):
                 s["step"] = _new_scalar(float(s["step"]))
@@ -91,32 +83,12 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p]["sum"].share_memory_()
 
-    def _init_group(self, group, params, grads, state_sums, state_steps):
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                init = self.defaults["initial_accumulator_value"]
-                state["sum"] = _wrap(np.full_like(p._data, complex(init, init) if p.is_complex() else init))
-            state_sums.append(state["sum"])
-            state_steps.append(state["step"])
-        return False, False
-
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, state_sums, state_steps = [], [], [], []
-            self._init_group(group, params, grads, state_sums, state_steps)
+            params, grads, (state_sums, state_steps) = _collect(self, group, ("sum", "step"))
             adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
                     lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
         return loss

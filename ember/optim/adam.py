@@ -4,7 +4,7 @@ optimizer.py."""
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from ._common import _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -13,13 +13,11 @@ from .optimizer import (
     _as_real,
     _bump,
     _check_capturable,
-    _check_lr,
     _check_not_differentiable,
     _lerp_,
     _new_scalar,
     _to_scalar,
     _use_grad_for_differentiable,
-    _zeros_state,
 )
 
 __all__ = ["Adam", "adam"]
@@ -62,15 +60,7 @@ class Adam(Optimizer):
                  decoupled_weight_decay=False):
         if isinstance(lr, Tensor) and foreach and not capturable:
             raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_args(lr, betas, eps, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -89,53 +79,27 @@ class Adam(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    _defaults_for_setstate = (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+                              ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
+
     def __setstate__(self, state):
         super().__setstate__(state)
         for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
                     p_state["step"] = _new_scalar(float(p_state["step"]))
 
-    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
-        amsgrad = group["amsgrad"]
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["exp_avg"] = _zeros_state(p)
-                state["exp_avg_sq"] = _zeros_state(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = _zeros_state(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if amsgrad:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            state_steps.append(state["step"])
-        return False
+    def _new_state(self, group, p):
+        return _step_and_zeros(p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if group["amsgrad"] else ()))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = [], [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps)
+            params, grads, (exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps) = _collect(
+                self, group, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if group["amsgrad"] else None, "step"))
             beta1, beta2 = group["betas"]
             adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=group["amsgrad"],
                  beta1=beta1, beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -14,10 +14,8 @@ from .optimizer import (
     _check_lr,
     _check_not_differentiable,
     _lerp_,
-    _new_scalar,
     _to_scalar,
     _use_grad_for_differentiable,
-    _zeros_state,
 )
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -54,63 +52,27 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonneg(epsilon=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         _check_not_differentiable(differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _defaults_for_setstate = (("momentum", 0), ("centered", False)) + _FLAG_DEFAULTS
 
-    def _init_group(self, group, params, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps):
-        momentum, centered = group["momentum"] > 0, group["centered"]
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            params.append(p)
-            grads.append(g)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_scalar(0.0)
-                state["square_avg"] = _zeros_state(p)
-                if momentum:
-                    state["momentum_buffer"] = _zeros_state(p)
-                if centered:
-                    state["grad_avg"] = _zeros_state(p)
-            square_avgs.append(state["square_avg"])
-            state_steps.append(state["step"])
-            if momentum:
-                momentum_buffer_list.append(state["momentum_buffer"])
-            if centered:
-                grad_avgs.append(state["grad_avg"])
-        return False
+    def _new_state(self, group, p):
+        return _step_and_zeros(p, "square_avg", *(("momentum_buffer",) if group["momentum"] > 0 else ()),
+                               *(("grad_avg",) if group["centered"] else ()))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps = [], [], [], [], [], []
-            self._init_group(group, params, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps)
+            momentum, centered = group["momentum"] > 0, group["centered"]
+            params, grads, (square_avgs, state_steps, momentum_buffer_list, grad_avgs) = _collect(
+                self, group, ("square_avg", "step", "momentum_buffer" if momentum else None,
+                              "grad_avg" if centered else None))
             rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr=group["lr"],
                     alpha=group["alpha"], eps=group["eps"], weight_decay=group["weight_decay"],
                     momentum=group["momentum"], centered=group["centered"], maximize=group["maximize"],

@@ -4,7 +4,7 @@ parameters ] in optimizer.py."""
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.grad_mode import enable_grad
+from ._common import _run_closure
 from .optimizer import (
     Optimizer,
     _add_scaled,
@@ -68,14 +68,8 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _defaults_for_setstate = (("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False),
+                              ("fused", False))
 
     def _init_group(self, group, params, grads, momentum_buffer_list):
         momentum = group["momentum"] != 0
@@ -92,10 +86,7 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _run_closure(closure)
         for group in self.param_groups:
             params, grads, momentum_buffer_list = [], [], []
             self._init_group(group, params, grads, momentum_buffer_list)

@@ -67,6 +67,19 @@ _SHORT_ROW = 16
 _BATCH_LAST_BYTES = 8 << 20
 
 
+def _batch_last(a):
+    """a (N, ...) copied to (..., N). A transpose reading rows a multiple of 4 KB apart maps them all to the
+    same cache sets (~10x slower: LeNet's conv2 gradient, 4 KB per sample), so such an array is first
+    copied into rows padded off that stride."""
+    n = a.shape[0]
+    m = a.size // n if n else 0
+    if not m or not a.flags.c_contiguous or (m * a.itemsize) % 4096:
+        return np.ascontiguousarray(np.moveaxis(a, 0, -1))
+    buf = np.empty((n, m + 16), a.dtype)
+    buf[:, :m] = a.reshape(n, m)
+    return np.ascontiguousarray(buf[:, :m].T).reshape(a.shape[1:] + (n,))
+
+
 def _batch_last_cols(x, ksize, stride, pads, dil, out):
     """Columns (C*K, L*N) of x (N, C, *sp) zero-padded, batch-last (NOTE [ Batch-last columns for short rows ]);
     None where that layout does not pay: short output rows, and columns of a few MB at most."""
@@ -74,7 +87,7 @@ def _batch_last_cols(x, ksize, stride, pads, dil, out):
     k, length = int(np.prod(ksize)), int(np.prod(out))
     if n == 1 or not out or out[-1] >= _SHORT_ROW or c * k * length * n * x.itemsize > _BATCH_LAST_BYTES:
         return None
-    xt = np.ascontiguousarray(np.moveaxis(x, 0, -1))  # (C, *sp, N)
+    xt = _batch_last(x)  # (C, *sp, N)
     if any(lo or hi for lo, hi in pads):
         xt = np.pad(xt, ((0, 0),) + tuple(pads) + ((0, 0),))
     ssp = xt.strides[1:-1]
@@ -139,8 +152,7 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
     ksize = tuple(w.shape[2:])
     cg = w.shape[1]
     k = int(np.prod(ksize))
-    gt = np.moveaxis(g, 0, -1).reshape(groups, o // groups, -1)  # (G, O/G, L*N)
-    wt = w.reshape(groups, o // groups, cg * k).transpose(0, 2, 1)  # (G, Cg*K, O/G)
+    gt = _batch_last(g).reshape(groups, o // groups, -1)  # (G, O/G, L*N)
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, pads))
     xp = np.zeros((groups * cg,) + padded + (n,), np.result_type(g, w))
     per_channel = k * gt.shape[-1] * g.itemsize
@@ -148,13 +160,15 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
     for c0 in range(0, groups * cg if groups == 1 else cg, step):
         c1 = min(c0 + step, cg)
         if groups > 1:
-            cols, dest = np.matmul(wt, gt), slice(None)
-        else:
-            cols, dest = np.matmul(wt[0, c0 * k:c1 * k], gt[0]), slice(c0, c1)
-        cols = cols.reshape((-1,) + ksize + out + (n,))
-        for tap in np.ndindex(*ksize):
+            wt = w.reshape(groups, o // groups, cg * k).transpose(0, 2, 1)  # (G, Cg*K, O/G)
+            cols = np.matmul(wt, gt).reshape((-1,) + ksize + out + (n,))
+            taps, dest = (cols[(slice(None),) + tap] for tap in np.ndindex(*ksize)), slice(None)
+        else:  # rows tap-major, (K, c1-c0): each tap's block is contiguous, so its add streams
+            wt = w.reshape(o, cg, k)[:, c0:c1].transpose(2, 1, 0).reshape(-1, o)
+            taps, dest = np.matmul(wt, gt[0]).reshape((k, c1 - c0) + out + (n,)), slice(c0, c1)
+        for tap, col in zip(np.ndindex(*ksize), taps):
             sl = tuple(slice(t * d, t * d + st * (m - 1) + 1, st) for t, d, st, m in zip(tap, dil, stride, out))
-            xp[(dest,) + sl] += cols[(slice(None),) + tap]
+            xp[(dest,) + sl] += col
     crop = tuple(slice(lo, lo + s) for s, (lo, hi) in zip(in_sp, pads))
     return np.ascontiguousarray(np.moveaxis(xp[(slice(None),) + crop], -1, 0))
 
@@ -164,7 +178,7 @@ def _conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     out = g.shape[2:]  # a transposed conv's output_padding leaves x longer than g's receptive fields
     cols = _batch_last_cols(x, ksize, stride, pads, dil, out) if groups == 1 else None
     if cols is not None:
-        gt = np.moveaxis(g, 0, -1).reshape(o, -1)  # (O, L*N), the columns' order
+        gt = _batch_last(g).reshape(o, -1)  # (O, L*N), the columns' order
         return np.matmul(gt, cols.T).reshape((o, x.shape[1]) + tuple(ksize))
     view, _ = _window_view(x, ksize, stride, pads, dil)
     view = view[(Ellipsis,) + tuple(slice(0, m) for m in out)]

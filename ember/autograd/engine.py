@@ -20,6 +20,7 @@ import threading
 
 import numpy as np
 
+from .. import _dispatch
 from .._tensor import Tensor, _wrap
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, grad_edge
@@ -170,7 +171,7 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
                 elif b[nr] is None:
                     b[nr] = g
                 else:
-                    b[nr] = b[nr] + g
+                    b[nr] = _sum_grads(b[nr], g)
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
@@ -239,6 +240,20 @@ def _prepare(roots, targets):
         if node in target_nodes or any(n in needed for n, _ in node.next_functions):
             needed.add(node)
     return deps, needed
+
+
+# NOTE [ Summing gradients ]
+# Gradients meeting at one node output are summed. With grad mode off (no create_graph), no mode on the
+# dispatch stack (a profiler or tracer must see the add) and two plain tensors of one float dtype and shape,
+# `a + b` would run exactly `np.add(a, b)` (the dispatcher's fast path); calling it directly skips the
+# dispatch. Anything else goes through `+`, differentiable when create_graph asks for it.
+
+def _sum_grads(a, b):
+    x, y = a._data, b._data
+    if (not _grad_state.enabled and not _dispatch._modes and x.dtype is y.dtype and x.shape == y.shape
+            and type(a) is Tensor and type(b) is Tensor and x.dtype in _dispatch._FLOATS):
+        return _wrap(np.add(x, y))
+    return a + b
 
 
 def _add_grad(buffers, node, nr, g):

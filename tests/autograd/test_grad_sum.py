@@ -3,7 +3,6 @@ a leaf or a non-leaf used many times, in each float dtype, and summed differenti
 
 import numpy as np
 import pytest
-
 from helpers import T, arr, same
 
 

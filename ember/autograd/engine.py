@@ -23,7 +23,7 @@ import numpy as np
 from .. import _dispatch
 from .._tensor import Tensor, _wrap
 from .grad_mode import state as _grad_state
-from .graph import AccumulateGrad, grad_edge
+from .graph import AccumulateGrad, _mask, grad_edge
 
 __all__ = ["run_backward", "queue_callback"]
 
@@ -127,6 +127,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             _accumulate_targets(inputs, captured, create_graph)
     finally:
         _grad_state.enabled = prev
+        _mask.value = None  # a formula called outside the engine must see "every input needs a gradient"
         try:
             _run_callbacks(task)
         finally:

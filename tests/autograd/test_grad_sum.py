@@ -50,3 +50,12 @@ def test_summed_leaf_grad_is_a_fresh_tensor():
         g.mul_(10)  # the caller's gradient is not aliased by x.grad
         return x.grad, g
     same(body)
+
+
+def test_needs_grad_mask_does_not_outlive_backward():
+    import ember
+    from ember.autograd.graph import needs_grad
+
+    x = ember.randn(3, requires_grad=True)
+    (x * ember.randn(3)).sum().backward()  # the last node run has an input that needs no gradient
+    assert needs_grad(0) and needs_grad(1)  # outside the engine every input counts as needing one

@@ -1,18 +1,18 @@
 """NumPy kernels for the special functions NumPy lacks: erf, erfc, erfcx, erfinv, lgamma, digamma.
 
 These are plain array functions (no ops, no autograd); ember/_ops/unary.py declares the ops on them.
-They compute in float64 and are accurate to a few ulps there, so float32 and half results round once.
+Most compute in float64 and are accurate to a few ulps there, so float32 and half results round once;
+erf and erfc have float32-accurate variants for narrower inputs (NOTE [ erf in single precision ]).
 
 NOTE [ Special functions without SciPy ]
 SciPy is not a dependency and `np.vectorize(math.erf)` costs a Python call per element, so:
-- erfc(x) = exp(-x^2) * erfcx(x) for x >= 0, where erfcx, the scaled complement, is smooth and slowly
-  varying on [0, inf). Under the map t = (x - 4) / (x + 4) it is analytic on t in [-1, 1], so one Chebyshev
-  series in t (fitted once, lazily, at Chebyshev nodes from Python's correctly rounded math.erfc) gives
-  it to ~1e-16 everywhere. erf(x) is a Taylor series for |x| < 0.5 and 1 - erfc(x) beyond.
+- erf and erfc use W. J. Cody's rational approximations in float64 (NOTE [ erf and erfc: Cody's rational
+  approximations ]), short fitted rationals for float32, and blocked evaluation (NOTE [ erf and erfc:
+  blocks ]). erfcx (exp(x^2) erfc(x), smooth and slowly varying on [0, inf)) is one Chebyshev series in
+  t = (x - 4) / (x + 4), fitted once, lazily, at Chebyshev nodes from Python's math.erfc.
 - lgamma and digamma shift x up to >= 10 with the recurrences (a fixed number of vectorised steps), use
   the Stirling / asymptotic series there, and the reflection formulas for negative x.
-- erfinv starts from Winitzki's closed-form approximation (~2e-3) and takes three Halley steps on erf
-  (cubic convergence: well past float64 precision).
+- erfinv starts from a ~6e-5 rational approximation and takes Halley steps on erf (NOTE [ erfinv ]).
 """
 
 import math
@@ -115,7 +115,7 @@ _INV_SQRT_PI = 1 / _SQRT_PI
 
 
 def _ratio(z, num, den):
-    """num(z) / den(z) for coefficient tuples (highest degree first; den[0] == 1), by Horner in place."""
+    """num(z) / den(z), coefficient tuples of one length (highest degree first, den[0] == 1), by Horner."""
     p = np.multiply(z, num[0])
     p += num[1]
     q = np.add(z, den[1])
@@ -124,9 +124,6 @@ def _ratio(z, num, den):
         p += cp
         q *= z
         q += cq
-    if len(num) > len(den):  # the last numerator coefficient
-        p *= z
-        p += num[-1]
     p /= q
     return p
 
@@ -184,12 +181,18 @@ def _erfc_tail(y):
 # degree 6 and Q of degree 5 (a weighted least-squares fit to erf(x) / x on [0, 4], relative error 2e-9),
 # with x clamped to [-4, 4], where erf rounds to +-1 in float32. Evaluated in float64 (the ~30 operations
 # cost about what float32 ones do at these sizes, and float32 evaluation would lose ~6 ulps to rounding),
-# the result is within ~0.6 float32 ulp of the correctly rounded value. erfc in single precision is the
-# float64 one rounded (1 - erf would lose the tail's relative accuracy).
+# the result is within ~0.6 float32 ulp of the correctly rounded value. erfc (where 1 - erf would lose the
+# tail's relative accuracy) is exp(-y^2) R(y) for y = |x| clamped to 10.1 (past where it underflows), R a
+# degree 5 / degree 6 fit to erfcx on [0, 10.1] (relative error 8e-11, all coefficients positive), and
+# 2 - that for negative x; also evaluated in float64 (y^2's rounding costs at most 1e-14 there).
 _P_SINGLE = (-1.3201125609318964e-08, 4.6845742876916452e-06, 3.7960088746331194e-04, 3.8495679385557309e-03,
              5.4316669532477796e-02, 1.8520269525625274e-01, 1.1283791693769376e+00)
 _Q_SINGLE = (6.3108662385459070e-05, 1.3075503309348750e-03, 1.5461974332591057e-02, 1.1395804629479354e-01,
              4.9746502904712020e-01, 1.0)
+_P_SINGLE_C = (0.00998559528999476, 0.09261475674163694, 0.4017161923187734, 0.9995055150669282,
+               1.4333184829494388, 0.9999999999213034)
+_Q_SINGLE_C = (0.01769903026555952, 0.1641542799276575, 0.7208960334716287, 1.8533663570990786,
+               2.890071998726748, 2.5616976392962427, 1.0)
 
 # NOTE [ erf and erfc: blocks ]
 # The formulas take ~30-70 NumPy calls, each making a temporary, and at 1e6 elements those temporaries are
@@ -211,22 +214,33 @@ def _blocked(block_fn, x, out_dtype):
     return out.reshape(shape)
 
 
+def _horner(z, coef):
+    """The polynomial with coefficients coef (highest degree first) at z, in place on one new array."""
+    p = np.multiply(z, coef[0])
+    for c in coef[1:-1]:
+        p += c
+        p *= z
+    p += coef[-1]
+    return p
+
+
 def _erf_single_block(x, out):
     """erf to float32 accuracy (NOTE [ erf in single precision ])."""
     w = np.clip(x, -4.0, 4.0)  # (NaN stays NaN)
     z = np.square(w)
-    p = np.multiply(z, _P_SINGLE[0])
-    q = np.multiply(z, _Q_SINGLE[0])
-    for c in _P_SINGLE[1:]:
-        p += c
-        if c is not _P_SINGLE[-1]:
-            p *= z
-    for c in _Q_SINGLE[1:]:
-        q += c
-        if c is not _Q_SINGLE[-1]:
-            q *= z
-    p /= q
+    p = _horner(z, _P_SINGLE)
+    p /= _horner(z, _Q_SINGLE)
     np.multiply(p, w, out=out)
+
+
+def _erfc_single_block(x, out):
+    """erfc to float32 accuracy (NOTE [ erf in single precision ])."""
+    y = np.abs(x)
+    np.minimum(y, 10.1, out=y)
+    r = _horner(y, _P_SINGLE_C)
+    r /= _horner(y, _Q_SINGLE_C)
+    r *= _exp_neg_square(y, False)
+    np.copyto(out, np.where(np.signbit(x), 2.0 - r, r), casting="same_kind")
 
 
 def _erf_block(x, out):
@@ -273,15 +287,19 @@ def erf(x, precise=None):
 
 
 def erfc(x, precise=None):
-    """erfc of an array: float64 if `precise` (None: for float64 x), else rounded to float32."""
-    return _blocked(_erfc_block, x, np.float64 if _precise(x, precise) else np.float32)
+    """erfc of an array: to float64 accuracy if `precise` (None: for float64 x), else to float32 (and as
+    float32)."""
+    if _precise(x, precise):
+        return _blocked(_erfc_block, x, np.float64)
+    return _blocked(_erfc_single_block, x, np.float32)
 
 
 # NOTE [ erfinv ]
 # A start accurate to ~6e-5 (the rational approximations torch's calc_erfinv starts from: one in y^2 for
 # |y| <= 0.7, one in sqrt(-log((1 - |y|) / 2)) beyond), then Halley steps on erf, which converge cubically
-# (two are well past float64 precision). Beyond |y| = 0.5 the step solves erfc(x) = 1 - |y| (1 - |y| is
-# exact there) so the tail keeps its relative accuracy. Only |y| < 1 is iterated; +-1 give +-inf, |y| > 1 NaN.
+# (two are well past float64 precision, one past float32's). Beyond |y| = 0.5 the step solves
+# erfc(x) = 1 - |y| (1 - |y| is exact there) so the tail keeps its relative accuracy. Only |y| < 1 is
+# iterated; +-1 give +-inf, |y| > 1 and NaN give NaN.
 _EI_A = (-0.140543331, 0.914624893, -1.645349621, 0.886226899)
 _EI_B = (0.012229801, -0.329097515, 1.442710462, -2.118377725, 1.0)
 _EI_C = (1.641345311, 3.429567803, -1.624906493, -1.970840454)
@@ -332,14 +350,14 @@ def _erf_minus(x, a):
     return f
 
 
-def _erfinv_block(y, out):
+def _erfinv_block(y, out, steps):
     a = np.abs(y)
     out[...] = np.where(a == 1, np.inf, np.nan)  # NaN for |y| > 1 and NaN inputs
     inside = a < 1
     if inside.any():
         ai = a[inside]
         x = _erfinv_start(ai)
-        for _ in range(2):
+        for _ in range(steps):
             f = _erf_minus(x, ai)
             d = np.exp(-np.square(x)) * (2 / _SQRT_PI)
             x -= f / (d + x * f)
@@ -348,9 +366,11 @@ def _erfinv_block(y, out):
 
 
 def erfinv(y):
-    """erfinv of an array, in float64 (NOTE [ erfinv ])."""
+    """erfinv of an array, as float64 (NOTE [ erfinv ]): to float64 accuracy for float64 y, else to ~1e-12
+    (one Halley step), plenty for the narrower dtype the caller rounds it to."""
+    steps = 2 if np.asarray(y).dtype == np.float64 else 1
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        return _blocked(_erfinv_block, y, np.float64)
+        return _blocked(lambda b, out: _erfinv_block(b, out, steps), y, np.float64)
 
 
 # Stirling series coefficients B_2k / (2k (2k - 1)) for lgamma, and B_2k / (2k) for digamma

@@ -30,6 +30,8 @@ def _cases(n):
         ("exp", lambda: ea.exp(), lambda: ta.exp()),
         ("sin", lambda: ea.sin(), lambda: ta.sin()),
         ("erf", lambda: ea.erf(), lambda: ta.erf()),
+        ("erfc", lambda: ea.erfc(), lambda: ta.erfc()),
+        ("gelu (exact, erf)", lambda: ember.nn.functional.gelu(ea), lambda: torch.nn.functional.gelu(ta)),
         ("sum", lambda: ea.sum(), lambda: ta.sum()),
         ("mean(1)", lambda: ea.mean(1), lambda: ta.mean(1)),
         ("max(dim=1)", lambda: ea.max(1), lambda: ta.max(1)),

@@ -556,6 +556,23 @@ add("linalg.svdvals", fn=lambda lib, a: lib.linalg.svdvals(a), samples=_mats(((3
     rtol=1e-5, atol=1e-5, gradgrad=False, gradcheck=False)
 add("linalg.qr_r", fn=lambda lib, a: lib.linalg.qr(a)[1].abs(), samples=_mats(((4, 3),)), rtol=1e-5, atol=1e-5,
     gradgrad=False, gradcheck=False, node=False)
+# Gauge-invariant forms: finite differences need unconstrained inputs (so symmetric inputs are made from a
+# general matrix), and eigen/singular vectors and Q are defined up to signs (so they enter through functions
+# those signs do not change). These check the full factor gradients against torch and by gradcheck.
+add("linalg.cholesky", id="linalg.cholesky_gradcheck",
+    fn=lambda lib, a: lib.linalg.cholesky(a @ a.mT + 3 * lib.eye(a.shape[-1], dtype=a.dtype)),
+    samples=same(lambda d, r: Sample(_square()(d, r))), rtol=1e-5, atol=1e-5, node=False)
+add("linalg.eigvalsh", id="linalg.eigvalsh_gradcheck", fn=lambda lib, a: lib.linalg.eigvalsh(a + a.mT),
+    samples=same(lambda d, r: Sample(_square()(d, r))), rtol=1e-5, atol=1e-5, node=False)
+add("linalg.eigh", id="linalg.eigh_vectors",
+    fn=lambda lib, a: (lambda wv: (wv[1] * wv[0].exp()) @ wv[1].mT)(lib.linalg.eigh(a + a.mT)),
+    samples=same(lambda d, r: Sample(_square()(d, r))), rtol=1e-5, atol=1e-5, node=False, gradgrad=False)
+add("linalg.svd", id="linalg.svd_vectors",
+    fn=lambda lib, a: (lambda usv: (usv[0] * usv[1] ** 2) @ usv[2])(lib.linalg.svd(a, full_matrices=False)),
+    samples=_mats(((3, 4),), ((4, 3),)), rtol=1e-5, atol=1e-5, node=False, gradgrad=False)
+add("linalg.qr", id="linalg.qr_q",
+    fn=lambda lib, a: (lambda qr: qr[0] * qr[1].diagonal(0, -2, -1).sign().unsqueeze(-2))(lib.linalg.qr(a)),
+    samples=_mats(((4, 3),), ((3, 3),)), rtol=1e-5, atol=1e-5, node=False, gradgrad=False)
 add("linalg.pinv", fn=lambda lib, a: lib.linalg.pinv(a), samples=_mats(((3, 4),), ((4, 2),)), rtol=1e-5, atol=1e-5,
     gradgrad=False)
 add("linalg.lstsq", fn=lambda lib, a, b: lib.linalg.lstsq(a, b).solution,

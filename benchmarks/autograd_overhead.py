@@ -30,7 +30,7 @@ def chain(lib, x0, n):
     c = lib.from_numpy(np.full(8, 0.5, np.float32))
     t0 = time.perf_counter()
     y = x
-    for i in range(n // 4):
+    for _ in range(n // 4):
         y = y * c
         y = y + x
         y = y.tanh()

@@ -8,10 +8,11 @@ file holds the user entry points `backward` and `grad` and the Tensor methods th
 import weakref
 
 from .._tensor import Tensor
-from . import graph as graph
-from . import grad_mode as grad_mode
 from . import anomaly_mode as anomaly_mode
 from . import function as function
+from . import functional as functional
+from . import grad_mode as grad_mode
+from . import graph as graph
 from .anomaly_mode import detect_anomaly as detect_anomaly
 from .anomaly_mode import set_detect_anomaly as set_detect_anomaly
 from .engine import queue_callback as queue_callback
@@ -29,7 +30,6 @@ from .gradcheck import GradcheckError as GradcheckError
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
 from .variable import Variable as Variable
-from . import functional as functional
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph",

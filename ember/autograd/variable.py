@@ -1,7 +1,7 @@
 """`ember.autograd.Variable`: torch's pre-0.4 wrapper, now an alias for Tensor, and the engine handle.
 
-`Variable(t)` returns a detached alias of `t` (with `requires_grad` set if asked) and `isinstance(t, Variable)` is true for
-every tensor, as in torch. `Variable._execution_engine` exposes `queue_callback` and `run_backward`
+`Variable(t)` returns a detached alias of `t` (with `requires_grad` set if asked) and `isinstance(t, Variable)` is
+true for every tensor, as in torch. `Variable._execution_engine` exposes `queue_callback` and `run_backward`
 where torch code (DDP-style gradient synchronisation in particular) looks for them.
 """
 

@@ -1,15 +1,15 @@
 """ember.nn: Modules, Parameters, layers, losses, `functional`, `init` and `utils` (torch.nn's API)."""
 
+from . import functional as functional
+from . import init as init
 from . import parameter as parameter
+from . import utils as utils
 from .modules import *  # noqa: F403 - the layer classes, as torch.nn exports them
 from .modules import __all__ as _modules_all
 from .parameter import Buffer as Buffer
 from .parameter import Parameter as Parameter
 from .parameter import UninitializedBuffer as UninitializedBuffer
 from .parameter import UninitializedParameter as UninitializedParameter
-from . import functional as functional
-from . import init as init
-from . import utils as utils
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "parameter", "functional",
            "init", "utils", *_modules_all]

@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 import torch
+from compare import assert_same, normalize_message
 
 import ember
-from compare import assert_same, normalize_message
 
 
 def norm(s):

@@ -3,7 +3,6 @@ in backward formulas, and higher-order gradients (create_graph) — each compare
 
 import numpy as np
 import pytest
-
 from helpers import T, arr, same
 
 

@@ -2,8 +2,6 @@
 (also on AccumulateGrad), their firing order, handles' remove(), saved_tensors_hooks, queue_callback."""
 
 import numpy as np
-import pytest
-
 from helpers import T, arr, same
 
 

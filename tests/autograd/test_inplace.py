@@ -2,9 +2,7 @@
 operation" error (exact text), leaf and view-of-leaf refusals, views made in no_grad, multi-output views,
 and CopySlices (in-place writes through views rewrite the base's history)."""
 
-import numpy as np
 import pytest
-
 from helpers import T, arr, gname, graph_names, same
 
 

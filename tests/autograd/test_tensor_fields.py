@@ -3,7 +3,6 @@ retain_grad/retains_grad, detach/detach_, clone, .data — each compared with to
 
 import numpy as np
 import pytest
-
 from helpers import T, arr, gname, graph_names, same
 
 

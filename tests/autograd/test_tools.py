@@ -5,9 +5,9 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import T, arr, same
 
 import ember
-from helpers import T, arr, same
 
 
 def test_gradcheck_passes_and_fails_like_torch():

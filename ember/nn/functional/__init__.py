@@ -14,4 +14,5 @@ from .sampling import __all__ as _s
 __all__ = [*_a, *_c, *_l, *_n, *_s]
 from ._attention import multi_head_attention_forward as multi_head_attention_forward  # noqa: E402
 from ._attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
+
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]

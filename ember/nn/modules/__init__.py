@@ -1,27 +1,33 @@
 """The layer classes of ember.nn, one file per family as in torch.nn.modules."""
 
-from ._hooks import (register_module_backward_hook, register_module_buffer_registration_hook,  # noqa: F401
-                     register_module_forward_hook, register_module_forward_pre_hook,
-                     register_module_full_backward_hook, register_module_full_backward_pre_hook,
-                     register_module_module_registration_hook, register_module_parameter_registration_hook)
+from ._hooks import (  # noqa: F401
+                     register_module_backward_hook,
+                     register_module_buffer_registration_hook,
+                     register_module_forward_hook,
+                     register_module_forward_pre_hook,
+                     register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook,
+                     register_module_module_registration_hook,
+                     register_module_parameter_registration_hook,
+)
 from .activation import *  # noqa: F403
-from .linear import *  # noqa: F403
-from .conv import *  # noqa: F403
-from .pooling import *  # noqa: F403
-from .batchnorm import *  # noqa: F403
-from .normalization import *  # noqa: F403
-from .dropout import *  # noqa: F403
-from .sparse import *  # noqa: F403
-from .flatten import *  # noqa: F403
-from .padding import *  # noqa: F403
-from .misc import *  # noqa: F403
-from .loss import *  # noqa: F403
-from .rnn import *  # noqa: F403  (issue 6: recurrent layers)
 from .attention import *  # noqa: F403  (issue 6)
-from .transformer import *  # noqa: F403  (issue 6)
+from .batchnorm import *  # noqa: F403
 from .container import *  # noqa: F403
-from .module import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .flatten import *  # noqa: F403
 from .lazy import LazyModuleMixin  # noqa: F401
+from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
+from .misc import *  # noqa: F403
+from .module import *  # noqa: F403
+from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .rnn import *  # noqa: F403  (issue 6: recurrent layers)
+from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403  (issue 6)
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
            "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",

@@ -1,6 +1,9 @@
-"""The op library: one module per family. Importing it attaches every op to Tensor and fills `public`."""
+"""The op library: one module per family. Importing it attaches every op to Tensor and fills `public`.
 
-from . import (  # noqa: F401  # noqa: F401  (nn primitives, issue 5)  # noqa: F401  (issue 4)
+Each op name is defined in exactly one module, so the import order below does not matter.
+"""
+
+from . import (  # noqa: F401 - imported for their registrations
     binary,
     conv,
     copying,
@@ -12,7 +15,7 @@ from . import (  # noqa: F401  # noqa: F401  (nn primitives, issue 5)  # noqa: F
     nn_ops,
     pointwise,
     pooling,
-    random,  # noqa: F401  (sampling, issue 9)
+    random,
     reduction,
     scan,
     selection,

@@ -3,7 +3,8 @@
 import collections
 
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
-           "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "geqrf", "frexp", "histogram"]
+           "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "linalg_lstsq", "geqrf", "frexp",
+           "histogram"]
 
 
 def _make(name, fields):
@@ -33,7 +34,7 @@ slogdet = _make("slogdet", "sign logabsdet")
 qr = _make("qr", "Q R")
 svd = _make("svd", "U S V")
 eigh = _make("eigh", "eigenvalues eigenvectors")
-lstsq = _make("lstsq", "solution residuals rank singular_values")
+lstsq = linalg_lstsq = _make("linalg_lstsq", "solution residuals rank singular_values")
 geqrf = _make("geqrf", "a tau")
 frexp = _make("frexp", "mantissa exponent")
 histogram = _make("histogram", "hist bin_edges")

@@ -146,10 +146,33 @@ def lstsq(A, B, rcond=None, *, driver=None):
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    drv = "gelsy" if driver is None else driver  # torch's default on the CPU
+    if drv not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     X = dispatch(_lstsq, (A, Bm), (rcond,))
-    empty = _wrap(np.empty((0,), A._data.dtype))
+    rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
+    return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
+
+
+def _lstsq_extras(a, b, x, rcond, driver):
+    """What LAPACK's drivers report besides the solution, as torch returns them: the rank (all but gels),
+    the singular values (gelsd, gelss) and, when m > n and A has full rank, the squared residual norms
+    (all but gelsy)."""
+    m, n = a.shape[-2:]
+    empty = _wrap(np.empty((0,), a.dtype))
     rank = _wrap(np.empty((0,), np.int64))
-    return return_types.lstsq(X.squeeze(-1) if vec else X, empty, rank, empty)
+    full = True
+    if driver != "gels":
+        s = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+        tol = (np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond) * s[..., :1]
+        r = (s > tol).sum(-1).astype(np.int64)
+        rank = _wrap(np.asarray(r))
+        full = bool(np.all(r == min(m, n)))
+    sv = _wrap(np.linalg.svd(a, compute_uv=False)) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    if driver != "gelsy" and m > n and full:
+        residuals = _wrap(np.asarray(((a @ x - b) ** 2).sum(-2)).astype(a.dtype))
+    return rank, sv, residuals
 
 
 @defop("linalg_lstsq", "LinalgLstsqBackward0", MATMUL, "same")

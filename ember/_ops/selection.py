@@ -190,10 +190,8 @@ def _(g, a, src, dim, idx, reduce, include_self, *, out):
         count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in idx.shape)])
         gc = g / count.clamp(min=1)
         return (gc if include_self else gc.masked_fill(_wrap(_hit(a.shape, idx, dim)), 0.0)), gc.gather(dim, i)
-    if reduce == "prod":  # (assumes no zeros among the reduced values)
-        hit = _wrap(_hit(a.shape, idx, dim))
-        ga = where(hit, g * out / a, g) if include_self else g.masked_fill(hit, 0.0)
-        return ga, (g * out).gather(dim, i) / src[tuple(slice(0, s) for s in idx.shape)]
+    if reduce == "prod":
+        return _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out)
     # amax / amin: the gradient is shared evenly by every element that equals the result
     sp = src[tuple(slice(0, s) for s in idx.shape)]
     self_hit = (a == out) if include_self else (a == out) & ~_wrap(_hit(a.shape, idx, dim))
@@ -201,6 +199,28 @@ def _(g, a, src, dim, idx, reduce, include_self, *, out):
     count = self_hit.to(g.dtype).scatter_add(dim, i, src_hit.to(g.dtype))
     share = g / count.clamp(min=1)
     return share * self_hit, share.gather(dim, i) * src_hit
+
+
+def _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out):
+    """Gradients of a scatter product: each element's is the product of the others in its group.
+
+    Dividing the result by the element fails at zeros, so (as torch does) zeros are masked to one when
+    recomputing the product, and a group's only zero gets the product of everything else in its group.
+    """
+    hit = _wrap(_hit(a.shape, idx, dim))
+    if include_self:
+        masked_self = a.masked_fill(a == 0, 1.0)
+        others = masked_self.scatter_reduce(dim, i, src, "prod", include_self=True) / masked_self
+        ga = where(hit, g * others, g)
+    else:
+        ga = g.masked_fill(hit, 0.0)
+    sp = src[tuple(slice(0, n) for n in idx.shape)]
+    zero = sp == 0
+    zeros_in_group = (a * 0).scatter_add(dim, i, zero.to(a.dtype)).gather(dim, i)
+    single = zero & (zeros_in_group == 1)
+    without_it = a.scatter_reduce(dim, i, sp.masked_fill(single, 1.0), "prod", include_self=include_self)
+    gs = where(single, (g * without_it).gather(dim, i), (g * out).gather(dim, i) / sp.masked_fill(zero, 1.0))
+    return ga, _embed_block(gs, src.shape)
 
 
 def _hit(shape, idx, dim):

@@ -391,6 +391,19 @@ add("scatter_reduce", id="scatter_reduce_prod", samples=_with_index(lambda d, r,
     fn=lambda lib, x, d, i, s: lib.scatter_reduce(x, d, i, s, "prod"), gradgrad=False)
 
 
+def _with_zeros(dtype, rng):
+    """A product scatter whose groups hold no zero, one zero (in self or in src) or two zeros."""
+    x, src = arr(rng, (3, 4), dtype, 0.5, 2), arr(rng, (3, 4), dtype, 0.5, 2)
+    x[0, 0] = x[1, 1] = 0
+    src[1, 2] = src[0, 1] = src[2, 1] = 0
+    return [Sample(x, 0, np.array([[0, 1, 0, 2], [1, 1, 0, 0], [2, 1, 1, 1]]), src)]
+
+
+for _self in (True, False):
+    add("scatter_reduce", id=f"scatter_reduce_prod_zeros_{_self}", samples=_with_zeros, gradgrad=False,
+        fn=lambda lib, x, d, i, s, _s=_self: lib.scatter_reduce(x, d, i, s, "prod", include_self=_s))
+
+
 def _vec_index(dtype, rng):
     return [Sample(arr(rng, (4, 3), dtype), 0, np.array([2, 0, 2]), arr(rng, (3, 3), dtype)),
             Sample(arr(rng, ("T", 3, 4), dtype), 1, np.array([1, 3]), arr(rng, (3, 2), dtype))]
@@ -578,6 +591,18 @@ add("linalg.pinv", fn=lambda lib, a: lib.linalg.pinv(a), samples=_mats(((3, 4),)
 add("linalg.lstsq", fn=lambda lib, a, b: lib.linalg.lstsq(a, b).solution,
     samples=same(lambda d, r: Sample(_square()(d, r), arr(r, (3, 2), d))), rtol=1e-5, atol=1e-5, gradgrad=False,
     node=False)
+def _deficient(d, r):
+    a = arr(r, (4, 3), d)
+    a[:, 2] = a[:, 1]
+    return a
+
+
+for _drv in ("gels", "gelsy", "gelsd", "gelss"):  # what each LAPACK driver reports besides the solution
+    add("linalg.lstsq", id=f"linalg.lstsq_extras_{_drv}", grad=False, node=False, rtol=1e-5, atol=1e-5,
+        fn=lambda lib, a, b, _d=_drv: tuple(lib.linalg.lstsq(a, b, driver=_d))[1:],
+        samples=same(lambda d, r: Sample(arr(r, (4, 3), d), arr(r, (4, 2), d)),
+                     lambda d, r: Sample(arr(r, (2, 4, 3), d), arr(r, (2, 4, 1), d)),
+                     *([] if _drv == "gels" else [lambda d, r: Sample(_deficient(d, r), arr(r, (4, 2), d))])))
 add("linalg.matrix_rank", fn=lambda lib, a: lib.linalg.matrix_rank(a), grad=False,
     samples=same(lambda d, r: Sample(np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1]], d))))
 add("linalg.matrix_power", fn=lambda lib, a, n: lib.linalg.matrix_power(a, n),

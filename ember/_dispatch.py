@@ -123,6 +123,8 @@ def _run(op, inputs, params):
         if op.promote is None:
             if n == 1 and type(x) is Tensor:
                 out = op.kernel(x._data, *params)
+            elif n == 0:  # creation ops
+                out = op.kernel(*params)
             else:
                 out = op.kernel(*[t._data if isinstance(t, Tensor) else t for t in inputs], *params)
             want = None

@@ -61,7 +61,10 @@ def as_shape(args):
     """Sizes given as ints, a tuple/list, or a Size: f(2, 3), f((2, 3)), f([2, 3])."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = args[0]
-    if all(type(s) is int for s in args):
+    for s in args:  # (a plain loop: a generator expression costs more than the check)
+        if type(s) is not int:
+            break
+    else:
         return tuple(args)
     out = []
     for s in args:

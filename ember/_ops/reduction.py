@@ -78,6 +78,8 @@ def _dims(input, dim):
 
 @method()
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+    if dim is None and not keepdim and dtype is None and out is None:  # x.sum(): no arguments to sort out
+        return dispatch(_sum_all, (input,), (None,))
     dims = _dims(input, dim)
     if dims is None:
         r = dispatch(_sum_all, (input,), (dtype,))

@@ -13,7 +13,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["install", "uninstall"]
+__all__ = ["install", "uninstall", "missing_attribute"]
 
 
 class _Loader(importlib.abc.Loader):
@@ -59,3 +59,15 @@ def uninstall():
         sys.meta_path.remove(_finder)
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
         del sys.modules[name]
+
+
+def missing_attribute(module_name):
+    """A module-level `__getattr__` for `module_name` (e.g. "ember.nn"): an attribute ember does not have
+    fails naming the torch attribute a script asked for (`ember does not implement torch.nn.Foo yet`)."""
+    torch_name = "torch" + module_name[len("ember"):]
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+        raise AttributeError(f"ember does not implement {torch_name}.{name} yet")
+    return __getattr__

@@ -65,3 +65,9 @@ class device:
 
     def __exit__(self, *exc):
         return False
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

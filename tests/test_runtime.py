@@ -69,9 +69,14 @@ def test_settable_flags_and_threads():
     assert isinstance(ember.__version__, str) and ember.__version__.split(".")[0] == "2"
 
 
-def test_missing_attribute_is_named():
-    with pytest.raises(AttributeError, match="ember does not implement torch.no_such_thing yet"):
-        ember.no_such_thing  # noqa: B018
+@pytest.mark.parametrize("path", ["", ".nn", ".nn.functional", ".nn.init", ".optim", ".optim.lr_scheduler",
+                                  ".utils.data", ".linalg", ".autograd", ".cuda"])
+def test_missing_attribute_is_named(path):
+    import importlib
+
+    module = importlib.import_module("ember" + path)
+    with pytest.raises(AttributeError, match=f"ember does not implement torch{path}.no_such_thing yet"):
+        module.no_such_thing  # noqa: B018
 
 
 SCRIPT = textwrap.dedent("""

@@ -13,3 +13,9 @@ from .parameter import UninitializedParameter as UninitializedParameter
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "parameter", "functional",
            "init", "utils", *_modules_all]
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -18,3 +18,9 @@ from .sgd import SGD as SGD
 
 # SparseAdam is absent on purpose: ember has no sparse tensors, so no parameter can have the sparse gradients
 # it requires.
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -460,6 +460,7 @@ class CosineAnnealingLR(LRScheduler):
 
 # The cyclic, plateau and composite schedulers live in a second file to keep each under ~800 lines; they are
 # part of this module's namespace (and report it as their __module__), as in torch.
+
 from ._lr_scheduler_more import (  # noqa: E402
     ChainedScheduler,
     CosineAnnealingWarmRestarts,
@@ -468,3 +469,9 @@ from ._lr_scheduler_more import (  # noqa: E402
     ReduceLROnPlateau,
     SequentialLR,
 )
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -16,3 +16,9 @@ from ._attention import multi_head_attention_forward as multi_head_attention_for
 from ._attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
 
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

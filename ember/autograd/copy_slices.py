@@ -13,8 +13,7 @@ when next used (`graph.refresh_view_grad_fn`).
 import numpy as np
 
 from .._tensor import _wrap
-from .grad_mode import state as _grad_state
-from .graph import Node, grad_edge, record, saved_before_write
+from .graph import Node, grad_edge, record, refresh_view_grad_fn, saved_before_write
 
 
 class CopySlices(Node):
@@ -62,11 +61,5 @@ def rebase_view(op, view, inputs, params, old_data):
     node = CopySlices(base, view, op_node)
     base._grad_fn, base._requires_grad, base._output_nr = node, True, 0
     # the view's new history: a strided view of the rewritten base
-    prev = _grad_state.enabled
-    _grad_state.enabled = True
-    try:
-        fresh = base.as_strided(view._data.shape, view.stride(), view.storage_offset())
-    finally:
-        _grad_state.enabled = prev
-    view._grad_fn, view._requires_grad, view._output_nr = fresh._grad_fn, True, 0
-    view._view_version = view._vc[0]
+    refresh_view_grad_fn(view)
+    view._requires_grad = True

@@ -136,47 +136,66 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 
 
 def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_graph, acc_all, accumulate):
+    # See NOTE [ The engine loop ]
     heappop, heappush = heapq.heappop, heapq.heappush
-    while heap:
-        node = heappop(heap)[2]
-        grads = buffers.pop(node, None)
-        if grads is None:
-            grads = [None] * node._n_outputs
+    node = None
+    while True:
+        if node is None:
+            if not heap:
+                return
+            node = heappop(heap)[2]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * node._n_outputs
         if type(node) is AccumulateGrad:
             _leaf(node, grads[0], targets, captured, create_graph, acc_all, accumulate)
+            node = None
             continue
         if node._tensor_pre_hooks or node._retains or node._pre_hooks:
             grads = _call_pre_hooks(node, grads)
         if targets:
             _capture(node, grads, targets, captured, create_graph)
         if needed is not None and node not in needed:
+            node = None
             continue
         if node._out_meta is None and not node._hooks and not _anomaly[0]:
             grad_inputs = node.apply(grads)  # the common case of _call_node
         else:
             grad_inputs = _call_node(node, grads)
-        if not retain_graph:
+        if not retain_graph and node._holds_data:
             node.release()
+        ready = ready_grads = None  # the one node this step made ready: run next, without the heap, if it may
         for (nxt, nr), g in zip(node.next_functions, grad_inputs):
             if nxt is None:
                 continue
-            if g is not None:
-                b = buffers.get(nxt)
-                if b is None:
-                    n = nxt._n_outputs
-                    if n == 1:
-                        buffers[nxt] = [g]
-                    else:
-                        b = buffers[nxt] = [None] * n
-                        b[nr] = g
-                elif b[nr] is None:
-                    b[nr] = g
-                else:
-                    b[nr] = _sum_grads(b[nr], g)
             left = deps[nxt] - 1
             deps[nxt] = left
+            b = buffers.get(nxt)
+            if b is None:
+                if left == 0 and nxt._n_outputs == 1:  # its only gradient: no buffer needed
+                    if ready is not None:
+                        buffers[ready] = ready_grads
+                        heappush(heap, (-ready._seq, id(ready), ready))
+                    ready, ready_grads = nxt, [g]
+                    continue
+                if g is None:
+                    b = None
+                elif nxt._n_outputs == 1:
+                    b = buffers[nxt] = [g]
+                else:
+                    b = buffers[nxt] = [None] * nxt._n_outputs
+                    b[nr] = g
+            elif g is not None:
+                b[nr] = g if b[nr] is None else _sum_grads(b[nr], g)
             if left == 0:
                 heappush(heap, (-nxt._seq, id(nxt), nxt))
+        if ready is not None and heap and -heap[0][0] > ready._seq:
+            buffers[ready] = ready_grads  # a ready node created later runs first (torch's order)
+            heappush(heap, (-ready._seq, id(ready), ready))
+            ready = None
+        node = ready
+        if ready is not None:
+            grads = ready_grads
 
 
 def _capture(node, grads, targets, captured, create_graph):
@@ -242,6 +261,12 @@ def _prepare(roots, targets):
             needed.add(node)
     return deps, needed
 
+
+# NOTE [ The engine loop ]
+# Ready nodes wait in a heap ordered by sequence number (latest first), their gradients in `buffers`
+# until then. Two shortcuts keep a chain of ops cheap without changing that order: a node whose only
+# gradient arrives needs no buffer, and the one node a step makes ready runs next directly when no
+# waiting node is newer than it.
 
 # NOTE [ Summing gradients ]
 # Gradients meeting at one node output are summed. With grad mode off (no create_graph), no mode on the

@@ -86,6 +86,7 @@ class Node:
     _anomaly_trace = None
     _anomaly_parent = None
     _n_outputs = 1
+    _holds_data = True  # release() has something to free (the engine skips the call when not)
     _out_meta = None  # per output (shape, dtype) where a missing gradient must become zeros
 
     def __init__(self):
@@ -199,6 +200,28 @@ class SavedTensor:
         self.packed = None
 
 
+class SavedOutput:
+    """An op's own single output saved for its backward (tanh, exp, sigmoid...), when no saved-tensor hooks
+    are active: just the array, the shared version counter and the version it had. The tensor handed to the
+    derivative is rebuilt on unpack and given the node as grad_fn, so no reference cycle is kept."""
+
+    __slots__ = ("data", "vc", "version")
+
+    def unpack(self, node, output_nr=0):
+        d = self.data
+        if d is None:
+            raise RuntimeError(_FREED)
+        out = _wrap(d)
+        vc = out._vc = self.vc
+        out._grad_fn, out._requires_grad = node, True
+        if vc[0] != self.version:
+            raise RuntimeError(_version_error(out, node, output_nr, vc[0], self.version))
+        return out
+
+    def release(self):
+        self.data = None
+
+
 _INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
@@ -234,6 +257,11 @@ def _version_error(t, fn, output_nr, now, expected):
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where} is at version {now}; expected "
         f"version {expected} instead. {hint}")
+
+
+def _raise_version_error(t, expected):
+    """An input saved as itself was modified in place after it was saved (SavedTensor.unpack's check)."""
+    raise RuntimeError(_version_error(t, t.grad_fn, t._output_nr, _version_counter(t)[0], expected))
 
 
 class TensorMeta:
@@ -355,7 +383,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
 
 class _MultiHandle(RemovableHandle):
-    def __init__(self, handles):  # noqa: super().__init__ not called: it only groups other handles
+    def __init__(self, handles):  # super().__init__ not called: it only groups other handles
         self.handles = handles
 
     def remove(self):
@@ -391,32 +419,40 @@ class OpNode(Node):
     """
 
     _op = None
-    _saved = ()
+    _saved = ()  # per input: the tensor itself, a SavedTensor (hooks), a TensorMeta, None, or the number
+    _versions = ()  # per input: the version a tensor saved as itself had (None for other entries)
     _params = ()
     _out = None
-    _in_meta = ()  # per input: (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
+    # per input: True (a pointwise input shaped like the output: its gradient needs no fitting),
+    # (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
+    _in_meta = ()
     # per-op facts set on each op's class by make_node_class: saves "all" (1), "meta" (2) or none (0);
     # a where/masked_fill (bool inputs get no edge); an op whose Python-number inputs get an edge;
     # one whose single output needs no view or saved-output handling
     _saves_code = 0
     _mask_op = False
     _scalar_edge = False
+    _pointwise = False
     _plain_out = True
+    _saves_out = False
 
     def apply(self, grads):
         op = self._op
         if self._saves_code == 1:
+            vs = self._versions
+            if vs is None:
+                raise RuntimeError(_FREED)
             inputs = []
-            for s in self._saved:
-                if type(s) is SavedTensor:
-                    t = s.tensor  # SavedTensor.unpack's checks, with its common case inlined
-                    if t is None or s.unpack_hook is not None or s.is_output or t._vc[0] != s.version:
-                        t = s.unpack(self)
-                    inputs.append(t)
-                else:
-                    inputs.append(s)
+            for s, v in zip(self._saved, vs):
+                if v is not None:  # a tensor saved as it is: check nobody wrote to it since
+                    vc = s._vc
+                    if (vc[0] if vc is not None else _version_counter(s)[0]) != v:
+                        _raise_version_error(s, v)
+                elif type(s) is SavedTensor:
+                    s = s.unpack(self)
+                inputs.append(s)
         else:
-            inputs = self._saved  # shapes or nothing: no versions to check
+            inputs = self._saved  # shapes, numbers or nothing: no versions to check
         g = grads[0] if len(grads) == 1 else grads
         _mask.value = self._in_meta  # see needs_grad
         if op.save_output:
@@ -434,22 +470,21 @@ class OpNode(Node):
             res = (res,)
         out = []
         for g, meta in zip(res, self._in_meta):  # fit_grads, inlined for the common case
-            if meta is False:
-                continue
-            if meta is None or g is None:
-                out.append(None)
-                continue
-            d = g._data
-            if d.shape != meta[0] or d.dtype != meta[1]:
-                g = fit_grads((g,), (meta,))[0]
-            out.append(g)
+            if meta is True:
+                out.append(g)
+            elif meta is None or g is None:
+                if meta is not False:
+                    out.append(None)
+            elif meta is not False:
+                d = g._data
+                if d.shape != meta[0] or d.dtype != meta[1]:
+                    g = fit_grads((g,), (meta,))[0]
+                out.append(g)
         return out
 
     def release(self):
         if self._saves_code == 1:
-            for s in self._saved:
-                if type(s) is SavedTensor:
-                    s.tensor = s.packed = None  # SavedTensor.release
+            self._saved = self._versions = None  # None versions marks the saved inputs freed
         out = self._out
         if out is not None:
             if type(out) is tuple:
@@ -460,11 +495,17 @@ class OpNode(Node):
             self._out = None
 
     def _saved_input(self, i):
+        if self._saves_code == 1 and self._versions is None:
+            raise RuntimeError(_FREED)
         s = self._saved[i] if i < len(self._saved) else None
         if type(s) is SavedTensor:
             return s.unpack(self)
         if s is None or isinstance(s, TensorMeta):
             raise AttributeError(f"'{type(self).__name__}' object has no saved input {i}")
+        if type(s) is Tensor or isinstance(s, Tensor):
+            v = self._versions[i]
+            if _version_counter(s)[0] != v:
+                _raise_version_error(s, v)
         return s
 
     _saved_self = property(lambda self: self._saved_input(0))
@@ -488,7 +529,7 @@ def fit_grads(res, metas):
             continue  # an input with no edge (NOTE [ Which inputs get an edge ])
         if meta is None:
             g = None  # no gradient flows to an input that does not require one (hooks see None, as in torch)
-        elif g is not None:
+        elif g is not None and meta is not True:
             shape, dt = meta
             if g._data.shape != shape:
                 g = g.sum_to_size(shape) if len(shape) else g.sum()
@@ -512,8 +553,10 @@ def make_node_class(op):
     return type(op.node_name, (OpNode,), {
         "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
         "_saves_code": _SAVES_CODES.get(op.saves, 0), "_mask_op": op.name in _MASK_OPS,
-        "_scalar_edge": op.name in _SCALAR_EDGE_OPS,
-        "_plain_out": op.kind != "view" and not op.save_output})
+        "_scalar_edge": op.name in _SCALAR_EDGE_OPS, "_pointwise": op.kind == "pointwise",
+        "_plain_out": op.kind != "view" and not op.save_output,
+        "_saves_out": op.kind != "view" and op.save_output,
+        "_holds_data": op.saves == "all" or op.save_output})
 
 
 _SAVES_CODES = {"all": 1, "meta": 2}
@@ -590,6 +633,8 @@ def record(op, inputs, params, result):
     inputs builds the edges, the per-input metadata and the saved values (no generator expressions:
     each costs more than the work it wraps here). The node is made without calling a Python __init__,
     and the per-op facts the loop needs were computed once on the node class (`make_node_class`).
+    A saved input is kept as the tensor itself with its version beside it; only saved-tensor hooks or
+    an inference tensor need a SavedTensor object.
     """
     node_cls = op.node_cls
     if node_cls is None:
@@ -598,12 +643,22 @@ def record(op, inputs, params, result):
         node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
     node = _new(node_cls)
     node._seq = next(_seq)
+    single = type(result) is not tuple
+    if single:
+        out = result._data
+        odt = out.dtype
+        if node_cls._pointwise:
+            oshape = out.shape
+    pointwise = single and node_cls._pointwise
     edges = []
     metas = []
     saved = []
     saves = node_cls._saves_code
+    if saves == 1:
+        versions = []
     for t in inputs:
         if isinstance(t, Tensor):
+            a = t._data
             if t._requires_grad:
                 fn = t._grad_fn
                 if fn is None:
@@ -612,15 +667,23 @@ def record(op, inputs, params, result):
                     edges.append((fn, t._output_nr))
                 else:
                     edges.append(grad_edge(t))
-                a = t._data
-                metas.append((a.shape, a.dtype))
-            elif node_cls._mask_op and t._data.dtype.kind == "b":
+                if pointwise and a.dtype is odt and a.shape == oshape:
+                    metas.append(True)
+                else:
+                    metas.append((a.shape, a.dtype))
+            elif node_cls._mask_op and a.dtype.kind == "b":
                 metas.append(False)
             else:
                 edges.append(_NO_EDGE)
                 metas.append(None)
             if saves == 1:
-                saved.append(_save(t))
+                if _saved_hooks or t._is_inference:
+                    saved.append(SavedTensor(t))
+                    versions.append(None)
+                else:
+                    saved.append(t)
+                    vc = t._vc  # a counter not made yet is at 0, unless the tensor is a view of another
+                    versions.append(vc[0] if vc is not None else 0 if t._base is None else _version_counter(t)[0])
             elif saves == 2:
                 saved.append(TensorMeta(t))
             else:
@@ -632,17 +695,30 @@ def record(op, inputs, params, result):
             else:
                 metas.append(False)
             saved.append(t)
+            if saves == 1:
+                versions.append(None)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     node._saved = tuple(saved)
+    if saves == 1:
+        node._versions = tuple(versions)
     if params:
         node._params = params
-    if type(result) is not tuple and node_cls._plain_out:  # _attach_outputs, inlined for the common case
-        dt = result._data.dtype
-        k = dt.kind
-        if k == "f" or k == "c" or dt.name == "bfloat16":
+    if single and node_cls._plain_out:  # _attach_outputs, inlined for the common cases
+        k = odt.kind
+        if k == "f" or k == "c" or odt.name == "bfloat16":
             result._grad_fn = node
             result._requires_grad = True
+    elif single and node_cls._saves_out and not _saved_hooks and not result._is_inference:
+        k = odt.kind
+        if k == "f" or k == "c" or odt.name == "bfloat16":
+            result._grad_fn = node
+            result._requires_grad = True
+        vc = result._vc
+        if vc is None:
+            vc = result._vc = [0]  # a fresh output: the counter is made here, to be shared with the node
+        so = node._out = _new(SavedOutput)
+        so.data, so.vc, so.version = out, vc, vc[0]
     else:
         _attach_outputs(op, node, result)
     if _anomaly[0]:
@@ -650,21 +726,6 @@ def record(op, inputs, params, result):
 
         node._anomaly_trace = capture_trace()
     return node
-
-
-def _save(t):
-    """`SavedTensor(t)` for an op input, without the Python __init__ call when no hooks are active."""
-    if _saved_hooks or t._is_inference:
-        return SavedTensor(t)
-    vc = t._vc
-    if vc is None:
-        vc = _version_counter(t)
-    s = _new_saved(SavedTensor)
-    s.tensor = t
-    s.version = vc[0]
-    s.is_output = False
-    s.unpack_hook = None
-    return s
 
 
 def _attach_outputs(op, node, result):
@@ -762,9 +823,16 @@ def rebase_history(op, self, inputs, params, old_data):
 def saved_before_write(node, vc):
     """The in-place op's node was recorded after the write bumped `vc`; torch saves its other inputs before
     the write, so one that shares the counter (`y[0].mul_(y[1].detach())`) records the version before it."""
-    for s in node._saved:
-        if type(s) is SavedTensor and s.tensor is not None and s.tensor._vc is vc:
-            s.version -= 1
+    if node._saves_code != 1:
+        return
+    versions = list(node._versions)
+    for i, s in enumerate(node._saved):
+        if type(s) is SavedTensor:
+            if s.tensor is not None and s.tensor._vc is vc:
+                s.version -= 1
+        elif versions[i] is not None and s._vc is vc:
+            versions[i] -= 1
+    node._versions = tuple(versions)
 
 
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)

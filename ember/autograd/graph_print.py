@@ -90,6 +90,7 @@ def print_graph(obj, params=None):
 def to_dot(obj, params=None, show_saved=False):
     """The graph behind `obj` as Graphviz dot source (a string). Leaves are light blue boxes labelled
     with their name (from `params`) and shape; `show_saved` adds each op node's saved input shapes."""
+    from .._tensor import Tensor
     from .graph import AccumulateGrad, OpNode, SavedTensor
 
     names = {id(v): k for k, v in (params or {}).items()}
@@ -108,8 +109,8 @@ def to_dot(obj, params=None, show_saved=False):
         label = _label(node, names)
         color = "lightblue" if type(node) is AccumulateGrad else "lightgrey"
         if show_saved and isinstance(node, OpNode):
-            shapes = [list(s.tensor.shape) for s in node._saved
-                      if type(s) is SavedTensor and s.tensor is not None]
+            saved = [s.tensor if type(s) is SavedTensor else s for s in node._saved or ()]
+            shapes = [list(t.shape) for t in saved if isinstance(t, Tensor)]
             if shapes:
                 label += "\\nsaved: " + " ".join(map(str, shapes))
         out.append(f'    {id(node)} [label="{label}" fillcolor={color}]')

@@ -170,6 +170,7 @@ def _retain_grad(self):
     if node._retains is None:
         node._retains = {}
     node._retains[self._output_nr] = weakref.ref(self)
+    node._has_extras = True
     self._retains_grad = True
 
 

@@ -151,14 +151,15 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
             _leaf(node, grads[0], targets, captured, create_graph, acc_all, accumulate)
             node = None
             continue
-        if node._tensor_pre_hooks or node._retains or node._pre_hooks:
+        extras = node._has_extras  # hooks, retained grads or per-output metadata (NOTE [ Node fields ])
+        if extras and (node._tensor_pre_hooks or node._retains or node._pre_hooks):
             grads = _call_pre_hooks(node, grads)
         if targets:
             _capture(node, grads, targets, captured, create_graph)
         if needed is not None and node not in needed:
             node = None
             continue
-        if node._out_meta is None and not node._hooks and not _anomaly[0]:
+        if not extras and not _anomaly[0]:
             grad_inputs = node.apply(grads)  # the common case of _call_node
         else:
             grad_inputs = _call_node(node, grads)

@@ -61,6 +61,8 @@ class RemovableHandle:
 
 
 def _add_hook(holder, attr, fn):
+    if isinstance(holder, Node):
+        holder._has_extras = True
     d = getattr(holder, attr)
     if d is None:
         d = OrderedDict()  # weak-referenceable, unlike dict: handles hold it weakly
@@ -69,6 +71,12 @@ def _add_hook(holder, attr, fn):
     d[h.id] = fn
     return h
 
+
+# NOTE [ Node fields ]
+# Node classes are made per op (so they print as torch's do), which leaves every attribute read in the
+# engine seeing many types: CPython cannot specialize those reads and each costs a generic lookup. So the
+# engine reads as few as it can per node: the five rarely set fields (the hook tables, retained grads,
+# per-output metadata) are summed up by one flag, `_has_extras`, which whoever sets one of them also sets.
 
 class Node:
     """A step of the backward graph (torch.autograd.graph.Node).
@@ -88,6 +96,7 @@ class Node:
     _n_outputs = 1
     _holds_data = True  # release() has something to free (the engine skips the call when not)
     _out_meta = None  # per output (shape, dtype) where a missing gradient must become zeros
+    _has_extras = False  # any of the five above that default to None is set: see NOTE [ Node fields ]
 
     def __init__(self):
         self._seq = next(_seq)
@@ -111,6 +120,7 @@ class Node:
         return _add_hook(self, "_pre_hooks", fn)
 
     def _register_tensor_hook(self, output_nr, fn):
+        self._has_extras = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         d = self._tensor_pre_hooks.setdefault(output_nr, OrderedDict())
@@ -438,7 +448,7 @@ class OpNode(Node):
 
     def apply(self, grads):
         op = self._op
-        if self._saves_code == 1:
+        if op.saves == "all":
             vs = self._versions
             if vs is None:
                 raise RuntimeError(_FREED)
@@ -483,10 +493,10 @@ class OpNode(Node):
         return out
 
     def release(self):
-        if self._saves_code == 1:
+        op = self._op
+        if op.saves == "all":
             self._saved = self._versions = None  # None versions marks the saved inputs freed
-        out = self._out
-        if out is not None:
+        if op.save_output and (out := self._out) is not None:
             if type(out) is tuple:
                 for o in out:
                     o.release()
@@ -644,12 +654,12 @@ def record(op, inputs, params, result):
     node = _new(node_cls)
     node._seq = next(_seq)
     single = type(result) is not tuple
+    pointwise = single and op.kind == "pointwise"
     if single:
         out = result._data
         odt = out.dtype
-        if node_cls._pointwise:
+        if pointwise:
             oshape = out.shape
-    pointwise = single and node_cls._pointwise
     edges = []
     metas = []
     saved = []
@@ -732,6 +742,7 @@ def _attach_outputs(op, node, result):
     is_view = op.kind == "view"
     if type(result) is tuple:
         node._out_meta = tuple((o._data.shape, o._data.dtype) for o in result)
+        node._has_extras = True
         node._n_outputs = len(result)
         outs = result
     else:
@@ -818,6 +829,7 @@ def rebase_history(op, self, inputs, params, old_data):
         ref = prev_fn._retains.pop(prev_nr, None)  # retain_grad follows the tensor to its new history
         if ref is not None:
             node._retains = {0: ref}
+            node._has_extras = True
 
 
 def saved_before_write(node, vc):

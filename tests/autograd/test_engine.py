@@ -36,6 +36,39 @@ def test_freed_saved_output_raises():
 
 
 @pytest.mark.parametrize("case", [
+    lambda lib, x: (lambda y: y.grad_fn._saved_self)(x * x.exp()),
+    lambda lib, x: (lambda y: y.grad_fn._saved_other)(x * x.exp()),
+    lambda lib, x: (lambda y: y.grad_fn._saved_result)(x.tanh()),
+    lambda lib, x: (lambda y: y.grad_fn._saved_result.grad_fn is y.grad_fn)(x.exp()),
+    lambda lib, x: (lambda y: (y.sum().backward(), y.grad_fn._saved_self))(x * x),
+    lambda lib, x: (lambda y: (y.sum().backward(), y.grad_fn._saved_result))(x.tanh()),
+    lambda lib, x: (lambda y: (y.sum().backward(retain_graph=True), y.grad_fn._saved_result))(x.exp()),
+    lambda lib, x: (lambda w: (lambda y: (w.add_(1), y.grad_fn._saved_other))(x * w))(x * 2),
+    lambda lib, x: (lambda y: (y.mul_(2), y.grad_fn._saved_result))(x.sigmoid()),
+])
+def test_saved_values_seen_through_the_node(case):
+    """`_saved_self` / `_saved_other` / `_saved_result`: the values, their freeing and their version checks."""
+    same(lambda lib: case(lib, T(lib, arr(3), True)))
+
+
+def test_backward_of_a_chain_with_fan_out_runs_in_torch_order():
+    """Nodes made ready one at a time run at once; one made ready while a newer one waits does not."""
+    def body(lib):
+        log = []
+        x = T(lib, arr(3), True)
+        a = x.exp()
+        b = a * 2
+        c = a.tanh()
+        d = (b + 1).sin()
+        e = (c - 1).cos() * d
+        for t, name in ((a, "a"), (b, "b"), (c, "c"), (d, "d"), (e, "e")):
+            t.register_hook(lambda g, name=name: log.append(name))
+        e.sum().backward()
+        return log, x.grad
+    same(body)
+
+
+@pytest.mark.parametrize("case", [
     lambda lib, x: (x * 2).backward(),
     lambda lib, x: (x * 2).backward(lib.ones(2)),
     lambda lib, x: x.detach().sum().backward(),

@@ -12,6 +12,18 @@ from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, inplace_method, method, public
 
+_ONES = {}
+
+
+def _one(dtype):
+    """A 0-d array holding 1 of `dtype`: NumPy takes it as an operand twice as fast as the Python number
+    (whose weak-scalar promotion is the slow part), and the result is the same."""
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype)
+    return one
+
+
 # ---- binary arithmetic --------------------------------------------------------------------------------
 
 
@@ -27,7 +39,7 @@ def _(g, a, b, alpha=1):
 
 @defop("sub", "SubBackward0", POINTWISE, "same", saves="none")
 def _sub(a, b, alpha=1):
-    if a.dtype == np.bool_ and getattr(b, "dtype", None) == np.bool_:
+    if a.dtype.kind == "b" and getattr(b, "dtype", None) == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
@@ -52,9 +64,9 @@ def _(g, a, b, alpha=1):
     return (-g if alpha == 1 else g * -alpha), g
 
 
-@defop("mul", "MulBackward0", POINTWISE, "same")
-def _mul(a, b):
-    return np.multiply(a, b)
+# A kernel that is a NumPy ufunc as it is is declared as one: the dispatcher then calls it with no
+# Python frame between (mul and tanh are among the most frequent ops there are).
+_mul = defop("mul", "MulBackward0", POINTWISE, "same")(np.multiply)
 
 
 @_mul.derivative_
@@ -250,7 +262,7 @@ def _(g, a, *, out):
 
 @defop("sigmoid_backward", "SigmoidBackwardBackward0", POINTWISE, "same")
 def _sigmoid_backward(g, out):
-    return g * (out * (1 - out))
+    return g * (out * (_one(out.dtype) - out))
 
 
 @_sigmoid_backward.derivative_
@@ -258,9 +270,7 @@ def _(gg, g, out):
     return dispatch(_sigmoid_backward, (gg, out)), (gg * g * (1 - 2 * out) if needs_grad(1) else None)
 
 
-@defop("tanh", "TanhBackward0", POINTWISE, "float", saves="none", save_output=True)
-def _tanh(a):
-    return np.tanh(a)
+_tanh = defop("tanh", "TanhBackward0", POINTWISE, "float", saves="none", save_output=True)(np.tanh)
 
 
 @_tanh.derivative_
@@ -270,7 +280,7 @@ def _(g, a, *, out):
 
 @defop("tanh_backward", "TanhBackwardBackward0", POINTWISE, "same")
 def _tanh_backward(g, out):
-    return g * (1 - out * out)
+    return g * (_one(out.dtype) - out * out)
 
 
 @_tanh_backward.derivative_

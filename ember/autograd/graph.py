@@ -436,15 +436,10 @@ class OpNode(Node):
     # per input: True (a pointwise input shaped like the output: its gradient needs no fitting),
     # (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
     _in_meta = ()
-    # per-op facts set on each op's class by make_node_class: saves "all" (1), "meta" (2) or none (0);
-    # a where/masked_fill (bool inputs get no edge); an op whose Python-number inputs get an edge;
-    # one whose single output needs no view or saved-output handling
-    _saves_code = 0
+    # per-op facts set on each op's class by make_node_class: a where/masked_fill (bool inputs get no
+    # edge); an op whose Python-number inputs get an edge
     _mask_op = False
     _scalar_edge = False
-    _pointwise = False
-    _plain_out = True
-    _saves_out = False
 
     def apply(self, grads):
         op = self._op
@@ -505,7 +500,7 @@ class OpNode(Node):
             self._out = None
 
     def _saved_input(self, i):
-        if self._saves_code == 1 and self._versions is None:
+        if self._op.saves == "all" and self._versions is None:
             raise RuntimeError(_FREED)
         s = self._saved[i] if i < len(self._saved) else None
         if type(s) is SavedTensor:
@@ -562,14 +557,10 @@ def make_node_class(op):
     `OpNode.apply` and `OpNode.release` test on every call, computed here once."""
     return type(op.node_name, (OpNode,), {
         "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
-        "_saves_code": _SAVES_CODES.get(op.saves, 0), "_mask_op": op.name in _MASK_OPS,
-        "_scalar_edge": op.name in _SCALAR_EDGE_OPS, "_pointwise": op.kind == "pointwise",
-        "_plain_out": op.kind != "view" and not op.save_output,
-        "_saves_out": op.kind != "view" and op.save_output,
+        "_mask_op": op.name in _MASK_OPS, "_scalar_edge": op.name in _SCALAR_EDGE_OPS,
         "_holds_data": op.saves == "all" or op.save_output})
 
 
-_SAVES_CODES = {"all": 1, "meta": 2}
 
 
 class AccumulateGrad(Node):
@@ -663,8 +654,8 @@ def record(op, inputs, params, result):
     edges = []
     metas = []
     saved = []
-    saves = node_cls._saves_code
-    if saves == 1:
+    saves = op.saves  # "all", "none" or "meta"
+    if saves == "all":
         versions = []
     for t in inputs:
         if isinstance(t, Tensor):
@@ -686,7 +677,7 @@ def record(op, inputs, params, result):
             else:
                 edges.append(_NO_EDGE)
                 metas.append(None)
-            if saves == 1:
+            if saves == "all":
                 if _saved_hooks or t._is_inference:
                     saved.append(SavedTensor(t))
                     versions.append(None)
@@ -694,7 +685,7 @@ def record(op, inputs, params, result):
                     saved.append(t)
                     vc = t._vc  # a counter not made yet is at 0, unless the tensor is a view of another
                     versions.append(vc[0] if vc is not None else 0 if t._base is None else _version_counter(t)[0])
-            elif saves == 2:
+            elif saves == "meta":
                 saved.append(TensorMeta(t))
             else:
                 saved.append(None)
@@ -705,21 +696,21 @@ def record(op, inputs, params, result):
             else:
                 metas.append(False)
             saved.append(t)
-            if saves == 1:
+            if saves == "all":
                 versions.append(None)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     node._saved = tuple(saved)
-    if saves == 1:
+    if saves == "all":
         node._versions = tuple(versions)
     if params:
         node._params = params
-    if single and node_cls._plain_out:  # _attach_outputs, inlined for the common cases
+    if single and not op.save_output and op.kind != "view":  # _attach_outputs, inlined for the common cases
         k = odt.kind
         if k == "f" or k == "c" or odt.name == "bfloat16":
             result._grad_fn = node
             result._requires_grad = True
-    elif single and node_cls._saves_out and not _saved_hooks and not result._is_inference:
+    elif single and op.kind != "view" and not _saved_hooks and not result._is_inference:
         k = odt.kind
         if k == "f" or k == "c" or odt.name == "bfloat16":
             result._grad_fn = node
@@ -835,7 +826,7 @@ def rebase_history(op, self, inputs, params, old_data):
 def saved_before_write(node, vc):
     """The in-place op's node was recorded after the write bumped `vc`; torch saves its other inputs before
     the write, so one that shares the counter (`y[0].mul_(y[1].detach())`) records the version before it."""
-    if node._saves_code != 1:
+    if node._op.saves != "all":
         return
     versions = list(node._versions)
     for i, s in enumerate(node._saved):

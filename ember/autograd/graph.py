@@ -642,6 +642,11 @@ def record(op, inputs, params, result):
         if op.derivative is None:
             raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
         node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
+    if op.kind == "pointwise" and type(result) is Tensor and not _saved_hooks and op.saves != "meta" \
+            and not node_cls._mask_op and len(inputs) <= 2:
+        node = _record_pointwise(op, node_cls, inputs, params, result)
+        if node is not None:
+            return node
     node = _new(node_cls)
     node._seq = next(_seq)
     single = type(result) is not tuple
@@ -727,6 +732,75 @@ def record(op, inputs, params, result):
 
         node._anomaly_trace = capture_trace()
     return node
+
+
+def _record_pointwise(op, node_cls, inputs, params, result):
+    """`record` for its commonest call, a pointwise op on one or two tensors with a float result: the same
+    node the general loop makes, built straight into tuples, with the two inputs written out. None when
+    the call is not of that kind (the general loop then handles it)."""
+    if len(inputs) == 2:
+        a, b = inputs
+        if type(b) is not Tensor or b._is_inference:
+            return None
+    else:
+        a, b = inputs[0], None
+    if type(a) is not Tensor or a._is_inference:
+        return None
+    out = result._data
+    odt = out.dtype
+    k = odt.kind
+    if k != "f" and k != "c" or _anomaly[0]:
+        return None
+    node = _new(node_cls)
+    node._seq = next(_seq)
+    if a._requires_grad:
+        fn = a._grad_fn
+        ea = (_leaf_node(a), 0) if fn is None else (fn, a._output_nr) if a._base is None else grad_edge(a)
+        d = a._data
+        ma = True if d.dtype is odt and (b is None or d.shape == out.shape) else (d.shape, d.dtype)
+    else:
+        ea, ma = _NO_EDGE, None
+    saves = op.saves == "all"
+    if saves:
+        vc = a._vc
+        va = vc[0] if vc is not None else 0 if a._base is None else _version_counter(a)[0]
+    if b is None:
+        node.next_functions = (ea,)
+        node._in_meta = (ma,)
+        if saves:
+            node._saved, node._versions = (a,), (va,)
+        else:
+            node._saved = _ONE_NONE
+    else:
+        if b._requires_grad:
+            fn = b._grad_fn
+            eb = (_leaf_node(b), 0) if fn is None else (fn, b._output_nr) if b._base is None else grad_edge(b)
+            d = b._data
+            mb = True if d.dtype is odt and d.shape == out.shape else (d.shape, d.dtype)
+        else:
+            eb, mb = _NO_EDGE, None
+        node.next_functions = (ea, eb)
+        node._in_meta = (ma, mb)
+        if saves:
+            vc = b._vc
+            vb = vc[0] if vc is not None else 0 if b._base is None else _version_counter(b)[0]
+            node._saved, node._versions = (a, b), (va, vb)
+        else:
+            node._saved = _TWO_NONES
+    if params:
+        node._params = params
+    result._grad_fn = node
+    result._requires_grad = True
+    if op.save_output:  # as SavedOutput describes
+        vc = result._vc
+        if vc is None:
+            vc = result._vc = [0]
+        so = node._out = _new(SavedOutput)
+        so.data, so.vc, so.version = out, vc, vc[0]
+    return node
+
+
+_ONE_NONE, _TWO_NONES = (None,), (None, None)
 
 
 def _attach_outputs(op, node, result):

@@ -160,11 +160,11 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
             node = None
             continue
         if not extras and not _anomaly[0]:
-            grad_inputs = node.apply(grads)  # the common case of _call_node
+            grad_inputs = node._run(grads, not retain_graph)  # the common case of _call_node
         else:
             grad_inputs = _call_node(node, grads)
-        if not retain_graph and node._holds_data:
-            node.release()
+            if not retain_graph:
+                node.release()
         ready = ready_grads = None  # the one node this step made ready: run next, without the heap, if it may
         for (nxt, nr), g in zip(node.next_functions, grad_inputs):
             if nxt is None:

@@ -94,7 +94,6 @@ class Node:
     _anomaly_trace = None
     _anomaly_parent = None
     _n_outputs = 1
-    _holds_data = True  # release() has something to free (the engine skips the call when not)
     _out_meta = None  # per output (shape, dtype) where a missing gradient must become zeros
     _has_extras = False  # any of the five above that default to None is set: see NOTE [ Node fields ]
 
@@ -133,6 +132,14 @@ class Node:
 
     def release(self):
         """Free what the node saved (the engine calls it after running unless retain_graph)."""
+
+    def _run(self, grads, free):
+        """The engine's call: `apply`, then, when `free` (no retain_graph), `release`. OpNode does both in
+        one go; see NOTE [ Node fields ]."""
+        res = self.apply(grads)
+        if free:
+            self.release()
+        return res
 
     def __call__(self, *grads):
         return self.apply(grads)
@@ -442,6 +449,9 @@ class OpNode(Node):
     _scalar_edge = False
 
     def apply(self, grads):
+        return self._run(grads, False)
+
+    def _run(self, grads, free):
         op = self._op
         if op.saves == "all":
             vs = self._versions
@@ -459,7 +469,7 @@ class OpNode(Node):
         else:
             inputs = self._saved  # shapes, numbers or nothing: no versions to check
         g = grads[0] if len(grads) == 1 else grads
-        _mask.value = self._in_meta  # see needs_grad
+        _mask.value = metas = self._in_meta  # see needs_grad
         if op.save_output:
             out = self._out
             if out is None:
@@ -471,10 +481,17 @@ class OpNode(Node):
             res = op.derivative(g, *inputs, *self._params, out=out)
         else:
             res = op.derivative(g, *inputs, *self._params)
+        if free:  # release(), with the op in hand
+            if op.saves == "all":
+                self._saved = self._versions = None
+            if op.save_output:
+                self.release()
         if type(res) is not tuple:
             res = (res,)
+        if metas is _ALL_TRUE1 or metas is _ALL_TRUE2:
+            return res  # every input needs its gradient, and has the output's shape and dtype
         out = []
-        for g, meta in zip(res, self._in_meta):  # fit_grads, inlined for the common case
+        for g, meta in zip(res, metas):  # fit_grads, inlined for the common case
             if meta is True:
                 out.append(g)
             elif meta is None or g is None:
@@ -557,8 +574,7 @@ def make_node_class(op):
     `OpNode.apply` and `OpNode.release` test on every call, computed here once."""
     return type(op.node_name, (OpNode,), {
         "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
-        "_mask_op": op.name in _MASK_OPS, "_scalar_edge": op.name in _SCALAR_EDGE_OPS,
-        "_holds_data": op.saves == "all" or op.save_output})
+        "_mask_op": op.name in _MASK_OPS, "_scalar_edge": op.name in _SCALAR_EDGE_OPS})
 
 
 
@@ -766,7 +782,7 @@ def _record_pointwise(op, node_cls, inputs, params, result):
         va = vc[0] if vc is not None else 0 if a._base is None else _version_counter(a)[0]
     if b is None:
         node.next_functions = (ea,)
-        node._in_meta = (ma,)
+        node._in_meta = _ALL_TRUE1 if ma is True else (ma,)
         if saves:
             node._saved, node._versions = (a,), (va,)
         else:
@@ -780,7 +796,7 @@ def _record_pointwise(op, node_cls, inputs, params, result):
         else:
             eb, mb = _NO_EDGE, None
         node.next_functions = (ea, eb)
-        node._in_meta = (ma, mb)
+        node._in_meta = _ALL_TRUE2 if ma is True and mb is True else (ma, mb)
         if saves:
             vc = b._vc
             vb = vc[0] if vc is not None else 0 if b._base is None else _version_counter(b)[0]
@@ -801,6 +817,7 @@ def _record_pointwise(op, node_cls, inputs, params, result):
 
 
 _ONE_NONE, _TWO_NONES = (None,), (None, None)
+_ALL_TRUE1, _ALL_TRUE2 = (True,), (True, True)  # shared metadata that OpNode.apply knows needs no fitting
 
 
 def _attach_outputs(op, node, result):

@@ -3,7 +3,7 @@ in backward formulas, and higher-order gradients (create_graph) — each compare
 
 import numpy as np
 import pytest
-from helpers import T, arr, same
+from helpers import T, arr, graph_names, same
 
 
 def test_backward_accumulates_and_retain_graph():
@@ -244,4 +244,43 @@ def test_create_graph_backward_accumulates_graph_into_grad():
         x.grad = None
         g.sum().backward()
         return first, x.grad
+    same(body)
+
+
+def _view_of_rewritten_base(lib, x):
+    y = x * 2
+    v = y[:2]
+    y.mul_(3)  # v's history is regenerated from y's new one
+    return (v.tanh() * v).sum()
+
+
+def _inference_input(lib, x):
+    with lib.inference_mode():
+        c = lib.ones(3)
+    return (x * c).sum()
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, x: (x * x).sum(),
+    lambda lib, x: (x.tanh() * x.exp()).sum(),
+    lambda lib, x: (x * T(lib, arr(3, dtype=np.float64))).sum(),  # promotion: the grad is cast back
+    lambda lib, x: (x.view(3, 1) - x).sum(),  # broadcast: reduced back to each input's shape
+    lambda lib, x: (x.to(lib.float16) * x.to(lib.float16)).float().sum(),
+    lambda lib, x: (x.to(lib.bfloat16).sigmoid() + 1).float().sum(),
+    lambda lib, x: (x.to(lib.float64).tanh() * x.exp()).sum(),
+    lambda lib, x: (x[1:] * x[:2]).sum(),
+    _view_of_rewritten_base,
+    _inference_input,
+    lambda lib, x: (lambda y: (y.tanh() * y).sum())(x.expand(2, 3)),
+])
+def test_pointwise_recording_matches_torch(case):
+    """The grad_fn graph (names, edges) and gradients of pointwise ops on one or two tensors in the
+    situations the recording shortcut has to get right: leaves and non-leaves, views, dtypes, broadcasting,
+    inference tensors."""
+    def body(lib):
+        x = T(lib, arr(3), True)
+        loss = case(lib, x)
+        names = graph_names(loss.grad_fn)
+        loss.backward()
+        return names, x.grad
     same(body)

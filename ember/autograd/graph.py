@@ -658,8 +658,7 @@ def record(op, inputs, params, result):
         if op.derivative is None:
             raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
         node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
-    if op.kind == "pointwise" and type(result) is Tensor and not _saved_hooks and op.saves != "meta" \
-            and not node_cls._mask_op and len(inputs) <= 2:
+    if op.kind == "pointwise" and type(result) is Tensor:
         node = _record_pointwise(op, node_cls, inputs, params, result)
         if node is not None:
             return node
@@ -754,18 +753,21 @@ def _record_pointwise(op, node_cls, inputs, params, result):
     """`record` for its commonest call, a pointwise op on one or two tensors with a float result: the same
     node the general loop makes, built straight into tuples, with the two inputs written out. None when
     the call is not of that kind (the general loop then handles it)."""
-    if len(inputs) == 2:
+    n = len(inputs)
+    if n == 2:
         a, b = inputs
-        if type(b) is not Tensor or b._is_inference:
+        if type(b) is not Tensor or b._is_inference or node_cls._mask_op:
             return None
-    else:
+    elif n == 1:
         a, b = inputs[0], None
-    if type(a) is not Tensor or a._is_inference:
+    else:
+        return None
+    if type(a) is not Tensor or a._is_inference or _saved_hooks or _anomaly[0] or op.saves == "meta":
         return None
     out = result._data
     odt = out.dtype
     k = odt.kind
-    if k != "f" and k != "c" or _anomaly[0]:
+    if k != "f" and k != "c":
         return None
     node = _new(node_cls)
     node._seq = next(_seq)

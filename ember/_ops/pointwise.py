@@ -170,6 +170,36 @@ def _(g, a):
     return g * a.sign()
 
 
+# conj: ember keeps no lazy conjugate bit (torch's conj() is a view with one); the conjugate is computed
+# at once, so is_conj() is always False and resolve_conj() has nothing to resolve.
+_conj = defop("conj", "ConjBackward0", POINTWISE, saves="none")(np.conj)
+_conj_physical = defop("conj_physical", "ConjPhysicalBackward0", POINTWISE, saves="none")(np.conj)
+_conj.derivative_(lambda g, a: g.conj())
+_conj_physical.derivative_(lambda g, a: g.conj_physical())
+
+
+@method()
+def conj(input):
+    return dispatch(_conj, (input,)) if input._data.dtype.kind == "c" else input
+
+
+@method()
+def conj_physical(input, *, out=None):
+    if input._data.dtype.kind != "c":
+        return finish_out(input.clone() if out is None else input, out)
+    return finish_out(dispatch(_conj_physical, (input,)), out)
+
+
+@method()
+def resolve_conj(input):
+    return input
+
+
+@method()
+def is_conj(input):
+    return False
+
+
 @defop("sign", "SignBackward0", POINTWISE, "same", saves="none")
 def _sign(a):
     return np.sign(a) if a.dtype != np.bool_ else a.copy()
@@ -250,6 +280,9 @@ def _(gg, g, out):
 
 @defop("sigmoid", "SigmoidBackward0", POINTWISE, "float", saves="none", save_output=True)
 def _sigmoid(a):
+    if a.dtype.kind == "c":
+        with np.errstate(all="ignore"):
+            return 1 / (1 + np.exp(-a))
     # exp of -|a| never overflows; both branches of the classic formula in one expression
     e = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(e.dtype, copy=False)

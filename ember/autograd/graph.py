@@ -16,11 +16,15 @@ no per-node dict (`metadata` is made on first access), one pass over the inputs,
 loop; see benchmarks/autograd_overhead.py.
 """
 
+import copy
 import itertools
 import re
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
+
+import numpy as np
 
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
@@ -558,7 +562,12 @@ def fit_grads(res, metas):
                 if g._data.shape != shape:
                     g = g.reshape(shape)
             if g._data.dtype != dt:
-                g = g.to(_dtype_of(dt))
+                if g._data.dtype.kind == "c" and dt.kind != "c":  # a real input: the real part, silently
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                        g = g.to(_dtype_of(dt))
+                else:
+                    g = g.to(_dtype_of(dt))
         out.append(g)
     return tuple(out)
 
@@ -671,6 +680,9 @@ def record(op, inputs, params, result):
         odt = out.dtype
         if pointwise:
             oshape = out.shape
+    if (odt.kind == "c" if single else any(o._data.dtype.kind == "c" for o in result)) \
+            and op.name not in _NOT_HOLOMORPHIC:
+        node._op = _conjugated(op)  # NOTE [ Complex gradients ]
     edges = []
     metas = []
     saved = []
@@ -766,8 +778,7 @@ def _record_pointwise(op, node_cls, inputs, params, result):
         return None
     out = result._data
     odt = out.dtype
-    k = odt.kind
-    if k != "f" and k != "c":
+    if odt.kind != "f":  # complex results need the general path (NOTE [ Complex gradients ])
         return None
     node = _new(node_cls)
     node._seq = next(_seq)
@@ -820,6 +831,38 @@ def _record_pointwise(op, node_cls, inputs, params, result):
 
 _ONE_NONE, _TWO_NONES = (None,), (None, None)
 _ALL_TRUE1, _ALL_TRUE2 = (True,), (True, True)  # shared metadata that OpNode.apply knows needs no fitting
+
+
+# NOTE [ Complex gradients ]
+# torch's gradient for a complex input is the conjugate Wirtinger one: for a holomorphic f it is
+# grad * conj(f'(z)), where a formula written for real numbers computes grad * f'(z). Formulas are linear
+# in grad, so conj(formula(conj(grad))) is torch's gradient: a node whose output is complex runs its op's
+# derivative that way. Ops that are not holomorphic (sgn, conj) have their formulas written in torch's
+# convention already and are left alone; ops with a real result (abs, norms) are never wrapped.
+
+_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical"))
+_CONJUGATED = {}
+
+
+def _conjugated(op):
+    """`op` with its derivative taken as NOTE [ Complex gradients ] says (made once per op)."""
+    c = _CONJUGATED.get(op)
+    if c is None:
+        c = copy.copy(op)
+        real_formula = op.derivative
+
+        def derivative(g, *args, **kwargs):
+            return _conj_all(real_formula(_conj_all(g), *args, **kwargs))
+
+        c.derivative = derivative
+        c = _CONJUGATED[op] = c
+    return c
+
+
+def _conj_all(x):
+    if type(x) is tuple:
+        return tuple([_conj_all(v) for v in x])
+    return x.conj() if isinstance(x, Tensor) else x
 
 
 def _attach_outputs(op, node, result):

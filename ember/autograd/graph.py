@@ -12,7 +12,10 @@ rewriting the dispatcher calls, and (re-exported from graph_print.py) the graph 
 NOTE [ Recording is the hot path ]
 `record` runs once per differentiable op call while grad mode is on, so it avoids everything optional:
 no per-node dict (`metadata` is made on first access), one pass over the inputs, no isinstance where a
-`type() is` test will do. A chain of tiny ops spends most of its autograd time here and in the engine
+`type() is` test will do, no object per saved input (the tensor and its version go in two tuples), and
+for the commonest call, a pointwise op on one or two tensors, a direct path that builds the tuples in
+place. Every object a node keeps alive is also one more for the garbage collector to walk, which a
+graph of tiny ops feels. A chain of tiny ops spends most of its autograd time here and in the engine
 loop; see benchmarks/autograd_overhead.py.
 """
 

@@ -7,7 +7,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
-from .._dispatch import POINTWISE, defop, dispatch
+from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, inplace_method, method, public
@@ -509,6 +509,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
 
 def _unary(name, op, *aliases):
     def fn(input, *, out=None):
+        if out is None and not _modes:  # dispatch's own first step, taken here to save two calls
+            return _run(op, (input,), ())
         return finish_out(dispatch(op, (input,)), out)
     fn.__name__ = name
     method(name, *aliases)(fn)
@@ -662,7 +664,9 @@ def _binop(op, reflected=False):
             return dispatch(op, (other, self))
     else:
         def f(self, other):
-            return dispatch(op, (self, other))
+            if _modes:
+                return dispatch(op, (self, other))
+            return _run(op, (self, other), ())  # dispatch with no mode active, without its frame
     return f
 
 

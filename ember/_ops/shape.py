@@ -11,7 +11,7 @@ written through the very same view kernel, which is right for every view, overla
 
 import numpy as np
 
-from .._dispatch import SHAPE, VIEW, defop, dispatch
+from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
 from .._size import Size
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, method, public, wrap_dim, wrap_dims
@@ -167,6 +167,75 @@ def _view_dtype(self, dtype):
     r = dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
     r._vc = _version_counter(self)  # shares memory and version, but torch gives it no _base
     return r
+
+
+# ---- complex numbers as pairs of reals -----------------------------------------------------------------
+
+_REAL_OF = {np.dtype("complex64"): np.dtype("float32"), np.dtype("complex128"): np.dtype("float64")}
+_COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
+
+
+@defop("view_as_real", "ViewAsRealBackward0", VIEW, saves="none")
+def _view_as_real(a):
+    return a[..., None].view(_REAL_OF[a.dtype])  # the new size-1 axis is contiguous: NumPy splits it in two
+
+
+@defop("view_as_complex", "ViewAsComplexBackward0", VIEW, saves="none")
+def _view_as_complex(a):
+    return a.view(_COMPLEX_OF[a.dtype])[..., 0]
+
+
+_view_as_real.derivative_(lambda g, a: dispatch(_view_as_complex, (g.contiguous(),)))
+_view_as_complex.derivative_(lambda g, a: dispatch(_view_as_real, (g,)))
+
+
+def view_as_real(input):
+    if input._data.dtype not in _REAL_OF:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return dispatch(_view_as_real, (input,))
+
+
+def view_as_complex(input):
+    a = input._data
+    if a.dtype not in _COMPLEX_OF:
+        if a.dtype == np.float16:
+            raise NotImplementedError("ember has no complex32 (ComplexHalf) dtype for view_as_complex of a half tensor")
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {dtype_word(input.dtype)}")
+    if not a.ndim or a.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    st = input.stride()
+    if st[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(x % 2 for x in st[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if input.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return dispatch(_view_as_complex, (input,))
+
+
+def real(input):
+    """The real part: `input` itself for a real tensor, else a view into the complex storage."""
+    if input._data.dtype not in _REAL_OF:
+        return input
+    return view_as_real(input).select(-1, 0)
+
+
+def imag(input):
+    if input._data.dtype not in _REAL_OF:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return view_as_real(input).select(-1, 1)
+
+
+def _set_part(part):
+    def setter(self, value):
+        part(self).copy_(value)
+    return setter
+
+
+Tensor.real = property(real, _set_part(real))
+Tensor.imag = property(imag, _set_part(imag))
+public.update(view_as_real=view_as_real, view_as_complex=view_as_complex, real=real, imag=imag)
 
 
 @method()

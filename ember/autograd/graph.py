@@ -843,7 +843,7 @@ _ALL_TRUE1, _ALL_TRUE2 = (True,), (True, True)  # shared metadata that OpNode.ap
 # derivative that way. Ops that are not holomorphic (sgn, conj) have their formulas written in torch's
 # convention already and are left alone; ops with a real result (abs, norms) are never wrapped.
 
-_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical"))
+_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical", "view_as_complex"))
 _CONJUGATED = {}
 
 
@@ -928,6 +928,10 @@ def check_inplace(t, recording):
         raise RuntimeError(_NO_GRAD_VIEW)  # with grad mode on, a view of such a base would have a grad_fn
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if base._requires_grad and base._data.dtype != t._data.dtype:  # CopySlices replays the view with as_strided
+        raise NotImplementedError(
+            "ember does not support in-place operations yet on a real/imag/view_as_real view of a complex tensor "
+            "that requires grad; use an out-of-place operation.")
     if "_multi_view" in t.__dict__ and t._grad_fn is not None:
         raise RuntimeError(
             f"Output {t._output_nr} of {short_name(t._grad_fn)} is a view and is being modified inplace. This view "

@@ -3,7 +3,7 @@ holomorphic ops, real-valued functions of complex inputs, real <-> complex casts
 
 import numpy as np
 import pytest
-from helpers import same
+from helpers import graph_names, same
 
 _rng = np.random.default_rng(0)
 Z = (_rng.standard_normal(4) + 1j * _rng.standard_normal(4)).astype(np.complex64)
@@ -67,3 +67,57 @@ def test_conj_is_identity_on_real_tensors():
         x = lib.ones(3)
         return x.conj() is x, x.is_conj(), x.conj_physical()
     same(body)
+
+
+VIEW_CASES = {
+    "real_imag": lambda lib, z, w: z.real * 2 + z.imag * 3 * w.real,
+    "functions": lambda lib, z, w: lib.real(z) - lib.imag(w),
+    "view_as_real": lambda lib, z, w: lib.view_as_real(z * w).sum(-1),
+    "view_as_complex": lambda lib, z, w: lib.view_as_complex(lib.view_as_real(z) * 2) * w,
+    "strided": lambda lib, z, w: lib.view_as_real(z.view(2, 2).t()).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_CASES))
+def test_complex_views_match_torch(name):
+    """real / imag / view_as_real / view_as_complex: values, strides, graph names and gradients."""
+    def body(lib):
+        z = lib.from_numpy(Z.copy()).requires_grad_()
+        w = lib.from_numpy(W.copy()).requires_grad_()
+        out = VIEW_CASES[name](lib, z, w)
+        names = graph_names(out.grad_fn)
+        out.abs().sum().backward()
+        return out.detach(), names, z.grad.resolve_conj(), w.grad.resolve_conj()
+    same(body)
+
+
+def test_complex_views_share_memory_and_version():
+    def body(lib):
+        z = lib.from_numpy(Z.copy())
+        r, v = z.real, lib.view_as_real(z)
+        r.mul_(2)
+        z.imag = lib.zeros(4)
+        return z, v, r._base is z, r.stride(), z.imag.storage_offset(), z._version, v._version
+    same(body)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.ones(3).imag,
+    lambda lib: lib.view_as_real(lib.ones(3)),
+    lambda lib: lib.view_as_complex(lib.ones(3, 3)),
+    lambda lib: lib.view_as_complex(lib.ones(2, 3).t()),
+    lambda lib: lib.view_as_complex(lib.ones(2, 4)[:, 1:3]),
+    lambda lib: lib.view_as_complex(lib.ones(3, 2, dtype=lib.int64)),
+    lambda lib: (lambda x: x.real is x)(lib.ones(3)),
+])
+def test_complex_view_errors_and_real_tensors(case):
+    same(case)
+
+
+def test_inplace_on_a_complex_view_with_grad_is_refused_not_wrong():
+    """torch rewrites the history of the complex base; ember cannot yet, and says so instead."""
+    import ember
+
+    z = ember.from_numpy(Z.copy()).requires_grad_() * 1
+    with pytest.raises(NotImplementedError, match="view_as_real view of a complex tensor"):
+        z.real.mul_(2)

@@ -655,8 +655,8 @@ _SCALAR_EDGE_OPS = frozenset(("add", "sub", "mul", "div", "where", "copy_"))
 _MASK_OPS = frozenset(("where", "masked_fill"))
 
 
-def record(op, inputs, params, result):
-    """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed.
+def _record_general(op, inputs, params, result):
+    """`record` for every call its direct path does not take.
 
     See NOTE [ Recording is the hot path ] and NOTE [ Which inputs get an edge ]. One pass over the
     inputs builds the edges, the per-input metadata and the saved values (no generator expressions:
@@ -670,10 +670,6 @@ def record(op, inputs, params, result):
         if op.derivative is None:
             raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
         node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
-    if op.kind == "pointwise" and type(result) is Tensor:
-        node = _record_pointwise(op, node_cls, inputs, params, result)
-        if node is not None:
-            return node
     node = _new(node_cls)
     node._seq = next(_seq)
     single = type(result) is not tuple
@@ -764,25 +760,28 @@ def record(op, inputs, params, result):
     return node
 
 
-def _record_pointwise(op, node_cls, inputs, params, result):
-    """`record` for its commonest call, a pointwise op on one or two tensors with a float result: the same
-    node the general loop makes, built straight into tuples, with the two inputs written out. None when
-    the call is not of that kind (the general loop then handles it)."""
+def record(op, inputs, params, result):
+    """Attach a new backward node of `op` to `result`; called by the dispatcher when grads are needed.
+
+    Its commonest call, a pointwise op on one or two tensors with a float result, is handled here: the
+    same node the general loop (`_record_general`) makes, built straight into tuples, with the two
+    inputs written out. Every other call goes to the general loop.
+    """
+    node_cls = op.node_cls
     n = len(inputs)
+    if node_cls is None or op.kind != "pointwise" or type(result) is not Tensor or not 0 < n < 3 or _saved_hooks \
+            or _anomaly[0] or op.saves == "meta":
+        return _record_general(op, inputs, params, result)
     if n == 2:
         a, b = inputs
         if type(b) is not Tensor or b._is_inference or node_cls._mask_op:
-            return None
-    elif n == 1:
-        a, b = inputs[0], None
+            return _record_general(op, inputs, params, result)
     else:
-        return None
-    if type(a) is not Tensor or a._is_inference or _saved_hooks or _anomaly[0] or op.saves == "meta":
-        return None
+        a, b = inputs[0], None
     out = result._data
     odt = out.dtype
-    if odt.kind != "f":  # complex results need the general path (NOTE [ Complex gradients ])
-        return None
+    if type(a) is not Tensor or a._is_inference or odt.kind != "f":  # complex: NOTE [ Complex gradients ]
+        return _record_general(op, inputs, params, result)
     node = _new(node_cls)
     node._seq = next(_seq)
     if a._requires_grad:

@@ -1,8 +1,8 @@
 """Autograd recording overhead: forward + backward of a chain of tiny elementwise ops, ember vs torch.
 
-A chain of N ops on an 8-element float32 tensor that requires grad (cycling mul, add, tanh, sub, exp...),
-then `.sum().backward()`. Reported: microseconds per op (forward and backward together) for each library,
-and the ratio ember/torch. One thread, interleaved rounds (A B B A), medians.
+A chain of N ops on an 8-element float32 tensor that requires grad (cycling mul, add, tanh, sub), then
+`.sum().backward()`. Reported: microseconds per op (forward and backward together, then each alone) for
+each library, and the ratios ember/torch. One thread, interleaved rounds (A B B A), medians.
 
 Usage: python benchmarks/autograd_overhead.py [--ops 1000] [--rounds 7]
 """
@@ -25,7 +25,7 @@ torch.set_num_threads(1)
 
 
 def chain(lib, x0, n):
-    """n tiny ops with requires_grad, then backward; returns seconds taken."""
+    """n tiny ops with requires_grad, then backward; returns (total, forward, backward) seconds."""
     x = lib.from_numpy(x0.copy()).requires_grad_()
     c = lib.from_numpy(np.full(8, 0.5, np.float32))
     t0 = time.perf_counter()
@@ -35,8 +35,11 @@ def chain(lib, x0, n):
         y = y + x
         y = y.tanh()
         y = y - c
-    y.sum().backward()
-    return time.perf_counter() - t0
+    loss = y.sum()
+    t1 = time.perf_counter()
+    loss.backward()
+    t2 = time.perf_counter()
+    return t2 - t0, t1 - t0, t2 - t1
 
 
 def main():
@@ -53,13 +56,14 @@ def main():
         order = (ember, torch, torch, ember) if r % 2 == 0 else (torch, ember, ember, torch)
         for lib in order:
             times[lib.__name__].append(chain(lib, x0, n))
-    e = statistics.median(times["ember"]) / n * 1e6
-    t = statistics.median(times["torch"]) / n * 1e6
-    print(f"chain of {n} ops (8-element float32, requires_grad), forward+backward, median of "
-          f"{2 * args.rounds} runs")
-    print(f"  ember: {e:6.2f} us/op")
-    print(f"  torch: {t:6.2f} us/op")
-    print(f"  ratio ember/torch: {e / t:.2f}x")
+    def per_op(lib, part):
+        return statistics.median(r[part] for r in times[lib]) / n * 1e6
+
+    print(f"chain of {n} ops (8-element float32, requires_grad), median of {2 * args.rounds} runs, us/op")
+    print(f"  {'':20s} {'ember':>8s} {'torch':>8s} {'ratio':>8s}")
+    for part, name in enumerate(("forward+backward", "forward", "backward")):
+        e, t = per_op("ember", part), per_op("torch", part)
+        print(f"  {name:20s} {e:8.2f} {t:8.2f} {e / t:7.2f}x")
 
 
 if __name__ == "__main__":

@@ -160,7 +160,27 @@ def dot(input, tensor, *, out=None):
     return finish_out(dispatch(_dot, (input, tensor)), out)
 
 
-Tensor.inner = lambda self, other: matmul(self, other) if self.dim() <= 1 and other.dim() <= 1 else None
+@defop("vdot", "VdotBackward0", MATMUL)
+def _vdot(a, b):
+    return np.asarray(np.vdot(a, b))
+
+
+@_vdot.derivative_
+def _(g, a, b):  # torch's formulas, complex ones included (vdot is not holomorphic in its first input)
+    return (g.conj() * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
+
+
+@method()
+def vdot(input, other, *, out=None):
+    """The dot product with the first vector conjugated (for real vectors, `dot`)."""
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    n, m = input._data.shape[0], other._data.shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    _same_dtype(input, other, "dot")
+    return finish_out(dispatch(_vdot, (input, other)), out)
 
 
 @method()

@@ -842,7 +842,7 @@ _ALL_TRUE1, _ALL_TRUE2 = (True,), (True, True)  # shared metadata that OpNode.ap
 # derivative that way. Ops that are not holomorphic (sgn, conj) have their formulas written in torch's
 # convention already and are left alone; ops with a real result (abs, norms) are never wrapped.
 
-_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical", "view_as_complex"))
+_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical", "view_as_complex", "vdot"))
 _CONJUGATED = {}
 
 

@@ -30,6 +30,7 @@ CASES = {
     "conj_physical": lambda lib, z, w: z.conj_physical() * w,
     "abs_back_to_complex": lambda lib, z, w: z.abs().to(z.dtype) * w,
     "real_input": lambda lib, z, w: z.abs() * w,
+    "vdot": lambda lib, z, w: lib.vdot(z, w) * w + z.vdot(w * 2j),
 }
 
 

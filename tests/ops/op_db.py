@@ -516,6 +516,10 @@ add("addbmm", samples=_mats(((2, 4), (3, 2, 3), (3, 3, 4))), out=True)
 add("baddbmm", samples=_mats(((3, 2, 4), (3, 2, 3), (3, 3, 4)), ((4,), (3, 2, 3), (3, 3, 4))), out=True)
 add("outer", samples=_mats(((3,), (4,))), dtypes=FLOAT + ("int64",), out=True)
 add("inner", samples=_mats(((3,), (3,)), ((2, 3), (4, 3)), ((), (2, 3))), node=False)
+add("vdot", samples=_mats(((3,), (3,))), dtypes=FLOAT + ("int64",), out=True,
+    errors=_err(lambda r: Sample(arr(r, (2, 3), "float32"), arr(r, (3,), "float32")),
+                lambda r: Sample(arr(r, (3,), "float32"), arr(r, (4,), "float32")),
+                lambda r: Sample(arr(r, (3,), "float32"), arr(r, (3,), "float64"))))
 add("tensordot", fn=lambda lib, a, b, **k: lib.tensordot(a, b, **k),
     samples=lambda d, r: [Sample(arr(r, (2, 3, 4), d), arr(r, (3, 4, 5), d), dims=2),
                           Sample(arr(r, (2, 3, 4), d), arr(r, (4, 3), d), dims=([1, 2], [1, 0]))], node=False)

@@ -147,8 +147,16 @@ _round_dec.derivative_(_zero_grad)
 
 # ---- sign-like -----------------------------------------------------------------------------------------
 
-_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _zero_grad,
-           "same", saves="none")
+def _sgn_grad(g, a):
+    """Zero for real inputs. For complex z, sgn(z) = z/|z| moves only along the circle: the gradient is g
+    without its component along sgn(z), divided by |z| (and zero at z = 0)."""
+    if not a.is_complex():
+        return g * 0
+    s, mag = a.sgn(), a.abs()
+    return ((g - s * (s.conj() * g).real) / mag).masked_fill(mag == 0, 0)
+
+
+_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _sgn_grad, "same")
 
 
 @defop("logit", "LogitBackward0", POINTWISE, "float")

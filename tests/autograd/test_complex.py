@@ -31,6 +31,7 @@ CASES = {
     "abs_back_to_complex": lambda lib, z, w: z.abs().to(z.dtype) * w,
     "real_input": lambda lib, z, w: z.abs() * w,
     "vdot": lambda lib, z, w: lib.vdot(z, w) * w + z.vdot(w * 2j),
+    "sgn": lambda lib, z, w: z.sgn() * w + z.sgn().real * 2,
 }
 
 

@@ -96,6 +96,25 @@ def _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol):
     return jac, reentrant, sizes_ok, types_ok
 
 
+# NOTE [ Complex gradcheck ]
+# A complex number is a pair of reals, and torch's gradient of a real loss with respect to z = x + iy is
+# dL/dx + i dL/dy. So a function of complex tensors is checked as the real function that takes each
+# complex input as view_as_real pairs and returns each complex output as pairs: finite differences on
+# the reals, and autograd's complex gradients carried through view_as_complex / view_as_real, must agree.
+
+def _as_real_function(func, inputs, diff_idx):
+    from .._ops.shape import view_as_complex, view_as_real
+
+    cplx = {i for i in diff_idx if inputs[i].is_complex()}
+    real_inputs = tuple(view_as_real(x.detach()).clone().requires_grad_() if i in cplx else x
+                        for i, x in enumerate(inputs))
+
+    def real_func(*xs):
+        outs = _as_tuple(func(*[view_as_complex(x) if i in cplx else x for i, x in enumerate(xs)]))
+        return tuple(view_as_real(o) if isinstance(o, Tensor) and o.is_complex() else o for o in outs)
+    return real_func, real_inputs
+
+
 def _fail(msg, raise_exception):
     if raise_exception:
         raise GradcheckError(msg)
@@ -107,7 +126,8 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
               masked=None):
     """Check the gradients of `func` at `inputs` (tensors requiring grad, best in float64) against finite
-    differences; True if they match, else GradcheckError (or False with raise_exception=False)."""
+    differences; True if they match, else GradcheckError (or False with raise_exception=False). Complex
+    inputs and outputs are checked as pairs of reals (NOTE [ Complex gradcheck ])."""
     if check_forward_ad or check_batched_grad or check_batched_forward_grad:
         raise RuntimeError("ember has no forward-mode AD or vmap: check_forward_ad, check_batched_grad and "
                            "check_batched_forward_grad must be False")
@@ -122,6 +142,9 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
                           "This check will likely fail if all the inputs are not of double precision floating point "
                           "or complex. ", stacklevel=2)
     outputs = _diff_outputs(_as_tuple(func(*inputs)))
+    if any(inputs[i].is_complex() for i in diff_idx) or any(o.is_complex() for o in outputs):
+        func, inputs = _as_real_function(func, inputs, diff_idx)  # NOTE [ Complex gradcheck ]
+        outputs = _diff_outputs(_as_tuple(func(*inputs)))
     if not check_backward_ad:
         return True
     if not outputs:

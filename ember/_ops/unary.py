@@ -151,7 +151,7 @@ def _sgn_grad(g, a):
     """Zero for real inputs. For complex z, sgn(z) = z/|z| moves only along the circle: the gradient is g
     without its component along sgn(z), divided by |z| (and zero at z = 0)."""
     if not a.is_complex():
-        return g * 0
+        return _zero_grad(g, a)
     s, mag = a.sgn(), a.abs()
     return ((g - s * (s.conj() * g).real) / mag).masked_fill(mag == 0, 0)
 

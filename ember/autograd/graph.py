@@ -488,11 +488,8 @@ class OpNode(Node):
             res = op.derivative(g, *inputs, *self._params, out=out)
         else:
             res = op.derivative(g, *inputs, *self._params)
-        if free:  # release(), with the op in hand
-            if op.saves == "all":
-                self._saved = self._versions = None
-            if op.save_output:
-                self.release()
+        if free and (op.saves == "all" or op.save_output):  # else release() has nothing to free
+            self.release()
         if type(res) is not tuple:
             res = (res,)
         if metas is _ALL_TRUE1 or metas is _ALL_TRUE2:
@@ -582,13 +579,11 @@ def _dtype_of(np_dtype):
 
 
 def make_node_class(op):
-    """The node class of `op`, named as torch names it; it also carries the per-op facts `record`,
-    `OpNode.apply` and `OpNode.release` test on every call, computed here once."""
+    """The node class of `op`, named as torch names it; it also carries the two per-op facts `record`
+    tests (NOTE [ Which inputs get an edge ]), computed here once."""
     return type(op.node_name, (OpNode,), {
         "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
         "_mask_op": op.name in _MASK_OPS, "_scalar_edge": op.name in _SCALAR_EDGE_OPS})
-
-
 
 
 class AccumulateGrad(Node):
@@ -692,13 +687,7 @@ def _record_general(op, inputs, params, result):
         if isinstance(t, Tensor):
             a = t._data
             if t._requires_grad:
-                fn = t._grad_fn
-                if fn is None:
-                    edges.append((_leaf_node(t), 0))
-                elif t._base is None or "_view_version" not in t.__dict__:
-                    edges.append((fn, t._output_nr))
-                else:
-                    edges.append(grad_edge(t))
+                edges.append(grad_edge(t))
                 if pointwise and a.dtype is odt and a.shape == oshape:
                     metas.append(True)
                 else:
@@ -714,8 +703,7 @@ def _record_general(op, inputs, params, result):
                     versions.append(None)
                 else:
                     saved.append(t)
-                    vc = t._vc  # a counter not made yet is at 0, unless the tensor is a view of another
-                    versions.append(vc[0] if vc is not None else 0 if t._base is None else _version_counter(t)[0])
+                    versions.append(_version_now(t))
             elif saves == "meta":
                 saved.append(TensorMeta(t))
             else:
@@ -736,21 +724,13 @@ def _record_general(op, inputs, params, result):
         node._versions = tuple(versions)
     if params:
         node._params = params
-    if single and not op.save_output and op.kind != "view":  # _attach_outputs, inlined for the common cases
-        k = odt.kind
+    if single and op.kind != "view" and not (op.save_output and (_saved_hooks or result._is_inference)):
+        k = odt.kind  # _attach_outputs, inlined for the common cases
         if k == "f" or k == "c" or odt.name == "bfloat16":
             result._grad_fn = node
             result._requires_grad = True
-    elif single and op.kind != "view" and not _saved_hooks and not result._is_inference:
-        k = odt.kind
-        if k == "f" or k == "c" or odt.name == "bfloat16":
-            result._grad_fn = node
-            result._requires_grad = True
-        vc = result._vc
-        if vc is None:
-            vc = result._vc = [0]  # a fresh output: the counter is made here, to be shared with the node
-        so = node._out = _new(SavedOutput)
-        so.data, so.vc, so.version = out, vc, vc[0]
+        if op.save_output:
+            _save_output(node, result)
     else:
         _attach_outputs(op, node, result)
     if _anomaly[0]:
@@ -784,51 +764,54 @@ def record(op, inputs, params, result):
         return _record_general(op, inputs, params, result)
     node = _new(node_cls)
     node._seq = next(_seq)
+    saves = op.saves == "all"
     if a._requires_grad:
-        fn = a._grad_fn
-        ea = (_leaf_node(a), 0) if fn is None else (fn, a._output_nr) if a._base is None else grad_edge(a)
         d = a._data
         ma = True if d.dtype is odt and (b is None or d.shape == out.shape) else (d.shape, d.dtype)
     else:
-        ea, ma = _NO_EDGE, None
-    saves = op.saves == "all"
-    if saves:
-        vc = a._vc
-        va = vc[0] if vc is not None else 0 if a._base is None else _version_counter(a)[0]
+        ma = None
     if b is None:
-        node.next_functions = (ea,)
+        node.next_functions = (grad_edge(a),)
         node._in_meta = _ALL_TRUE1 if ma is True else (ma,)
         if saves:
-            node._saved, node._versions = (a,), (va,)
+            node._saved, node._versions = (a,), (_version_now(a),)
         else:
             node._saved = _ONE_NONE
     else:
         if b._requires_grad:
-            fn = b._grad_fn
-            eb = (_leaf_node(b), 0) if fn is None else (fn, b._output_nr) if b._base is None else grad_edge(b)
             d = b._data
             mb = True if d.dtype is odt and d.shape == out.shape else (d.shape, d.dtype)
         else:
-            eb, mb = _NO_EDGE, None
-        node.next_functions = (ea, eb)
+            mb = None
+        node.next_functions = (grad_edge(a), grad_edge(b))
         node._in_meta = _ALL_TRUE2 if ma is True and mb is True else (ma, mb)
         if saves:
-            vc = b._vc
-            vb = vc[0] if vc is not None else 0 if b._base is None else _version_counter(b)[0]
-            node._saved, node._versions = (a, b), (va, vb)
+            node._saved, node._versions = (a, b), (_version_now(a), _version_now(b))
         else:
             node._saved = _TWO_NONES
     if params:
         node._params = params
     result._grad_fn = node
     result._requires_grad = True
-    if op.save_output:  # as SavedOutput describes
-        vc = result._vc
-        if vc is None:
-            vc = result._vc = [0]
-        so = node._out = _new(SavedOutput)
-        so.data, so.vc, so.version = out, vc, vc[0]
+    if op.save_output:
+        _save_output(node, result)
     return node
+
+
+def _version_now(t):
+    """The version of a tensor being saved, without making its counter: one not made yet is at 0, unless
+    the tensor is a view, whose counter is its base's."""
+    vc = t._vc
+    return vc[0] if vc is not None else 0 if t._base is None else _version_counter(t)[0]
+
+
+def _save_output(node, result):
+    """Keep the op's single output for its backward as a SavedOutput sharing its version counter."""
+    vc = result._vc
+    if vc is None:
+        vc = result._vc = [0]  # a fresh output: the counter is made here, to be shared with the node
+    so = node._out = _new(SavedOutput)
+    so.data, so.vc, so.version = result._data, vc, vc[0]
 
 
 _ONE_NONE, _TWO_NONES = (None,), (None, None)

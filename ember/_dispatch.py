@@ -8,42 +8,89 @@ ember ops. `dispatch(op, inputs, params)` then does, with no mode active:
                                                                      (only if grad mode is on and an
                                                                       input requires grad)
 
-Modes (autocast, tracing, profiling, anomaly detection, inference mode) are handler objects on a stack;
-when the stack is non-empty the top handler gets the call and decides what to do, usually calling
-`redispatch` to run the next one down. A new mode is a new handler, never a new branch here.
+Every op is in one registry (`registry`, keyed by its qualified name, `div.Tensor_mode` style) with its
+tags and one slot per transform (`derivative` for reverse mode, `meta`, `jvp`, `batch`, `autocast`,
+`decomposition`), so an interpreter can ask an op what it is without running it.
+
+Modes (autocast, tracing, profiling, fake tensors, inference mode) are interpreters on a per-thread stack,
+at one of two levels: above autograd (they see the op before it is recorded) or below it (they compute
+the outputs, and autograd records on what they return). See NOTE [ The mode stack ] below.
+A new mode is a new handler, never a new branch here.
 """
+
+from __future__ import annotations
+
+import threading
 
 import numpy as np
 
 from . import _dtypes
+from ._meta import MetaArray, NoData, derived_rule
 from ._tensor import Tensor, _version_counter, _wrap
 from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
-__all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode"]
+__all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
 
 _ndarray = np.ndarray
 _asarray = np.asarray
-_modes = []  # the mode stack; see push_mode
+
+# NOTE [ The mode stack ]
+# A mode is an interpreter of ops (`ember._modes.Mode`). Each thread has its own two stacks: modes above
+# autograd (autocast, vmap, function transforms: they see an op before autograd records it, and what they
+# return is what the caller gets) and modes below it (fake tensors, proxy tracing: they compute an op's
+# outputs, and autograd then records on those outputs as it would on a kernel's). A handler runs with
+# itself popped, so the ops it calls, and the `redispatch` that passes an op on, go to the next level
+# down; its own work never comes back to it. The hot path asks one question, `if _modes:`, of one global
+# list that holds an entry per mode pushed in any thread (and per tensor subclass with a dispatch hook),
+# so with no mode anywhere the cost is one truth test; when some thread has a mode, this thread's stacks
+# decide (`dispatch_modes`).
+
+
+class _ThreadModes(threading.local):
+    def __init__(self):
+        self.above: list = []
+        self.below: list = []
+
+
+_local = _ThreadModes()
+_modes: list = []  # see NOTE [ The mode stack ]
+_hooked: list = []  # tensor subclasses with an __ember_dispatch__ hook
+
+#: every op, by qualified name (`name` or `name.overload`)
+registry: dict[str, OpDef] = {}
+
+#: the tags an op may carry (torch's `torch.Tag` names where torch has one)
+TAGS = frozenset((
+    "pointwise", "reduction", "view", "inplace", "core", "dynamic_output_shape", "nondeterministic_seeded",
+    "not_holomorphic",  # the derivative is stated in torch's conjugate convention (NOTE [ Complex gradients ])
+    "scalar_edge",  # a Python-number input takes part in promotion but gets no gradient edge
+    "mask",  # input 0 is a boolean mask that selects which of the others' values pass
+))
 
 
 class OpDef:
-    """One op: its kernel, backward formula, kind and torch's backward-node name.
+    """One op: its kernel, backward formula, kind, tags, torch's backward-node name, and its rule per transform.
 
     promote: None (kernel takes inputs as they are), "same" (inputs cast to torch's result dtype),
     "float" (like "same" but integer results become the default float dtype: div, exp, sqrt), or
     "bool" (inputs promoted together, result is bool: comparisons).
     saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
+    Rules per transform: `derivative` (reverse mode), `meta` (shape, dtype and strides without data; see
+    NOTE [ Meta payloads ]), `jvp`, `batch`, `autocast`, `decomposition` (for the transforms that fill them).
     """
 
-    __slots__ = ("name", "kernel", "kind", "node_name", "promote", "saves", "save_output", "derivative",
-                 "node_cls", "fast", "differentiable")
+    __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
+                 "save_output", "derivative", "node_cls", "fast", "differentiable",
+                 "meta", "jvp", "batch", "autocast", "decomposition")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=()):
         self.name = name
+        self.overload = overload
+        self.qualname = f"{name}.{overload}" if overload else name
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -54,6 +101,15 @@ class OpDef:
         self.node_cls = None
         self.differentiable = node_name is not None
         self.fast = _FAST[promote]
+        self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
+        tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
+        if name.endswith("_") and not name.startswith("_"):
+            tags |= {"inplace"}
+        unknown = tags - TAGS
+        assert not unknown, f"{self.qualname}: unknown tags {sorted(unknown)}"
+        self.tags = tags
+        assert self.qualname not in registry, f"op {self.qualname} is declared twice; give it an overload name"
+        registry[self.qualname] = self
 
     def defines_derivative(self, fn):
         """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`.
@@ -66,8 +122,17 @@ class OpDef:
 
     derivative_ = defines_derivative
 
+    def meta_(self, fn):
+        """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ])."""
+        self.meta = lambda inputs, params: fn(*inputs, *params)
+        return fn
+
+    def meta_rule(self):
+        """The rule that computes this op's outputs on meta payloads: its own, or the one its kind implies."""
+        return self.meta or derived_rule(self)
+
     def __repr__(self):
-        return f"<op {self.name}>"
+        return f"<op {self.qualname}>"
 
 
 # dtypes a kernel runs natively, per promotion mode: same-dtype inputs of these skip promotion entirely
@@ -76,26 +141,16 @@ _ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16
 _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False):
-    """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``."""
+def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, *, overload="",
+          tags=()):
+    """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
+
+    Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
+    by `overload`; the registry refuses a qualified name declared twice.
+    """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output)
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags)
     return deco
-
-
-def push_mode(handler):
-    """Put a mode handler on top of the stack; it receives every `dispatch` until popped."""
-    _modes.append(handler)
-
-
-def pop_mode(handler=None):
-    h = _modes.pop()
-    assert handler is None or h is handler, "mode stack popped out of order"
-    return h
-
-
-def current_modes():
-    return tuple(_modes)
 
 
 # ---- the fast path ------------------------------------------------------------------------------------
@@ -103,16 +158,13 @@ def current_modes():
 
 def dispatch(op, inputs, params=()):
     """Run `op` on `inputs` (Tensors or Python scalars) with non-tensor `params`; return Tensor(s)."""
-    if _modes:
-        return _modes[-1].dispatch(op, inputs, params, len(_modes) - 1)
+    if _modes:  # some thread has a mode: this thread's stack decides (NOTE [ The mode stack ])
+        return dispatch_modes(op, inputs, params)
     return _run(op, inputs, params)
 
 
-def redispatch(op, inputs, params, level):
-    """Called by the mode handler at stack position `level` to pass the op to the next one down."""
-    if level:
-        return _modes[level - 1].dispatch(op, inputs, params, level - 1)
-    return _run(op, inputs, params)
+#: what a mode handler calls to pass an op on: its own level is popped while it runs, so this goes down
+redispatch = dispatch
 
 
 def _run(op, inputs, params):
@@ -140,6 +192,9 @@ def _run(op, inputs, params):
             out = op.kernel(*arrays, *params)
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
+    except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
+        out = run_meta(op, inputs, params)
+        want = None
 
     if type(out) is _ndarray and want is None:
         result = _new(Tensor)
@@ -154,6 +209,98 @@ def _run(op, inputs, params):
                 _record(op, inputs, params, result)
                 break
     return result
+
+
+def run_meta(op, inputs, params):
+    """The outputs of `op` as meta payloads, from its meta rule."""
+    rule = op.meta_rule()
+    if rule is None:
+        raise NotImplementedError(
+            f"ember::{op.qualname}: attempted to run this operator with Meta tensors, but there was no meta rule "
+            "registered")
+    return rule(inputs, params)
+
+
+def dispatch_modes(op, inputs, params):
+    """`dispatch` when some thread has a mode: the top mode of this thread's stacks gets the op."""
+    above = _local.above
+    if above:
+        mode = above.pop()  # a handler runs with itself popped (NOTE [ The mode stack ])
+        try:
+            return mode.dispatch(op, inputs, params)
+        finally:
+            above.append(mode)
+    if _local.below or (_hooked and _hook_of(inputs) is not None):
+        return _run_below(op, inputs, params)
+    return _run(op, inputs, params)
+
+
+def _run_below(op, inputs, params):
+    """Below autograd: a mode (or a tensor subclass's hook) computes the outputs with recording off, then
+    autograd records on them as on a kernel's."""
+    enabled = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        below = _local.below
+        if below:
+            mode = below.pop()
+            try:
+                out = mode.dispatch(op, inputs, params)
+            finally:
+                below.append(mode)
+        else:
+            out = _call_hook(_hook_of(inputs), op, inputs, params)
+    finally:
+        _grad_state.enabled = enabled
+    if enabled and op.differentiable:
+        for t in inputs:
+            if isinstance(t, Tensor) and t._requires_grad:
+                _record(op, inputs, params, out)
+                break
+    return out
+
+
+def _hook_of(inputs):
+    for t in inputs:
+        if isinstance(t, Tensor) and type(t) is not Tensor:
+            hook = getattr(type(t), "__ember_dispatch__", None)
+            if hook is not None:
+                return type(t)
+    return None
+
+
+def _call_hook(cls, op, inputs, params):
+    """torch's `__torch_dispatch__(func, types, args, kwargs)` shape: `func(*args)` runs the op again."""
+    types = tuple({type(t) for t in inputs if isinstance(t, Tensor) and type(t) is not Tensor})
+    return cls.__ember_dispatch__(OpCall(op, len(inputs)), types, tuple(inputs) + tuple(params), {})
+
+
+class OpCall:
+    """An op as `__ember_dispatch__` / `__torch_dispatch__` receives it: callable on (inputs..., params...),
+    printed as torch prints an OpOverload (`aten.add.Tensor`)."""
+
+    __slots__ = ("op", "n_inputs")
+
+    def __init__(self, op, n_inputs):
+        self.op, self.n_inputs = op, n_inputs
+
+    def __call__(self, *args, **kwargs):
+        n = self.n_inputs
+        return dispatch(self.op, args[:n], args[n:] + tuple(kwargs.values()))
+
+    @property
+    def __name__(self):
+        return f"{self.op.name}.{self.op.overload or 'default'}"
+
+    def name(self):
+        return f"aten::{self.op.qualname}"
+
+    @property
+    def tags(self):
+        return self.op.tags
+
+    def __repr__(self):
+        return f"aten.{self.__name__}"
 
 
 def _broadcast_error(inputs):
@@ -174,12 +321,12 @@ def _broadcast_error(inputs):
 def _wrap_out(op, out, want, x):
     """The slower wrapping cases: tuples of outputs, NumPy scalars, results that need a cast."""
     if type(out) is tuple:
-        result = tuple(_wrap(o if type(o) is _ndarray else _asarray(o)) for o in out)
+        result = tuple(_wrap(o if type(o) is _ndarray or type(o) is MetaArray else _asarray(o)) for o in out)
         if want is not None:
             result = tuple(_wrap(r._data.astype(want, copy=False)) if r._data.dtype.kind == "f"
                            else r for r in result)
     else:
-        if type(out) is not _ndarray:
+        if type(out) is not _ndarray and type(out) is not MetaArray:
             out = _asarray(out)
         if want is not None and out.dtype != want:
             out = out.astype(want)
@@ -235,34 +382,60 @@ def dispatch_inplace(op, self, inputs, params=()):
     tensors notice; with grad recording the history of self (or of its base, for a view) is rewritten.
     """
     if _modes:
-        return _modes[-1].dispatch_inplace(op, self, inputs, params, len(_modes) - 1)
+        return inplace_modes(op, self, inputs, params)
     return _run_inplace(op, self, inputs, params)
 
 
-def redispatch_inplace(op, self, inputs, params, level):
-    """Like `redispatch`, for the in-place entry."""
-    if level:
-        return _modes[level - 1].dispatch_inplace(op, self, inputs, params, level - 1)
+redispatch_inplace = dispatch_inplace
+
+
+def inplace_modes(op, self, inputs, params):
+    """`dispatch_inplace` when some thread has a mode (NOTE [ The mode stack ])."""
+    above = _local.above
+    if above:
+        mode = above.pop()
+        try:
+            return mode.dispatch_inplace(op, self, inputs, params)
+        finally:
+            above.append(mode)
+    below = _local.below
+    if below:
+        def write(op, self, inputs, params):
+            mode = below.pop()
+            try:
+                mode.dispatch_inplace(op, self, inputs, params)
+            finally:
+                below.append(mode)
+        return _run_inplace(op, self, inputs, params, write)
     return _run_inplace(op, self, inputs, params)
 
 
-def _run_inplace(op, self, inputs, params):
+def _write(op, self, inputs, params):
+    copy_into(self, _run(op, inputs, params)._data, op.name)
+
+
+def _run_inplace(op, self, inputs, params, write=_write):
     from .autograd.graph import check_inplace, rebase_history
 
     recording = _grad_state.enabled and op.differentiable and any(
         isinstance(t, Tensor) and t._requires_grad for t in inputs)
     check_inplace(self, recording)
     if not recording:
-        result = _run(op, inputs, params)
-        copy_into(self, result._data, op.name)
+        if write is _write:
+            write(op, self, inputs, params)
+        else:  # a mode below autograd writes with recording off, as its own calls must not record
+            _grad_state.enabled, enabled = False, _grad_state.enabled
+            try:
+                write(op, self, inputs, params)
+            finally:
+                _grad_state.enabled = enabled
         return self
+    old_data = self._data.copy() if op.saves == "all" and type(self._data) is _ndarray else None
     _grad_state.enabled = False
     try:
-        result = _run(op, inputs, params)
+        write(op, self, inputs, params)
     finally:
         _grad_state.enabled = True
-    old_data = self._data.copy() if op.saves == "all" else None
-    copy_into(self, result._data, op.name)
     rebase_history(op, self, inputs, params, old_data)
     return self
 
@@ -270,6 +443,8 @@ def _run_inplace(op, self, inputs, params):
 def copy_into(self, src, opname="copy_"):
     """Write array `src` into self's memory with torch's casting check, bumping the version."""
     dst = self._data
+    if type(dst) is MetaArray or type(src) is MetaArray:
+        return _copy_meta(self, src, opname)
     if src.dtype != dst.dtype and not _dtypes.can_cast(_dtypes.from_numpy(src.dtype), _dtypes.from_numpy(dst.dtype)) \
             and opname != "copy_":
         raise RuntimeError(
@@ -288,6 +463,25 @@ def copy_into(self, src, opname="copy_"):
     np.copyto(dst, src, casting="unsafe")
     vc = _version_counter(self)
     vc[0] += 1
+
+
+def _copy_meta(self, src, opname):
+    """copy_into with a meta payload on either side: the same checks, no data moves."""
+    dst = self._data
+    if type(dst) is not MetaArray:
+        raise NoData()  # copying out of a meta tensor into a real one
+    if src.dtype != dst.dtype and opname != "copy_" and not _dtypes.can_cast(
+            _dtypes.from_numpy(src.dtype), _dtypes.from_numpy(dst.dtype)):
+        raise RuntimeError(
+            f"result type {_dtype_word(src.dtype)} can't be cast to the desired output type {_dtype_word(dst.dtype)}")
+    try:
+        shape = np.broadcast_shapes(src.shape, dst.shape)
+    except ValueError:
+        shape = None
+    if shape != dst.shape:
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(src.shape, dst.shape)) if shape else list(src.shape)}")
+    _version_counter(self)[0] += 1
 
 
 _WORDS = _dtypes._WORD

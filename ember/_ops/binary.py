@@ -19,8 +19,8 @@ from .pointwise import where
 def _pair(name, nodes, kernel, deriv, promote="same", save_output=False):
     """(tensor-other op, scalar-other op) sharing `kernel` and `deriv`."""
     ops = []
-    for node in nodes:
-        op = defop(name, node, POINTWISE, promote, save_output=save_output)(kernel)
+    for node, overload in zip(nodes, ("Tensor", "Scalar") if len(nodes) > 1 else ("",)):
+        op = defop(name, node, POINTWISE, promote, save_output=save_output, overload=overload)(kernel)
         if deriv is not None:
             op.derivative_(deriv)
         ops.append(op)
@@ -182,8 +182,9 @@ def _xlogy_grads(g, x, y):
     return gx, gy
 
 
-_xlogy = [defop("xlogy", n, POINTWISE, "float")(_xlogy_kernel)
-          for n in ("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")]
+_xlogy = [defop("xlogy", n, POINTWISE, "float", overload=o)(_xlogy_kernel)
+          for n, o in (("XlogyBackward0", "Tensor"), ("XlogyBackward1", "Scalar_Self"),
+                       ("XlogyBackward2", "Scalar_Other"))]
 for _o in _xlogy:
     _o.derivative_(_xlogy_grads)
 
@@ -222,7 +223,7 @@ def _lerp_kernel(a, b, w):
                                                                                   copy=False)
 
 
-@defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none")
+@defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none", overload="Scalar")
 def _lerp_s(a, b, w):
     return _lerp_kernel(a, b, w)
 
@@ -232,7 +233,7 @@ def _(g, a, b, w):
     return g * (1 - w), g * w
 
 
-@defop("lerp", "LerpBackward1", POINTWISE, "same")
+@defop("lerp", "LerpBackward1", POINTWISE, "same", overload="Tensor")
 def _lerp_t(a, b, w):
     return _lerp_kernel(a, b, w)
 

@@ -74,7 +74,7 @@ def _(g, a, b):
     return (g * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
 
 
-@defop("div", "DivBackward0", POINTWISE, "float")
+@defop("div", "DivBackward0", POINTWISE, "float", overload="Tensor")
 def _div(a, b):
     return np.true_divide(a, b)
 
@@ -84,7 +84,7 @@ def _(g, a, b):
     return (g / b if needs_grad(0) else None), (-g * a / (b * b) if needs_grad(1) else None)
 
 
-@defop("pow", "PowBackward0", POINTWISE, "same")
+@defop("pow", "PowBackward0", POINTWISE, "same", overload="Tensor_Scalar")
 def _pow_scalar(a, e):
     if a.dtype.kind in "iu" and isinstance(e, int) and e < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -98,7 +98,7 @@ def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) b
     return g * e * a ** (e - 1), None
 
 
-@defop("pow", "PowBackward1", POINTWISE, "same", save_output=True)
+@defop("pow", "PowBackward1", POINTWISE, "same", save_output=True, overload="Tensor_Tensor")
 def _pow(a, b):
     if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -112,7 +112,7 @@ def _(g, a, b, *, out):
     return ga, gb
 
 
-@defop("pow", "PowBackward2", POINTWISE, "same", save_output=True)
+@defop("pow", "PowBackward2", POINTWISE, "same", save_output=True, overload="Scalar")
 def _rpow(b, a):
     return np.power(a, b)
 
@@ -321,7 +321,7 @@ def _(gg, g, out):
     return dispatch(_tanh_backward, (gg, out)), (gg * g * (-2 * out) if needs_grad(1) else None)
 
 
-@defop("clamp", "ClampBackward1", POINTWISE, "same")
+@defop("clamp", "ClampBackward1", POINTWISE, "same", overload="Tensor")
 def _clamp(a, lo, hi):
     if lo is not None and hi is not None:
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype, copy=False)
@@ -492,8 +492,8 @@ def _int_div(kind):
     return kernel
 
 
-_div_trunc = defop("div", "DivBackward2", POINTWISE, "same")(_int_div("trunc"))
-_div_floor = defop("div", "DivBackward2", POINTWISE, "same")(_int_div("floor"))
+_div_trunc = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_trunc")(_int_div("trunc"))
+_div_floor = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_floor")(_int_div("floor"))
 for _op in (_div_trunc, _div_floor):
     _op.derivative_(lambda g, a, b: (g * 0, g * 0))
 

@@ -269,13 +269,14 @@ def _full_random(gen, n, d):
     return (w % _U64(int(np.iinfo(d).max) + 1)).astype(d)
 
 
-def _random_op(node):
-    op = defop("random_", node, POINTWISE, saves="none")(_random_kernel)
+def _random_op(node, overload):
+    op = defop("random_", node, POINTWISE, saves="none", overload=overload,
+               tags=("nondeterministic_seeded",))(_random_kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     return op
 
 
-_random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}") for i in range(3))
+_random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}", o) for i, o in enumerate(("from", "to", "")))
 
 
 def _check_from_to(d, lo, to):
@@ -425,7 +426,7 @@ def _bernoulli(p, gen):
     return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
 
 
-@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none")
+@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor")
 def _bernoulli_tensor_(a, p, gen):
     return _bernoulli_tensor_kernel(a, p, gen)
 
@@ -437,10 +438,10 @@ def _bernoulli_scalar_kernel(a, gen, p):
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 
 
-_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none")(_bernoulli_scalar_kernel)
+_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(_bernoulli_scalar_kernel)
 
 
-@defop("bernoulli", None, POINTWISE)
+@defop("bernoulli", None, POINTWISE, overload="p")
 def _bernoulli_p(a, gen, p):
     return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
 
@@ -537,7 +538,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 # ---- normal (functional) and poisson ---------------------------------------------------------------------
 
-@defop("normal", "NormalBackward1", POINTWISE, saves="none")
+@defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float")
 def _normal_tensor_float(mean, gen, std):
     return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
 
@@ -547,7 +548,7 @@ def _(g, mean, gen, std):
     return g.new_zeros(g.shape)  # torch treats the sample as not differentiable in mean too
 
 
-@defop("normal", "NormalBackward2", POINTWISE, saves="none")
+@defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor")
 def _normal_float_tensor(std, gen, mean):
     r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
     return r * std + np.asarray(mean, std.dtype)
@@ -558,7 +559,7 @@ def _(g, std, gen, mean):
     return g.new_zeros(g.shape)
 
 
-@defop("normal", "NormalBackward3", POINTWISE, saves="none")
+@defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor")
 def _normal_tensor_tensor(mean, std, gen):
     shape = np.broadcast_shapes(mean.shape, std.shape)
     r = _normal_kernel(np.empty(shape, mean.dtype), gen, 0.0, 1.0)

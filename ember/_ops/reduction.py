@@ -58,7 +58,7 @@ def _(g, a, dtype):
     return g.expand(a.shape)
 
 
-@defop("sum", "SumBackward1", REDUCTION, saves="meta")
+@defop("sum", "SumBackward1", REDUCTION, saves="meta", overload="dim_IntList")
 def _sum_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
     return _canonical(np.sum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
@@ -102,7 +102,7 @@ def _(g, a, dtype):
     return g.expand(a.shape) / n if n else g.expand(a.shape)
 
 
-@defop("mean", "MeanBackward1", REDUCTION, saves="meta")
+@defop("mean", "MeanBackward1", REDUCTION, saves="meta", overload="dim")
 def _mean_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -159,7 +159,7 @@ def _extreme_dim(name, argfn):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return vals, idx.astype(np.int64, copy=False)
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True)(kernel)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
 
     @op.derivative_
     def _(grads, a, dim, keepdim, *, out):

@@ -102,7 +102,7 @@ def _embed_block(g, shape):
     return _pad(g, tuple(shape))
 
 
-_scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none")(
+_scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value")(
     lambda a, v, dim, idx, reduce: _scatter.kernel(a, v, dim, idx, reduce))
 _scatter_v.derivative_(lambda g, a, v, dim, idx, reduce: g.scatter(dim, _wrap(idx), 0.0))
 
@@ -317,7 +317,8 @@ def _index_fill_kernel(a, value, dim, idx):
 
 _index_fill = defop("index_fill", "IndexFillBackward0", INDEXING, saves="none")(_index_fill_kernel)
 _index_fill.derivative_(lambda g, a, value, dim, idx: (g.index_fill(dim, _wrap(idx), 0.0), None))
-_index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none")(_index_fill_kernel)
+_index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none", overload="int_Tensor")(
+    _index_fill_kernel)
 _index_fill_t.derivative_(lambda g, a, value, dim, idx: (g.index_fill(dim, _wrap(idx), 0.0),
                                                           g.index_select(dim, _wrap(idx)).sum()))
 

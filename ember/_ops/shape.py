@@ -153,7 +153,7 @@ def reshape(input, *shape):
     return dispatch(_reshape_copy, (input,), (shape,))
 
 
-@defop("view", None, SHAPE, saves="meta")
+@defop("view", None, SHAPE, saves="meta", overload="dtype")
 def _view_as_dtype(a, np_dtype):
     if a.itemsize != np.dtype(np_dtype).itemsize and a.ndim and a.strides[-1] != a.itemsize:
         raise RuntimeError("self.stride(-1) must be 1 to view Float as Char (different element sizes)")
@@ -292,7 +292,7 @@ def _(g, a, dims):
     return g.reshape(a.shape)
 
 
-_squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta")(_squeeze.kernel)
+_squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta", overload="dim")(_squeeze.kernel)
 _squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
 
 

@@ -76,7 +76,7 @@ def _(g, a, dims, keepdim, dtype, *, out):
     return g * others.movedim(tuple(range(a.dim() - len(dims), a.dim())), dims)
 
 
-_prod_all = defop("prod", "ProdBackward0", REDUCTION, save_output=True)(_prod.kernel)
+_prod_all = defop("prod", "ProdBackward0", REDUCTION, save_output=True, overload="all")(_prod.kernel)
 _prod_all.derivative_(_prod.derivative)
 
 
@@ -325,7 +325,7 @@ def _median_dim_op(name, node, ignore_nan):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return canonical(vals), canonical(idx.astype(np.int64))
-    op = defop(name, node, REDUCTION, saves="meta", save_output=True)(kernel)
+    op = defop(name, node, REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
     op.derivative_(_to_indices)
     return op
 

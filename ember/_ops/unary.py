@@ -134,7 +134,7 @@ _frac = _op("frac", "FracBackward0", _float_only("frac", lambda a: a - np.trunc(
             "same", saves="none")
 
 
-@defop("round", "RoundBackward1", POINTWISE, "same", saves="none")
+@defop("round", "RoundBackward1", POINTWISE, "same", saves="none", overload="decimals")
 def _round_dec(a, decimals):
     if a.dtype.kind in "biu":
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{dtype_word(a.dtype)}'")

@@ -6,25 +6,22 @@ result made while inference mode is on in the current thread becomes an inferenc
 are refused later where torch refuses them: saved for backward (graph.SavedTensor), modified in place
 outside inference mode (graph.check_inplace), `requires_grad_()` outside inference mode.
 
-The handler reads the thread-local flag rather than assuming that being on the stack means the mode is on:
-the stack is shared by threads, the flag is not.
+The handler still reads the thread-local flag: `inference_mode(False)` inside turns it off without popping.
 """
 
-from .._dispatch import VIEW, redispatch, redispatch_inplace
+from .._dispatch import VIEW
+from .._modes import Mode, redispatch
 from .grad_mode import state as _grad_state
 
 __all__ = ["InferenceModeHandler"]
 
 
-class InferenceModeHandler:
+class InferenceModeHandler(Mode):
     """Mode handler: marks op outputs made under inference mode as inference tensors."""
 
-    def dispatch(self, op, inputs, params, level):
-        out = redispatch(op, inputs, params, level)
+    def dispatch(self, op, inputs, params):
+        out = redispatch(op, inputs, params)
         if _grad_state.inference and not (op.kind == VIEW and not inputs[0]._is_inference):
             for t in out if type(out) is tuple else (out,):
                 t._is_inference = True
         return out
-
-    def dispatch_inplace(self, op, self_, inputs, params, level):
-        return redispatch_inplace(op, self_, inputs, params, level)

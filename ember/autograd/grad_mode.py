@@ -140,7 +140,7 @@ class inference_mode(_DecoratorContextManager):
         self.pushed = None
         if self.mode:
             if not state.inference:
-                from .._dispatch import push_mode
+                from .._modes import push_mode
                 from ._inference import InferenceModeHandler
 
                 self.pushed = InferenceModeHandler()
@@ -152,7 +152,7 @@ class inference_mode(_DecoratorContextManager):
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
         if self.pushed is not None:
-            from .._dispatch import pop_mode
+            from .._modes import pop_mode
 
             pop_mode(self.pushed)
 

@@ -1,0 +1,226 @@
+"""Meta payloads: a tensor's shape, dtype and strides without its data, and the rules ops compute them by.
+
+NOTE [ Meta payloads ]
+A Tensor's `_data` is normally a NumPy array. A *meta* tensor (`device="meta"`, and the fake tensors of
+the compiler's tracing modes) holds a `MetaArray` instead: shape, dtype, strides and storage offset, and
+no memory. Ops run on it through their meta rule (`op.meta`, declared beside the kernel with
+`@op.meta_`) or, for the kinds whose facts follow from the declaration (pointwise ops that promote), a
+rule derived from `kind` and `promote` (`derived_rule`).
+
+The dispatcher's fast path never asks whether a payload is meta: a `MetaArray` refuses to give data, so
+the first thing a kernel does with its data (a NumPy call, `astype`, indexing, arithmetic) raises
+`NoData`, which `_run` catches and answers by running the meta rule instead. The kernel's own argument
+checks that come before its first NumPy call still run, so meta inputs get torch's validation errors
+from them; a meta rule checks the rest. Code outside ops that reads `._data` of a meta tensor gets
+torch's "Cannot copy out of meta tensor; no data!".
+
+A meta rule takes the op's inputs (Tensors, meta ones among them, and Python scalars) and params, as the
+kernel takes their arrays (`rule(*inputs, *params)`), and returns a `MetaArray` (or a tuple of them).
+It is written against the Tensor API (`t.shape`, `t.dtype`, `t.stride()`), as torch's meta functions are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes
+
+__all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes"]
+
+
+class NoData(RuntimeError):
+    """Raised when something reaches for the data of a meta payload (see NOTE [ Meta payloads ])."""
+
+    def __init__(self, msg="Cannot copy out of meta tensor; no data!"):
+        super().__init__(msg)
+
+
+def _refuse(self, *args, **kwargs):
+    raise NoData()
+
+
+class _Flags:
+    __slots__ = ("c_contiguous", "f_contiguous", "writeable")
+
+    def __init__(self, c, f):
+        self.c_contiguous, self.f_contiguous, self.writeable = c, f, True
+
+
+class MetaArray:
+    """What a NumPy array says about itself, with no buffer: shape, dtype, strides (in bytes, as NumPy's)."""
+
+    __slots__ = ("shape", "dtype", "strides", "offset")
+    # NumPy must not treat it as an array-like: every protocol hook refuses (see NOTE [ Meta payloads ])
+    __array_priority__ = 1e9
+
+    def __init__(self, shape: tuple, dtype: np.dtype, strides: tuple, offset: int = 0):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.strides = tuple(strides)
+        self.offset = offset  # storage offset, in elements
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def flags(self) -> _Flags:
+        item = self.dtype.itemsize
+        c = self.strides == _contiguous(self.shape, item) or self.size <= 1
+        f = self.strides == _contiguous(self.shape[::-1], item)[::-1] or self.size <= 1
+        return _Flags(c, f)
+
+    @property
+    def base(self):
+        return None
+
+    def __repr__(self) -> str:
+        return f"MetaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides})"
+
+    # every way of reaching the data refuses
+    __array__ = __array_ufunc__ = __array_function__ = _refuse
+    __getitem__ = __setitem__ = __iter__ = __len__ = _refuse
+    __bool__ = __float__ = __int__ = __index__ = __complex__ = _refuse
+    astype = reshape = transpose = view = copy = ravel = item = tolist = fill = sum = _refuse
+
+    def __getattr__(self, name):  # any other ndarray attribute (T, real, ctypes, ...) is data
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NoData()
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+              "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert"):
+    setattr(MetaArray, f"__{_name}__", _refuse)
+    if _name not in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert"):
+        setattr(MetaArray, f"__r{_name}__", _refuse)
+MetaArray.__hash__ = object.__hash__
+
+
+def _contiguous(shape, item=1):
+    st, acc = [], item
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def meta_array(shape, dtype, strides=None, offset=0) -> MetaArray:
+    """A MetaArray of `shape` and ember or NumPy `dtype`; `strides` in elements (contiguous if None)."""
+    npd = dtype if isinstance(dtype, np.dtype) else _dtypes.to_numpy(dtype)
+    st = _contiguous(shape) if strides is None else strides
+    return MetaArray(shape, npd, tuple(s * npd.itemsize for s in st), offset)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """torch's broadcast, with its error message."""
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for k in range(1, len(s) + 1):
+            a, b = out[-k], s[-k]
+            if a == 1:
+                out[-k] = b
+            elif b != 1 and a != b:
+                raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                   f"non-singleton dimension {n - k}")
+    return tuple(out)
+
+
+def pointwise_strides(shape, operands) -> tuple:
+    """The strides (in elements) torch's TensorIterator gives the output of a pointwise op.
+
+    Operands are (shape, strides-in-elements) pairs of the tensor inputs. When they all have the output's
+    shape and are contiguous, the output is contiguous; otherwise dimensions are ordered innermost-first by
+    the inputs' strides (the first input decides, later ones break its ties; broadcast dimensions have no
+    say), as `TensorIteratorBase::reorder_dimensions` does, and the output is dense in that order.
+    """
+    n = len(shape)
+    if n == 0:
+        return ()
+    ops = []
+    for s, st in operands:
+        pad = n - len(s)
+        full = [0] * pad + [0 if (sz == 1 and shape[pad + i] != 1) else x
+                            for i, (sz, x) in enumerate(zip(s, st))]
+        ops.append(full)
+    if all(tuple(s) == tuple(shape) and _dense_c(s, st) for s, st in operands):
+        return _contiguous(shape)
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(n - 1, -1, -1)):
+        return _contiguous(shape)
+    out = [0] * n
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def _dense_c(shape, strides):
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(strides)):
+        if size != 1:
+            if st != expected:
+                return False
+            expected *= size
+    return True
+
+
+def derived_rule(op):
+    """The meta rule an op's declaration implies, as `rule(inputs, params)`, or None: pointwise ops that
+    promote (see `defop`) broadcast their inputs, take torch's result dtype and TensorIterator's strides."""
+    if op.kind == "pointwise" and op.promote is not None:
+        return _pointwise_rule(op.promote)
+    return None
+
+
+def _pointwise_rule(promote):
+    def rule(inputs, params):
+        tensors = [a for a in inputs if hasattr(a, "_data")]
+        shape = broadcast_shapes(*(t._data.shape for t in tensors))
+        res = _dtypes.result_dtype(inputs)
+        if promote == "float" and res._cat < 2:
+            res = _dtypes.get_default_dtype()
+        dtype = _dtypes.bool if promote == "bool" else res
+        strides = pointwise_strides(shape, [(t._data.shape, t.stride()) for t in tensors])
+        return meta_array(shape, dtype, strides)
+    return rule

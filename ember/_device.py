@@ -56,14 +56,15 @@ cpu = device("cpu")
 
 
 def check_device(dev):
-    """Accept None and any spelling of the CPU; anything else fails the way a CPU-only torch does."""
+    """Accept None and any spelling of the CPU (False) or of the meta device (True: tensors without data,
+    NOTE [ Meta payloads ]); anything else fails the way a CPU-only torch does."""
     if dev is None or dev is cpu or dev == "cpu":
-        return
+        return False
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cpu":
-        return
+        return False
+    if d.type == "meta":
+        return True
     if d.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
-    if d.type == "meta":
-        raise NotImplementedError("ember has no meta device: tensors always hold data")
     raise RuntimeError(f"ember only supports the cpu device, got {d}")

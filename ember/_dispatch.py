@@ -213,6 +213,9 @@ def _run(op, inputs, params):
 
 def run_meta(op, inputs, params):
     """The outputs of `op` as meta payloads, from its meta rule."""
+    for t in inputs:
+        if isinstance(t, Tensor) and type(t._data) is _ndarray and t._data.ndim:
+            raise RuntimeError("Tensor on device cpu is not on the expected device meta!")
     rule = op.meta_rule()
     if rule is None:
         raise NotImplementedError(

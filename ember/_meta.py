@@ -28,7 +28,7 @@ from . import _dtypes
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes"]
 
 
-class NoData(RuntimeError):
+class NoData(NotImplementedError):
     """Raised when something reaches for the data of a meta payload (see NOTE [ Meta payloads ])."""
 
     def __init__(self, msg="Cannot copy out of meta tensor; no data!"):

@@ -22,6 +22,8 @@ import numpy as np
 
 from . import _dtypes
 from ._device import check_device, cpu
+from ._device import device as _device_cls
+from ._meta import MetaArray
 from ._size import Size
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root, warn_typed_storage
 
@@ -79,13 +81,19 @@ class Tensor:
 
     @property
     def device(self):
-        return cpu
+        return cpu if type(self._data) is not MetaArray else _META
+
+    @property
+    def is_meta(self):
+        return type(self._data) is MetaArray
+
+    @property
+    def is_cpu(self):
+        return type(self._data) is not MetaArray
 
     is_cuda = False
-    is_cpu = True
     is_sparse = False
     is_quantized = False
-    is_meta = False
     is_mkldnn = False
     is_nested = False
     layout = "strided"
@@ -127,10 +135,12 @@ class Tensor:
 
     def storage_offset(self):
         a = self._data
+        if type(a) is MetaArray:
+            return a.offset
         return (_address(a) - _address(_root_start(a))) // a.itemsize
 
     def data_ptr(self):
-        return _address(self._data)
+        return _address(self._data) if type(self._data) is not MetaArray else 0
 
     def untyped_storage(self):
         return UntypedStorage(_flat_bytes(self._data))
@@ -277,6 +287,9 @@ class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
+        if type(self._data) is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                            "to host memory first.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -292,12 +305,16 @@ class Tensor:
         return (1, 0)
 
     def tolist(self):
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
     def item(self):
         a = self._data
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        if type(a) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return a.reshape(()).item() if a.dtype.name != "bfloat16" else float(a.reshape(()))
 
     def __len__(self):
@@ -316,6 +333,8 @@ class Tensor:
             if a.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if type(a) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return bool(a.reshape(()))
 
     def __float__(self):
@@ -337,6 +356,8 @@ class Tensor:
         a = self._data
         if a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if type(a) is MetaArray:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return a.reshape(()).astype(np.float32) if a.dtype.name == "bfloat16" else a.reshape(())
 
     def __hash__(self):
@@ -399,6 +420,8 @@ class Tensor:
         return self.mT.conj() if self.is_complex() else self.mT
 
     def cpu(self, memory_format=None):
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self
 
     def cuda(self, *args, **kwargs):
@@ -416,6 +439,9 @@ class Tensor:
         if require_grad:
             t.requires_grad_(True)
         return t
+
+
+_META = _device_cls("meta")
 
 
 def _wrap(arr, cls=Tensor):

@@ -125,9 +125,22 @@ def _default_for(d):
         (d is _dtypes.complex64 and _dtypes.get_default_dtype() is _dtypes.float32)
 
 
+def _meta_suffixes(t, d):
+    out = ["...", ", device='meta'", f", size={tuple(t._data.shape)}"]
+    if d is not _dtypes.get_default_dtype():
+        out.append(f", dtype={d}")
+    if t._grad_fn is not None:
+        out.append(f", grad_fn=<{type(t._grad_fn).__name__}>")
+    elif t._requires_grad:
+        out.append(", requires_grad=True")
+    return out
+
+
 def tensor_repr(t, prefix="tensor("):
-    a = _plain(t._data)
     d = t.dtype
+    if t.is_meta:  # no values to show (NOTE [ Meta payloads ])
+        return prefix + "".join(_meta_suffixes(t, d)) + ")"
+    a = _plain(t._data)
     indent = len(prefix)
     suffixes = []
     summarize = a.size > _print_opts["threshold"]

@@ -13,7 +13,8 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace
+from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, run_meta
+from .._meta import meta_array, pointwise_strides
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, method, public
 from .pointwise import _to_dtype
@@ -102,13 +103,26 @@ def _from_array(arr):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor copying `data` (nested lists, numbers, NumPy arrays, tensors)."""
-    check_device(device)
+    meta = check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             UserWarning, stacklevel=2)
-    return _finish(dispatch(_from_array, (), (_array_from_data(data, dtype),)), requires_grad)
+    return _finish(_create(_from_array, (_array_from_data(data, dtype),), meta), requires_grad)
+
+
+# NOTE [ Creating meta tensors ]
+# A factory called with device="meta" dispatches the same op, computed by its meta rule: the op's
+# parameters (shape, dtype) are all it needs, and no memory is touched (NOTE [ Meta payloads ]).
+
+def _create(op, params, meta):
+    if meta:
+        return _wrap(run_meta(op, (), params))
+    return dispatch(op, (), params)
+
+
+_from_array.meta_(lambda arr: meta_array(arr.shape, arr.dtype))
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -176,6 +190,15 @@ def _empty(shape, np_dtype):
     return np.empty(shape, np_dtype)
 
 
+_full.meta_(lambda shape, fill, np_dtype: meta_array(shape, np.dtype(np_dtype)))
+_empty.meta_(lambda shape, np_dtype: meta_array(shape, np.dtype(np_dtype)))
+
+
+def _like_strides(t):
+    """The strides torch's `empty_like` (preserve_format) gives: a dense input's own, else its order, dense."""
+    return pointwise_strides(tuple(t.shape), [(tuple(t.shape), t.stride())])
+
+
 def _check_size(shape, name=None):
     for s in shape:
         if s < 0:
@@ -188,9 +211,9 @@ def _check_size(shape, name=None):
 def _creator(name, fill):
     def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
            memory_format=None):
-        check_device(device)
+        meta = check_device(device)
         shape = _check_size(as_shape(size), name)
-        t = dispatch(_full, (), (shape, fill, _np_dtype(dtype)))
+        t = _create(_full, (shape, fill, _np_dtype(dtype)), meta)
         if out is not None:
             from ._util import finish_out
             return finish_out(t, out)
@@ -206,8 +229,8 @@ ones = _creator("ones", 1)
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    check_device(device)
-    return _finish(dispatch(_empty, (), (_check_size(as_shape(size)), _np_dtype(dtype))), requires_grad)
+    meta = check_device(device)
+    return _finish(_create(_empty, (_check_size(as_shape(size)), _np_dtype(dtype)), meta), requires_grad)
 
 
 def _fill_dtype(value, dtype):
@@ -226,11 +249,11 @@ def _fill_dtype(value, dtype):
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
-    check_device(device)
+    meta = check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _fill_dtype(fill_value, dtype)
-    return _finish(dispatch(_full, (), (_check_size(as_shape((size,))), fill_value, _dtypes.to_numpy(d))),
+    return _finish(_create(_full, (_check_size(as_shape((size,))), fill_value, _dtypes.to_numpy(d)), meta),
                    requires_grad)
 
 
@@ -239,11 +262,18 @@ def _full_like(a, fill, np_dtype):
     return np.full_like(a, fill, dtype=np_dtype)
 
 
+@_full_like.meta_
+def _(a, fill, np_dtype):
+    return meta_array(a.shape, np.dtype(np_dtype), _like_strides(a))
+
+
 def _like(name, fill):
     def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-        check_device(device)
+        meta = check_device(device) or (device is None and input.is_meta)
         d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
-        if fill is None:
+        if meta:
+            t = _wrap(meta_array(input.shape, d, _like_strides(input)))
+        elif fill is None:
             t = _wrap(np.empty_like(input._data, dtype=d))
         else:
             t = dispatch(_full_like, (input.detach(),), (fill, d))
@@ -277,7 +307,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 def _new(name, fn):
     def method_(self, *args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return fn(*args, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+        return fn(*args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
     method_.__name__ = name
     setattr(Tensor, name, method_)
 
@@ -286,7 +316,7 @@ _new("new_zeros", zeros)
 _new("new_ones", ones)
 _new("new_empty", empty)
 Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False: full(
-    size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False: tensor(
     data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False: \
@@ -483,7 +513,11 @@ def _parse_to(args, kwargs):
 def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs):
     """Cast and/or move: `to(dtype)`, `to(device)`, `to(other)`; returns self when nothing changes."""
     dtype, dev = _parse_to(args, kwargs)
-    check_device(dev)
+    if dev is not None and check_device(dev) != self.is_meta:
+        if self.is_meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        moved = _wrap(meta_array(self.shape, (dtype or self.dtype), _like_strides(self)))
+        return _finish(moved, self._requires_grad) if self._grad_fn is None else moved
     if dtype is None or dtype is self.dtype:
         return self.clone() if copy else self
     return dispatch(_to_dtype, (self,), (_dtypes.to_numpy(dtype),))

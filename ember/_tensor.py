@@ -62,6 +62,19 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         pass
 
+    def __init_subclass__(cls, **kwargs):
+        # A subclass with a dispatch hook (ember's `__ember_dispatch__`, or torch's `__torch_dispatch__` in
+        # code written for torch) sees every op on its instances, below autograd (NOTE [ The mode stack ]).
+        super().__init_subclass__(**kwargs)
+        hook = cls.__dict__.get("__ember_dispatch__") or cls.__dict__.get("__torch_dispatch__")
+        if hook is not None:
+            from ._dispatch import _hooked, _modes
+
+            if "__ember_dispatch__" not in cls.__dict__:
+                cls.__ember_dispatch__ = hook
+            _hooked.append(cls)
+            _modes.append(cls)
+
     # ---- metadata --------------------------------------------------------------------------------------
 
     @property
@@ -432,6 +445,14 @@ class Tensor:
 
     def share_memory_(self):
         return self
+
+    def as_subclass(self, cls):
+        """The same tensor (data, version counter, autograd history) as an instance of `cls`."""
+        _version_counter(self)
+        t = _new(cls)
+        t._data = self._data
+        t.__dict__.update(self.__dict__)
+        return t
 
     @classmethod
     def _make_subclass(cls, data, require_grad=False):

@@ -157,7 +157,7 @@ Tensor.__getitem__ = _getitem
 # ---- writing: setitem, index_put_, copy_ ----------------------------------------------------------------
 
 
-@defop("copy_", "CopyBackwards", INDEXING, saves="meta")
+@defop("copy_", "CopyBackwards", INDEXING, saves="meta", tags=("scalar_edge",))
 def _copy(a, src):
     src = np.asarray(src)
     try:
@@ -257,7 +257,7 @@ def index_select(input, dim, index, *, out=None):
     return finish_out(dispatch(_index_select, (input,), (d, idx)), out)
 
 
-@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none")
+@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none", tags=("mask",))
 def _masked_fill(a, mask, value):
     return np.where(mask, np.asarray(value, dtype=a.dtype), np.asarray(a, order="C"))  # torch: contiguous
 

@@ -160,7 +160,7 @@ def dot(input, tensor, *, out=None):
     return finish_out(dispatch(_dot, (input, tensor)), out)
 
 
-@defop("vdot", "VdotBackward0", MATMUL)
+@defop("vdot", "VdotBackward0", MATMUL, tags=("not_holomorphic",))
 def _vdot(a, b):
     return np.asarray(np.vdot(a, b))
 

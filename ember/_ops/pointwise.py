@@ -27,7 +27,7 @@ def _one(dtype):
 # ---- binary arithmetic --------------------------------------------------------------------------------
 
 
-@defop("add", "AddBackward0", POINTWISE, "same", saves="none")
+@defop("add", "AddBackward0", POINTWISE, "same", saves="none", tags=("scalar_edge",))
 def _add(a, b, alpha=1):
     return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
 
@@ -37,7 +37,7 @@ def _(g, a, b, alpha=1):
     return g, (g if alpha == 1 else g * alpha)
 
 
-@defop("sub", "SubBackward0", POINTWISE, "same", saves="none")
+@defop("sub", "SubBackward0", POINTWISE, "same", saves="none", tags=("scalar_edge",))
 def _sub(a, b, alpha=1):
     if a.dtype.kind == "b" and getattr(b, "dtype", None) == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -66,7 +66,7 @@ def _(g, a, b, alpha=1):
 
 # A kernel that is a NumPy ufunc as it is is declared as one: the dispatcher then calls it with no
 # Python frame between (mul and tanh are among the most frequent ops there are).
-_mul = defop("mul", "MulBackward0", POINTWISE, "same")(np.multiply)
+_mul = defop("mul", "MulBackward0", POINTWISE, "same", tags=("scalar_edge",))(np.multiply)
 
 
 @_mul.derivative_
@@ -74,7 +74,7 @@ def _(g, a, b):
     return (g * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
 
 
-@defop("div", "DivBackward0", POINTWISE, "float", overload="Tensor")
+@defop("div", "DivBackward0", POINTWISE, "float", overload="Tensor", tags=("scalar_edge",))
 def _div(a, b):
     return np.true_divide(a, b)
 
@@ -172,8 +172,9 @@ def _(g, a):
 
 # conj: ember keeps no lazy conjugate bit (torch's conj() is a view with one); the conjugate is computed
 # at once, so is_conj() is always False and resolve_conj() has nothing to resolve.
-_conj = defop("conj", "ConjBackward0", POINTWISE, saves="none")(np.conj)
-_conj_physical = defop("conj_physical", "ConjPhysicalBackward0", POINTWISE, saves="none")(np.conj)
+_conj = defop("conj", "ConjBackward0", POINTWISE, saves="none", tags=("not_holomorphic",))(np.conj)
+_conj_physical = defop("conj_physical", "ConjPhysicalBackward0", POINTWISE, saves="none",
+                       tags=("not_holomorphic",))(np.conj)
 _conj.derivative_(lambda g, a: g.conj())
 _conj_physical.derivative_(lambda g, a: g.conj_physical())
 
@@ -363,7 +364,7 @@ def _(g, a, lo, hi):
     return g * keep, glo, ghi
 
 
-@defop("where", "WhereBackward0", POINTWISE, "same")
+@defop("where", "WhereBackward0", POINTWISE, "same", tags=("scalar_edge", "mask"))
 def _where(cond, a, b):
     return np.where(cond, a, b)
 
@@ -492,8 +493,10 @@ def _int_div(kind):
     return kernel
 
 
-_div_trunc = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_trunc")(_int_div("trunc"))
-_div_floor = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_floor")(_int_div("floor"))
+_div_trunc = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_trunc",
+                   tags=("scalar_edge",))(_int_div("trunc"))
+_div_floor = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_floor",
+                   tags=("scalar_edge",))(_int_div("floor"))
 for _op in (_div_trunc, _div_floor):
     _op.derivative_(lambda g, a, b: (g * 0, g * 0))
 

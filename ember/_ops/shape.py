@@ -180,7 +180,7 @@ def _view_as_real(a):
     return a[..., None].view(_REAL_OF[a.dtype])  # the new size-1 axis is contiguous: NumPy splits it in two
 
 
-@defop("view_as_complex", "ViewAsComplexBackward0", VIEW, saves="none")
+@defop("view_as_complex", "ViewAsComplexBackward0", VIEW, saves="none", tags=("not_holomorphic",))
 def _view_as_complex(a):
     return a.view(_COMPLEX_OF[a.dtype])[..., 0]
 

@@ -21,8 +21,8 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False):
-    op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output)(kernel)
+def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False, tags=()):
+    op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output, tags=tags)(kernel)
     if deriv is not None:
         op.derivative_(deriv)
     return op
@@ -156,7 +156,8 @@ def _sgn_grad(g, a):
     return ((g - s * (s.conj() * g).real) / mag).masked_fill(mag == 0, 0)
 
 
-_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _sgn_grad, "same")
+_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _sgn_grad, "same",
+          tags=("not_holomorphic",))
 
 
 @defop("logit", "LogitBackward0", POINTWISE, "float")

@@ -583,7 +583,7 @@ def make_node_class(op):
     tests (NOTE [ Which inputs get an edge ]), computed here once."""
     return type(op.node_name, (OpNode,), {
         "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
-        "_mask_op": op.name in _MASK_OPS, "_scalar_edge": op.name in _SCALAR_EDGE_OPS})
+        "_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags})
 
 
 class AccumulateGrad(Node):
@@ -642,12 +642,10 @@ def refresh_view_grad_fn(view):
 # NOTE [ Which inputs get an edge ]
 # torch's next_functions has one entry per *tensor argument of the op's schema*. A Python number given
 # to add/sub/mul/div/where (or assigned with `t[i] = 0`) becomes a wrapped tensor there, so it gets a
-# `(None, 0)` edge; for every other op it is a Scalar argument and gets none (`x.pow(2)`, `1 - x`,
-# `x.clamp(0, 1)` have one edge). The bool
-# condition or mask of where/masked_fill is not a differentiable argument and gets none either. The
-# derivative still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
-_SCALAR_EDGE_OPS = frozenset(("add", "sub", "mul", "div", "where", "copy_"))
-_MASK_OPS = frozenset(("where", "masked_fill"))
+# `(None, 0)` edge (those ops carry the tag `scalar_edge`); for every other op it is a Scalar argument and
+# gets none (`x.pow(2)`, `1 - x`, `x.clamp(0, 1)` have one edge). The bool condition or mask of
+# where/masked_fill (tag `mask`) is not a differentiable argument and gets none either. The derivative
+# still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
 
 
 def _record_general(op, inputs, params, result):
@@ -675,7 +673,7 @@ def _record_general(op, inputs, params, result):
         if pointwise:
             oshape = out.shape
     if (odt.kind == "c" if single else any(o._data.dtype.kind == "c" for o in result)) \
-            and op.name not in _NOT_HOLOMORPHIC:
+            and "not_holomorphic" not in op.tags:
         node._op = _conjugated(op)  # NOTE [ Complex gradients ]
     edges = []
     metas = []
@@ -823,9 +821,9 @@ _ALL_TRUE1, _ALL_TRUE2 = (True,), (True, True)  # shared metadata that OpNode.ap
 # grad * conj(f'(z)), where a formula written for real numbers computes grad * f'(z). Formulas are linear
 # in grad, so conj(formula(conj(grad))) is torch's gradient: a node whose output is complex runs its op's
 # derivative that way. Ops that are not holomorphic (sgn, conj) have their formulas written in torch's
-# convention already and are left alone; ops with a real result (abs, norms) are never wrapped.
+# convention already (tag `not_holomorphic`) and are left alone; ops with a real result (abs, norms) are
+# never wrapped.
 
-_NOT_HOLOMORPHIC = frozenset(("sgn", "conj", "conj_physical", "view_as_complex", "vdot"))
 _CONJUGATED = {}
 
 

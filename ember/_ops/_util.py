@@ -1,5 +1,6 @@
 """Small helpers the op modules share: publishing functions as Tensor methods, dim/shape checks."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -7,6 +8,7 @@ import numpy as np
 from .._dispatch import copy_into, dispatch, dispatch_inplace
 from .._size import Size
 from .._tensor import Tensor, _wrap, _wrap_dim, contiguous_strides
+from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["method", "public", "wrap_dim", "as_shape", "finish_out", "inplace_method", "Tensor", "_wrap",
            "dispatch", "dispatch_inplace", "Size"]
@@ -25,6 +27,8 @@ def method(*names, top=True):
     """Decorator: make `fn` a Tensor method under `names` (default: its own name) and, if `top`, a
     function at ember's top level."""
     def deco(fn):
+        if fn.__code__.co_name != fn.__name__:  # a factory-made function: tracebacks and errors show its name
+            fn.__code__ = fn.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)
         for n in names or (fn.__name__,):
             setattr(Tensor, n, fn)
         if top:
@@ -76,8 +80,11 @@ def as_shape(args):
     return tuple(out)
 
 
-def finish_out(result, out):
-    """Honour an `out=` argument: write `result` into `out` (resized if it is empty) and return it."""
+def finish_out(result, out, check_grad=True):
+    """Honour an `out=` argument: write `result` into `out` (resized if it is empty) and return it.
+
+    With an input or `out` requiring grad, torch refuses out= (no gradient flows into an out tensor); a
+    few of its composites (diag) skip that check, and pass `check_grad=False`."""
     if out is None:
         return result
     if out._data.shape != result._data.shape:
@@ -85,15 +92,25 @@ def finish_out(result, out):
             out._data = np.empty(result._data.shape, out._data.dtype)
         else:
             out._data = np.empty(result._data.shape, out._data.dtype)
-    if out._requires_grad:
-        from ..autograd.grad_mode import state
-
-        if state.enabled:
-            raise RuntimeError(
-                f"{'add'}(): functions with out=... arguments don't support automatic differentiation, but one "
-                "of the arguments requires grad.")
+    if check_grad and (out._requires_grad or result._requires_grad) and _grad_state.enabled:
+        raise RuntimeError(
+            f"{_out_op_name(result)}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.")
     copy_into(out, result._data, "out")
     return out
+
+
+def _out_op_name(result):
+    """The name torch's out= error gives: the op that computed the result (its node's op, when inputs
+    require grad), else the public function that called `finish_out` (the first caller up the stack whose
+    name is not private). Only the error path pays."""
+    fn = result._grad_fn
+    if fn is not None and getattr(fn, "_op", None) is not None:
+        return fn._op.name
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_name.startswith(("_", "<")):
+        f = f.f_back
+    return f.f_code.co_name if f is not None else "out"
 
 
 def c_contiguous(arr):

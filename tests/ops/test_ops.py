@@ -8,7 +8,7 @@ out-of-place, `out=`, and error parity (exception class and message).
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, assert_same_error, check, to_ember, to_torch
+from compare import assert_same, assert_same_error, check, ember_dtype, to_ember, to_torch
 from op_db import OPS, Sample
 
 import ember
@@ -196,6 +196,29 @@ def test_out(name):
             assert got is o
             return o
         check(fn, *s.inputs, rtol=op.rtol, atol=op.atol, check_stride=False)
+
+
+@pytest.mark.parametrize("name", [n for n in _params("out") if _BY_NAME[n.values[0]].grad
+                                  and "float32" in _BY_NAME[n.values[0]].dtypes])
+def test_out_refuses_grad(name):
+    """`out=` with an input requiring grad: torch's error, naming the op that computed the result."""
+    op = _BY_NAME[name]
+    s = op.samples("float32", np.random.default_rng(8))[0]
+    first = _float_inputs(s)[0]
+    dtype = op.fn(torch, *[to_torch(x) for x in s.inputs], **s.kwargs).dtype
+
+    def with_input(lib, *inputs):
+        inputs = list(inputs)
+        inputs[first] = inputs[first].detach().requires_grad_(True)
+        out = lib.empty(0, dtype=dtype if lib is torch else ember_dtype(dtype))
+        return op.fn(lib, *inputs, **s.kwargs, out=out)
+
+    try:
+        with_input(torch, *[to_torch(x) for x in s.inputs])
+    except Exception:  # noqa: BLE001 - the class and message are compared
+        assert_same_error(with_input, *s.inputs)
+    else:  # torch's diag takes out= under grad (its out path does not check): so does ember's
+        check(lambda lib, *xs: with_input(lib, *xs).detach(), *s.inputs, check_stride=False)
 
 
 @pytest.mark.parametrize("name", _params("errors"))

@@ -11,7 +11,7 @@ storage gives a tensor over that memory.
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _naming
 from ._device import device as _device
 from ._size import Size
 from ._storage import TypedStorage, UntypedStorage
@@ -27,9 +27,8 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 _LONG = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
-_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
-               " * (tuple of ints size, *, torch.device device = None)\n"
-               " * (object data, *, torch.device device = None)\n")
+_SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+               "(tuple of ints size, *, torch.device device = None)", "(object data, *, torch.device device = None)")
 
 
 def _options(dtype):
@@ -37,10 +36,42 @@ def _options(dtype):
             "(default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
+def _label(a):
+    """How torch's argument parser names the type of an argument: `int`, `Tensor`, `torch.dtype`."""
+    t = type(a)
+    if isinstance(a, Tensor):
+        return "Tensor"
+    return f"{_naming.prefix}.{t.__qualname__}" if t.__module__ in ("ember", "torch") else t.__qualname__
+
+
+def _describe(a):
+    if isinstance(a, list):
+        return "list of [" + ", ".join(dict.fromkeys(type(v).__name__ for v in a)) + "]"
+    return type(a).__name__
+
+
 def _bad_arguments(args, kwargs):
-    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-    return TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     + _SIGNATURES)
+    """torch's argument-parser error for a call no signature accepts, with its reasons where torch gives them:
+    positional arguments are checked against the first signature, unknown keywords against the ones
+    that would take the positional arguments."""
+    got = ", ".join([_label(a) for a in args] + [f"{k}={_label(v)}" for k, v in kwargs.items()])
+    reasons = {}
+    if kwargs:
+        why = "some of the keywords were incorrect: " + ", ".join(kwargs)
+        reasons = {0: why} if args else {1: why, 2: why}
+    elif args:
+        reasons = {0: "some of the arguments have invalid types: (" + ", ".join(f"!{_describe(a)}!" for a in args)
+                   + ")"}
+    body = "".join(f" * {sig}\n" + (f"      didn't match because {reasons[i]}\n" if i in reasons else "")
+                   for i, sig in enumerate(_SIGNATURES))
+    return TypeError(f"new() received an invalid combination of arguments - got ({got}{'' if args else ', '}), "
+                     f"but expected one of:\n{body}")
+
+
+def _unpack_error(size):
+    pos, bad = next((i, a) for i, a in enumerate(size, 1) if not _is_int(a))
+    return TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} with error \"type must be "
+                     f"tuple of ints,but got {type(bad).__name__}\"")
 
 
 def _is_int(a):
@@ -57,13 +88,17 @@ def _construct(cls, args, kwargs):
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {_device(device).type} "
                            "was passed")
     if "size" in kwargs and not args:
-        args = (tuple(kwargs.pop("size")),)
+        args = tuple(kwargs.pop("size"))
+        if not all(_is_int(a) for a in args):
+            raise _unpack_error(args)
     if kwargs:
         raise _bad_arguments(args, kwargs)
     if not args:
         return empty(0, dtype=dtype)
     if all(_is_int(a) for a in args):
         return empty(*args, dtype=dtype)
+    if len(args) > 1 and _is_int(args[0]):
+        raise _unpack_error(args)
     if len(args) != 1:
         raise _bad_arguments(args, kwargs)
     (arg,) = args

@@ -156,7 +156,8 @@ class TypedStorage:
         from ._tensor_str import format_storage_items
 
         body = format_storage_items(self._array(), self.dtype)
-        head = f"[{_naming.prefix}.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+        head = (f"[{_naming.prefix}.storage.TypedStorage(dtype={self.dtype}, device=cpu) "
+                f"of size {self.size()}]")
         return f"{body}\n{head}" if body else head
 
     __str__ = __repr__

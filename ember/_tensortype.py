@@ -28,7 +28,8 @@ _LONG = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16":
          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 _SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
-               "(tuple of ints size, *, torch.device device = None)", "(object data, *, torch.device device = None)")
+               "(tuple of ints size, *, torch.device device = None)",
+               "(object data, *, torch.device device = None)")
 
 
 def _options(dtype):
@@ -60,18 +61,19 @@ def _bad_arguments(args, kwargs):
         why = "some of the keywords were incorrect: " + ", ".join(kwargs)
         reasons = {0: why} if args else {1: why, 2: why}
     elif args:
-        reasons = {0: "some of the arguments have invalid types: (" + ", ".join(f"!{_describe(a)}!" for a in args)
-                   + ")"}
+        marked = ", ".join(f"!{_describe(a)}!" for a in args)
+        reasons = {0: f"some of the arguments have invalid types: ({marked})"}
     body = "".join(f" * {sig}\n" + (f"      didn't match because {reasons[i]}\n" if i in reasons else "")
                    for i, sig in enumerate(_SIGNATURES))
-    return TypeError(f"new() received an invalid combination of arguments - got ({got}{'' if args else ', '}), "
-                     f"but expected one of:\n{body}")
+    got += "" if args else ", "
+    return TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected "
+                     f"one of:\n{body}")
 
 
 def _unpack_error(size):
     pos, bad = next((i, a) for i, a in enumerate(size, 1) if not _is_int(a))
-    return TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} with error \"type must be "
-                     f"tuple of ints,but got {type(bad).__name__}\"")
+    return TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} with error "
+                     f"\"type must be tuple of ints,but got {type(bad).__name__}\"")
 
 
 def _is_int(a):
@@ -85,8 +87,8 @@ def _construct(cls, args, kwargs):
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
     if device is not None and _device(device).type != "cpu":
-        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {_device(device).type} "
-                           "was passed")
+        raise RuntimeError("legacy constructor expects device type: cpu but device type: "
+                           f"{_device(device).type} was passed")
     if "size" in kwargs and not args:
         args = tuple(kwargs.pop("size"))
         if not all(_is_int(a) for a in args):
@@ -110,8 +112,8 @@ def _construct(cls, args, kwargs):
         return arg.view(arg.shape)  # an alias sharing memory and history, as torch's
     if isinstance(arg, (TypedStorage, UntypedStorage)):
         if isinstance(arg, TypedStorage) and arg.dtype is not dtype:
-            raise RuntimeError(f"Expected a Storage of type {_LONG[dtype.name]} or an UntypedStorage, but got "
-                               f"type {_LONG[arg.dtype.name]} for argument 1 'storage'")
+            raise RuntimeError(f"Expected a Storage of type {_LONG[dtype.name]} or an UntypedStorage, "
+                               f"but got type {_LONG[arg.dtype.name]} for argument 1 'storage'")
         raw = arg.untyped()._bytes if isinstance(arg, TypedStorage) else arg._bytes
         return _wrap(raw.view(_dtypes.to_numpy(dtype)))
     if isinstance(arg, str):

@@ -100,7 +100,8 @@ def _rename_loaded(old, new):
 
 
 def install():
-    """Make `import torch` (and its submodules) load ember, here and in child processes, with torch's names."""
+    """Make `import torch` (and its submodules) load ember, here and in child processes, with torch's
+    names."""
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
     if _SHIM_DIR not in sys.path:

@@ -468,9 +468,10 @@ def _proto(u):
     u.proto = _exact(u, 1)[0]
     if u.proto != 2:
         warnings.warn(
-            named(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle protocol "
-                  "used by `ember.load` (2). The weights_only Unpickler might not support all instructions "
-                  "implemented by this protocol, please file an issue for adding support if you encounter this."),
+            named(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle "
+                  "protocol used by `ember.load` (2). The weights_only Unpickler might not support all "
+                  "instructions implemented by this protocol, please file an issue for adding support if you "
+                  "encounter this."),
             stacklevel=4,
         )
 

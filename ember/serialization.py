@@ -467,8 +467,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             reader = ZipReader(opened)
             if reader.has_record("constants.pkl"):
                 if weights_only:
-                    raise RuntimeError(named("Cannot use ``weights_only=True`` with TorchScript archives passed to "
-                                             "``ember.load``. " + UNSAFE_MESSAGE))
+                    raise RuntimeError(named("Cannot use ``weights_only=True`` with TorchScript archives "
+                                             "passed to ``ember.load``. " + UNSAFE_MESSAGE))
                 raise RuntimeError(named("ember.load received a TorchScript archive, which ember cannot run"))
             overall = _map_file(f) if mmap else None
             return _with_wo_message(weights_only, _load, reader, map_location, unpickler, overall,
@@ -538,9 +538,9 @@ def _check_seekable(f):
         f.seek(f.tell())
     except (io.UnsupportedOperation, AttributeError) as e:
         if "seek" in str(e) or "tell" in str(e):
-            raise type(e)(str(e) + named(". You can only ember.load from a file that is seekable. Please pre-load "
-                                         "the data into a buffer like io.BytesIO and try to load from it instead.")
-                          ) from None
+            raise type(e)(str(e) + named(
+                ". You can only ember.load from a file that is seekable. Please pre-load the data into a "
+                "buffer like io.BytesIO and try to load from it instead.")) from None
         raise
 
 
@@ -586,8 +586,8 @@ def default_restore_location(storage, location):
                 "the CPU."))
     if location.startswith("mps"):
         raise RuntimeError(named("ember.UntypedStorage(): Storage device not recognized: mps"))
-    raise RuntimeError(named("don't know how to restore data location of ember.storage.UntypedStorage (tagged "
-                             f"with {location})"))
+    raise RuntimeError(named("don't know how to restore data location of ember.storage.UntypedStorage "
+                             f"(tagged with {location})"))
 
 
 def _get_restore_location(map_location):

@@ -135,7 +135,8 @@ NAMES_SCRIPT = textwrap.dedent('''
     EXPRESSIONS = """
     f"{score}" | f"{score:.3f}" | f"{x.sum() / 4:6.2f}" | f"{torch.tensor(3)}" | f"{torch.tensor(True)}"
     f"{x}" | f"{nn.Parameter(score)}" | "{}".format(score) | f"{torch.tensor(2.5, dtype=torch.bfloat16)}"
-    str(x.dtype) | repr(torch.int64) | repr(torch.bfloat16) | x.type() | torch.zeros(2, dtype=torch.long).type()
+    str(x.dtype) | repr(torch.int64) | repr(torch.bfloat16) | x.type()
+    torch.zeros(2, dtype=torch.long).type()
     torch.zeros(1, dtype=torch.bool).type() | torch.typename(x) | torch.typename(nn.Linear(1, 1))
     str(x.shape) | repr(torch.Size([])) | str(x.size()) | repr(torch.max(x, 1)) | repr(torch.sort(x))
     repr(x.max(dim=0)) | str(type(torch.max(x, 1))) | str(torch.return_types.topk) | str(type(x))
@@ -231,7 +232,8 @@ def test_distributed_guard():
 
 
 def test_version_module():
-    assert ember.version.__version__ == ember.__version__ and ember.__version__.startswith(torch.__version__[:6])
+    assert ember.version.__version__ == ember.__version__
+    assert ember.__version__.startswith(torch.__version__[:6])
     assert (ember.version.cuda, ember.version.hip, ember.version.debug) == (None, None, False)
     assert sorted(ember.version.__all__) == sorted(torch.version.__all__)
     assert isinstance(ember.version.git_version, str)
@@ -256,8 +258,8 @@ def test_format_matches_torch(make, spec):
 
 # ---- legacy tensor types: torch.FloatTensor and friends ----------------------------------------------------
 
-LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
-          "CharTensor", "ByteTensor", "BoolTensor"]
+LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+          "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 LEGACY_CALLS = [
     lambda T, L: T(), lambda T, L: T([1, 0, 1]), lambda T, L: T([[1, 2], [3, 4]]), lambda T, L: T((1, 0)),
@@ -306,7 +308,8 @@ def test_legacy_alias_and_storage():
 
 LEGACY_ERRORS = [
     lambda L: L.FloatTensor(2, "a"), lambda L: L.LongTensor([1], 2), lambda L: L.FloatTensor(1, 2, 3, "x"),
-    lambda L: L.FloatTensor(foo=1), lambda L: L.FloatTensor([1], foo=1), lambda L: L.FloatTensor(size=[2, "a"]),
+    lambda L: L.FloatTensor(foo=1), lambda L: L.FloatTensor([1], foo=1),
+    lambda L: L.FloatTensor(size=[2, "a"]),
     lambda L: L.FloatTensor(1, size=(2,)), lambda L: L.BoolTensor([1, "a"], [2]),
 ]
 
@@ -314,3 +317,152 @@ LEGACY_ERRORS = [
 @pytest.mark.parametrize("i", range(len(LEGACY_ERRORS)))
 def test_legacy_constructor_errors(i):
     assert_same_error(LEGACY_ERRORS[i])
+
+
+# ---- the alias in child processes (issue 16, item 2; NOTE [ The alias in child processes ]) --------------
+
+CHILDREN_SCRIPT = textwrap.dedent('''
+    import concurrent.futures
+    import multiprocessing as mp
+    import os
+    import sys
+
+    import torch
+    import torch.multiprocessing as tmp
+    from torch.utils.data import DataLoader, Dataset
+
+
+    def where():
+        """What `torch` is in this process: ember's package (and its names), or something else."""
+        return (os.path.basename(os.path.dirname(torch.__file__)), str(torch.float32))
+
+
+    class Squares(Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            return torch.tensor([float(i * i)]), where()[0]
+
+
+    def square_sum(n):
+        return float((torch.arange(float(n)) ** 2).sum()), where()
+
+
+    def put(q, n):
+        q.put(square_sum(n))
+
+
+    def rank_fn(rank, q):
+        q.put((rank,) + square_sum(rank + 3))
+
+
+    if __name__ == "__main__":
+        method = sys.argv[1]
+        mp.set_start_method(method)
+        batches = [(b.flatten().tolist(), list(w)) for b, w in
+                   DataLoader(Squares(), batch_size=3, num_workers=2, persistent_workers=False)]
+        print("dataloader", batches)
+        q = mp.Queue()
+        p = mp.Process(target=put, args=(q, 4))
+        p.start()
+        print("process", q.get(), p.join() or p.exitcode)
+        with mp.Pool(2) as pool:
+            print("pool", pool.map(square_sum, [2, 3]))
+        with concurrent.futures.ProcessPoolExecutor(2, mp_context=mp.get_context(method)) as ex:
+            print("executor", list(ex.map(square_sum, [5])))
+        q = tmp.get_context(method).SimpleQueue()
+        tmp.start_processes(rank_fn, args=(q,), nprocs=2, start_method=method)
+        print("start_processes", sorted([q.get(), q.get()]))
+        if method == "spawn":
+            q = tmp.get_context("spawn").SimpleQueue()
+            tmp.spawn(rank_fn, args=(q,), nprocs=2)
+            print("spawn", sorted([q.get(), q.get()]))
+''')
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_alias_holds_in_child_processes(tmp_path, method):
+    script = tmp_path / "children.py"
+    script.write_text(CHILDREN_SCRIPT)
+    out = "\n".join(_run(["-m", "ember", "run", str(script), method], tmp_path, timeout=300))
+    where = "('ember', 'torch.float32')"  # every child's torch is ember's package, printing torch's names
+    assert "dataloader [([0.0, 1.0, 4.0], ['ember', 'ember', 'ember']), ([9.0, 16.0, 25.0], " \
+           "['ember', 'ember', 'ember'])]" in out
+    assert f"process (14.0, {where}) 0" in out
+    assert f"pool [(1.0, {where}), (5.0, {where})]" in out
+    assert f"executor [(30.0, {where})]" in out
+    assert f"start_processes [(0, 5.0, {where}), (1, 14.0, {where})]" in out
+    if method == "spawn":
+        assert f"spawn [(0, 5.0, {where}), (1, 14.0, {where})]" in out
+
+
+def test_multiprocessing_namespace_matches_torch():
+    import torch.multiprocessing as tmp
+
+    import ember.multiprocessing as emp
+
+    assert set(tmp.__all__) <= set(emp.__all__)
+    for name in tmp.__all__:
+        assert hasattr(emp, name), name
+    assert emp.get_all_sharing_strategies() == tmp.get_all_sharing_strategies()
+    assert emp.get_sharing_strategy() == tmp.get_sharing_strategy()
+    assert_same_error(lambda L: L.multiprocessing.set_sharing_strategy("no_such_strategy"))
+    assert emp.Process is __import__("multiprocessing").Process
+    assert emp.spawn.__module__ == "ember.multiprocessing.spawn"
+
+
+def _raises(i, code):
+    if i == 1:
+        raise ValueError(f"bad rank {i}")
+
+
+def _exits(i, code):
+    if i == 0:
+        sys.exit(code)
+
+
+def _killed(i, code):
+    if i == 1:
+        os.kill(os.getpid(), 9)
+
+
+@pytest.mark.parametrize("fn", [_raises, _exits, _killed])
+def test_start_processes_failures_match_torch(fn):
+    def run(L):
+        try:
+            L.multiprocessing.start_processes(fn, args=(3,), nprocs=2, start_method="fork")
+        except Exception as e:  # noqa: BLE001 - the failure is what is compared
+            return type(e).__name__, str(e).splitlines()[:3] + str(e).splitlines()[-1:], e.error_index, \
+                getattr(e, "exit_code", None), getattr(e, "signal_name", None)
+        return None
+
+    assert run(ember) == run(torch)
+    context = ember.multiprocessing.start_processes(_exits, args=(0,), nprocs=2, join=False,
+                                                    start_method="fork")
+    while not context.join():
+        pass
+    assert len(context.pids()) == 2 and all(p.exitcode == 0 for p in context.processes)
+
+
+def test_spawn_child_of_plain_ember_stays_plain(tmp_path):
+    # a script using ember directly did not ask for the alias: its spawn children must not get it either
+    script = textwrap.dedent("""
+        import multiprocessing as mp
+        import sys
+
+
+        def probe(_):
+            import ember
+            from ember import _naming, _torch_alias
+            return _naming.prefix, _torch_alias._finder in sys.meta_path, _torch_alias._SHIM_DIR in sys.path
+
+
+        if __name__ == "__main__":
+            import ember
+            with mp.get_context("spawn").Pool(1) as pool:
+                print(pool.map(probe, [0]), str(ember.float32))
+    """)
+    path = tmp_path / "plain_spawn.py"
+    path.write_text(script)
+    assert _run([str(path)], tmp_path) == ["[('ember', False, False)] ember.float32"]

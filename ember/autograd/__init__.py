@@ -100,8 +100,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     gives zeros instead. Other arguments as in `backward`.
     """
     if is_grads_batched:
-        raise RuntimeError(named("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does not "
-                                 "have; loop over the batch of grad_outputs instead."))
+        raise RuntimeError(named("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does "
+                                 "not have; loop over the batch of grad_outputs instead."))
     keys = None
     if isinstance(inputs, dict):
         keys, inputs = list(inputs), tuple(inputs.values())

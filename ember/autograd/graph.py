@@ -276,8 +276,8 @@ def _version_error(t, fn, output_nr, now, expected):
         hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
                 "variable in question was changed in there or anywhere later. Good luck!")
     else:
-        hint = named("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-                     "with ember.autograd.set_detect_anomaly(True, check_nan=False).")
+        hint = named("Hint: enable anomaly detection to find the operation that failed to compute its "
+                     "gradient, with ember.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where} is at version {now}; expected "

@@ -41,7 +41,8 @@ def set_sharing_strategy(new_strategy):
     """Set the strategy for sharing CPU tensors (one of `get_all_sharing_strategies()`)."""
     global _sharing_strategy
     if new_strategy not in _all_sharing_strategies:
-        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of {_all_sharing_strategies}")
+        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, "
+                             f"expected one of {_all_sharing_strategies}")
     _sharing_strategy = new_strategy
 
 

@@ -142,8 +142,8 @@ class ProcessContext:
                 except ValueError:
                     name = f"<Unknown signal {-exitcode}>"
                 return ProcessExitedException(f"process {error_index:d} terminated with signal {name}",
-                                              error_index=error_index, error_pid=failed.pid, exit_code=exitcode,
-                                              signal_name=name)
+                                              error_index=error_index, error_pid=failed.pid,
+                                              exit_code=exitcode, signal_name=name)
             return ProcessExitedException(f"process {error_index:d} terminated with exit code {exitcode:d}",
                                           error_index=error_index, error_pid=failed.pid, exit_code=exitcode)
         with open(self.error_files[error_index], "rb") as fh:
@@ -177,7 +177,8 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
 
     if start_parallel:
         with ThreadPoolExecutor(max_workers=nprocs) as executor:
-            started = [f.result() for f in as_completed([executor.submit(start_process, i) for i in range(nprocs)])]
+            futures = [executor.submit(start_process, i) for i in range(nprocs)]
+            started = [f.result() for f in as_completed(futures)]
     else:
         started = [start_process(i) for i in range(nprocs)]
     for idx, process, tf_name in started:

@@ -4,8 +4,8 @@
 docs/architecture.md for how the pieces fit.
 """
 
-__version__ = "2.13.0+ember.0.1"  # the torch API version ember follows, so version checks in scripts pass
-
+from .version import __version__ as __version__  # torch's API version + ember's
+from . import version as version
 from . import _dtypes
 from ._device import device as device
 from ._dtypes import bool, float, int  # noqa: A004 - torch's names for these dtypes
@@ -24,9 +24,12 @@ from ._tensor import Tensor as Tensor
 from ._tensor import channels_last as channels_last
 from ._tensor import channels_last_3d as channels_last_3d
 from ._tensor import contiguous_format as contiguous_format
+from ._tensor import layout as layout
+from ._tensor import strided as strided
 from ._tensor import memory_format as memory_format
 from ._tensor import preserve_format as preserve_format
 from ._tensor_str import set_printoptions as set_printoptions
+from ._tensortype import TYPES as _legacy_types
 from . import autograd as autograd
 from .autograd.grad_mode import enable_grad as enable_grad
 from .autograd.grad_mode import inference_mode as inference_mode
@@ -42,6 +45,7 @@ from . import _ops
 # Every op module registers its public functions in `_ops.public` next to its definition (one place per
 # op); they are re-exported here as ember.add, ember.matmul, ...
 globals().update(_ops.public)
+globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: torch's legacy tensor types
 from . import linalg as linalg  # noqa: E402  (torch.linalg's namespace)
 from ._generator import Generator as Generator  # noqa: E402  (randomness, issue 9)
 from ._generator import default_generator as default_generator  # noqa: E402
@@ -62,7 +66,6 @@ from ._runtime import set_num_interop_threads as set_num_interop_threads
 from ._runtime import set_num_threads as set_num_threads
 from ._runtime import use_deterministic_algorithms as use_deterministic_algorithms
 
-strided = "strided"
 
 
 def is_tensor(obj):
@@ -96,7 +99,7 @@ def typename(obj):
 # first use instead: `ember.nn`, `from ember import optim`, `ember.save` all work as usual, the first
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
-                 "onnx", "profiler", "special", "linalg", "fft"}
+                 "onnx", "profiler", "special", "linalg", "fft", "multiprocessing"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
 
 

@@ -8,6 +8,8 @@ import builtins
 
 import numpy as np
 
+from . import _naming
+
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast"]
 
 
@@ -28,7 +30,7 @@ class dtype:
         self._abbr = abbr
 
     def __repr__(self):
-        return "ember." + self.name
+        return _naming.prefix + "." + self.name  # NOTE [ One switch for printed names ]
 
     __str__ = __repr__
 

@@ -58,7 +58,7 @@ class Generator:
         >>> ember.rand(2, generator=g)   # torch.rand(2, generator=torch.Generator().manual_seed(0))
     """
 
-    __module__ = "ember"
+    __module__ = "ember._C"  # where torch's Generator lives: <class 'torch._C.Generator'>
 
     def __init__(self, device="cpu"):
         check_device(device)
@@ -72,7 +72,7 @@ class Generator:
         return _device("cpu")
 
     def __repr__(self):
-        return f"<ember.Generator object at {hex(id(self))}>"
+        return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
 
     # ---- seeding -----------------------------------------------------------------------------------------
 

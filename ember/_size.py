@@ -1,5 +1,7 @@
 """ember.Size: the tuple subclass that `Tensor.shape` and `Tensor.size()` return."""
 
+from . import _naming
+
 __all__ = ["Size"]
 
 
@@ -10,7 +12,7 @@ class Size(tuple):
     __module__ = "ember"
 
     def __repr__(self):
-        return f"ember.Size([{', '.join(map(str, self))}])"
+        return f"{_naming.prefix}.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 

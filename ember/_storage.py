@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _naming
 
 __all__ = ["UntypedStorage", "TypedStorage"]
 
@@ -104,7 +104,7 @@ class UntypedStorage:
 
     def __repr__(self):
         body = "\n".join(f" {b}" for b in self._bytes.tolist())
-        head = f"[ember.storage.UntypedStorage(device=cpu) of size {self._bytes.size}]"
+        head = f"[{_naming.prefix}.storage.UntypedStorage(device=cpu) of size {self._bytes.size}]"
         return f"{body}\n{head}" if body else head
 
     __str__ = __repr__
@@ -156,7 +156,8 @@ class TypedStorage:
         from ._tensor_str import format_storage_items
 
         body = format_storage_items(self._array(), self.dtype)
-        head = f"[ember.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+        head = (f"[{_naming.prefix}.storage.TypedStorage(dtype={self.dtype}, device=cpu) "
+                f"of size {self.size()}]")
         return f"{body}\n{head}" if body else head
 
     __str__ = __repr__

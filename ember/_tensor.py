@@ -20,7 +20,7 @@ autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached 
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _naming
 from ._device import check_device, cpu
 from ._device import device as _device_cls
 from ._meta import MetaArray
@@ -109,7 +109,7 @@ class Tensor:
     is_quantized = False
     is_mkldnn = False
     is_nested = False
-    layout = "strided"
+    layout = None  # `strided`, set below the class (a layout object, as torch prints it)
 
     @property
     def ndim(self):
@@ -382,9 +382,11 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # torch's rule: a 0-d plain Tensor formats as its Python number (f"{loss}" gives 0.25, f"{loss:.3f}"
+        # 0.250); anything else, a Parameter included, as object.__format__ (str, or a TypeError for a spec)
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else self.__repr__()
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         from .serialization import _reduce_tensor
@@ -529,13 +531,30 @@ class memory_format:
         self.name = name
 
     def __repr__(self):
-        return "ember." + self.name
+        return _naming.prefix + "." + self.name
 
 
+class layout:
+    """How a tensor's elements are laid out in memory; ember has torch's default, `strided`, only."""
+
+    __module__ = "ember"
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return _naming.prefix + "." + self.name
+
+    def __reduce__(self):
+        return self.name  # pickles as the module-level global ember.<name>, as torch's layouts do
+
+
+strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+Tensor.layout = strided
 
 
 def _is_channels_last(a, fmt):

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _naming
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
 _print_opts = {"precision": PRECISION, "threshold": THRESHOLD, "edgeitems": EDGEITEMS, "linewidth": LINEWIDTH,
@@ -187,12 +187,14 @@ _LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "Half
 
 def legacy_type_name(t):
     """'ember.FloatTensor' and friends, as torch's `x.type()` and error messages name tensors."""
-    return "ember." + _LEGACY[t.dtype.name]
+    return _naming.prefix + "." + _LEGACY[t.dtype.name]
 
 
 def dtype_from_legacy_name(name):
-    short = name.rsplit(".", 1)[-1]
-    for k, v in _LEGACY.items():
-        if v == short:
-            return getattr(_dtypes, k)
+    """The dtype `x.type('torch.FloatTensor')` names; the package may be spelled torch or ember."""
+    package, _, short = name.partition(".")
+    if package in ("torch", "ember"):
+        for k, v in _LEGACY.items():
+            if v == short:
+                return getattr(_dtypes, k)
     raise ValueError(f"invalid type: '{name}'")

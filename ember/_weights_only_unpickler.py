@@ -57,6 +57,8 @@ from pickle import (
 from struct import unpack
 from sys import maxsize
 
+from ._naming import named
+
 __all__ = ["Unpickler", "load"]
 
 # modules in this list are never allowed, even if the user allow-lists functions or classes from them
@@ -213,9 +215,9 @@ def _find_global(module, name):
         full_path = rest[1:] if rest.startswith(".") else "builtins" + rest
     raise UnpicklingError(
         f"Unsupported global: GLOBAL {full_path} was not an allowed global by default. "
-        f"Please use `ember.serialization.add_safe_globals([{full_path}])` or the "
-        f"`ember.serialization.safe_globals([{full_path}])` context manager to allowlist this global "
-        "if you trust this class/function."
+        + named(f"Please use `ember.serialization.add_safe_globals([{full_path}])` or the "
+                f"`ember.serialization.safe_globals([{full_path}])` context manager to allowlist this global "
+                "if you trust this class/function.")
     )
 
 
@@ -466,9 +468,10 @@ def _proto(u):
     u.proto = _exact(u, 1)[0]
     if u.proto != 2:
         warnings.warn(
-            f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle protocol used "
-            "by `ember.load` (2). The weights_only Unpickler might not support all instructions implemented by "
-            "this protocol, please file an issue for adding support if you encounter this.",
+            named(f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default pickle "
+                  "protocol used by `ember.load` (2). The weights_only Unpickler might not support all "
+                  "instructions implemented by this protocol, please file an issue for adding support if you "
+                  "encounter this."),
             stacklevel=4,
         )
 

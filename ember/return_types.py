@@ -2,6 +2,8 @@
 
 import collections
 
+from . import _naming
+
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
            "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "linalg_lstsq", "geqrf", "frexp",
            "histogram"]
@@ -12,7 +14,7 @@ def _make(name, fields):
 
     def __repr__(self):
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"ember.return_types.{name}(\n{body})"
+        return f"{_naming.prefix}.return_types.{name}(\n{body})"
 
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "ember.return_types"})
 

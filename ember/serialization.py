@@ -40,6 +40,7 @@ import numpy as np
 from . import _dtypes, _utils
 from . import _weights_only_unpickler as _wo
 from ._device import device as _device
+from ._naming import named
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root
 from ._tensor import Tensor
 from ._zip_container import ZipReader, ZipWriter, archive_name
@@ -466,19 +467,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             reader = ZipReader(opened)
             if reader.has_record("constants.pkl"):
                 if weights_only:
-                    raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives passed to "
-                                       "``ember.load``. " + UNSAFE_MESSAGE)
-                raise RuntimeError("ember.load received a TorchScript archive, which ember cannot run")
+                    raise RuntimeError(named("Cannot use ``weights_only=True`` with TorchScript archives "
+                                             "passed to ``ember.load``. " + UNSAFE_MESSAGE))
+                raise RuntimeError(named("ember.load received a TorchScript archive, which ember cannot run"))
             overall = _map_file(f) if mmap else None
             return _with_wo_message(weights_only, _load, reader, map_location, unpickler, overall,
                                     **pickle_load_args)
         if mmap:
             f_name = "" if not isinstance(f, str) else f"{f}, "
-            raise RuntimeError(
+            raise RuntimeError(named(
                 "mmap can only be used with files saved with "
                 f"`ember.save({f_name}_use_new_zipfile_serialization=True), "
                 "please ember.save your checkpoint with this option in order to use mmap."
-            )
+            ))
         return _with_wo_message(weights_only, _legacy_load, opened, map_location, unpickler, **pickle_load_args)
 
 
@@ -488,7 +489,7 @@ def _with_wo_message(weights_only, fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except pickle.UnpicklingError as e:
-        raise pickle.UnpicklingError(_get_wo_message(str(e))) from None
+        raise pickle.UnpicklingError(named(_get_wo_message(str(e)))) from None
 
 
 def _get_wo_message(message):
@@ -537,8 +538,9 @@ def _check_seekable(f):
         f.seek(f.tell())
     except (io.UnsupportedOperation, AttributeError) as e:
         if "seek" in str(e) or "tell" in str(e):
-            raise type(e)(str(e) + ". You can only ember.load from a file that is seekable. Please pre-load the "
-                          "data into a buffer like io.BytesIO and try to load from it instead.") from None
+            raise type(e)(str(e) + named(
+                ". You can only ember.load from a file that is seekable. Please pre-load the data into a "
+                "buffer like io.BytesIO and try to load from it instead.")) from None
         raise
 
 
@@ -574,18 +576,18 @@ def default_restore_location(storage, location):
     for backend in _ACCELERATORS + ("hpu", "privateuseone"):
         if location == backend or re.match(f"{backend}(:|[0-9]+)", location):
             if backend in _ACCELERATORS:
-                raise RuntimeError(
+                raise RuntimeError(named(
                     f"Attempting to deserialize object on a {backend.upper()} device but ember.{backend}."
                     "is_available() is False. If you are running on a CPU-only machine, please use ember.load "
-                    "with map_location=ember.device('cpu') to map your storages to the CPU.")
-            raise RuntimeError(
+                    "with map_location=ember.device('cpu') to map your storages to the CPU."))
+            raise RuntimeError(named(
                 f"The {backend.upper()} device module is not registered. If you are running on a CPU-only "
                 "machine, please use ember.load with map_location=ember.device('cpu') to map your storages to "
-                "the CPU.")
+                "the CPU."))
     if location.startswith("mps"):
-        raise RuntimeError("ember.UntypedStorage(): Storage device not recognized: mps")
-    raise RuntimeError("don't know how to restore data location of ember.storage.UntypedStorage (tagged with "
-                       f"{location})")
+        raise RuntimeError(named("ember.UntypedStorage(): Storage device not recognized: mps"))
+    raise RuntimeError(named("don't know how to restore data location of ember.storage.UntypedStorage "
+                             f"(tagged with {location})"))
 
 
 def _get_restore_location(map_location):
@@ -755,11 +757,11 @@ def _legacy_load(f, map_location, pickle_module, **pickle_load_args):
 
 def _load_safetensors(path, map_location):
     if isinstance(map_location, dict):
-        raise RuntimeError("Loading safetensors file with dict map_location is not supported. "
-                           "Use a device string or ember.device instead.")
+        raise RuntimeError(named("Loading safetensors file with dict map_location is not supported. "
+                                 "Use a device string or ember.device instead."))
     if callable(map_location) and not isinstance(map_location, _device):
-        raise RuntimeError("Loading safetensors file with callable map_location is not supported. "
-                           "Use a device string or ember.device instead.")
+        raise RuntimeError(named("Loading safetensors file with callable map_location is not supported. "
+                                 "Use a device string or ember.device instead."))
     from .utils.safetensors import load_file
 
     out = load_file(path)

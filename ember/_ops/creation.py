@@ -549,6 +549,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         from .._tensor_str import dtype_from_legacy_name
 
         dtype = dtype_from_legacy_name(dtype)
+    elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dtypes.dtype):
+        dtype = dtype.dtype  # a legacy type: x.type(torch.DoubleTensor)
     return self.to(dtype)
 
 

@@ -355,7 +355,7 @@ def _check_mask(name, mask):
     if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
         if name.startswith("masked_scatter"):
             raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-                               f"{getattr(mask, 'dtype', type(mask).__name__)}".replace("ember.", ""))
+                               f"{mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
 
 
@@ -450,7 +450,7 @@ def _(gg, g, shape, idx):
 def take(input, index, *, out=None):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise RuntimeError("take(): Expected a long tensor for index, but got " +
-                           (str(index.dtype).replace("ember.", "").capitalize() if isinstance(index, Tensor)
+                           (index.dtype.name.capitalize() if isinstance(index, Tensor)
                             else type(index).__name__))
     n = input._data.size
     idx = index._data

@@ -7,6 +7,7 @@ file holds the user entry points `backward` and `grad` and the Tensor methods th
 
 import weakref
 
+from .._naming import named
 from .._tensor import Tensor
 from . import anomaly_mode as anomaly_mode
 from . import function as function
@@ -99,8 +100,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     gives zeros instead. Other arguments as in `backward`.
     """
     if is_grads_batched:
-        raise RuntimeError("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does not have; "
-                           "loop over the batch of grad_outputs instead.")
+        raise RuntimeError(named("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does "
+                                 "not have; loop over the batch of grad_outputs instead."))
     keys = None
     if isinstance(inputs, dict):
         keys, inputs = list(inputs), tuple(inputs.values())

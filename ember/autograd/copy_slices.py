@@ -19,6 +19,8 @@ from .graph import Node, grad_edge, record, refresh_view_grad_fn, saved_before_w
 class CopySlices(Node):
     """Backward of an in-place op applied to a view: see NOTE [ CopySlices ]."""
 
+    __module__ = "builtins"  # a C type in torch: <class 'CopySlices'>
+
     def __init__(self, base, view, op_node):
         super().__init__()
         self.base_shape = base._data.shape

@@ -281,6 +281,8 @@ def _connect(ctx, args, output):
 class DelayedError(Node):
     """Stands for a backward that cannot be differentiated; raises only if a gradient reaches it."""
 
+    __module__ = "builtins"  # a C type in torch: <class 'DelayedError'>
+
     def __init__(self, msg, edges):
         super().__init__()
         self.msg = msg

@@ -17,6 +17,7 @@ Example::
             [ 0., 12.]])
 """
 
+from .._naming import named
 from .._tensor import Tensor
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
@@ -214,9 +215,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                              'Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError("ember.autograd.functional.jacobian: `create_graph=True` and "
-                                      "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
-                                      "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
+            raise NotImplementedError(named(
+                "ember.autograd.functional.jacobian: `create_graph=True` and `strategy=\"forward-mode\"` are "
+                "not supported together (yet). Please either set `create_graph=False` or "
+                "`strategy=\"reverse-mode\"`."))
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                       "only implemented for `vectorize=True`.")  # sic: torch's text

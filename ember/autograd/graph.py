@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._naming import named
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
 
@@ -169,7 +170,7 @@ class SavedTensor:
 
     def __init__(self, t, is_output=False):
         if t._is_inference:
-            raise RuntimeError(_INFERENCE_SAVED)
+            raise RuntimeError(named(_INFERENCE_SAVED))
         vc = t._vc
         if vc is None:
             vc = _version_counter(t)
@@ -275,8 +276,8 @@ def _version_error(t, fn, output_nr, now, expected):
         hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
                 "variable in question was changed in there or anywhere later. Good luck!")
     else:
-        hint = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-                "ember.autograd.set_detect_anomaly(True, check_nan=False).")
+        hint = named("Hint: enable anomaly detection to find the operation that failed to compute its "
+                     "gradient, with ember.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where} is at version {now}; expected "
@@ -582,12 +583,15 @@ def make_node_class(op):
     """The node class of `op`, named as torch names it; it also carries the two per-op facts `record`
     tests (NOTE [ Which inputs get an edge ]), computed here once."""
     return type(op.node_name, (OpNode,), {
-        "_op": op, "__module__": "ember.autograd.graph", "__qualname__": op.node_name,
+        # torch's node classes are C types, so they print as <class 'MulBackward0'>
+        "_op": op, "__module__": "builtins", "__qualname__": op.node_name,
         "_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags})
 
 
 class AccumulateGrad(Node):
     """Sink of a leaf that requires grad: adds incoming gradients into `variable.grad` (in the engine)."""
+
+    __module__ = "builtins"  # a C type in torch: <class 'AccumulateGrad'>
 
     def __init__(self, variable):
         super().__init__()

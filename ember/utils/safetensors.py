@@ -16,6 +16,7 @@ import struct
 import numpy as np
 
 from .. import _dtypes
+from .._naming import named
 from .._storage import _address, _flat_bytes
 from .._tensor import Tensor, _wrap
 
@@ -38,11 +39,11 @@ class SafetensorError(Exception):
 
 def _check_tensors(tensors):
     if not isinstance(tensors, dict):
-        raise ValueError(f"Expected a dict of [str, ember.Tensor] but received {type(tensors)}")
+        raise ValueError(named(f"Expected a dict of [str, ember.Tensor] but received {type(tensors)}"))
     groups = {}
     for k, v in tensors.items():
         if not isinstance(v, Tensor):
-            raise ValueError(f"Key `{k}` is invalid, expected ember.Tensor but received {type(v)}")
+            raise ValueError(named(f"Key `{k}` is invalid, expected ember.Tensor but received {type(v)}"))
         if v.dtype.name not in _NAMES:
             raise ValueError(f"Key `{k}` has dtype {v.dtype}, which the safetensors format cannot hold")
         flat = _flat_bytes(v._data)

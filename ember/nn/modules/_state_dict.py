@@ -11,6 +11,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._naming import named
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, is_lazy
@@ -148,8 +149,8 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 
 def _load_one(self, input_param, param, name, key, assign, error_msgs):
     if not isinstance(input_param, Tensor):
-        error_msgs.append(f'While copying the parameter named "{key}", expected ember.Tensor or Tensor-like '
-                          f"object from checkpoint but received {type(input_param)}")
+        error_msgs.append(named(f'While copying the parameter named "{key}", expected ember.Tensor or '
+                                f"Tensor-like object from checkpoint but received {type(input_param)}"))
         return
     lazy = is_lazy(param)
     if not lazy and len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:

@@ -16,6 +16,7 @@ import warnings
 from collections import OrderedDict
 
 from ... import _dtypes
+from ..._naming import named
 from ..._tensor import Tensor, memory_format
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
@@ -147,8 +148,8 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(ember.nn.Parameter or None required)")
+            raise TypeError(named(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                                  "(ember.nn.Parameter or None required)"))
         if param.grad_fn:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
@@ -280,8 +281,8 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(ember.nn.Parameter or None expected)")
+                raise TypeError(named(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                      "(ember.nn.Parameter or None expected)"))
             self.register_parameter(name, value)
             return
         modules = self.__dict__.get("_modules")
@@ -289,8 +290,8 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             if value is not None and not isinstance(value, Module):
-                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                "(ember.nn.Module or None expected)")
+                raise TypeError(named(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                      "(ember.nn.Module or None expected)"))
             if value is not None:
                 remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
             for hook in H._global_module_registration_hooks.values():
@@ -302,8 +303,8 @@ class Module:
         buffers = self.__dict__.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                "(ember.nn.Buffer, ember.Tensor or None expected)")
+                raise TypeError(named(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                      "(ember.nn.Buffer, ember.Tensor or None expected)"))
             persistent = value.persistent if isinstance(value, Buffer) else \
                 name not in self._non_persistent_buffers_set
             self.register_buffer(name, value, persistent)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
+from ..._naming import named
 from ..._tensor import Tensor, _version_counter, _wrap
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -135,8 +136,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated alias of `clip_grad_norm_`."""
-    warnings.warn("`ember.nn.utils.clip_grad_norm` is now deprecated in favor of `ember.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+    warnings.warn(named("`ember.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                        "`ember.nn.utils.clip_grad_norm_`."), FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

@@ -19,7 +19,17 @@ __all__ = ["method", "public", "wrap_dim", "as_shape", "finish_out", "inplace_me
 # `ember._dispatch` when a kernel is a bare ufunc (`np.multiply`), and nn/optim code calls NumPy too.
 # Filters a user puts in front ("error") win over this one; the dispatcher handles that case
 # (NOTE [ Quiet NumPy ] in ember/_dispatch.py).
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
+# A `warnings.catch_warnings()` block entered before ember was imported drops the filter when it exits
+# (pytest's per-test capture does so when ember is first imported during collection); under such a
+# harness NumPy's warnings are reported again, and `quiet_warnings()` puts the filter back.
+
+
+def quiet_warnings():
+    """Install the filter that hides NumPy's floating-point RuntimeWarnings raised inside ember."""
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
+
+
+quiet_warnings()
 
 #: names the op modules export at ember's top level (collected by ember/__init__.py)
 public = {}

@@ -86,7 +86,7 @@ def _(g, a, b):
 
 @defop("pow", "PowBackward0", POINTWISE, "same")
 def _pow_scalar(a, e):
-    if a.dtype.kind in "iu" and isinstance(e, int) and e < 0:
+    if a.dtype.kind in "iu" and isinstance(e, int) and e < 0 and a.size:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return np.power(a, e)
 
@@ -101,7 +101,12 @@ def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) b
 @defop("pow", "PowBackward1", POINTWISE, "same", save_output=True)
 def _pow(a, b):
     if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+        # torch's integer power of a negative exponent tensor (only a Python number exponent is refused):
+        # 1 for base 1, +-1 for base -1, else 0 (NumPy refuses with a ValueError)
+        neg = b < 0
+        r = np.power(a, np.where(neg, 0, b))
+        odd = (b % 2) != 0
+        return np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)), r).astype(r.dtype)
     return np.power(a, b)
 
 
@@ -480,7 +485,7 @@ public["divide"] = public["true_divide"] = div
 def _int_div(kind):
     def kernel(a, b):
         if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub":
-            if np.any(np.asarray(b) == 0):
+            if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:  # (an empty result divides nothing)
                 raise RuntimeError("ZeroDivisionError")
             q = np.floor_divide(a, b)
             if kind == "trunc":
@@ -510,7 +515,7 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
 def _int_exponent(input, e):
     """An integer tensor's int exponent, checked as torch converts it (to int64, then to the dtype)."""
     if type(e) is int and input._data.dtype.kind in "iu":
-        if e < 0:
+        if e < 0 and input._data.size:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         checked_scalar(e, np.int64)
         return checked_scalar(e, input._data.dtype)

@@ -21,6 +21,7 @@ A new mode is a new handler, never a new branch here.
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 
@@ -195,6 +196,8 @@ def _run(op, inputs, params):
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
         out = run_meta(op, inputs, params)
         want = None
+    except RuntimeWarning:  # a NumPy warning the user's filters made an error: see NOTE [ Quiet NumPy ]
+        return _run_quiet(op, inputs, params)
 
     if type(out) is _ndarray and want is None:
         result = _new(Tensor)
@@ -202,7 +205,10 @@ def _run(op, inputs, params):
         if op.kind is VIEW:
             result._base = x._base if x._base is not None else x
     else:
-        result = _wrap_out(op, out, want, x)
+        try:
+            result = _wrap_out(op, out, want, x)
+        except RuntimeWarning:  # (the cast back to a narrow dtype can overflow)
+            return _run_quiet(op, inputs, params)
     if _grad_state.enabled and op.differentiable:
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
@@ -304,6 +310,45 @@ class OpCall:
 
     def __repr__(self):
         return f"aten.{self.__name__}"
+# NOTE [ Quiet NumPy ]
+# torch computes 0/0, log(-1), float16 overflow and NaN casts silently; NumPy warns (RuntimeWarning). Two
+# mechanisms keep those warnings from a user at no cost per op:
+# - by default, a warnings filter on ember's own modules ignores them (ember/_ops/_util.py, NOTE
+#   [ Floating-point warnings ]); a user's own NumPy code keeps its warnings;
+# - where the user's filters turn warnings into errors (`python -W error`, `simplefilter("error")`,
+#   pytest's `-W error` or `filterwarnings = error`), they take precedence over ember's filter and NumPy
+#   raises the warning inside the kernel. `_run` catches it (a try costs nothing until something is
+#   raised) and runs the op again with NumPy's floating-point errors off and RuntimeWarnings ignored.
+#   Kernels are pure functions of their inputs, so running one twice gives the same result.
+# Code that calls NumPy outside the dispatcher on values a user controls (clip_grad_norm_, optimizer
+# steps, conversions) uses `quiet_numpy()` for the same reason.
+
+
+def quiet_numpy():
+    """A context in which NumPy neither warns nor raises about floating-point errors (torch is silent)."""
+    return _Quiet()
+
+
+class _Quiet:
+    __slots__ = ("_err", "_cw")
+
+    def __enter__(self):
+        self._err = np.errstate(all="ignore")
+        self._err.__enter__()
+        self._cw = warnings.catch_warnings()
+        self._cw.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return self
+
+    def __exit__(self, *exc):
+        self._cw.__exit__(*exc)
+        self._err.__exit__(*exc)
+        return False
+
+
+def _run_quiet(op, inputs, params):
+    with _Quiet():
+        return _run(op, inputs, params)
 
 
 def _broadcast_error(inputs):
@@ -349,22 +394,58 @@ def _promote(op, inputs):
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)
+    elif res is _dtypes.float16 and op.kind == POINTWISE and not all(isinstance(t, Tensor) for t in inputs):
+        compute = _dtypes.float32  # torch keeps a Python number in float32 beside a float16 tensor:
+        # `half_tensor * 1e6` is 0 for zeros, not 0 * inf; `half_tensor * 1e-8` is not 0
     np_compute = _dtypes.to_numpy(compute)
     arrays = []
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
             arrays.append(a if a.dtype == np_compute else a.astype(np_compute))
+        elif type(t) is float:
+            arrays.append(t)
+        elif type(t) is int:
+            if compute._cat == 1:
+                lo, hi = _INT_RANGE[np_compute]
+                arrays.append(t if lo <= t <= hi else wrap_int(t, np_compute, inputs))
+            else:
+                arrays.append(t if -_2_63 <= t < _2_64 else wrap_int(t, np_compute))
         elif isinstance(t, np.generic):
             arrays.append(t.item())  # NumPy scalars act as Python numbers, as in torch
-        elif compute._cat == 1 and isinstance(t, int) and not -2**31 <= t < 2**31:
-            arrays.append(np.array(t, np.int64).astype(np_compute))  # wraps like torch, NumPy would raise
         elif isinstance(t, (bool, np.bool_)) and compute._cat > 0:
             arrays.append(int(t))
         else:
             arrays.append(t)
     want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
     return arrays, want
+
+
+# NOTE [ Python integers beside integer tensors ]
+# torch converts a Python int operand to the tensor's dtype by wrapping (`uint8_tensor + 300` adds 44,
+# `uint8_tensor - 1` adds 255, comparisons compare with the wrapped value too); NumPy refuses with an
+# OverflowError. ints that fit no 64-bit type are torch's OverflowError whatever the dtype.
+_2_63, _2_64 = 2 ** 63, 2 ** 64
+_INT_RANGE = {np.dtype(n): (int(np.iinfo(n).min), int(np.iinfo(n).max))
+              for n in ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")}
+
+
+def wrap_int(value, np_dtype, inputs=()):
+    """Python int `value` as a 0-d array of `np_dtype`, wrapped modulo 2**bits as torch converts it."""
+    if -_2_63 <= value < _2_63:
+        a = np.array(value, np.int64)
+    elif _2_63 <= value < _2_64:  # torch holds it as a uint64 number, which only an integer tensor outranks
+        if inputs and not any(isinstance(t, Tensor) and t._data.dtype.kind in "iuf" for t in inputs):
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                               "promote Bool and UInt64")
+        a = np.array(value, np.uint64)
+    elif value >= _2_64:
+        raise OverflowError("int too big to convert")
+    else:
+        raise OverflowError("can't convert negative int to unsigned")
+    if np_dtype.kind not in "iu":
+        return a.item()
+    return a.astype(np_dtype)
 
 
 def _record(op, inputs, params, result):
@@ -463,7 +544,11 @@ def copy_into(self, src, opname="copy_"):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
-    np.copyto(dst, src, casting="unsafe")
+    try:
+        np.copyto(dst, src, casting="unsafe")
+    except RuntimeWarning:  # a NaN or overflowing cast under an "error" filter: NOTE [ Quiet NumPy ]
+        with _Quiet():
+            np.copyto(dst, src, casting="unsafe")
     vc = _version_counter(self)
     vc[0] += 1
 

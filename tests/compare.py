@@ -107,6 +107,7 @@ def normalize_message(msg):
     """torch's message with ember's names, so the two can be compared."""
     msg = msg.replace("torch.", "ember.").replace("torch ", "ember ")
     msg = re.sub(r"0x[0-9a-f]+", "0x?", msg)
+    msg = re.sub(r" \(Triggered internally at [^)]*\.\)$", "", msg)  # torch's C++ source location
     return msg
 
 

@@ -15,9 +15,23 @@ __all__ = ["method", "public", "wrap_dim", "as_shape", "finish_out", "inplace_me
 
 # NOTE [ Floating-point warnings ]
 # torch computes 0/0, log(-1) and overflow silently; NumPy warns. Wrapping each kernel in np.errstate
-# costs 1.5 us per op, so instead the warnings are filtered for ember's own op modules only: a user's
-# own NumPy code keeps its warnings, and the per-op cost is zero.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\._ops\.")
+# costs 1.5 us per op, so instead the warnings are filtered for ember's own modules only: a user's own
+# NumPy code keeps its warnings, and the per-op cost is zero. The filter names every ember module, not
+# only the op modules: NumPy charges a warning to the Python frame that called the ufunc, which is
+# `ember._dispatch` when a kernel is a bare ufunc (`np.multiply`), and nn/optim code calls NumPy too.
+# Filters a user puts in front ("error") win over this one; the dispatcher handles that case
+# (NOTE [ Quiet NumPy ] in ember/_dispatch.py).
+# A `warnings.catch_warnings()` block entered before ember was imported drops the filter when it exits
+# (pytest's per-test capture does so when ember is first imported during collection); under such a
+# harness NumPy's warnings are reported again, and `quiet_warnings()` puts the filter back.
+
+
+def quiet_warnings():
+    """Install the filter that hides NumPy's floating-point RuntimeWarnings raised inside ember."""
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember(\.|$)")
+
+
+quiet_warnings()
 
 #: names the op modules export at ember's top level (collected by ember/__init__.py)
 public = {}
@@ -111,6 +125,69 @@ def _out_op_name(result):
     while f is not None and f.f_code.co_name.startswith(("_", "<")):
         f = f.f_back
     return f.f_code.co_name if f is not None else "out"
+# NOTE [ Checked scalar conversion ]
+# Where torch converts a Python number to a tensor's dtype as a *value* (full, fill_, masked_fill,
+# index_fill, clamp bounds, where, setitem, an integer pow's exponent) it checks the value fits, like
+# c10's `checked_convert`: "value cannot be converted to type uint8_t without overflow". The rules: a
+# float or an integer must lie in the target's range (an int may go as low as -max for an unsigned
+# type, which wraps: fill_(-1) on uint8 gives 255); inf and nan fit any floating type and no integer
+# type; a complex value with an imaginary part fits only complex and bool. (Arithmetic does not check:
+# `uint8_tensor + 300` wraps, see NOTE [ Python integers beside integer tensors ] in _dispatch.py.)
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def checked_scalar(value, np_dtype, numel=2, names=None):
+    """Python number `value` converted for a tensor of `np_dtype`, or torch's overflow error.
+
+    `numel` is the size of the tensor written to: torch converts through double for a one-element
+    float16/bfloat16 tensor. `names` maps dtype names to the words of the message (tensor() uses
+    "uint8", the fill kernels "uint8_t")."""
+    np_dtype = np.dtype(np_dtype)
+    name = np_dtype.name
+    if name == "bool" or isinstance(value, (bool, np.bool_)) or isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if type(value) is int or isinstance(value, int):
+        if value >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        if value < -2 ** 63:
+            raise OverflowError("can't convert negative int to unsigned")
+    word = (names or _C_NAMES).get(name, name)
+    if numel == 1 and name in ("float16", "bfloat16"):
+        word = "double"
+    if isinstance(value, complex):
+        if np_dtype.kind == "c":
+            return value
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+        value = value.real
+    kind = np_dtype.kind
+    if kind in "iu":
+        info = np.iinfo(np_dtype)
+        if isinstance(value, int):
+            lo = -int(info.max) if kind == "u" else int(info.min)
+            ok = lo <= value <= int(info.max)
+            if ok and value < 0 and kind == "u":
+                value += int(info.max) + 1  # wraps, as torch's conversion does
+        else:
+            ok = value == value and float(info.min) <= value <= float(info.max)
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+        return value
+    if kind == "f" and word != "double" and name != "float64":
+        f = float(value)
+        big = float(np.finfo(np_dtype).max) if name != "bfloat16" else 3.3895313892515355e38
+        if f == f and abs(f) != float("inf") and abs(f) > big:
+            raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+    elif kind == "c" and name == "complex64":
+        c = complex(value)
+        for part in (c.real, c.imag):
+            if part == part and abs(part) != float("inf") and abs(part) > 3.4028234663852886e38:
+                raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+    return value
 
 
 def c_contiguous(arr):

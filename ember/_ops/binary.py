@@ -49,7 +49,8 @@ def _publish(name, ops, *aliases, params=lambda **kw: ()):
 
 
 def _int_zero_check(a, b):
-    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" and np.any(np.asarray(b) == 0) \
+            and np.broadcast(a, b).size:  # (an empty result divides nothing)
         raise RuntimeError("ZeroDivisionError")
 
 

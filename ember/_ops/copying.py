@@ -297,7 +297,8 @@ def trace(input):
 @defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same")
 def _cross(a, b, dim):
     a, b = np.broadcast_arrays(a, b)
-    return np.ascontiguousarray(np.cross(a, b, axis=dim))
+    with np.errstate(all="ignore"):  # (np.cross is NumPy Python: its warnings escape ember's filter)
+        return np.ascontiguousarray(np.cross(a, b, axis=dim))
 
 
 @_cross.derivative_
@@ -418,15 +419,16 @@ public["block_diag"] = block_diag
 @defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True)
 def _cdist(x1, x2, p):
     diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    total = np.add.reduce  # (not ndarray.sum: NOTE [ Reductions call ufunc methods ] in reduction.py)
     if p == 0:
-        return (diff != 0).sum(-1).astype(x1.dtype)
+        return total(diff != 0, axis=-1).astype(x1.dtype)
     if p == np.inf:
-        return diff.max(-1, initial=0)
+        return np.maximum.reduce(diff, axis=-1, initial=0)
     if p == 1:
-        return diff.sum(-1)
+        return total(diff, axis=-1)
     if p == 2:
-        return np.sqrt((diff * diff).sum(-1))
-    return (diff ** p).sum(-1) ** (1 / p)
+        return np.sqrt(total(diff * diff, axis=-1))
+    return total(diff ** p, axis=-1) ** (1 / p)
 
 
 @_cdist.derivative_

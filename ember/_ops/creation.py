@@ -13,10 +13,10 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, run_meta
+from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import meta_array, pointwise_strides
 from .._tensor import Tensor, _wrap
-from ._util import as_shape, method, public
+from ._util import as_shape, checked_scalar, method, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -63,7 +63,13 @@ def _array_from_data(data, dtype):
             e = _ragged_error(data)
             if e:
                 raise e
+            if isinstance(_first(data), int):
+                raise ValueError("Overflow when unpacking long long")  # an int beyond 64 bits
             raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
+        if arr.dtype == np.uint64 or arr.dtype == np.float64 and _has_big_int(data):
+            raise ValueError("Overflow when unpacking long long")  # Python ints are read as int64
+        if dtype is not None:
+            _check_python_values(arr, dtype)
         if arr.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
         if dtype is not None and arr.dtype.kind in "fc":
@@ -75,8 +81,36 @@ def _array_from_data(data, dtype):
         elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not _has_float64_arrays(data):
             arr = arr.astype(np.int64)
     if dtype is not None:
-        arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
+        try:
+            arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
+        except RuntimeWarning:  # overflow to inf under an "error" filter: NOTE [ Quiet NumPy ]
+            with quiet_numpy():
+                arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
     return arr
+
+
+def _has_big_int(data):
+    """Whether nested Python data holds an int beyond int64 (NumPy then reads the list as float64)."""
+    if isinstance(data, (list, tuple)):
+        return any(_has_big_int(v) for v in data)
+    return type(data) is int and not -2 ** 63 <= data < 2 ** 63
+
+
+def _check_python_values(arr, dtype):
+    """torch.tensor(data, dtype=...) checks each Python number fits an integer dtype (floats wrap to inf)."""
+    if arr.dtype.kind == "c" and dtype.is_complex is False and dtype is not _dtypes.bool:
+        if dtype.is_floating_point:
+            raise TypeError("must be real number, not complex")
+        raise TypeError("'complex' object cannot be interpreted as an integer")
+    np_dtype = _dtypes.to_numpy(dtype)
+    if np_dtype.kind not in "iu" or not arr.size or arr.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(np_dtype)
+    lo = -int(info.max) if np_dtype.kind == "u" and arr.dtype.kind in "iu" else int(info.min)
+    with quiet_numpy():
+        bad = arr.min() < lo or arr.max() > info.max or arr.dtype.kind == "f" and np.isnan(arr).any()
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _first(data):
@@ -253,8 +287,10 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _fill_dtype(fill_value, dtype)
-    return _finish(_create(_full, (_check_size(as_shape((size,))), fill_value, _dtypes.to_numpy(d)), meta),
-                   requires_grad)
+    shape = _check_size(as_shape((size,)))
+    np_d = _dtypes.to_numpy(d)
+    fill_value = checked_scalar(fill_value, np_d, int(np.prod(shape)))
+    return _finish(_create(_full, (shape, fill_value, np_d), meta), requires_grad)
 
 
 @defop("full_like", None, CREATION)
@@ -292,6 +328,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
               memory_format=None):
     check_device(device)
     d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+    fill_value = checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value, d,
+                                input._data.size)
     return _finish(dispatch(_full_like, (input.detach(),), (fill_value, d)), requires_grad)
 
 
@@ -484,8 +522,8 @@ def _(g, a, value):
     return g * 0
 
 
-Tensor.fill_ = lambda self, value: dispatch_inplace(
-    _fill, self, (self,), (value.item() if isinstance(value, Tensor) else value,))
+Tensor.fill_ = lambda self, value: dispatch_inplace(_fill, self, (self,), (checked_scalar(
+    value.item() if isinstance(value, Tensor) else value, self._data.dtype, self._data.size),))
 Tensor.zero_ = lambda self: dispatch_inplace(_fill, self, (self,), (0,))
 
 

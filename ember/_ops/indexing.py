@@ -8,11 +8,13 @@ Integer or boolean tensors and lists make the index "advanced": one `IndexBackwa
 with NumPy's (= torch's) rules for where the indexed dims go.
 """
 
+import warnings
+
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._tensor import Tensor
-from ._util import c_contiguous, finish_out, method, public, wrap_dim
+from ._util import c_contiguous, checked_scalar, finish_out, method, public, wrap_dim
 from .shape import _select, _slice, _unsqueeze
 
 _int_types = (int, np.integer)
@@ -25,9 +27,10 @@ def _prep_key(t, key):
     out, advanced = [], False
     for k in key:
         if isinstance(k, Tensor):
-            if k._data.dtype.kind not in "biu":
+            a = k._data
+            if a.dtype.kind not in "biu" or a.dtype.kind == "i" and a.dtype.itemsize < 4:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(k._data)
+            out.append(a)  # (a uint8 tensor is a mask: _check_advanced)
             advanced = True
         elif isinstance(k, (list, np.ndarray)) or (isinstance(k, tuple) and False):
             arr = np.asarray([int(v) if isinstance(v, Tensor) else v for v in k] if isinstance(k, list) else k)
@@ -70,16 +73,19 @@ def _getitem(self, key):
         if start == 0 and stop >= size and step == 1:
             return self.view(self._data.shape)
         return dispatch(_slice, (self,), (0, start, max(start, stop), step))
+    if self._data.ndim == 0 and isinstance(key, _int_types) and not isinstance(key, bool):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     key, advanced = _prep_key(self, key)
     ndim = self._data.ndim
     used = _consumed(key)
     if used > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if advanced:
-        _check_advanced(self, key)
+        key = _check_advanced(self, key)
         return dispatch(_index, (self,), (key,))
     t, dim = self, 0
-    for k in key:
+    for position, k in enumerate(key):  # torch names the dim of an int index by its position in the key
         if k is None:
             t = dispatch(_unsqueeze, (t,), (dim,))
             dim += 1
@@ -97,7 +103,7 @@ def _getitem(self, key):
             size = t._data.shape[dim]
             i = int(k)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             t = dispatch(_select, (t,), (dim, i + size if i < 0 else i))
     if t is self:  # x[...] and x[:] are still new views, as in torch
         t = self.view(self._data.shape)
@@ -105,28 +111,64 @@ def _getitem(self, key):
 
 
 def _check_advanced(self, key):
+    """torch's errors for an advanced key: mask shapes, index bounds, index shapes that do not broadcast.
+
+    An int beside tensor indices is applied first as a select, as torch does; the bound error of an index
+    tensor then names its position among the index tensors (a mask counting as one per dim), not a dim.
+    """
     shape = self._data.shape
     dim = 0
+    shapes = []  # each index's shape as torch broadcasts them (a mask by its count of True)
     for k in key:
         if k is None:
             continue
         if k is Ellipsis:
             dim += len(shape) - _consumed(key)
             continue
+        if isinstance(k, np.ndarray) and k.dtype.kind == "b" or isinstance(k, np.ndarray) and k.dtype == np.uint8:
+            for j, s in enumerate(k.shape):
+                if dim + j < len(shape) and shape[dim + j] != s:
+                    raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+            shapes.append([int(np.count_nonzero(k))])
+            dim += k.ndim
+            continue
         if isinstance(k, np.ndarray):
-            if k.dtype == np.bool_:
-                for j, s in enumerate(k.shape):
-                    if dim + j < len(shape) and shape[dim + j] != s:
-                        raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                                         f"shape of the indexed tensor {list(shape)} at index {dim + j}")
-                dim += k.ndim
-                continue
+            shapes.append(list(k.shape))
+        dim += 1
+    if any(isinstance(k, np.ndarray) and k.dtype == np.uint8 for k in key):  # torch still reads it as a mask
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                      UserWarning, stacklevel=3)
+        key = tuple(k.astype(np.bool_) if isinstance(k, np.ndarray) and k.dtype == np.uint8 else k for k in key)
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*(tuple(s) for s in shapes))
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                             + ", ".join(str(s) for s in shapes)) from None
+    dim = nth = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim += len(shape) - _consumed(key)
+            continue
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            dim += k.ndim
+            nth += max(k.ndim, 1)
+            continue
+        if isinstance(k, np.ndarray):
+            size = shape[dim] if dim < len(shape) else 0
+            if k.size and size == 0:
+                raise IndexError("index is out of bounds for dimension with size 0")
             if k.size:
-                size = shape[dim] if dim < len(shape) else 0
                 bad = k[(k >= size) | (k < -size)]
                 if bad.size:
-                    raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}")
+                    raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {nth} with size "
+                                     f"{size}")
+            nth += 1
         dim += 1
+    return key
 
 
 @defop("index", "IndexBackward0", INDEXING, saves="meta")
@@ -181,10 +223,14 @@ def copy_(self, src, non_blocking=False):
 @defop("index_put", "IndexPutBackward0", INDEXING, saves="meta")
 def _index_put(a, v, key, accumulate):
     out = a.copy()
-    if accumulate:
-        np.add.at(out, key, v)
-    else:
-        out[key] = v
+    try:
+        if accumulate:
+            np.add.at(out, key, v)
+        else:
+            out[key] = v
+    except ValueError:  # NumPy's words for a value that does not fit the indexed result
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
+                           f"indexing result of shape {list(a[key].shape)}") from None
     return out
 
 
@@ -195,15 +241,38 @@ def _(g, a, v, key, accumulate):
 
 
 def _setitem(self, key, value):
+    scalar = isinstance(value, (int, float, complex))
     k, advanced = _prep_key(self, key)
     if advanced:
-        _check_advanced(self, k)
+        k = _check_advanced(self, k)
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
             value = value.to(self.dtype)
+        elif scalar:
+            value = checked_scalar(value, self._data.dtype)
         dispatch_inplace(_index_put, self, (self, value), (k, False))
         return
     view = _getitem(self, key)
+    if scalar:  # torch fills the view: the value is checked as fill_ checks it
+        value = checked_scalar(value, self._data.dtype, view._data.size)
+    elif isinstance(value, Tensor) and value._data.shape != view._data.shape:
+        _check_expand(value._data.shape, view._data.shape)  # torch expands the value to the view, then copies
     view.copy_(value)
+
+
+def _check_expand(shape, target):
+    """torch's error for expanding a tensor of `shape` to `target` where it cannot."""
+    n = len(target)
+    if len(shape) > n:
+        return  # (leading size-1 dims are dropped first; copy_ reports the rest)
+    for i in range(1, len(shape) + 1):
+        if shape[-i] != 1 and shape[-i] != target[-i]:
+            bad = n - i
+            break
+    else:
+        return
+    raise RuntimeError(f"The expanded size of the tensor ({target[bad]}) must match the existing size "
+                       f"({shape[bad - n + len(shape)]}) at non-singleton dimension {bad}.  Target sizes: "
+                       f"{list(target)}.  Tensor sizes: {list(shape)}")
 
 
 Tensor.__setitem__ = _setitem
@@ -211,7 +280,7 @@ Tensor.__setitem__ = _setitem
 
 @method()
 def index_put_(self, indices, values, accumulate=False):
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    key = _check_advanced(self, tuple(i._data if isinstance(i, Tensor) else i for i in indices))
     return dispatch_inplace(_index_put, self, (self, values), (key, accumulate))
 
 
@@ -221,7 +290,7 @@ public.pop("index_put_", None)
 
 @method()
 def index_put(input, indices, values, accumulate=False):
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    key = _check_advanced(input, tuple(i._data if isinstance(i, Tensor) else i for i in indices))
     return dispatch(_index_put, (input, values), (key, accumulate))
 
 
@@ -249,8 +318,10 @@ def index_select(input, dim, index, *, out=None):
     d = wrap_dim(dim, n) if n else 0
     idx = index._data.reshape(-1)
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.max() >= size or idx.min() < -size):
-        bad = idx[(idx >= size) | (idx < -size)][0]
+    if idx.size and (idx.max() >= size or idx.min() < 0):
+        bad = idx[(idx >= size) | (idx < 0)][0]
+        if n and d == 1:  # (torch's kernel for dim 1 checks the bounds itself, with other words)
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self") if n else IndexError(f"index {bad} out of range")
     if n == 0:
         return finish_out(input.reshape(1)[index].reshape(index.shape), out)
@@ -277,13 +348,25 @@ def masked_fill(input, mask, value):
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         value = value.item()
-    return dispatch(_masked_fill, (input,), (mask._data, value))
+    _check_mask_broadcast(mask, input)
+    return dispatch(_masked_fill, (input,), (mask._data, checked_scalar(value, input._data.dtype)))
+
+
+def _check_mask_broadcast(mask, input):
+    """torch's error (mask as tensor a) when a mask and its input do not broadcast."""
+    from .._dispatch import _broadcast_error
+
+    if mask._data.shape != input._data.shape:
+        e = _broadcast_error((mask, input))
+        if e is not None:
+            raise e
 
 
 def _masked_fill_(self, mask, value):
     if isinstance(value, Tensor):
         value = value.item()
-    return dispatch_inplace(_masked_fill, self, (self,), (mask._data, value))
+    _check_mask_broadcast(mask, self)
+    return dispatch_inplace(_masked_fill, self, (self,), (mask._data, checked_scalar(value, self._data.dtype)))
 
 
 Tensor.masked_fill_ = _masked_fill_

@@ -69,7 +69,7 @@ _baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
 
 
 def _addbmm_kernel(c, a, b, beta, alpha):
-    p = (_wide(a) @ _wide(b)).sum(0)
+    p = np.add.reduce(_wide(a) @ _wide(b), axis=0)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
 

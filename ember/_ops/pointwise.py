@@ -10,7 +10,7 @@ import numpy as np
 from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
-from ._util import finish_out, inplace_method, method, public
+from ._util import checked_scalar, finish_out, inplace_method, method, public
 
 _ONES = {}
 
@@ -86,7 +86,7 @@ def _(g, a, b):
 
 @defop("pow", "PowBackward0", POINTWISE, "same", overload="Tensor_Scalar")
 def _pow_scalar(a, e):
-    if a.dtype.kind in "iu" and isinstance(e, int) and e < 0:
+    if a.dtype.kind in "iu" and isinstance(e, int) and e < 0 and a.size:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return np.power(a, e)
 
@@ -101,7 +101,12 @@ def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) b
 @defop("pow", "PowBackward1", POINTWISE, "same", save_output=True, overload="Tensor_Tensor")
 def _pow(a, b):
     if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+        # torch's integer power of a negative exponent tensor (only a Python number exponent is refused):
+        # 1 for base 1, +-1 for base -1, else 0 (NumPy refuses with a ValueError)
+        neg = b < 0
+        r = np.power(a, np.where(neg, 0, b))
+        odd = (b % 2) != 0
+        return np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)), r).astype(r.dtype)
     return np.power(a, b)
 
 
@@ -481,7 +486,7 @@ public["divide"] = public["true_divide"] = div
 def _int_div(kind):
     def kernel(a, b):
         if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub":
-            if np.any(np.asarray(b) == 0):
+            if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:  # (an empty result divides nothing)
                 raise RuntimeError("ZeroDivisionError")
             q = np.floor_divide(a, b)
             if kind == "trunc":
@@ -507,7 +512,17 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
         return finish_out(dispatch(_rpow, (exponent, input)), out)
     if isinstance(exponent, Tensor):
         return finish_out(dispatch(_pow, (input, exponent)), out)
-    return finish_out(dispatch(_pow_scalar, (input, exponent)), out)
+    return finish_out(dispatch(_pow_scalar, (input, _int_exponent(input, exponent))), out)
+
+
+def _int_exponent(input, e):
+    """An integer tensor's int exponent, checked as torch converts it (to int64, then to the dtype)."""
+    if type(e) is int and input._data.dtype.kind in "iu":
+        if e < 0 and input._data.size:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        checked_scalar(e, np.int64)
+        return checked_scalar(e, input._data.dtype)
+    return e
 
 
 def _unary(name, op, *aliases):
@@ -551,7 +566,9 @@ def _clamp_inputs(input, min, max):  # noqa: A002
         return _clamp_t, (input, min, max), ()
     if input._data.dtype.kind in "biu" and any(isinstance(b, float) for b in (min, max)):
         input = input.to(_default_float())  # an integer tensor clamped to float bounds is a float result
-    return _clamp, (input,), (min, max)
+    d = input._data.dtype
+    return _clamp, (input,), (None if min is None else checked_scalar(min, d),
+                              None if max is None else checked_scalar(max, d))
 
 
 def _default_float():
@@ -574,8 +591,16 @@ public["clip"] = clamp
 def _clamp_(self, min=None, max=None):  # noqa: A002
     from .._dispatch import dispatch_inplace
 
+    if self._data.dtype.kind in "biu" and any(isinstance(b, float) for b in (min, max)):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_CPP_NAMES.get(self._data.dtype.name, self._data.dtype.name)}")
     op, inputs, params = _clamp_inputs(self, min, max)
     return dispatch_inplace(op, self, inputs, params)
+
+
+# the C++ type names torch's in-place clamp prints for a dtype
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int"}
 
 
 Tensor.clamp_ = Tensor.clip_ = _clamp_
@@ -598,6 +623,14 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(condition, Tensor) or condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
+    if isinstance(input, Tensor) != isinstance(other, Tensor):  # a scalar is converted as a value
+        from .._dtypes import result_dtype, to_numpy
+
+        d = to_numpy(result_dtype((input, other)))
+        if isinstance(input, Tensor):
+            other = checked_scalar(other, d)
+        else:
+            input = checked_scalar(input, d)
     return finish_out(dispatch(_where, (condition, input, other)), out)
 
 
@@ -655,7 +688,7 @@ def _inplace_pow(self, e):
 
     if isinstance(e, Tensor):
         return dispatch_inplace(_pow, self, (self, e))
-    return dispatch_inplace(_pow_scalar, self, (self, e))
+    return dispatch_inplace(_pow_scalar, self, (self, _int_exponent(self, e)))
 
 
 # ---- the operator protocol ----------------------------------------------------------------------------

@@ -45,6 +45,25 @@ def _acc_dtype(a, dtype):
     return a.dtype, a.dtype
 
 
+# NOTE [ Reductions call ufunc methods ]
+# Kernels call `np.add.reduce` rather than `np.sum` (and `np_mean` rather than `np.mean`): NumPy charges a
+# floating-point warning to the innermost Python frame, which for `np.sum` is NumPy's own wrapper module,
+# where ember's warnings filter cannot tell ember's call from a user's (NOTE [ Floating-point warnings ]).
+# Called directly, the ufunc charges the ember kernel, whose warnings the filter hides. (It is faster too.)
+
+
+def np_mean(a, axis=None, keepdims=False, dtype=None):
+    """np.mean's arithmetic (a sum, then one true division in the sum's dtype), charged to ember's frame."""
+    s = np.add.reduce(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    if axis is None:
+        n = a.size
+    else:
+        n = 1
+        for d in (axis,) if isinstance(axis, int) else axis:
+            n *= a.shape[d]
+    return np.true_divide(s, n)
+
+
 @defop("sum", "SumBackward0", REDUCTION, saves="meta")
 def _sum_all(a, dtype):
     if dtype is None and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
@@ -61,7 +80,7 @@ def _(g, a, dtype):
 @defop("sum", "SumBackward1", REDUCTION, saves="meta", overload="dim_IntList")
 def _sum_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    return _canonical(np.sum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+    return _canonical(np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 @_sum_dim.derivative_
@@ -93,7 +112,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
 @defop("mean", "MeanBackward0", REDUCTION, saves="meta")
 def _mean_all(a, dtype):
     acc, out = _acc_dtype(a, dtype)
-    return np.asarray(np.mean(a, dtype=acc)).astype(out, copy=False)
+    return np.asarray(np_mean(a, dtype=acc)).astype(out, copy=False)
 
 
 @_mean_all.derivative_
@@ -105,8 +124,7 @@ def _(g, a, dtype):
 @defop("mean", "MeanBackward1", REDUCTION, saves="meta", overload="dim")
 def _mean_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _canonical(np.mean(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+    return _canonical(np_mean(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 @_mean_dim.derivative_

@@ -23,7 +23,7 @@ def _scan_dtype(a, dtype):
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.cumsum(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+    return _canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))  # NOTE [ Reductions call ufunc methods ]
 
 
 @_cumsum.derivative_
@@ -46,7 +46,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def _cumprod(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.cumprod(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+    return _canonical(np.multiply.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))
 
 
 @_cumprod.derivative_

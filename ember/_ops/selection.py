@@ -11,7 +11,7 @@ import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, wrap_dim
+from ._util import checked_scalar, finish_out, method, wrap_dim
 from .pointwise import where
 
 
@@ -28,9 +28,8 @@ def _src_part(src, idx):
 
 
 def _check_index(name, input, dim, index, src=None):
-    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
-        kinds = "int64" if name == "gather" else "int32/int64"
-        raise RuntimeError(f"{'scatter' if name == 'scatter_add' else name}(): Expected dtype {kinds} for index")
+    if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{'scatter' if name == 'scatter_add' else name}(): Expected dtype int32/int64 for index")
     n, k = input._data.ndim, index._data.ndim
     if n and k and n != k:
         raise RuntimeError("Index tensor must have the same number of dimensions as "
@@ -38,8 +37,8 @@ def _check_index(name, input, dim, index, src=None):
     d = wrap_dim(dim, n)
     idx = index._data
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx[(idx < -size) | (idx >= size)][0]
+    if idx.size and (idx.min() < 0 or idx.max() >= size):  # (gather and scatter take no negative index)
+        bad = idx[(idx < 0) | (idx >= size)][0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     for i in range(min(n, k)):
         if i != d and idx.shape[i] > input._data.shape[i]:
@@ -253,9 +252,13 @@ def _check_index_vector(name, input, dim, index, source=None):
     d = wrap_dim(dim, n)
     idx = index._data.reshape(-1).astype(np.int64)
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx[(idx < -size) | (idx >= size)][0]
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    low = 0 if name == "index_copy" else -size  # (index_copy takes no negative index)
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        bad = idx[(idx < low) | (idx >= size)][0]
+        msg = f"index {bad} is out of bounds for dimension {d} with size {size}"
+        if name == "index_copy":
+            raise IndexError("index_copy_(): " + msg)
+        raise (IndexError if name == "index_fill" else RuntimeError)(msg)
     return d, np.where(idx < 0, idx + size, idx)
 
 
@@ -330,7 +333,7 @@ def _index_fill_args(input, dim, index, value):
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         return _index_fill_t, (input, value.to(input.dtype)), (d, idx)
-    return _index_fill, (input, value), (d, idx)
+    return _index_fill, (input, checked_scalar(value, input._data.dtype)), (d, idx)
 
 
 @method()
@@ -376,6 +379,9 @@ def _(g, a, mask):
 @method()
 def masked_select(input, mask, *, out=None):
     _check_mask("masked_select", mask)
+    from .indexing import _check_mask_broadcast
+
+    _check_mask_broadcast(mask, input)
     return finish_out(dispatch(_masked_select, (input,), (mask._data,)), out)
 
 

@@ -255,8 +255,13 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's n
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
-    if lo == hi and a.size:
+    from_data = lo == hi and a.size
+    if from_data:
         lo, hi = float(a.min()), float(a.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        # (C++ prints the NaN that torch's min/max reductions make as "-nan")
+        word = lambda v: ("-nan" if from_data or np.signbit(v) else "nan") if v != v else f"{v:g}"  # noqa: E731
+        raise RuntimeError(f"torch.histc: range of [{word(lo)}, {word(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:

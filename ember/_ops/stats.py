@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._dispatch import REDUCTION, defop, dispatch, dtype_word
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim, wrap_dims
-from .reduction import _acc_dtype, _unreduce
+from .reduction import _acc_dtype, _unreduce, np_mean
 
 
 def _all_dims(input, dim):
@@ -42,7 +42,7 @@ def _numel(shape, dims):
 @defop("prod", "ProdBackward1", REDUCTION, save_output=True)
 def _prod(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    return canonical(np.prod(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+    return canonical(np.multiply.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 def _prod_others(a, dim):
@@ -96,7 +96,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 @defop("nansum", "NansumBackward0", REDUCTION)
 def _nansum(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    return canonical(np.nansum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+    if a.dtype.kind in "fc":  # (np.nansum's arithmetic, charged to this frame: NOTE [ Reductions call ufunc methods ])
+        a = np.where(np.isnan(a), 0, a)
+    return canonical(np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
 @_nansum.derivative_
@@ -187,7 +189,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 def _pair_op(name, node, kernel, first_grad):
     op = defop(name, node, REDUCTION, save_output=True)(
         lambda a, dims, corr, keepdim: (kernel(a, dims, corr, keepdim),
-                                        canonical(np.mean(a, axis=dims, keepdims=keepdim))))
+                                        canonical(np_mean(a, axis=dims, keepdims=keepdim))))
 
     @op.derivative_
     def _(grads, a, dims, corr, keepdim, *, out):

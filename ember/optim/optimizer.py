@@ -32,6 +32,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _dtypes
+from .._dispatch import quiet_numpy
 from .._tensor import Tensor, _version_counter, _wrap
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import RemovableHandle
@@ -258,7 +259,8 @@ class Optimizer:
                     else:
                         raise RuntimeError(
                             f"{func} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
-            out = func(*args, **kwargs)
+            with quiet_numpy():  # NumPy updates on inf/nan values are silent, as torch's are (NOTE [ Quiet NumPy ])
+                out = func(*args, **kwargs)
             self._optimizer_step_code()
             for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
                 post_hook(self, args, kwargs)

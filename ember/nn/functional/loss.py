@@ -60,16 +60,61 @@ def _refuse_grad(t, arg, fn):
 # ---- classification ---------------------------------------------------------------------------------------
 
 
+def _check_nll_args(input, target, weight):
+    """torch's checks of nll_loss's arguments, in torch's order (nll_loss_nd, then the kernel's meta checks).
+
+    See NOTE [ Loss argument checks ]."""
+    n = input.dim()
+    if n < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {n})")
+    if n == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    if n != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 0}).")
+    c = input.shape[1] if n > 1 else input.shape[0]
+    if n <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                               f"weight tensor of shape: {list(weight.shape)}")
+    elif n == 4:
+        if target.dim() != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.dim()}")
+        if weight is not None and weight.numel() != c:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if tuple(target.shape) != tuple(input.shape[:1]) + tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+    else:
+        want = [input.shape[0]] + list(input.shape[2:])
+        if list(target.shape[1:]) != want[1:]:
+            raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+        if weight is not None and weight.numel() != c:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    td = target._data.dtype
+    if td.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dtype_word(target.dtype)}")
+    if n > 2 and td.name != "int64":  # (the spatial kernel takes Long only)
+        raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_word(input.dtype)} but found {dtype_word(weight.dtype)}")
+
+
+# NOTE [ Loss argument checks ]
+# A loss given a target of the wrong dtype or shape must fail as torch's does, with torch's words, before any
+# NumPy indexing sees it (NumPy's "`indices` and `arr` must have the same number of dimensions" is no
+# answer). The checks follow torch's own order: F.*'s Python checks, then the op's meta function (shapes,
+# weight), then the kernel (dtypes, then the values: class indices in range).
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() == 1:  # unbatched: (C,) with a 0-d target
-        out = nll_loss(input.unsqueeze(0), target.unsqueeze(0), weight, None, ignore_index, None, reduction)
+    _check_nll_args(input, target, weight)
+    if input.dim() == 1:  # unbatched: (C,) with a 0-d (or one-element) target
+        out = nll_loss(input.unsqueeze(0), target.reshape(1), weight, None, ignore_index, None, reduction)
         return out.squeeze(0) if reduction == "none" else out
-    if input.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     t = target._data
@@ -87,10 +132,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 1 if input.dim() > 1 else 0
+    if tuple(target.shape) == tuple(input.shape):  # class probabilities: torch tells them apart by shape
+        if not target.is_floating_point():
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{dtype_word(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        c = input.shape[cdim]
+        if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                               f"classes but got weight tensor of shape: {list(weight.shape)}")
+    else:
+        _check_nll_args(input, target, weight)
     logp = log_softmax(input, cdim)
-    if target.is_floating_point():  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError("Expected target size {}, got {}".format(list(input.shape), list(target.shape)))
+    if tuple(target.shape) == tuple(input.shape):
         c = input.shape[cdim]
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c
@@ -127,6 +182,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        _check_weight_broadcast(weight, target)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {dtype_word(target.dtype)} but expected {dtype_word(input.dtype)}")
     a = input._data
     if ((a < 0) | (a > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -138,11 +197,30 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
+def _check_weight_broadcast(weight, target):
+    """torch's error (from F.binary_cross_entropy's expand of the weight) for a weight that does not broadcast."""
+    w, t = tuple(weight.shape), tuple(target.shape)
+    for k in range(1, len(w) + 1):
+        if w[-k] != 1 and (k > len(t) or w[-k] != t[-k]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {w[-k]} at {-k}! Mismatching argument "
+                               f"at index 1 had {weight.shape}; but expected shape should be broadcastable to "
+                               f"{list(t)}")
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if target.dtype.is_floating_point is False and not target.is_complex():
+        # torch computes `(1 - target).mul_(input)`: an integer target cannot hold the float product
+        if target.dtype.name == "bool":
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                               "or `logical_xor()` operator instead.")
+        from ..._dtypes import promote_types
+
+        raise RuntimeError(f"result type {dtype_word(promote_types(input.dtype, target.dtype))} can't be cast to "
+                           f"the desired output type {dtype_word(target.dtype)}")
     _refuse_grad(weight, "weight", "binary_cross_entropy_with_logits")
     _refuse_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     neg_log_sig = dispatch(P.softplus, (-input,), (1.0, 20.0))  # -log(sigmoid(x)), exact for large |x|
@@ -283,6 +361,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_size(input, target, "huber")
     d = (input - target).abs()
     loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
@@ -362,7 +442,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad(target, "target", "soft_margin_loss")
-    return _reduce(dispatch(P.softplus, (-target * input,), (1.0, 20.0)), reduction)
+    return _reduce(dispatch(P.softplus, (-input * target,), (1.0, 20.0)), reduction)  # (torch's operand order)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -381,8 +461,14 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     from ..._ops.creation import from_numpy
 
     reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    if target.dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     t = target._data if target.dim() == 2 else target._data[None]
+    if t.size and (t.min() < -1 or t.max() >= x.shape[1]):
+        raise RuntimeError("argument #2 'target' is out of range")
     c = x.shape[1]
     valid = np.cumprod(t != -1, axis=1).astype(bool)
     is_target = np.zeros(t.shape, bool)
@@ -403,6 +489,19 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     _refuse_grad(weight, "weight", "multi_margin_loss")
+    nframe = input.shape[0] if input.dim() == 2 else 1
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
+    c = input.shape[-1] if input.dim() else 1
+    if weight is not None and (weight.dim() > 1 or weight.numel() != c):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if target.dtype.name != "int64":
+        raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
+    td = target._data
+    if td.size and (td.min() < 0 or td.max() >= c):
+        raise RuntimeError("target out of range")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)
     import numpy as np
@@ -424,6 +523,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     eps = 1e-12
     d = input1.dim() - 1
     prod = (input1 * input2).sum(d)

@@ -227,7 +227,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)

@@ -5,7 +5,8 @@ Like torch, the total norm is the vector norm of the per-tensor norms (each in i
 dtypes promote), and the scale is ``clamp((total + 1e-6).reciprocal() * max_norm, max=1)`` computed in the
 norm's dtype (torch evaluates ``max_norm / tensor`` as ``tensor.reciprocal() * max_norm``); every gradient
 is multiplied in place by it, even when it is 1. The work is done on the NumPy arrays, with each gradient's
-version counter bumped as an in-place op would.
+version counter bumped as an in-place op would. An inf or nan gradient gives an inf/nan norm and scale as in
+torch, silently: the NumPy work runs under `quiet_numpy()` (NOTE [ Quiet NumPy ] in ember/_dispatch.py).
 """
 
 import functools
@@ -17,6 +18,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._naming import named
+from ..._dispatch import quiet_numpy
 from ..._tensor import Tensor, _version_counter, _wrap
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -69,9 +71,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if len(tensors) == 0:
         return _wrap(np.array(0.0, _dtypes.to_numpy(_dtypes.get_default_dtype())))
-    norms = [_norm(t._data, norm_type) for t in tensors]
-    dtype = functools.reduce(_dtypes.promote_types, [_dtypes.from_numpy(n.dtype) for n in norms])
-    total = _norm(np.array([n.astype(_dtypes.to_numpy(dtype)) for n in norms]), norm_type)
+    with quiet_numpy():
+        norms = [_norm(t._data, norm_type) for t in tensors]
+        dtype = functools.reduce(_dtypes.promote_types, [_dtypes.from_numpy(n.dtype) for n in norms])
+        total = _norm(np.array([n.astype(_dtypes.to_numpy(dtype)) for n in norms]), norm_type)
     if error_if_nonfinite and not np.isfinite(total.astype(np.float64)):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
@@ -94,12 +97,13 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     if len(grads) == 0:
         return
     t = total_norm._data
-    wide = t.astype(np.float32) if t.dtype in _LOW else t  # low precision: one rounding at the end
-    coef = np.minimum(np.reciprocal(wide + 1e-6) * max_norm, 1.0)  # See NOTE [ Clipping arithmetic ]
-    coef = np.asarray(coef).astype(t.dtype)
-    for g in grads:
-        np.multiply(g._data, coef, out=g._data, casting="unsafe")
-        _version_counter(g)[0] += 1
+    with quiet_numpy():
+        wide = t.astype(np.float32) if t.dtype in _LOW else t  # low precision: one rounding at the end
+        coef = np.minimum(np.reciprocal(wide + 1e-6) * max_norm, 1.0)  # See NOTE [ Clipping arithmetic ]
+        coef = np.asarray(coef).astype(t.dtype)
+        for g in grads:
+            np.multiply(g._data, coef, out=g._data, casting="unsafe")
+            _version_counter(g)[0] += 1
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -153,6 +157,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         >>> ember.nn.utils.clip_grad_value_(model.parameters(), clip_value=0.5)
     """
     clip_value = float(clip_value)
-    for g in _grads(parameters):
-        np.clip(g._data, -clip_value, clip_value, out=g._data)
-        _version_counter(g)[0] += 1
+    with quiet_numpy():
+        for g in _grads(parameters):
+            np.clip(g._data, -clip_value, clip_value, out=g._data)
+            _version_counter(g)[0] += 1

@@ -25,13 +25,15 @@ normal (all four overloads), uniform_, normal_, bernoulli (tensor p), bernoulli_
 (with and without replacement), exponential_, geometric_, log_normal_, cauchy_, random_, for float32,
 float64, float16, bfloat16, complex and integer dtypes, contiguous or not; and get_rng_state/set_rng_state
 exchange states with torch. Two caveats: bernoulli_/bernoulli with a scalar p (dropout's kernel) match
-torch on non-Intel CPUs only, because on Intel CPUs torch switches to MKL's own generator; float64
-normals rely on NumPy's float64 log/cos/sin giving the C library's results (true for NumPy's baseline
-x86-64 builds). poisson matches the distribution only (torch's rejection sampler consumes a data-
+torch on non-Intel CPUs only, because on Intel CPUs torch switches to MKL's own generator; the
+transcendental steps are computed as torch's kernel computes them on this CPU (See NOTE [ Exact
+transcendental steps ]). poisson matches the distribution only (torch's rejection sampler consumes a data-
 dependent number of draws per element; ember seeds NumPy's Poisson sampler from one 64-bit draw).
 """
 
+import math
 import os
+import platform
 
 import numpy as np
 
@@ -263,6 +265,79 @@ def fma64(a, b, c):
     return s + (t + e)
 
 
+# ---- the C library's functions, as torch's kernels call them ----------------------------------------------
+#
+# NOTE [ Exact transcendental steps ]
+# torch's samplers call the C library's scalar log/log1p/exp/cos/sin/tan (float64; float32 logf/cosf/sinf in
+# the scalar normal_fill) element by element. NumPy's ufuncs do not always: on AVX-512 CPUs its float64
+# log, log1p, exp (and others) are its own SIMD code, 1 ULP away from the C library on ~0.3-7% of inputs,
+# and aarch64 builds have other SIMD paths. So every transcendental step of a sampler goes through the C
+# library itself: float64 ones through Python's math module (which calls the same libm torch links, in the
+# same process), float32 ones through ctypes. Exact on every CPU, at ~0.1 us per value (see
+# benchmarks/random.py). The rest of each kernel is IEEE arithmetic (+, *, /, sqrt, fma), which NumPy
+# rounds identically everywhere.
+#
+# Which kernel torch runs depends on its CPU capability (ATEN_CPU_CAPABILITY, else what cpuinfo finds):
+# its AVX2 and AVX512 builds run the AVX2 float32 normal_fill (Cephes polynomials, exact in NumPy float32
+# arithmetic) and contract x * y + z into an fma; its DEFAULT build (x86-64 without AVX2/FMA, or
+# ATEN_CPU_CAPABILITY=default) runs the scalar normal_fill with logf/cosf/sinf and rounds x * y and + z
+# separately in uniform_ and the scalar normal sampler (normal_fill's final `* std + mean` is fused in
+# every build: measured); aarch64 builds run the scalar normal_fill and contract (GCC's default -ffp-contract=fast).
+# ember reads the same variable and CPU flags, so `ATEN_CPU_CAPABILITY=default` switches both.
+
+_MATH_DOMAIN = {"log": lambda x: x > 0, "log1p": lambda x: x > -1, "exp": lambda x: x < 709.0,
+                "cos": np.isfinite, "sin": np.isfinite, "tan": np.isfinite}
+
+
+def libm(name, x):
+    """The C library's float64 `name` (log, log1p, exp, cos, sin, tan) of array x, element by element;
+    values outside the math module's domain (log(0) = -inf, exp overflow, inf, NaN) take NumPy's, which
+    agree there."""
+    x = np.asarray(x, np.float64)
+    ok = _MATH_DOMAIN[name](x)
+    if ok.all():
+        return np.fromiter(map(getattr(math, name), x.reshape(-1).tolist()), np.float64, x.size).reshape(x.shape)
+    with np.errstate(all="ignore"):
+        out = getattr(np, name)(x)
+    out[ok] = libm(name, x[ok])
+    return out
+
+
+_LIBM32 = {}
+
+
+def libm32(name, x):
+    """The C library's float32 `name` (logf, cosf, sinf) of float32 array x, through ctypes."""
+    fn = _LIBM32.get(name)
+    if fn is None:
+        import ctypes
+        import ctypes.util
+
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or ctypes.util.find_library("c"))
+        fn = _LIBM32[name] = getattr(lib, name)
+        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    x = np.asarray(x, np.float32)
+    return np.fromiter(map(fn, x.reshape(-1).tolist()), np.float32, x.size).reshape(x.shape)
+
+
+def _capability():
+    """torch's CPU capability on this machine: 'avx2' (AVX2 or AVX512 builds), 'default' (x86-64 without
+    AVX2 + FMA) or 'arm' (aarch64 and others: the scalar kernels, with fma contraction)."""
+    want = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return "arm"
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as feats
+    except ImportError:  # pragma: no cover - NumPy < 2
+        from numpy.core._multiarray_umath import __cpu_features__ as feats
+    has_avx2 = bool(feats.get("AVX2") and feats.get("FMA3"))
+    return "avx2" if has_avx2 and want != "default" else "default"
+
+
+CAPABILITY = _capability()
+FUSED = CAPABILITY != "default"  # does torch's build contract x * y + z into an fma?
+
+
 # ---- the normal distribution -------------------------------------------------------------------------------
 #
 # NOTE [ torch's two normal samplers ]
@@ -270,10 +345,10 @@ def fma64(a, b, c):
 # into normals by Box-Muller (u1 = 1 - data[j], u2 = data[j + 8] give data[j] = r cos, data[j + 8] = r sin);
 # when the size is not a multiple of 16, 16 fresh uniforms redo the last 16 elements. float32 goes through
 # torch's AVX2 code, whose log and sincos are the Cephes polynomials of avx_mathfun.h evaluated in float32
-# (with the compiler's fma contractions, reproduced below); float64 uses the C library's log/cos/sin,
-# which NumPy's float64 functions match. Smaller or non-contiguous tensors use the scalar sampler: two
-# float64 uniforms per pair (theta = 2 pi u1, r = sqrt(-2 log1p(-u2))), returning r cos and caching r sin
-# in the generator for the next draw; the cache is part of the saved state.
+# (with the compiler's fma contractions, reproduced below); float64, and float32 on builds without AVX2,
+# use the C library's log/cos/sin (See NOTE [ Exact transcendental steps ]). Smaller or non-contiguous
+# tensors use the scalar sampler: two float64 uniforms per pair (theta = 2 pi u1, r = sqrt(-2 log1p(-u2))),
+# returning r cos and caching r sin in the generator for the next draw; the cache is part of the saved state.
 
 _F = np.float32
 _LOG_P = tuple(_F(c) for c in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
@@ -322,19 +397,33 @@ def _sincos_f32(x):
     return sin, cos
 
 
+def _scale(out, mean, std, fused):
+    """out * std + mean in out's dtype, rounded once (`fused`) or twice."""
+    if (mean, std) == (0, 1):
+        return out
+    if out.dtype == np.float32:
+        return fma32(out, _F(std), _F(mean)) if fused else (out * _F(std)) + _F(mean)
+    return fma64(out, std, mean) if fused else out * std + mean
+
+
 def _box_muller_blocks(u, mean, std):
-    """torch's normal_fill_16 over consecutive blocks of 16 uniforms (float32: the AVX2 variant)."""
+    """torch's normal_fill_16 over consecutive blocks of 16 uniforms (float32 on AVX2/AVX512 builds: the
+    AVX2 variant; otherwise the scalar one, with the C library's functions in the dtype)."""
     d = u.reshape(-1, 2, 8)
-    if u.dtype == np.float32:
+    if u.dtype == np.float32 and CAPABILITY == "avx2":
         radius = np.sqrt(_F(-2) * _log_f32(_F(1) - d[:, 0]))
         sin, cos = _sincos_f32(_F(2 * np.pi) * d[:, 1])
-        n1, n2 = radius * cos, radius * sin
-        out = np.concatenate([n1, n2], axis=1)
+        out = np.concatenate([radius * cos, radius * sin], axis=1)
         return out if (mean, std) == (0, 1) else fma32(out, _F(std), _F(mean))
-    radius = np.sqrt(-2 * np.log(1 - d[:, 0]))
+    if u.dtype == np.float32:  # theta = 2.0f * pi<double> * u2 is a double product stored as float
+        radius = np.sqrt(_F(-2) * libm32("logf", _F(1) - d[:, 0]))
+        theta = (2 * np.pi * d[:, 1].astype(np.float64)).astype(_F)
+        out = np.concatenate([radius * libm32("cosf", theta), radius * libm32("sinf", theta)], axis=1)
+        return _scale(out, mean, std, True)
+    radius = np.sqrt(-2 * libm("log", 1 - d[:, 0]))
     theta = 2 * np.pi * d[:, 1]
-    out = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
-    return out if (mean, std) == (0, 1) else fma64(out, std, mean)
+    out = np.concatenate([radius * libm("cos", theta), radius * libm("sin", theta)], axis=1)
+    return _scale(out, mean, std, True)  # fused in every build of torch 2.13 (measured: also DEFAULT)
 
 
 def normal_fill(gen, n, np_float, mean, std, reduced=False):
@@ -358,11 +447,11 @@ def normal_scalar(gen, n, mean=0.0, std=1.0):
         out[0], gen._normal_double, k = gen._normal_double, None, 1
     pairs = (n - k + 1) // 2
     u = gen._uniform_double(2 * pairs)
-    r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+    r = np.sqrt(-2.0 * libm("log1p", -u[1::2]))
     theta = 2.0 * np.pi * u[0::2]
     z = np.empty(2 * pairs)
-    z[0::2], z[1::2] = r * np.cos(theta), r * np.sin(theta)
+    z[0::2], z[1::2] = r * libm("cos", theta), r * libm("sin", theta)
     out[k:] = z[:n - k]
     if (n - k) % 2:
         gen._normal_double = float(z[-1])
-    return out if (mean, std) == (0, 1) else fma64(out, std, mean)
+    return _scale(out, mean, std, FUSED)

@@ -142,8 +142,44 @@ EXACT = {
     "generator_randperm": lambda m: m.randperm(9, generator=m.Generator().manual_seed(3)),
     "generator_inplace": lambda m: m.empty(9).normal_(generator=m.Generator().manual_seed(3)),
     "default_generator_kw": lambda m: m.rand(4, generator=m.default_generator),
+    # large float64 streams: the C library's log/log1p/exp/cos/sin/tan, not NumPy's SIMD ones (which differ
+    # by an ULP on AVX-512 CPUs in ~0.3-7% of values)
+    "randn_f64_big": lambda m: m.randn(20011, dtype=m.float64),
+    "normal_f64_big": lambda m: m.empty(4000, 5, dtype=m.float64).normal_(0.5, 1.5),
+    "randn_like_f64_transposed": lambda m: m.randn_like(m.empty(400, 30, dtype=m.float64).t()),
+    "randn_f32_transposed_big": lambda m: m.randn_like(m.empty(400, 30).t()),
+    "exponential_f64_big": lambda m: m.empty(20000, dtype=m.float64).exponential_(0.7),
+    "exponential_f32_big": lambda m: m.empty(20000).exponential_(3.0),
+    "log_normal_f64_big": lambda m: m.empty(20000, dtype=m.float64).log_normal_(0.3, 0.6),
+    "cauchy_f64_big": lambda m: m.empty(20000, dtype=m.float64).cauchy_(0.5, 2.0),
+    "geometric_f64_big": lambda m: m.empty(20000, dtype=m.float64).geometric_(0.3),
+    "multinomial_big": lambda m: m.multinomial(m.arange(1.0, 2001.0), 20),
+    # float64 -> float16/bfloat16 goes through float32, as C++'s conversions do
+    "exponential_f16_big": lambda m: m.empty(20000, dtype=m.float16).exponential_(0.7),
+    "log_normal_bf16_big": lambda m: m.empty(20000, dtype=m.bfloat16).log_normal_(0.3, 0.6),
+    "normal_f16_transposed": lambda m: m.empty(3000, 7, dtype=m.float16).t().normal_(1.0, 2.0),
+    # samplers on non-contiguous tensors draw in memory order
+    "uniform_permuted_3d": lambda m: m.empty(3, 4, 5).permute(1, 2, 0).uniform_(-1, 2),
+    "exponential_sliced": lambda m: m.empty(6, 10)[:, ::3].exponential_(),
+    "normal_sliced_transposed": lambda m: m.empty(10, 8).t()[::2].normal_(),
+    "rand_like_nondense": lambda m: m.rand_like(m.empty(4, 6, 5).permute(2, 0, 1)[:, ::2]),
+    "randn_like_channels_last": lambda m: m.randn_like(m.empty(2, 4, 5, 3).permute(0, 3, 1, 2)),
+    "randint_like_transposed": lambda m: m.randint_like(m.empty(5, 7).t(), 0, 100),
+    "random_transposed": lambda m: m.empty(5, 7, dtype=m.int64).t().random_(0, 1000),
+    "geometric_transposed": lambda m: m.empty(5, 7).t().geometric_(0.4),
+    "bernoulli_tensor_transposed": lambda m: m.empty(6, 5).t().bernoulli_(m.full((5, 6), 0.4)),
+    "bernoulli_of_transposed": lambda m: m.bernoulli(m.full((6, 5), 0.4).t()),
+    "normal_of_transposed_mean": lambda m: m.normal(m.zeros(6, 5).t(), 1.0),
 }
 if not _MKL_BERNOULLI:
+    # F.dropout draws its mask into empty_like(input): the input's memory order
+    EXACT["dropout_transposed"] = lambda m: m.nn.functional.dropout(m.ones(4, 6).t(), 0.5)
+    EXACT["dropout_permuted"] = lambda m: m.nn.functional.dropout(m.ones(2, 3, 4).permute(2, 0, 1), 0.3)
+    EXACT["dropout_sliced"] = lambda m: m.nn.functional.dropout(m.ones(6, 8)[:, ::2], 0.3)
+    EXACT["alpha_dropout_transposed"] = lambda m: m.nn.functional.alpha_dropout(m.ones(4, 6).t(), 0.4, True)
+    EXACT["feature_dropout_contiguous_noise"] = lambda m: m.nn.functional.dropout2d(m.ones(2, 3, 4, 4), 0.5)
+    EXACT["bernoulli_p_transposed"] = lambda m: m.bernoulli(m.empty(4, 6).t(), 0.3)
+    EXACT["bernoulli_scalar_transposed"] = lambda m: m.empty(4, 6).t().bernoulli_(0.3)
     EXACT["bernoulli_scalar_"] = lambda m: m.empty(40).bernoulli_(0.3)
     EXACT["bernoulli_scalar_bool"] = lambda m: m.empty(40, dtype=m.bool).bernoulli_(0.7)
     EXACT["bernoulli_p"] = lambda m: m.bernoulli(m.empty(40), 0.25)
@@ -491,3 +527,44 @@ def test_float_random_range_warns():
     for lib in (ember, torch):
         with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^24\), 2\^24\]"):
             lib.empty(3).random_(0, 2 ** 25)
+
+
+# ---- torch's other CPU builds --------------------------------------------------------------------------------
+
+_CAPABILITY_SCRIPT = """
+import numpy as np, torch, ember
+cases = {
+    "randn_f32": lambda m: m.randn(1003),
+    "normal_f32": lambda m: m.empty(517).normal_(1.5, 2.5),
+    "randn_f64": lambda m: m.randn(1003, dtype=m.float64),
+    "normal_scalar_f64": lambda m: m.empty(40, 7, dtype=m.float64).t().normal_(-1.0, 3.0),
+    "uniform_f32": lambda m: m.empty(999).uniform_(-1.7, 2.9),
+    "uniform_f64": lambda m: m.empty(999, dtype=m.float64).uniform_(-1.7, 2.9),
+    "exponential": lambda m: m.empty(999, dtype=m.float64).exponential_(0.7),
+    "cauchy": lambda m: m.empty(999, dtype=m.float64).cauchy_(0.5, 2.0),
+}
+for name, f in cases.items():
+    torch.manual_seed(7)
+    ember.manual_seed(7)
+    t, e = np.ascontiguousarray(f(torch).numpy()), np.ascontiguousarray(f(ember).numpy())
+    assert np.array_equal(t.view(np.uint8), e.view(np.uint8)), (name, int((t != e).sum()))
+print("ok", torch.backends.cpu.get_cpu_capability())
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2"])
+def test_exact_streams_under_each_cpu_capability(capability):
+    """torch picks its kernels by CPU capability (ATEN_CPU_CAPABILITY or the CPU's flags): the AVX2 build's
+    float32 Box-Muller and fma contractions, or the DEFAULT build's scalar logf/cosf/sinf and separate
+    roundings (also what x86-64 CPUs without AVX2 get). ember reads the same variable: both runs in a fresh
+    process must give torch's numbers. (On aarch64 the variable changes nothing in either.)"""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability, PYTHONPATH=root)
+    r = subprocess.run([sys.executable, "-c", _CAPABILITY_SCRIPT], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("ok")

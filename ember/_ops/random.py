@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
-from .._generator import Generator, chunked, default_generator, fma32, fma64, normal_fill, normal_scalar
+from .._generator import FUSED, Generator, chunked, default_generator, fma32, fma64, libm, normal_fill, normal_scalar
 from .._size import Size
 from .._tensor import Tensor
 from ._util import finish_out, method, public
@@ -51,13 +51,13 @@ def _uniform_values(gen, n, d, lo=0.0, hi=1.0):
     """n uniforms in [lo, hi) of NumPy float dtype d, as torch's uniform_ kernel."""
     if d == np.float64:
         u = gen._uniform_double(n)
-        return u if (lo, hi) == (0, 1) else chunked(lambda v: fma64(v, hi - lo, lo), u, np.float64)
+        return u if (lo, hi) == (0, 1) else chunked(lambda v: _mul_add(v, hi - lo, lo), u, np.float64)
     u = gen._uniform_float(n)
     if (lo, hi) != (0, 1):
         if d.itemsize == 2:
             lo, hi = float(np.asarray(lo, d)), float(np.asarray(hi, d))
         flo, fhi = np.float32(lo), np.float32(hi)
-        u = chunked(lambda v: fma32(v, fhi - flo, flo), u, np.float32)
+        u = chunked(lambda v: fma32(v, fhi - flo, flo) if FUSED else v * (fhi - flo) + flo, u, np.float32)
     return u.astype(d, copy=False)
 
 
@@ -67,7 +67,7 @@ def _normal_values(gen, n, d, mean, std, contiguous):
         if d == np.float64 or d == np.float32:
             return normal_fill(gen, n, d, mean, std)
         return normal_fill(gen, n, np.dtype(np.float32), mean, std, reduced=True).astype(d)
-    return normal_scalar(gen, n, mean, std).astype(d)
+    return _from_double(normal_scalar(gen, n, mean, std), d)
 
 
 def _complex_aware(a, fill):
@@ -169,10 +169,17 @@ def _per_uniform(name, node, kernel_name, transform, int_ok=False):
             _check_float(a, kernel_name)
         elif a.dtype.kind == "b":
             raise _not_implemented(kernel_name, a.dtype)
-        return _in_order(a, lambda n: transform(gen._uniform_double(n), *args).astype(a.dtype))
+        return _in_order(a, lambda n: _from_double(transform(gen._uniform_double(n), *args), a.dtype))
     op = defop(name, node, POINTWISE, saves="none")(kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     return op
+
+
+def _from_double(v, d):
+    """float64 values cast to dtype d as C++ does: float16 and bfloat16 convert through float32."""
+    if d.kind in "fV" and d.itemsize == 2 or d.name == "bfloat16":
+        return v.astype(np.float32).astype(d)
+    return v.astype(d)
 
 
 def _continuous_only(a, what):
@@ -186,11 +193,16 @@ def _continuous_only(a, what):
 
 
 _exponential = _per_uniform("exponential_", "ExponentialBackward0", "exponential_cpu",
-                            lambda u, lambd: -1.0 / lambd * np.log1p(-u))
+                            lambda u, lambd: -1.0 / lambd * libm("log1p", -u))
 _geometric = _per_uniform("geometric_", "GeometricBackward0", "geometric_cpu",
-                          lambda u, p: np.ceil(np.log(u) / np.log1p(-p)), int_ok=True)
+                          lambda u, p: np.ceil(libm("log", u) / math.log1p(-p)), int_ok=True)
 _cauchy = _per_uniform("cauchy_", "CauchyBackward0", "cauchy_cpu",
-                       lambda u, median, sigma: median + sigma * np.tan(np.pi * (u - 0.5)))
+                       lambda u, median, sigma: _mul_add(libm("tan", np.pi * (u - 0.5)), sigma, median))
+
+
+def _mul_add(x, a, b):
+    """x * a + b in float64, contracted to an fma where torch's build contracts it."""
+    return fma64(x, a, b) if FUSED else x * a + b
 
 
 def exponential_(self, lambd=1, *, generator=None):
@@ -217,7 +229,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
 @defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none")
 def _log_normal(a, gen, mean, std):
     _check_float(a, "log_normal_cpu")
-    return _in_order(a, lambda n: np.exp(normal_scalar(gen, n, mean, std)).astype(a.dtype))
+    return _in_order(a, lambda n: _from_double(libm("exp", normal_scalar(gen, n, mean, std)), a.dtype))
 
 
 @_log_normal.derivative_
@@ -486,7 +498,7 @@ def _multinomial(p, n, replacement, gen):
         out = _multinomial_cdf(rows, n, gen)
     else:
         # torch's fast path: argmax / top-n of p / Exp(1) (the exponential race, Gumbel-max in disguise)
-        q = _in_order(np.empty(rows.shape, rows.dtype), lambda k: (-np.log1p(-gen._uniform_double(k))))
+        q = _in_order(np.empty(rows.shape, rows.dtype), lambda k: -libm("log1p", -gen._uniform_double(k)))
         with np.errstate(divide="ignore", invalid="ignore"):
             q = (rows / q.astype(rows.dtype)).astype(rows.dtype)
         if n == 1:

@@ -2,7 +2,8 @@
 bucketize, bincount, histc.
 
 NaN sorts as the largest value (torch's order), which is also NumPy's, so ascending sorts agree; a stable
-descending sort is an ascending sort of the reversed input, reversed back (ties keep input order).
+descending sort is an ascending sort of the reversed input, reversed back (ties keep input order). The
+default `stable=False` puts ties where torch's std::sort does (See NOTE [ torch's unstable sort order ]).
 """
 
 import numpy as np
@@ -10,16 +11,22 @@ import numpy as np
 from .. import return_types
 from .._dispatch import INDEXING, defop, dispatch, dtype_word
 from .._tensor import Tensor, _wrap
+from ._stdsort import unstable_argsort
 from ._util import finish_out, method, wrap_dim
 from .reduction import _canonical
 
+_RADIX_MIN = 32768  # torch's GRAIN_SIZE: from here fbgemm's (stable) radix sort takes 1-D integer sorts
 
-def _argsort(a, dim, descending):
+
+def _argsort(a, dim, descending, stable=True):
     if not descending:
-        return np.argsort(a, axis=dim, kind="stable")
-    n = a.shape[dim]
-    rev = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
-    return np.flip(n - 1 - rev, dim)
+        idx = np.argsort(a, axis=dim, kind="stable")
+    else:
+        rev = np.argsort(np.flip(a, dim), axis=dim, kind="stable")
+        idx = np.flip(a.shape[dim] - 1 - rev, dim)
+    if stable or (a.ndim == 1 and not descending and a.dtype.kind in "iu" and a.size >= _RADIX_MIN):
+        return idx
+    return unstable_argsort(a, dim, descending, idx)
 
 
 def _gather_grad(grads, a, dim, *params, out):
@@ -31,10 +38,10 @@ def _gather_grad(grads, a, dim, *params, out):
 
 
 @defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True)
-def _sort(a, dim, descending):
+def _sort(a, dim, descending, stable):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = _argsort(a, dim, descending)
+    idx = _argsort(a, dim, descending, stable)
     return _like(a, np.take_along_axis(a, idx, axis=dim)), _like(a, idx, np.int64)
 
 
@@ -53,7 +60,7 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     if isinstance(dim, bool):
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     d = wrap_dim(dim, input._data.ndim)
-    return return_types.sort(*dispatch(_sort, (input,), (d, descending)))
+    return return_types.sort(*dispatch(_sort, (input,), (d, descending, bool(stable))))
 
 
 @method()
@@ -61,7 +68,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         return _wrap(np.zeros((), np.int64))
-    return _wrap(_like(input._data, _argsort(input._data, d, descending), np.int64))
+    return _wrap(_like(input._data, _argsort(input._data, d, descending, bool(stable)), np.int64))
 
 
 @method()

@@ -4,6 +4,8 @@ The normalizing step ((x - mean) / sqrt(var + eps) over some axes) is one primit
 ember/_ops/nn_ops.py); the per-channel affine part and running statistics are handled here.
 """
 
+import math
+
 import numpy as np
 
 from ..._dispatch import dispatch
@@ -126,8 +128,16 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _noise(input, shape):
+    """torch's dropout noise: `empty_like(input)` (the input's memory layout, so the mask is drawn in the
+    input's memory order) for element-wise dropout, a contiguous (N, C, 1, ...) tensor for feature dropout."""
+    from ..._ops.creation import empty_like
+
+    return empty_like(input) if shape == tuple(input.shape) else input.new_empty(shape)
+
+
 def _mask(input, shape, p):
-    m = input.new_empty(shape).bernoulli_(1 - p)
+    m = _noise(input, shape).bernoulli_(1 - p)
     return m / (1 - p) if p < 1 else m
 
 
@@ -167,9 +177,6 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 5)
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
 
 def _alpha_dropout(input, p, training, shape):
     _check_p(p)
@@ -177,11 +184,11 @@ def _alpha_dropout(input, p, training, shape):
         return input
     if p == 1:
         return input * 0
-    alpha_p = -_SELU_ALPHA * _SELU_SCALE
-    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
-    b = -a * alpha_p * p
-    keep = input.new_empty(shape).bernoulli_(1 - p)
-    return (input * keep + (1 - keep) * alpha_p) * a + b
+    alpha = 1.7580993408473766  # -alpha_p of the SELU constants, as torch's _dropout_impl writes it
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    noise = _noise(input, shape).bernoulli_(1 - p)
+    b = (noise - 1) * (alpha * a) + alpha * a * p  # torch's order of operations, for its roundings
+    return input * (noise * a) + b
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):

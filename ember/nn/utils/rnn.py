@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._ops.creation import arange
 from ..._ops.creation import tensor as _tensor
+from ..._ops.sorting import _argsort
 from ..._tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
@@ -146,7 +147,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     lens = _lengths_array(lengths)
     sorted_indices = None
     if not enforce_sorted:
-        order = np.argsort(-lens, kind="stable")
+        order = _argsort(lens, 0, True, stable=False)  # torch.sort(lengths, descending=True): its tie order
         lens = lens[order]
         sorted_indices = _int64(order)
         input = input.index_select(0 if batch_first else 1, sorted_indices)

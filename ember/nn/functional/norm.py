@@ -9,6 +9,7 @@ import numpy as np
 from ..._dispatch import dispatch
 from ..._ops import nn_ops as P
 from ..._ops.creation import from_numpy
+from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
@@ -25,9 +26,15 @@ def _affine(x, weight, bias, cdim=1):
     return x
 
 
-def _update_running(running, new, momentum):
-    with no_grad():
-        running.mul_(1 - momentum).add_(new.to(running.dtype) * momentum)
+def _train_norm(input, running_mean, running_var, axes, eps, momentum, per_instance):
+    """Normalize with the batch's statistics; update the running ones in the same op, as torch's
+    native_batch_norm (NOTE [ Batch norm updates its running statistics ] in _ops/nn_ops.py)."""
+    if running_mean is None or running_var is None:
+        return dispatch(P.batch_norm, (input,), (axes, eps))
+    if per_instance:  # torch's instance norm copies the averaged statistics in (one copy_ each); batch norm's
+        for r in (running_mean, running_var):  # kernel writes them without a version bump
+            _version_counter(r)[0] += 1
+    return dispatch(P.batch_norm_train, (input, running_mean, running_var), (axes, eps, momentum, per_instance))
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -37,13 +44,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     axes = (0,) + tuple(range(2, input.dim()))
     if training:
-        out = dispatch(P.batch_norm, (input,), (axes, eps))
-        if running_mean is not None:
-            a = input._data.astype(np.float64) if input._data.dtype.itemsize < 4 else input._data
-            mean = a.mean(axis=axes)
-            var = a.var(axis=axes) * (size / (size - 1))
-            _update_running(running_mean, from_numpy(np.asarray(mean)), momentum)
-            _update_running(running_var, from_numpy(np.asarray(var)), momentum)
+        out = _train_norm(input, running_mean, running_var, axes, eps, momentum, False)
         return _affine(out, weight, bias)
     shape = (-1,) + (1,) * (input.dim() - 2)
     out = (input - running_mean.reshape(shape)) / (running_var.reshape(shape) + eps).sqrt()
@@ -54,12 +55,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     axes = tuple(range(2, input.dim()))
     if use_input_stats:
-        out = dispatch(P.batch_norm, (input,), (axes, eps))
-        if running_mean is not None:
-            a = input._data
-            n = int(np.prod(a.shape[2:]))
-            _update_running(running_mean, from_numpy(np.asarray(a.mean(axis=axes).mean(0))), momentum)
-            _update_running(running_var, from_numpy(np.asarray((a.var(axis=axes) * n / (n - 1)).mean(0))), momentum)
+        out = _train_norm(input, running_mean, running_var, axes, eps, momentum, True)
         return _affine(out, weight, bias)
     return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
 

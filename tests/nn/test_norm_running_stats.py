@@ -62,3 +62,16 @@ def test_running_stats_are_op_inputs(name, kwargs, shape, dtype):
 
 def ember_dtype(dtype):
     return getattr(ember, np.dtype(dtype).name)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_max_norm_renormalizes_rows_in_place(norm_type):
+    w = (np.random.default_rng(1).standard_normal((6, 3)) * 3).astype(np.float32)
+    idx = np.array([[0, 2], [2, 5]])
+    we, wt = to_ember(w, requires_grad=True), to_torch(w, requires_grad=True)
+    ve, vt = we._version, wt._version
+    oe = ember.nn.functional.embedding(to_ember(idx), we, max_norm=1.0, norm_type=norm_type)
+    ot = torch.nn.functional.embedding(to_torch(idx), wt, max_norm=1.0, norm_type=norm_type)
+    assert_same(oe, ot)
+    assert_same(we.detach(), wt.detach())
+    assert (we._version - ve > 0) == (wt._version - vt > 0)

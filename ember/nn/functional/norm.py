@@ -6,6 +6,7 @@ ember/_ops/nn_ops.py); the per-channel affine part and running statistics are ha
 
 import numpy as np
 
+from ... import _dtypes
 from ..._dispatch import dispatch
 from ..._ops import nn_ops as P
 from ..._ops.creation import from_numpy
@@ -88,7 +89,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else 1.1920928955078125e-07
+        eps = 1.1920928955078125e-07
+        if input.is_floating_point():
+            eps = float(np.finfo(_dtypes.to_numpy(input.dtype)).eps)
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out * weight if weight is not None else out
 
@@ -194,13 +197,17 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 # ---- embeddings --------------------------------------------------------------------------------------------
 
 
-def _renorm_(weight, idx, max_norm, norm_type):
-    rows = np.unique(idx)
-    w = weight._data
-    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+def _renorm_(weight, input, max_norm, norm_type):
+    """torch.embedding_renorm_: rows of `weight` picked by `input` whose norm exceeds max_norm are scaled to it,
+    in place (through ops, so the write is a versioned in-place op on the weight)."""
+    from ..._ops.pointwise import where
+
     with no_grad():
-        w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+        rows = input.reshape(-1).unique()
+        picked = weight[rows]
+        norms = picked.double().norm(p=norm_type, dim=1)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = (picked * scale.unsqueeze(1)).to(weight.dtype)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -219,6 +226,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
+    # NOTE [ Embedding indices are params for now ]
+    # The embedding op takes its indices as a NumPy param (as the index ops in _ops/indexing.py do), and
+    # embedding_bag builds its bag segments from them on the host. Issue 17's registry makes index tensors op
+    # inputs; until then these three reads are the allow-listed ones in tests/test_layering.py.
     idx = input._data
     if idx.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -226,7 +237,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
-        _renorm_(weight, idx, max_norm, norm_type)
+        _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
     return dispatch(P.embedding, (weight,), (idx, padding_idx if padding_idx is not None else -1,
                                              bool(scale_grad_by_freq)))
@@ -242,7 +253,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         nbags = n
     else:
         flat = input
-        offs = offsets._data.astype(np.int64)
+        offs = offsets._data.astype(np.int64)  # See NOTE [ Embedding indices are params for now ]
         if include_last_offset:
             offs = offs[:-1]
         nbags = len(offs)
@@ -252,7 +263,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
-    keep = np.ones(flat.shape[0], bool) if padding_idx is None else flat._data != (padding_idx % weight.shape[0])
+    keep = np.ones(flat.shape[0], bool) if padding_idx is None else \
+        flat._data != (padding_idx % weight.shape[0])  # See NOTE [ Embedding indices are params for now ]
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1, 1)
     onehot = (seg[None, :] == np.arange(nbags)[:, None]) & keep[None, :]
@@ -262,7 +274,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         big = from_numpy(onehot[:, :, None])
         vals = where(big, emb.unsqueeze(0), float("-inf")).amax(1)
         return where(from_numpy(onehot.any(1)[:, None]), vals, 0.0)
-    m = onehot.astype(weight._data.dtype)
+    m = onehot.astype(_dtypes.to_numpy(weight.dtype))
     if mode == "mean":
         m = m / np.maximum(m.sum(1, keepdims=True), 1)
     return from_numpy(m).matmul(emb)

@@ -37,6 +37,7 @@ import platform
 
 import numpy as np
 
+from . import _dtypes
 from ._device import check_device
 from ._device import device as _device
 
@@ -130,16 +131,16 @@ class Generator:
 
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        if new_state._data.dtype != np.uint8:
+        if new_state.dtype is not _dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state._data.size != _STATE_SIZE:
+        if new_state.numel() != _STATE_SIZE:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG "
-                               f"state size to be {new_state._data.size}")
-        _unpack_state(self, np.ascontiguousarray(new_state._data).tobytes())
+                               f"state size to be {new_state.numel()}")
+        _unpack_state(self, np.ascontiguousarray(new_state.numpy()).tobytes())  # (a uint8 tensor: no grad)
         return self
 
     def __reduce__(self):
-        return (_rebuild, (self.get_state()._data.tobytes(),))
+        return (_rebuild, (self.get_state().numpy().tobytes(),))
 
     # ---- the engine's words ----------------------------------------------------------------------------
 

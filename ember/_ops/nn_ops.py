@@ -337,6 +337,38 @@ batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0")
 group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 
 
+# NOTE [ Batch norm updates its running statistics ]
+# As torch's native_batch_norm, the training-mode batch-norm op takes the running statistics as inputs and
+# updates them in place (torch's `Tensor(a!)` arguments), so a mode sees the update as part of the op, not
+# as constants computed on the side. Inputs: (x, running_mean, running_var); params: the normalized axes,
+# eps, momentum and `per_instance` (instance norm: statistics per sample, then averaged over the batch).
+# The running statistics get the unbiased variance (batch norm: computed in float64 for half-precision inputs), and are
+# updated as torch's `running.mul_(1 - momentum).add_(stat * momentum)` in their own dtype. Their version
+# counters move as torch's do: not at all for batch norm (its kernel writes them directly), once for instance
+# norm (torch copies the averaged statistics in); the caller bumps those before dispatching, so the node saves
+# them at their updated version. The gradient flows to x alone.
+
+
+@defop("native_batch_norm", "NativeBatchNormBackward0", NN)
+def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
+    out = _normalize_kernel(a, axes, eps)
+    n = int(np.prod([a.shape[d] for d in axes]))
+    if per_instance:
+        mean, var = a.mean(axis=axes).mean(0), (a.var(axis=axes) * n / (n - 1)).mean(0)
+    else:
+        w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
+        mean, var = w.mean(axis=axes), w.var(axis=axes) * (n / (n - 1))
+    for running, stat in ((running_mean, mean), (running_var, var)):
+        np.multiply(running, 1 - momentum, out=running)
+        running += np.multiply(np.asarray(stat).astype(running.dtype), momentum)
+    return out
+
+
+@batch_norm_train.derivative_
+def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
+    return _normalize_derivative(g, a, axes, eps, out=None), None, None
+
+
 # ---- embedding -----------------------------------------------------------------------------------------
 
 

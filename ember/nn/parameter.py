@@ -7,7 +7,7 @@ Parameter return plain Tensors (ember's dispatcher always wraps results as `Tens
 from collections import OrderedDict
 
 from .._ops.creation import empty
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
            "UninitializedTensorMixin"]
@@ -24,8 +24,8 @@ class _ParameterMeta(type):
 def _make(cls, data, requires_grad):
     if requires_grad and not (data.is_floating_point() or data.is_complex()):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    t = _wrap(data._data, cls)
-    t._vc = data._vc if data._vc is not None else None
+    t = cls._make_subclass(data)  # the same array: a Parameter shares its data's memory and version
+    t._vc = data._vc
     if requires_grad:
         t._requires_grad = True
     return t

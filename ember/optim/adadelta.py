@@ -1,17 +1,14 @@
 """Adadelta. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_lr,
     _check_not_differentiable,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -79,25 +76,5 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     if params:
         _check_capturable(capturable, xla=False)
     lr = _to_scalar(lr)
-    for param, grad, square_avg, acc_delta, step_t in zip(params, grads, square_avgs, acc_deltas, state_steps):
-        step_a = step_t._data
-        step_a += 1
-        p, g = param._data, grad._data
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            g = _add_scaled(g, p, weight_decay)
-        p, g, v, u = _as_real(p), _as_real(g), _as_real(square_avg._data), _as_real(acc_delta._data)
-        v *= rho
-        _addcmul_(v, g, g, 1 - rho)
-        std = np.add(v, eps)
-        np.sqrt(std, out=std)
-        delta = np.add(u, eps)
-        np.sqrt(delta, out=delta)
-        delta /= std
-        delta *= g
-        u *= rho
-        _addcmul_(u, delta, delta, 1 - rho)
-        delta *= -lr
-        p += delta
-        _bump(param)
+    _run_step(_steps.adadelta_step, (params, grads, square_avgs, acc_deltas, state_steps),
+              (lr, rho, eps, weight_decay, maximize), (1, 0, 2, 2, 1))

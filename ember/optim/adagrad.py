@@ -1,19 +1,16 @@
 """Adagrad. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
-from .._tensor import _wrap
+from .._ops import optim as _steps
+from .._ops.creation import full_like
+from .._tensor import Tensor
 from ._common import _check_nonneg, _collect, _run_closure
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcdiv_,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_lr,
     _check_not_differentiable,
     _new_scalar,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -69,12 +66,12 @@ class Adagrad(Optimizer):
     def _new_state(self, group, p):
         init = self.defaults["initial_accumulator_value"]
         return {"step": _new_scalar(0.0),
-                "sum": _wrap(np.full_like(p._data, complex(init, init) if p.is_complex() else init))}
+                "sum": full_like(p, complex(init, init) if p.is_complex() else init)}
 
     def __setstate__(self, state):
         super().__setstate__(state)
         for s in self.state.values():
-            if "step" in s and not hasattr(s["step"], "_data"):
+            if "step" in s and not isinstance(s["step"], Tensor):
                 s["step"] = _new_scalar(float(s["step"]))
 
     def share_memory(self):
@@ -99,19 +96,5 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
             lr_decay, eps, maximize):
     """Functional API that performs the Adagrad update on lists of tensors (see `Adagrad`)."""
     lr = _to_scalar(lr)
-    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
-        p, g = param._data, grad._data
-        step_a = step_t._data
-        step_a += 1
-        step = float(step_a)
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            g = _add_scaled(g, p, weight_decay)
-        clr = lr / (1 + (step - 1) * lr_decay)
-        p, g, s = _as_real(p), _as_real(g), _as_real(state_sum._data)
-        _addcmul_(s, g, g, 1)
-        std = np.sqrt(s)
-        std += eps
-        _addcdiv_(p, g, std, -clr)
-        _bump(param)
+    _run_step(_steps.adagrad_step, (params, grads, state_sums, state_steps),
+              (lr, weight_decay, lr_decay, eps, maximize), (1, 0, 1, 1))

@@ -1,21 +1,16 @@
 """Adam (and, with decoupled weight decay, AdamW). See NOTE [ How optimizers update parameters ] in
 optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from .._tensor import Tensor
 from ._common import _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcdiv_,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_not_differentiable,
-    _lerp_,
     _new_scalar,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -115,35 +110,8 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     if params:
         _check_capturable(capturable)
     lr, beta1, beta2, weight_decay = (_to_scalar(x) for x in (lr, beta1, beta2, weight_decay))
-    for i, param in enumerate(params):
-        p = param._data
-        g = grads[i]._data
-        if maximize:
-            g = np.negative(g)
-        step_t = state_steps[i]._data
-        step_t += 1
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p *= 1 - lr * weight_decay
-            else:
-                g = _add_scaled(g, p, weight_decay)
-        exp_avg, exp_avg_sq = _as_real(exp_avgs[i]._data), _as_real(exp_avg_sqs[i]._data)
-        pr, g = _as_real(p), _as_real(g)
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        _addcmul_(exp_avg_sq, g, g, 1 - beta2)
-        step = float(step_t)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = bias_correction2 ** 0.5
-        if amsgrad:
-            max_sq = _as_real(max_exp_avg_sqs[i]._data)
-            np.maximum(max_sq, exp_avg_sq, out=max_sq)
-            denom = np.sqrt(max_sq)
-        else:
-            denom = np.sqrt(exp_avg_sq)
-        denom /= bias_correction2_sqrt
-        denom += eps
-        _addcdiv_(pr, exp_avg, denom, -step_size)
-        _bump(param)
+    decay_p = 1 if weight_decay != 0 and decoupled_weight_decay else 0  # torch's param.mul_
+    _run_step(_steps.adam_step, (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else [],
+                                 state_steps),
+              (amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay),
+              (1 + decay_p, 0, 1, 2, 1, 1))

@@ -1,17 +1,13 @@
 """Adamax: Adam with the infinity norm. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _FLAG_DEFAULTS, _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcdiv_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_not_differentiable,
-    _lerp_,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -75,22 +71,5 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximiz
     if params:
         _check_capturable(capturable)
     lr = _to_scalar(lr)
-    for i, param in enumerate(params):
-        p = param._data
-        g = grads[i]._data
-        if maximize:
-            g = np.negative(g)
-        step_t = state_steps[i]._data
-        step_t += 1
-        if weight_decay != 0:
-            g = _add_scaled(g, p, weight_decay)
-        pr, g = _as_real(p), _as_real(g)
-        exp_avg, exp_inf = _as_real(exp_avgs[i]._data), _as_real(exp_infs[i]._data)
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_inf *= beta2
-        norm = np.abs(g)
-        norm += eps
-        np.maximum(exp_inf, norm, out=exp_inf)
-        clr = lr / (1 - beta1 ** float(step_t))
-        _addcdiv_(pr, exp_avg, exp_inf, -clr)
-        _bump(param)
+    _run_step(_steps.adamax_step, (params, grads, exp_avgs, exp_infs, state_steps),
+              (eps, beta1, beta2, lr, weight_decay, maximize), (1, 0, 1, 2, 1))

@@ -1,17 +1,15 @@
 """ASGD: averaged stochastic gradient descent. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_lr,
     _check_not_differentiable,
     _new_scalar,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _zeros_state,
@@ -80,28 +78,5 @@ def asgd(params, grads, axs, mus, etas, state_steps, foreach=None, maximize=Fals
     if params:
         _check_capturable(capturable)
     lr = _to_scalar(lr)
-    for i, param in enumerate(params):
-        g = grads[i]._data
-        if maximize:
-            g = np.negative(g)
-        mu, eta = mus[i]._data, etas[i]._data
-        step_a = state_steps[i]._data
-        step_a += 1
-        if weight_decay != 0:
-            g = _add_scaled(g, param._data, weight_decay)
-        p, g, ax = _as_real(param._data), _as_real(g), _as_real(axs[i]._data)
-        eta_value = float(eta)
-        p *= 1 - lambd * eta_value
-        tmp = np.multiply(g, -eta_value)
-        p += tmp
-        if float(mu) != 1:
-            tmp = np.subtract(p, ax)
-            tmp *= mu
-            ax += tmp
-        else:
-            np.copyto(ax, p)
-        step = float(step_a)
-        eta[...] = lr / ((1 + lambd * lr * step) ** alpha)
-        mu[...] = 1 / max(1, step - t0)
-        _bump(param)
-
+    _run_step(_steps.asgd_step, (params, grads, axs, mus, etas, state_steps),
+              (lambd, lr, t0, alpha, weight_decay, maximize), (2, 0, 1, 1, 1, 1))

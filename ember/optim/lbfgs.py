@@ -6,13 +6,19 @@ torch's L-BFGS mixes Python floats with 0-d float32 tensors (dot products, `ro`,
 float32 NumPy arrays and the 0-d tensors are NumPy float32 scalars, which combine with Python floats exactly
 as torch's 0-d tensors do (the Python number is cast to float32), so the iterates and line-search decisions
 follow torch's. The state is stored as ember tensors (vectors and 0-d tensors), named as torch names them.
+This host-side algebra reads the gradients with `Tensor.numpy()`, as torch's reads them with `.item()` and
+data-dependent branches; the parameters themselves change only through ops (`_lbfgs_add_grad_`,
+`_foreach_copy_`), so a mode on the dispatcher sees every update.
 """
 
 import numpy as np
 
+from .. import _dtypes
+from .._ops import optim as _steps
+from .._ops.foreach import _foreach_copy_
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _bump, _check_lr, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_lr, _run_step, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["LBFGS"]
 
@@ -121,7 +127,7 @@ def _to_state(x):
 
 def _from_state(x):
     if isinstance(x, Tensor):
-        return x._data if x._data.ndim else x._data[()]
+        return x.numpy()[()]  # a vector as its array, a 0-d tensor as a NumPy scalar (NOTE [ LBFGS scalars ])
     if isinstance(x, list):
         return [_from_state(v) for v in x]
     return x
@@ -177,26 +183,18 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        views = [np.zeros(p.numel(), p._data.dtype) if p.grad is None else p.grad._data.reshape(-1)
+        views = [np.zeros(p.numel(), _dtypes.to_numpy(p.dtype)) if p.grad is None else p.grad.numpy().reshape(-1)
                  for p in self._params]
         return np.concatenate(views)
 
     def _add_grad(self, step_size, update):
-        offset = 0
-        for p in self._params:
-            numel = p.numel()
-            tmp = np.multiply(update[offset:offset + numel].reshape(p._data.shape), step_size)
-            p._data += tmp
-            _bump(p)
-            offset += numel
+        _run_step(_steps.lbfgs_add_grad, (self._params, [_wrap(update)]), (step_size,), (1, 0))
 
     def _clone_param(self):
-        return [p._data.copy() for p in self._params]
+        return [p.detach().clone() for p in self._params]
 
     def _set_param(self, params_data):
-        for p, pdata in zip(self._params, params_data):
-            np.copyto(p._data, pdata)
-            _bump(p)
+        _foreach_copy_(self._params, params_data)
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)

@@ -1,19 +1,14 @@
 """NAdam: Adam with Nesterov momentum. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _check_adam_args, _check_nonneg, _collect, _run_closure
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcdiv_,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_not_differentiable,
-    _lerp_,
     _new_scalar,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _zeros_state,
@@ -91,31 +86,7 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, decoup
     if params:
         _check_capturable(capturable)
     lr = _to_scalar(lr)
-    for i, param in enumerate(params):
-        p, g = _as_real(param._data), grads[i]._data
-        g = _as_real(np.negative(g) if maximize else g)
-        exp_avg, exp_avg_sq = _as_real(exp_avgs[i]._data), _as_real(exp_avg_sqs[i]._data)
-        mu_product = mu_products[i]._data
-        step_t = state_steps[i]._data
-        step_t += 1
-        step = float(step_t)
-        bias_correction2 = 1 - beta2 ** step
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p *= 1 - lr * weight_decay
-            else:
-                g = _add_scaled(g, p, weight_decay)
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-        mu_product *= mu
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        _addcmul_(exp_avg_sq, g, g, 1 - beta2)
-        denom = np.divide(exp_avg_sq, bias_correction2)
-        np.sqrt(denom, out=denom)
-        mu_product_value = float(mu_product)
-        mu_product_next = mu_product_value * mu_next
-        denom += eps
-        _addcdiv_(p, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product_value))
-        _addcdiv_(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
-        _bump(param)
+    decay_p = 1 if weight_decay != 0 and decoupled_weight_decay else 0  # torch's param.mul_
+    _run_step(_steps.nadam_step, (params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps),
+              (beta1, beta2, lr, weight_decay, momentum_decay, eps, decoupled_weight_decay, maximize),
+              (2 + decay_p, 0, 1, 2, 1, 1))

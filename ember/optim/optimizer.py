@@ -8,9 +8,11 @@ tensors are converted.
 
 NOTE [ How optimizers update parameters ]
 The step is a hot path: a small model may have hundreds of tiny parameters, so Python overhead per parameter
-matters more than arithmetic. Each optimizer therefore updates `p._data` in place with NumPy ufuncs
-(`out=` wherever torch updates in place, no per-element Python), outside the dispatcher and autograd, and then
-bumps the parameter's version counter as an in-place op would (saved tensors then notice the change).
+matters more than arithmetic. Each optimizer's update of one parameter group is therefore one op over
+lists of tensors (NOTE [ Optimizer steps are ops over lists ] in _ops/optim.py) whose kernel updates the arrays
+in place with NumPy ufuncs (`out=` wherever torch updates in place, no per-element Python), outside autograd;
+`_run_step` dispatches it and then bumps each mutated tensor's version counter as torch's in-place ops would
+(saved tensors then notice the change).
 The order of operations follows torch's single-tensor ("for-loop") implementations, and Python scalars are
 applied to float32 arrays in float32 (NumPy's weak scalars, as torch's scalar arguments), so float32 results
 agree with torch's to rounding. State tensors are named, shaped and typed as torch's ('step' a 0-d float32
@@ -20,7 +22,7 @@ NOTE [ differentiable, foreach, fused, capturable ]
 `foreach` and `fused` select among torch's three kernels for one update rule; ember has one implementation,
 so both flags are accepted, stored in the group like torch does, and change nothing. `capturable` is about
 CUDA graphs: on the CPU torch raises at step time, and so does ember. `differentiable=True` (autograd through
-the update) is not supported: the update runs on NumPy arrays outside autograd, and it raises at construction.
+the update) is not supported: the step op has no derivative, and it raises at construction.
 """
 
 import functools
@@ -32,7 +34,9 @@ from itertools import chain
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import quiet_numpy
+from .._dispatch import dispatch, quiet_numpy
+from .._ops.creation import zeros_like
+from .._ops.foreach import _foreach_zero_
 from .._tensor import Tensor, _version_counter, _wrap
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import RemovableHandle
@@ -99,60 +103,26 @@ def _new_scalar(value):
 
 def _zeros_state(p):
     """torch.zeros_like(p, memory_format=torch.preserve_format)."""
-    return _wrap(np.zeros_like(p._data))
+    return zeros_like(p)
 
 
-def _bump(p):
-    """Count an in-place update of parameter `p` (see NOTE [ Version counters ] in _tensor.py)."""
-    _version_counter(p)[0] += 1
+def _bump(p, k=1):
+    """Count `k` in-place updates of tensor `p` (see NOTE [ Version counters ] in _tensor.py)."""
+    _version_counter(p)[0] += k
 
 
-def _as_real(a):
-    """torch.view_as_real for complex arrays (a view with a trailing dim of 2); real arrays unchanged."""
-    if a.dtype.kind != "c":
-        return a
-    return a.reshape(a.shape + (1,)).view(a.real.dtype)
-
-
-def _lerp_(a, end, weight):
-    """a.lerp_(end, weight) with a scalar weight, in torch's formula (weight applied in a's dtype)."""
-    d = np.subtract(end, a)
-    w = a.dtype.type(weight) if a.dtype.kind == "f" else weight
-    if abs(w) < 0.5:
-        d *= w
-        a += d
-    else:
-        d *= (a.dtype.type(1) - w) if a.dtype.kind == "f" else 1 - w
-        np.subtract(end, d, out=a)
-
-
-def _addcmul_(a, t1, t2, value):
-    """a.addcmul_(t1, t2, value=value): a + value * t1 * t2, evaluated left to right as torch's kernel."""
-    if value == 1:
-        tmp = np.multiply(t1, t2)
-    else:
-        tmp = np.multiply(t1, value)
-        tmp *= t2
-    a += tmp
-
-
-def _addcdiv_(a, t1, t2, value):
-    """a.addcdiv_(t1, t2, value=value): a + value * t1 / t2, evaluated left to right as torch's kernel."""
-    if value == 1:
-        tmp = np.divide(t1, t2)
-    else:
-        tmp = np.multiply(t1, value)
-        tmp /= t2
-    a += tmp
-
-
-def _add_scaled(a, b, alpha):
-    """a.add(b, alpha=alpha) as a new array: a + alpha * b."""
-    if alpha == 1:
-        return np.add(a, b)
-    tmp = np.multiply(b, alpha)
-    tmp += a
-    return tmp
+def _run_step(op, lists, hyper, bumps):
+    """Run optimizer step op `op` over `lists` (lists of tensors) with hyperparameters `hyper` (Python
+    numbers), as one dispatch (NOTE [ Optimizer steps are ops over lists ] in _ops/optim.py); returns the op's
+    fresh state tensors. `bumps[i]`: how many in-place ops torch's single-tensor step applies to each tensor of
+    `lists[i]`, which is how far its version counter moves (as torch's does: saved tensors notice the update).
+    """
+    out = dispatch(op, tuple([t for lst in lists for t in lst]), (tuple([len(lst) for lst in lists]), *hyper))
+    for lst, k in zip(lists, bumps):
+        if k:
+            for t in lst:
+                _version_counter(t)[0] += k
+    return out
 
 
 def _check_capturable(capturable, xla=True):
@@ -404,6 +374,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors: to None (default) or to zeros in place."""
+        zeros = []
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -415,8 +386,9 @@ class Optimizer:
                             g.detach_()
                         else:
                             g.requires_grad_(False)
-                        g._data.fill(0)
-                        _bump(g)
+                        zeros.append(g)
+        if zeros:
+            _foreach_zero_(zeros)
 
     def step(self, closure=None):
         """Perform a single optimization step. closure: reevaluates the model and returns the loss."""

@@ -1,17 +1,13 @@
 """RAdam: rectified Adam. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _check_adam_args, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_not_differentiable,
-    _lerp_,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -86,33 +82,6 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
     if params:
         _check_capturable(capturable)
     lr = _to_scalar(lr)
-    rho_inf = 2 / (1 - beta2) - 1
-    for i, param in enumerate(params):
-        p, g = _as_real(param._data), grads[i]._data
-        g = _as_real(np.negative(g) if maximize else g)
-        exp_avg, exp_avg_sq = _as_real(exp_avgs[i]._data), _as_real(exp_avg_sqs[i]._data)
-        step_t = state_steps[i]._data
-        step_t += 1
-        step = float(step_t)
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                p *= 1 - lr * weight_decay
-            else:
-                g = _add_scaled(g, p, weight_decay)
-        _lerp_(exp_avg, g, 1 - beta1)
-        exp_avg_sq *= beta2
-        _addcmul_(exp_avg_sq, g, g, 1 - beta2)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        update = np.divide(exp_avg, bias_correction1)
-        update *= lr
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-        if rho_t > 5.0:
-            adaptive = np.sqrt(exp_avg_sq)
-            adaptive += eps
-            np.reciprocal(adaptive, out=adaptive)  # torch's scalar / tensor is tensor.reciprocal() * scalar
-            adaptive *= bias_correction2 ** 0.5
-            update *= adaptive
-            update *= ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        p -= update
-        _bump(param)
+    decay_p = 1 if weight_decay != 0 and decoupled_weight_decay else 0  # torch's param.mul_
+    _run_step(_steps.radam_step, (params, grads, exp_avgs, exp_avg_sqs, state_steps),
+              (beta1, beta2, lr, weight_decay, eps, decoupled_weight_decay, maximize), (1 + decay_p, 0, 1, 2, 1))

@@ -1,19 +1,14 @@
 """RMSprop (optionally centered, with momentum). See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
+from .._ops import optim as _steps
 from ._common import _FLAG_DEFAULTS, _check_nonneg, _collect, _run_closure, _step_and_zeros
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _addcdiv_,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_lr,
     _check_not_differentiable,
-    _lerp_,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -87,32 +82,6 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
     if params:
         _check_capturable(capturable)
     lr = _to_scalar(lr)
-    for i, param in enumerate(params):
-        step_a = state_steps[i]._data
-        step_a += 1
-        p, g = param._data, grads[i]._data
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            g = _add_scaled(g, p, weight_decay)
-        p, g, v = _as_real(p), _as_real(g), _as_real(square_avgs[i]._data)
-        v *= alpha
-        _addcmul_(v, g, g, 1 - alpha)
-        if centered:
-            grad_avg = _as_real(grad_avgs[i]._data)
-            _lerp_(grad_avg, g, 1 - alpha)
-            avg = v.copy()
-            _addcmul_(avg, grad_avg, grad_avg, -1)
-            np.sqrt(avg, out=avg)
-        else:
-            avg = np.sqrt(v)
-        avg += eps
-        if momentum > 0:
-            buf = _as_real(momentum_buffer_list[i]._data)
-            buf *= momentum
-            _addcdiv_(buf, g, avg, 1)
-            tmp = np.multiply(buf, -lr)
-            p += tmp
-        else:
-            _addcdiv_(p, g, avg, -lr)
-        _bump(param)
+    _run_step(_steps.rmsprop_step, (params, grads, square_avgs, grad_avgs if centered else [],
+                                    momentum_buffer_list if momentum > 0 else [], state_steps),
+              (lr, alpha, eps, weight_decay, momentum, centered, maximize), (1, 0, 2, 1, 2, 1))

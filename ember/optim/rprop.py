@@ -1,18 +1,16 @@
 """Rprop: resilient backpropagation. See NOTE [ How optimizers update parameters ] in optimizer.py."""
 
-import numpy as np
 
-from .._tensor import _wrap
+from .._ops import optim as _steps
+from .._ops.creation import full_like
 from ._common import _FLAG_DEFAULTS, _collect, _run_closure
 from .optimizer import (
     Optimizer,
-    _addcmul_,
-    _as_real,
-    _bump,
     _check_capturable,
     _check_lr,
     _check_not_differentiable,
     _new_scalar,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _zeros_state,
@@ -61,7 +59,7 @@ class Rprop(Optimizer):
     def _new_state(self, group, p):
         lr = _to_scalar(group["lr"])
         return {"step": _new_scalar(0.0), "prev": _zeros_state(p),
-                "step_size": _wrap(np.full_like(p.grad._data, complex(lr, lr) if p.is_complex() else lr))}
+                "step_size": full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)}
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -82,21 +80,5 @@ def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturabl
     """Functional API that performs the Rprop update on lists of tensors (see `Rprop`)."""
     if params:
         _check_capturable(capturable)
-    for i, param in enumerate(params):
-        step_a = state_steps[i]._data
-        step_a += 1
-        g = grads[i]._data
-        g = _as_real(np.negative(g) if maximize else g)
-        p, prev, step_size = _as_real(param._data), _as_real(prevs[i]._data), _as_real(step_sizes[i]._data)
-        sign = np.multiply(g, prev)
-        np.sign(sign, out=sign)
-        sign[sign > 0] = etaplus
-        sign[sign < 0] = etaminus
-        sign[sign == 0] = 1
-        step_size *= sign
-        np.clip(step_size, step_size_min, step_size_max, out=step_size)
-        g = g.copy()
-        g[sign == etaminus] = 0
-        _addcmul_(p, np.sign(g), step_size, -1)
-        np.copyto(prev, g)
-        _bump(param)
+    _run_step(_steps.rprop_step, (params, grads, prevs, step_sizes, state_steps),
+              (step_size_min, step_size_max, etaminus, etaplus, maximize), (1, 0, 1, 2, 1))

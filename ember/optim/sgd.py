@@ -1,15 +1,14 @@
 """SGD: stochastic gradient descent, optionally with (Nesterov) momentum. See NOTE [ How optimizers update
 parameters ] in optimizer.py."""
 
-import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._ops import optim as _steps
+from .._tensor import Tensor
 from ._common import _run_closure
 from .optimizer import (
     Optimizer,
-    _add_scaled,
-    _bump,
     _check_not_differentiable,
+    _run_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -106,28 +105,12 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
     written into `momentum_buffer_list`."""
     lr = _to_scalar(lr)
     weight_decay = _to_scalar(weight_decay)
-    for i, param in enumerate(params):
-        p = param._data
-        g = d_p_list[i]._data
-        if maximize:
-            g = np.negative(g)
-        if weight_decay != 0:
-            g = _add_scaled(g, p, weight_decay)
-        if momentum != 0:
-            buf_t = momentum_buffer_list[i]
-            if buf_t is None:
-                buf_t = momentum_buffer_list[i] = _wrap(np.array(g, copy=True))
-                buf = buf_t._data
-            else:
-                buf = buf_t._data
-                buf *= momentum
-                if dampening == 0:
-                    buf += g
-                else:
-                    tmp = np.multiply(g, 1 - dampening)
-                    buf += tmp
-            g = _add_scaled(g, buf, momentum) if nesterov else buf
-        tmp = np.multiply(g, -lr)
-        p += tmp
-        _bump(param)
-
+    has_buf = tuple(b is not None for b in momentum_buffer_list) if momentum != 0 else ()
+    bufs = [b for b in momentum_buffer_list if b is not None] if momentum != 0 else []
+    new = _run_step(_steps.sgd_step, (params, d_p_list, bufs), (has_buf, weight_decay, momentum, lr, dampening,
+                                                                nesterov, maximize), (1, 0, 2))
+    if new:
+        fresh = iter(new)
+        for i, have in enumerate(has_buf):
+            if not have:
+                momentum_buffer_list[i] = next(fresh)

@@ -5,23 +5,17 @@ import math
 import warnings
 from copy import deepcopy
 
-import numpy as np
-
 from .. import _dtypes
+from .._ops import optim as _steps
 from .._ops.creation import tensor as _tensor
+from .._ops.foreach import _foreach_lerp_
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _format_param
-from .optimizer import _bump, _lerp_
+from .optimizer import _run_step
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
            "get_swa_avg_fn"]
-
-
-def _lerp_lists_(averaged, current, weight):
-    for a, c in zip(averaged, current):
-        _lerp_(a._data, c._data, weight)
-        _bump(a)
 
 
 def get_ema_multi_avg_fn(decay=0.999):
@@ -32,7 +26,7 @@ def get_ema_multi_avg_fn(decay=0.999):
     @no_grad()
     def ema_update(ema_param_list, current_param_list, _):
         if ema_param_list[0].is_floating_point() or ema_param_list[0].is_complex():
-            _lerp_lists_(ema_param_list, current_param_list, 1 - decay)
+            _foreach_lerp_(ema_param_list, current_param_list, 1 - decay)
         else:
             for p_ema, p_model in zip(ema_param_list, current_param_list):
                 p_ema.copy_(p_ema * decay + p_model * (1 - decay))
@@ -44,7 +38,7 @@ def get_swa_multi_avg_fn():
     @no_grad()
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         if averaged_param_list[0].is_floating_point() or averaged_param_list[0].is_complex():
-            _lerp_lists_(averaged_param_list, current_param_list, float(1 / (num_averaged + 1)))
+            _foreach_lerp_(averaged_param_list, current_param_list, float(1 / (num_averaged + 1)))
         else:
             for a, c in zip(averaged_param_list, current_param_list):
                 a.copy_(a + (c - a) / (num_averaged + 1))
@@ -116,13 +110,11 @@ class AveragedModel(Module):
             if self.multi_avg_fn is not None:
                 self.multi_avg_fn(self_detached, model_detached, self.n_averaged)
             elif self.avg_fn is None:
-                for a, c in zip(self_detached, model_detached):  # torch's per-tensor SWA on the CPU
-                    if a.is_floating_point() or a.is_complex():
-                        diff = np.subtract(c._data, a._data)
-                        diff /= n + 1
-                        a._data += diff
-                        _bump(a)
-                    else:
+                floats = [(a, c) for a, c in zip(self_detached, model_detached)
+                          if a.is_floating_point() or a.is_complex()]  # torch's per-tensor SWA on the CPU
+                _run_step(_steps.swa_average, ([a for a, _ in floats], [c for _, c in floats]), (n,), (1, 0))
+                for a, c in zip(self_detached, model_detached):
+                    if not (a.is_floating_point() or a.is_complex()):
                         a.copy_(a + (c - a) / (self.n_averaged + 1))
             else:
                 for a, c in zip(self_detached, model_detached):

@@ -292,3 +292,96 @@ def test_lbfgs_errors():
         return ember.tensor(1.0)
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(closure)
+
+
+@pytest.mark.parametrize("name,kwargs", CASES, ids=[_id(c) for c in CASES])
+def test_versions_match_torch(name, kwargs):
+    """Each step bumps the version of the parameters and of every state tensor as torch's in-place ops do."""
+    pe, pt, oe, ot = run_both(name, kwargs, steps=3)
+    assert [p._version for p in pe] == [p._version for p in pt]
+    for p_e, p_t in zip(pe, pt):
+        se, st = oe.state[p_e], ot.state[p_t]
+        assert {k: v._version for k, v in se.items() if isinstance(v, ember.Tensor)} == \
+            {k: v._version for k, v in st.items() if isinstance(v, torch.Tensor)}
+
+
+class _StepRecorder:
+    """A mode that records the name of every op reaching the dispatcher."""
+
+    def __init__(self):
+        self.names = []
+
+    def dispatch(self, op, inputs, params, level):
+        self.names.append(op.name)
+        return ember._dispatch.redispatch(op, inputs, params, level)
+
+    def dispatch_inplace(self, op, self_, inputs, params, level):
+        self.names.append(op.name)
+        return ember._dispatch.redispatch_inplace(op, self_, inputs, params, level)
+
+
+STEP_OPS = {"SGD": "_sgd_step_", "Adam": "_adam_step_", "AdamW": "_adam_step_", "Adamax": "_adamax_step_",
+            "NAdam": "_nadam_step_", "RAdam": "_radam_step_", "Adagrad": "_adagrad_step_",
+            "Adadelta": "_adadelta_step_", "RMSprop": "_rmsprop_step_", "Rprop": "_rprop_step_",
+            "ASGD": "_asgd_step_"}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_OPS))
+def test_step_is_one_op_a_mode_sees(name):
+    """One optimizer step of a group is one dispatched op over the lists of tensors (the mode sees it), and the
+    update it makes under the mode is the update torch makes."""
+    w0, noise = _weights(), _noise()
+    pe = [to_ember(w, requires_grad=True) for w in w0]
+    pt = [to_torch(w, requires_grad=True) for w in w0]
+    oe, ot = getattr(ember.optim, name)(pe, lr=0.01), getattr(torch.optim, name)(pt, lr=0.01)
+    rec = _StepRecorder()
+    for k in range(3):
+        _set_grads(ember, pe, k, noise[k], [np.zeros(1, np.float32)])
+        _set_grads(torch, pt, k, noise[k], [np.zeros(1, np.float32)])
+        ember._dispatch.push_mode(rec)
+        try:
+            oe.step()
+        finally:
+            ember._dispatch.pop_mode(rec)
+        ot.step()
+    assert rec.names.count(STEP_OPS[name]) == 3
+    check_same(pe, pt, oe, ot)
+
+
+def test_lbfgs_updates_are_ops():
+    w = np.linspace(-1, 1, 6).astype(np.float32)
+    p = to_ember(w, requires_grad=True)
+    opt = ember.optim.LBFGS([p], lr=0.5, max_iter=3)
+    rec = _StepRecorder()
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 0.3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    ember._dispatch.push_mode(rec)
+    try:
+        opt.step(closure)
+    finally:
+        ember._dispatch.pop_mode(rec)
+    assert rec.names.count("_lbfgs_add_grad_") >= 1
+
+
+def test_zero_grad_without_set_to_none_is_one_foreach_op():
+    pe = [to_ember(w, requires_grad=True) for w in _weights()]
+    pt = [to_torch(w, requires_grad=True) for w in _weights()]
+    for a, b in zip(pe, pt):
+        a.grad, b.grad = ember.ones_like(a), torch.ones_like(b)
+    oe, ot = ember.optim.SGD(pe, lr=0.1), torch.optim.SGD(pt, lr=0.1)
+    rec = _StepRecorder()
+    ember._dispatch.push_mode(rec)
+    try:
+        oe.zero_grad(set_to_none=False)
+    finally:
+        ember._dispatch.pop_mode(rec)
+    ot.zero_grad(set_to_none=False)
+    assert rec.names == ["_foreach_zero_"]
+    for a, b in zip(pe, pt):
+        assert_same(a.grad, b.grad)
+        assert a.grad._version == b.grad._version

@@ -113,12 +113,13 @@ def collate(batch, *, collate_fn_map=None):
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     """Stack tensors along a new first dimension into a fresh contiguous tensor (in shared memory inside a
     worker). Tensors that differ in shape or dtype, or require grad, go through `ember.stack`."""
-    arrays = [t._data for t in batch]
-    shape, dtype = arrays[0].shape, arrays[0].dtype
-    if all(a.shape == shape and a.dtype == dtype for a in arrays) and not any(t.requires_grad for t in batch):
-        out = _shared.empty((len(arrays),) + shape, dtype)
-        np.stack(arrays, out=out)
-        return _ember().from_numpy(out)
+    if not any(t.requires_grad for t in batch):
+        arrays = [t.numpy() for t in batch]
+        shape, dtype = arrays[0].shape, arrays[0].dtype
+        if all(a.shape == shape and a.dtype == dtype for a in arrays):
+            out = _shared.empty((len(arrays),) + shape, dtype)
+            np.stack(arrays, out=out)
+            return _ember().from_numpy(out)
     return _ember().stack(batch, 0)
 
 

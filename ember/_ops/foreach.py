@@ -1,0 +1,288 @@
+"""torch's `_foreach_*` functions: one op applied to every tensor of a list, as one dispatch.
+
+NOTE [ Foreach ops ]
+`ember._foreach_add_(tensors, other)` is one dispatched op over lists (as torch's `_foreach_add_.List` is one
+kernel), so a mode sees one op per list, as it sees one op per optimizer step (NOTE [ Optimizer steps are ops
+over lists ] in optim.py). Each foreach op is built from the single-tensor op it applies (`_add`, `_sqrt`, ...):
+its inputs are the lists flattened (a scalar argument repeated per tensor, as a list of scalars would give it),
+its params the lists' length, the dtypes each element computes in and ends in (torch's promotion per element,
+decided from the tensors before the kernel runs), whether it writes in place, and the single op's own params.
+Per element the kernel runs the single op's kernel on the cast arrays, so the numbers are the single op's
+(torch's CPU foreach kernels fall back to the per-tensor ops as well). The in-place forms write into the first
+list, bump each tensor's version and return that list; the others return a tuple of new tensors.
+"""
+
+from .. import _dtypes
+from .._dispatch import OTHER, _dtype_word, defop, dispatch
+from .._tensor import Tensor, _version_counter
+from ._util import public
+from .binary import _addcdiv, _addcmul, _lerp_t
+from .linalg_ext import _vector_norm
+from .pointwise import (
+    _abs,
+    _add,
+    _div,
+    _exp,
+    _maximum,
+    _minimum,
+    _mul,
+    _neg,
+    _pow,
+    _sign,
+    _sqrt,
+    _sub,
+)
+from .unary import _reciprocal
+
+__all__ = []
+
+
+def _foreach_op(base, nargs):
+    """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments."""
+    def kernel(*args):
+        n, compute, final, inplace, params = args[-5:]
+        out = []
+        for i in range(n):
+            xs = [args[i + j * n] for j in range(nargs)]
+            c = compute[i]
+            if c is not None:
+                xs = [x.astype(c, copy=False) if hasattr(x, "astype") and type(x) is not bool and x.dtype != c
+                      else x for x in xs]
+            try:
+                r = base.kernel(*xs, *params)
+            except ValueError:  # NumPy's words for a broadcast mismatch; torch has its own
+                raise _broadcast_error([x.shape for x in xs if hasattr(x, "shape")]) from None
+            if inplace:
+                dst = args[i]
+                if r.shape != dst.shape:
+                    raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                                       f"{list(r.shape)}")
+                dst[...] = r  # (the result dtype was checked castable to dst's before the kernel ran)
+            else:
+                out.append(r if r.dtype == final[i] else r.astype(final[i]))
+        return tuple(out)
+    kernel.__name__ = kernel.__qualname__ = f"_foreach_{base.name}"
+    return defop(f"_foreach_{base.name}", None, OTHER)(kernel)
+
+
+def _broadcast_error(shapes):
+    """torch's error for the first pair of shapes (against the first) that do not broadcast."""
+    a = shapes[0]
+    for b in shapes[1:]:
+        n = max(len(a), len(b))
+        for k in range(1, n + 1):
+            sa = a[-k] if k <= len(a) else 1
+            sb = b[-k] if k <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                                    f"non-singleton dimension {n - k}")
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+
+
+def _check_lists(first, *others):
+    if len(first) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    for o in others:
+        if len(o) != len(first):
+            raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(first)} and "
+                               f"{len(o)}")
+
+
+def _as_list(other, n, what="tensor"):
+    """A Python scalar or a single tensor stands for itself repeated n times; lists are checked for length."""
+    if isinstance(other, (list, tuple)):
+        if len(other) != n:
+            if other and not isinstance(other[0], Tensor):
+                raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+            raise RuntimeError(f"Tensor lists must have the same number of tensors, got {n} and {len(other)}")
+        return list(other)
+    if isinstance(other, Tensor) and other.dim() != 0:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.dim()} dimensions and "
+                           f"{other.numel()} elements.")
+    return [other] * n
+
+
+def _dtypes_for(base, lists, inplace, tensor_only=False):
+    """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype."""
+    compute, final = [], []
+    for i, t in enumerate(lists[0]):
+        xs = [lst[i] for lst in lists] if not tensor_only else [lst[i] for lst in lists if isinstance(lst[i], Tensor)]
+        res = _dtypes.result_dtype(xs)
+        if base.promote == "float" and res._cat < 2:
+            res = _dtypes.get_default_dtype()
+        if inplace and res is not t.dtype and not _dtypes.can_cast(res, t.dtype):
+            raise RuntimeError(f"result type {_dtype_word(_dtypes.to_numpy(res))} can't be cast to the desired "
+                               f"output type {_dtype_word(_dtypes.to_numpy(t.dtype))}")
+        comp = _dtypes.float32 if res is _dtypes.bfloat16 else res
+        compute.append(_dtypes.to_numpy(comp))
+        final.append(_dtypes.to_numpy(res))
+    return tuple(compute), tuple(final)
+
+
+def _run(op, base, lists, inplace, params=(), tensor_only=False):
+    self = lists[0]
+    compute, final = _dtypes_for(base, lists, inplace, tensor_only)
+    out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
+    if inplace:
+        for t in self:
+            _version_counter(t)[0] += 1
+        return list(self)
+    return out
+
+
+def _register(name, fn):
+    fn.__name__ = fn.__qualname__ = name
+    public[name] = globals()[name] = fn
+
+
+# ---- unary ------------------------------------------------------------------------------------------------------
+
+
+def _unary(name, base):
+    op = _foreach_op(base, 1)
+
+    def out_of_place(self):
+        _check_lists(self)
+        return _run(op, base, [list(self)], False)
+
+    def in_place(self):
+        _check_lists(self)
+        return _run(op, base, [list(self)], True)
+
+    _register(f"_foreach_{name}", out_of_place)
+    _register(f"_foreach_{name}_", in_place)
+
+
+for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp), ("sign", _sign),
+                     ("reciprocal", _reciprocal)):
+    _unary(_name, _base)
+
+
+# ---- binary: a list op a scalar, a list of scalars, a list of tensors, or one 0-d tensor ------------------------
+
+
+def _binary(name, base, alpha=False):
+    op = _foreach_op(base, 2)
+
+    def make(inplace):
+        def fn(self, other, **kw):
+            _check_lists(self)
+            others = _as_list(other, len(self))
+            params = ()
+            if alpha:
+                a = kw.pop("alpha", 1)
+                params = () if a == 1 else (a,)
+            if kw:
+                raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+            return _run(op, base, [list(self), others], inplace, params)
+        return fn
+
+    _register(f"_foreach_{name}", make(False))
+    _register(f"_foreach_{name}_", make(True))
+
+
+_binary("add", _add, alpha=True)
+_binary("sub", _sub, alpha=True)
+_binary("mul", _mul)
+_binary("div", _div)
+_binary("maximum", _maximum)
+_binary("minimum", _minimum)
+_binary("pow", _pow)
+
+
+# ---- ternary: addcmul, addcdiv (value: a scalar, a list of scalars or a 1-d tensor), lerp ----------------------
+
+
+def _pointwise3(name, base):
+    op = _foreach_op(base, 4)
+
+    def make(inplace):
+        def fn(self, tensor1, tensor2, value=1):
+            _check_lists(self, tensor1, tensor2)
+            if isinstance(value, Tensor):
+                value = value.tolist()
+            values = _as_list(value, len(self))
+            lists = [list(self), list(tensor1), list(tensor2), values]
+            return _run(op, base, lists, inplace, tensor_only=True)
+        return fn
+
+    _register(f"_foreach_{name}", make(False))
+    _register(f"_foreach_{name}_", make(True))
+
+
+_pointwise3("addcmul", _addcmul)
+_pointwise3("addcdiv", _addcdiv)
+
+_lerp_op = _foreach_op(_lerp_t, 3)
+
+
+def _lerp(inplace):
+    def fn(self, tensors1, weight):
+        _check_lists(self, tensors1)
+        weights = _as_list(weight, len(self))
+        return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace)
+    return fn
+
+
+_register("_foreach_lerp", _lerp(False))
+_register("_foreach_lerp_", _lerp(True))
+
+
+# ---- zero_, copy_, norm -----------------------------------------------------------------------------------------
+
+
+@defop("_foreach_zero_", None, OTHER)
+def _zero_kernel(*args):
+    for a in args[:-1]:
+        a.fill(0)
+    return ()
+
+
+def _foreach_zero_(self):
+    """Set every tensor of `self` to zero in place (what `Optimizer.zero_grad(set_to_none=False)` calls)."""
+    _check_lists(self)
+    dispatch(_zero_kernel, tuple(self), (len(self),))
+    for t in self:
+        _version_counter(t)[0] += 1
+    return list(self)
+
+
+_register("_foreach_zero_", _foreach_zero_)
+
+
+@defop("_foreach_copy_", None, OTHER)
+def _copy_kernel(*args):
+    n = args[-1]
+    for i in range(n):
+        args[i][...] = args[n + i]
+    return ()
+
+
+def _foreach_copy_(self, src, non_blocking=False):
+    _check_lists(self, src)
+    dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
+    for t in self:
+        _version_counter(t)[0] += 1
+    return list(self)
+
+
+_register("_foreach_copy_", _foreach_copy_)
+
+_norm_op = _foreach_op(_vector_norm, 1)
+
+
+def _foreach_norm(self, ord=2, dtype=None):
+    """torch._foreach_norm: linalg.vector_norm of each tensor (a tuple of 0-d tensors)."""
+    _check_lists(self)
+    for t in self:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{_dtype_word(_dtypes.to_numpy(t.dtype))}")
+    np_dtype = _dtypes.to_numpy(dtype) if dtype is not None else None
+    final = tuple(np_dtype if np_dtype is not None else _dtypes.to_numpy(t.dtype.to_real() if t.is_complex()
+                                                                         else t.dtype) for t in self)
+    return dispatch(_norm_op, tuple(self), (len(self), (None,) * len(self), final, False,
+                                            (float(ord), None, False, np_dtype)))
+
+
+_register("_foreach_norm", _foreach_norm)

@@ -215,12 +215,12 @@ def derived_rule(op):
 
 def _pointwise_rule(promote):
     def rule(inputs, params):
-        tensors = [a for a in inputs if hasattr(a, "_data")]
-        shape = broadcast_shapes(*(t._data.shape for t in tensors))
+        tensors = [a for a in inputs if hasattr(a, "stride")]
+        shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
         res = _dtypes.result_dtype(inputs)
         if promote == "float" and res._cat < 2:
             res = _dtypes.get_default_dtype()
         dtype = _dtypes.bool if promote == "bool" else res
-        strides = pointwise_strides(shape, [(t._data.shape, t.stride()) for t in tensors])
+        strides = pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in tensors])
         return meta_array(shape, dtype, strides)
     return rule

@@ -44,9 +44,10 @@ class Mode:
 
 
 def _stack(mode):
-    if mode.level not in ("above", "below"):
-        raise ValueError(f"a mode's level is 'above' or 'below' (autograd), got {mode.level!r}")
-    return _local.above if mode.level == "above" else _local.below
+    level = getattr(mode, "level", "above")  # any object with `dispatch` methods will do; Mode is the base
+    if level not in ("above", "below"):
+        raise ValueError(f"a mode's level is 'above' or 'below' (autograd), got {level!r}")
+    return _local.above if level == "above" else _local.below
 
 
 def push_mode(mode: Mode) -> None:

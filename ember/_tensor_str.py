@@ -126,7 +126,7 @@ def _default_for(d):
 
 
 def _meta_suffixes(t, d):
-    out = ["...", ", device='meta'", f", size={tuple(t._data.shape)}"]
+    out = ["...", ", device='meta'", f", size={tuple(t.shape)}"]
     if d is not _dtypes.get_default_dtype():
         out.append(f", dtype={d}")
     if t._grad_fn is not None:

@@ -45,7 +45,7 @@ TEMPORARY = {
     "ember/nn/functional/_attention.py": 1,
     "ember/nn/functional/activation.py": 1,
     "ember/nn/functional/conv.py": 3,
-    "ember/nn/functional/loss.py": 9,
+    "ember/nn/functional/loss.py": 11,  # the loss checks of issue 16 (item 5) landed before this branch
     "ember/nn/functional/sampling.py": 6,
     "ember/nn/init.py": 6,
     "ember/nn/modules/rnn.py": 1,

@@ -349,7 +349,7 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 # them at their updated version. The gradient flows to x alone.
 
 
-@defop("native_batch_norm", "NativeBatchNormBackward0", NN)
+@defop("native_batch_norm", "NativeBatchNormBackward0", NN, overload="training")
 def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
     out = _normalize_kernel(a, axes, eps)
     n = int(np.prod([a.shape[d] for d in axes]))

@@ -288,7 +288,8 @@ def _random_op(node, overload):
     return op
 
 
-_random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}", o) for i, o in enumerate(("from", "to", "")))
+_random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}", o)
+                                             for i, o in enumerate(("from", "to", "")))
 
 
 def _check_from_to(d, lo, to):
@@ -450,7 +451,8 @@ def _bernoulli_scalar_kernel(a, gen, p):
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 
 
-_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(_bernoulli_scalar_kernel)
+_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(
+    _bernoulli_scalar_kernel)
 
 
 @defop("bernoulli", None, POINTWISE, overload="p")

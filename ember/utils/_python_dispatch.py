@@ -64,9 +64,9 @@ class TorchDispatchMode(Mode):
 
 
 def _get_current_dispatch_mode():
-    below = [m for m in current_modes() if m.level == "below"]
+    below = [m for m in current_modes() if getattr(m, "level", "above") == "below"]
     return below[-1] if below else None
 
 
 def _get_current_dispatch_mode_stack():
-    return [m for m in current_modes() if m.level == "below"]
+    return [m for m in current_modes() if getattr(m, "level", "above") == "below"]

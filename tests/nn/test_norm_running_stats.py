@@ -7,7 +7,7 @@ import torch
 from compare import assert_same, to_ember, to_torch
 
 import ember
-from ember._dispatch import pop_mode, push_mode, redispatch, redispatch_inplace
+from ember._modes import pop_mode, push_mode, redispatch, redispatch_inplace
 
 CASES = [
     ("BatchNorm1d", dict(), (4, 3), np.float32),
@@ -25,13 +25,13 @@ class _Inputs:
     def __init__(self):
         self.seen = []
 
-    def dispatch(self, op, inputs, params, level):
+    def dispatch(self, op, inputs, params):
         self.seen.append((op.name, [id(t) for t in inputs if isinstance(t, ember.Tensor)]))
-        return redispatch(op, inputs, params, level)
+        return redispatch(op, inputs, params)
 
-    def dispatch_inplace(self, op, self_, inputs, params, level):
+    def dispatch_inplace(self, op, self_, inputs, params):
         self.seen.append((op.name, [id(t) for t in inputs if isinstance(t, ember.Tensor)]))
-        return redispatch_inplace(op, self_, inputs, params, level)
+        return redispatch_inplace(op, self_, inputs, params)
 
 
 @pytest.mark.parametrize("name,kwargs,shape,dtype", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])

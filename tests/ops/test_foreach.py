@@ -5,7 +5,7 @@ import pytest
 from compare import check
 
 import ember
-from ember._dispatch import pop_mode, push_mode, redispatch, redispatch_inplace
+from ember._modes import pop_mode, push_mode, redispatch, redispatch_inplace
 
 R = np.random.default_rng(0)
 F = [np.asarray(R.standard_normal(s), np.float32) for s in ((3,), (2, 3), ())]
@@ -77,13 +77,13 @@ class _Recorder:
     def __init__(self):
         self.names = []
 
-    def dispatch(self, op, inputs, params, level):
+    def dispatch(self, op, inputs, params):
         self.names.append(op.name)
-        return redispatch(op, inputs, params, level)
+        return redispatch(op, inputs, params)
 
-    def dispatch_inplace(self, op, self_, inputs, params, level):
+    def dispatch_inplace(self, op, self_, inputs, params):
         self.names.append(op.name)
-        return redispatch_inplace(op, self_, inputs, params, level)
+        return redispatch_inplace(op, self_, inputs, params)
 
 
 def test_one_dispatch_per_list():

@@ -3,6 +3,8 @@ every interval of Cody's approximations and their seams, the float32 fits, the t
 +-0, +-inf and NaN, in float64 (to ~1e-15) and float32 (to ~2 ulps), blocked (large) and 0-d inputs.
 """
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -49,6 +51,15 @@ def test_erf_family_shapes(name, shape):
 
 
 def test_gelu_exact_float32_wide_range():
+    """float32 gelu agrees with torch's to 1e-6 wherever torch's agrees with the exact value; where torch's
+    own vectorised erf (its AVX-512 path, not its AVX2 one) is off by about 1e-6 (near |x| = 3.46: 1.03e-6),
+    the two may differ by more, and there ember must be the closer to the exact value. ember never errs by
+    more than 5e-7."""
     x = np.linspace(-12, 12, 100001).astype(np.float32)
-    assert_same(ember.nn.functional.gelu(ember.from_numpy(x)), torch.nn.functional.gelu(torch.from_numpy(x)),
-                rtol=1.3e-6, atol=1e-6)
+    e = ember.nn.functional.gelu(ember.from_numpy(x)).numpy().astype(np.float64)
+    t = torch.nn.functional.gelu(torch.from_numpy(x)).numpy().astype(np.float64)
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
+    assert np.abs(e - exact).max() <= 5e-7
+    apart = ~np.isclose(e, t, rtol=1.3e-6, atol=1e-6)
+    assert (np.abs(t - exact)[apart] > 9e-7).all()
+    assert (np.abs(e - exact)[apart] < np.abs(t - exact)[apart]).all()

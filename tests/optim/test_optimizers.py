@@ -311,13 +311,13 @@ class _StepRecorder:
     def __init__(self):
         self.names = []
 
-    def dispatch(self, op, inputs, params, level):
+    def dispatch(self, op, inputs, params):
         self.names.append(op.name)
-        return ember._dispatch.redispatch(op, inputs, params, level)
+        return ember._modes.redispatch(op, inputs, params)
 
-    def dispatch_inplace(self, op, self_, inputs, params, level):
+    def dispatch_inplace(self, op, self_, inputs, params):
         self.names.append(op.name)
-        return ember._dispatch.redispatch_inplace(op, self_, inputs, params, level)
+        return ember._modes.redispatch_inplace(op, self_, inputs, params)
 
 
 STEP_OPS = {"SGD": "_sgd_step_", "Adam": "_adam_step_", "AdamW": "_adam_step_", "Adamax": "_adamax_step_",
@@ -338,11 +338,11 @@ def test_step_is_one_op_a_mode_sees(name):
     for k in range(3):
         _set_grads(ember, pe, k, noise[k], [np.zeros(1, np.float32)])
         _set_grads(torch, pt, k, noise[k], [np.zeros(1, np.float32)])
-        ember._dispatch.push_mode(rec)
+        ember._modes.push_mode(rec)
         try:
             oe.step()
         finally:
-            ember._dispatch.pop_mode(rec)
+            ember._modes.pop_mode(rec)
         ot.step()
     assert rec.names.count(STEP_OPS[name]) == 3
     check_same(pe, pt, oe, ot)
@@ -360,11 +360,11 @@ def test_lbfgs_updates_are_ops():
         loss.backward()
         return loss
 
-    ember._dispatch.push_mode(rec)
+    ember._modes.push_mode(rec)
     try:
         opt.step(closure)
     finally:
-        ember._dispatch.pop_mode(rec)
+        ember._modes.pop_mode(rec)
     assert rec.names.count("_lbfgs_add_grad_") >= 1
 
 
@@ -375,11 +375,11 @@ def test_zero_grad_without_set_to_none_is_one_foreach_op():
         a.grad, b.grad = ember.ones_like(a), torch.ones_like(b)
     oe, ot = ember.optim.SGD(pe, lr=0.1), torch.optim.SGD(pt, lr=0.1)
     rec = _StepRecorder()
-    ember._dispatch.push_mode(rec)
+    ember._modes.push_mode(rec)
     try:
         oe.zero_grad(set_to_none=False)
     finally:
-        ember._dispatch.pop_mode(rec)
+        ember._modes.pop_mode(rec)
     ot.zero_grad(set_to_none=False)
     assert rec.names == ["_foreach_zero_"]
     for a, b in zip(pe, pt):

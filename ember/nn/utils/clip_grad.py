@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
-from ..._naming import named
 from ..._dispatch import quiet_numpy
+from ..._naming import named
 from ..._tensor import Tensor, _version_counter, _wrap
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]

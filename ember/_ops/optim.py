@@ -110,7 +110,11 @@ def sgd_step(params, grads, bufs, has_buf, weight_decay, momentum, lr, dampening
     """Returns the new momentum buffers, one per False in `has_buf` (torch's first-step clone of the grad)."""
     new, j = [], 0
     for i, p in enumerate(params):
-        g = _grad(grads[i], p, maximize, weight_decay)
+        g = grads[i]  # (`_grad` inlined: SGD's per-parameter overhead is what a step of many small params costs)
+        if maximize:
+            g = np.negative(g)
+        if weight_decay != 0:
+            g = add_scaled(g, p, weight_decay)
         if momentum != 0:
             if not has_buf[i]:
                 buf = np.array(g, copy=True)

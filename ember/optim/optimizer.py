@@ -117,11 +117,17 @@ def _run_step(op, lists, hyper, bumps):
     fresh state tensors. `bumps[i]`: how many in-place ops torch's single-tensor step applies to each tensor of
     `lists[i]`, which is how far its version counter moves (as torch's does: saved tensors notice the update).
     """
-    out = dispatch(op, tuple([t for lst in lists for t in lst]), (tuple([len(lst) for lst in lists]), *hyper))
+    flat = []
+    for lst in lists:
+        flat += lst
+    out = dispatch(op, flat, (tuple([len(lst) for lst in lists]), *hyper))
     for lst, k in zip(lists, bumps):
         if k:
-            for t in lst:
-                _version_counter(t)[0] += k
+            for t in lst:  # (inlined `_bump`: this loop runs for every tensor of every step)
+                vc = t._vc
+                if vc is None:
+                    vc = _version_counter(t)
+                vc[0] += k
     return out
 
 

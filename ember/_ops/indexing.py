@@ -6,6 +6,13 @@ As in torch, ints, slices (positive step), None and Ellipsis give a view and are
 select / slice / unsqueeze (so `x[:, 0].grad_fn` is SelectBackward0, and full slices are free).
 Integer or boolean tensors and lists make the index "advanced": one `IndexBackward0` op that copies,
 with NumPy's (= torch's) rules for where the indexed dims go.
+
+NOTE [ Index tensors are op inputs ]
+The index, mask and target tensors of every op here and in selection.py are inputs of the dispatched op,
+never arrays in its parameters, so a mode (a tracer) sees them as tensors and records them as graph
+inputs (see NOTE [ Index inputs ] in autograd/graph.py for how autograd treats them). An advanced-indexing
+key mixes tensors with ints, slices and None: the op gets the key's tensors as inputs and a template of
+the key as a parameter, with `TENSOR` where each tensor goes (`_fill` puts the arrays back).
 """
 
 import numpy as np
@@ -18,16 +25,40 @@ from .shape import _select, _slice, _unsqueeze
 _int_types = (int, np.integer)
 
 
+class _TensorSlot:
+    """The place of a tensor in a key template (NOTE [ Index tensors are op inputs ])."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "TENSOR"
+
+
+TENSOR = _TensorSlot()
+
+
+def _fill(template, arrays):
+    """The NumPy key of `template` with `arrays` in its TENSOR places, in order."""
+    it = iter(arrays)
+    return tuple(next(it) if k is TENSOR else k for k in template)
+
+
+def _template(key):
+    """(template, index tensors) of a key whose entries may be tensors."""
+    return tuple(TENSOR if isinstance(k, Tensor) else k for k in key), tuple(k for k in key if isinstance(k, Tensor))
+
+
 def _prep_key(t, key):
     """Normalise a key to a tuple; report whether it holds advanced (tensor/list) indices."""
     if not isinstance(key, tuple):
         key = (key,)
-    out, advanced = [], False
+    out, advanced, tensors = [], False, []
     for k in key:
         if isinstance(k, Tensor):
             if k._data.dtype.kind not in "biu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(k._data)
+            tensors.append(k)
             advanced = True
         elif isinstance(k, (list, np.ndarray)) or (isinstance(k, tuple) and False):
             arr = np.asarray([int(v) if isinstance(v, Tensor) else v for v in k] if isinstance(k, list) else k)
@@ -46,7 +77,16 @@ def _prep_key(t, key):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + type(k).__name__ + ")")
-    return tuple(out), advanced
+    return tuple(out), advanced, tensors
+
+
+def _as_template(key, tensors):
+    """The template of a prepared key (its tensors' arrays become TENSOR; NOTE [ Index tensors are op
+    inputs ])."""
+    if not tensors:
+        return key
+    ids = {id(t._data) for t in tensors}
+    return tuple(TENSOR if type(k) is np.ndarray and id(k) in ids else k for k in key)
 
 
 def _consumed(key):
@@ -70,14 +110,14 @@ def _getitem(self, key):
         if start == 0 and stop >= size and step == 1:
             return self.view(self._data.shape)
         return dispatch(_slice, (self,), (0, start, max(start, stop), step))
-    key, advanced = _prep_key(self, key)
+    key, advanced, tensors = _prep_key(self, key)
     ndim = self._data.ndim
     used = _consumed(key)
     if used > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if advanced:
         _check_advanced(self, key)
-        return dispatch(_index, (self,), (key,))
+        return dispatch(_index, (self, *tensors), (_as_template(key, tensors),))
     t, dim = self, 0
     for k in key:
         if k is None:
@@ -129,26 +169,31 @@ def _check_advanced(self, key):
         dim += 1
 
 
+# inputs: (a, *index tensors); params: (key template,)  [tags: index inputs]
 @defop("index", "IndexBackward0", INDEXING, saves="meta")
-def _index(a, key):
-    return c_contiguous(a[key])
+def _index(a, *rest):
+    return c_contiguous(a[_fill(rest[-1], rest[:-1])])
 
 
 @_index.derivative_
-def _(g, a, key):
-    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+def _(g, a, *rest):
+    idx = rest[:-1]
+    return (dispatch(_index_put_zeros, (g, *idx), (tuple(a.shape), rest[-1])),) + (None,) * len(idx)
 
 
+# inputs: (g, *index tensors); params: (shape, key template)  [tags: index inputs]
 @defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none")
-def _index_put_zeros(g, shape, key):
+def _index_put_zeros(g, *rest):
+    shape, template = rest[-2:]
     z = np.zeros(shape, g.dtype)
-    np.add.at(z, key, g)
+    np.add.at(z, _fill(template, rest[:-2]), g)
     return z
 
 
 @_index_put_zeros.derivative_
-def _(gg, g, shape, key):
-    return dispatch(_index, (gg,), (key,))
+def _(gg, g, *rest):
+    idx = rest[:-2]
+    return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
 Tensor.__getitem__ = _getitem
@@ -178,10 +223,12 @@ def copy_(self, src, non_blocking=False):
     return dispatch_inplace(_copy, self, (self, src))
 
 
+# inputs: (a, values, *index tensors); params: (key template, accumulate)  [tags: index inputs]
 @defop("index_put", "IndexPutBackward0", INDEXING, saves="meta")
-def _index_put(a, v, key, accumulate):
+def _index_put(a, v, *rest):
+    key = _fill(rest[-2], rest[:-2])
     out = a.copy()
-    if accumulate:
+    if rest[-1]:
         np.add.at(out, key, v)
     else:
         out[key] = v
@@ -189,18 +236,19 @@ def _index_put(a, v, key, accumulate):
 
 
 @_index_put.derivative_
-def _(g, a, v, key, accumulate):
-    ga = g if accumulate else dispatch(_index_put, (g, 0.0), (key, False))
-    return ga, dispatch(_index, (g,), (key,))
+def _(g, a, v, *rest):
+    idx, template = rest[:-2], rest[-2]
+    ga = g if rest[-1] else dispatch(_index_put, (g, 0.0, *idx), (template, False))
+    return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
 def _setitem(self, key, value):
-    k, advanced = _prep_key(self, key)
+    k, advanced, tensors = _prep_key(self, key)
     if advanced:
         _check_advanced(self, k)
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
             value = value.to(self.dtype)
-        dispatch_inplace(_index_put, self, (self, value), (k, False))
+        dispatch_inplace(_index_put, self, (self, value, *tensors), (_as_template(k, tensors), False))
         return
     view = _getitem(self, key)
     view.copy_(value)
@@ -211,8 +259,8 @@ Tensor.__setitem__ = _setitem
 
 @method()
 def index_put_(self, indices, values, accumulate=False):
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
-    return dispatch_inplace(_index_put, self, (self, values), (key, accumulate))
+    template, idx = _template(indices)
+    return dispatch_inplace(_index_put, self, (self, values, *idx), (template, accumulate))
 
 
 Tensor.index_put_ = index_put_
@@ -221,22 +269,22 @@ public.pop("index_put_", None)
 
 @method()
 def index_put(input, indices, values, accumulate=False):
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
-    return dispatch(_index_put, (input, values), (key, accumulate))
+    template, idx = _template(indices)
+    return dispatch(_index_put, (input, values, *idx), (template, accumulate))
 
 
 # ---- index_select, masked_fill ------------------------------------------------------------------------
 
 
-@defop("index_select", "IndexSelectBackward0", INDEXING, saves="meta")
-def _index_select(a, dim, idx):
-    return np.take(a, idx, axis=dim)
+@defop("index_select", "IndexSelectBackward0", INDEXING, saves="meta")  # [tags: index inputs]
+def _index_select(a, idx, dim):
+    return np.take(a, idx.reshape(-1), axis=dim)
 
 
 @_index_select.derivative_
-def _(g, a, dim, idx):
-    key = (slice(None),) * dim + (idx,)
-    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+def _(g, a, idx, dim):
+    key = (slice(None),) * dim + (TENSOR,)
+    return dispatch(_index_put_zeros, (g, idx.reshape(-1)), (tuple(a.shape), key)), None
 
 
 @method()
@@ -254,17 +302,17 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index out of range in self") if n else IndexError(f"index {bad} out of range")
     if n == 0:
         return finish_out(input.reshape(1)[index].reshape(index.shape), out)
-    return finish_out(dispatch(_index_select, (input,), (d, idx)), out)
+    return finish_out(dispatch(_index_select, (input, index), (d,)), out)
 
 
-@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none")
+@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none")  # [tags: index inputs]
 def _masked_fill(a, mask, value):
     return np.where(mask, np.asarray(value, dtype=a.dtype), np.asarray(a, order="C"))  # torch: contiguous
 
 
 @_masked_fill.derivative_
 def _(g, a, mask, value):
-    return g.masked_fill(Tensor._from_array(mask), 0), None
+    return g.masked_fill(mask, 0), None
 
 
 @method()
@@ -277,13 +325,13 @@ def masked_fill(input, mask, value):
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         value = value.item()
-    return dispatch(_masked_fill, (input,), (mask._data, value))
+    return dispatch(_masked_fill, (input, mask), (value,))
 
 
 def _masked_fill_(self, mask, value):
     if isinstance(value, Tensor):
         value = value.item()
-    return dispatch_inplace(_masked_fill, self, (self,), (mask._data, value))
+    return dispatch_inplace(_masked_fill, self, (self, mask), (value,))
 
 
 Tensor.masked_fill_ = _masked_fill_
@@ -292,19 +340,19 @@ Tensor.masked_fill_ = _masked_fill_
 # ---- gather / scatter into zeros (the pair behind max(dim) and friends) ---------------------------------
 
 
-@defop("gather", "GatherBackward0", INDEXING, saves="meta")
-def _gather(a, dim, idx):
+@defop("gather", "GatherBackward0", INDEXING, saves="meta")  # [tags: index inputs]
+def _gather(a, idx, dim):
     # torch lets the index be smaller than the input in the other dims: gather from that leading block
     a = a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)
 
 
 @_gather.derivative_
-def _(g, a, dim, idx):
-    return dispatch(_scatter_zeros, (g,), (idx, dim, a.shape))
+def _(g, a, idx, dim):
+    return dispatch(_scatter_zeros, (g, idx), (dim, tuple(a.shape))), None
 
 
-@defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none")
+@defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none")  # [tags: index inputs]
 def _scatter_zeros(g, idx, dim, shape):
     z = np.zeros(shape, g.dtype)
     # indices can repeat (gather of the same element twice): accumulate, never overwrite
@@ -316,12 +364,12 @@ def _scatter_zeros(g, idx, dim, shape):
 
 @_scatter_zeros.derivative_
 def _(gg, g, idx, dim, shape):
-    return dispatch(_gather, (gg,), (dim, idx))
+    return dispatch(_gather, (gg, idx), (dim,)), None
 
 
 def scatter_into_zeros(g, index, dim, shape):
     """zeros(shape) with `g` added at `index` along `dim` (a Tensor of indices)."""
-    return dispatch(_scatter_zeros, (g,), (index._data, dim, tuple(shape)))
+    return dispatch(_scatter_zeros, (g, index), (dim, tuple(shape)))
 
 
 def _from_array(arr):

@@ -340,7 +340,7 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 # ---- embedding -----------------------------------------------------------------------------------------
 
 
-@defop("embedding", "EmbeddingBackward0", NN, saves="meta")
+@defop("embedding", "EmbeddingBackward0", NN, saves="meta")  # [tags: index inputs]
 def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
     return weight[idx]
 
@@ -363,20 +363,19 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
 
 @embedding.derivative_
 def _(g, weight, idx, padding_idx, scale_grad_by_freq=False):
-    return dispatch(embedding_backward, (g,), (idx, weight.shape[0], padding_idx, scale_grad_by_freq))
+    return dispatch(embedding_backward, (g, idx), (weight.shape[0], padding_idx, scale_grad_by_freq)), None
 
 
 @embedding_backward.derivative_
 def _(gg, g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
-    from .creation import from_numpy
-
-    out = dispatch(embedding, (gg,), (idx, padding_idx))
+    out = dispatch(embedding, (gg, idx), (padding_idx,))
     if scale_grad_by_freq:
-        counts = np.bincount(idx.reshape(-1) % num_weights, minlength=num_weights)
-        out = out / from_numpy(counts[idx % num_weights][..., None].astype(gg._data.dtype))
+        wrapped = idx % num_weights
+        counts = wrapped.reshape(-1).bincount(minlength=num_weights)
+        out = out / counts[wrapped].unsqueeze(-1).to(gg.dtype)
     if padding_idx is not None and padding_idx >= 0:
-        out = where(from_numpy(idx != padding_idx).unsqueeze(-1), out, 0.0)
-    return out
+        out = where((idx != padding_idx).unsqueeze(-1), out, 0.0)
+    return out, None
 
 
 # ---- public Tensor methods (torch.softmax, Tensor.log_softmax, ...) ---------------------------------------
@@ -524,8 +523,7 @@ def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infini
 @ctc_loss.derivative_
 def _(g, lp, targets, il, tl, blank, zero_infinity, *, out):
     g0 = g[0] if type(g) is tuple else g
-    return dispatch(ctc_loss_backward, (g0, lp), (out[0]._data, out[1]._data, targets._data, il, tl, blank,
-                                                  zero_infinity)), None
+    return dispatch(ctc_loss_backward, (g0, lp, out[0], out[1], targets), (il, tl, blank, zero_infinity)), None
 
 
 @ctc_loss_backward.derivative_

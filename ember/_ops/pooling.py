@@ -117,8 +117,8 @@ def max_pool_gather(x, idx):
 
 @max_pool.derivative_
 def _(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,),
-                    (out[1]._data, tuple(x.shape), _disjoint(ksize, stride, dil)))
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]),
+                    (tuple(x.shape), _disjoint(ksize, stride, dil)))
 
 
 max_pool.save_output = True
@@ -126,12 +126,12 @@ max_pool.save_output = True
 
 @max_pool_backward.derivative_
 def _(gg, g, idx, in_shape, disjoint=False):
-    return dispatch(max_pool_gather, (gg,), (idx,))
+    return dispatch(max_pool_gather, (gg, idx)), None
 
 
 @max_pool_gather.derivative_
 def _(g, x, idx):
-    return dispatch(max_pool_backward, (g,), (idx, tuple(x.shape) if x is not None else None, False))
+    return dispatch(max_pool_backward, (g, idx), (tuple(x.shape) if x is not None else None, False)), None
 
 
 max_pool_gather.saves = "meta"
@@ -180,7 +180,7 @@ adaptive_max_pool.save_output = True
 
 @adaptive_max_pool.derivative_
 def _(g, x, out_size, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,), (out[1]._data, tuple(x.shape)))
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]), (tuple(x.shape),))
 
 
 # ---- average pooling ---------------------------------------------------------------------------------------

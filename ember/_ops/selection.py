@@ -12,7 +12,7 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._util import finish_out, method, wrap_dim
 from .pointwise import where
 
@@ -489,17 +489,27 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return finish_out(input.expand(*x_shape).gather(d, indices.expand(*i_full)), out)
 
 
+# nonzero's output shape depends on the data  [tags: dynamic_output_shape]
+@defop("nonzero", None, INDEXING)
+def _nonzero(a):
+    if a.ndim == 0:
+        return np.zeros((int(bool(a)), 0), np.int64)
+    # torch's result is column-major: (n, ndim) with strides (1, n)
+    return np.asfortranarray(np.argwhere(a).astype(np.int64))
+
+
+@defop("nonzero_numpy", None, INDEXING)  # as_tuple=True  [tags: dynamic_output_shape]
+def _nonzero_tuple(a):
+    if a.ndim == 0:
+        return (np.flatnonzero(a.reshape(1)).astype(np.int64),)
+    return tuple(i.astype(np.int64) for i in np.nonzero(a))
+
+
 @method()
 def nonzero(input, *, out=None, as_tuple=False):
-    a = input._data
     if as_tuple:
-        if a.ndim == 0:
-            return (_wrap(np.flatnonzero(a.reshape(1)).astype(np.int64)),)
-        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(a))
-    if a.ndim == 0:
-        return finish_out(_wrap(np.zeros((int(bool(a)), 0), np.int64)), out)
-    # torch's result is column-major: (n, ndim) with strides (1, n)
-    return finish_out(_wrap(np.asfortranarray(np.argwhere(a).astype(np.int64))), out)
+        return dispatch(_nonzero_tuple, (input,))
+    return finish_out(dispatch(_nonzero, (input,)), out)
 
 
 @method()

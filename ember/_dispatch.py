@@ -24,6 +24,7 @@ __all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_m
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
+HIGHER_ORDER = "higher_order"  # see dispatch_higher_order
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -112,7 +113,21 @@ def redispatch(op, inputs, params, level):
     """Called by the mode handler at stack position `level` to pass the op to the next one down."""
     if level:
         return _modes[level - 1].dispatch(op, inputs, params, level - 1)
+    if op.kind is HIGHER_ORDER:
+        return op.kernel(*inputs, *params)
     return _run(op, inputs, params)
+
+
+# NOTE [ Higher-order ops ]
+# A higher-order op (`autograd.Function.apply`) runs Python code on tensors, not a kernel on arrays, and
+# records its own autograd node: its "kernel" takes the Tensors and returns Tensors. It is dispatched with
+# `dispatch_higher_order`, so modes see it (inputs: its tensor arguments; params: the rest), and below the
+# last mode it runs its kernel instead of `_run`. With no mode active it costs one list test.
+def dispatch_higher_order(op, inputs, params=()):
+    """`dispatch` for an op of kind HIGHER_ORDER: see NOTE [ Higher-order ops ]."""
+    if _modes:
+        return _modes[-1].dispatch(op, inputs, params, len(_modes) - 1)
+    return op.kernel(*inputs, *params)
 
 
 def _run(op, inputs, params):

@@ -164,3 +164,62 @@ def test_index_inputs_go_through_saved_tensor_hooks():
             y = x.index_select(0, lib.tensor(ROWS))
         y.sum().backward()
         assert seen == [lib.int64], (lib.__name__, seen)
+
+
+class _Scale:
+    """A custom Function in the setup_context style with a non-tensor argument, saving an input."""
+
+    @staticmethod
+    def make(lib):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(x, k, y):
+                return x * k * y, (x > 0)
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                x, k, y = inputs
+                ctx.k = k
+                ctx.save_for_backward(x, y)
+                ctx.mark_non_differentiable(output[1])
+
+            @staticmethod
+            def backward(ctx, g, _):
+                x, y = ctx.saved_tensors
+                return g * ctx.k * y, None, g * ctx.k * x if ctx.needs_input_grad[2] else None
+        return Scale
+
+
+def test_function_apply_dispatches_as_one_higher_order_op():
+    """A mode sees `Function.apply` as the op `autograd_function_apply`: its inputs are the tensor
+    arguments, its params carry the Function and the other arguments; results and grads are torch's."""
+    with Recorder() as rec:
+        check(lambda L, x, y: _Scale.make(L).apply(x, 3.0, y), X, X * 2, grad=(0, 1))
+    applies = [(op, inputs, params) for op, inputs, params in rec.calls if op.name == "autograd_function_apply"]
+    assert len(applies) == 1
+    op, inputs, params = applies[0]
+    assert len(inputs) == 2 and all(isinstance(t, ember.Tensor) for t in inputs)
+    assert params[0].__name__ == "Scale" and 3.0 in params[1]
+    # the ops of forward (and of the backward formula, run by the engine) reach the mode too
+    assert {"mul", "gt"} <= {op.name for op, _, _ in rec.calls}
+
+
+def test_function_apply_under_a_mode_keeps_identity_rules():
+    """An input returned as is comes back as a view, a dirty input keeps its identity, under a mode."""
+    class Ident(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            y.add_(1)
+            ctx.mark_dirty(y)
+            return x, y
+
+        @staticmethod
+        def backward(ctx, gx, gy):
+            return gx, gy
+
+    x = ember.tensor(X, requires_grad=True)
+    y = ember.tensor(X) * 1
+    y.requires_grad_(False)
+    with Recorder():
+        a, b = Ident.apply(x, y)
+    assert a is not x and a._base is x and b is y

@@ -20,6 +20,7 @@ does: the count, None for non-tensor inputs, shapes (broadcastable results are s
 import functools
 import warnings
 
+from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, fit_grads, grad_edge
@@ -210,21 +211,50 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        prev = _grad_state.enabled
-        _grad_state.enabled = False
-        try:
-            if cls.setup_context is not Function.setup_context:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _grad_state.enabled = prev
-        if prev and any(ctx.needs_input_grad):
-            output = _connect(ctx, args, output)
-        return output
+        """Run the Function: one dispatched higher-order op, `autograd_function_apply` (NOTE [ Higher-order
+        ops ] in _dispatch.py), whose inputs are the tensor arguments and whose params are the Function,
+        the other arguments (with `_TENSOR` where each tensor goes) and the keyword arguments."""
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        if len(tensors) == len(args):
+            return dispatch_higher_order(_function_apply, tensors, (cls, None, kwargs))
+        template = tuple(_TENSOR if isinstance(a, Tensor) else a for a in args)
+        return dispatch_higher_order(_function_apply, tensors, (cls, template, kwargs))
+
+
+_TENSOR = object()  # where a tensor argument goes in Function.apply's template
+
+
+def _apply_kernel(*rest):
+    """The higher-order op's body: rebuild the arguments and run the Function (steps 1-3 of the module
+    docstring)."""
+    *tensors, cls, template, kwargs = rest
+    if template is None:
+        args = tuple(tensors)
+    else:
+        it = iter(tensors)
+        args = tuple(next(it) if a is _TENSOR else a for a in template)
+    return _apply(cls, args, kwargs)
+
+
+_function_apply = defop("autograd_function_apply", None, HIGHER_ORDER)(_apply_kernel)
+
+
+def _apply(cls, args, kwargs):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    prev = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        if cls.setup_context is not Function.setup_context:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _grad_state.enabled = prev
+    if prev and any(ctx.needs_input_grad):
+        output = _connect(ctx, args, output)
+    return output
 
 
 def _input_meta(a):

@@ -126,7 +126,7 @@ def _default_for(d):
 
 
 def tensor_repr(t, prefix="tensor("):
-    a = _plain(t._data)
+    a = _plain(t.numpy(force=True))  # printing formats the values: NumPy's array, not an op
     d = t.dtype
     indent = len(prefix)
     suffixes = []

@@ -39,8 +39,10 @@ TENSOR = _TensorSlot()
 
 def _fill(template, arrays):
     """The NumPy key of `template` with `arrays` in its TENSOR places, in order."""
+    if len(arrays) == len(template):  # every entry is a tensor (`x[i]`, `x[i, j]`)
+        return arrays if type(arrays) is tuple else tuple(arrays)
     it = iter(arrays)
-    return tuple(next(it) if k is TENSOR else k for k in template)
+    return tuple([next(it) if k is TENSOR else k for k in template])
 
 
 def _template(key):
@@ -83,10 +85,10 @@ def _prep_key(t, key):
 def _as_template(key, tensors):
     """The template of a prepared key (its tensors' arrays become TENSOR; NOTE [ Index tensors are op
     inputs ])."""
-    if not tensors:
-        return key
-    ids = {id(t._data) for t in tensors}
-    return tuple(TENSOR if type(k) is np.ndarray and id(k) in ids else k for k in key)
+    if len(tensors) == len(key):
+        return (TENSOR,) * len(key)
+    arrays = [t._data for t in tensors]
+    return tuple([TENSOR if any(k is a for a in arrays) else k for k in key])
 
 
 def _consumed(key):

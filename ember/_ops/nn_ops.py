@@ -272,8 +272,11 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN)
+@defop("nll_loss", "NllLossBackward0", NN)  # [tags: index inputs]
 def nll_loss(x, target, weight, reduction, ignore_index):
+    bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
+    if bad.any():                                                              # makes it in its kernel too
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
     w_, dt = _wide(x)
     picked, w, _ = _nll_parts(w_, target, weight, ignore_index)
     losses = -picked * w

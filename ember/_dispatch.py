@@ -35,6 +35,7 @@ __all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redisp
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
+HIGHER_ORDER = "higher_order"  # see dispatch_higher_order
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -55,6 +56,7 @@ class _ThreadModes(threading.local):
     def __init__(self):
         self.above: list = []
         self.below: list = []
+        self.bodies: list = []  # the stacks at each higher-order op's dispatch (NOTE [ Higher-order ops ])
 
 
 _local = _ThreadModes()
@@ -70,6 +72,7 @@ TAGS = frozenset((
     "not_holomorphic",  # the derivative is stated in torch's conjugate convention (NOTE [ Complex gradients ])
     "scalar_edge",  # a Python-number input takes part in promotion but gets no gradient edge
     "mask",  # input 0 is a boolean mask that selects which of the others' values pass
+    "index",  # some inputs are index (or mask, or class-target) tensors: no edge, saved whole (NOTE [ Index inputs ])
 ))
 
 
@@ -168,6 +171,38 @@ def dispatch(op, inputs, params=()):
 redispatch = dispatch
 
 
+# NOTE [ Higher-order ops ]
+# A higher-order op (`autograd.Function.apply`) runs Python code on tensors, not a kernel on arrays, and
+# records its own autograd node: its "kernel" takes the Tensors and returns Tensors. It is dispatched with
+# `dispatch_higher_order`, so modes see it (inputs: its tensor arguments; params: the rest), and below the
+# last mode it runs its kernel instead of `_run` (`_bottom`). With no mode active it costs one list test.
+def dispatch_higher_order(op, inputs, params=()):
+    """`dispatch` for an op of kind HIGHER_ORDER: see NOTE [ Higher-order ops ]."""
+    if _modes:
+        # the body runs, below the last mode, with the stacks as they are here: modes see the op and its body
+        _local.bodies.append((tuple(_local.above), tuple(_local.below)))
+        try:
+            return dispatch_modes(op, inputs, params)
+        finally:
+            _local.bodies.pop()
+    return op.kernel(*inputs, *params)
+
+
+def _bottom(op, inputs, params):
+    """Below the last mode: the kernel, through `_run`, or a higher-order op's own body (run with the
+    modes its dispatch started with back in place)."""
+    if op.kind is not HIGHER_ORDER:
+        return _run(op, inputs, params)
+    if not _local.bodies:
+        return op.kernel(*inputs, *params)
+    above, below = _local.above, _local.below
+    _local.above, _local.below = (list(m) for m in _local.bodies[-1])
+    try:
+        return op.kernel(*inputs, *params)
+    finally:
+        _local.above, _local.below = above, below
+
+
 def _run(op, inputs, params):
     # Written flat on purpose: this function runs for every op, and each Python call costs ~60 ns.
     n = len(inputs)
@@ -241,7 +276,7 @@ def dispatch_modes(op, inputs, params):
             above.append(mode)
     if _local.below or (_hooked and _hook_of(inputs) is not None):
         return _run_below(op, inputs, params)
-    return _run(op, inputs, params)
+    return _bottom(op, inputs, params)
 
 
 def _run_below(op, inputs, params):

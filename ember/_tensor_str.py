@@ -140,7 +140,7 @@ def tensor_repr(t, prefix="tensor("):
     d = t.dtype
     if t.is_meta:  # no values to show (NOTE [ Meta payloads ])
         return prefix + "".join(_meta_suffixes(t, d)) + ")"
-    a = _plain(t._data)
+    a = _plain(t.numpy(force=True))  # printing formats the values: NumPy's array, not an op
     indent = len(prefix)
     suffixes = []
     summarize = a.size > _print_opts["threshold"]

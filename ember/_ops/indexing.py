@@ -6,6 +6,13 @@ As in torch, ints, slices (positive step), None and Ellipsis give a view and are
 select / slice / unsqueeze (so `x[:, 0].grad_fn` is SelectBackward0, and full slices are free).
 Integer or boolean tensors and lists make the index "advanced": one `IndexBackward0` op that copies,
 with NumPy's (= torch's) rules for where the indexed dims go.
+
+NOTE [ Index tensors are op inputs ]
+The index, mask and target tensors of every op here and in selection.py are inputs of the dispatched op,
+never arrays in its parameters, so a mode (a tracer) sees them as tensors and records them as graph
+inputs (see NOTE [ Index inputs ] in autograd/graph.py for how autograd treats them). An advanced-indexing
+key mixes tensors with ints, slices and None: the op gets the key's tensors as inputs and a template of
+the key as a parameter, with `TENSOR` where each tensor goes (`_fill` puts the arrays back).
 """
 
 import warnings
@@ -20,17 +27,43 @@ from .shape import _select, _slice, _unsqueeze
 _int_types = (int, np.integer)
 
 
+class _TensorSlot:
+    """The place of a tensor in a key template (NOTE [ Index tensors are op inputs ])."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "TENSOR"
+
+
+TENSOR = _TensorSlot()
+
+
+def _fill(template, arrays):
+    """The NumPy key of `template` with `arrays` in its TENSOR places, in order."""
+    if len(arrays) == len(template):  # every entry is a tensor (`x[i]`, `x[i, j]`)
+        return arrays if type(arrays) is tuple else tuple(arrays)
+    it = iter(arrays)
+    return tuple([next(it) if k is TENSOR else k for k in template])
+
+
+def _template(key):
+    """(template, index tensors) of a key whose entries may be tensors."""
+    return tuple(TENSOR if isinstance(k, Tensor) else k for k in key), tuple(k for k in key if isinstance(k, Tensor))
+
+
 def _prep_key(t, key):
     """Normalise a key to a tuple; report whether it holds advanced (tensor/list) indices."""
     if not isinstance(key, tuple):
         key = (key,)
-    out, advanced = [], False
+    out, advanced, tensors = [], False, []
     for k in key:
         if isinstance(k, Tensor):
             a = k._data
             if a.dtype.kind not in "biu" or a.dtype.kind == "i" and a.dtype.itemsize < 4:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(a)  # (a uint8 tensor is a mask: _check_advanced)
+            out.append(a)  # (a uint8 tensor is a mask: _check_advanced warns, _masks_as_bool converts)
+            tensors.append(k)
             advanced = True
         elif isinstance(k, (list, np.ndarray)) or (isinstance(k, tuple) and False):
             arr = np.asarray([int(v) if isinstance(v, Tensor) else v for v in k] if isinstance(k, list) else k)
@@ -49,7 +82,23 @@ def _prep_key(t, key):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + type(k).__name__ + ")")
-    return tuple(out), advanced
+    return tuple(out), advanced, tensors
+
+
+def _as_template(key, tensors):
+    """The template of a prepared key (its tensors' arrays become TENSOR; NOTE [ Index tensors are op
+    inputs ])."""
+    if len(tensors) == len(key):
+        return (TENSOR,) * len(key)
+    arrays = [t._data for t in tensors]
+    return tuple([TENSOR if any(k is a for a in arrays) else k for k in key])
+
+
+def _masks_as_bool(tensors):
+    """Index tensors as the kernel takes them: a uint8 tensor is a (deprecated) mask, read as bool."""
+    if any(t._data.dtype == np.uint8 for t in tensors):
+        return tuple(t.to(bool) if t._data.dtype == np.uint8 else t for t in tensors)
+    return tuple(tensors)
 
 
 def _consumed(key):
@@ -76,14 +125,15 @@ def _getitem(self, key):
     if self._data.ndim == 0 and isinstance(key, _int_types) and not isinstance(key, bool):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                          "C++ to convert a 0-dim tensor to a number")
-    key, advanced = _prep_key(self, key)
+    key, advanced, tensors = _prep_key(self, key)
     ndim = self._data.ndim
     used = _consumed(key)
     if used > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if advanced:
-        key = _check_advanced(self, key)
-        return dispatch(_index, (self,), (key,))
+        template = _as_template(key, tensors)
+        _check_advanced(self, key)
+        return dispatch(_index, (self, *_masks_as_bool(tensors)), (template,))
     t, dim = self, 0
     for position, k in enumerate(key):  # torch names the dim of an int index by its position in the key
         if k is None:
@@ -171,26 +221,31 @@ def _check_advanced(self, key):
     return key
 
 
-@defop("index", "IndexBackward0", INDEXING, saves="meta")
-def _index(a, key):
-    return c_contiguous(a[key])
+# inputs: (a, *index tensors); params: (key template,)
+@defop("index", "IndexBackward0", INDEXING, saves="meta", tags=("index",))
+def _index(a, *rest):
+    return c_contiguous(a[_fill(rest[-1], rest[:-1])])
 
 
 @_index.derivative_
-def _(g, a, key):
-    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+def _(g, a, *rest):
+    idx = rest[:-1]
+    return (dispatch(_index_put_zeros, (g, *idx), (tuple(a.shape), rest[-1])),) + (None,) * len(idx)
 
 
-@defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none")
-def _index_put_zeros(g, shape, key):
+# inputs: (g, *index tensors); params: (shape, key template)
+@defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none", tags=("index",))
+def _index_put_zeros(g, *rest):
+    shape, template = rest[-2:]
     z = np.zeros(shape, g.dtype)
-    np.add.at(z, key, g)
+    np.add.at(z, _fill(template, rest[:-2]), g)
     return z
 
 
 @_index_put_zeros.derivative_
-def _(gg, g, shape, key):
-    return dispatch(_index, (gg,), (key,))
+def _(gg, g, *rest):
+    idx = rest[:-2]
+    return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
 Tensor.__getitem__ = _getitem
@@ -220,11 +275,13 @@ def copy_(self, src, non_blocking=False):
     return dispatch_inplace(_copy, self, (self, src))
 
 
-@defop("index_put", "IndexPutBackward0", INDEXING, saves="meta")
-def _index_put(a, v, key, accumulate):
+# inputs: (a, values, *index tensors); params: (key template, accumulate)
+@defop("index_put", "IndexPutBackward0", INDEXING, saves="meta", tags=("index",))
+def _index_put(a, v, *rest):
+    key = _fill(rest[-2], rest[:-2])
     out = a.copy()
     try:
-        if accumulate:
+        if rest[-1]:  # accumulate
             np.add.at(out, key, v)
         else:
             out[key] = v
@@ -235,21 +292,24 @@ def _index_put(a, v, key, accumulate):
 
 
 @_index_put.derivative_
-def _(g, a, v, key, accumulate):
-    ga = g if accumulate else dispatch(_index_put, (g, 0.0), (key, False))
-    return ga, dispatch(_index, (g,), (key,))
+def _(g, a, v, *rest):
+    idx, template = rest[:-2], rest[-2]
+    ga = g if rest[-1] else dispatch(_index_put, (g, 0.0, *idx), (template, False))
+    return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
 def _setitem(self, key, value):
     scalar = isinstance(value, (int, float, complex))
-    k, advanced = _prep_key(self, key)
+    k, advanced, tensors = _prep_key(self, key)
     if advanced:
         k = _check_advanced(self, k)
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
             value = value.to(self.dtype)
         elif scalar:
             value = checked_scalar(value, self._data.dtype)
-        dispatch_inplace(_index_put, self, (self, value), (k, False))
+        template = _as_template(k, tensors)
+        _check_advanced(self, k)
+        dispatch_inplace(_index_put, self, (self, value, *_masks_as_bool(tensors)), (template, False))
         return
     view = _getitem(self, key)
     if scalar:  # torch fills the view: the value is checked as fill_ checks it
@@ -280,8 +340,9 @@ Tensor.__setitem__ = _setitem
 
 @method()
 def index_put_(self, indices, values, accumulate=False):
-    key = _check_advanced(self, tuple(i._data if isinstance(i, Tensor) else i for i in indices))
-    return dispatch_inplace(_index_put, self, (self, values), (key, accumulate))
+    template, idx = _template(indices)
+    _check_advanced(self, _fill(template, [i._data for i in idx]))
+    return dispatch_inplace(_index_put, self, (self, values, *_masks_as_bool(idx)), (template, accumulate))
 
 
 Tensor.index_put_ = index_put_
@@ -290,22 +351,23 @@ public.pop("index_put_", None)
 
 @method()
 def index_put(input, indices, values, accumulate=False):
-    key = _check_advanced(input, tuple(i._data if isinstance(i, Tensor) else i for i in indices))
-    return dispatch(_index_put, (input, values), (key, accumulate))
+    template, idx = _template(indices)
+    _check_advanced(input, _fill(template, [i._data for i in idx]))
+    return dispatch(_index_put, (input, values, *_masks_as_bool(idx)), (template, accumulate))
 
 
 # ---- index_select, masked_fill ------------------------------------------------------------------------
 
 
-@defop("index_select", "IndexSelectBackward0", INDEXING, saves="meta")
-def _index_select(a, dim, idx):
-    return np.take(a, idx, axis=dim)
+@defop("index_select", "IndexSelectBackward0", INDEXING, saves="meta", tags=("index",))
+def _index_select(a, idx, dim):
+    return np.take(a, idx.reshape(-1), axis=dim)
 
 
 @_index_select.derivative_
-def _(g, a, dim, idx):
-    key = (slice(None),) * dim + (idx,)
-    return dispatch(_index_put_zeros, (g,), (a.shape, key))
+def _(g, a, idx, dim):
+    key = (slice(None),) * dim + (TENSOR,)
+    return dispatch(_index_put_zeros, (g, idx.reshape(-1)), (tuple(a.shape), key)), None
 
 
 @method()
@@ -325,17 +387,17 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index out of range in self") if n else IndexError(f"index {bad} out of range")
     if n == 0:
         return finish_out(input.reshape(1)[index].reshape(index.shape), out)
-    return finish_out(dispatch(_index_select, (input,), (d, idx)), out)
+    return finish_out(dispatch(_index_select, (input, index), (d,)), out)
 
 
-@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none", tags=("mask",))
+@defop("masked_fill", "MaskedFillBackward0", INDEXING, saves="none", tags=("mask", "index"))
 def _masked_fill(a, mask, value):
     return np.where(mask, np.asarray(value, dtype=a.dtype), np.asarray(a, order="C"))  # torch: contiguous
 
 
 @_masked_fill.derivative_
 def _(g, a, mask, value):
-    return g.masked_fill(Tensor._from_array(mask), 0), None
+    return g.masked_fill(mask, 0), None
 
 
 @method()
@@ -349,7 +411,7 @@ def masked_fill(input, mask, value):
                                f"{value._data.ndim} dimension(s).")
         value = value.item()
     _check_mask_broadcast(mask, input)
-    return dispatch(_masked_fill, (input,), (mask._data, checked_scalar(value, input._data.dtype)))
+    return dispatch(_masked_fill, (input, mask), (checked_scalar(value, input._data.dtype),))
 
 
 def _check_mask_broadcast(mask, input):
@@ -366,7 +428,7 @@ def _masked_fill_(self, mask, value):
     if isinstance(value, Tensor):
         value = value.item()
     _check_mask_broadcast(mask, self)
-    return dispatch_inplace(_masked_fill, self, (self,), (mask._data, checked_scalar(value, self._data.dtype)))
+    return dispatch_inplace(_masked_fill, self, (self, mask), (checked_scalar(value, self._data.dtype),))
 
 
 Tensor.masked_fill_ = _masked_fill_
@@ -375,19 +437,19 @@ Tensor.masked_fill_ = _masked_fill_
 # ---- gather / scatter into zeros (the pair behind max(dim) and friends) ---------------------------------
 
 
-@defop("gather", "GatherBackward0", INDEXING, saves="meta")
-def _gather(a, dim, idx):
+@defop("gather", "GatherBackward0", INDEXING, saves="meta", tags=("index",))
+def _gather(a, idx, dim):
     # torch lets the index be smaller than the input in the other dims: gather from that leading block
     a = a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)
 
 
 @_gather.derivative_
-def _(g, a, dim, idx):
-    return dispatch(_scatter_zeros, (g,), (idx, dim, a.shape))
+def _(g, a, idx, dim):
+    return dispatch(_scatter_zeros, (g, idx), (dim, tuple(a.shape))), None
 
 
-@defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none")
+@defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none", tags=("index",))
 def _scatter_zeros(g, idx, dim, shape):
     z = np.zeros(shape, g.dtype)
     # indices can repeat (gather of the same element twice): accumulate, never overwrite
@@ -399,12 +461,12 @@ def _scatter_zeros(g, idx, dim, shape):
 
 @_scatter_zeros.derivative_
 def _(gg, g, idx, dim, shape):
-    return dispatch(_gather, (gg,), (dim, idx))
+    return dispatch(_gather, (gg, idx), (dim,)), None
 
 
 def scatter_into_zeros(g, index, dim, shape):
     """zeros(shape) with `g` added at `index` along `dim` (a Tensor of indices)."""
-    return dispatch(_scatter_zeros, (g,), (index._data, dim, tuple(shape)))
+    return dispatch(_scatter_zeros, (g, index), (dim, tuple(shape)))
 
 
 def _from_array(arr):

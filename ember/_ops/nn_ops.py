@@ -272,8 +272,11 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN)
+@defop("nll_loss", "NllLossBackward0", NN, tags=("index",))
 def nll_loss(x, target, weight, reduction, ignore_index):
+    bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
+    if bad.any():                                                              # makes it in its kernel too
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
     w_, dt = _wide(x)
     picked, w, _ = _nll_parts(w_, target, weight, ignore_index)
     losses = -picked * w
@@ -285,7 +288,7 @@ def nll_loss(x, target, weight, reduction, ignore_index):
     return np.asarray(losses.sum() / total if total != 0 else np.float64("nan"), dt)
 
 
-@defop("nll_loss_backward", "NllLossBackwardBackward0", NN)
+@defop("nll_loss_backward", "NllLossBackwardBackward0", NN, tags=("index",))
 def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
     """d nll_loss / d x: -weight[target] * g scattered at the target class (g broadcast per element)."""
     _, w, safe = _nll_parts(x, target, weight, ignore_index)
@@ -372,12 +375,12 @@ def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
 # ---- embedding -----------------------------------------------------------------------------------------
 
 
-@defop("embedding", "EmbeddingBackward0", NN, saves="meta")
+@defop("embedding", "EmbeddingBackward0", NN, saves="meta", tags=("index",))
 def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
     return weight[idx]
 
 
-@defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none")
+@defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none", tags=("index",))
 def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
     """Rows of g summed into (num_weights, D) by index; padding_idx rows get none; with scale_grad_by_freq
     each row is divided by how often its index occurs in the batch."""
@@ -395,20 +398,19 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
 
 @embedding.derivative_
 def _(g, weight, idx, padding_idx, scale_grad_by_freq=False):
-    return dispatch(embedding_backward, (g,), (idx, weight.shape[0], padding_idx, scale_grad_by_freq))
+    return dispatch(embedding_backward, (g, idx), (weight.shape[0], padding_idx, scale_grad_by_freq)), None
 
 
 @embedding_backward.derivative_
 def _(gg, g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
-    from .creation import from_numpy
-
-    out = dispatch(embedding, (gg,), (idx, padding_idx))
+    out = dispatch(embedding, (gg, idx), (padding_idx,))
     if scale_grad_by_freq:
-        counts = np.bincount(idx.reshape(-1) % num_weights, minlength=num_weights)
-        out = out / from_numpy(counts[idx % num_weights][..., None].astype(gg._data.dtype))
+        wrapped = idx % num_weights
+        counts = wrapped.reshape(-1).bincount(minlength=num_weights)
+        out = out / counts[wrapped].unsqueeze(-1).to(gg.dtype)
     if padding_idx is not None and padding_idx >= 0:
-        out = where(from_numpy(idx != padding_idx).unsqueeze(-1), out, 0.0)
-    return out
+        out = where((idx != padding_idx).unsqueeze(-1), out, 0.0)
+    return out, None
 
 
 # ---- public Tensor methods (torch.softmax, Tensor.log_softmax, ...) ---------------------------------------
@@ -516,7 +518,7 @@ def _ctc_beta(lpe, valid, skip, il, tl):
     return beta
 
 
-@defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True)
+@defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True, tags=("index",))
 def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
     """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are int64 arrays, validated.
     zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
@@ -533,7 +535,7 @@ def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
     return (-ll).astype(lp.dtype), np.ascontiguousarray(alpha.transpose(1, 0, 2))
 
 
-@defop("_ctc_loss_backward", "NotImplemented", NN, saves="none")
+@defop("_ctc_loss_backward", "NotImplemented", NN, saves="none", tags=("index",))
 def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infinity):
     """torch's _ctc_loss_backward: the gradient w.r.t. log_probs (NOTE [ CTC forward-backward ])."""
     t_max, n, c = lp.shape
@@ -556,8 +558,7 @@ def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infini
 @ctc_loss.derivative_
 def _(g, lp, targets, il, tl, blank, zero_infinity, *, out):
     g0 = g[0] if type(g) is tuple else g
-    return dispatch(ctc_loss_backward, (g0, lp), (out[0]._data, out[1]._data, targets._data, il, tl, blank,
-                                                  zero_infinity)), None
+    return dispatch(ctc_loss_backward, (g0, lp, out[0], out[1], targets), (il, tl, blank, zero_infinity)), None
 
 
 @ctc_loss_backward.derivative_

@@ -96,7 +96,7 @@ def _disjoint(ksize, stride, dil):
     return all(s >= d * (k - 1) + 1 for k, s, d in zip(ksize, stride, dil))
 
 
-@defop("max_pool_backward", "MaxPoolWithIndicesBackwardBackward0", NN, saves="none")
+@defop("max_pool_backward", "MaxPoolWithIndicesBackwardBackward0", NN, saves="none", tags=("index",))
 def max_pool_backward(g, idx, in_shape, disjoint=False):
     nc = int(np.prod(g.shape[:2]))
     sp = int(np.prod(in_shape[2:]))
@@ -109,7 +109,7 @@ def max_pool_backward(g, idx, in_shape, disjoint=False):
     return out.astype(g.dtype, copy=False).reshape(in_shape)
 
 
-@defop("max_pool_gather", "GatherBackward0", NN, saves="none")
+@defop("max_pool_gather", "GatherBackward0", NN, saves="none", tags=("index",))
 def max_pool_gather(x, idx):
     flat = x.reshape(x.shape[:2] + (-1,))
     return np.take_along_axis(flat, idx.reshape(idx.shape[:2] + (-1,)), axis=2).reshape(idx.shape)
@@ -117,8 +117,8 @@ def max_pool_gather(x, idx):
 
 @max_pool.derivative_
 def _(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,),
-                    (out[1]._data, tuple(x.shape), _disjoint(ksize, stride, dil)))
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]),
+                    (tuple(x.shape), _disjoint(ksize, stride, dil)))
 
 
 max_pool.save_output = True
@@ -126,12 +126,12 @@ max_pool.save_output = True
 
 @max_pool_backward.derivative_
 def _(gg, g, idx, in_shape, disjoint=False):
-    return dispatch(max_pool_gather, (gg,), (idx,))
+    return dispatch(max_pool_gather, (gg, idx)), None
 
 
 @max_pool_gather.derivative_
 def _(g, x, idx):
-    return dispatch(max_pool_backward, (g,), (idx, tuple(x.shape) if x is not None else None, False))
+    return dispatch(max_pool_backward, (g, idx), (tuple(x.shape) if x is not None else None, False)), None
 
 
 max_pool_gather.saves = "meta"
@@ -180,7 +180,7 @@ adaptive_max_pool.save_output = True
 
 @adaptive_max_pool.derivative_
 def _(g, x, out_size, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g,), (out[1]._data, tuple(x.shape)))
+    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]), (tuple(x.shape),))
 
 
 # ---- average pooling ---------------------------------------------------------------------------------------

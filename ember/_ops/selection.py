@@ -5,12 +5,14 @@ NOTE [ Index keys ]
 A `dim`-wise index tensor addresses input[i_0, ..., index[i], ..., i_n] for every position i of the
 index; `_key` builds that NumPy advanced-indexing key once (open grids over the index's own shape), so
 scatters are `out[key] = src` or `np.<ufunc>.at(out, key, src)` with no Python loop over elements.
+Index and mask tensors are inputs of the ops (NOTE [ Index tensors are op inputs ] in indexing.py), and
+kernels take negative indices as they are (NumPy's indexing wraps them as torch does).
 """
 
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._util import checked_scalar, finish_out, method, wrap_dim
 from .pointwise import where
 
@@ -44,25 +46,26 @@ def _check_index(name, input, dim, index, src=None):
         if i != d and idx.shape[i] > input._data.shape[i]:
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be "
                                f"smaller than self {list(input._data.shape)} apart from dimension {d}")
-    return d, np.where(idx < 0, idx + size, idx)
+    return d
 
 
 @method()
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     from .indexing import _gather
 
-    d, idx = _check_index("gather", input, dim, index)
+    d = _check_index("gather", input, dim, index)
     if input._data.ndim == 0:
         return finish_out(input.reshape(1).gather(0, index.reshape(1) if index._data.ndim == 0 else index)
                           .reshape(index.shape), out)
-    return finish_out(dispatch(_gather, (input,), (d, idx)), out)
+    return finish_out(dispatch(_gather, (input, index), (d,)), out)
 
 
 # ---- scatter ----------------------------------------------------------------------------------------------
 
 
-@defop("scatter", "ScatterBackward0", INDEXING, saves="meta")
-def _scatter(a, src, dim, idx, reduce):
+# inputs: (a, src, index); params: (dim, reduce)
+@defop("scatter", "ScatterBackward0", INDEXING, saves="meta", tags=("index",))
+def _scatter(a, src, idx, dim, reduce):
     out = a.copy()  # torch's scatters return contiguous results
     if reduce is None:
         out[_key(idx, dim)] = _src_part(src, idx)
@@ -72,9 +75,8 @@ def _scatter(a, src, dim, idx, reduce):
 
 
 @_scatter.derivative_
-def _(g, a, src, dim, idx, reduce):
-    i = _wrap(idx)
-    return g.scatter(dim, i, 0.0), _embed_block(g.gather(dim, i), src.shape)
+def _(g, a, src, idx, dim, reduce):
+    return g.scatter(dim, idx, 0.0), _embed_block(g.gather(dim, idx), src.shape), None
 
 
 @defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
@@ -101,9 +103,10 @@ def _embed_block(g, shape):
     return _pad(g, tuple(shape))
 
 
-_scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value")(
-    lambda a, v, dim, idx, reduce: _scatter.kernel(a, v, dim, idx, reduce))
-_scatter_v.derivative_(lambda g, a, v, dim, idx, reduce: g.scatter(dim, _wrap(idx), 0.0))
+# inputs: (a, index); params: (value, dim, reduce)
+_scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value", tags=("index",))(
+    lambda a, idx, v, dim, reduce: _scatter.kernel(a, v, idx, dim, reduce))
+_scatter_v.derivative_(lambda g, a, idx, v, dim, reduce: (g.scatter(dim, idx, 0.0), None))
 
 
 def _scatter_args(input, dim, index, src, value, reduce):
@@ -111,12 +114,12 @@ def _scatter_args(input, dim, index, src, value, reduce):
         src = value
     if reduce not in (None, "add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-    d, idx = _check_index("scatter", input, dim, index)
+    d = _check_index("scatter", input, dim, index)
     if isinstance(src, Tensor):
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-        return _scatter, (input, src), (d, idx, reduce)
-    return _scatter_v, (input,), (np.asarray(src, input._data.dtype), d, idx, reduce)
+        return _scatter, (input, src, index), (d, reduce)
+    return _scatter_v, (input, index), (np.asarray(src, input._data.dtype), d, reduce)
 
 
 @method()
@@ -134,32 +137,32 @@ def _inplace_args(self, args):
     return op, self, inputs, params
 
 
-@defop("scatter_add", "ScatterAddBackward0", INDEXING, saves="meta")
-def _scatter_add(a, src, dim, idx):
+@defop("scatter_add", "ScatterAddBackward0", INDEXING, saves="meta", tags=("index",))
+def _scatter_add(a, src, idx, dim):
     out = a.copy()
     np.add.at(out, _key(idx, dim), _src_part(src, idx))
     return out
 
 
 @_scatter_add.derivative_
-def _(g, a, src, dim, idx):
-    return g, _embed_block(g.gather(dim, _wrap(idx)), src.shape)
+def _(g, a, src, idx, dim):
+    return g, _embed_block(g.gather(dim, idx), src.shape), None
 
 
 @method()
 def scatter_add(input, dim, index, src, *, out=None):
-    d, idx = _check_index("scatter_add", input, dim, index)
-    return finish_out(dispatch(_scatter_add, (input, src), (d, idx)), out)
+    d = _check_index("scatter_add", input, dim, index)
+    return finish_out(dispatch(_scatter_add, (input, src, index), (d,)), out)
 
 
 Tensor.scatter_add_ = lambda self, dim, index, src: dispatch_inplace(
-    _scatter_add, self, (self, src), _check_index("scatter_add", self, dim, index))
+    _scatter_add, self, (self, src, index), (_check_index("scatter_add", self, dim, index),))
 
 _REDUCE = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
 
 
-@defop("scatter_reduce", "ScatterReduceBackward0", INDEXING, save_output=True)
-def _scatter_reduce(a, src, dim, idx, reduce, include_self):
+@defop("scatter_reduce", "ScatterReduceBackward0", INDEXING, save_output=True, tags=("index",))
+def _scatter_reduce(a, src, idx, dim, reduce, include_self):
     key = _key(idx, dim)
     s = _src_part(src, idx)
     out = a.copy()
@@ -179,41 +182,40 @@ def _scatter_reduce(a, src, dim, idx, reduce, include_self):
 
 
 @_scatter_reduce.derivative_
-def _(g, a, src, dim, idx, reduce, include_self, *, out):
-    i = _wrap(idx)
+def _(g, a, src, i, dim, reduce, include_self, *, out):
     if reduce == "sum":
-        ga = g if include_self else g.masked_fill(_wrap(_hit(a.shape, idx, dim)), 0.0)
-        return ga, _embed_block(g.gather(dim, i), src.shape)
+        ga = g if include_self else g.masked_fill(_hit(a.shape, i, dim), 0.0)
+        return ga, _embed_block(g.gather(dim, i), src.shape), None
     if reduce == "mean":
         ones = (g * 0 + 1).scatter(dim, i, 0.0) if not include_self else g * 0 + 1
-        count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in idx.shape)])
+        count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in i.shape)])
         gc = g / count.clamp(min=1)
-        return (gc if include_self else gc.masked_fill(_wrap(_hit(a.shape, idx, dim)), 0.0)), gc.gather(dim, i)
+        return (gc if include_self else gc.masked_fill(_hit(a.shape, i, dim), 0.0)), gc.gather(dim, i), None
     if reduce == "prod":
-        return _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out)
+        return _scatter_prod_grads(g, a, src, dim, i, include_self, out) + (None,)
     # amax / amin: the gradient is shared evenly by every element that equals the result
-    sp = src[tuple(slice(0, s) for s in idx.shape)]
-    self_hit = (a == out) if include_self else (a == out) & ~_wrap(_hit(a.shape, idx, dim))
+    sp = src[tuple(slice(0, s) for s in i.shape)]
+    self_hit = (a == out) if include_self else (a == out) & ~_hit(a.shape, i, dim)
     src_hit = sp == out.gather(dim, i)
     count = self_hit.to(g.dtype).scatter_add(dim, i, src_hit.to(g.dtype))
     share = g / count.clamp(min=1)
-    return share * self_hit, share.gather(dim, i) * src_hit
+    return share * self_hit, share.gather(dim, i) * src_hit, None
 
 
-def _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out):
+def _scatter_prod_grads(g, a, src, dim, i, include_self, out):
     """Gradients of a scatter product: each element's is the product of the others in its group.
 
     Dividing the result by the element fails at zeros, so (as torch does) zeros are masked to one when
     recomputing the product, and a group's only zero gets the product of everything else in its group.
     """
-    hit = _wrap(_hit(a.shape, idx, dim))
+    hit = _hit(a.shape, i, dim)
     if include_self:
         masked_self = a.masked_fill(a == 0, 1.0)
         others = masked_self.scatter_reduce(dim, i, src, "prod", include_self=True) / masked_self
         ga = where(hit, g * others, g)
     else:
         ga = g.masked_fill(hit, 0.0)
-    sp = src[tuple(slice(0, n) for n in idx.shape)]
+    sp = src[tuple(slice(0, n) for n in i.shape)]
     zero = sp == 0
     zeros_in_group = (a * 0).scatter_add(dim, i, zero.to(a.dtype)).gather(dim, i)
     single = zero & (zeros_in_group == 1)
@@ -222,22 +224,25 @@ def _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out):
     return ga, _embed_block(gs, src.shape)
 
 
-def _hit(shape, idx, dim):
-    m = np.zeros(shape, np.bool_)
-    m[_key(idx, dim)] = True
-    return m
+def _hit(shape, i, dim):
+    """The bool mask of the positions of a tensor of `shape` that index `i` addresses along `dim`."""
+    from .._dtypes import bool as bool_
+    from .creation import zeros
+
+    return zeros(tuple(shape), dtype=bool_).scatter(dim, i, True)
 
 
 @method()
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + str(reduce))
-    d, idx = _check_index("scatter_reduce", input, dim, index)
-    return finish_out(dispatch(_scatter_reduce, (input, src), (d, idx, reduce, include_self)), out)
+    d = _check_index("scatter_reduce", input, dim, index)
+    return finish_out(dispatch(_scatter_reduce, (input, src, index), (d, reduce, include_self)), out)
 
 
 Tensor.scatter_reduce_ = lambda self, dim, index, src, reduce, *, include_self=True: dispatch_inplace(
-    _scatter_reduce, self, (self, src), _check_index("scatter_reduce", self, dim, index) + (reduce, include_self))
+    _scatter_reduce, self, (self, src, index), (_check_index("scatter_reduce", self, dim, index), reduce,
+                                                include_self))
 
 # ---- index_add / index_copy / index_fill --------------------------------------------------------------
 
@@ -250,7 +255,7 @@ def _check_index_vector(name, input, dim, index, source=None):
                          f"{name}_(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = index._data.reshape(-1).astype(np.int64)
+    idx = index._data.reshape(-1)
     size = input._data.shape[d] if n else 1
     low = 0 if name == "index_copy" else -size  # (index_copy takes no negative index)
     if idx.size and (idx.min() < low or idx.max() >= size):
@@ -259,81 +264,88 @@ def _check_index_vector(name, input, dim, index, source=None):
         if name == "index_copy":
             raise IndexError("index_copy_(): " + msg)
         raise (IndexError if name == "index_fill" else RuntimeError)(msg)
-    return d, np.where(idx < 0, idx + size, idx)
+    return d  # (the kernels take negative indices as they are: NumPy wraps them)
 
 
 def _along(dim, idx):
-    return (slice(None),) * dim + (idx,)
+    return (slice(None),) * dim + (idx.reshape(-1),)
 
 
-@defop("index_add", "IndexAddBackward0", INDEXING, saves="none")
-def _index_add(a, src, dim, idx, alpha):
+def _vector(i):
+    """An index tensor as the vector the index_* ops read (a 0-d index is one index)."""
+    return i if i.dim() == 1 else i.reshape(-1)
+
+
+# inputs: (a, src, index); params: (dim, alpha)
+@defop("index_add", "IndexAddBackward0", INDEXING, saves="none", tags=("index",))
+def _index_add(a, src, idx, dim, alpha):
     out = a.copy()
     np.add.at(out, _along(dim, idx), src if alpha == 1 else src * alpha)
     return out
 
 
 @_index_add.derivative_
-def _(g, a, src, dim, idx, alpha):
-    gs = g.index_select(dim, _wrap(idx)) if g.dim() else g
-    return g, (gs if alpha == 1 else gs * alpha)
+def _(g, a, src, idx, dim, alpha):
+    gs = g.index_select(dim, _vector(idx)) if g.dim() else g
+    return g, (gs if alpha == 1 else gs * alpha), None
 
 
 @method()
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    d, idx = _check_index_vector("index_add", input, dim, index)
-    return finish_out(dispatch(_index_add, (input, source), (d, idx, alpha)), out)
+    d = _check_index_vector("index_add", input, dim, index)
+    return finish_out(dispatch(_index_add, (input, source, index), (d, alpha)), out)
 
 
 Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: dispatch_inplace(
-    _index_add, self, (self, source), _check_index_vector("index_add", self, dim, index) + (alpha,))
+    _index_add, self, (self, source, index), (_check_index_vector("index_add", self, dim, index), alpha))
 
 
-@defop("index_copy", "IndexCopyBackward0", INDEXING, saves="none")
-def _index_copy(a, src, dim, idx):
+@defop("index_copy", "IndexCopyBackward0", INDEXING, saves="none", tags=("index",))
+def _index_copy(a, src, idx, dim):
     out = a.copy()
     out[_along(dim, idx)] = src
     return out
 
 
 @_index_copy.derivative_
-def _(g, a, src, dim, idx):
-    i = _wrap(idx)
-    return g.index_fill(dim, i, 0.0), g.index_select(dim, i)
+def _(g, a, src, idx, dim):
+    i = _vector(idx)
+    return g.index_fill(dim, i, 0.0), g.index_select(dim, i), None
 
 
 @method()
 def index_copy(input, dim, index, source, *, out=None):
-    d, idx = _check_index_vector("index_copy", input, dim, index)
-    return finish_out(dispatch(_index_copy, (input, source), (d, idx)), out)
+    d = _check_index_vector("index_copy", input, dim, index)
+    return finish_out(dispatch(_index_copy, (input, source, index), (d,)), out)
 
 
 Tensor.index_copy_ = lambda self, dim, index, source: dispatch_inplace(
-    _index_copy, self, (self, source), _check_index_vector("index_copy", self, dim, index))
+    _index_copy, self, (self, source, index), (_check_index_vector("index_copy", self, dim, index),))
 
 
-def _index_fill_kernel(a, value, dim, idx):
+def _index_fill_kernel(a, value, idx, dim):
     out = a.copy(order="K")  # (unlike the other index ops, torch's index_fill keeps the input's layout)
     out[_along(dim, idx)] = value
     return out
 
 
-_index_fill = defop("index_fill", "IndexFillBackward0", INDEXING, saves="none")(_index_fill_kernel)
-_index_fill.derivative_(lambda g, a, value, dim, idx: (g.index_fill(dim, _wrap(idx), 0.0), None))
-_index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none", overload="int_Tensor")(
-    _index_fill_kernel)
-_index_fill_t.derivative_(lambda g, a, value, dim, idx: (g.index_fill(dim, _wrap(idx), 0.0),
-                                                          g.index_select(dim, _wrap(idx)).sum()))
+# inputs: (a, value, index); params: (dim,)
+_index_fill = defop("index_fill", "IndexFillBackward0", INDEXING, saves="none", tags=("index",))(_index_fill_kernel)
+_index_fill.derivative_(lambda g, a, value, idx, dim: (g.index_fill(dim, _vector(idx), 0.0), None, None))
+_index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none", overload="int_Tensor",
+                      tags=("index",))(_index_fill_kernel)
+_index_fill_t.derivative_(lambda g, a, value, idx, dim: (g.index_fill(dim, _vector(idx), 0.0),
+                                                          g.index_select(dim, _vector(idx)).sum(), None))
 
 
 def _index_fill_args(input, dim, index, value):
-    d, idx = _check_index_vector("index_fill", input, dim, index)
+    d = _check_index_vector("index_fill", input, dim, index)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
-        return _index_fill_t, (input, value.to(input.dtype)), (d, idx)
-    return _index_fill, (input, checked_scalar(value, input._data.dtype)), (d, idx)
+        return _index_fill_t, (input, value.to(input.dtype), index), (d,)
+    return _index_fill, (input, checked_scalar(value, input._data.dtype), index), (d,)
 
 
 @method()
@@ -362,7 +374,7 @@ def _check_mask(name, mask):
         raise RuntimeError(f"{name}: expected BoolTensor for mask")
 
 
-@defop("masked_select", "MaskedSelectBackward0", INDEXING, saves="meta")
+@defop("masked_select", "MaskedSelectBackward0", INDEXING, saves="meta", tags=("dynamic_output_shape", "index",))
 def _masked_select(a, mask):
     shape = np.broadcast_shapes(a.shape, mask.shape)
     return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
@@ -370,10 +382,10 @@ def _masked_select(a, mask):
 
 @_masked_select.derivative_
 def _(g, a, mask):
-    shape = np.broadcast_shapes(tuple(a.shape), mask.shape)
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(mask.shape))
     from .creation import zeros
 
-    return zeros(shape, dtype=g.dtype).masked_scatter(_wrap(np.broadcast_to(mask, shape)), g)
+    return zeros(shape, dtype=g.dtype).masked_scatter(mask.expand(shape), g), None
 
 
 @method()
@@ -382,10 +394,10 @@ def masked_select(input, mask, *, out=None):
     from .indexing import _check_mask_broadcast
 
     _check_mask_broadcast(mask, input)
-    return finish_out(dispatch(_masked_select, (input,), (mask._data,)), out)
+    return finish_out(dispatch(_masked_select, (input, mask)), out)
 
 
-@defop("masked_scatter", "MaskedScatterBackward0", INDEXING, saves="meta")
+@defop("masked_scatter", "MaskedScatterBackward0", INDEXING, saves="meta", tags=("index",))
 def _masked_scatter(a, src, mask):
     m = np.broadcast_to(mask, a.shape)
     out = a.copy(order="K")
@@ -396,7 +408,7 @@ def _masked_scatter(a, src, mask):
 
 @_masked_scatter.derivative_
 def _(g, a, src, mask):
-    m = _wrap(np.broadcast_to(mask, tuple(g.shape)))
+    m = mask.expand(tuple(g.shape))
     picked = g.masked_select(m)
     n = src.numel()
     from .creation import zeros
@@ -404,7 +416,7 @@ def _(g, a, src, mask):
     pad = zeros(n - picked.numel(), dtype=g.dtype)
     from .shape import cat
 
-    return g.masked_fill(m, 0.0), cat([picked, pad]).reshape(src.shape)
+    return g.masked_fill(m, 0.0), cat([picked, pad]).reshape(src.shape), None
 
 
 def _masked_scatter_args(name, input, mask, source):
@@ -415,7 +427,7 @@ def _masked_scatter_args(name, input, mask, source):
     n = int(np.broadcast_to(mask._data, input._data.shape).sum())
     if n > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return (input, source), (mask._data,)
+    return (input, source, mask), ()
 
 
 @method()
@@ -430,26 +442,26 @@ Tensor.masked_scatter_ = lambda self, mask, source: dispatch_inplace(
 # ---- take / nonzero ------------------------------------------------------------------------------------
 
 
-@defop("take", "TakeBackward0", INDEXING, saves="meta")
+@defop("take", "TakeBackward0", INDEXING, saves="meta", tags=("index",))
 def _take(a, idx):
     return a.reshape(-1)[idx]
 
 
 @_take.derivative_
 def _(g, a, idx):
-    return dispatch(_put_zeros, (g,), (tuple(a.shape), idx))
+    return dispatch(_put_zeros, (g, idx), (tuple(a.shape),)), None
 
 
-@defop("put_zeros", "PutBackward0", INDEXING, saves="none")
-def _put_zeros(g, shape, idx):
+@defop("put_zeros", "PutBackward0", INDEXING, saves="none", tags=("index",))
+def _put_zeros(g, idx, shape):
     z = np.zeros(int(np.prod(shape)), g.dtype)
     np.add.at(z, idx.reshape(-1), g.reshape(-1))
     return z.reshape(shape)
 
 
 @_put_zeros.derivative_
-def _(gg, g, shape, idx):
-    return dispatch(_take, (gg,), (idx,))
+def _(gg, g, idx, shape):
+    return dispatch(_take, (gg, idx)), None
 
 
 @method()
@@ -463,7 +475,7 @@ def take(input, index, *, out=None):
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    return finish_out(dispatch(_take, (input,), (np.where(idx < 0, idx + n, idx),)), out)
+    return finish_out(dispatch(_take, (input, index)), out)
 
 
 @method()
@@ -484,17 +496,27 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return finish_out(input.expand(*x_shape).gather(d, indices.expand(*i_full)), out)
 
 
+# nonzero's output shape depends on the data
+@defop("nonzero", None, INDEXING, tags=("dynamic_output_shape",))
+def _nonzero(a):
+    if a.ndim == 0:
+        return np.zeros((int(bool(a)), 0), np.int64)
+    # torch's result is column-major: (n, ndim) with strides (1, n)
+    return np.asfortranarray(np.argwhere(a).astype(np.int64))
+
+
+@defop("nonzero_numpy", None, INDEXING, tags=("dynamic_output_shape",))  # as_tuple=True
+def _nonzero_tuple(a):
+    if a.ndim == 0:
+        return (np.flatnonzero(a.reshape(1)).astype(np.int64),)
+    return tuple(i.astype(np.int64) for i in np.nonzero(a))
+
+
 @method()
 def nonzero(input, *, out=None, as_tuple=False):
-    a = input._data
     if as_tuple:
-        if a.ndim == 0:
-            return (_wrap(np.flatnonzero(a.reshape(1)).astype(np.int64)),)
-        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(a))
-    if a.ndim == 0:
-        return finish_out(_wrap(np.zeros((int(bool(a)), 0), np.int64)), out)
-    # torch's result is column-major: (n, ndim) with strides (1, n)
-    return finish_out(_wrap(np.asfortranarray(np.argwhere(a).astype(np.int64))), out)
+        return dispatch(_nonzero_tuple, (input,))
+    return finish_out(dispatch(_nonzero, (input,)), out)
 
 
 @method()

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import return_types
 from .._dispatch import INDEXING, defop, dispatch, dtype_word
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._stdsort import unstable_argsort
 from ._util import finish_out, method, wrap_dim
 from .reduction import _canonical
@@ -63,12 +63,17 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     return return_types.sort(*dispatch(_sort, (input,), (d, descending, bool(stable))))
 
 
+@defop("argsort", None, INDEXING)  # not differentiable
+def _argsort_op(a, dim, descending, stable):
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    return _like(a, _argsort(a, dim, descending, stable), np.int64)
+
+
 @method()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     d = wrap_dim(dim, input._data.ndim)
-    if input._data.ndim == 0:
-        return _wrap(np.zeros((), np.int64))
-    return _wrap(_like(input._data, _argsort(input._data, d, descending, bool(stable)), np.int64))
+    return dispatch(_argsort_op, (input,), (d, descending, bool(stable)))
 
 
 @method()
@@ -143,46 +148,63 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 # ---- unique ---------------------------------------------------------------------------------------------
 
 
-def _unique_result(values, inverse, counts, return_inverse, return_counts):
-    out = [_wrap(values)]
+# NOTE [ unique is one op ]
+# unique and unique_consecutive are dispatched as one op each (values, inverse, counts: torch's
+# _unique2 / unique_consecutive schemas), whatever the flags; the public function returns the outputs
+# its flags ask for. Their output shapes depend on the data (tag dynamic_output_shape); not differentiable.
+
+def _unique_result(out, return_inverse, return_counts):
+    vals, inv, counts = out
+    res = [vals]
     if return_inverse:
-        out.append(_wrap(inverse.astype(np.int64)))
+        res.append(inv)
     if return_counts:
-        out.append(_wrap(counts.astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
+        res.append(counts)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@defop("unique", None, INDEXING, tags=("dynamic_output_shape",))
+def _unique(a, dim):
+    if dim is None:
+        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        return vals, inv.reshape(a.shape).astype(np.int64), counts.astype(np.int64)
+    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
+    return np.ascontiguousarray(vals), inv.reshape(-1).astype(np.int64), counts.astype(np.int64)
 
 
 @method()
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     a = input._data
-    if dim is None:
-        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
-        return _unique_result(vals, inv.reshape(a.shape), counts, return_inverse, return_counts)
-    d = wrap_dim(dim, a.ndim)
-    if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
-        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
-    return _unique_result(np.ascontiguousarray(vals), inv.reshape(-1), counts, return_inverse, return_counts)
+    d = None
+    if dim is not None:
+        d = wrap_dim(dim, a.ndim)
+        if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    return _unique_result(dispatch(_unique, (input,), (d,)), return_inverse, return_counts)
 
 
 @method()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    a = input._data
-    if dim is None:
+    d = None if dim is None else wrap_dim(dim, input._data.ndim)
+    return _unique_result(dispatch(_unique_consecutive, (input,), (d,)), return_inverse, return_counts)
+
+
+@defop("unique_consecutive", None, INDEXING, tags=("dynamic_output_shape",))
+def _unique_consecutive(a, d):
+    if d is None:
         flat = a.reshape(-1)
         change = np.ones(flat.shape, np.bool_)
         change[1:] = flat[1:] != flat[:-1]
         vals = flat[change]
         inv = (np.cumsum(change) - 1).reshape(a.shape)
     else:
-        d = wrap_dim(dim, a.ndim)
         b = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
         change = np.ones(b.shape[0], np.bool_)
         change[1:] = (b[1:] != b[:-1]).any(axis=1)
         vals = np.ascontiguousarray(np.compress(change, a, axis=d))
         inv = np.cumsum(change) - 1
     counts = np.diff(np.append(np.flatnonzero(change), change.size))
-    return _unique_result(vals, inv, counts, return_inverse, return_counts)
+    return vals, inv.astype(np.int64), counts.astype(np.int64)
 
 
 # ---- searching and counting ---------------------------------------------------------------------------
@@ -219,9 +241,15 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
-    r = _search_rows(seq, vals, "right" if right else "left", None if sorter is None else sorter._data)
-    r = np.asarray(r).astype(np.int32 if out_int32 else np.int64)
-    return finish_out(_wrap(r), out)
+    r = dispatch(_searchsorted, (sorted_sequence, input, sorter), ("right" if right else "left", out_int32))
+    return finish_out(r, out)
+
+
+# inputs: (sorted_sequence, values (a tensor or a number), sorter or None)
+@defop("searchsorted", None, INDEXING)
+def _searchsorted(seq, vals, sorter, side, out_int32):
+    r = _search_rows(seq, np.asarray(vals), side, sorter)
+    return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
 del Tensor.searchsorted  # a function only in torch
@@ -231,9 +259,14 @@ del Tensor.searchsorted  # a function only in torch
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
-    vals = np.asarray(input) if not isinstance(input, Tensor) else input._data
-    r = np.searchsorted(boundaries._data, vals, side="right" if right else "left")
-    return finish_out(_wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64)), out)
+    r = dispatch(_bucketize, (input, boundaries), ("right" if right else "left", out_int32))
+    return finish_out(r, out)
+
+
+@defop("bucketize", None, INDEXING)  # inputs: (values (a tensor or a number), boundaries)
+def _bucketize(vals, boundaries, side, out_int32):
+    r = np.searchsorted(boundaries, np.asarray(vals), side=side)
+    return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
 @method()
@@ -245,13 +278,17 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("minlength should be >= 0")
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is None:
-        return _wrap(np.bincount(a, minlength=minlength).astype(np.int64))
-    if weights._data.shape != a.shape:
+    if weights is not None and weights._data.shape != a.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    w = weights._data
+    return dispatch(_bincount, (input, weights), (minlength,))
+
+
+@defop("bincount", None, INDEXING, tags=("dynamic_output_shape",))  # inputs: (input, weights or None)
+def _bincount(a, w, minlength):
+    if w is None:
+        return np.bincount(a, minlength=minlength).astype(np.int64)
     out_dtype = w.dtype if w.dtype == np.float32 else np.float64
-    return _wrap(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype))
+    return np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype)
 
 
 @method()
@@ -261,7 +298,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's n
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtype_word(a.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
+    return finish_out(dispatch(_histc, (input,), (bins, float(min), float(max))), out)
+
+
+@defop("histc", None, INDEXING)  # not differentiable
+def _histc(a, bins, lo, hi):
     from_data = lo == hi and a.size
     if from_data:
         lo, hi = float(a.min()), float(a.max())
@@ -277,4 +318,4 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's n
     x = x[(x >= lo) & (x <= hi)].astype(np.float64)
     pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
-    return finish_out(_wrap(np.bincount(pos, minlength=bins).astype(a.dtype)), out)
+    return np.bincount(pos, minlength=bins).astype(a.dtype)

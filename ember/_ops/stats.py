@@ -270,10 +270,14 @@ all = _bool_reduce("all", np.all)  # noqa: A001 - torch's names
 any = _bool_reduce("any", np.any)  # noqa: A001
 
 
+@defop("count_nonzero", None, REDUCTION)  # not differentiable
+def _count_nonzero(a, dims):
+    return np.asarray(np.count_nonzero(a, axis=dims)).astype(np.int64)
+
+
 @method()
 def count_nonzero(input, dim=None):
-    dims = _all_dims(input, dim)
-    return _wrap(np.asarray(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
+    return dispatch(_count_nonzero, (input,), (_all_dims(input, dim),))
 
 
 @defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True)

@@ -69,10 +69,9 @@ def run_checked(node, grads):
                           f"{node._anomaly_trace}", UserWarning, stacklevel=2)
         raise
     if _check_nan[0]:
-        import numpy as np
 
         for i, g in enumerate(out):
-            if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+            if g is not None and (g.is_floating_point() or g.is_complex()) and bool(g.isnan().any()):
                 if node._anomaly_trace:
                     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
                                   f"error:\n{node._anomaly_trace}", UserWarning, stacklevel=2)

@@ -20,7 +20,9 @@ does: the count, None for non-tensor inputs, shapes (broadcastable results are s
 import functools
 import warnings
 
-from .._tensor import Tensor, _version_counter, _wrap
+from .. import _dtypes
+from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order
+from .._tensor import Tensor, _version_counter
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, fit_grads, grad_edge
 
@@ -121,9 +123,9 @@ class BackwardCFunction(Node, FunctionCtx):
             if meta is False:
                 raise RuntimeError(f"function {name} returned a gradient different than None at position {i + 1}, "
                                    "but the corresponding forward input was not a Variable")
-            if meta is not None and not _expandable(meta[0], g._data.shape):
+            if meta is not None and not _expandable(meta[0], tuple(g.shape)):
                 raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
-                                   f"{list(g._data.shape)} but expected shape compatible with {list(meta[0])}")
+                                   f"{list(g.shape)} but expected shape compatible with {list(meta[0])}")
         return fit_grads(res, self._input_meta)  # non-tensor inputs (False) have no edge
 
     def release(self):
@@ -133,10 +135,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(meta):
-    import numpy as np
+    from .._ops.creation import zeros
 
-    shape, dt = meta
-    return _wrap(np.zeros(shape, dt))
+    shape, dt = meta  # dt is None for an output that was not a tensor: a float64 zero, as before
+    return zeros(shape, dtype=_dtypes.float64 if dt is None else _dtypes.from_numpy(dt))
 
 
 def _expandable(shape, to):
@@ -210,27 +212,61 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        prev = _grad_state.enabled
-        _grad_state.enabled = False
-        try:
-            if cls.setup_context is not Function.setup_context:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _grad_state.enabled = prev
-        if prev and any(ctx.needs_input_grad):
-            output = _connect(ctx, args, output)
-        return output
+        """Run the Function: one dispatched higher-order op, `autograd_function_apply` (NOTE [ Higher-order
+        ops ] in _dispatch.py), whose inputs are the tensor arguments and whose params are the Function,
+        the other arguments (with `_TENSOR` where each tensor goes) and the keyword arguments."""
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        if len(tensors) == len(args):
+            return dispatch_higher_order(_function_apply, tensors, (cls, None, kwargs))
+        template = tuple(_TENSOR if isinstance(a, Tensor) else a for a in args)
+        return dispatch_higher_order(_function_apply, tensors, (cls, template, kwargs))
+
+
+_TENSOR = object()  # where a tensor argument goes in Function.apply's template
+
+
+def _apply_kernel(*rest):
+    """The higher-order op's body: rebuild the arguments and run the Function (steps 1-3 of the module
+    docstring)."""
+    *tensors, cls, template, kwargs = rest
+    if template is None:
+        args = tuple(tensors)
+    else:
+        it = iter(tensors)
+        args = tuple(next(it) if a is _TENSOR else a for a in template)
+    return _apply(cls, args, kwargs)
+
+
+_function_apply = defop("autograd_function_apply", None, HIGHER_ORDER)(_apply_kernel)
+
+
+def _apply(cls, args, kwargs):
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    prev = _grad_state.enabled
+    _grad_state.enabled = False
+    try:
+        if cls.setup_context is not Function.setup_context:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _grad_state.enabled = prev
+    if prev and any(ctx.needs_input_grad):
+        output = _connect(ctx, args, output)
+    return output
 
 
 def _input_meta(a):
     if not isinstance(a, Tensor):
         return False  # a gradient for it must be None
-    return (a._data.shape, a._data.dtype) if a._requires_grad else None
+    return _meta(a) if a._requires_grad else None
+
+
+def _meta(t):
+    """(shape, NumPy dtype): the per-input metadata `graph.fit_grads` reads."""
+    return tuple(t.shape), _dtypes.to_numpy(t.dtype)
 
 
 def _connect(ctx, args, output):
@@ -258,7 +294,7 @@ def _connect(ctx, args, output):
             continue
         o._grad_fn, o._requires_grad, o._output_nr = ctx, True, i
     ctx._n_outputs = len(outs)
-    ctx._fn_out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None) for o in outs)
+    ctx._fn_out_meta = tuple(_meta(o) if isinstance(o, Tensor) else ((), None) for o in outs)
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     saved = []
     for t in ctx.to_save:

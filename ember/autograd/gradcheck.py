@@ -18,7 +18,9 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._dtypes import float64
+from .._ops.creation import from_numpy, zeros
+from .._tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -46,7 +48,9 @@ def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
     jac = []
     for i in diff_idx:
         x = inputs[i]
-        data = x._data
+        # central differences perturb the input's memory in place without bumping its version (torch
+        # writes through `.data` the same way): a NumPy view of it, not an op
+        data = x.numpy(force=True)
         cols = [np.zeros((data.size, int(np.prod(s))), np.float64) for s in n_outputs_shapes]
         for k, idx in enumerate(np.ndindex(*data.shape)):
             orig = data[idx].copy()
@@ -63,7 +67,9 @@ def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
 
 def _eval(fn, inputs):
     out = _as_tuple(fn(*inputs))  # with grad mode as the caller has it: gradgradcheck's function needs it
-    return [o._data for o in out if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+    # the Jacobian is assembled in NumPy from the outputs' values
+    return [o.numpy(force=True).copy() for o in out if isinstance(o, Tensor) and (o.is_floating_point() or
+                                                                                  o.is_complex())]
 
 
 def _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol):
@@ -76,9 +82,9 @@ def _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol):
     reentrant, sizes_ok, types_ok = True, True, True
     for j, o in enumerate(outputs):
         for k in range(o.numel()):
-            onehot = np.zeros(o._data.size, o._data.dtype)
-            onehot[k] = 1
-            go = _wrap(onehot.reshape(o._data.shape))
+            go = zeros(o.numel(), dtype=o.dtype)
+            go[k] = 1
+            go = go.reshape(o.shape)
             g1 = autograd_grad(o, diff_inputs, go, retain_graph=True, allow_unused=True)
             g2 = autograd_grad(o, diff_inputs, go, retain_graph=True, allow_unused=True)
             for i, (a, b, x) in enumerate(zip(g1, g2, diff_inputs)):
@@ -89,10 +95,11 @@ def _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol):
                     continue
                 if a.dtype != x.dtype:
                     types_ok = False
-                if (b is None or np.abs(a._data.astype(np.float64) - b._data.astype(np.float64)).max(initial=0)
-                        > nondet_tol):
+                a64 = a.detach().to(float64)
+                diff = float((a64 - b.detach().to(float64)).abs().amax()) if b is not None and a64.numel() else 0.0
+                if b is None or diff > nondet_tol:
                     reentrant = False
-                jac[i][j][:, k] = a._data.astype(np.float64).reshape(-1)
+                jac[i][j][:, k] = a64.numpy().reshape(-1)  # the Jacobian is a NumPy array
     return jac, reentrant, sizes_ok, types_ok
 
 
@@ -158,9 +165,9 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     for a_i, (num_in, ana_in) in enumerate(zip(numerical, analytical)):
         for o_i, (n, a) in enumerate(zip(num_in, ana_in)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                dt = inputs[diff_idx[a_i]]._data.dtype  # torch keeps the Jacobians in the input's dtype
+                dt = inputs[diff_idx[a_i]].dtype  # torch keeps the Jacobians in the input's dtype
                 return _fail(f"Jacobian mismatch for output {o_i:d} with respect to input {diff_idx[a_i]:d},\n"
-                             f"numerical:{_wrap(n.astype(dt))}\nanalytical:{_wrap(a.astype(dt))}\n",
+                             f"numerical:{from_numpy(n).to(dt)}\nanalytical:{from_numpy(a).to(dt)}\n",
                              raise_exception)
     if not reentrant:
         return _fail("Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
@@ -193,7 +200,7 @@ def _check_mul_by_grad_output(outputs, inputs, diff_idx, raise_exception):
     for g, x in zip(grads, diff_inputs):
         if g is None:
             continue
-        if not (g._data == 0).all():
+        if not bool((g == 0).all()):
             return _fail("backward not multiplied by grad_output", raise_exception)
         if g.dtype != x.dtype:
             return _fail("grad is incorrect type", raise_exception)
@@ -209,7 +216,7 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
     diff_inputs = [inputs[i] for i in diff_idx]
     outputs = _diff_outputs(_as_tuple(func(*inputs)))
     for j in range(len(outputs)):
-        go = [None if i == j else _wrap(np.zeros(o._data.shape, o._data.dtype)) for i, o in enumerate(outputs)]
+        go = [None if i == j else zeros(o.shape, dtype=o.dtype) for i, o in enumerate(outputs)]
         keep = [o for i, o in enumerate(outputs) if go[i] is not None]
         if not keep:
             continue
@@ -221,7 +228,7 @@ def _check_undefined_grad(func, inputs, diff_idx, raise_exception):
                          f"\"Notes about undefined output gradients\" in \"tools/autograd/derivatives.yaml\"\n{e}",
                          raise_exception)
         for g in grads:
-            if g is not None and not (g._data == 0).all():
+            if g is not None and not bool((g == 0).all()):
                 return _fail("Expected all input grads to be undefined or zero when all output grads are undefined "
                              "or zero.", raise_exception)
     return True
@@ -239,7 +246,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
         rng = np.random.default_rng(0)
         outs = _diff_outputs(_as_tuple(func(*inputs)))
         grad_outputs = tuple(
-            _wrap(rng.uniform(-1, 1, o._data.shape).astype(o._data.dtype)).requires_grad_() for o in outs)
+            from_numpy(rng.uniform(-1, 1, tuple(o.shape))).to(o.dtype).requires_grad_() for o in outs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

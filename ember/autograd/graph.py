@@ -217,7 +217,9 @@ class SavedTensor:
     def _as_output(self, t, node, output_nr):
         out = _wrap(t._data)
         out._vc, out._base = t._vc, t._base
-        out._grad_fn, out._requires_grad, out._output_nr = node, True, output_nr
+        k = out._data.dtype
+        if k.kind in "fc" or k.name == "bfloat16":  # an integer output (indices) never had a grad_fn
+            out._grad_fn, out._requires_grad, out._output_nr = node, True, output_nr
         return out
 
     def release(self):
@@ -455,6 +457,7 @@ class OpNode(Node):
     # edge); an op whose Python-number inputs get an edge
     _mask_op = False
     _scalar_edge = False
+    _index_op = False
 
     def apply(self, grads):
         return self._run(grads, False)
@@ -522,7 +525,7 @@ class OpNode(Node):
             self._out = None
 
     def _saved_input(self, i):
-        if self._op.saves == "all" and self._versions is None:
+        if self._versions is None:  # freed (a node that saves no tensors keeps () there)
             raise RuntimeError(_FREED)
         s = self._saved[i] if i < len(self._saved) else None
         if type(s) is SavedTensor:
@@ -546,6 +549,38 @@ class OpNode(Node):
                 raise RuntimeError(_FREED)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_result'")
         return out.unpack(self) if type(out) is not tuple else tuple(o.unpack(self, i) for i, o in enumerate(out))
+
+
+class IndexOpNode(OpNode):
+    """The node of an op whose index, mask or target tensors are inputs (NOTE [ Index inputs ]) and that
+    saves only metadata (or nothing) of its other inputs: the index tensors are saved whole, with their
+    versions, and checked and unpacked here before the derivative runs."""
+
+    def _run(self, grads, free):
+        saved, vs = self._saved, self._versions
+        if vs is None:
+            raise RuntimeError(_FREED)
+        inputs = []
+        for s, v in zip(saved, vs):
+            if v is not None:
+                vc = s._vc
+                if (vc[0] if vc is not None else _version_counter(s)[0]) != v:
+                    _raise_version_error(s, v)
+            elif type(s) is SavedTensor:
+                s = s.unpack(self)
+            inputs.append(s)
+        self._saved = tuple(inputs)
+        try:
+            res = OpNode._run(self, grads, False)
+        finally:
+            self._saved = saved
+        if free:
+            self.release()
+        return res
+
+    def release(self):
+        OpNode.release(self)
+        self._saved = self._versions = None
 
 
 def fit_grads(res, metas):
@@ -582,10 +617,12 @@ def _dtype_of(np_dtype):
 def make_node_class(op):
     """The node class of `op`, named as torch names it; it also carries the two per-op facts `record`
     tests (NOTE [ Which inputs get an edge ]), computed here once."""
-    return type(op.node_name, (OpNode,), {
+    index_op = "index" in op.tags
+    base = IndexOpNode if index_op and op.saves != "all" else OpNode
+    return type(op.node_name, (base,), {
         # torch's node classes are C types, so they print as <class 'MulBackward0'>
         "_op": op, "__module__": "builtins", "__qualname__": op.node_name,
-        "_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags})
+        "_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags, "_index_op": index_op})
 
 
 class AccumulateGrad(Node):
@@ -651,6 +688,15 @@ def refresh_view_grad_fn(view):
 # where/masked_fill (tag `mask`) is not a differentiable argument and gets none either. The derivative
 # still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
 
+# NOTE [ Index inputs ]
+# An op's index, mask or target tensors are inputs of the op, not parameters: a tracer then records them
+# as graph inputs rather than baking one batch's indices into a graph (torch's schemas take them as
+# Tensor arguments). They are not differentiable: like torch, the node gives them no edge, and the
+# derivative returns None for them. The derivative needs their values, so they are saved whole, with
+# their versions (an index changed in place before backward raises torch's error), even by an op that
+# saves only the metadata of its other inputs (`IndexOpNode`). Ops with the tag `index` treat every integer
+# or bool tensor input that way.
+
 
 def _record_general(op, inputs, params, result):
     """`record` for every call its direct path does not take.
@@ -683,12 +729,17 @@ def _record_general(op, inputs, params, result):
     metas = []
     saved = []
     saves = op.saves  # "all", "none" or "meta"
-    if saves == "all":
+    index_op = node_cls._index_op  # NOTE [ Index inputs ]
+    if saves == "all" or index_op:
         versions = []
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
-            if t._requires_grad:
+            whole = saves == "all"
+            if index_op and a.dtype.kind in "biu":
+                metas.append(False)
+                whole = True
+            elif t._requires_grad:
                 edges.append(grad_edge(t))
                 if pointwise and a.dtype is odt and a.shape == oshape:
                     metas.append(True)
@@ -699,17 +750,17 @@ def _record_general(op, inputs, params, result):
             else:
                 edges.append(_NO_EDGE)
                 metas.append(None)
-            if saves == "all":
+            if whole:
                 if _saved_hooks or t._is_inference:
                     saved.append(SavedTensor(t))
                     versions.append(None)
                 else:
                     saved.append(t)
                     versions.append(_version_now(t))
-            elif saves == "meta":
-                saved.append(TensorMeta(t))
             else:
-                saved.append(None)
+                saved.append(TensorMeta(t) if saves == "meta" else None)
+                if index_op:
+                    versions.append(None)
         else:
             if node_cls._scalar_edge:
                 edges.append(_NO_EDGE)
@@ -717,12 +768,12 @@ def _record_general(op, inputs, params, result):
             else:
                 metas.append(False)
             saved.append(t)
-            if saves == "all":
+            if saves == "all" or index_op:
                 versions.append(None)
     node.next_functions = tuple(edges)
     node._in_meta = tuple(metas)
     node._saved = tuple(saved)
-    if saves == "all":
+    if saves == "all" or index_op:
         node._versions = tuple(versions)
     if params:
         node._params = params
@@ -953,7 +1004,7 @@ def rebase_history(op, self, inputs, params, old_data):
 def saved_before_write(node, vc):
     """The in-place op's node was recorded after the write bumped `vc`; torch saves its other inputs before
     the write, so one that shares the counter (`y[0].mul_(y[1].detach())`) records the version before it."""
-    if node._op.saves != "all":
+    if not node._versions:  # it saved no tensor whole
         return
     versions = list(node._versions)
     for i, s in enumerate(node._saved):

@@ -117,11 +117,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return out.squeeze(0) if reduction == "none" else out
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    t = target._data
-    c = input.shape[1]
-    bad = (t != ignore_index) & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    # (the target's bounds are checked by the op's kernel: it reads the data)
     _refuse_grad(weight, "weight", "nll_loss_forward" if input.dim() < 3 else "nll_loss2d_forward")
     return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
 
@@ -186,8 +182,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         _check_weight_broadcast(weight, target)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {dtype_word(target.dtype)} but expected {dtype_word(input.dtype)}")
-    a = input._data
-    if ((a < 0) | (a > 1)).any():
+    if bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     _refuse_grad(weight, "weight", "binary_cross_entropy")
     # torch clamps the logs at -100 so that 0 * log(0) stays finite
@@ -237,13 +232,13 @@ def _ctc_lengths(lengths, name):
     """input_lengths / target_lengths as an int64 array: a tensor of integers (any shape) or ints."""
     import numpy as np
 
+    from ... import _dtypes
     from ..._tensor import Tensor
 
     if isinstance(lengths, Tensor):
-        a = lengths._data
-        if a.dtype.kind not in "iu":
+        if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype is _dtypes.bool:
             raise RuntimeError(f"{name} must be integral")
-        return a.reshape(-1).astype(np.int64)
+        return np.asarray(lengths.reshape(-1).tolist(), np.int64)  # int parameters of the op, as torch's
     return np.asarray([int(v) for v in lengths], np.int64).reshape(-1)
 
 
@@ -307,21 +302,20 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
     See NOTE [ CTC forward-backward ] in ember/_ops/nn_ops.py.
     """
-    from ..._dtypes import float32, float64
+    from ..._dtypes import float32, float64, int64
     from ..._ops.creation import from_numpy
 
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if log_probs.dtype not in (float32, float64):
-        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{dtype_word(log_probs._data.dtype)}'")
+        raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{dtype_word(log_probs.dtype)}'")
     _ctc_arg_types(input_lengths, target_lengths)
     batched = log_probs.dim() == 3
     lp = log_probs if batched else log_probs.unsqueeze(1)
     il = _ctc_lengths(input_lengths, "input_lengths")
     tl = _ctc_lengths(target_lengths, "target_lengths")
     _ctc_check(lp, targets, il, tl, blank)
-    tg = targets._data.astype("int64", copy=False)
-    res = dispatch(P.ctc_loss, (lp, from_numpy(tg)), (il, tl, blank, bool(zero_infinity)))[0]
+    res = dispatch(P.ctc_loss, (lp, targets.to(int64)), (il, tl, blank, bool(zero_infinity)))[0]
     if zero_infinity:
         res = where(res == float("inf"), res.new_zeros(()), res)
     if reduction == "mean":
@@ -410,7 +404,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if (var._data < 0).any():
+    if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     var = var.clone()
     from ...autograd.grad_mode import no_grad

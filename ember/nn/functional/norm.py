@@ -246,8 +246,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
-    return dispatch(P.embedding, (weight,), (idx, padding_idx if padding_idx is not None else -1,
-                                             bool(scale_grad_by_freq)))
+    return dispatch(P.embedding, (weight, input), (padding_idx if padding_idx is not None else -1,
+                                                   bool(scale_grad_by_freq)))
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

@@ -200,7 +200,7 @@ class RNNBase(Module):
         sorted_indices = unsorted_indices = None
         if isinstance(orig, PackedSequence):
             input, batch_sizes_t, sorted_indices, unsorted_indices = orig
-            batch_sizes = [int(b) for b in batch_sizes_t._data]
+            batch_sizes = batch_sizes_t.tolist()
             mini_batch = batch_sizes[0]
         else:
             batch_sizes_t = batch_sizes = None

@@ -49,7 +49,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     if is_causal is None and mask is not None:
         sz = size if size is not None else mask.size(-2)
         causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
-        make_causal = tuple(mask.size()) == tuple(causal.size()) and bool((mask._data == causal._data).all())
+        make_causal = tuple(mask.size()) == tuple(causal.size()) and bool((mask == causal).all())
     return make_causal
 
 
@@ -166,7 +166,8 @@ class TransformerEncoder(Module):
         if not self.use_nested_tensor or first.training or src.dim() != 3 or src_key_padding_mask is None \
                 or mask is not None:
             return None
-        valid = src_key_padding_mask._data == 0  # torch: mask.logical_not()
+        # deciding whether the nested-tensor path applies needs the values: NumPy, not ops
+        valid = src_key_padding_mask.numpy(force=True) == 0  # torch: mask.logical_not()
         lengths = valid.sum(1)
         if getattr(self, "mask_check", True) and not (valid == (np.arange(valid.shape[1]) < lengths[:, None])).all():
             return None  # not left aligned: torch takes the padded path

@@ -1,6 +1,7 @@
 """Train a LeNet-style CNN on handwritten digits (a 5,000-image MNIST subset shipped in examples/data).
 
-    python examples/mnist/main.py                 # ~1 minute on 2 cores, >= 95% test accuracy
+    python examples/mnist/main.py                 # 8 epochs, about 97% test accuracy, about 20 s on 2 idle
+                                                  # cores (shared cores: README, Troubleshooting)
     python examples/mnist/main.py --resume        # continue from the last checkpoint
     python examples/mnist/main.py --dry-run       # one quick batch per phase (used by the tests)
 

@@ -152,3 +152,14 @@ def test_coverage_presence_is_ember_s():
     assert cov.ember_has("torch", ["add", "no_such_name_in_torch"]) == {"add"}
     assert cov.ember_has("torch.Tensor", ["shape", "add_", "no_such_attr"]) == {"shape", "add_"}
     assert cov.ember_has("torch.no_such_namespace", ["x"]) is None
+
+
+def test_coverage_ignores_modules_of_another_ember_copy(monkeypatch):
+    # An editable install of another checkout answers imports of submodules this checkout lacks.
+    import types
+
+    foreign = types.ModuleType("ember._coverage_foreign")
+    foreign.__file__ = os.path.join(os.path.dirname(ROOT), "elsewhere", "ember", "_coverage_foreign.py")
+    foreign.x = lambda: None
+    monkeypatch.setitem(sys.modules, "ember._coverage_foreign", foreign)
+    assert _coverage_module().ember_has("torch._coverage_foreign", ["x"]) is None

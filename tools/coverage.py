@@ -192,6 +192,11 @@ def ember_has(path, names):
         module = importlib.import_module("ember" + path[len("torch"):])
     except ModuleNotFoundError:
         return None
+    # A module from another copy of ember (an editable install of another checkout answers for submodules
+    # this one lacks) is not this ember's.
+    home = os.path.dirname(os.path.abspath(ember.__file__)) + os.sep
+    if not os.path.abspath(getattr(module, "__file__", None) or home).startswith(home):
+        return None
     return {n for n in names if hasattr(module, n)}
 
 

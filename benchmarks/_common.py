@@ -1,4 +1,7 @@
-"""Shared benchmark plumbing: one thread, interleaved A B B A rounds, medians, ratios (BENCHMARKING.md)."""
+"""Shared benchmark plumbing: one thread, interleaved A B B A rounds, medians, ratios.
+
+The method, and why: docs/benchmarking.md.
+"""
 
 import gc
 import os

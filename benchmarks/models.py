@@ -1,4 +1,4 @@
-"""Training-step time of four reference models, ember vs torch in one process (BENCHMARKING.md's table).
+"""Training-step time of four reference models, ember vs torch in one process (docs/benchmarking.md).
 
 The same model code builds each model in both libraries (`lib` is ember or torch); ember's weights are
 copied from torch's so both do identical arithmetic. Run: python benchmarks/models.py [--quick]

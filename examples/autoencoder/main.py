@@ -67,11 +67,14 @@ def main():
     for epoch in range(start, args.epochs + 1):
         model.train()
         bar = tqdm(loader, desc=f"epoch {epoch}", leave=False)
+        total, seen = 0.0, 0
         for (x,) in bar:
             loss = F.binary_cross_entropy_with_logits(model(x), x)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            total += loss.item() * len(x)
+            seen += len(x)
             bar.set_postfix(loss=f"{loss.item():.4f}")
             if args.dry_run:
                 break
@@ -79,7 +82,7 @@ def main():
         with torch.no_grad():
             recon = torch.sigmoid(model(test[:200] if args.dry_run else test))
             mse = F.mse_loss(recon, test[:200] if args.dry_run else test).item()
-        print(f"epoch {epoch}: train loss {loss.item():.4f}  test reconstruction MSE {mse:.4f}", flush=True)
+        print(f"epoch {epoch}: train loss {total / seen:.4f}  test reconstruction MSE {mse:.4f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch},
                    args.checkpoint)

@@ -1,7 +1,7 @@
 """A character-level LSTM language model (the classic char-rnn), trained on a text file.
 
     python examples/char_lstm/main.py                      # trains on examples/data/tiny.txt
-    python examples/char_lstm/main.py --data ../shared/data/tiny_shakespeare.txt --epochs 3
+    python examples/char_lstm/main.py --data input.txt --epochs 3  # any text file (see examples/data)
     python examples/char_lstm/main.py --resume             # continue from the last checkpoint
     python examples/char_lstm/main.py --dry-run            # one quick batch per phase
 
@@ -92,6 +92,7 @@ def main():
     for epoch in range(start, args.epochs + 1):
         model.train()
         bar = tqdm(batches(train, args.seq_len, args.batch_size, gen), desc=f"epoch {epoch}", leave=False)
+        total, steps = 0.0, 0
         for x, y in bar:
             logits, _ = model(x)
             loss = F.cross_entropy(logits.reshape(-1, len(chars)), y.reshape(-1))
@@ -99,6 +100,8 @@ def main():
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), args.clip)
             optimizer.step()
+            total += loss.item()  # every batch holds batch_size x seq_len characters
+            steps += 1
             bar.set_postfix(loss=f"{loss.item():.3f}")
             if args.dry_run:
                 break
@@ -106,7 +109,7 @@ def main():
         with torch.no_grad():
             vx, vy = next(batches(val, args.seq_len, args.batch_size, gen))
             vloss = F.cross_entropy(model(vx)[0].reshape(-1, len(chars)), vy.reshape(-1)).item()
-        print(f"epoch {epoch}: train loss {loss.item():.3f}  val loss {vloss:.3f}  "
+        print(f"epoch {epoch}: train loss {total / steps:.3f}  val loss {vloss:.3f}  "
               f"val perplexity {math.exp(vloss):.1f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch},

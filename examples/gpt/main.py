@@ -92,6 +92,7 @@ def main():
     for epoch in range(start, args.epochs + 1):
         model.train()
         bar = tqdm(range(1 if args.dry_run else args.steps), desc=f"epoch {epoch}", leave=False)
+        total, steps = 0.0, 0
         for _ in bar:
             x, y = get_batch(data[:split], args.block, args.batch_size, gen)
             loss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1))
@@ -100,12 +101,14 @@ def main():
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             scheduler.step()
+            total += loss.item()
+            steps += 1
             bar.set_postfix(loss=f"{loss.item():.3f}")
         model.eval()
         with torch.no_grad():
             x, y = get_batch(data[split:], args.block, args.batch_size, gen)
             vloss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1)).item()
-        print(f"epoch {epoch}: train loss {loss.item():.3f}  val loss {vloss:.3f}  "
+        print(f"epoch {epoch}: train loss {total / steps:.3f}  val loss {vloss:.3f}  "
               f"val perplexity {math.exp(vloss):.1f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),

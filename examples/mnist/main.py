@@ -1,6 +1,7 @@
 """Train a LeNet-style CNN on handwritten digits (a 5,000-image MNIST subset shipped in examples/data).
 
-    python examples/mnist/main.py                 # ~1 minute on 2 cores, >= 95% test accuracy
+    python examples/mnist/main.py                 # 8 epochs, about 97% test accuracy, about 20 s on 2 idle
+                                                  # cores (shared cores: README, Troubleshooting)
     python examples/mnist/main.py --resume        # continue from the last checkpoint
     python examples/mnist/main.py --dry-run       # one quick batch per phase (used by the tests)
 
@@ -54,15 +55,18 @@ def load_data(path):
 def train_epoch(model, loader, optimizer, epoch, dry_run):
     model.train()
     bar = tqdm(loader, desc=f"epoch {epoch}", leave=False, dynamic_ncols=True)
+    total, seen = 0.0, 0
     for data, target in bar:
         optimizer.zero_grad()
         loss = F.cross_entropy(model(data), target)
         loss.backward()
         optimizer.step()
+        total += loss.item() * len(target)
+        seen += len(target)
         bar.set_postfix(loss=f"{loss.item():.4f}")
         if dry_run:
             break
-    return loss.item()
+    return total / seen  # the epoch's mean loss per sample, not the last batch's
 
 
 @torch.no_grad()

@@ -931,10 +931,7 @@ def cat(tensors, dim=0, *, out=None):
             if k != d and a.shape[k] != ref.shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
-    if len(keep) == 1:
-        r = keep[0].clone()
-    else:
-        r = dispatch(_cat, tuple(keep), (d,))
+    r = dispatch(_cat, tuple(keep), (d,))
     return finish_out(r, out)
 
 

@@ -11,6 +11,7 @@ with NumPy's (= torch's) rules for where the indexed dims go.
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._meta import MetaArray, broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
 from ._util import c_contiguous, finish_out, method, public, wrap_dim
 from .shape import _select, _slice, _unsqueeze
@@ -121,7 +122,7 @@ def _check_advanced(self, key):
                                          f"shape of the indexed tensor {list(shape)} at index {dim + j}")
                 dim += k.ndim
                 continue
-            if k.size:
+            if k.size and type(k) is not MetaArray:  # (a meta index has no values to check)
                 size = shape[dim] if dim < len(shape) else 0
                 bad = k[(k >= size) | (k < -size)]
                 if bad.size:
@@ -139,6 +140,56 @@ def _(g, a, key):
     return dispatch(_index_put_zeros, (g,), (a.shape, key))
 
 
+NONZERO_ON_META = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+    "data-independent implementation does not exist. This implementation returns a fake value, assuming all "
+    "elements of the tensor are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+
+
+def index_shape(shape, key):
+    """The shape `a[key]` has for an advanced-indexing key (NumPy's rules, which are torch's): the index
+    arrays broadcast together; their result dims stand where they are when they are adjacent in the key,
+    else they go first."""
+    used = sum(k.ndim if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ else 1
+               for k in key if k is not None and k is not Ellipsis)
+    parts, adv, where, dim = [], [], [], 0
+    for i, k in enumerate(key):
+        if k is Ellipsis:
+            n = len(shape) - used
+            parts.extend(shape[dim:dim + n])
+            dim += n
+        elif k is None:
+            parts.append(1)
+        elif isinstance(k, slice):
+            parts.append(len(range(*k.indices(shape[dim]))))
+            dim += 1
+        else:
+            ks = tuple(np.shape(k)) if not isinstance(k, MetaArray) else k.shape
+            if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_:
+                if type(k) is MetaArray:
+                    raise NotImplementedError(NONZERO_ON_META)
+                dim, ks = dim + k.ndim, (int(np.count_nonzero(k)),)
+            else:
+                dim += 1
+            adv.append(ks)
+            where.append(i)
+            if not parts or parts[-1] is not _ADV:
+                parts.append(_ADV)
+    parts.extend(shape[dim:])
+    bshape = list(broadcast_shapes(*adv))
+    if where != list(range(where[0], where[0] + len(where))):
+        return tuple(bshape + [p for p in parts if p is not _ADV])
+    k = parts.index(_ADV)
+    return tuple(parts[:k] + bshape + parts[k + 1:])
+
+
+_ADV = object()  # where the index arrays' dims go
+
+
+_index.meta_(lambda a, key: meta_array(index_shape(tuple(a.shape), key), a._data.dtype))
+
+
 @defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none")
 def _index_put_zeros(g, shape, key):
     z = np.zeros(shape, g.dtype)
@@ -149,6 +200,9 @@ def _index_put_zeros(g, shape, key):
 @_index_put_zeros.derivative_
 def _(gg, g, shape, key):
     return dispatch(_index, (gg,), (key,))
+
+
+_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
 
 
 Tensor.__getitem__ = _getitem
@@ -163,14 +217,27 @@ def _copy(a, src):
     try:
         return np.broadcast_to(src, a.shape).astype(a.dtype)
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
-                           f"({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                           f"{max(a.ndim - 1, 0)}") from None
+        raise _copy_error(a.shape, src.shape) from None
+
+
+def _copy_error(shape, src_shape):
+    return RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
+                        f"({src_shape[-1] if src_shape else 1}) at non-singleton dimension {max(len(shape) - 1, 0)}")
 
 
 @_copy.derivative_
 def _(g, a, src):
     return g * 0, g
+
+
+@_copy.meta_
+def _(a, src):
+    shape, src_shape = tuple(a.shape), tuple(getattr(src, "shape", ()))
+    try:
+        np.broadcast_shapes(src_shape, shape)
+    except ValueError:
+        raise _copy_error(shape, src_shape) from None
+    return meta_array(shape, a._data.dtype, like_strides(a))
 
 
 @method(top=False)
@@ -192,6 +259,9 @@ def _index_put(a, v, key, accumulate):
 def _(g, a, v, key, accumulate):
     ga = g if accumulate else dispatch(_index_put, (g, 0.0), (key, False))
     return ga, dispatch(_index, (g,), (key,))
+
+
+_index_put.meta_(lambda a, v, key, accumulate: meta_array(a.shape, a._data.dtype))
 
 
 def _setitem(self, key, value):
@@ -239,6 +309,13 @@ def _(g, a, dim, idx):
     return dispatch(_index_put_zeros, (g,), (a.shape, key))
 
 
+@_index_select.meta_
+def _(a, dim, idx):
+    shape = list(a.shape)
+    shape[dim] = idx.size
+    return meta_array(shape, a._data.dtype)
+
+
 @method()
 def index_select(input, dim, index, *, out=None):
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
@@ -247,9 +324,9 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n) if n else 0
-    idx = index._data.reshape(-1)
+    idx = index._data.reshape(-1) if type(index._data) is not MetaArray else index._data
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.max() >= size or idx.min() < -size):
+    if idx.size and type(idx) is not MetaArray and (idx.max() >= size or idx.min() < -size):
         bad = idx[(idx >= size) | (idx < -size)][0]
         raise IndexError("index out of range in self") if n else IndexError(f"index {bad} out of range")
     if n == 0:
@@ -265,6 +342,10 @@ def _masked_fill(a, mask, value):
 @_masked_fill.derivative_
 def _(g, a, mask, value):
     return g.masked_fill(Tensor._from_array(mask), 0), None
+
+
+_masked_fill.meta_(lambda a, mask, value: meta_array(  # broadcast with the mask, contiguous (as torch's)
+    broadcast_shapes(tuple(a.shape), mask.shape), a._data.dtype))
 
 
 @method()
@@ -304,6 +385,9 @@ def _(g, a, dim, idx):
     return dispatch(_scatter_zeros, (g,), (idx, dim, a.shape))
 
 
+_gather.meta_(lambda a, dim, idx: meta_array(idx.shape, a._data.dtype))
+
+
 @defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none")
 def _scatter_zeros(g, idx, dim, shape):
     z = np.zeros(shape, g.dtype)
@@ -317,6 +401,9 @@ def _scatter_zeros(g, idx, dim, shape):
 @_scatter_zeros.derivative_
 def _(gg, g, idx, dim, shape):
     return dispatch(_gather, (gg,), (dim, idx))
+
+
+_scatter_zeros.meta_(lambda g, idx, dim, shape: meta_array(shape, g._data.dtype))
 
 
 def scatter_into_zeros(g, index, dim, shape):

@@ -10,6 +10,7 @@ scatters are `out[key] = src` or `np.<ufunc>.at(out, key, src)` with no Python l
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim
 from .pointwise import where
@@ -38,14 +39,14 @@ def _check_index(name, input, dim, index, src=None):
     d = wrap_dim(dim, n)
     idx = index._data
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+    if idx.size and type(idx) is not MetaArray and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     for i in range(min(n, k)):
         if i != d and idx.shape[i] > input._data.shape[i]:
             raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be "
                                f"smaller than self {list(input._data.shape)} apart from dimension {d}")
-    return d, np.where(idx < 0, idx + size, idx)
+    return d, idx if type(idx) is MetaArray else np.where(idx < 0, idx + size, idx)
 
 
 @method()
@@ -78,6 +79,14 @@ def _(g, a, src, dim, idx, reduce):
     return g.scatter(dim, i, 0.0), _embed_block(g.gather(dim, i), src.shape)
 
 
+def _same_as_input(a, *rest):
+    """The scatters and index writes: a fresh contiguous tensor like their input (torch's meta)."""
+    return meta_array(a.shape, a._data.dtype)
+
+
+_scatter.meta_(_same_as_input)
+
+
 @defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
 def _pad_kernel(g, shape):
     z = np.zeros(shape, g.dtype)
@@ -88,6 +97,9 @@ def _pad_kernel(g, shape):
 @_pad_kernel.derivative_
 def _(gg, g, shape):
     return gg[tuple(slice(0, s) for s in g.shape)]
+
+
+_pad_kernel.meta_(lambda g, shape: meta_array(shape, g._data.dtype))
 
 
 def _pad(g, shape):
@@ -105,6 +117,7 @@ def _embed_block(g, shape):
 _scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value")(
     lambda a, v, dim, idx, reduce: _scatter.kernel(a, v, dim, idx, reduce))
 _scatter_v.derivative_(lambda g, a, v, dim, idx, reduce: g.scatter(dim, _wrap(idx), 0.0))
+_scatter_v.meta_(_same_as_input)
 
 
 def _scatter_args(input, dim, index, src, value, reduce):
@@ -145,6 +158,9 @@ def _scatter_add(a, src, dim, idx):
 @_scatter_add.derivative_
 def _(g, a, src, dim, idx):
     return g, _embed_block(g.gather(dim, _wrap(idx)), src.shape)
+
+
+_scatter_add.meta_(_same_as_input)
 
 
 @method()
@@ -201,6 +217,9 @@ def _(g, a, src, dim, idx, reduce, include_self, *, out):
     return share * self_hit, share.gather(dim, i) * src_hit
 
 
+_scatter_reduce.meta_(_same_as_input)
+
+
 def _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out):
     """Gradients of a scatter product: each element's is the product of the others in its group.
 
@@ -251,7 +270,10 @@ def _check_index_vector(name, input, dim, index, source=None):
                          f"{name}_(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = index._data.reshape(-1).astype(np.int64)
+    idx = index._data
+    if type(idx) is MetaArray:
+        return d, idx
+    idx = idx.reshape(-1).astype(np.int64)
     size = input._data.shape[d] if n else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
@@ -274,6 +296,9 @@ def _index_add(a, src, dim, idx, alpha):
 def _(g, a, src, dim, idx, alpha):
     gs = g.index_select(dim, _wrap(idx)) if g.dim() else g
     return g, (gs if alpha == 1 else gs * alpha)
+
+
+_index_add.meta_(_same_as_input)
 
 
 @method()
@@ -299,6 +324,9 @@ def _(g, a, src, dim, idx):
     return g.index_fill(dim, i, 0.0), g.index_select(dim, i)
 
 
+_index_copy.meta_(_same_as_input)
+
+
 @method()
 def index_copy(input, dim, index, source, *, out=None):
     d, idx = _check_index_vector("index_copy", input, dim, index)
@@ -321,6 +349,8 @@ _index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none"
     _index_fill_kernel)
 _index_fill_t.derivative_(lambda g, a, value, dim, idx: (g.index_fill(dim, _wrap(idx), 0.0),
                                                           g.index_select(dim, _wrap(idx)).sum()))
+_index_fill.meta_(lambda a, value, dim, idx: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_index_fill_t.meta_(lambda a, value, dim, idx: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _index_fill_args(input, dim, index, value):
@@ -373,6 +403,14 @@ def _(g, a, mask):
     return zeros(shape, dtype=g.dtype).masked_scatter(_wrap(np.broadcast_to(mask, shape)), g)
 
 
+@_masked_select.meta_
+def _(a, mask):
+    raise no_meta_kernel("masked_select")
+
+
+_masked_select.tags = _masked_select.tags | {"dynamic_output_shape"}
+
+
 @method()
 def masked_select(input, mask, *, out=None):
     _check_mask("masked_select", mask)
@@ -401,12 +439,16 @@ def _(g, a, src, mask):
     return g.masked_fill(m, 0.0), cat([picked, pad]).reshape(src.shape)
 
 
+_masked_scatter.meta_(lambda a, src, mask: meta_array(a.shape, a._data.dtype, like_strides(a)))
+
+
 def _masked_scatter_args(name, input, mask, source):
     _check_mask(name, mask)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"{name}: expected self and source to have same dtypes but got "
                            f"{input.dtype} and {source.dtype}")
-    n = int(np.broadcast_to(mask._data, input._data.shape).sum())
+    meta = type(mask._data) is MetaArray  # (torch's meta cannot count the mask's ones)
+    n = 0 if meta else int(np.broadcast_to(mask._data, input._data.shape).sum())
     if n > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return (input, source), (mask._data,)
@@ -434,6 +476,9 @@ def _(g, a, idx):
     return dispatch(_put_zeros, (g,), (tuple(a.shape), idx))
 
 
+_take.meta_(lambda a, idx: meta_array(idx.shape, a._data.dtype))
+
+
 @defop("put_zeros", "PutBackward0", INDEXING, saves="none")
 def _put_zeros(g, shape, idx):
     z = np.zeros(int(np.prod(shape)), g.dtype)
@@ -446,6 +491,9 @@ def _(gg, g, shape, idx):
     return dispatch(_take, (gg,), (idx,))
 
 
+_put_zeros.meta_(lambda g, shape, idx: meta_array(shape, g._data.dtype))
+
+
 @method()
 def take(input, index, *, out=None):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
@@ -454,6 +502,8 @@ def take(input, index, *, out=None):
                             else type(index).__name__))
     n = input._data.size
     idx = index._data
+    if type(idx) is MetaArray:
+        return finish_out(dispatch(_take, (input,), (idx,)), out)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")

@@ -177,6 +177,23 @@ EXTRA = [
 ]
 
 
+EXTRA += [
+    # advanced indexing (index tensors on meta too) and the writes
+    ("index_int", lambda L, x, i: (x[i], x[:, i], x[i, 1:], x[..., i], x[None, i]), [F234, ("i", (2, 2))]),
+    ("index_split", lambda L, x, i, j: (x[i, :, j], x[i, j], x[:, i, j]), [F234, ("i", (2,)), ("i", (2, 1))]),
+    ("index_list", lambda L, x: x[[0, 2], 1:], [F34]),
+    ("index_bool_meta", lambda L, x, m: x[m], [F34, ("b", (3, 4))]),
+    ("index_bad", lambda L, x, i: x[i, i, i], [F34, ("i", (2,))]),
+    ("setitem", lambda L, x, i: x.__setitem__(i, 1.0) or x, [F34, ("i", (2,))]),
+    ("index_put", lambda L, x, i, v: x.index_put((i,), v), [F34, ("i", (2,)), ("f", (4,))]),
+    ("copy_", lambda L, x, y: x.copy_(y), [T34, ("f", (4,))]),
+    ("copy_bad", lambda L, x, y: x.copy_(y), [F34, ("f", (3,))]),
+    ("repeat_interleave_tensor", lambda L, x, r: L.repeat_interleave(x, r), [("f", (3,)), ("i", (3,))]),
+    ("repeat_interleave_int", lambda L, x: x.repeat_interleave(2, dim=0), [T34]),
+    ("masked_select_meta", lambda L, x, m: L.masked_select(x, m), [F34, ("b", (3, 4))]),
+]
+
+
 class _Row:
     def __init__(self, call, specs):
         self.fn = call

@@ -267,10 +267,14 @@ def _(a, fill, np_dtype):
 
 def _like(name, fill):
     def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-        meta = check_device(device) or (device is None and input.is_meta)
+        meta = check_device(device) if device is not None else input.is_meta  # (no default device)
         d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
         if meta:
             t = _wrap(meta_array(input.shape, d, _like_strides(input)))
+        elif input.is_meta:  # off the meta device: fresh memory laid out as torch's empty_like lays it
+            t = empty_strided(tuple(input.shape), _like_strides(input), dtype=_dtypes.from_numpy(np.dtype(d)))
+            if fill is not None:
+                t.fill_(fill)
         elif fill is None:
             t = _wrap(np.empty_like(input._data, dtype=d))
         else:

@@ -55,10 +55,10 @@ def test_factory_kwargs_meta(name):
 def test_to_meta_and_to_empty(name):
     make = dict(LAYERS)[name]
     mods = {lib: _build(lib, make) for lib in (torch, ember)}
-    for lib, m in mods.items():
+    for m in mods.values():
         m.to("meta")
     assert _state(mods[ember]) == _state(mods[torch])
-    for lib, m in mods.items():
+    for m in mods.values():
         m.to_empty(device="cpu")
     assert _state(mods[ember]) == _state(mods[torch])
     assert all(s[4] == "cpu" for s in _state(mods[ember]))

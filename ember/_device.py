@@ -2,9 +2,9 @@
 (scripts build `device("cuda")` to test for it) but allocating on them fails with torch's error.
 
 NOTE [ Default device ]
-`with ember.device("meta"):` makes the factories (empty, zeros, ones, full, tensor, arange, linspace, eye, ...)
-create on that device when they are given none, as torch's DeviceContext does; `*_like` factories keep
-following their input. The context is per thread (a stack); `check_device(None)`, which every factory
+`with ember.device("meta"):` makes the factories (empty, zeros, ones, full, tensor, arange, linspace,
+eye, ...) create on that device when they are given none, as torch's DeviceContext does; `*_like`
+factories keep following their input. The context is per thread (a stack); `check_device(None)`, which every factory
 calls, reads it only while some thread has one open, so without one a factory pays one truth test.
 """
 

@@ -132,13 +132,14 @@ contiguous_strides = _contiguous
 
 
 def like_strides(t) -> tuple:
-    """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its order, dense."""
+    """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its
+    order, dense."""
     shape = tuple(t.shape)
     return pointwise_strides(shape, [(shape, t.stride())])
 
 
 def view_meta(t, shape, strides, offset=0) -> MetaArray:
-    """The payload of a view of `t`: `strides` in elements, `offset` (elements) added to t's storage offset."""
+    """The payload of a view of `t`: `strides` in elements, `offset` (in elements) added to t's."""
     return meta_array(shape, t._data.dtype, strides, t.storage_offset() + offset)
 
 
@@ -177,10 +178,10 @@ def view_strides(oldshape, oldstride, newshape):
 def no_meta_kernel(qualname) -> NotImplementedError:
     """torch's error for an op with no meta kernel (the ops whose output shape depends on the data)."""
     return NotImplementedError(
-        f"aten::{qualname}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
-        "kernel registered. You may have run into this message while using an operator with PT2 compilation APIs "
-        "(torch.compile/torch.export); in order to use this operator with those APIs you'll need to add a fake "
-        "impl. Please see the following for next steps:  "
+        f"aten::{qualname}: attempted to run this operator with Meta tensors, but there was no fake impl or "
+        "Meta kernel registered. You may have run into this message while using an operator with PT2 "
+        "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs you'll "
+        "need to add a fake impl. Please see the following for next steps:  "
         "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
 
 

@@ -140,7 +140,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape[d + 1] = n
     out_shape = list(x.shape)
     out_shape[d] *= n
-    return xe.expand(*shape).contiguous().view(*out_shape) if x.dim() else xe.expand(*shape).reshape(out_shape)
+    if not x.dim():
+        return xe.expand(*shape).reshape(out_shape)
+    return xe.expand(*shape).contiguous().view(*out_shape)
 
 
 def _repeat_interleave_meta(input, repeats, dim, output_size):

@@ -222,7 +222,8 @@ def _copy(a, src):
 
 def _copy_error(shape, src_shape):
     return RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
-                        f"({src_shape[-1] if src_shape else 1}) at non-singleton dimension {max(len(shape) - 1, 0)}")
+                        f"({src_shape[-1] if src_shape else 1}) at non-singleton dimension "
+                        f"{max(len(shape) - 1, 0)}")
 
 
 @_copy.derivative_

@@ -116,8 +116,8 @@ def _view(a, shape):
         raise RuntimeError(_VIEW_ERROR) from None
 
 
-_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension spans "
-               "across two contiguous subspaces). Use .reshape(...) instead.")
+_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension "
+               "spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
 @_view.derivative_
@@ -183,7 +183,8 @@ def reshape(input, *shape):
 @defop("view", None, SHAPE, saves="meta", overload="dtype")
 def _view_as_dtype(a, np_dtype):
     if a.itemsize != np.dtype(np_dtype).itemsize:
-        _dtype_view_geometry(a.shape, tuple(s // a.itemsize for s in a.strides), 0, a.dtype, np.dtype(np_dtype))
+        strides = tuple(s // a.itemsize for s in a.strides)
+        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np.dtype(np_dtype))
     return a.view(np_dtype)
 
 
@@ -202,15 +203,15 @@ def _dtype_view_geometry(shape, strides, offset, old, new):
         return shape[:-1] + (shape[-1] * r,), tuple(s * r for s in strides[:-1]) + (1,), offset * r
     r = new.itemsize // old.itemsize
     if shape[-1] % r:
-        raise RuntimeError(f"self.size(-1) must be divisible by {r} to view {words} (different element sizes), "
-                           f"but got {shape[-1]}")
+        raise RuntimeError(f"self.size(-1) must be divisible by {r} to view {words} (different element "
+                           f"sizes), but got {shape[-1]}")
     for i, s in enumerate(strides[:-1]):
         if s % r:
-            raise RuntimeError(f"self.stride({i}) must be divisible by {r} to view {words} (different element "
-                               f"sizes), but got {s}")
+            raise RuntimeError(f"self.stride({i}) must be divisible by {r} to view {words} (different "
+                               f"element sizes), but got {s}")
     if offset % r:
-        raise RuntimeError(f"self.storage_offset() must be divisible by {r} to view {words} (different element "
-                           f"sizes), but got {offset}")
+        raise RuntimeError(f"self.storage_offset() must be divisible by {r} to view {words} (different "
+                           f"element sizes), but got {offset}")
     return shape[:-1] + (shape[-1] // r,), tuple(s // r for s in strides[:-1]) + (1,), offset // r
 
 
@@ -464,7 +465,8 @@ def _(g, a, dims):
     return g.permute(tuple(np.argsort(dims)))
 
 
-_permute.meta_(lambda a, dims: view_meta(a, tuple(a.shape[d] for d in dims), tuple(a.stride()[d] for d in dims)))
+_permute.meta_(lambda a, dims: view_meta(a, tuple(a.shape[d] for d in dims),
+                                         tuple(a.stride()[d] for d in dims)))
 
 
 @method()
@@ -713,8 +715,8 @@ def _(a, offset, d1, d2):
     length = max(0, min(n, m - offset)) if offset >= 0 else max(0, min(n + offset, m))
     start = (offset * st[d2] if offset >= 0 else -offset * st[d1]) if length else 0
     rest = [i for i in range(len(shape)) if i not in (d1, d2)]
-    return view_meta(a, tuple(shape[i] for i in rest) + (length,), tuple(st[i] for i in rest) + (st[d1] + st[d2],),
-                     start)
+    return view_meta(a, tuple(shape[i] for i in rest) + (length,),
+                     tuple(st[i] for i in rest) + (st[d1] + st[d2],), start)
 
 
 @method()

@@ -57,8 +57,8 @@ def test_meta(name):
 
 # ---- ops with no OpInfo entry: views, creation, casts, and the composites built on them -------------------
 # Each row: (id, call(lib, *inputs), input specs). A spec is (kind, shape): "f" float32, "T" a transposed
-# float32 (of the reversed shape), "d" float64, "c" complex64, "i" int64 in [0, 3), "b" bool. Views are held to
-# torch's storage offsets as well as its strides.
+# float32 (of the reversed shape), "d" float64, "c" complex64, "i" int64 in [0, 3), "b" bool. Views are
+# held to torch's storage offsets as well as its strides.
 
 
 def _spec(rng, kind, shape):
@@ -131,7 +131,8 @@ EXTRA = [
     ("select_bad", lambda L, x: x.select(1, 4), [F34]),
     ("narrow", lambda L, x: x.narrow(1, 1, 2), [T34]),
     ("narrow_bad", lambda L, x: x.narrow(1, 3, 2), [F34]),
-    ("getitem_basic", lambda L, x: (x[1], x[:, 1:], x[..., ::2], x[None, 1, :, -1], x[1:1], x[:, 9:]), [F234]),
+    ("getitem_basic", lambda L, x: (x[1], x[:, 1:], x[..., ::2], x[None, 1, :, -1], x[1:1], x[:, 9:]),
+     [F234]),
     ("getitem_ellipsis", lambda L, x: (x[...], x[:]), [T34]),
     ("unfold", lambda L, x: x.unfold(1, 2, 1), [T34]),
     ("unfold_step", lambda L, x: x.unfold(0, 2, 2), [F234]),
@@ -168,8 +169,8 @@ EXTRA = [
     ("empty_strided", lambda L: L.empty_strided((2, 3), (1, 2), device="meta"), []),
     ("factories", lambda L: (L.zeros(2, 3, device="meta"), L.ones(2, dtype=L.int32, device="meta"),
                              L.full((2,), 1.5, device="meta"), L.empty(3, device="meta")), []),
-    ("like", lambda L, x: (L.zeros_like(x), L.empty_like(x), L.full_like(x, 2), L.ones_like(x, dtype=L.int64)),
-     [T34]),
+    ("like", lambda L, x: (L.zeros_like(x), L.empty_like(x), L.full_like(x, 2),
+                           L.ones_like(x, dtype=L.int64)), [T34]),
     ("new_factories", lambda L, x: (x.new_zeros(2), x.new_empty((2, 3)), x.new_full((2,), 3.0)), [F34]),
     # scans that compose the ops above
     ("cumsum_dtype", lambda L, x: x.cumsum(0, dtype=L.float64), [T34]),

@@ -313,7 +313,7 @@ def _(g, a, dim, idx):
 @_index_select.meta_
 def _(a, dim, idx):
     shape = list(a.shape)
-    shape[dim] = idx.size
+    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
     return meta_array(shape, a._data.dtype)
 
 

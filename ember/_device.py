@@ -1,7 +1,25 @@
 """ember.device: where a tensor lives. ember computes on the CPU only; other device types can be named
-(scripts build `device("cuda")` to test for it) but allocating on them fails with torch's error."""
+(scripts build `device("cuda")` to test for it) but allocating on them fails with torch's error.
+
+NOTE [ Default device ]
+`with ember.device("meta"):` makes the factories (empty, zeros, ones, full, tensor, arange, linspace,
+eye, ...) create on that device when they are given none, as torch's DeviceContext does; `*_like`
+factories keep following their input. The context is per thread (a stack); `check_device(None)`, which every factory
+calls, reads it only while some thread has one open, so without one a factory pays one truth test.
+"""
+
+import threading
 
 __all__ = ["device"]
+
+
+class _DefaultDevice(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_default = _DefaultDevice()
+_open = [0]  # `with device(...)` blocks open in any thread (see NOTE [ Default device ])
 
 
 class device:
@@ -48,6 +66,15 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        _default.stack.append(self)
+        _open[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        _default.stack.pop()
+        _open[0] -= 1
+
     def __reduce__(self):
         return (device, (self.type, self.index))
 
@@ -57,8 +84,13 @@ cpu = device("cpu")
 
 def check_device(dev):
     """Accept None and any spelling of the CPU (False) or of the meta device (True: tensors without data,
-    NOTE [ Meta payloads ]); anything else fails the way a CPU-only torch does."""
-    if dev is None or dev is cpu or dev == "cpu":
+    NOTE [ Meta payloads ]); anything else fails the way a CPU-only torch does. None means the default
+    device (NOTE [ Default device ])."""
+    if dev is None:
+        if not _open[0] or not _default.stack:
+            return False
+        dev = _default.stack[-1]
+    if dev is cpu or dev == "cpu":
         return False
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cpu":

@@ -25,7 +25,8 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes"]
+__all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
+           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel"]
 
 
 class NoData(NotImplementedError):
@@ -125,6 +126,63 @@ def meta_array(shape, dtype, strides=None, offset=0) -> MetaArray:
     npd = dtype if isinstance(dtype, np.dtype) else _dtypes.to_numpy(dtype)
     st = _contiguous(shape) if strides is None else strides
     return MetaArray(shape, npd, tuple(s * npd.itemsize for s in st), offset)
+
+
+contiguous_strides = _contiguous
+
+
+def like_strides(t) -> tuple:
+    """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its
+    order, dense."""
+    shape = tuple(t.shape)
+    return pointwise_strides(shape, [(shape, t.stride())])
+
+
+def view_meta(t, shape, strides, offset=0) -> MetaArray:
+    """The payload of a view of `t`: `strides` in elements, `offset` (in elements) added to t's."""
+    return meta_array(shape, t._data.dtype, strides, t.storage_offset() + offset)
+
+
+def view_strides(oldshape, oldstride, newshape):
+    """The strides of `view(newshape)` over a tensor of `oldshape` and `oldstride`, or None where no view
+    exists: torch's `computeStride` (each run of dims contiguous in memory may be regrouped freely)."""
+    numel = 1
+    for s in oldshape:
+        numel *= s
+    if numel == 0:
+        return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else _contiguous(newshape)
+    if not oldshape:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1
+                             and oldstride[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def no_meta_kernel(qualname) -> NotImplementedError:
+    """torch's error for an op with no meta kernel (the ops whose output shape depends on the data)."""
+    return NotImplementedError(
+        f"aten::{qualname}: attempted to run this operator with Meta tensors, but there was no fake impl or "
+        "Meta kernel registered. You may have run into this message while using an operator with PT2 "
+        "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs you'll "
+        "need to add a fake impl. Please see the following for next steps:  "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
 
 
 def broadcast_shapes(*shapes) -> tuple:

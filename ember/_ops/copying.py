@@ -9,7 +9,9 @@ import itertools
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import INDEXING, SHAPE, defop, dispatch
+from .._meta import broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, finish_out, method, public, wrap_dim, wrap_dims
 from .shape import cat, stack
@@ -85,6 +87,12 @@ def _(g, a, reps):
     return g.sum(dims) if dims else g
 
 
+@_repeat.meta_
+def _(a, reps):
+    shape = (1,) * (len(reps) - a.dim()) + tuple(a.shape)
+    return meta_array(tuple(r * s for r, s in zip(reps, shape)), a._data.dtype)
+
+
 @method(top=False)
 def repeat(self, *sizes):
     reps = as_shape(sizes)
@@ -108,6 +116,8 @@ def tile(input, dims):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     from .creation import tensor
 
+    if repeats.is_meta if isinstance(repeats, Tensor) else repeats is None and input.is_meta:
+        return _repeat_interleave_meta(input, repeats, dim, output_size)
     if repeats is None:  # torch.repeat_interleave(repeats): indices repeated by their counts
         r = input._data
         return _wrap(np.repeat(np.arange(r.size, dtype=np.int64), r))
@@ -130,7 +140,22 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape[d + 1] = n
     out_shape = list(x.shape)
     out_shape[d] *= n
-    return xe.expand(*shape).clone().view(*out_shape) if x.dim() else xe.expand(*shape).reshape(out_shape)
+    if not x.dim():
+        return xe.expand(*shape).reshape(out_shape)
+    return xe.expand(*shape).contiguous().view(*out_shape)
+
+
+def _repeat_interleave_meta(input, repeats, dim, output_size):
+    """Repeats held in a meta tensor: the output's length is data, so torch wants it given."""
+    from .creation import empty
+
+    if output_size is None:
+        raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+    idx = empty(output_size, dtype=_dtypes.int64, device="meta")
+    if repeats is None:
+        return idx
+    x = input.reshape(-1) if dim is None else input
+    return x.index_select(0 if dim is None else wrap_dim(dim, input.dim()), idx)
 
 
 # ---- flip / roll / rot90 -----------------------------------------------------------------------------------
@@ -146,6 +171,9 @@ def _flip(a, dims):
 @_flip.derivative_
 def _(g, a, dims):
     return g.flip(dims)
+
+
+_flip.meta_(lambda a, dims: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 @method()
@@ -181,6 +209,9 @@ def _(g, a, shifts, dims):
     return dispatch(_roll, (g,), (neg, dims))
 
 
+_roll.meta_(lambda a, shifts, dims: meta_array(a.shape, a._data.dtype))
+
+
 @method()
 def roll(input, shifts, dims=None):
     if dims is None:
@@ -208,6 +239,15 @@ def _rot90(a, k, dims):
 @_rot90.derivative_
 def _(g, a, k, dims):
     return g.rot90(-k, dims)
+
+
+@_rot90.meta_
+def _(a, k, dims):
+    shape, st = list(a.shape), list(like_strides(a))
+    if k % 2:  # a flip (laid out like the input) then a transpose of the two dims
+        d0, d1 = dims
+        shape[d0], shape[d1], st[d0], st[d1] = shape[d1], shape[d0], st[d1], st[d0]
+    return meta_array(shape, a._data.dtype, st)
 
 
 @method()
@@ -247,6 +287,14 @@ def _(g, a, offset, d1, d2):
     return g.diagonal(offset, d1, d2)
 
 
+@_diag_embed.meta_
+def _(a, offset, d1, d2):
+    n = a.shape[-1] + abs(offset) if a.dim() else 1 + abs(offset)
+    rest = iter(tuple(a.shape)[:-1])
+    shape = tuple(n if k in (d1, d2) else next(rest) for k in range(a.dim() + 1))
+    return meta_array(shape, a._data.dtype)
+
+
 @method()
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input._data.ndim + 1
@@ -284,6 +332,9 @@ def _(g, a):
     return eye(a.shape[0], a.shape[1], dtype=g.dtype) * g
 
 
+_trace.meta_(lambda a: meta_array((), _dtypes.int64 if a._data.dtype.kind in "biu" else a._data.dtype))
+
+
 @method()
 def trace(input):
     if input._data.ndim != 2:
@@ -304,6 +355,10 @@ def _cross(a, b, dim):
 @_cross.derivative_
 def _(g, a, b, dim):
     return _cross_t(b, g, dim), _cross_t(g, a, dim)
+
+
+_cross.meta_(lambda a, b, dim: meta_array(broadcast_shapes(tuple(a.shape), tuple(b.shape)),
+                                          _dtypes.result_dtype((a, b))))
 
 
 def _cross_t(a, b, dim):
@@ -403,6 +458,12 @@ def _(g, *inputs):
     return tuple(grads)
 
 
+@_block_diag.meta_
+def _(*tensors):
+    mats = [(1, t.shape[0]) if t.dim() == 1 else (1, 1) if t.dim() == 0 else tuple(t.shape) for t in tensors]
+    return meta_array((sum(m[0] for m in mats), sum(m[1] for m in mats)), _dtypes.result_dtype(tensors))
+
+
 def block_diag(*tensors):
     for i, t in enumerate(tensors):
         if t.dim() > 2:
@@ -446,6 +507,12 @@ def _(g, x1, x2, p, *, out):
         w = (d.sign() * d.abs().pow(p - 1) / o.pow(p - 1)).masked_fill(o == 0, 0.0)
     gw = g.unsqueeze(-1) * w
     return gw.sum(-2), -gw.sum(-3)
+
+
+@_cdist.meta_
+def _(x1, x2, p):
+    batch = broadcast_shapes(tuple(x1.shape)[:-2], tuple(x2.shape)[:-2])
+    return meta_array(batch + (x1.shape[-2], x2.shape[-2]), _dtypes.result_dtype((x1, x2)))
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
-from .._meta import meta_array, pointwise_strides
+from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, checked_scalar, method, public
 from .pointwise import _to_dtype
@@ -228,9 +228,7 @@ _full.meta_(lambda shape, fill, np_dtype: meta_array(shape, np.dtype(np_dtype)))
 _empty.meta_(lambda shape, np_dtype: meta_array(shape, np.dtype(np_dtype)))
 
 
-def _like_strides(t):
-    """The strides torch's `empty_like` (preserve_format) gives: a dense input's own, else its order, dense."""
-    return pointwise_strides(tuple(t.shape), [(tuple(t.shape), t.stride())])
+_like_strides = like_strides
 
 
 def _check_size(shape, name=None):
@@ -305,10 +303,14 @@ def _(a, fill, np_dtype):
 
 def _like(name, fill):
     def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-        meta = check_device(device) or (device is None and input.is_meta)
+        meta = check_device(device) if device is not None else input.is_meta  # (no default device)
         d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
         if meta:
             t = _wrap(meta_array(input.shape, d, _like_strides(input)))
+        elif input.is_meta:  # off the meta device: fresh memory laid out as torch's empty_like lays it
+            t = empty_strided(tuple(input.shape), _like_strides(input), dtype=_dtypes.from_numpy(np.dtype(d)))
+            if fill is not None:
+                t.fill_(fill)
         elif fill is None:
             t = _wrap(np.empty_like(input._data, dtype=d))
         else:
@@ -334,9 +336,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    check_device(device)
+    meta = check_device(device)
     d = np.dtype(_np_dtype(dtype))
     size, stride = tuple(size), tuple(stride)
+    if meta:
+        return _finish(_wrap(meta_array(size, d, stride)), requires_grad)
     n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     buf = np.empty(n, d)
     arr = np.ndarray(size, d, buffer=buf, strides=tuple(st * d.itemsize for st in stride))
@@ -384,7 +388,7 @@ def _arange(start, step, n, np_dtype):
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Values from `start` to `end` (exclusive) by `step`; int64 unless an argument is a float."""
-    check_device(device)
+    meta = check_device(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -400,11 +404,14 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))
     n = builtins.max(n, 0)
-    t = dispatch(_arange, (), (start, step, n, _dtypes.to_numpy(dtype)))
+    t = _create(_arange, (start, step, n, _dtypes.to_numpy(dtype)), meta)
     if out is not None:
         from ._util import finish_out
         return finish_out(t, out)
     return _finish(t, requires_grad)
+
+
+_arange.meta_(lambda start, step, n, np_dtype: meta_array((n,), np.dtype(np_dtype)))
 
 
 @defop("linspace", None, CREATION)
@@ -421,18 +428,22 @@ def _linspace(start, end, steps, np_dtype):
     return vals.astype(d)
 
 
+_linspace.meta_(lambda start, end, steps, np_dtype: meta_array((steps,), np.dtype(np_dtype)))
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_device(device)
+    meta = check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
-    t = dispatch(_linspace, (), (start, end, steps, _np_dtype(dtype)))
+    t = _create(_linspace, (start, end, steps, _np_dtype(dtype)), meta)
     return _finish(t, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
-    check_device(device)
+    if check_device(device):
+        return _finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
     exps = linspace(start, end, steps, dtype=_dtypes.float64)
     return _finish(_wrap(np.power(base, exps._data).astype(_np_dtype(dtype))), requires_grad)
 
@@ -442,11 +453,14 @@ def _eye(n, m, np_dtype):
     return np.eye(n, m, dtype=np_dtype)
 
 
+_eye.meta_(lambda n, m, np_dtype: meta_array((n, m), np.dtype(np_dtype)))
+
+
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_device(device)
+    meta = check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(dispatch(_eye, (), (n, n if m is None else m, _np_dtype(dtype))), requires_grad)
+    return _finish(_create(_eye, (n, n if m is None else m, _np_dtype(dtype)), meta), requires_grad)
 
 
 # ---- tril / triu / meshgrid -------------------------------------------------------------------------------
@@ -469,6 +483,11 @@ def _triu(a, k):
 @_triu.derivative_
 def _(g, a, k):
     return g.triu(k)
+
+
+# torch's tril / triu give a contiguous result whatever the input's layout
+_tril.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
+_triu.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
 
 
 @method()
@@ -520,6 +539,9 @@ def _fill(a, value):
 @_fill.derivative_
 def _(g, a, value):
     return g * 0
+
+
+_fill.meta_(lambda a, value: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 Tensor.fill_ = lambda self, value: dispatch_inplace(_fill, self, (self,), (checked_scalar(

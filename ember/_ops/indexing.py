@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._meta import MetaArray, broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
 from ._util import c_contiguous, checked_scalar, finish_out, method, public, wrap_dim
 from .shape import _select, _slice, _unsqueeze
@@ -211,7 +212,7 @@ def _check_advanced(self, key):
             size = shape[dim] if dim < len(shape) else 0
             if k.size and size == 0:
                 raise IndexError("index is out of bounds for dimension with size 0")
-            if k.size:
+            if k.size and type(k) is not MetaArray:  # (a meta index has no values to check)
                 bad = k[(k >= size) | (k < -size)]
                 if bad.size:
                     raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {nth} with size "
@@ -233,6 +234,59 @@ def _(g, a, *rest):
     return (dispatch(_index_put_zeros, (g, *idx), (tuple(a.shape), rest[-1])),) + (None,) * len(idx)
 
 
+NONZERO_ON_META = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+    "data-independent implementation does not exist. This implementation returns a fake value, assuming all "
+    "elements of the tensor are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+
+
+def index_shape(shape, key):
+    """The shape `a[key]` has for an advanced-indexing key (NumPy's rules, which are torch's): the index
+    arrays broadcast together; their result dims stand where they are when they are adjacent in the key,
+    else they go first."""
+    used = sum(k.ndim if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_ else 1
+               for k in key if k is not None and k is not Ellipsis)
+    parts, adv, where, dim = [], [], [], 0
+    for i, k in enumerate(key):
+        if k is Ellipsis:
+            n = len(shape) - used
+            parts.extend(shape[dim:dim + n])
+            dim += n
+        elif k is None:
+            parts.append(1)
+        elif isinstance(k, slice):
+            parts.append(len(range(*k.indices(shape[dim]))))
+            dim += 1
+        else:
+            ks = tuple(np.shape(k)) if not isinstance(k, MetaArray) else k.shape
+            if isinstance(k, (np.ndarray, MetaArray)) and k.dtype == np.bool_:
+                if type(k) is MetaArray:
+                    raise NotImplementedError(NONZERO_ON_META)
+                dim, ks = dim + k.ndim, (int(np.count_nonzero(k)),)
+            else:
+                dim += 1
+            adv.append(ks)
+            where.append(i)
+            if not parts or parts[-1] is not _ADV:
+                parts.append(_ADV)
+    parts.extend(shape[dim:])
+    bshape = list(broadcast_shapes(*adv))
+    if where != list(range(where[0], where[0] + len(where))):
+        return tuple(bshape + [p for p in parts if p is not _ADV])
+    k = parts.index(_ADV)
+    return tuple(parts[:k] + bshape + parts[k + 1:])
+
+
+_ADV = object()  # where the index arrays' dims go
+
+
+@_index.meta_
+def _(a, *rest):
+    key = _fill(rest[-1], [t._data for t in rest[:-1]])
+    return meta_array(index_shape(tuple(a.shape), key), a._data.dtype)
+
+
 # inputs: (g, *index tensors); params: (shape, key template)
 @defop("index_put_zeros", "IndexPutBackward0", INDEXING, saves="none", tags=("index",))
 def _index_put_zeros(g, *rest):
@@ -248,6 +302,9 @@ def _(gg, g, *rest):
     return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
+_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
+
+
 Tensor.__getitem__ = _getitem
 
 
@@ -260,14 +317,28 @@ def _copy(a, src):
     try:
         return np.broadcast_to(src, a.shape).astype(a.dtype)
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
-                           f"({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                           f"{max(a.ndim - 1, 0)}") from None
+        raise _copy_error(a.shape, src.shape) from None
+
+
+def _copy_error(shape, src_shape):
+    return RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match the size of tensor b "
+                        f"({src_shape[-1] if src_shape else 1}) at non-singleton dimension "
+                        f"{max(len(shape) - 1, 0)}")
 
 
 @_copy.derivative_
 def _(g, a, src):
     return g * 0, g
+
+
+@_copy.meta_
+def _(a, src):
+    shape, src_shape = tuple(a.shape), tuple(getattr(src, "shape", ()))
+    try:
+        np.broadcast_shapes(src_shape, shape)
+    except ValueError:
+        raise _copy_error(shape, src_shape) from None
+    return meta_array(shape, a._data.dtype, like_strides(a))
 
 
 @method(top=False)
@@ -296,6 +367,9 @@ def _(g, a, v, *rest):
     idx, template = rest[:-2], rest[-2]
     ga = g if rest[-1] else dispatch(_index_put, (g, 0.0, *idx), (template, False))
     return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
+
+
+_index_put.meta_(lambda a, v, key, accumulate: meta_array(a.shape, a._data.dtype))
 
 
 def _setitem(self, key, value):
@@ -370,6 +444,13 @@ def _(g, a, idx, dim):
     return dispatch(_index_put_zeros, (g, idx.reshape(-1)), (tuple(a.shape), key)), None
 
 
+@_index_select.meta_
+def _(a, dim, idx):
+    shape = list(a.shape)
+    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
+    return meta_array(shape, a._data.dtype)
+
+
 @method()
 def index_select(input, dim, index, *, out=None):
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
@@ -378,9 +459,9 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n) if n else 0
-    idx = index._data.reshape(-1)
+    idx = index._data.reshape(-1) if type(index._data) is not MetaArray else index._data
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.max() >= size or idx.min() < 0):
+    if idx.size and type(idx) is not MetaArray and (idx.max() >= size or idx.min() < 0):
         bad = idx[(idx >= size) | (idx < 0)][0]
         if n and d == 1:  # (torch's kernel for dim 1 checks the bounds itself, with other words)
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
@@ -398,6 +479,10 @@ def _masked_fill(a, mask, value):
 @_masked_fill.derivative_
 def _(g, a, mask, value):
     return g.masked_fill(mask, 0), None
+
+
+_masked_fill.meta_(lambda a, mask, value: meta_array(  # broadcast with the mask, contiguous (as torch's)
+    broadcast_shapes(tuple(a.shape), mask.shape), a._data.dtype))
 
 
 @method()
@@ -449,6 +534,9 @@ def _(g, a, idx, dim):
     return dispatch(_scatter_zeros, (g, idx), (dim, tuple(a.shape))), None
 
 
+_gather.meta_(lambda a, idx, dim: meta_array(idx.shape, a._data.dtype))
+
+
 @defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none", tags=("index",))
 def _scatter_zeros(g, idx, dim, shape):
     z = np.zeros(shape, g.dtype)
@@ -462,6 +550,9 @@ def _scatter_zeros(g, idx, dim, shape):
 @_scatter_zeros.derivative_
 def _(gg, g, idx, dim, shape):
     return dispatch(_gather, (gg, idx), (dim,)), None
+
+
+_scatter_zeros.meta_(lambda g, idx, dim, shape: meta_array(shape, g._data.dtype))
 
 
 def scatter_into_zeros(g, index, dim, shape):

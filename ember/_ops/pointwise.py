@@ -8,6 +8,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 import numpy as np
 
 from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
+from .._meta import like_strides, meta_array
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import checked_scalar, finish_out, inplace_method, method, public
@@ -390,6 +391,9 @@ def _(g, a):
     return g
 
 
+_clone.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))  # preserve_format, as torch
+
+
 @defop("to", "ToCopyBackward0", POINTWISE, saves="none")
 def _to_dtype(a, np_dtype):
     return a.astype(np_dtype)
@@ -398,6 +402,9 @@ def _to_dtype(a, np_dtype):
 @_to_dtype.derivative_
 def _(g, a, np_dtype):
     return g  # the engine casts it back to the input's dtype (fit_grads)
+
+
+_to_dtype.meta_(lambda a, np_dtype: meta_array(a.shape, np.dtype(np_dtype), like_strides(a)))
 
 
 # ---- comparisons and logic (no gradients) --------------------------------------------------------------

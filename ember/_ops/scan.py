@@ -9,7 +9,9 @@ classic reverse-cumsum formula is used. Both are ember ops, so the result differ
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import REDUCTION, defop, dispatch
+from .._meta import meta_array
 from ._util import finish_out, method, wrap_dim
 from .reduction import _acc_dtype, _canonical
 
@@ -19,12 +21,23 @@ def _scan_dtype(a, dtype):
     return out if acc.kind in "iub" or out.kind in "iub" else acc
 
 
+def _scan_out(x, a, dtype):
+    """A scan computed wide (float16 in float32) returned in its result dtype, as torch does."""
+    out = _acc_dtype(a, dtype)[1]
+    return x if x.dtype == out else x.astype(out)
+
+
+def _scan_meta(a, dim, dtype=None):
+    """Scans keep their input's shape; the result is contiguous, in the reduction's result dtype."""
+    return meta_array(a.shape, _acc_dtype(a._data, dtype)[1])
+
+
 @defop("cumsum", "CumsumBackward0", REDUCTION, saves="meta")
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
     # NOTE [ Reductions call ufunc methods ]
-    return _canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+    return _scan_out(_canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
 
 
 @_cumsum.derivative_
@@ -32,6 +45,9 @@ def _(g, a, dim, dtype):
     if g.dim() == 0:
         return g
     return g.flip(dim).cumsum(dim).flip(dim)
+
+
+_cumsum.meta_(_scan_meta)
 
 
 def _scan_dim(input, dim):
@@ -47,7 +63,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def _cumprod(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.multiply.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+    return _scan_out(_canonical(np.multiply.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
 
 
 @_cumprod.derivative_
@@ -65,6 +81,9 @@ def _(g, a, dim, dtype, *, out):
     later = eye(n, dtype=a.dtype).cumsum(1)  # later[i, k] = 1 where k >= i
     gx = g.movedim(dim, -1).unsqueeze(-2)
     return (rows.cumprod(-1) * gx * later).sum(-1).movedim(-1, dim)
+
+
+_cumprod.meta_(_scan_meta)
 
 
 def _bool_dtype():
@@ -100,6 +119,8 @@ def _cumext_op(name, ufunc):
         if a.dim() == 0:
             return grads[0]
         return scatter_into_zeros(grads[0], out[1], dim, a.shape)
+
+    op.meta_(lambda a, dim: (meta_array(a.shape, a._data.dtype), meta_array(a.shape, _dtypes.int64)))
     return op
 
 
@@ -137,6 +158,12 @@ def _(g, a, dim, *, out):
     top = out.narrow(dim, out.shape[dim] - 1, 1) if out.numel() else out
     top = top.masked_fill(~top.isfinite(), 0.0)
     return (a - top).exp() * (g * (top - out).exp()).flip(dim).cumsum(dim).flip(dim)
+
+
+@_logcumsumexp.meta_
+def _(a, dim):
+    floating = a.is_floating_point() or a.is_complex()
+    return meta_array(a.shape, a.dtype if floating else _dtypes.get_default_dtype())
 
 
 @method()

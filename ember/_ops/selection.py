@@ -12,6 +12,7 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 import numpy as np
 
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
 from ._util import checked_scalar, finish_out, method, wrap_dim
 from .pointwise import where
@@ -39,7 +40,8 @@ def _check_index(name, input, dim, index, src=None):
     d = wrap_dim(dim, n)
     idx = index._data
     size = input._data.shape[d] if n else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):  # (gather and scatter take no negative index)
+    # (gather and scatter take no negative index; a meta index has no values to check)
+    if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     for i in range(min(n, k)):
@@ -79,6 +81,14 @@ def _(g, a, src, idx, dim, reduce):
     return g.scatter(dim, idx, 0.0), _embed_block(g.gather(dim, idx), src.shape), None
 
 
+def _same_as_input(a, *rest):
+    """The scatters and index writes: a fresh contiguous tensor like their input (torch's meta)."""
+    return meta_array(a.shape, a._data.dtype)
+
+
+_scatter.meta_(_same_as_input)
+
+
 @defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
 def _pad_kernel(g, shape):
     z = np.zeros(shape, g.dtype)
@@ -89,6 +99,9 @@ def _pad_kernel(g, shape):
 @_pad_kernel.derivative_
 def _(gg, g, shape):
     return gg[tuple(slice(0, s) for s in g.shape)]
+
+
+_pad_kernel.meta_(lambda g, shape: meta_array(shape, g._data.dtype))
 
 
 def _pad(g, shape):
@@ -107,6 +120,7 @@ def _embed_block(g, shape):
 _scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value", tags=("index",))(
     lambda a, idx, v, dim, reduce: _scatter.kernel(a, v, idx, dim, reduce))
 _scatter_v.derivative_(lambda g, a, idx, v, dim, reduce: (g.scatter(dim, idx, 0.0), None))
+_scatter_v.meta_(_same_as_input)
 
 
 def _scatter_args(input, dim, index, src, value, reduce):
@@ -147,6 +161,9 @@ def _scatter_add(a, src, idx, dim):
 @_scatter_add.derivative_
 def _(g, a, src, idx, dim):
     return g, _embed_block(g.gather(dim, idx), src.shape), None
+
+
+_scatter_add.meta_(_same_as_input)
 
 
 @method()
@@ -202,6 +219,9 @@ def _(g, a, src, i, dim, reduce, include_self, *, out):
     return share * self_hit, share.gather(dim, i) * src_hit, None
 
 
+_scatter_reduce.meta_(_same_as_input)
+
+
 def _scatter_prod_grads(g, a, src, dim, i, include_self, out):
     """Gradients of a scatter product: each element's is the product of the others in its group.
 
@@ -255,7 +275,10 @@ def _check_index_vector(name, input, dim, index, source=None):
                          f"{name}_(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = index._data.reshape(-1)
+    idx = index._data
+    if type(idx) is MetaArray:
+        return d
+    idx = idx.reshape(-1)
     size = input._data.shape[d] if n else 1
     low = 0 if name == "index_copy" else -size  # (index_copy takes no negative index)
     if idx.size and (idx.min() < low or idx.max() >= size):
@@ -290,6 +313,9 @@ def _(g, a, src, idx, dim, alpha):
     return g, (gs if alpha == 1 else gs * alpha), None
 
 
+_index_add.meta_(_same_as_input)
+
+
 @method()
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     d = _check_index_vector("index_add", input, dim, index)
@@ -311,6 +337,9 @@ def _index_copy(a, src, idx, dim):
 def _(g, a, src, idx, dim):
     i = _vector(idx)
     return g.index_fill(dim, i, 0.0), g.index_select(dim, i), None
+
+
+_index_copy.meta_(_same_as_input)
 
 
 @method()
@@ -336,6 +365,8 @@ _index_fill_t = defop("index_fill", "IndexFillBackward1", INDEXING, saves="none"
                       tags=("index",))(_index_fill_kernel)
 _index_fill_t.derivative_(lambda g, a, value, idx, dim: (g.index_fill(dim, _vector(idx), 0.0),
                                                           g.index_select(dim, _vector(idx)).sum(), None))
+_index_fill.meta_(lambda a, value, idx, dim: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_index_fill_t.meta_(lambda a, value, idx, dim: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _index_fill_args(input, dim, index, value):
@@ -388,6 +419,14 @@ def _(g, a, mask):
     return zeros(shape, dtype=g.dtype).masked_scatter(mask.expand(shape), g), None
 
 
+@_masked_select.meta_
+def _(a, mask):
+    raise no_meta_kernel("masked_select")
+
+
+_masked_select.tags = _masked_select.tags | {"dynamic_output_shape"}
+
+
 @method()
 def masked_select(input, mask, *, out=None):
     _check_mask("masked_select", mask)
@@ -419,12 +458,16 @@ def _(g, a, src, mask):
     return g.masked_fill(m, 0.0), cat([picked, pad]).reshape(src.shape), None
 
 
+_masked_scatter.meta_(lambda a, src, mask: meta_array(a.shape, a._data.dtype, like_strides(a)))
+
+
 def _masked_scatter_args(name, input, mask, source):
     _check_mask(name, mask)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"{name}: expected self and source to have same dtypes but got "
                            f"{input.dtype} and {source.dtype}")
-    n = int(np.broadcast_to(mask._data, input._data.shape).sum())
+    meta = type(mask._data) is MetaArray  # (torch's meta cannot count the mask's ones)
+    n = 0 if meta else int(np.broadcast_to(mask._data, input._data.shape).sum())
     if n > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return (input, source, mask), ()
@@ -452,6 +495,9 @@ def _(g, a, idx):
     return dispatch(_put_zeros, (g, idx), (tuple(a.shape),)), None
 
 
+_take.meta_(lambda a, idx: meta_array(idx.shape, a._data.dtype))
+
+
 @defop("put_zeros", "PutBackward0", INDEXING, saves="none", tags=("index",))
 def _put_zeros(g, idx, shape):
     z = np.zeros(int(np.prod(shape)), g.dtype)
@@ -464,6 +510,9 @@ def _(gg, g, idx, shape):
     return dispatch(_take, (gg, idx)), None
 
 
+_put_zeros.meta_(lambda g, shape, idx: meta_array(shape, g._data.dtype))
+
+
 @method()
 def take(input, index, *, out=None):
     if not isinstance(index, Tensor) or index._data.dtype != np.int64:
@@ -472,6 +521,8 @@ def take(input, index, *, out=None):
                             else type(index).__name__))
     n = input._data.size
     idx = index._data
+    if type(idx) is MetaArray:
+        return finish_out(dispatch(_take, (input,), (idx,)), out)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")

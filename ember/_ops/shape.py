@@ -7,11 +7,18 @@ root `_base`, same version counter). Views never save their input for backward (
 of the base must not invalidate them), only its shape: `saves="meta"`. Their derivative is either a cheap
 inverse (reshape back, transpose back) or `_view_scatter`: zeros of the input's shape with the gradient
 written through the very same view kernel, which is right for every view, overlapping ones included.
+
+NOTE [ View meta rules ]
+On meta payloads a view's rule computes torch's geometry: the view's shape, strides and storage offset
+(the input's plus the view's own), from the input's through the Tensor API (`view_meta`). The argument
+checks stay in the Python wrappers, which run before the op, so meta and real inputs get the same errors.
 """
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
+from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, method, public, wrap_dim, wrap_dims
@@ -39,6 +46,11 @@ def _view_scatter(g, shape, view_op, params):
 @_view_scatter.derivative_
 def _(gg, g, shape, view_op, params):
     return dispatch(view_op, (gg,), params)
+
+
+@_view_scatter.meta_
+def _(g, shape, view_op, params):
+    return meta_array(shape, g._data.dtype)
 
 
 def _overlaps(v):
@@ -101,14 +113,24 @@ def _view(a, shape):
     try:
         return np.reshape(a, shape, copy=False)
     except ValueError:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-            "across two contiguous subspaces). Use .reshape(...) instead.") from None
+        raise RuntimeError(_VIEW_ERROR) from None
+
+
+_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension "
+               "spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
 @_view.derivative_
 def _(g, a, shape):
     return g.reshape(a.shape)
+
+
+@_view.meta_
+def _(a, shape):
+    st = view_strides(tuple(a.shape), a.stride(), shape)
+    if st is None:
+        raise RuntimeError(_VIEW_ERROR)
+    return view_meta(a, shape, st)
 
 
 @defop("reshape", "UnsafeViewBackward0", SHAPE, saves="meta")
@@ -121,7 +143,12 @@ def _(g, a, shape):
     return g.reshape(a.shape)
 
 
+_reshape_copy.meta_(lambda a, shape: meta_array(shape, a._data.dtype))
+
+
 def _viewable(a, shape):
+    if type(a) is MetaArray:
+        return view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), shape) is not None
     try:
         np.reshape(a, shape, copy=False)
         return True
@@ -155,9 +182,44 @@ def reshape(input, *shape):
 
 @defop("view", None, SHAPE, saves="meta", overload="dtype")
 def _view_as_dtype(a, np_dtype):
-    if a.itemsize != np.dtype(np_dtype).itemsize and a.ndim and a.strides[-1] != a.itemsize:
-        raise RuntimeError("self.stride(-1) must be 1 to view Float as Char (different element sizes)")
+    if a.itemsize != np.dtype(np_dtype).itemsize:
+        strides = tuple(s // a.itemsize for s in a.strides)
+        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np.dtype(np_dtype))
     return a.view(np_dtype)
+
+
+def _dtype_view_geometry(shape, strides, offset, old, new):
+    """Shape, strides and offset (in elements of `new`) of a view as another dtype, with torch's errors."""
+    if old.itemsize == new.itemsize:
+        return shape, strides, offset
+    words = f"{dtype_word(_dtypes.from_numpy(old))} as {dtype_word(_dtypes.from_numpy(new))}"
+    if not shape:
+        raise RuntimeError(f"self.dim() cannot be 0 to view {words} (different element sizes)")
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 to view {words} (different element sizes), but got "
+                           f"{strides[-1]}")
+    if old.itemsize > new.itemsize:
+        r = old.itemsize // new.itemsize
+        return shape[:-1] + (shape[-1] * r,), tuple(s * r for s in strides[:-1]) + (1,), offset * r
+    r = new.itemsize // old.itemsize
+    if shape[-1] % r:
+        raise RuntimeError(f"self.size(-1) must be divisible by {r} to view {words} (different element "
+                           f"sizes), but got {shape[-1]}")
+    for i, s in enumerate(strides[:-1]):
+        if s % r:
+            raise RuntimeError(f"self.stride({i}) must be divisible by {r} to view {words} (different "
+                               f"element sizes), but got {s}")
+    if offset % r:
+        raise RuntimeError(f"self.storage_offset() must be divisible by {r} to view {words} (different "
+                           f"element sizes), but got {offset}")
+    return shape[:-1] + (shape[-1] // r,), tuple(s // r for s in strides[:-1]) + (1,), offset // r
+
+
+@_view_as_dtype.meta_
+def _(a, np_dtype):
+    new = np.dtype(np_dtype)
+    shape, st, off = _dtype_view_geometry(tuple(a.shape), a.stride(), a.storage_offset(), a._data.dtype, new)
+    return meta_array(shape, new, st, off)
 
 
 def _view_dtype(self, dtype):
@@ -187,6 +249,10 @@ def _view_as_complex(a):
 
 _view_as_real.derivative_(lambda g, a: dispatch(_view_as_complex, (g.contiguous(),)))
 _view_as_complex.derivative_(lambda g, a: dispatch(_view_as_real, (g,)))
+_view_as_real.meta_(lambda a: meta_array(tuple(a.shape) + (2,), _REAL_OF[a._data.dtype],
+                                         tuple(s * 2 for s in a.stride()) + (1,), a.storage_offset() * 2))
+_view_as_complex.meta_(lambda a: meta_array(tuple(a.shape)[:-1], _COMPLEX_OF[a._data.dtype],
+                                            tuple(s // 2 for s in a.stride()[:-1]), a.storage_offset() // 2))
 
 
 def view_as_real(input):
@@ -296,6 +362,16 @@ _squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta", overload
 _squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
 
 
+@_squeeze.meta_
+def _squeeze_meta(a, dims):
+    keep = [i for i, s in enumerate(a.shape) if s != 1 or (dims is not None and i not in dims)]
+    st = a.stride()
+    return view_meta(a, tuple(a.shape[i] for i in keep), tuple(st[i] for i in keep))
+
+
+_squeeze_dim.meta_(_squeeze_meta)
+
+
 @method()
 def squeeze(input, dim=None):
     if dim is None:
@@ -315,6 +391,14 @@ def _(g, a, d):
     return g.squeeze(d)
 
 
+@_unsqueeze.meta_
+def _(a, d):
+    shape, st = list(a.shape), list(a.stride())
+    st.insert(d, 1 if d >= len(shape) else shape[d] * st[d])
+    shape.insert(d, 1)
+    return view_meta(a, shape, st)
+
+
 @method()
 def unsqueeze(input, dim):
     return dispatch(_unsqueeze, (input,), (wrap_dim(dim, input._data.ndim + 1),))
@@ -331,6 +415,14 @@ def _transpose(a, d0, d1):
 @_transpose.derivative_
 def _(g, a, d0, d1):
     return g.transpose(d0, d1)
+
+
+@_transpose.meta_
+def _(a, d0, d1):
+    shape, st = list(a.shape), list(a.stride())
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    st[d0], st[d1] = st[d1], st[d0]
+    return view_meta(a, shape, st)
 
 
 @method("transpose", "swapaxes", "swapdims")
@@ -352,6 +444,9 @@ def _(g, a):
     return g.t()
 
 
+_t.meta_(lambda a: view_meta(a, tuple(a.shape)[::-1], a.stride()[::-1]))
+
+
 @method()
 def t(input):
     n = input._data.ndim
@@ -368,6 +463,10 @@ def _permute(a, dims):
 @_permute.derivative_
 def _(g, a, dims):
     return g.permute(tuple(np.argsort(dims)))
+
+
+_permute.meta_(lambda a, dims: view_meta(a, tuple(a.shape[d] for d in dims),
+                                         tuple(a.stride()[d] for d in dims)))
 
 
 @method()
@@ -415,6 +514,21 @@ def _expand(a, shape):
 @_expand.derivative_
 def _(g, a, shape):
     return g.sum_to_size(a.shape)
+
+
+@_expand.meta_
+def _(a, shape):
+    # torch's inferExpandGeometry: broadcast dims get stride 0, a new leading dim of size 1 the stride that
+    # steps over the dims inside it
+    have, st = tuple(a.shape), a.stride()
+    lead = len(shape) - len(have)
+    out = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            out[i] = st[i - lead] if have[i - lead] == shape[i] else 0
+        elif shape[i] == 1 and i + 1 < len(shape):
+            out[i] = shape[i + 1] * out[i + 1]
+    return view_meta(a, shape, out)
 
 
 def _expand_shape(input, sizes):
@@ -496,6 +610,9 @@ def _(g, a, shape):
     return g.expand(a.shape)
 
 
+_sum_to.meta_(lambda a, shape: meta_array(shape, a._data.dtype))
+
+
 @method()
 def sum_to_size(self, *size):
     shape = as_shape(size)
@@ -526,6 +643,22 @@ def _slice(a, dim, start, stop, step):
 
 view_grad(_select)
 view_grad(_slice)
+
+
+@_select.meta_
+def _(a, dim, index):
+    shape, st = tuple(a.shape), a.stride()
+    return view_meta(a, shape[:dim] + shape[dim + 1:], st[:dim] + st[dim + 1:], index * st[dim])
+
+
+@_slice.meta_
+def _(a, dim, start, stop, step):
+    shape, st = list(a.shape), list(a.stride())
+    start = min(start, shape[dim])
+    shape[dim] = max(0, -(-(min(stop, shape[dim]) - start) // step))
+    offset = start * st[dim]
+    st[dim] *= step
+    return view_meta(a, shape, st, offset)
 
 
 @method()
@@ -575,6 +708,17 @@ def _diagonal(a, offset, d1, d2):
 view_grad(_diagonal)
 
 
+@_diagonal.meta_
+def _(a, offset, d1, d2):
+    shape, st = tuple(a.shape), a.stride()
+    n, m = shape[d1], shape[d2]
+    length = max(0, min(n, m - offset)) if offset >= 0 else max(0, min(n + offset, m))
+    start = (offset * st[d2] if offset >= 0 else -offset * st[d1]) if length else 0
+    rest = [i for i in range(len(shape)) if i not in (d1, d2)]
+    return view_meta(a, tuple(shape[i] for i in rest) + (length,),
+                     tuple(st[i] for i in rest) + (st[d1] + st[d2],), start)
+
+
 @method()
 def diagonal(input, offset=0, dim1=0, dim2=1):
     n = input._data.ndim
@@ -595,6 +739,16 @@ def _unfold(a, dim, size, step):
 
 
 view_grad(_unfold)
+
+
+@_unfold.meta_
+def _(a, dim, size, step):
+    if a.dim() == 0:
+        return view_meta(a, (size,), (1,))
+    shape, st = tuple(a.shape), a.stride()
+    n = (shape[dim] - size) // step + 1
+    return view_meta(a, shape[:dim] + (n,) + shape[dim + 1:] + (size,),
+                     st[:dim] + (st[dim] * step,) + st[dim + 1:] + (st[dim],))
 
 
 @method(top=False)
@@ -625,6 +779,9 @@ def _as_strided_op(a, size, stride, offset):
 
 
 view_grad(_as_strided_op)
+# (torch's meta as_strided does not check the storage's bounds: a meta storage has no size to hold to)
+_as_strided_op.meta_(lambda a, size, stride, offset: meta_array(
+    size, a._data.dtype, stride, a.storage_offset() if offset is None else offset))
 
 
 @method()
@@ -655,6 +812,10 @@ def _unbind(a, dim):
 @_unbind.derivative_
 def _(grads, a, dim):
     return stack(list(grads) if type(grads) is tuple else [grads], dim)
+
+
+_split.meta_(lambda a, dim, bounds: tuple(_slice.meta((a,), (dim, lo, hi, 1)) for lo, hi in bounds))
+_unbind.meta_(lambda a, dim: tuple(_select.meta((a,), (dim, i)) for i in range(a.shape[dim])))
 
 
 def _bounds(sizes):
@@ -737,6 +898,14 @@ def _(g, *args):
     return split(g, [t.shape[dim] if t is not None else 0 for t in inputs], dim)
 
 
+@_cat.meta_
+def _(*args):
+    *tensors, dim = args
+    shape = list(tensors[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    return meta_array(shape, _dtypes.result_dtype(tensors))
+
+
 @method(top=True)
 def cat(tensors, dim=0, *, out=None):
     from ._util import finish_out
@@ -764,10 +933,7 @@ def cat(tensors, dim=0, *, out=None):
             if k != d and a.shape[k] != ref.shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
-    if len(keep) == 1:
-        r = keep[0].clone()
-    else:
-        r = dispatch(_cat, tuple(keep), (d,))
+    r = dispatch(_cat, tuple(keep), (d,))
     return finish_out(r, out)
 
 
@@ -784,6 +950,14 @@ def _stack(*args):
 def _(g, *args):
     *inputs, dim = args
     return g.unbind(dim)
+
+
+@_stack.meta_
+def _(*args):
+    *tensors, dim = args
+    shape = list(tensors[0].shape)
+    shape.insert(dim, len(tensors))
+    return meta_array(shape, _dtypes.result_dtype(tensors))
 
 
 @method(top=True)
@@ -822,6 +996,9 @@ def _contig(a):
 @_contig.derivative_
 def _(g, a):
     return g
+
+
+_contig.meta_(lambda a: meta_array(a.shape, a._data.dtype))
 
 
 @method()

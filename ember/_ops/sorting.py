@@ -8,8 +8,9 @@ default `stable=False` puts ties where torch's std::sort does (See NOTE [ torch'
 
 import numpy as np
 
-from .. import return_types
+from .. import _dtypes, return_types
 from .._dispatch import INDEXING, defop, dispatch, dtype_word
+from .._meta import like_strides, meta_array
 from .._tensor import Tensor
 from ._stdsort import unstable_argsort
 from ._util import finish_out, method, wrap_dim
@@ -53,6 +54,17 @@ def _like(a, r, dtype=None):
 
 
 _sort.derivative_(_gather_grad)
+
+
+@_sort.meta_
+def _(a, dim, descending):
+    st = like_strides(a)  # (torch's sort lays its outputs out like its input)
+    return meta_array(a.shape, a._data.dtype, st), meta_array(a.shape, _dtypes.int64, st)
+
+
+def _select_meta(a, shape):
+    """Values and int64 indices of `shape`, contiguous: what topk and kthvalue return."""
+    return meta_array(shape, a._data.dtype), meta_array(shape, _dtypes.int64)
 
 
 @method()
@@ -104,6 +116,14 @@ def _(grads, a, k, dim, largest, *, out):
     return _gather_grad(grads, a, dim, out=out)
 
 
+@_topk.meta_
+def _(a, k, dim, largest):
+    shape = list(a.shape)
+    if shape:
+        shape[dim] = k
+    return _select_meta(a, shape)
+
+
 @method()
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's name
     d = wrap_dim(dim, input._data.ndim)
@@ -134,6 +154,14 @@ def _(grads, a, k, dim, keepdim, *, out):
     if not keepdim:
         g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
     return scatter_into_zeros(g, idx, dim, a.shape)
+
+
+@_kthvalue.meta_
+def _(a, k, dim, keepdim):
+    shape = list(a.shape)
+    if shape:
+        shape[dim:dim + 1] = [1] if keepdim else []
+    return _select_meta(a, shape)
 
 
 @method()

@@ -12,10 +12,13 @@ that runs forward pre-hooks, sets up full backward hooks (see NOTE [ Full backwa
 forward hooks, with `always_call` hooks run even when forward raises.
 """
 
+import functools
 import warnings
 from collections import OrderedDict
 
 from ... import _dtypes
+from ..._device import check_device
+from ..._device import device as _device_cls
 from ..._naming import named
 from ..._tensor import Tensor, memory_format
 from ...autograd.grad_mode import no_grad
@@ -61,6 +64,22 @@ def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+def _on_device(init):
+    """A module constructor that honours its `device=` factory argument: the parameters and buffers it
+    creates are made on that device (torch's modules pass it to every factory; ember runs the constructor
+    under the device as the default device, NOTE [ Default device ], which reaches every factory the same)."""
+    pos = init.__code__.co_varnames.index("device")
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        dev = kwargs.get("device", args[pos - 1] if len(args) >= pos else None)
+        if dev is None or not check_device(dev):
+            return init(self, *args, **kwargs)
+        with _device_cls(dev):
+            return init(self, *args, **kwargs)
+    return wrapper
+
+
 class Module:
     r"""Base class for all neural network modules; models subclass it and define `forward`.
 
@@ -74,6 +93,13 @@ class Module:
     training: bool
     call_super_init = False
     _compiled_call_impl = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and hasattr(init, "__code__") and "device" in init.__code__.co_varnames[
+                :init.__code__.co_argcount + init.__code__.co_kwonlyargcount]:
+            cls.__init__ = _on_device(init)
 
     def __init__(self, *args, **kwargs):
         if self.call_super_init is False and bool(kwargs):
@@ -480,24 +506,28 @@ class Module:
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device=None, recurse=True):
+        """Parameters and buffers as uninitialised memory of their shapes on `device` (torch's semantics:
+        how a module built on the meta device gets real storage)."""
         from ..._ops.creation import empty_like
 
-        return self._apply(lambda t: empty_like(t), recurse=recurse)
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: `to(dtype)`, `to(device)`, `to(tensor)`; floating
         point and complex tensors take the dtype, others keep theirs."""
         dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        dev = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
         fmt = kwargs.pop("memory_format", None)
         for a in args:
             if isinstance(a, _dtypes.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
-                dtype = a.dtype
+                dtype, dev = a.dtype, a.device
             elif isinstance(a, memory_format):
                 fmt = a
+            elif isinstance(a, (str, _device_cls)) or (isinstance(a, int) and not isinstance(a, bool)):
+                dev = a
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -506,6 +536,8 @@ class Module:
         def convert(t):
             d = dtype if t.is_floating_point() or t.is_complex() else None
             out = t.to(d) if d is not None else t
+            if dev is not None:
+                out = out.to(dev)
             if fmt is not None and t.dim() in (4, 5):
                 out = out.contiguous(memory_format=fmt)
             return out

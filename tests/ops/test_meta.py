@@ -1,0 +1,212 @@
+"""Meta rules over the whole OpInfo table (NOTE [ Meta payloads ]).
+
+Every sample of every op runs on meta tensors (shape, dtype and strides, no data) in ember and in torch,
+and must give torch's meta outputs or torch's error class. Where torch has no meta kernel for an op, ember's
+meta outputs are held to ember's own kernel on real data instead (which test_ops holds to torch). Ops whose
+output shape depends on the data (tag `dynamic_output_shape`) refuse meta inputs, as torch's do.
+"""
+
+import numpy as np
+import pytest
+import torch
+from compare import to_ember, to_torch
+from op_db import OPS
+
+import ember
+
+_BY_NAME = {op.id: op for op in OPS}
+
+
+def _inputs(lib, inputs, meta):
+    conv = to_ember if lib is ember else to_torch
+    return [(conv(x).to("meta") if meta else conv(x)) if isinstance(x, np.ndarray) else x for x in inputs]
+
+
+def _outcome(lib, op, sample, meta=True):
+    try:
+        out = op.fn(lib, *_inputs(lib, sample.inputs, meta), **sample.kwargs)
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e).__name__
+    flat = _flatten(out)
+    return [(tuple(t.shape), str(t.dtype).split(".")[-1], t.stride(), t.storage_offset(),
+             t.device.type)
+            if isinstance(t, (ember.Tensor, torch.Tensor)) else type(t).__name__ for t in flat]
+
+
+def _flatten(out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flatten(o)]
+    return [out]
+
+
+@pytest.mark.parametrize("name", [op.id for op in OPS])
+def test_meta(name):
+    op = _BY_NAME[name]
+    for dtype in op.dtypes:
+        for s in op.samples(dtype, np.random.default_rng(0)):
+            t = _outcome(torch, op, s)
+            e = _outcome(ember, op, s)
+            if t == "NotImplementedError" and e != t:  # torch has no meta kernel: hold ember to its kernel
+                real = _outcome(ember, op, s, meta=False)
+                real = [r[:4] + ("meta",) if isinstance(r, tuple) else r for r in real] \
+                    if isinstance(real, list) else real
+                assert e == real, f"{name} {dtype}: ember meta {e} != ember kernel {real}"
+            else:
+                assert e == t, f"{name} {dtype}: ember {e} != torch {t}"
+
+
+# ---- ops with no OpInfo entry: views, creation, casts, and the composites built on them -------------------
+# Each row: (id, call(lib, *inputs), input specs). A spec is (kind, shape): "f" float32, "T" a transposed
+# float32 (of the reversed shape), "d" float64, "c" complex64, "i" int64 in [0, 3), "b" bool. Views are
+# held to torch's storage offsets as well as its strides.
+
+
+def _spec(rng, kind, shape):
+    if kind == "T":
+        return rng.standard_normal(shape[::-1]).astype(np.float32).T
+    if kind == "i":
+        return rng.integers(0, 3, shape).astype(np.int64)
+    if kind == "b":
+        return rng.random(shape) < 0.5
+    if kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    return rng.standard_normal(shape).astype({"f": np.float32, "d": np.float64}[kind])
+
+
+F34, T34, F234 = ("f", (3, 4)), ("T", (3, 4)), ("f", (2, 3, 4))
+F2345 = ("f", (2, 3, 4, 5))
+_cl = "channels_last"
+
+EXTRA = [
+    # view / reshape and friends
+    ("view", lambda L, x: x.view(4, 3), [F34]),
+    ("view_infer", lambda L, x: x.view(2, -1, 2), [F234]),
+    ("view_transposed", lambda L, x: x.view(12), [T34]),
+    ("view_transposed_ok", lambda L, x: x.unsqueeze(1).view(3, 4), [T34]),
+    ("view_split_dim", lambda L, x: x[:, 1:].view(2, 3, 1, 3), [F234]),
+    ("view_0d", lambda L, x: x.view(1, 1), [("f", ())]),
+    ("view_empty", lambda L, x: x.view(3, 0), [("T", (0, 3))]),
+    ("view_bad", lambda L, x: x.view(5, 3), [F34]),
+    ("reshape_view", lambda L, x: x.reshape(6, 2), [F34]),
+    ("reshape_copy", lambda L, x: x.reshape(12), [T34]),
+    ("view_as", lambda L, x, y: x.view_as(y), [F34, ("f", (12,))]),
+    ("reshape_as", lambda L, x, y: x.reshape_as(y), [T34, ("f", (2, 6))]),
+    ("flatten", lambda L, x: x.flatten(1), [F234]),
+    ("flatten_0d", lambda L, x: x.flatten(), [("f", ())]),
+    ("unflatten", lambda L, x: x.unflatten(1, (2, -1)), [F34]),
+    ("ravel", lambda L, x: x.ravel(), [T34]),
+    ("view_dtype_same", lambda L, x: x.view(L.int32), [T34]),
+    ("view_dtype_smaller", lambda L, x: x[1:].view(L.int8), [F34]),
+    ("view_dtype_larger", lambda L, x: x[:, 1:].view(L.int16), [("f", (3, 5))]),
+    ("view_dtype_bad_stride", lambda L, x: x.view(L.int8), [T34]),
+    ("view_dtype_0d", lambda L, x: x.view(L.int8), [("f", ())]),
+    ("view_dtype_indivisible", lambda L, x: x.view(L.float64), [("f", (3, 3))]),
+    ("view_as_real", lambda L, x: L.view_as_real(x[1:]), [("c", (3, 4))]),
+    ("view_as_complex", lambda L, x: L.view_as_complex(x[1:]), [("f", (3, 4, 2))]),
+    ("real_imag", lambda L, x: (x.real, x.imag), [("c", (3, 4))]),
+    # squeeze / unsqueeze / transposes / expand
+    ("squeeze", lambda L, x: x.squeeze(), [("f", (1, 3, 1, 2))]),
+    ("squeeze_dim", lambda L, x: x.squeeze(2), [("f", (1, 3, 1, 2))]),
+    ("squeeze_dims", lambda L, x: x.squeeze((0, 1)), [("f", (1, 3, 1, 2))]),
+    ("unsqueeze", lambda L, x: (x.unsqueeze(0), x.unsqueeze(1), x.unsqueeze(-1)), [T34]),
+    ("transpose", lambda L, x: x.transpose(0, 2), [F234]),
+    ("swapaxes", lambda L, x: x.swapaxes(-1, 0), [F234]),
+    ("t", lambda L, x: x.t(), [T34]),
+    ("t_1d", lambda L, x: x.t(), [("f", (3,))]),
+    ("t_3d", lambda L, x: x.t(), [F234]),
+    ("permute", lambda L, x: x.permute(2, 0, 1), [F234]),
+    ("permute_dup", lambda L, x: x.permute(2, 0, 0), [F234]),
+    ("movedim", lambda L, x: x.movedim(0, -1), [F234]),
+    ("mT", lambda L, x: x.mT, [F234]),
+    ("expand", lambda L, x: x.expand(2, 3, 4), [("f", (3, 1))]),
+    ("expand_lead_one", lambda L, x: x.expand(1, 1, 3, 2), [("f", (3, 1))]),
+    ("expand_0d", lambda L, x: x.expand(1, 3, 1), [("f", ())]),
+    ("expand_bad", lambda L, x: x.expand(3, 5), [("f", (3, 2))]),
+    ("expand_as", lambda L, x, y: x.expand_as(y), [("f", (4,)), T34]),
+    ("broadcast_to", lambda L, x: L.broadcast_to(x, (2, 3, 4)), [("f", (1, 4))]),
+    ("broadcast_tensors", lambda L, x, y: L.broadcast_tensors(x, y), [("f", (3, 1)), ("f", (4,))]),
+    ("sum_to_size", lambda L, x: x.sum_to_size(3, 1), [T34]),
+    # selecting views
+    ("select", lambda L, x: (x.select(0, 1), x.select(1, -1)), [T34]),
+    ("select_bad", lambda L, x: x.select(1, 4), [F34]),
+    ("narrow", lambda L, x: x.narrow(1, 1, 2), [T34]),
+    ("narrow_bad", lambda L, x: x.narrow(1, 3, 2), [F34]),
+    ("getitem_basic", lambda L, x: (x[1], x[:, 1:], x[..., ::2], x[None, 1, :, -1], x[1:1], x[:, 9:]),
+     [F234]),
+    ("getitem_ellipsis", lambda L, x: (x[...], x[:]), [T34]),
+    ("unfold", lambda L, x: x.unfold(1, 2, 1), [T34]),
+    ("unfold_step", lambda L, x: x.unfold(0, 2, 2), [F234]),
+    ("unfold_0d", lambda L, x: x.unfold(0, 1, 1), [("f", ())]),
+    ("unfold_bad", lambda L, x: x.unfold(1, 5, 1), [F34]),
+    ("diagonal", lambda L, x: (x.diagonal(), x.diagonal(1), x.diagonal(-1), x.diagonal(9)), [T34]),
+    ("diagonal_dims", lambda L, x: x.diagonal(1, 2, 0), [F234]),
+    ("diagonal_same", lambda L, x: x.diagonal(0, 1, 1), [F234]),
+    ("as_strided", lambda L, x: (x.as_strided((2, 2), (1, 2)), x.as_strided((2,), (3,), 1)), [F34]),
+    ("as_strided_view", lambda L, x: x[1:].as_strided((2, 2), (1, 2)), [F34]),
+    ("split", lambda L, x: x.split(2, 1), [T34]),
+    ("split_sizes", lambda L, x: x.split([1, 3], 1), [F34]),
+    ("split_bad", lambda L, x: x.split([1, 2], 1), [F34]),
+    ("chunk", lambda L, x: x.chunk(3, 0), [F234]),
+    ("tensor_split", lambda L, x: (x.tensor_split(3, 1), x.tensor_split([1, 3], 1)), [F34]),
+    ("unbind", lambda L, x: x.unbind(1), [T34]),
+    # joins and copies
+    ("cat", lambda L, x, y: L.cat([x, y], 1), [T34, ("f", (3, 2))]),
+    ("cat_promote", lambda L, x, y: L.cat([x, y]), [("i", (2, 3)), ("d", (1, 3))]),
+    ("cat_one", lambda L, x: L.cat([x]), [T34]),
+    ("cat_empty_1d", lambda L, x, y: L.cat([x, y]), [("f", (0,)), F34]),
+    ("cat_bad", lambda L, x, y: L.cat([x, y]), [F34, ("f", (3, 3))]),
+    ("stack", lambda L, x, y: (L.stack([x, y]), L.stack([x, y], -1)), [T34, F34]),
+    ("stack_bad", lambda L, x, y: L.stack([x, y]), [F34, ("f", (4, 3))]),
+    ("contiguous", lambda L, x: x.contiguous(), [T34]),
+    ("clone", lambda L, x: x.clone(), [T34]),
+    ("to_dtype", lambda L, x: (x.to(L.float64), x.double(), x.long(), x.type(L.int8), x.bool()), [T34]),
+    ("meshgrid", lambda L, x, y: L.meshgrid(x, y, indexing="xy"), [("f", (3,)), ("f", (4,))]),
+    # creation on meta
+    ("arange", lambda L: (L.arange(5, device="meta"), L.arange(1.0, 3.0, 0.5, device="meta")), []),
+    ("linspace", lambda L: L.linspace(0, 1, 7, device="meta"), []),
+    ("logspace", lambda L: L.logspace(0, 1, 7, device="meta"), []),
+    ("eye", lambda L: (L.eye(3, device="meta"), L.eye(2, 5, dtype=L.int64, device="meta")), []),
+    ("empty_strided", lambda L: L.empty_strided((2, 3), (1, 2), device="meta"), []),
+    ("factories", lambda L: (L.zeros(2, 3, device="meta"), L.ones(2, dtype=L.int32, device="meta"),
+                             L.full((2,), 1.5, device="meta"), L.empty(3, device="meta")), []),
+    ("like", lambda L, x: (L.zeros_like(x), L.empty_like(x), L.full_like(x, 2),
+                           L.ones_like(x, dtype=L.int64)), [T34]),
+    ("new_factories", lambda L, x: (x.new_zeros(2), x.new_empty((2, 3)), x.new_full((2,), 3.0)), [F34]),
+    # scans that compose the ops above
+    ("cumsum_dtype", lambda L, x: x.cumsum(0, dtype=L.float64), [T34]),
+    ("cumsum_int", lambda L, x: x.cumsum(1), [("i", (3, 4))]),
+]
+
+
+EXTRA += [
+    # advanced indexing (index tensors on meta too) and the writes
+    ("index_int", lambda L, x, i: (x[i], x[:, i], x[i, 1:], x[..., i], x[None, i]), [F234, ("i", (2, 2))]),
+    ("index_split", lambda L, x, i, j: (x[i, :, j], x[i, j], x[:, i, j]), [F234, ("i", (2,)), ("i", (2, 1))]),
+    ("index_list", lambda L, x: x[[0, 2], 1:], [F34]),
+    ("index_bool_meta", lambda L, x, m: x[m], [F34, ("b", (3, 4))]),
+    ("index_bad", lambda L, x, i: x[i, i, i], [F34, ("i", (2,))]),
+    ("setitem", lambda L, x, i: x.__setitem__(i, 1.0) or x, [F34, ("i", (2,))]),
+    ("index_put", lambda L, x, i, v: x.index_put((i,), v), [F34, ("i", (2,)), ("f", (4,))]),
+    ("copy_", lambda L, x, y: x.copy_(y), [T34, ("f", (4,))]),
+    ("copy_bad", lambda L, x, y: x.copy_(y), [F34, ("f", (3,))]),
+    ("repeat_interleave_tensor", lambda L, x, r: L.repeat_interleave(x, r), [("f", (3,)), ("i", (3,))]),
+    ("repeat_interleave_int", lambda L, x: x.repeat_interleave(2, dim=0), [T34]),
+    ("masked_select_meta", lambda L, x, m: L.masked_select(x, m), [F34, ("b", (3, 4))]),
+]
+
+
+class _Row:
+    def __init__(self, call, specs):
+        self.fn = call
+        self.specs = specs
+
+
+@pytest.mark.parametrize("name", [row[0] for row in EXTRA])
+def test_meta_extra(name):
+    _, call, specs = next(row for row in EXTRA if row[0] == name)
+    rng = np.random.default_rng(0)
+    inputs = [_spec(rng, kind, shape) for kind, shape in specs]
+    sample = type("S", (), {"inputs": inputs, "kwargs": {}})()
+    t = _outcome(torch, _Row(call, specs), sample)
+    e = _outcome(ember, _Row(call, specs), sample)
+    assert e == t, f"{name}: ember {e} != torch {t}"

@@ -17,6 +17,7 @@ OWNERS = {
     "ember/_ops/": "the op kernels' wrappers: unwrap inputs, wrap results",
     "ember/_tensor.py": "the Tensor itself (its slot is `_data`)",
     "ember/_dispatch.py": "the dispatcher: unwraps inputs for kernels and wraps their outputs",
+    "ember/_meta.py": "meta payloads: what a tensor holds in place of an array when it has no data",
     "ember/serialization.py": "save/load write and read tensors' bytes",
 }
 

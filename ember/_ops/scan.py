@@ -23,7 +23,8 @@ def _scan_dtype(a, dtype):
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))  # NOTE [ Reductions call ufunc methods ]
+    # (the ufunc method, not np.cumsum: See NOTE [ Reductions call ufunc methods ] in reduction.py)
+    return _canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype)))
 
 
 @_cumsum.derivative_

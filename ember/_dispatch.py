@@ -437,7 +437,11 @@ def _promote(op, inputs):
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
-            arrays.append(a if a.dtype == np_compute else a.astype(np_compute))
+            if a.dtype != np_compute:
+                if a.dtype == np.bool_ and op.name in _SUBS:
+                    raise _bool_sub_error()
+                a = a.astype(np_compute)
+            arrays.append(a)
         elif type(t) is float:
             arrays.append(t)
         elif type(t) is int:
@@ -448,12 +452,22 @@ def _promote(op, inputs):
                 arrays.append(t if -_2_63 <= t < _2_64 else wrap_int(t, np_compute))
         elif isinstance(t, np.generic):
             arrays.append(t.item())  # NumPy scalars act as Python numbers, as in torch
+        elif isinstance(t, (bool, np.bool_)) and op.name in _SUBS:
+            raise _bool_sub_error()
         elif isinstance(t, (bool, np.bool_)) and compute._cat > 0:
             arrays.append(int(t))
         else:
             arrays.append(t)
     want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
     return arrays, want
+
+
+_SUBS = ("sub", "rsub")
+
+
+def _bool_sub_error():
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                        "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 # NOTE [ Python integers beside integer tensors ]
@@ -470,7 +484,7 @@ def wrap_int(value, np_dtype, inputs=()):
     if -_2_63 <= value < _2_63:
         a = np.array(value, np.int64)
     elif _2_63 <= value < _2_64:  # torch holds it as a uint64 number, which only an integer tensor outranks
-        if inputs and not any(isinstance(t, Tensor) and t._data.dtype.kind in "iuf" for t in inputs):
+        if inputs and not any(isinstance(t, Tensor) and t._data.dtype != np.bool_ for t in inputs):
             raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
                                "promote Bool and UInt64")
         a = np.array(value, np.uint64)

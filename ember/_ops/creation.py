@@ -66,19 +66,25 @@ def _array_from_data(data, dtype):
             if isinstance(_first(data), int):
                 raise ValueError("Overflow when unpacking long long")  # an int beyond 64 bits
             raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
-        if arr.dtype == np.uint64 or arr.dtype == np.float64 and _has_big_int(data):
-            raise ValueError("Overflow when unpacking long long")  # Python ints are read as int64
-        if dtype is not None:
-            _check_python_values(arr, dtype)
+        if dtype is not None or arr.dtype.kind == "u":  # (kept off the commonest path: tensor([1., 2.]))
+            if arr.dtype == np.uint64 or arr.dtype == np.float64 and type(_first(data)) is int \
+                    and _has_big_int(data):
+                raise ValueError("Overflow when unpacking long long")  # Python ints are read as int64
+            if dtype is not None:
+                _check_python_values(arr, dtype)
         if arr.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
+        first = _first(data)
+        typed = isinstance(first, (np.ndarray, np.generic, Tensor))  # data that carries NumPy/tensor dtypes
         if dtype is not None and arr.dtype.kind in "fc":
             pass  # an explicit dtype: cast once below, never through the default dtype
-        elif arr.dtype == np.float64 and not _has_float64_arrays(data):
+        elif arr.dtype == np.float64 and not typed:
+            if type(first) is int and _has_big_int(data):
+                raise ValueError("Overflow when unpacking long long")
             arr = arr.astype(_np_dtype(None))  # Python floats take the default dtype
-        elif arr.dtype == np.complex128 and not _has_float64_arrays(data):
+        elif arr.dtype == np.complex128 and not typed:
             arr = arr.astype(np.complex128 if _dtypes.get_default_dtype() is _dtypes.float64 else np.complex64)
-        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not _has_float64_arrays(data):
+        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not typed:
             arr = arr.astype(np.int64)
     if dtype is not None:
         try:
@@ -90,7 +96,9 @@ def _array_from_data(data, dtype):
 
 
 def _has_big_int(data):
-    """Whether nested Python data holds an int beyond int64 (NumPy then reads the list as float64)."""
+    """Whether nested Python data holds an int beyond int64 (NumPy then reads the list as float64).
+
+    Only asked when the data starts with an int: a list of floats is not scanned (tensor() stays cheap)."""
     if isinstance(data, (list, tuple)):
         return any(_has_big_int(v) for v in data)
     return type(data) is int and not -2 ** 63 <= data < 2 ** 63
@@ -117,11 +125,6 @@ def _first(data):
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return data
-
-
-def _has_float64_arrays(data):
-    """True when the data already carries NumPy or tensor dtypes (which are then kept)."""
-    return isinstance(_first(data), (np.ndarray, np.generic, Tensor))
 
 
 def _finish(t, requires_grad):

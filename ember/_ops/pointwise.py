@@ -524,10 +524,10 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
 
 def _int_exponent(input, e):
     """An integer tensor's int exponent, checked as torch converts it (to int64, then to the dtype)."""
-    if type(e) is int and input._data.dtype.kind in "iu":
+    if type(e) is int and input._data.dtype.kind in "iub":
+        checked_scalar(e, np.int64)
         if e < 0 and input._data.size:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        checked_scalar(e, np.int64)
         return checked_scalar(e, input._data.dtype)
     return e
 
@@ -631,8 +631,12 @@ def where(condition, input=None, other=None, *, out=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
     if isinstance(input, Tensor) != isinstance(other, Tensor):  # a scalar is converted as a value
+        from .._dispatch import wrap_int
         from .._dtypes import result_dtype, to_numpy
 
+        for v in (input, other):
+            if type(v) is int and v >= 2 ** 63:
+                wrap_int(v, np.dtype(np.int64), (input, other))  # (torch's error for bool beside a uint64 number)
         d = to_numpy(result_dtype((input, other)))
         if isinstance(input, Tensor):
             other = checked_scalar(other, d)

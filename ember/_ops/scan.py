@@ -36,7 +36,7 @@ def _scan_meta(a, dim, dtype=None):
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_scan_dtype(a, dtype))
-    # NOTE [ Reductions call ufunc methods ]
+    # (the ufunc method, not np.cumsum: See NOTE [ Reductions call ufunc methods ] in reduction.py)
     return _scan_out(_canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
 
 

@@ -376,6 +376,8 @@ def _index_fill_args(input, dim, index, value):
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         return _index_fill_t, (input, value.to(input.dtype), index), (d,)
+    if isinstance(value, complex) and input._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     return _index_fill, (input, checked_scalar(value, input._data.dtype), index), (d,)
 
 

@@ -126,8 +126,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _var_kernel(a, dims, correction, keepdim):
+    # np.var's arithmetic written out: np.var warns "Degrees of freedom <= 0" from NumPy's own frame, where
+    # ember's filter cannot hide it (NOTE [ Reductions call ufunc methods ] in reduction.py)
+    half = a.dtype == np.float16
+    w = a.astype(np.float32) if half else a
     with np.errstate(all="ignore"):
-        return canonical(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+        d = w - np_mean(w, axis=dims, keepdims=True)
+        sq = (d * np.conjugate(d)).real if d.dtype.kind == "c" else d * d
+        n = a.size if dims is None else int(np.prod([a.shape[i] for i in ((dims,) if isinstance(dims, int) else dims)]))
+        r = np.true_divide(np.add.reduce(sq, axis=dims, keepdims=keepdim), max(n - correction, 0))
+    return canonical(r.astype(np.float16) if half else r)
 
 
 @defop("var", "VarBackward0", REDUCTION)

@@ -20,7 +20,8 @@ from ._tensor import Tensor, _version_counter, _wrap
 from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
-__all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode"]
+__all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode", "require_dtype",
+           "not_implemented"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
@@ -37,13 +38,19 @@ class OpDef:
     "float" (like "same" but integer results become the default float dtype: div, exp, sqrt), or
     "bool" (inputs promoted together, result is bool: comparisons).
     saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
+    dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
+    others, see NOTE [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "kernel", "kind", "node_name", "promote", "saves", "save_output", "derivative",
-                 "node_cls", "fast", "differentiable")
+                 "node_cls", "fast", "differentiable", "dtypes", "dtype_error")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, dtypes=None, dtype_error=None):
         self.name = name
+        self.dtypes = dtypes
+        self.dtype_error = dtype_error
+        if dtypes is not None and promote is None:
+            kernel = _checked(kernel, dtypes, dtype_error)
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -53,7 +60,8 @@ class OpDef:
         self.derivative = None
         self.node_cls = None
         self.differentiable = node_name is not None
-        self.fast = _FAST[promote]
+        self.fast = _FAST[promote] if dtypes is None else frozenset(
+            d for d in _FAST[promote] if d.name in dtypes)
 
     def defines_derivative(self, fn):
         """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`.
@@ -75,12 +83,74 @@ _FLOATS = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "comp
 _ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64"))
 _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 
+# NOTE [ Accepted dtypes ]
+# Each op states the dtypes torch's CPU kernel accepts (`defop(..., dtypes=FLOATING, error="elu_cpu")`), so a
+# float-only op given integers raises torch's error instead of answering in wrong integers. The check costs
+# nothing on the fast path: `op.fast` (the dtypes `_run` hands straight to the kernel) is the natively run
+# dtypes intersected with the accepted ones, so an unaccepted dtype always reaches `_promote`, which checks
+# the dtype the op computes in (after "float" promotion: `exp` of a Long computes in Float and is accepted).
+# An op without promotion (promote=None) has no fast path to protect: its kernel is wrapped by `_checked`.
+# `error` is torch's kernel name, giving `NotImplementedError: "elu_cpu" not implemented for 'Long'`, or a
+# callable `error(dtype) -> exception` for ops that raise other words. Composites (most losses) call
+# `require_dtype` at their entry.
+BOOL = frozenset({"bool"})
+INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
+FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+COMPLEX = frozenset({"complex64", "complex128"})
+REAL = BOOL | INTEGRAL | FLOATING  # torch's AT_DISPATCH_ALL_TYPES_AND2(Bool, Half, BFloat16...) family
+NUMERIC = INTEGRAL | FLOATING | COMPLEX  # everything but bool
+FLOATING_COMPLEX = FLOATING | COMPLEX
+ALL_DTYPES = REAL | COMPLEX
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False):
-    """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``."""
+
+def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
+          error=None):
+    """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
+
+    dtypes/error: the dtypes torch accepts and what it raises for the others (NOTE [ Accepted dtypes ]).
+    """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output)
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, dtypes, error)
     return deco
+
+
+def not_implemented(kernel_name, d):
+    """torch's `"<kernel_name>" not implemented for '<Dtype>'` for ember dtype `d`."""
+    return NotImplementedError(f'"{kernel_name}" not implemented for \'{_WORDS[d.name]}\'')
+
+
+def dtype_error(error, d, args=()):
+    """The exception torch raises for dtype `d` (an ember or NumPy dtype) per an op's `error`.
+
+    A callable `error` gets the dtype and, for an op without promotion, the kernel's arguments (softmax's
+    kernel name depends on its dim).
+    """
+    d = d if isinstance(d, _dtypes.dtype) else _dtypes.from_numpy(d)
+    if isinstance(error, str):
+        return not_implemented(error, d)
+    return error(d, *args)
+
+
+def require_dtype(t, dtypes, error, *others):
+    """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
+    dtype `t` and `others` promote to) is in `dtypes`."""
+    d = t._data.dtype if not others else _dtypes.result_dtype((t,) + others)
+    if d.name not in dtypes:
+        raise dtype_error(error, d) from None
+
+
+def _checked(kernel, dtypes, error):
+    """`kernel` guarded by the dtype check of its first array argument (ops without promotion)."""
+    def checked(*args):
+        for a in args:
+            if type(a) is _ndarray:
+                if a.dtype.name not in dtypes:
+                    raise dtype_error(error, a.dtype, args) from None
+                break
+        return kernel(*args)
+    checked.__wrapped__ = kernel
+    checked.__name__ = getattr(kernel, "__name__", "kernel")
+    return checked
 
 
 def push_mode(handler):
@@ -196,6 +266,8 @@ def _promote(op, inputs):
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
+    if op.dtypes is not None and res.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)

@@ -7,7 +7,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
-from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, _run, defop, dispatch
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, inplace_method, method, public
@@ -242,10 +242,15 @@ def _(g, a, *, out):
     return g / (2 * out)
 
 
-@defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True)
+def _relu_error(d):
+    if d.name == "bool":
+        return RuntimeError("Boolean inputs not supported for relu")
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+@defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error=_relu_error)
 def _relu(a):
-    if a.dtype == np.bool_:
-        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 

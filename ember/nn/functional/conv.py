@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..._dispatch import dispatch, dtype_word
+from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype
 from ..._ops import conv as C
 from ..._ops import pooling as PL
 from ..._ops.creation import from_numpy
@@ -120,7 +120,15 @@ def _pool_batched(input, nd):
     return input, False
 
 
+_MAX_POOL = {1: "max_pool2d", 2: "max_pool2d", 3: "max_pool3d"}  # (1-d with indices is 2-d's kernel)
+_NOT_BOOL = REAL - {"bool"}
+_FOLD = FLOATING | COMPLEX | {"bool"}
+_AVG_POOL = FLOATING | {"int64"}
+_AVG_POOL3D = frozenset({"float32", "float64", "int64"})
+
+
 def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
+    require_dtype(input, _NOT_BOOL, _MAX_POOL[nd])
     x, unbatched = _pool_batched(input, nd)
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
@@ -150,6 +158,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if not return_indices:
+        require_dtype(input, FLOATING, "max_pool1d_impl")
     r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
     return r if return_indices else r[0]
 
@@ -165,6 +175,10 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if nd < 3:
+        require_dtype(input, _AVG_POOL, "avg_pool2d")
+    else:
+        require_dtype(input, _AVG_POOL3D, "avg_pool3d_out_frame")
     x, unbatched = _pool_batched(input, nd)
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
@@ -196,6 +210,7 @@ def _out_sizes(x, output_size, nd):
 
 
 def _adaptive_avg(nd, input, output_size):
+    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     out = _out_sizes(input, output_size, nd)
     x = input
     for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
@@ -218,6 +233,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max(nd, input, output_size):
+    require_dtype(input, FLOATING, "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d")
     x, unbatched = _pool_batched(input, nd)
     out, idx = dispatch(PL.adaptive_max_pool, (x,), (_out_sizes(x, output_size, nd),))
     return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
@@ -263,6 +279,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
+    require_dtype(input, _FOLD, "im2col_out_cpu")
     x, unbatched = _batched(input, 2, "unfold") if input.dim() == 3 else (input, False)
     k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
@@ -274,6 +291,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im: the adjoint of `unfold`, summing overlapping patches."""
+    require_dtype(input, _FOLD, "col2im_out_cpu")
     x, unbatched = (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
     o, k, d, p, s = _tup(output_size, 2), _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     ck = x.shape[1]

@@ -6,7 +6,7 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 
 import warnings
 
-from ..._dispatch import dispatch, dtype_word
+from ..._dispatch import FLOATING, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops.pointwise import where
 from .activation import log_softmax
@@ -46,6 +46,21 @@ def _check_size(input, target, name):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=3)
+
+
+def _integral_error(word):
+    """torch's words when a float result is written back into an integral input's dtype."""
+    return lambda d: RuntimeError(f"result type Float can't be cast to the desired output type {word(d)}")
+
+
+_CAST_BACK = _integral_error(lambda d: dtype_word(d))
+
+
+_F32_F64 = frozenset({"float32", "float64"})
+
+
+def _kl_div_error(d):
+    return RuntimeError(f"kl_div: {'Complex' if d.is_complex else 'Integral'} inputs not supported.")
 
 
 def _refuse_grad(t, arg, fn):
@@ -127,6 +142,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    require_dtype(input, FLOATING, "binary_cross_entropy")
     a = input._data
     if ((a < 0) | (a > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -145,6 +161,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _refuse_grad(weight, "weight", "binary_cross_entropy_with_logits")
     _refuse_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
+    require_dtype(input, FLOATING, "log_sigmoid_cpu")
     neg_log_sig = dispatch(P.softplus, (-input,), (1.0, 20.0))  # -log(sigmoid(x)), exact for large |x|
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * neg_log_sig
@@ -259,6 +276,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     _check_size(input, target, "mse")
+    require_dtype(input, FLOATING, "mse_cpu", target)
     d = input - target
     loss = d * d
     return _reduce(loss * weight if weight is not None else loss, reduction)
@@ -276,6 +294,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_size(input, target, "smooth_l1")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    require_dtype(input, FLOATING, "smooth_l1_cpu", target)
     d = (input - target).abs()
     if beta == 0:
         return _reduce(d, reduction)
@@ -284,6 +303,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_size(input, target, "huber")
+    require_dtype(input, FLOATING, "huber_cpu", target)
     d = (input - target).abs()
     loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(loss * weight if weight is not None else loss, reduction)
@@ -296,6 +316,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
+    require_dtype(input, FLOATING, _kl_div_error, target)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -362,7 +383,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad(target, "target", "soft_margin_loss")
-    return _reduce(dispatch(P.softplus, (-target * input,), (1.0, 20.0)), reduction)
+    z = -target * input
+    if z.is_complex():
+        return _reduce((z.exp() + 1).log(), reduction)
+    require_dtype(z, FLOATING, _CAST_BACK)  # (torch writes log1p(exp(z)) into z's integral dtype)
+    return _reduce(dispatch(P.softplus, (z,), (1.0, 20.0)), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -381,6 +406,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     from ..._ops.creation import from_numpy
 
     reduction = _reduction(size_average, reduce, reduction)
+    require_dtype(input, _F32_F64, "multilabel_margin_loss_forward_out_frame")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     t = target._data if target.dim() == 2 else target._data[None]
     c = x.shape[1]
@@ -402,6 +428,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    require_dtype(input, _F32_F64, "multi_margin_loss_cpu_kernel")
     _refuse_grad(weight, "weight", "multi_margin_loss")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)

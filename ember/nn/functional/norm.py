@@ -6,7 +6,7 @@ ember/_ops/nn_ops.py); the per-channel affine part and running statistics are ha
 
 import numpy as np
 
-from ..._dispatch import dispatch
+from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops.creation import from_numpy
 from ...autograd.grad_mode import no_grad
@@ -30,7 +30,19 @@ def _update_running(running, new, momentum):
         running.mul_(1 - momentum).add_(new.to(running.dtype) * momentum)
 
 
+def _mixed_dtypes(input, *params):
+    """torch's CPU batch norm takes parameters of the input's dtype, or float32 ones for a reduced-precision
+    input; anything else is "mixed dtype"."""
+    d = input._data.dtype
+    for t in params:
+        if t is not None and t._data.dtype != d and not (
+                d.name in ("float16", "bfloat16") and t._data.dtype.name == "float32"):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    require_dtype(input, FLOATING, "batch_norm")
+    _mixed_dtypes(input, running_mean, running_var, weight, bias)
     if training:
         size = input.numel() // input.shape[1]
         if size == 1:
@@ -52,6 +64,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    require_dtype(input, FLOATING, "batch_norm")
     axes = tuple(range(2, input.dim()))
     if use_input_stats:
         out = dispatch(P.batch_norm, (input,), (axes, eps))
@@ -91,6 +104,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    require_dtype(input, FLOATING_COMPLEX, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else 1.1920928955078125e-07
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
@@ -131,10 +145,21 @@ def _mask(input, shape, p):
     return m / (1 - p) if p < 1 else m
 
 
+def _cast_back_error(d):
+    return RuntimeError(f"result type Float can't be cast to the desired output type {dtype_word(d)}")
+
+
+def _alpha_cast_back_error(d):  # (torch's alpha dropout promotes a bool input to Long first)
+    from ... import _dtypes
+
+    return _cast_back_error(_dtypes.int64 if d.name == "bool" else d)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _cast_back_error)
     out = input * _mask(input, tuple(input.shape), p)
     return input.copy_(out) if inplace else out
 
@@ -143,6 +168,7 @@ def _feature_dropout(input, p, training, inplace, batched_dim):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _cast_back_error)
     unbatched = input.dim() == batched_dim - 1
     x = input.unsqueeze(0) if unbatched else input
     shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
@@ -175,6 +201,7 @@ def _alpha_dropout(input, p, training, shape):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _alpha_cast_back_error)
     if p == 1:
         return input * 0
     alpha_p = -_SELU_ALPHA * _SELU_SCALE
@@ -236,9 +263,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                                              bool(scale_grad_by_freq)))
 
 
+def _embedding_bag_error(d):
+    legacy = d.name in ("uint8", "int8", "int16", "int32", "int64")  # torch's legacy type names, else CPU...Type
+    name = f"ember.{dtype_word(d)}Tensor" if legacy else f"CPU{dtype_word(d)}Type"
+    return RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                        f"BFloat16, Float, Double; but got {name} instead (while checking arguments for embedding_bag)")
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    require_dtype(weight, FLOATING, _embedding_bag_error)
     if input.dim() == 2:
         n, length = input.shape
         flat = input.reshape(-1)

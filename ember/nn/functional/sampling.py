@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..._dispatch import FLOATING, require_dtype
 from ..._ops.creation import from_numpy
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
@@ -170,6 +171,22 @@ def _nearest_dim(x, dim, out, scale, exact):
     return _index(x, dim, np.minimum(src.astype(np.int64), n - 1))
 
 
+_INTERPOLATE_DTYPES = {m: FLOATING | {"uint8"} for m in ("nearest", "nearest-exact", "bilinear", "bicubic")}
+
+
+def _interpolate_kernel(mode, nd):
+    """The torch kernel whose dtype check an interpolation meets first."""
+    if mode in ("nearest", "nearest-exact"):
+        return "upsample_nearest2d_channels_last" if nd == 2 else "compute_indices_weights_nearest"
+    if mode == "bilinear":
+        return "upsample_bilinear2d_channels_last"
+    if mode == "bicubic":
+        return "compute_indices_weights_cubic"
+    if mode == "area":
+        return "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+    return "compute_indices_weights_linear"
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
     nd = input.dim() - 2
@@ -195,6 +212,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    require_dtype(input, _INTERPOLATE_DTYPES.get(mode, FLOATING), _interpolate_kernel(mode, nd))
     x = input
     for i in range(nd):
         dim = 2 + i
@@ -234,6 +252,8 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def affine_grid(theta, size, align_corners=None):
     """Sampling grid (N, H, W, 2) of the affine maps `theta` (N, 2, 3) over an output of `size`."""
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     align_corners = bool(align_corners)
     n, _, h, w = size
 
@@ -264,6 +284,7 @@ def _reflect(c, lo, hi):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample `input` (N, C, H, W) at normalized `grid` (N, Ho, Wo, 2) locations (x, y in [-1, 1])."""
+    require_dtype(input, FLOATING, "grid_sampler_2d_cpu_kernel_impl")
     align_corners = bool(align_corners)
     n, c, h, w = input.shape
     gx = _unnormalize(grid[..., 0], w, align_corners)

@@ -7,7 +7,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
-from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, _run, defop, dispatch
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, _modes, _run, defop, dispatch, not_implemented
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, inplace_method, method, public
@@ -326,7 +326,13 @@ def _(gg, g, out):
     return dispatch(_tanh_backward, (gg, out)), (gg * g * (-2 * out) if needs_grad(1) else None)
 
 
-@defop("clamp", "ClampBackward1", POINTWISE, "same")
+def _clamp_error(d):
+    if d.name == "bool":  # (the tensor-bounds kernel; the scalar one takes bool)
+        return not_implemented("clamp_cpu", d)
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+@defop("clamp", "ClampBackward1", POINTWISE, "same", dtypes=REAL, error=_clamp_error)
 def _clamp(a, lo, hi):
     if lo is not None and hi is not None:
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype, copy=False)
@@ -345,7 +351,7 @@ def _(g, a, lo, hi):
     return g * keep
 
 
-@defop("clamp", "ClampBackward0", POINTWISE, "same")
+@defop("clamp", "ClampBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING, error=_clamp_error)
 def _clamp_t(a, lo, hi):
     out = a
     if lo is not None:

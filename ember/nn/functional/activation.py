@@ -253,6 +253,8 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _norm(x, p, dim, keepdim=False):
+    if x.is_complex():  # (a norm is real)
+        x = x.abs()
     if p == 2:
         return (x * x).sum(dim, keepdim=keepdim).sqrt()
     if p == 1:

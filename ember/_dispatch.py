@@ -21,7 +21,7 @@ from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
 __all__ = ["OpDef", "defop", "dispatch", "dispatch_inplace", "push_mode", "pop_mode", "require_dtype",
-           "not_implemented"]
+           "require_op_dtype", "not_implemented"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
@@ -137,6 +137,13 @@ def require_dtype(t, dtypes, error, *others):
     d = t._data.dtype if not others else _dtypes.result_dtype((t,) + others)
     if d.name not in dtypes:
         raise dtype_error(error, d) from None
+
+
+def require_op_dtype(op, d, args=()):
+    """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
+    the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
+    if op.dtypes is not None and d.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, d, args) from None
 
 
 def _checked(kernel, dtypes, error):

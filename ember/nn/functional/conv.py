@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype
+from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._ops import conv as C
 from ..._ops import pooling as PL
 from ..._ops.creation import from_numpy
@@ -43,7 +43,13 @@ def _conv_pads(padding, nd, ksize, dil, stride):
     return tuple((p, p) for p in _tup(padding, nd))
 
 
-def _check_conv(x, w, b, groups, name, transposed=False):
+def _check_conv(x, w, b, groups, name, transposed=False, params=()):
+    op = C.conv_transpose if transposed else C.convolution
+    require_op_dtype(op, x.dtype, (x, w, b) + params)  # torch checks the dtype first
+    if x.dtype != w.dtype and x._data.dtype.name in ("bfloat16", "complex64", "complex128"):
+        tail = "" if x.is_complex() else " or input should be a MKLDNN tensor and weight is a dense tensor"
+        raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be the "
+                           f"same{tail}")
     if x.dtype != w.dtype:
         raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
     if b is not None and b.dtype != x.dtype:
@@ -61,8 +67,8 @@ def _check_conv(x, w, b, groups, name, transposed=False):
 
 def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     x, unbatched = _batched(input, nd, f"conv{nd}d")
-    _check_conv(x, weight, bias, groups, f"conv{nd}d")
     stride, dil = _tup(stride, nd), _tup(dilation, nd)
+    _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride,))
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
         if n + p[0] + p[1] < d * (k - 1) + 1:
@@ -88,8 +94,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
-    _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True)
     stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
+    _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True, params=((0,) * nd,))
     out_sp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
                    for n, s, p, d, k, op in zip(x.shape[2:], stride, pad, dil, weight.shape[2:], opad))
     # the transposed conv of padding p is the input-grad of a conv with padding p; output_padding adds

@@ -40,9 +40,18 @@ def _mixed_dtypes(input, *params):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+def _widened(input, *params):
+    """A float16 / bfloat16 input with float32 parameters: torch computes in float32 and returns the input's
+    dtype (`_mixed_dtypes` allows no other mix)."""
+    return any(t is not None and t._data.dtype != input._data.dtype for t in params)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
     _mixed_dtypes(input, running_mean, running_var, weight, bias)
+    if _widened(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     if training:
         size = input.numel() // input.shape[1]
         if size == 1:
@@ -83,6 +92,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _mixed_dtypes(input, weight, bias)
+    if _widened(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     out = dispatch(P.layer_norm, (input,), (tuple(range(input.dim() - k, input.dim())), eps))
     if weight is not None:
         out = out * weight

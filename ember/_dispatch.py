@@ -39,16 +39,19 @@ class OpDef:
     "bool" (inputs promoted together, result is bool: comparisons).
     saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
     dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
-    others, see NOTE [ Accepted dtypes ].
+    others; inputs_checked: dtypes is checked on each input rather than the computed dtype, see NOTE
+    [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "kernel", "kind", "node_name", "promote", "saves", "save_output", "derivative",
-                 "node_cls", "fast", "differentiable", "dtypes", "dtype_error")
+                 "node_cls", "fast", "differentiable", "dtypes", "dtype_error", "inputs_checked")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, dtypes=None, dtype_error=None):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, dtypes=None, dtype_error=None,
+                 inputs_checked=False):
         self.name = name
         self.dtypes = dtypes
         self.dtype_error = dtype_error
+        self.inputs_checked = inputs_checked
         if dtypes is not None and promote is None:
             kernel = _checked(kernel, dtypes, dtype_error)
         self.kernel = kernel
@@ -91,8 +94,10 @@ _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 # the dtype the op computes in (after "float" promotion: `exp` of a Long computes in Float and is accepted).
 # An op without promotion (promote=None) has no fast path to protect: its kernel is wrapped by `_checked`.
 # `error` is torch's kernel name, giving `NotImplementedError: "elu_cpu" not implemented for 'Long'`, or a
-# callable `error(dtype) -> exception` for ops that raise other words. Composites (most losses) call
-# `require_dtype` at their entry.
+# callable `error(dtype) -> exception` for ops that raise other words. A few ops refuse an input dtype
+# whatever the result (`sub` of a bool tensor and a float): `check="inputs"` checks each tensor input, and
+# the callable also gets the inputs. Composites (most losses) call `require_dtype` at their entry, or
+# `require_op_dtype` with the op they are built on.
 BOOL = frozenset({"bool"})
 INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
 FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -104,13 +109,13 @@ ALL_DTYPES = REAL | COMPLEX
 
 
 def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
-          error=None):
+          error=None, check="result"):
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     dtypes/error: the dtypes torch accepts and what it raises for the others (NOTE [ Accepted dtypes ]).
     """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, dtypes, error)
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, dtypes, error, check == "inputs")
     return deco
 
 
@@ -273,8 +278,13 @@ def _promote(op, inputs):
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
-    if op.dtypes is not None and res.name not in op.dtypes:
-        raise dtype_error(op.dtype_error, res)
+    if op.dtypes is not None:
+        if op.inputs_checked:
+            for t in inputs:
+                if isinstance(t, Tensor) and t._data.dtype.name not in op.dtypes:
+                    raise dtype_error(op.dtype_error, t._data.dtype, inputs)
+        elif res.name not in op.dtypes:
+            raise dtype_error(op.dtype_error, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)

@@ -9,7 +9,7 @@ classic reverse-cumsum formula is used. Both are ember ops, so the result differ
 
 import numpy as np
 
-from .._dispatch import REDUCTION, defop, dispatch
+from .._dispatch import COMPLEX, FLOATING, REAL, REDUCTION, defop, dispatch
 from ._util import finish_out, method, wrap_dim
 from .reduction import _acc_dtype, _canonical
 
@@ -22,8 +22,9 @@ def _scan_dtype(a, dtype):
 @defop("cumsum", "CumsumBackward0", REDUCTION, saves="meta")
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
-        return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.cumsum(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+        return a.astype(_acc_dtype(a, dtype)[1])
+    return _canonical(np.cumsum(a, axis=dim, dtype=_scan_dtype(a, dtype)).astype(_acc_dtype(a, dtype)[1],
+                                                                               copy=False))
 
 
 @_cumsum.derivative_
@@ -45,8 +46,9 @@ def cumsum(input, dim, *, dtype=None, out=None):
 @defop("cumprod", "CumprodBackward0", REDUCTION, save_output=True)
 def _cumprod(a, dim, dtype):
     if a.ndim == 0:
-        return a.astype(_scan_dtype(a, dtype))
-    return _canonical(np.cumprod(a, axis=dim, dtype=_scan_dtype(a, dtype)))
+        return a.astype(_acc_dtype(a, dtype)[1])
+    return _canonical(np.cumprod(a, axis=dim, dtype=_scan_dtype(a, dtype)).astype(_acc_dtype(a, dtype)[1],
+                                                                                copy=False))
 
 
 @_cumprod.derivative_
@@ -90,7 +92,8 @@ def _cumext_op(name, ufunc):
             hit |= np.isnan(a)
         idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
         return _canonical(vals), _canonical(idx.astype(np.int64))
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True)(kernel)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL,
+               error=f"{name}_cpu")(kernel)
 
     @op.derivative_
     def _(grads, a, dim, *, out):
@@ -120,11 +123,16 @@ def cummin(input, dim, *, out=None):
     return return_types.cummin(*dispatch(_cummin, (input,), (_scan_dim(input, dim),)))
 
 
-@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "float", save_output=True)
+@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "same", save_output=True, dtypes=FLOATING | COMPLEX,
+       error="logcumsumexp_out_cpu")
 def _logcumsumexp(a, dim):
     if a.ndim == 0:
         return a.copy()
     with np.errstate(all="ignore"):
+        if a.dtype.kind == "c":  # log(cumsum(exp(a - top))) + top, top the largest real part of the slice
+            top = np.max(a.real, axis=dim, keepdims=True)
+            top = np.where(np.isfinite(top), top, 0)
+            return _canonical(np.log(np.cumsum(np.exp(a - top), axis=dim)) + top)
         return _canonical(np.logaddexp.accumulate(a, axis=dim))
 
 

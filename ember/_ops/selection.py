@@ -9,7 +9,7 @@ scatters are `out[key] = src` or `np.<ufunc>.at(out, key, src)` with no Python l
 
 import numpy as np
 
-from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, dispatch_inplace
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim
 from .pointwise import where
@@ -159,8 +159,7 @@ Tensor.scatter_add_ = lambda self, dim, index, src: dispatch_inplace(
 _REDUCE = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
 
 
-@defop("scatter_reduce", "ScatterReduceBackward0", INDEXING, save_output=True)
-def _scatter_reduce(a, src, dim, idx, reduce, include_self):
+def _scatter_reduce_kernel(a, src, dim, idx, reduce, include_self):
     key = _key(idx, dim)
     s = _src_part(src, idx)
     out = a.copy()
@@ -168,19 +167,28 @@ def _scatter_reduce(a, src, dim, idx, reduce, include_self):
         ident = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
         if a.dtype.kind in "iu" and reduce in ("amax", "amin"):
             ident = np.iinfo(a.dtype).min if reduce == "amax" else np.iinfo(a.dtype).max
+        elif a.dtype.kind == "b" and reduce in ("amax", "amin"):
+            ident = reduce == "amin"
         out[key] = ident
     _REDUCE[reduce].at(out, key, s)
     if reduce == "mean":
         count = np.zeros(a.shape, np.int64) + (1 if include_self else 0)
         np.add.at(count, key, 1)
         hit = count > 0
-        out = np.where(hit, out / np.maximum(count, 1), a) if a.dtype.kind == "f" else \
-            np.where(hit, out // np.maximum(count, 1), a)
+        out = np.where(hit, out // np.maximum(count, 1), a) if a.dtype.kind in "iu" else \
+            np.where(hit, out / np.maximum(count, 1).astype(out.dtype), a)
     return out.astype(a.dtype, copy=False)
 
 
-@_scatter_reduce.derivative_
-def _(g, a, src, dim, idx, reduce, include_self, *, out):
+# one op per reduction, as torch's kernels accept different dtypes (mean no bool, amax / amin no complex)
+_REFUSED = {"mean": BOOL, "amax": COMPLEX, "amin": COMPLEX}
+_SCATTER_REDUCE = {r: defop("scatter_reduce", "ScatterReduceBackward0", INDEXING, save_output=True,
+                            dtypes=ALL_DTYPES - _REFUSED.get(r, frozenset()),
+                            error=f"scatter_gather_tensor_cpu_reduce_{r}")(_scatter_reduce_kernel)
+                   for r in _REDUCE}
+
+
+def _scatter_reduce_grads(g, a, src, dim, idx, reduce, include_self, *, out):
     i = _wrap(idx)
     if reduce == "sum":
         ga = g if include_self else g.masked_fill(_wrap(_hit(a.shape, idx, dim)), 0.0)
@@ -223,6 +231,10 @@ def _scatter_prod_grads(g, a, src, dim, i, idx, include_self, out):
     return ga, _embed_block(gs, src.shape)
 
 
+for _op in _SCATTER_REDUCE.values():
+    _op.derivative_(_scatter_reduce_grads)
+
+
 def _hit(shape, idx, dim):
     m = np.zeros(shape, np.bool_)
     m[_key(idx, dim)] = True
@@ -234,11 +246,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + str(reduce))
     d, idx = _check_index("scatter_reduce", input, dim, index)
-    return finish_out(dispatch(_scatter_reduce, (input, src), (d, idx, reduce, include_self)), out)
+    return finish_out(dispatch(_SCATTER_REDUCE[reduce], (input, src), (d, idx, reduce, include_self)), out)
 
 
 Tensor.scatter_reduce_ = lambda self, dim, index, src, reduce, *, include_self=True: dispatch_inplace(
-    _scatter_reduce, self, (self, src), _check_index("scatter_reduce", self, dim, index) + (reduce, include_self))
+    _SCATTER_REDUCE[reduce], self, (self, src),
+    _check_index("scatter_reduce", self, dim, index) + (reduce, include_self))
 
 # ---- index_add / index_copy / index_fill --------------------------------------------------------------
 
@@ -329,6 +342,11 @@ def _index_fill_args(input, dim, index, value):
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         return _index_fill_t, (input, value.to(input.dtype)), (d, idx)
+    kind = input._data.dtype.kind
+    if kind in "iu" and not isinstance(value, bool):
+        info = np.iinfo(input._data.dtype)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t without overflow")
     return _index_fill, (input, value), (d, idx)
 
 

@@ -8,13 +8,30 @@ descending sort is an ascending sort of the reversed input, reversed back (ties 
 import numpy as np
 
 from .. import return_types
-from .._dispatch import INDEXING, defop, dispatch, dtype_word
+from .._dispatch import (
+    BOOL,
+    FLOATING,
+    INDEXING,
+    INTEGRAL,
+    REAL,
+    defop,
+    dispatch,
+    not_implemented,
+    require_dtype,
+    require_op_dtype,
+)
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim
 from .reduction import _canonical
 
 
+def sortable(a):
+    """`a` as NumPy sorts it in torch's order: bfloat16 (whose NaNs NumPy does not sort last) as float32."""
+    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+
+
 def _argsort(a, dim, descending):
+    a = sortable(a)
     if not descending:
         return np.argsort(a, axis=dim, kind="stable")
     n = a.shape[dim]
@@ -30,7 +47,8 @@ def _gather_grad(grads, a, dim, *params, out):
     return scatter_into_zeros(grads[0], out[1], dim, a.shape)
 
 
-@defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True)
+@defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True, dtypes=REAL,
+       error=lambda d, *args: RuntimeError(" Sort does not support complex dtypes on CPU"))
 def _sort(a, dim, descending):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
@@ -59,6 +77,7 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
 @method()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     d = wrap_dim(dim, input._data.ndim)
+    require_op_dtype(_sort, input.dtype)
     if input._data.ndim == 0:
         return _wrap(np.zeros((), np.int64))
     return _wrap(_like(input._data, _argsort(input._data, d, descending), np.int64))
@@ -69,7 +88,13 @@ def msort(input, *, out=None):
     return finish_out(sort(input, 0).values, out)
 
 
-@defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True)
+def _topk_error(d, *args):
+    return RuntimeError(" topk does not support complex dtypes on CPU" if d.is_complex else
+                        "topk does not support bool dtypes on CPU")
+
+
+@defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error=_topk_error)
 def _topk(a, k, dim, largest):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
@@ -101,11 +126,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     return return_types.topk(*dispatch(_topk, (input,), (k, d, largest)))
 
 
-@defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True)
+@defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error="kthvalue_cpu")
 def _kthvalue(a, k, dim, keepdim):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    idx = np.take(np.argsort(sortable(a), axis=dim, kind="stable"), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
@@ -147,6 +173,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
 
 @method()
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    require_dtype(input, REAL, "unique" if dim is None else "unique_dim")
     a = input._data
     if dim is None:
         vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
@@ -160,6 +187,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 @method()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
     a = input._data
     if dim is None:
         flat = a.reshape(-1)
@@ -196,6 +224,9 @@ def _search_rows(seq, vals, side, sorter=None):
     return out.reshape(vals.shape)
 
 
+_SEARCH = INTEGRAL | FLOATING  # searchsorted / bucketize: values and boundaries
+
+
 @method(top=True)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if side is not None:
@@ -205,6 +236,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
                                "left while right was True")
         right = side == "right"
+    for t in (input, sorted_sequence):
+        if isinstance(t, Tensor):
+            require_dtype(t, _SEARCH, "searchsorted_out_cpu")
     seq = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
     vals = np.asarray(input) if scalar else input._data
@@ -224,6 +258,9 @@ del Tensor.searchsorted  # a function only in torch
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    for t in (input, boundaries):
+        if isinstance(t, Tensor):
+            require_dtype(t, _SEARCH, "searchsorted_out_cpu")
     vals = np.asarray(input) if not isinstance(input, Tensor) else input._data
     r = np.searchsorted(boundaries._data, vals, side="right" if right else "left")
     return finish_out(_wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64)), out)
@@ -231,6 +268,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 @method()
 def bincount(input, weights=None, minlength=0):
+    require_dtype(input, INTEGRAL, "bincount_cpu")
     a = input._data
     if a.ndim != 1 or a.dtype.kind not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -247,11 +285,23 @@ def bincount(input, weights=None, minlength=0):
     return _wrap(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype))
 
 
+def _histc_error(d, lo, hi):
+    """histc's first refusal, in torch's order: the min/max cast, their linspace, then the histogram."""
+    if d.is_complex:  # (the range of an unbounded histogram comes first)
+        return not_implemented("aminmax_cpu" if lo == hi else "histogram_cpu", d)
+    if d.name in BOOL:
+        return not_implemented("linspace_cpu", d)
+    if d.name == "uint8" and (lo < 0 or hi < 0):
+        return RuntimeError("value cannot be converted to type uint8_t without overflow")
+    return not_implemented("histogram_cpu", d)
+
+
 @method()
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
+    require_dtype(input, FLOATING, lambda d: _histc_error(d, min, max))
     a = input._data
-    if a.dtype.kind not in "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+    if a.dtype.name == "bfloat16":
+        return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)

@@ -8,10 +8,11 @@ derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim, wrap_dims
 from .reduction import _acc_dtype, _unreduce
+from .sorting import sortable
 
 
 def _all_dims(input, dim):
@@ -93,9 +94,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- nan-ignoring sums -----------------------------------------------------------------------------------
 
 
-@defop("nansum", "NansumBackward0", REDUCTION)
+@defop("nansum", "NansumBackward0", REDUCTION, dtypes=REAL,
+       error=lambda d, *args: RuntimeError("nansum on CPU does not support complex inputs"))
 def _nansum(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
+    if a.dtype.name == "bfloat16":
+        a = a.astype(acc)  # NumPy's nansum keeps the NaNs of bfloat16
     return canonical(np.nansum(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
 
 
@@ -274,7 +278,7 @@ def count_nonzero(input, dim=None):
     return _wrap(np.asarray(np.count_nonzero(input._data, axis=dims)).astype(np.int64))
 
 
-@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True)
+@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True, dtypes=REAL, error="aminmax_cpu")
 def _aminmax(a, dims, keepdim):
     return canonical(np.min(a, axis=dims, keepdims=keepdim)), canonical(np.max(a, axis=dims, keepdims=keepdim))
 
@@ -308,6 +312,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _median_index(a, dim, ignore_nan):
     """Index along `dim` of torch's (lower) median of each slice; NaN slices give the first NaN."""
+    a = sortable(a)
     order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
     nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, np.bool_)
     count = a.shape[dim] - nan.sum(axis=dim, keepdims=True)
@@ -325,7 +330,8 @@ def _median_dim_op(name, node, ignore_nan):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return canonical(vals), canonical(idx.astype(np.int64))
-    op = defop(name, node, REDUCTION, saves="meta", save_output=True)(kernel)
+    op = defop(name, node, REDUCTION, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+               error="median_out")(kernel)
     op.derivative_(_to_indices)
     return op
 
@@ -341,7 +347,7 @@ def _to_indices(grads, a, dim, keepdim, *, out):
 
 
 def _median_all_op(name, node, ignore_nan):
-    op = defop(name, node, REDUCTION, save_output=True)(
+    op = defop(name, node, REDUCTION, save_output=True, dtypes=INTEGRAL | FLOATING, error="median_cpu")(
         lambda a: np.take_along_axis(a.reshape(-1), _median_index(a.reshape(-1), 0, ignore_nan), 0).reshape(()))
 
     @op.derivative_
@@ -374,7 +380,7 @@ median = _median_fn("median", False, return_types.median)
 nanmedian = _median_fn("nanmedian", True, return_types.nanmedian)
 
 
-@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True)
+@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL, error="mode_cpu")
 def _mode(a, dim, keepdim):
     b = np.moveaxis(a, dim, -1)
     shape = b.shape

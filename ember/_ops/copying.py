@@ -9,7 +9,8 @@ import itertools
 
 import numpy as np
 
-from .._dispatch import INDEXING, SHAPE, defop, dispatch
+from .. import _dtypes
+from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, defop, dispatch, dtype_word, not_implemented
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, finish_out, method, public, wrap_dim, wrap_dims
 from .shape import cat, stack
@@ -271,7 +272,7 @@ def diagflat(input, offset=0):
     return input.reshape(-1).diag_embed(offset)
 
 
-@defop("trace", "TraceBackward0", SHAPE, saves="meta")
+@defop("trace", "TraceBackward0", SHAPE, saves="meta", dtypes=NUMERIC, error="trace")
 def _trace(a):
     acc = np.int64 if a.dtype.kind in "biu" else a.dtype
     return np.asarray(np.trace(a, dtype=acc))
@@ -294,7 +295,7 @@ def trace(input):
 # ---- products -------------------------------------------------------------------------------------------
 
 
-@defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same")
+@defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same", dtypes=NUMERIC, error="cross")
 def _cross(a, b, dim):
     a, b = np.broadcast_arrays(a, b)
     return np.ascontiguousarray(np.cross(a, b, axis=dim))
@@ -415,7 +416,15 @@ def block_diag(*tensors):
 public["block_diag"] = block_diag
 
 
-@defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True)
+def _cdist_error(d, x1, x2):
+    if d.name in FLOATING:  # float16 / bfloat16
+        return not_implemented("cdist", d)
+    which = "X1" if x1._data.dtype == _dtypes.to_numpy(d) else "X2"
+    return RuntimeError(f"cdist only supports floating-point dtypes, {which} got: {dtype_word(d)}")
+
+
+@defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True, dtypes=frozenset({"float32", "float64"}),
+       error=_cdist_error, check="inputs")
 def _cdist(x1, x2, p):
     diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
     if p == 0:

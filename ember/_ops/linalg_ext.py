@@ -18,7 +18,7 @@ NOTE [ Decomposition gradients ]
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
@@ -26,8 +26,8 @@ from ._util import finish_out, method, public, wrap_dims
 # ---- the matmul family ---------------------------------------------------------------------------------
 
 
-def _mm_scaled(name, node, fn, grads):
-    op = defop(name, node, MATMUL, "same")(fn)
+def _mm_scaled(name, node, fn, grads, error):
+    op = defop(name, node, MATMUL, "same", dtypes=NUMERIC, error=error)(fn)
     op.derivative_(grads)
     return op
 
@@ -37,7 +37,13 @@ def _wide(a):
         else a
 
 
+def _int_scalars(a, beta, alpha):
+    """torch casts beta and alpha to an integer dtype (2.7 -> 2)."""
+    return (int(beta), int(alpha)) if a.dtype.kind in "iu" else (beta, alpha)
+
+
 def _addmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = _wide(a) @ _wide(b)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -55,20 +61,21 @@ def _addmm_grads(g, c, a, b, beta, alpha):
             _scaled(mat2_grad(a, g, b), alpha) if needs_grad(2) else None)
 
 
-_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads)
+_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads, "addmm_impl_cpu_")
 _addmv = _mm_scaled("addmv", "AddmvBackward0", _addmm_kernel,
                     lambda g, c, a, v, beta, alpha: (
                         _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                         _scaled(g.unsqueeze(1) * v, alpha) if needs_grad(1) else None,
-                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "addmv_impl_cpu")
 _baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
                       lambda g, c, a, b, beta, alpha: (
                           _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                           _scaled(g @ b.mT, alpha) if needs_grad(1) else None,
-                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "baddbmm")
 
 
 def _addbmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = (_wide(a) @ _wide(b)).sum(0)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -78,7 +85,7 @@ _addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
                      lambda g, c, a, b, beta, alpha: (
                          _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                          _scaled(g.unsqueeze(0) @ b.mT, alpha) if needs_grad(1) else None,
-                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None))
+                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None), "addmm_impl_cpu_")
 
 
 def _shape_str(s):
@@ -162,6 +169,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if input.dim() == 1 and other.dim() == 1:  # torch's inner of vectors is dot
+        return finish_out(input.dot(other), out)
     return finish_out(tensordot(input, other, ([-1], [-1])), out)
 
 

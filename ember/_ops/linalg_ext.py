@@ -254,7 +254,8 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r).astype(a.dtype if a.dtype.kind == "f" else x.dtype, copy=False)
+    floating = a.dtype.kind == "f" or a.dtype.name == "bfloat16"  # (bfloat16 computes in float32)
+    return np.asarray(r).astype(a.dtype if floating else x.dtype, copy=False)
 
 
 @_vector_norm.derivative_
@@ -291,6 +292,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    from .decomp import require_linalg_dtype
+
+    require_linalg_dtype("matrix_norm", A, low_ok=ord not in (2, -2, "nuc"))  # svd-based ones need LAPACK
     d = wrap_dims(dim, A.dim())
     if dtype is not None:
         A = A.to(dtype)

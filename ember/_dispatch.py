@@ -273,6 +273,10 @@ def _wrap_out(op, out, want, x):
     return result
 
 
+_INT_RANGE = {np.dtype(n): (int(np.iinfo(n).min), int(np.iinfo(n).max))
+              for n in ("uint8", "int8", "int16", "int32", "int64")}
+
+
 def _promote(op, inputs):
     """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have)."""
     res = _dtypes.result_dtype(inputs)
@@ -296,8 +300,9 @@ def _promote(op, inputs):
             arrays.append(a if a.dtype == np_compute else a.astype(np_compute))
         elif isinstance(t, np.generic):
             arrays.append(t.item())  # NumPy scalars act as Python numbers, as in torch
-        elif compute._cat == 1 and isinstance(t, int) and not -2**31 <= t < 2**31:
-            arrays.append(np.array(t, np.int64).astype(np_compute))  # wraps like torch, NumPy would raise
+        elif compute._cat == 1 and isinstance(t, int) and not _INT_RANGE[np_compute][0] <= t <= \
+                _INT_RANGE[np_compute][1]:  # wraps like torch (uint8 == -1 is == 255); NumPy would raise
+            arrays.append(np.array(t, np.int64).astype(np_compute) if -2**63 <= t < 2**63 else t)
         elif isinstance(t, (bool, np.bool_)) and compute._cat > 0:
             arrays.append(int(t))
         else:

@@ -10,7 +10,7 @@ kernel; the scalar is an input (it takes part in dtype promotion) but never gets
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import COMPLEX, FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, dispatch_inplace
+from .._dispatch import COMPLEX, FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, dispatch_inplace, dtype_word
 from .._tensor import Tensor
 from ._util import finish_out, method, public
 from .pointwise import where
@@ -362,7 +362,7 @@ Tensor.__irshift__ = Tensor.bitwise_right_shift_
 @method()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{dtype_word(input.dtype)} did not match {dtype_word(other.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:

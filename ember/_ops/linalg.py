@@ -106,7 +106,13 @@ def _(g, a, b):
 
 
 def _same_dtype(a, b, name="mm"):
+    """torch's words for operands of two dtypes, per kernel: dot, addmv, bmm, else mm's."""
     if a._data.dtype != b._data.dtype:
+        if name == "bmm":
+            raise RuntimeError(f"expected scalar type {dtype_word(a.dtype)} but found {dtype_word(b.dtype)}")
+        if name == "addmv":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dtype_word(b.dtype)}, "
+                               f"{dtype_word(a.dtype)}, and {dtype_word(b.dtype)}")
         if name == "dot":
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{dtype_word(a.dtype)} and {dtype_word(b.dtype)}")
@@ -141,7 +147,7 @@ def bmm(input, mat2, *, out=None):
     if a[0] != b[0] or a[2] != b[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] but "
                            f"got: [{b[0]}, {b[1]}].")
-    _same_dtype(input, mat2)
+    _same_dtype(input, mat2, "bmm")
     return finish_out(dispatch(_bmm, (input, mat2)), out)
 
 
@@ -224,7 +230,7 @@ def matmul(input, other, *, out=None):
             n = max(len(batch_a), len(batch_b))
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {n - 1 - i}")
-    _same_dtype(input, other)
+    _same_dtype(input, other, "bmm" if db > 2 else "addmv" if db == 1 else "mm")  # what torch folds it to
     return finish_out(dispatch(_matmul_nd, (input, other)), out)
 
 

@@ -609,7 +609,13 @@ def _clamp_(self, min=None, max=None):  # noqa: A002
     from .._dispatch import dispatch_inplace
 
     op, inputs, params = _clamp_inputs(self, min, max)
+    if inputs[0] is not self:  # float bounds on an integer tensor: torch names the C++ type
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_C_TYPES[self.dtype.name]}")
     return dispatch_inplace(op, self, inputs, params)
+
+
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+            "int64": "long int"}
 
 
 Tensor.clamp_ = Tensor.clip_ = _clamp_

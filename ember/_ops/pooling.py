@@ -161,7 +161,7 @@ def adaptive_max_pool(x, out):
         valid.append((pos < end[:, None]).reshape(shape))
     win = x[(Ellipsis,) + tuple(index)]  # (N, C, o0, k0, o1, k1, ...)
     mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
-    win = np.where(mask, win, fill)
+    win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
     win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
     arg = np.argmax(win, axis=-1)

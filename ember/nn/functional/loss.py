@@ -96,12 +96,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
 
 
+def _soft_target_error(d):
+    return RuntimeError(f"Expected floating point type for target with class probabilities, got {dtype_word(d)}")
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 1 if input.dim() > 1 else 0
+    if tuple(target.shape) == tuple(input.shape):  # class probabilities, checked before the input
+        require_dtype(target, FLOATING, _soft_target_error)
     logp = log_softmax(input, cdim)
     if target.is_floating_point():  # class probabilities
         if tuple(target.shape) != tuple(input.shape):
@@ -351,7 +357,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if (var._data < 0).any():
+    if (var < 0).any():  # (a complex var meets lt's refusal here, as in torch)
         raise ValueError("var has negative entry/entries")
     var = var.clone()
     from ...autograd.grad_mode import no_grad
@@ -369,14 +375,18 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    diff = input1 - input2  # (first, as in torch: its bool error comes before the negation's)
+    return _reduce((-target * diff + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    margin_clamp = (margin - input).clamp_min(0)
-    out_margin = where(target != 1, margin_clamp, 0.0)
-    out_self = where(target != -1, input, 0.0)
+    # torch's C++ `margin - self` fills a tensor of self's dtype with margin first (an integer input stays
+    # integral and its mean is refused; two bool tensors cannot be subtracted)
+    margin_clamp = (input.new_full(tuple(input.shape), margin) - input).clamp_min(0)
+    zeros = input.new_zeros(tuple(input.shape))
+    out_margin = where(target != 1, margin_clamp, zeros)
+    out_self = where(target != -1, input, zeros)
     return _reduce(out_margin + out_self, reduction)
 
 

@@ -246,6 +246,20 @@ def _renorm_(weight, idx, max_norm, norm_type):
         w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
 
 
+_INDICES = frozenset({"int64", "int32"})
+
+
+def _type_name(d):
+    """How torch's argument checks name a dtype: its legacy tensor type where it has one, else CPU...Type."""
+    legacy = d.name in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+    return f"ember.{dtype_word(d)}Tensor" if legacy else f"CPU{dtype_word(d)}Type"
+
+
+def _embedding_error(d):
+    return RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                        f"Long, Int; but got {_type_name(d)} instead (while checking arguments for embedding)")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of `weight` picked by the integer `input` (torch.nn.functional.embedding).
@@ -262,10 +276,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
+    require_dtype(input, _INDICES, _embedding_error)
     idx = input._data
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if idx.size and (idx.min() < -weight.shape[0] or idx.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
     if max_norm is not None:
@@ -276,10 +288,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def _embedding_bag_error(d):
-    legacy = d.name in ("uint8", "int8", "int16", "int32", "int64")  # torch's legacy type names, else CPU...Type
-    name = f"ember.{dtype_word(d)}Tensor" if legacy else f"CPU{dtype_word(d)}Type"
     return RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
-                        f"BFloat16, Float, Double; but got {name} instead (while checking arguments for embedding_bag)")
+                        f"BFloat16, Float, Double; but got {_type_name(d)} instead (while checking arguments for "
+                        "embedding_bag)")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

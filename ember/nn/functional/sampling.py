@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..._dispatch import FLOATING, require_dtype
+from ..._dispatch import FLOATING, NUMERIC, require_dtype
 from ..._ops.creation import from_numpy
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
@@ -56,6 +56,9 @@ def _pad_dim(x, dim, lo, hi, mode, value):
     return _index(x, dim, pos)
 
 
+_PAD_KERNELS = {"reflect": "reflection", "replicate": "replication"}
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
     if len(pad) % 2:
@@ -67,6 +70,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant" and value:
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    if mode in _PAD_KERNELS:  # torch's reflection / replication kernels take every dtype but bool
+        require_dtype(input, NUMERIC, f"{_PAD_KERNELS[mode]}_pad{len(pad) // 2}d")
     x = input
     for i in range(len(pad) // 2):
         x = _pad_dim(x, input.dim() - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1]), mode, value or 0.0)

@@ -267,13 +267,13 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
     if ord == 0:
         return g * 0
     if ord == 1:
-        return g * a.sign()
+        return g * a.sgn()
     if ord in (np.inf, -np.inf):
         hit = a.abs() == o
-        return g * a.sign() * hit / hit.sum(dims, keepdim=True)
+        return g * a.sgn() * hit / hit.sum(dims, keepdim=True)
     if ord == 2:
         return (g * a / o).masked_fill(o == 0, 0.0)
-    return (g * a.sign() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
+    return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

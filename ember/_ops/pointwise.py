@@ -195,7 +195,7 @@ def _abs(a):
 
 @_abs.derivative_
 def _(g, a):
-    return g * a.sign()
+    return g * a.sgn()
 
 
 # conj: ember keeps no lazy conjugate bit (torch's conj() is a view with one); the conjugate is computed

@@ -282,6 +282,12 @@ def polygamma(n, input, *, out=None):
         return finish_out(digamma(input), out)
     if input.is_complex():  # the declared refusal, in the words of n's kernel
         require_op_dtype(_polygamma, input.dtype, (n,))
+    if n >= 2 and input.dtype.name in ("float16", "bfloat16"):
+        # torch: (-1)^(n+1) exp(lgamma(n+1)) (float32) times zeta(n+1, x) rounded to the input's dtype
+        sign = 1 if n % 2 else -1
+        zeta = (dispatch(_polygamma, (input.float(),), (n,)) / (sign * math.factorial(n))).to(input.dtype)
+        return finish_out((zeta.float() * (sign * float(np.exp(np.float32(math.lgamma(n + 1)))))).to(input.dtype),
+                          out)
     return finish_out(dispatch(_polygamma, (input,), (n,)), out)
 
 

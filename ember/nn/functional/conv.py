@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ... import _dtypes
 from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._ops import conv as C
 from ..._ops import pooling as PL
@@ -286,12 +287,15 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
     require_dtype(input, _FOLD, "im2col_out_cpu")
-    x, unbatched = _batched(input, 2, "unfold") if input.dim() == 3 else (input, False)
+    mask = input._data.dtype == np.bool_  # the convolution below takes no bool; in uint8 it is exact
+    src = input.to(_dtypes.uint8) if mask else input
+    x, unbatched = _batched(src, 2, "unfold") if src.dim() == 3 else (src, False)
     k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
     eye = from_numpy(np.eye(c * k[0] * k[1], dtype=x._data.dtype).reshape(c * k[0] * k[1], c, *k))
     out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     out = out.reshape(out.shape[0], out.shape[1], -1)
+    out = out.to(input.dtype) if mask else out
     return out.squeeze(0) if unbatched else out
 
 

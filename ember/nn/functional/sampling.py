@@ -241,6 +241,7 @@ def _uint8_resample(x, out, scales, align_corners, mode, antialias):
 
 
 _INTERPOLATE_DTYPES = {m: FLOATING | {"uint8"} for m in ("nearest", "nearest-exact", "bilinear", "bicubic")}
+_ANTIALIAS_DTYPES = frozenset({"float32", "float64", "uint8"})
 
 
 def _interpolate_kernel(mode, nd):
@@ -281,6 +282,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:  # torch's separable antialias kernels: float32, float64 and uint8 only
+        require_dtype(input, _ANTIALIAS_DTYPES, "compute_index_ranges_weights")
     require_dtype(input, _INTERPOLATE_DTYPES.get(mode, FLOATING), _interpolate_kernel(mode, nd))
     if input._data.dtype == np.uint8 and mode in ("bilinear", "bicubic"):
         return _uint8_resample(input, out, scales, bool(align_corners), mode, antialias)

@@ -46,8 +46,8 @@ class OpDef:
     __slots__ = ("name", "kernel", "kind", "node_name", "promote", "saves", "save_output", "derivative",
                  "node_cls", "fast", "differentiable", "dtypes", "dtype_error", "inputs_checked")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, dtypes=None, dtype_error=None,
-                 inputs_checked=False):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, dtypes=None,
+                 dtype_error=None, inputs_checked=False):
         self.name = name
         self.dtypes = dtypes
         self.dtype_error = dtype_error
@@ -115,7 +115,8 @@ def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_outp
     dtypes/error: the dtypes torch accepts and what it raises for the others (NOTE [ Accepted dtypes ]).
     """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, dtypes, error, check == "inputs")
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, dtypes, error,
+                     check == "inputs")
     return deco
 
 

@@ -151,7 +151,8 @@ _logaddexp = _pair("logaddexp", ("LogaddexpBackward0",), _quiet(_logaddexp_kerne
 logaddexp = _publish("logaddexp", _logaddexp)
 
 _logaddexp2 = _pair("logaddexp2", ("Logaddexp2Backward0",), _quiet(np.logaddexp2),
-                    lambda g, a, b: (g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)), "same", dtypes=FLOATING)
+                    lambda g, a, b: (g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)), "same",
+                    dtypes=FLOATING)
 logaddexp2 = _publish("logaddexp2", _logaddexp2)
 
 
@@ -342,7 +343,8 @@ def _shift(name, ufunc, word):
         r = ufunc(a, np.where(big, 0, b).astype(a.dtype, copy=False))
         fill = np.where(a < 0, -1, 0).astype(a.dtype) if name == "right" else np.zeros((), a.dtype)
         return np.where(big, fill, r).astype(a.dtype, copy=False)
-    return defop(f"bitwise_{name}_shift", None, POINTWISE, "same", dtypes=INTEGRAL, error=f"{word}_cpu")(kernel)
+    return defop(f"bitwise_{name}_shift", None, POINTWISE, "same", dtypes=INTEGRAL,
+                 error=f"{word}_cpu")(kernel)
 
 
 _lshift = _shift("left", np.left_shift, "lshift")

@@ -295,8 +295,8 @@ def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
     return out
 
 
-conv_transpose = defop("convolution_transpose", "ConvolutionBackward0", NN, dtypes=FLOATING | COMPLEX | {"int64"},
-                       error=_conv_transpose_error)(_conv_transpose)
+conv_transpose = defop("convolution_transpose", "ConvolutionBackward0", NN,
+                       dtypes=FLOATING | COMPLEX | {"int64"}, error=_conv_transpose_error)(_conv_transpose)
 
 
 @conv_transpose.derivative_

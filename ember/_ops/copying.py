@@ -420,7 +420,8 @@ def _cdist_error(d, x1, x2):
     if d.name in FLOATING:  # float16 / bfloat16
         return not_implemented("cdist", d)
     which = "X1" if x1._data.dtype == _dtypes.to_numpy(d) else "X2"
-    return RuntimeError(f"cdist only supports floating-point dtypes, {which} got: {dtype_word(d)}")
+    return RuntimeError(f"cdist only supports floating-point dtypes, {which} got: "
+                        f"{dtype_word(d)}")
 
 
 @defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True, dtypes=frozenset({"float32", "float64"}),

@@ -111,8 +111,8 @@ def _same_dtype(a, b, name="mm"):
         if name == "bmm":
             raise RuntimeError(f"expected scalar type {dtype_word(a.dtype)} but found {dtype_word(b.dtype)}")
         if name == "addmv":
-            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dtype_word(b.dtype)}, "
-                               f"{dtype_word(a.dtype)}, and {dtype_word(b.dtype)}")
+            wa, wb = dtype_word(a.dtype), dtype_word(b.dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {wb}, {wa}, and {wb}")
         if name == "dot":
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{dtype_word(a.dtype)} and {dtype_word(b.dtype)}")

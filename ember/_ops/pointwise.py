@@ -57,11 +57,12 @@ def _sub_error(d, *inputs):
     if all(isinstance(t, Tensor) and t._data.dtype == np.bool_ for t in inputs):
         return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                             "Use the `^` or `logical_xor()` operator instead.")
-    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                        "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-@defop("sub", "SubBackward0", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error, check="inputs")
+@defop("sub", "SubBackward0", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error,
+       check="inputs")
 def _sub(a, b, alpha=1):
     return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
 
@@ -73,7 +74,8 @@ def _(g, a, b, alpha=1):
     return g, (-g if alpha == 1 else g * -alpha)
 
 
-@defop("rsub", "RsubBackward1", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error, check="inputs")
+@defop("rsub", "RsubBackward1", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error,
+       check="inputs")
 def _rsub(a, b, alpha=1):
     return np.subtract(b, a) if alpha == 1 else np.subtract(b, np.multiply(a, alpha))
 
@@ -228,8 +230,9 @@ def is_conj(input):
     return False
 
 
-@defop("sign", "SignBackward0", POINTWISE, "same", saves="none", dtypes=REAL, error=lambda d: NotImplementedError(
-    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."))
+@defop("sign", "SignBackward0", POINTWISE, "same", saves="none", dtypes=REAL,
+       error=lambda d: NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                           "numbers. Please use torch.sgn instead."))
 def _sign(a):
     return np.sign(a) if a.dtype != np.bool_ else a.copy()
 
@@ -610,12 +613,13 @@ def _clamp_(self, min=None, max=None):  # noqa: A002
 
     op, inputs, params = _clamp_inputs(self, min, max)
     if inputs[0] is not self:  # float bounds on an integer tensor: torch names the C++ type
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_C_TYPES[self.dtype.name]}")
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{_C_TYPES[self.dtype.name]}")
     return dispatch_inplace(op, self, inputs, params)
 
 
-_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-            "int64": "long int"}
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+            "int32": "int", "int64": "long int"}
 
 
 Tensor.clamp_ = Tensor.clip_ = _clamp_

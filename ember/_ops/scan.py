@@ -123,8 +123,8 @@ def cummin(input, dim, *, out=None):
     return return_types.cummin(*dispatch(_cummin, (input,), (_scan_dim(input, dim),)))
 
 
-@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "same", save_output=True, dtypes=FLOATING | COMPLEX,
-       error="logcumsumexp_out_cpu")
+@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "same", save_output=True,
+       dtypes=FLOATING | COMPLEX, error="logcumsumexp_out_cpu")
 def _logcumsumexp(a, dim):
     if a.ndim == 0:
         return a.copy()

@@ -346,7 +346,8 @@ def _index_fill_args(input, dim, index, value):
     if kind in "iu" and not isinstance(value, bool):
         info = np.iinfo(input._data.dtype)
         if not info.min <= value <= info.max:
-            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t without overflow")
+            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t without "
+                               "overflow")
     return _index_fill, (input, value), (d, idx)
 
 

@@ -166,8 +166,8 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     corr = correction if correction is not None else (1 if unbiased is None or unbiased else 0)
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"{name if name.endswith('_mean') else 'std and var'} only support floating point and "
-                           "complex dtypes")
+        who = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{who} only support floating point and complex dtypes")
     dims = _all_dims(input, dim)
     if _numel(input._data.shape, dims) - corr <= 0:
         import warnings

@@ -21,7 +21,8 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False, dtypes=None, error=None):
+def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False, dtypes=None,
+        error=None):
     op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output, dtypes=dtypes,
                error=error)(kernel)
     if deriv is not None:
@@ -88,13 +89,13 @@ def _erf_family(fn):
 
 
 # real functions only: a complex input raises torch's kernel's error
-_erf = _op("erf", "ErfBackward0", _erf_family(special.erf), lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI,
-           dtypes=FLOATING, error="erf_vml_cpu")
-_erfc = _op("erfc", "ErfcBackward0", _erf_family(special.erfc), lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI,
-            dtypes=FLOATING, error="erfc_vml_cpu")
+_erf = _op("erf", "ErfBackward0", _erf_family(special.erf),
+           lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI, dtypes=FLOATING, error="erf_vml_cpu")
+_erfc = _op("erfc", "ErfcBackward0", _erf_family(special.erfc),
+            lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI, dtypes=FLOATING, error="erfc_vml_cpu")
 _erfinv = _op("erfinv", "ErfinvBackward0", _wide(special.erfinv),
-              lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none", save_output=True,
-              dtypes=FLOATING, error="erfinv_vml_cpu")
+              lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none",
+              save_output=True, dtypes=FLOATING, error="erfinv_vml_cpu")
 _lgamma = _op("lgamma", "LgammaBackward0", _wide(special.lgamma), lambda g, a: g * a.digamma(),
               dtypes=FLOATING, error="lgamma_vml_cpu")
 _digamma = _op("digamma", "DigammaBackward0", _wide(special.digamma), lambda g, a: g * polygamma(1, a),
@@ -191,7 +192,8 @@ def _nan_to_num_kernel(a, nan, posinf, neginf):
     if a.dtype.kind in "biu":
         return a.copy()
     if a.dtype.kind == "c":  # the real and imaginary parts each
-        return _nan_to_num_kernel(a.real, nan, posinf, neginf) + 1j * _nan_to_num_kernel(a.imag, nan, posinf, neginf)
+        re, im = (_nan_to_num_kernel(p, nan, posinf, neginf) for p in (a.real, a.imag))
+        return re + 1j * im
     out = np.where(np.isnan(a), np.asarray(nan, a.dtype), a)
     out = np.where(np.isposinf(a), np.asarray(posinf, a.dtype), out)
     return np.where(np.isneginf(a), np.asarray(neginf, a.dtype), out)
@@ -286,8 +288,8 @@ def polygamma(n, input, *, out=None):
         # torch: (-1)^(n+1) exp(lgamma(n+1)) (float32) times zeta(n+1, x) rounded to the input's dtype
         sign = 1 if n % 2 else -1
         zeta = (dispatch(_polygamma, (input.float(),), (n,)) / (sign * math.factorial(n))).to(input.dtype)
-        return finish_out((zeta.float() * (sign * float(np.exp(np.float32(math.lgamma(n + 1)))))).to(input.dtype),
-                          out)
+        scale = sign * float(np.exp(np.float32(math.lgamma(n + 1))))
+        return finish_out((zeta.float() * scale).to(input.dtype), out)
     return finish_out(dispatch(_polygamma, (input,), (n,)), out)
 
 

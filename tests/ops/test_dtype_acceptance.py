@@ -142,8 +142,9 @@ FUNCTIONALS = [  # (id, fn(lib, *inputs), inputs)
     ("interpolate_bilinear_aa", F("interpolate", size=(3, 5), mode="bilinear", antialias=True), [_X2D]),
     ("interpolate_bicubic_aa", F("interpolate", size=(3, 2), mode="bicubic", antialias=True), [_X2D]),
     ("interpolate_bicubic_align", F("interpolate", size=(7, 3), mode="bicubic", align_corners=True), [_X2D]),
-    ("interpolate_bilinear_scale", F("interpolate", scale_factor=(1.7, 0.6), mode="bilinear"),  # 6 channels: torch's
-     [_x(2, 6, 5, 8)]),  # generic uint8 path (up to 4 take its AVX2 one)
+    # 6 channels: torch's generic uint8 path (up to 4 take its AVX2 one)
+    ("interpolate_bilinear_scale", F("interpolate", scale_factor=(1.7, 0.6), mode="bilinear"),
+     [_x(2, 6, 5, 8)]),
     ("interpolate_area", F("interpolate", size=(2, 2), mode="area"), [_X2D]),
     ("interpolate_nearest_exact", F("interpolate", size=(5, 5), mode="nearest-exact"), [_X2D]),
     ("interpolate_trilinear", F("interpolate", scale_factor=2, mode="trilinear"), [_X3D]),

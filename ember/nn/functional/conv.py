@@ -48,9 +48,10 @@ def _check_conv(x, w, b, groups, name, transposed=False, params=()):
     op = C.conv_transpose if transposed else C.convolution
     require_op_dtype(op, x.dtype, (x, w, b) + params)  # torch checks the dtype first
     if x.dtype != w.dtype and x._data.dtype.name in ("bfloat16", "complex64", "complex128"):
-        tail = "" if x.is_complex() else " or input should be a MKLDNN tensor and weight is a dense tensor"
-        raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be the "
-                           f"same{tail}")
+        tail = "" if x.is_complex() else (" or input should be a MKLDNN tensor and weight is a dense "
+                                          "tensor")
+        raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be "
+                           f"the same{tail}")
     if x.dtype != w.dtype:
         raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
     if b is not None and b.dtype != x.dtype:

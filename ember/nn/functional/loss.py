@@ -97,7 +97,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _soft_target_error(d):
-    return RuntimeError(f"Expected floating point type for target with class probabilities, got {dtype_word(d)}")
+    return RuntimeError("Expected floating point type for target with class probabilities, got "
+                        f"{dtype_word(d)}")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

@@ -256,8 +256,9 @@ def _type_name(d):
 
 
 def _embedding_error(d):
-    return RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                        f"Long, Int; but got {_type_name(d)} instead (while checking arguments for embedding)")
+    return RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar "
+                        f"types: Long, Int; but got {_type_name(d)} instead (while checking arguments for "
+                        "embedding)")
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -289,8 +290,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def _embedding_bag_error(d):
     return RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
-                        f"BFloat16, Float, Double; but got {_type_name(d)} instead (while checking arguments for "
-                        "embedding_bag)")
+                        f"BFloat16, Float, Double; but got {_type_name(d)} instead (while checking arguments "
+                        "for embedding_bag)")
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

@@ -31,7 +31,8 @@ from ._tensor import Tensor, _version_counter, _wrap
 from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
-__all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS"]
+__all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS", "require_dtype",
+           "require_op_dtype", "not_implemented"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
@@ -85,16 +86,25 @@ class OpDef:
     saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
     Rules per transform: `derivative` (reverse mode), `meta` (shape, dtype and strides without data; see
     NOTE [ Meta payloads ]), `jvp`, `batch`, `autocast`, `decomposition` (for the transforms that fill them).
+    dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
+    others; inputs_checked: dtypes is checked on each input rather than the computed dtype, see NOTE
+    [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable",
-                 "meta", "jvp", "batch", "autocast", "decomposition")
+                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=()):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=(),
+                 dtypes=None, dtype_error=None, inputs_checked=False):
         self.name = name
         self.overload = overload
         self.qualname = f"{name}.{overload}" if overload else name
+        self.dtypes = dtypes
+        self.dtype_error = dtype_error
+        self.inputs_checked = inputs_checked
+        if dtypes is not None and promote is None:
+            kernel = _checked(kernel, dtypes, dtype_error)
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -104,7 +114,8 @@ class OpDef:
         self.derivative = None
         self.node_cls = None
         self.differentiable = node_name is not None
-        self.fast = _FAST[promote]
+        self.fast = _FAST[promote] if dtypes is None else frozenset(
+            d for d in _FAST[promote] if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
@@ -144,17 +155,85 @@ _FLOATS = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "comp
 _ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64"))
 _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 
+# NOTE [ Accepted dtypes ]
+# Each op states the dtypes torch's CPU kernel accepts (`defop(..., dtypes=FLOATING, error="elu_cpu")`), so a
+# float-only op given integers raises torch's error instead of answering in wrong integers. The check costs
+# nothing on the fast path: `op.fast` (the dtypes `_run` hands straight to the kernel) is the natively run
+# dtypes intersected with the accepted ones, so an unaccepted dtype always reaches `_promote`, which checks
+# the dtype the op computes in (after "float" promotion: `exp` of a Long computes in Float and is accepted).
+# An op without promotion (promote=None) has no fast path to protect: its kernel is wrapped by `_checked`.
+# `error` is torch's kernel name, giving `NotImplementedError: "elu_cpu" not implemented for 'Long'`, or a
+# callable `error(dtype) -> exception` for ops that raise other words. A few ops refuse an input dtype
+# whatever the result (`sub` of a bool tensor and a float): `check="inputs"` checks each tensor input, and
+# the callable also gets the inputs. Composites (most losses) call `require_dtype` at their entry, or
+# `require_op_dtype` with the op they are built on.
+BOOL = frozenset({"bool"})
+INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
+FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+COMPLEX = frozenset({"complex64", "complex128"})
+REAL = BOOL | INTEGRAL | FLOATING  # torch's AT_DISPATCH_ALL_TYPES_AND2(Bool, Half, BFloat16...) family
+NUMERIC = INTEGRAL | FLOATING | COMPLEX  # everything but bool
+FLOATING_COMPLEX = FLOATING | COMPLEX
+ALL_DTYPES = REAL | COMPLEX
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, *, overload="",
-          tags=()):
+def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
+          error=None, check="result", *, overload="", tags=()):
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
-    by `overload`; the registry refuses a qualified name declared twice.
+    by `overload`; the registry refuses a qualified name declared twice. dtypes/error: the dtypes torch
+    accepts and what it raises for the others (NOTE [ Accepted dtypes ]).
     """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags)
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags, dtypes, error,
+                     check == "inputs")
     return deco
+
+
+def not_implemented(kernel_name, d):
+    """torch's `"<kernel_name>" not implemented for '<Dtype>'` for ember dtype `d`."""
+    return NotImplementedError(f'"{kernel_name}" not implemented for \'{_WORDS[d.name]}\'')
+
+
+def dtype_error(error, d, args=()):
+    """The exception torch raises for dtype `d` (an ember or NumPy dtype) per an op's `error`.
+
+    A callable `error` gets the dtype and, for an op without promotion, the kernel's arguments (softmax's
+    kernel name depends on its dim).
+    """
+    d = d if isinstance(d, _dtypes.dtype) else _dtypes.from_numpy(d)
+    if isinstance(error, str):
+        return not_implemented(error, d)
+    return error(d, *args)
+
+
+def require_dtype(t, dtypes, error, *others):
+    """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
+    dtype `t` and `others` promote to) is in `dtypes`."""
+    d = t._data.dtype if not others else _dtypes.result_dtype((t,) + others)
+    if d.name not in dtypes:
+        raise dtype_error(error, d) from None
+
+
+def require_op_dtype(op, d, args=()):
+    """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
+    the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
+    if op.dtypes is not None and d.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, d, args) from None
+
+
+def _checked(kernel, dtypes, error):
+    """`kernel` guarded by the dtype check of its first array argument (ops without promotion)."""
+    def checked(*args):
+        for a in args:
+            if type(a) is _ndarray:
+                if a.dtype.name not in dtypes:
+                    raise dtype_error(error, a.dtype, args) from None
+                break
+        return kernel(*args)
+    checked.__wrapped__ = kernel
+    checked.__name__ = getattr(kernel, "__name__", "kernel")
+    return checked
 
 
 # ---- the fast path ------------------------------------------------------------------------------------
@@ -426,6 +505,13 @@ def _promote(op, inputs):
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
+    if op.dtypes is not None:
+        if op.inputs_checked:
+            for t in inputs:
+                if isinstance(t, Tensor) and t._data.dtype.name not in op.dtypes:
+                    raise dtype_error(op.dtype_error, t._data.dtype, inputs)
+        elif res.name not in op.dtypes:
+            raise dtype_error(op.dtype_error, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)

@@ -176,7 +176,11 @@ def _combine(higher, lower):
     # torch's combine_categories: a lower-priority class wins only when its category is higher.
     if higher is None:
         return lower
-    if lower is None or higher._cat == 3 or higher._cat == 2:
+    if lower is None or higher._cat == 3:
+        return higher
+    if lower._cat == 3:  # a complex number makes a float tensor complex of its own precision
+        return {float32: complex64, float64: complex128}.get(higher, lower) if higher._cat == 2 else lower
+    if higher._cat == 2:
         return higher
     if higher is bool or lower._cat >= 2:
         return promote_types(higher, lower)

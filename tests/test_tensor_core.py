@@ -55,6 +55,21 @@ def test_arithmetic_result_dtype_and_values(d, s):
         check(lambda L, t: getattr(L, op)(t.to(getattr(L, d)), s), x)
 
 
+@pytest.mark.parametrize("d,s,op", itertools.product(["uint8", "int8", "int16", "int32", "int64"],
+                                                     [-1, 300, -129, 2**31, 2**40],
+                                                     ["add", "sub", "mul", "eq", "lt"]))
+def test_integer_scalars_out_of_range_wrap(d, s, op):
+    """A Python int outside an integer tensor's range is cast (wrapped) as torch does: uint8 == -1 is 255."""
+    check(lambda L, t: getattr(L, op)(t.to(getattr(L, d)), s), np.array([1, 0, 255, 127], np.float32))
+
+
+@pytest.mark.parametrize("d,s", itertools.product(["bool", "uint8", "int64", "float32", "float64"],
+                                                   [1j, 2 + 0.5j]))
+def test_complex_scalar_makes_complex(d, s):
+    """A complex Python number makes a real tensor complex (of the float's own precision); .imag stays."""
+    check(lambda L, t: L.mul(t.to(getattr(L, d)), s), np.array([1, 0, 3], np.float32))
+
+
 def test_dtype_objects():
     assert repr(ember.float32) == "ember.float32" and str(ember.int64) == "ember.int64"
     assert type(ember.float32).__module__ == "ember" and type(ember.float32).__name__ == "dtype"

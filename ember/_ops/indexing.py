@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._meta import MetaArray, broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
@@ -98,7 +99,7 @@ def _as_template(key, tensors):
 def _masks_as_bool(tensors):
     """Index tensors as the kernel takes them: a uint8 tensor is a (deprecated) mask, read as bool."""
     if any(t._data.dtype == np.uint8 for t in tensors):
-        return tuple(t.to(bool) if t._data.dtype == np.uint8 else t for t in tensors)
+        return tuple(t.to(_dtypes.bool) if t._data.dtype == np.uint8 else t for t in tensors)
     return tuple(tensors)
 
 

@@ -583,12 +583,17 @@ def wrap_int(value, np_dtype, inputs=()):
     return a.astype(np_dtype)
 
 
-def _record(op, inputs, params, result):
-    global _record
-    from .autograd.graph import record
+# NOTE [ Autograd registers itself ]
+# The dispatcher sits below autograd (docs/architecture.md), so it does not import it: autograd hands the
+# dispatcher its three entry points when `ember.autograd.graph` is imported (`ember/__init__` imports autograd
+# before any op can run), as torch's autograd kernels register under the dispatcher's Autograd key.
+_record = _check_inplace = _rebase_history = None
 
-    _record = record  # bound on first use (autograd imports this module); later calls go straight there
-    record(op, inputs, params, result)
+
+def register_autograd(record, check_inplace, rebase_history):
+    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
+    global _record, _check_inplace, _rebase_history
+    _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
 
 
 # ---- in-place and out= -------------------------------------------------------------------------------
@@ -634,11 +639,9 @@ def _write(op, self, inputs, params):
 
 
 def _run_inplace(op, self, inputs, params, write=_write):
-    from .autograd.graph import check_inplace, rebase_history
-
     recording = _grad_state.enabled and op.differentiable and any(
         isinstance(t, Tensor) and t._requires_grad for t in inputs)
-    check_inplace(self, recording)
+    _check_inplace(self, recording)
     if not recording:
         if write is _write:
             write(op, self, inputs, params)
@@ -655,7 +658,7 @@ def _run_inplace(op, self, inputs, params, write=_write):
         write(op, self, inputs, params)
     finally:
         _grad_state.enabled = True
-    rebase_history(op, self, inputs, params, old_data)
+    _rebase_history(op, self, inputs, params, old_data)
     return self
 
 

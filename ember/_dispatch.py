@@ -20,6 +20,7 @@ A new mode is a new handler, never a new branch here.
 
 from __future__ import annotations
 
+import inspect
 import threading
 import warnings
 
@@ -141,6 +142,20 @@ class OpDef:
         """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ])."""
         self.meta = lambda inputs, params: fn(*inputs, *params)
         return fn
+
+    def signature(self, n_inputs: int, n_params: int) -> tuple:
+        """(input names, param names) of a call with `n_inputs` tensor inputs and `n_params` params, from the
+        kernel's parameter names (a variadic kernel's get `input<i>` / `param<i>`). Params are the static
+        arguments a tracer keeps in its graph; inputs are what it records as graph edges."""
+        kernel = getattr(self.kernel, "__wrapped__", self.kernel)
+        names = None
+        if not isinstance(kernel, np.ufunc):
+            ps = inspect.signature(kernel).parameters.values()
+            if all(p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.POSITIONAL_ONLY for p in ps):
+                names = [p.name for p in ps]
+        if names is None or len(names) < n_inputs + n_params:
+            return tuple(f"input{i}" for i in range(n_inputs)), tuple(f"param{i}" for i in range(n_params))
+        return tuple(names[:n_inputs]), tuple(names[n_inputs:n_inputs + n_params])
 
     def meta_rule(self):
         """The rule that computes this op's outputs on meta payloads: its own, or the one its kind implies."""

@@ -118,7 +118,7 @@ def _embed_block(g, shape):
 
 # inputs: (a, index); params: (value, dim, reduce)
 _scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value", tags=("index",))(
-    lambda a, idx, v, dim, reduce: _scatter.kernel(a, v, idx, dim, reduce))
+    lambda a, idx, v, dim, reduce: _scatter.kernel(a, np.asarray(v, a.dtype), idx, dim, reduce))
 _scatter_v.derivative_(lambda g, a, idx, v, dim, reduce: (g.scatter(dim, idx, 0.0), None))
 _scatter_v.meta_(_same_as_input)
 
@@ -133,7 +133,8 @@ def _scatter_args(input, dim, index, src, value, reduce):
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return _scatter, (input, src, index), (d, reduce)
-    return _scatter_v, (input, index), (np.asarray(src, input._data.dtype), d, reduce)
+    value = src.item() if isinstance(src, (np.ndarray, np.generic)) else src  # a static param: a Python number
+    return _scatter_v, (input, index), (checked_scalar(value, input._data.dtype), d, reduce)
 
 
 @method()

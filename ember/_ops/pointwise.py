@@ -20,6 +20,7 @@ from .._dispatch import (
     dispatch,
     not_implemented,
 )
+from .._dtypes import to_numpy as _to_numpy
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -438,16 +439,16 @@ _clone.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))  # p
 
 
 @defop("to", "ToCopyBackward0", POINTWISE, saves="none")
-def _to_dtype(a, np_dtype):
-    return a.astype(np_dtype)
+def _to_dtype(a, dtype):  # (dtype: an ember dtype, a static param a tracer can print)
+    return a.astype(_to_numpy(dtype))
 
 
 @_to_dtype.derivative_
-def _(g, a, np_dtype):
+def _(g, a, dtype):
     return g  # the engine casts it back to the input's dtype (fit_grads)
 
 
-_to_dtype.meta_(lambda a, np_dtype: meta_array(a.shape, np.dtype(np_dtype), like_strides(a)))
+_to_dtype.meta_(lambda a, dtype: meta_array(a.shape, dtype, like_strides(a)))
 
 
 # ---- comparisons and logic (no gradients) --------------------------------------------------------------

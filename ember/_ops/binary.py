@@ -373,7 +373,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     a, b = input._data, other._data
-    if a.dtype.name == "bfloat16":
+    if a.dtype.kind == "V":
         a, b = a.astype(np.float32), b.astype(np.float32)
     with np.errstate(all="ignore"):
         r = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else \

@@ -285,7 +285,7 @@ def _(gg, x, g, ksize, stride, pads, dil, groups):
 
 def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
     """Transposed convolution: the input-gradient of a convolution whose weight is `w` (Cin, Cout/G, *k)."""
-    if x.dtype.name == "bfloat16":  # torch runs it with oneDNN: float32 accumulation, one rounding
+    if x.dtype.kind == "V":  # torch runs it with oneDNN: float32 accumulation, one rounding
         f = np.float32
         return _conv_transpose(x.astype(f), w.astype(f), None if b is None else b.astype(f), out_sp, stride,
                                pads, dil, groups).astype(x.dtype)

@@ -292,7 +292,7 @@ def _parse_einsum(equation, shapes):
 def _einsum(*args):
     *arrays, ins, out = args
     if arrays and arrays[0].dtype.itemsize == 2 and arrays[0].dtype.kind == "f" or \
-            arrays and arrays[0].dtype.name == "bfloat16":
+            arrays and arrays[0].dtype.kind == "V":
         return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
                          optimize=len(arrays) > 2).astype(arrays[0].dtype)
     r = np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2)

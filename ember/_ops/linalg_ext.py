@@ -33,7 +33,7 @@ def _mm_scaled(name, node, fn, grads, error):
 
 
 def _wide(a):
-    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.name == "bfloat16" \
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.kind == "V" \
         else a
 
 
@@ -254,7 +254,7 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    floating = a.dtype.kind == "f" or a.dtype.name == "bfloat16"  # (bfloat16 computes in float32)
+    floating = a.dtype.kind == "f" or a.dtype.kind == "V"  # (bfloat16 computes in float32)
     return np.asarray(r).astype(a.dtype if floating else x.dtype, copy=False)
 
 

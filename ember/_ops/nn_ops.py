@@ -24,7 +24,7 @@ _INV_SQRT_2PI = 0.3989422804014327
 
 def _wide(a):
     """(array in a dtype fit for accumulation, the dtype to return) (NOTE [ Low-precision accumulation ])."""
-    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V":
         return a.astype(np.float32), a.dtype
     return a, a.dtype
 

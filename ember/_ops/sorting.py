@@ -33,7 +33,7 @@ _RADIX_MIN = 32768  # torch's GRAIN_SIZE: from here fbgemm's (stable) radix sort
 
 def sortable(a):
     """`a` as NumPy sorts it in torch's order: bfloat16 (whose NaNs NumPy does not sort last) as float32."""
-    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
 
 
 def _argsort(a, dim, descending, stable=True):
@@ -373,7 +373,7 @@ def _histc_error(d, lo, hi):
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
     require_dtype(input, FLOATING, lambda d: _histc_error(d, min, max))
     a = input._data
-    if a.dtype.name == "bfloat16":
+    if a.dtype.kind == "V":
         return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")

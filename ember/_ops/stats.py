@@ -98,7 +98,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
        error=lambda d, *args: RuntimeError("nansum on CPU does not support complex inputs"))
 def _nansum(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
-    if a.dtype.name == "bfloat16":
+    if a.dtype.kind == "V":
         a = a.astype(acc)  # (NumPy keeps the NaNs of bfloat16 through isnan-free paths)
     if a.dtype.kind in "fc":  # (np.nansum's arithmetic, charged to this frame: NOTE [ Reductions call ufunc methods ])
         a = np.where(np.isnan(a), 0, a)

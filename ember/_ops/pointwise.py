@@ -7,8 +7,9 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
-from .._meta import like_strides, meta_array
+from .._meta import like_strides, meta_array, where_led_rule
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import checked_scalar, finish_out, inplace_method, method, public
@@ -421,6 +422,7 @@ _and = defop("logical_and", None, POINTWISE, "bool")(np.logical_and)
 _or = defop("logical_or", None, POINTWISE, "bool")(np.logical_or)
 _xor = defop("logical_xor", None, POINTWISE, "bool")(np.logical_xor)
 _not = defop("logical_not", None, POINTWISE)(np.logical_not)
+_not.meta_(lambda a: meta_array(a.shape, _dtypes.bool, like_strides(a)))
 
 
 def _bitwise(name, ufunc):
@@ -440,6 +442,9 @@ def _bnot(a):
     if a.dtype.kind == "f":
         raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return np.invert(a)
+
+
+_bnot.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 # ---- public functions ------------------------------------------------------------------------------
@@ -511,6 +516,7 @@ _div_floor = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mo
                    tags=("scalar_edge",))(_int_div("floor"))
 for _op in (_div_trunc, _div_floor):
     _op.derivative_(lambda g, a, b: (g * 0, g * 0))
+_div_floor.meta = where_led_rule("same")  # (NOTE [ Meta strides of decomposed ops ])
 
 
 @method("pow")

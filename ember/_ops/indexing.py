@@ -369,7 +369,19 @@ def _(g, a, v, *rest):
     return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
-_index_put.meta_(lambda a, v, key, accumulate: meta_array(a.shape, a._data.dtype))
+@_index_put.meta_
+def _(a, v, *rest):
+    key = _fill(rest[-2], [t._data for t in rest[:-2]])
+    vshape = tuple(v.shape) if isinstance(v, Tensor) else ()
+    if vshape and not any(type(k) is MetaArray and k.dtype == np.bool_ for k in key):  # (a meta mask's count
+        target = index_shape(tuple(a.shape), key)                                    # is data: no check)
+        try:
+            if broadcast_shapes(vshape, target) != target:
+                raise RuntimeError
+        except RuntimeError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
+                               f"indexing result of shape {list(target)}") from None
+    return meta_array(a.shape, a._data.dtype, like_strides(a))  # (a clone of `a` written into, as torch's)
 
 
 def _setitem(self, key, value):
@@ -445,9 +457,9 @@ def _(g, a, idx, dim):
 
 
 @_index_select.meta_
-def _(a, dim, idx):
+def _(a, idx, dim):
     shape = list(a.shape)
-    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
+    shape[dim] = idx.numel()
     return meta_array(shape, a._data.dtype)
 
 

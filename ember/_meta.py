@@ -27,7 +27,7 @@ from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
            "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
-           "reduction_meta", "where_led_rule"]
+           "reduction_meta", "unary_meta", "where_led_rule"]
 
 
 class NoData(NotImplementedError):
@@ -136,7 +136,17 @@ def like_strides(t) -> tuple:
     """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its
     order, dense."""
     shape = tuple(t.shape)
+    if 0 in shape:  # (torch calls every empty tensor dense: its strides are kept as they are)
+        return tuple(t.stride())
     return pointwise_strides(shape, [(shape, t.stride())])
+
+
+def unary_meta(t, dtype=None) -> MetaArray:
+    """The output of a one-input pointwise op (TensorIterator's: dense in `t`'s order; an empty one is
+    contiguous), in `dtype` (`t`'s if None)."""
+    shape = tuple(t.shape)
+    strides = pointwise_strides(shape, [(shape, t.stride())])
+    return meta_array(shape, t._data.dtype if dtype is None else dtype, strides)
 
 
 def view_meta(t, shape, strides, offset=0) -> MetaArray:

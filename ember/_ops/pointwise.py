@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
-from .._meta import like_strides, meta_array, where_led_rule
+from .._meta import like_strides, meta_array, unary_meta, where_led_rule
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import checked_scalar, finish_out, inplace_method, method, public
@@ -422,7 +422,7 @@ _and = defop("logical_and", None, POINTWISE, "bool")(np.logical_and)
 _or = defop("logical_or", None, POINTWISE, "bool")(np.logical_or)
 _xor = defop("logical_xor", None, POINTWISE, "bool")(np.logical_xor)
 _not = defop("logical_not", None, POINTWISE)(np.logical_not)
-_not.meta_(lambda a: meta_array(a.shape, _dtypes.bool, like_strides(a)))
+_not.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
 
 def _bitwise(name, ufunc):
@@ -444,7 +444,7 @@ def _bnot(a):
     return np.invert(a)
 
 
-_bnot.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_bnot.meta_(unary_meta)
 
 
 # ---- public functions ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import POINTWISE, defop, dispatch, dtype_word
-from .._meta import like_strides, meta_array
+from .._meta import unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -198,7 +198,7 @@ def _(g, a, nan, posinf, neginf):
 def _pred(name, fn):
     op = defop(name, None, POINTWISE)(lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.name == "bfloat16"
                                       else _int_pred(name, a))
-    op.meta_(lambda a: meta_array(a.shape, _dtypes.bool, like_strides(a)))
+    op.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
     def public_fn(input):
         return dispatch(op, (input,))

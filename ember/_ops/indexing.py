@@ -369,19 +369,8 @@ def _(g, a, v, *rest):
     return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
-@_index_put.meta_
-def _(a, v, *rest):
-    key = _fill(rest[-2], [t._data for t in rest[:-2]])
-    vshape = tuple(v.shape) if isinstance(v, Tensor) else ()
-    if vshape and not any(type(k) is MetaArray and k.dtype == np.bool_ for k in key):  # (a meta mask's count
-        target = index_shape(tuple(a.shape), key)                                    # is data: no check)
-        try:
-            if broadcast_shapes(vshape, target) != target:
-                raise RuntimeError
-        except RuntimeError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
-                               f"indexing result of shape {list(target)}") from None
-    return meta_array(a.shape, a._data.dtype, like_strides(a))  # (a clone of `a` written into, as torch's)
+# (torch's meta index_put checks no value shape: the result is a clone of `a` written into)
+_index_put.meta_(lambda a, v, *rest: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _setitem(self, key, value):

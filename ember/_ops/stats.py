@@ -491,7 +491,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         r = r.squeeze(d + 1)
     if scalar_q or qt._data.ndim == 0:
         return r.squeeze(0)
-    return r.movedim(0, -1).contiguous().movedim(-1, 0)  # torch's layout: q is the innermost dim
+    t = r.movedim(0, -1)  # torch's layout: q is the innermost dim, the others dense outside it (with
+    out = t.new_empty(t.shape)  # size-1 dims: `contiguous()` would keep t's strides for them)
+    return out.copy_(t).movedim(-1, 0)
 
 
 @method()

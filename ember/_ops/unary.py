@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
+from .._meta import unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -215,6 +217,7 @@ def _(g, a, nan, posinf, neginf):
 def _pred(name, fn, dtypes=None, error=None):
     op = defop(name, None, POINTWISE, dtypes=dtypes, error=error)(
         lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.kind == "V" else _int_pred(name, a))
+    op.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
     def public_fn(input):
         return dispatch(op, (input,))

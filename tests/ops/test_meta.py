@@ -1,8 +1,9 @@
 """Meta rules over the whole OpInfo table (NOTE [ Meta payloads ]).
 
 Every sample of every op runs on meta tensors (shape, dtype and strides, no data) in ember and in torch,
-and must give torch's meta outputs or torch's error class. Where torch has no meta kernel for an op, ember's
-meta outputs are held to ember's own kernel on real data instead (which test_ops holds to torch). Ops whose
+and must give torch's meta outputs or torch's error class, and the shapes and dtypes ember's own kernel
+gives on real data. Where torch has no meta kernel for an op, ember's meta outputs are held to ember's
+kernel entirely (which test_ops holds to torch). Ops whose
 output shape depends on the data (tag `dynamic_output_shape`) refuse meta inputs, as torch's do.
 """
 
@@ -53,6 +54,10 @@ def test_meta(name):
                 assert e == real, f"{name} {dtype}: ember meta {e} != ember kernel {real}"
             else:
                 assert e == t, f"{name} {dtype}: ember {e} != torch {t}"
+                if isinstance(e, list):  # and the meta rule agrees with the kernel on shapes and dtypes
+                    real = _outcome(ember, op, s, meta=False)
+                    assert isinstance(real, list) and [r[:2] if isinstance(r, tuple) else r for r in real] == \
+                        [m[:2] if isinstance(m, tuple) else m for m in e], f"{name} {dtype}: kernel {real} != meta {e}"
 
 
 # ---- ops with no OpInfo entry: views, creation, casts, and the composites built on them -------------------

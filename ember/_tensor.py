@@ -248,12 +248,10 @@ class Tensor:
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._data.dtype != self._data.dtype:
-                from ._dispatch import dtype_word
-
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_dtypes.CPP_NAME[value.dtype.name]}' to a tensor "
                     "with "
-                    f"grad_dtype '{dtype_word(self.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    f"grad_dtype '{_dtypes._WORD[self.dtype.name]}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")

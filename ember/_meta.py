@@ -26,7 +26,8 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
-           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel"]
+           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "lapack_strides",
+           "real_dtype", "reduced_shape", "matmul_meta"]
 
 
 class NoData(NotImplementedError):
@@ -173,6 +174,40 @@ def view_strides(oldshape, oldstride, newshape):
     if view_d != -1:
         return None
     return tuple(newstride)
+
+
+def lapack_strides(shape) -> tuple:
+    """The strides torch gives a LAPACK result (`batched_matrix_contiguous_strides(..., column_major)`):
+    contiguous batches of column-major matrices (a vector or scalar: contiguous)."""
+    st = list(_contiguous(shape))
+    if len(shape) >= 2:
+        st[-1], st[-2] = max(shape[-2], 1), 1
+    return tuple(st)
+
+
+def real_dtype(np_dtype) -> np.dtype:
+    """The real dtype of a complex one (the dtype of its abs, of singular values and eigenvalues)."""
+    return np.dtype(f"f{np_dtype.itemsize // 2}") if np_dtype.kind == "c" else np_dtype
+
+
+def reduced_shape(shape, dims, keepdim) -> tuple:
+    """The shape of a reduction of `shape` over the (wrapped) `dims`."""
+    return tuple(1 if i in dims else s for i, s in enumerate(shape) if keepdim or i not in dims)
+
+
+def matmul_meta(a, b, dtype=None) -> MetaArray:
+    """The (contiguous) result of a matrix product of tensors `a` and `b` with torch's rank rules (a 1-D
+    operand is a vector, leading dims broadcast); the caller has checked the contracted sizes."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if len(sa) == 1 and len(sb) == 1:
+        shape = ()
+    elif len(sb) == 1:
+        shape = sa[:-1]
+    elif len(sa) == 1:
+        shape = sb[:-2] + sb[-1:]
+    else:
+        shape = broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    return meta_array(shape, a._data.dtype if dtype is None else dtype)
 
 
 def no_meta_kernel(qualname) -> NotImplementedError:

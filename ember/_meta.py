@@ -27,7 +27,7 @@ from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
            "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "lapack_strides",
-           "real_dtype", "reduced_shape", "matmul_meta"]
+           "real_dtype", "reduced_shape", "matmul_meta", "conv_out_size", "conv_transpose_out_size", "pool_out_size"]
 
 
 class NoData(NotImplementedError):
@@ -208,6 +208,26 @@ def matmul_meta(a, b, dtype=None) -> MetaArray:
     else:
         shape = broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
     return meta_array(shape, a._data.dtype if dtype is None else dtype)
+
+
+def conv_out_size(size, k, stride, pad, dil):
+    """A convolution's output length along one spatial dim, for padding (lo, hi) (< 1: the kernel does not fit
+    the padded input, torch's "Kernel size can't be greater than actual input size")."""
+    return (size + pad[0] + pad[1] - dil * (k - 1) - 1) // stride + 1
+
+
+def conv_transpose_out_size(size, k, stride, pad, dil, output_padding):
+    """A transposed convolution's output length along one spatial dim."""
+    return (size - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1
+
+
+def pool_out_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape for one dim."""
+    num = size + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
 
 
 def no_meta_kernel(qualname) -> NotImplementedError:

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..._dispatch import dispatch, dtype_word
+from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
 from ..._ops.creation import from_numpy
@@ -65,7 +66,7 @@ def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     stride, dil = _tup(stride, nd), _tup(dilation, nd)
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
-        if n + p[0] + p[1] < d * (k - 1) + 1:
+        if conv_out_size(n, k, 1, p, d) < 1:
             padded = " x ".join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))
             kernel = " x ".join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))
             raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({kernel}). "
@@ -90,7 +91,7 @@ def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, 
     x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
     _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True)
     stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
-    out_sp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
+    out_sp = tuple(conv_transpose_out_size(n, k, s, p, d, op)
                    for n, s, p, d, k, op in zip(x.shape[2:], stride, pad, dil, weight.shape[2:], opad))
     # the transposed conv of padding p is the input-grad of a conv with padding p; output_padding adds
     # rows at the high end that no input touches

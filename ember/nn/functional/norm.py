@@ -241,8 +241,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
@@ -250,9 +248,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                                                    bool(scale_grad_by_freq)))
 
 
+def _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type):
+    """embedding_bag on meta: which bag each index falls in is data, but the result's shape (one row per bag)
+    is not; a bag matrix of that shape, without values, keeps the result in the weight's graph."""
+    nbags = input.shape[0] if input.dim() == 2 else offsets.shape[0] - bool(include_last_offset)
+    emb = embedding(input.reshape(-1), weight, padding_idx, max_norm, norm_type)
+    return emb.new_empty((nbags, emb.shape[0])).matmul(emb)
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if input.device.type == "meta" or (offsets is not None and offsets.device.type == "meta"):
+        return _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type)
     if input.dim() == 2:
         n, length = input.shape
         flat = input.reshape(-1)
@@ -265,10 +277,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             offs = offs[:-1]
         nbags = len(offs)
         seg = np.searchsorted(offs, np.arange(flat.shape[0]), side="right") - 1
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                  "on GitHub.")
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
     keep = np.ones(flat.shape[0], bool) if padding_idx is None else \
         flat._data != (padding_idx % weight.shape[0])  # See NOTE [ Embedding indices are params for now ]

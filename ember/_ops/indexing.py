@@ -302,7 +302,7 @@ def _(gg, g, *rest):
     return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
-_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
+_index_put_zeros.meta_(lambda g, *rest: meta_array(rest[-2], g._data.dtype))  # (rest: indices, shape, key)
 
 
 Tensor.__getitem__ = _getitem
@@ -445,9 +445,9 @@ def _(g, a, idx, dim):
 
 
 @_index_select.meta_
-def _(a, dim, idx):
+def _(a, idx, dim):  # (the kernel's argument order: the index is an input)
     shape = list(a.shape)
-    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
+    shape[dim] = int(np.prod(idx.shape))
     return meta_array(shape, a._data.dtype)
 
 

@@ -6,7 +6,7 @@ from ..._dispatch import dispatch, dtype_word
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
-from ..._ops.creation import from_numpy
+from ..._ops.creation import constant_like, from_numpy
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -201,7 +201,7 @@ def _adaptive_avg(nd, input, output_size):
     x = input
     for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
         dim = x.dim() - nd + i
-        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype))
+        m = constant_like(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype), x)
         x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     return x.contiguous()
 

@@ -406,7 +406,7 @@ def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
 
 @defop("embedding", "EmbeddingBackward0", NN, saves="meta", tags=("index",))
 def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):  # (a check of the data, as torch's kernel)
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):  # (NumPy would wrap negative indices)
         raise IndexError("index out of range in self")
     return weight[idx]
 

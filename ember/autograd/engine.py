@@ -81,7 +81,7 @@ def _make_root_grads(tensors, grad_tensors):
             if not (t.is_floating_point()):
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
-            g = _wrap(np.ones_like(t._data) if type(t._data) is not MetaArray else meta_array((), t._data.dtype))
+            g = t.new_ones(t.shape)  # (torch's at::ones_like, legacy contiguous)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._data.shape != t._data.shape:

@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from .. import _dispatch
-from .._meta import MetaArray, NoData, like_strides, meta_array
+from .._meta import NoData, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, _mask, grad_edge
@@ -339,7 +339,7 @@ def _check_hook_result(r, g):
 
 def _zeros(shape, dt, grads):
     """Zeros standing for a missing gradient, on the device of the gradients that did arrive."""
-    if any(g is not None and type(g._data) is MetaArray for g in grads):
+    if any(g is not None and g.is_meta for g in grads):
         return _wrap(meta_array(shape, dt))
     return _wrap(np.zeros(shape, dt))
 
@@ -398,13 +398,13 @@ def _accumulate(node, g, create_graph):
                 buf = np.empty_like(var._data)
                 np.copyto(buf, g._data, casting="unsafe")
             except NoData:  # a meta variable: its gradient is a meta tensor laid out as it is
-                if type(var._data) is not MetaArray or type(g._data) is not MetaArray:
+                if not (var.is_meta and g.is_meta):
                     raise RuntimeError("Tensor on device cpu is not on the expected device meta!") from None
-                buf = meta_array(var._data.shape, var._data.dtype, like_strides(var))
+                buf = meta_array(tuple(var.shape), var.dtype, like_strides(var))
             var._grad = _wrap(buf)
     elif create_graph or _grad_state.enabled:
         var._grad = old + g
-    elif type(old._data) is not MetaArray:  # (on meta, there is nothing to add)
+    elif not old.is_meta:  # (on meta, there is nothing to add)
         np.add(old._data, g._data, out=old._data, casting="unsafe")
     if var._post_acc_hooks:
         for fn in list(var._post_acc_hooks.values()):

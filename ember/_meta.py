@@ -27,7 +27,8 @@ from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
            "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
-           "reduction_meta", "unary_meta", "where_led_rule"]
+           "reduction_meta", "unary_meta", "where_led_rule", "lapack_strides", "real_dtype", "matmul_meta",
+           "conv_out_size", "conv_transpose_out_size", "pool_out_size"]
 
 
 class NoData(NotImplementedError):
@@ -184,6 +185,55 @@ def view_strides(oldshape, oldstride, newshape):
     if view_d != -1:
         return None
     return tuple(newstride)
+
+
+def lapack_strides(shape) -> tuple:
+    """The strides torch gives a LAPACK result (`batched_matrix_contiguous_strides(..., column_major)`):
+    contiguous batches of column-major matrices (a vector or scalar: contiguous)."""
+    st = list(_contiguous(shape))
+    if len(shape) >= 2:
+        st[-1], st[-2] = max(shape[-2], 1), 1
+    return tuple(st)
+
+
+def real_dtype(np_dtype) -> np.dtype:
+    """The real dtype of a complex one (the dtype of its abs, of singular values and eigenvalues)."""
+    return np.dtype(f"f{np_dtype.itemsize // 2}") if np_dtype.kind == "c" else np_dtype
+
+
+def matmul_meta(a, b, dtype=None) -> MetaArray:
+    """The (contiguous) result of a matrix product of tensors `a` and `b` with torch's rank rules (a 1-D
+    operand is a vector, leading dims broadcast); the caller has checked the contracted sizes."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if len(sa) == 1 and len(sb) == 1:
+        shape = ()
+    elif len(sb) == 1:
+        shape = sa[:-1]
+    elif len(sa) == 1:
+        shape = sb[:-2] + sb[-1:]
+    else:
+        shape = broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    return meta_array(shape, a._data.dtype if dtype is None else dtype)
+
+
+def conv_out_size(size, k, stride, pad, dil):
+    """A convolution's output length along one spatial dim, for padding (lo, hi) (< 1: the kernel does not fit
+    the padded input, torch's "Kernel size can't be greater than actual input size")."""
+    return (size + pad[0] + pad[1] - dil * (k - 1) - 1) // stride + 1
+
+
+def conv_transpose_out_size(size, k, stride, pad, dil, output_padding):
+    """A transposed convolution's output length along one spatial dim."""
+    return (size - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1
+
+
+def pool_out_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape for one dim."""
+    num = size + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
 
 
 def no_meta_kernel(qualname) -> NotImplementedError:

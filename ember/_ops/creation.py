@@ -213,6 +213,14 @@ def from_numpy(ndarray):
     return _wrap(ndarray)
 
 
+def constant_like(ndarray, like):
+    """NumPy array `ndarray`, a constant computed from shapes alone (index lists, interpolation weights), as a
+    tensor on the device of tensor `like` (on meta: its shape and dtype, as torch's kernels make such
+    constants on their input's device)."""
+    t = from_numpy(ndarray)
+    return t if like.device.type == "cpu" else t.to(like.device)
+
+
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...)."""
     if isinstance(ext_tensor, Tensor):

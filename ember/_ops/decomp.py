@@ -7,8 +7,9 @@ gradients ] in linalg_ext.py and are written in ember ops.
 
 import numpy as np
 
-from .. import return_types
+from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import public
 
@@ -79,7 +80,7 @@ def _check_square(name, A):
 def _eye_like(A):
     from .creation import eye
 
-    return eye(A.shape[-1], dtype=A.dtype)
+    return eye(A.shape[-1], dtype=A.dtype, device=A.device)
 
 
 def _sym(X):
@@ -105,6 +106,14 @@ def _inv(a):
                            "because the input matrix is singular.") from None
 
 
+def _lapack_meta(shape, dtype):
+    """A LAPACK result on meta: torch's layout for it (column-major matrices, see `lapack_strides`)."""
+    return meta_array(shape, dtype, lapack_strides(shape))
+
+
+_inv.meta_(lambda a: _lapack_meta(tuple(a.shape), a._data.dtype))
+
+
 @_inv.derivative_
 def _(g, a, *, out):
     return -(out.mT @ g @ out.mT)
@@ -121,6 +130,9 @@ def inv(A, *, out=None):
 def _det(a):
     with np.errstate(all="ignore"):  # (np.linalg is NumPy Python: its warnings escape ember's filter)
         return np.asarray(np.linalg.det(a))
+
+
+_det.meta_(lambda a: meta_array(tuple(a.shape)[:-2], a._data.dtype))
 
 
 @_det.derivative_
@@ -143,6 +155,10 @@ def _slogdet(a):
     return np.asarray(sign), np.asarray(logabs)
 
 
+_slogdet.meta_(lambda a: (meta_array(tuple(a.shape)[:-2], a._data.dtype),
+                          meta_array(tuple(a.shape)[:-2], real_dtype(a._data.dtype))))
+
+
 @_slogdet.derivative_
 def _(grads, a):
     g = grads[1]
@@ -162,6 +178,16 @@ def _solve(a, b, vector):
         return _colmajor(np.linalg.solve(a, b))
     except np.linalg.LinAlgError:
         raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+
+
+@_solve.meta_
+def _(a, b, vector):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if vector:
+        shape = broadcast_shapes(sa[:-2], sb[:-1]) + sb[-1:]
+    else:
+        shape = broadcast_shapes(sa[:-2], sb[:-2]) + sb[-2:]
+    return _lapack_meta(shape, _dtypes.result_dtype([a, b]))
 
 
 @_solve.derivative_
@@ -236,6 +262,11 @@ def _lstsq(a, b, rcond):
     return _colmajor(np.linalg.pinv(a, rcond=1e-15 if rcond is None else rcond) @ b)
 
 
+@_lstsq.meta_
+def _(a, b, rcond):  # torch has no meta kernel for lstsq (its rank and residuals depend on the data)
+    raise no_meta_kernel("linalg_lstsq.out")
+
+
 @_lstsq.derivative_
 def _(g, a, b, rcond):
     p = pinv(a)
@@ -266,6 +297,9 @@ def _cholesky(a, upper):
     return _colmajor(np.swapaxes(L, -1, -2)) if upper else _colmajor(L)
 
 
+_cholesky.meta_(lambda a, upper: _lapack_meta(tuple(a.shape), a._data.dtype))
+
+
 @_cholesky.derivative_
 def _(g, a, upper, *, out):
     L = out.mT if upper else out
@@ -289,6 +323,14 @@ def _qr(a, mode):
     if mode == "r":
         return np.empty((0,), a.dtype), _colmajor(r)
     return _colmajor(q), _colmajor(r)
+
+
+@_qr.meta_
+def _(a, mode):
+    *batch, m, n = a.shape
+    k = m if mode == "complete" else min(m, n)
+    r = _lapack_meta((*batch, k, n), a._data.dtype)
+    return (meta_array((0,), a._data.dtype) if mode == "r" else _lapack_meta((*batch, m, k), a._data.dtype)), r
 
 
 @_qr.derivative_
@@ -318,6 +360,15 @@ def qr(A, mode="reduced", *, out=None):
 def _svd(a, full):
     u, s, vh = np.linalg.svd(a, full_matrices=full)
     return u, s, vh
+
+
+@_svd.meta_
+def _(a, full):  # U column-major, V^H row-major (the transpose of LAPACK's column-major V), as torch's
+    *batch, m, n = a.shape
+    k = min(m, n)
+    dt = a._data.dtype
+    return (_lapack_meta((*batch, m, m if full else k), dt), meta_array((*batch, k), real_dtype(dt)),
+            meta_array((*batch, n if full else k, n), dt))
 
 
 @_svd.derivative_
@@ -365,6 +416,10 @@ def _eigh(a, uplo):
     return w, _colmajor(v)
 
 
+_eigh.meta_(lambda a, uplo: (meta_array(tuple(a.shape)[:-1], real_dtype(a._data.dtype)),
+                             _lapack_meta(tuple(a.shape), a._data.dtype)))
+
+
 @_eigh.derivative_
 def _(grads, a, uplo, *, out):
     gl, gv = grads
@@ -396,6 +451,10 @@ def _pinv(a, rtol, hermitian):
     return np.linalg.pinv(a, rcond=rtol, hermitian=hermitian)
 
 
+_pinv.meta_(lambda a, rtol, hermitian: meta_array(tuple(a.shape)[:-2] + (a.shape[-1], a.shape[-2]),
+                                                  a._data.dtype))
+
+
 @_pinv.derivative_
 def _(g, a, rtol, hermitian, *, out):
     return _pinv_grad(g, a, out)
@@ -403,23 +462,32 @@ def _(g, a, rtol, hermitian, *, out):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
-        raise RuntimeError("linalg.pinv: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.pinv({dtype_word(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None else max(A.shape[-2:]) * eps)
     return dispatch(_pinv, (A,), (r, hermitian))
 
 
+@defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
+def _matrix_rank(a, atol, rtol, hermitian):
+    s = np.linalg.svd(a, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(a))
+    smax = s.max(-1, keepdims=True, initial=0)
+    eps = np.finfo(a.dtype).eps
+    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(a.shape[-2:]) * eps)
+    tol = np.maximum(atol or 0.0, rt * smax)
+    return np.asarray((s > tol).sum(-1)).astype(np.int64)
+
+
+_matrix_rank.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-2], _dtypes.int64))
+
+
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     require_linalg_dtype("matrix_rank", A)
-    s = np.linalg.svd(A._data, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(A._data))
-    smax = s.max(-1, keepdims=True, initial=0)
-    eps = np.finfo(A._data.dtype).eps
-    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
-    tol = np.maximum(atol or 0.0, rt * smax)
-    return _wrap(np.asarray((s > tol).sum(-1)).astype(np.int64))
+    return dispatch(_matrix_rank, (A,), (atol, rtol, hermitian))
 
 
 def matrix_power(A, n, *, out=None):

@@ -303,7 +303,7 @@ def _(gg, g, *rest):
     return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
-_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
+_index_put_zeros.meta_(lambda g, *rest: meta_array(rest[-2], g._data.dtype))  # (rest: indices, shape, key)
 
 
 Tensor.__getitem__ = _getitem

@@ -298,3 +298,55 @@ def test_meta_samplers_leave_the_generator_alone():
         lib.rand(2, device="meta"), lib.randn(2, device="meta"), lib.randperm(9, device="meta")
         lib.rand_like(x), lib.bernoulli(x), lib.normal(x, x), lib.poisson(x), lib.multinomial(x, 2)
         assert (lib.rand(3) == expected).all(), lib.__name__
+
+
+F33, B233 = ("f", (3, 3)), ("f", (2, 3, 3))
+
+EXTRA += [
+    # the matmul family: every rank case, and the products whose wrappers have no OpInfo entry
+    ("mm", lambda L, x, y: (x.mm(y), x @ y), [T34, ("f", (4, 2))]),
+    ("mm_bad", lambda L, x, y: x.mm(y), [F34, F34]),
+    ("bmm", lambda L, x, y: L.bmm(x, y), [F234, ("f", (2, 4, 5))]),
+    ("mv_dot", lambda L, x, y, v: (x.mv(v), L.dot(v, v), x @ v, v @ y), [F34, ("f", (4, 3)), ("f", (4,))]),
+    ("matmul_batched", lambda L, x, y: (x @ y, y.mT @ x.mT), [F234, ("f", (5, 1, 4, 2))]),
+    ("matmul_vec_batched", lambda L, x, v: (x @ v, v.unsqueeze(0) @ x.mT), [F234, ("f", (4,))]),
+    ("matmul_bad", lambda L, x, y: x @ y, [F234, ("f", (3, 2))]),
+    ("matmul_0d", lambda L, x, y: x @ y, [("f", ()), F34]),
+    ("einsum", lambda L, x, y: (L.einsum("bij,jk->bik", x, y), L.einsum("bij->j", x)), [F234, ("f", (4, 2))]),
+    ("einsum_views", lambda L, x, s: (L.einsum("ij->ji", x), L.einsum("ii->i", s), L.einsum("ij", x)),
+     [T34, F33]),
+    ("addmm_transposed", lambda L, c, a, b: (L.addmm(c, a, b), L.addmm(c.t(), a, b)), [("f", (4, 4)), T34,
+                                                                                        ("T", (4, 4))]),
+    ("addmm_bad_self", lambda L, c, a, b: L.addmm(c, a, b), [("f", (3,)), F34, ("f", (4, 2))]),
+    ("addmm_promote", lambda L, c, a, b: L.addmm(c, a, b), [("d", (3, 2)), F34, ("f", (4, 2))]),
+    # decompositions, batched: column-major LAPACK results
+    ("inv_det_batched", lambda L, a: (L.linalg.inv(a), L.linalg.det(a), *L.linalg.slogdet(a)), [B233]),
+    ("inv_complex", lambda L, a: (L.linalg.inv(a), *L.linalg.slogdet(a), *L.linalg.eigh(a)), [("c", (3, 3))]),
+    ("inv_bad", lambda L, a: L.linalg.inv(a), [F34]),
+    ("inv_int", lambda L, a: L.linalg.inv(a), [("i", (3, 3))]),
+    ("solve_shapes", lambda L, a, b, v: (L.linalg.solve(a, b), L.linalg.solve(a, v), L.linalg.solve(a[0], v),
+                                         L.linalg.solve(a[0], b.mT, left=False)),
+     [B233, ("f", (2, 3, 5)), ("f", (2, 3))]),
+    ("solve_broadcast", lambda L, a, b: L.linalg.solve(a, b), [("f", (4, 1, 3, 3)), ("f", (2, 3, 2))]),
+    ("solve_bad", lambda L, a, b: L.linalg.solve(a, b), [F33, ("f", (4,))]),
+    ("cholesky_upper", lambda L, a: (L.linalg.cholesky(a), L.linalg.cholesky(a, upper=True)), [B233]),
+    ("qr_modes", lambda L, a, w: (*L.linalg.qr(a), *L.linalg.qr(a, "complete"), *L.linalg.qr(a, "r"),
+                                  *L.linalg.qr(w)), [("f", (2, 4, 3)), ("f", (3, 4))]),
+    ("svd_modes", lambda L, a, w: (*L.linalg.svd(a), *L.linalg.svd(a, full_matrices=False),
+                                   *L.linalg.svd(w, full_matrices=False), L.linalg.svdvals(w)),
+     [("f", (2, 4, 3)), ("f", (3, 4))]),
+    ("svd_bad", lambda L, a: L.linalg.svd(a), [("f", (3,))]),
+    ("eigh_batched", lambda L, a: (*L.linalg.eigh(a), L.linalg.eigvalsh(a, "U")), [B233]),
+    ("pinv_rank", lambda L, a, s: (L.linalg.pinv(a), L.linalg.pinv(s, hermitian=True),
+                                   L.linalg.matrix_rank(a), L.linalg.matrix_rank(s, hermitian=True)),
+     [("f", (2, 4, 3)), B233]),
+    ("pinv_bad", lambda L, a: L.linalg.pinv(a), [("f", (3,))]),
+    ("matrix_rank_bad", lambda L, a: L.linalg.matrix_rank(a), [("f", (3,))]),
+    ("matrix_power", lambda L, a: tuple(L.linalg.matrix_power(a, n) for n in (0, 2, 3, -2)), [B233]),
+    ("lstsq_refuses", lambda L, a, b: L.linalg.lstsq(a, b), [("f", (4, 3)), ("f", (4, 2))]),
+    ("norms", lambda L, a: (L.linalg.vector_norm(a, dim=1), L.linalg.vector_norm(a, 3, (0, 1), keepdim=True),
+                            L.linalg.vector_norm(a, dtype=L.float64), L.linalg.matrix_norm(a, 1, keepdim=True),
+                            L.linalg.matrix_norm(a, -2), a.norm(), L.norm(a, "nuc")), [T34]),
+    ("norm_complex", lambda L, a: (L.linalg.vector_norm(a), L.linalg.matrix_norm(a)), [("c", (3, 3))]),
+    ("vector_norm_int", lambda L, a: L.linalg.vector_norm(a), [("i", (3,))]),
+]

@@ -176,7 +176,11 @@ def _combine(higher, lower):
     # torch's combine_categories: a lower-priority class wins only when its category is higher.
     if higher is None:
         return lower
-    if lower is None or higher._cat == 3 or higher._cat == 2:
+    if lower is None or higher._cat == 3:
+        return higher
+    if lower._cat == 3:  # a complex scalar beside a float tensor keeps the tensor's precision: float32 + 1j
+        return higher.to_complex() if higher._cat == 2 else lower  # is complex64
+    if higher._cat == 2:
         return higher
     if higher is bool or lower._cat >= 2:
         return promote_types(higher, lower)

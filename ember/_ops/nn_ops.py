@@ -12,7 +12,8 @@ at the end, as torch's CPU kernels accumulate in float.
 import numpy as np
 
 from .._dispatch import NN, POINTWISE, defop, dispatch
-from ._util import method, public
+from ..autograd.graph import needs_grad
+from ._util import c_contiguous, method, public
 from .pointwise import where
 from .special import erf as _erf
 
@@ -29,6 +30,15 @@ def _wide(a):
     return a, a.dtype
 
 
+def _erf_like(z):
+    """erf of `z` in `z`'s memory layout (the blocked erf kernel writes C order; torch's pointwise outputs
+    keep the input's stride order)."""
+    if z.ndim < 2 or z.flags.c_contiguous:
+        return _erf(z)
+    order = np.argsort(z.strides, kind="stable")[::-1]  # axes from the largest stride to the smallest
+    return _erf(z.transpose(order)).transpose(np.argsort(order))
+
+
 def _as(x, like):
     return np.asarray(x).astype(like.dtype, copy=False)
 
@@ -43,7 +53,17 @@ def leaky_relu(a, slope):
 
 @leaky_relu.derivative_
 def _(g, a, slope):
-    return where(a > 0, g, g * slope)
+    return dispatch(leaky_relu_backward, (g, a), (slope,))
+
+
+@defop("leaky_relu_backward", "LeakyReluBackwardBackward0", POINTWISE, "same")
+def leaky_relu_backward(g, a, slope):
+    return np.where(a > 0, g, g * _as(slope, g)).astype(g.dtype, copy=False)
+
+
+@leaky_relu_backward.derivative_
+def _(gg, g, a, slope):  # (torch's formula gives the input zeros)
+    return dispatch(leaky_relu_backward, (gg, a), (slope,)), (a.new_zeros(a.shape) if needs_grad(1) else None)
 
 
 @defop("hardtanh", "HardtanhBackward0", POINTWISE, "same")
@@ -145,7 +165,7 @@ def gelu(a, approximate):
     if approximate == "tanh":
         inner = 0.7978845608028654 * (w + 0.044715 * w * w * w)
         return (0.5 * w * (1 + np.tanh(inner))).astype(dt, copy=False)
-    return (0.5 * w * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
+    return (0.5 * w * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
 
 
 @defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
@@ -157,7 +177,7 @@ def gelu_backward(g, a, approximate):
         t = np.tanh(inner)
         d = 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * k * (1 + 3 * 0.044715 * w * w)
     else:
-        cdf = 0.5 * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))
+        cdf = 0.5 * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))
         d = cdf + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
     return (g * d).astype(dt, copy=False)
 
@@ -210,7 +230,8 @@ def _(g, a):
 @defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same")
 def log_sigmoid(a):
     w, dt = _wide(a)
-    return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    out = (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    return c_contiguous(out)  # (torch's log_sigmoid_forward writes a new contiguous buffer)
 
 
 @log_sigmoid.derivative_
@@ -236,7 +257,7 @@ def softmax(a, dim):
     w, dt = _wide(a)
     e = np.exp(w - np.max(w, axis=dim, keepdims=True))
     e /= np.sum(e, axis=dim, keepdims=True)
-    return e.astype(dt, copy=False)
+    return c_contiguous(e.astype(dt, copy=False))  # (torch's softmax output is contiguous)
 
 
 @softmax.derivative_
@@ -250,7 +271,7 @@ def log_softmax(a, dim):
     shifted = w - np.max(w, axis=dim, keepdims=True)
     with np.errstate(divide="ignore"):
         out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-    return out.astype(dt, copy=False)
+    return c_contiguous(out.astype(dt, copy=False))  # (contiguous, as torch's)
 
 
 @log_softmax.derivative_
@@ -532,7 +553,7 @@ def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
     l2 = np.where(tl > 0, end[rows, np.maximum(2 * tl - 1, 0)], _NEG_INF)
     ll = np.logaddexp(l1, l2)
     ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG_INF))
-    return (-ll).astype(lp.dtype), np.ascontiguousarray(alpha.transpose(1, 0, 2))
+    return (-ll).astype(lp.dtype), c_contiguous(alpha.transpose(1, 0, 2))
 
 
 @defop("_ctc_loss_backward", "NotImplemented", NN, saves="none", tags=("index",))

@@ -204,7 +204,7 @@ def _pred(name, fn):
 
 
 def _int_pred(name, a):
-    return np.full_like(a, name == "isfinite", dtype=np.bool_)
+    return np.full_like(a, name in ("isfinite", "isreal"), dtype=np.bool_)
 
 
 def _real(fn):

@@ -10,7 +10,7 @@ kernel; the scalar is an input (it takes part in dtype promotion) but never gets
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
+from .._dispatch import OTHER, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
 from .._tensor import Tensor
 from ._util import finish_out, method, public
 from .pointwise import where
@@ -349,23 +349,29 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    a, b = input._data, other._data
+    return dispatch(_isclose, (input, other), (rtol, atol, equal_nan))
+
+
+@defop("isclose", None, POINTWISE)
+def _isclose(a, b, rtol, atol, equal_nan):
     if a.dtype.name == "bfloat16":
         a, b = a.astype(np.float32), b.astype(np.float32)
     with np.errstate(all="ignore"):
         r = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else \
             np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
-    from .._tensor import _wrap
-
-    return _wrap(np.asarray(r))
+    return np.asarray(r)
 
 
 @method()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+@defop("equal", None, OTHER)
+def _equal(a, b):
+    return np.asarray(a.shape == b.shape and bool(np.array_equal(a, b)))
 
 
 @method()
 def equal(input, other):
-    a, b = input._data, other._data
-    return a.shape == b.shape and bool(np.array_equal(a, b))
+    return bool(dispatch(_equal, (input, other)).item())

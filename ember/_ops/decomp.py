@@ -355,12 +355,12 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
-    s = np.linalg.svd(A._data, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(A._data))
-    smax = s.max(-1, keepdims=True, initial=0)
+    s = (svdvals(A) if not hermitian else eigvalsh(A).abs()).detach()  # (ops, so a mode sees them)
+    smax = s.amax(-1, keepdim=True) if s.shape[-1] else s.new_zeros(s.shape[:-1] + (1,))
     eps = np.finfo(A._data.dtype).eps
     rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
-    tol = np.maximum(atol or 0.0, rt * smax)
-    return _wrap(np.asarray((s > tol).sum(-1)).astype(np.int64))
+    tol = (smax * rt).clamp(min=atol or 0.0)
+    return (s > tol).sum(-1)
 
 
 def matrix_power(A, n, *, out=None):

@@ -455,7 +455,9 @@ def sub(input, other, *, alpha=1, out=None):
     return finish_out(dispatch(_sub, (input, other), () if alpha == 1 else (alpha,)), out)
 
 
-subtract = method()(lambda input, other, *, alpha=1, out=None: sub(input, other, alpha=alpha, out=out))
+@method()
+def subtract(input, other, *, alpha=1, out=None):
+    return sub(input, other, alpha=alpha, out=out)
 subtract.__name__ = "subtract"
 public["subtract"] = subtract
 

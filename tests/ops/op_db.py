@@ -671,14 +671,16 @@ add("unfold", fn=lambda lib, x, *a: x.unfold(*a),
 add("view", id="view_dtype", fn=lambda lib, x: x.view(lib.int32), samples=same(lambda d, r: Sample(arr(r, (3, 4), d))),
     dtypes=("float32",), grad=False, noncontig=False)
 add("getitem", id="index_tensor", fn=lambda lib, x, i: x[i, 1:],
-    samples=lambda d, r: [Sample(arr(r, (4, 3), d), np.array([2, 0, 2])), Sample(arr(r, (4, 3), d), np.array([[1], [3]]))],
+    samples=lambda d, r: [Sample(arr(r, (4, 3), d), np.array([2, 0, 2])),
+                          Sample(arr(r, (4, 3), d), np.array([[1], [3]]))],
     dtypes=FLOAT + ("int64",))
 add("index_put", fn=lambda lib, x, i, v, **k: x.index_put((i,), v, **k),
     samples=lambda d, r: [Sample(arr(r, (4, 3), d), np.array([2, 0]), arr(r, (2, 3), d)),
                           Sample(arr(r, (4, 3), d), np.array([2, 0, 2]), arr(r, (3,), d), accumulate=True)],
     inplace=lambda lib, x, i, v, **k: x.index_put_((i,), v, **k), dtypes=FLOAT + ("int64",))
-add("copy_", fn=lambda lib, x, y: x.clone().copy_(y), samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (4,), d)),
-                                                                             Sample(arr(r, ("T", 4, 3), d), arr(r, (4, 3), d))],
+add("copy_", fn=lambda lib, x, y: x.clone().copy_(y),
+    samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (4,), d)),
+                          Sample(arr(r, ("T", 4, 3), d), arr(r, (4, 3), d))],
     dtypes=FLOAT + ("int64",))
 add("copy_", id="copy_cast", fn=lambda lib, x, y: x.clone().copy_(y), grad=False,
     samples=same(lambda d, r: Sample(arr(r, (3, 4), d), arr(r, (3, 4), "int64"))))
@@ -880,15 +882,18 @@ add("rand", id="rand_f64", fn=_seeded(lambda lib, s: lib.rand(s, dtype=lib.float
 add("randn", fn=_seeded(lambda lib, s: lib.randn(s)), samples=_sizes, **_RANDOM)
 add("randint", fn=_seeded(lambda lib, s: lib.randint(-3, 9, s)), samples=_sizes, **_RANDOM,
     errors=_err(lambda r: Sample((2,), 5, 1)))
-add("randperm", fn=_seeded(lambda lib, n: lib.randperm(n)), samples=same(lambda d, r: Sample(9), lambda d, r: Sample(0)),
+add("randperm", fn=_seeded(lambda lib, n: lib.randperm(n)),
+    samples=same(lambda d, r: Sample(9), lambda d, r: Sample(0)),
     **_RANDOM)
 for _name, _call in [("rand_like", lambda lib, x: lib.rand_like(x)), ("randn_like", lambda lib, x: lib.randn_like(x)),
                      ("randint_like", lambda lib, x: lib.randint_like(x, 2, 9))]:
     add(_name, fn=_seeded(_call), samples=lambda d, r: [Sample(arr(r, (3, 4), d)), Sample(arr(r, ("T", 4, 3), d))],
         dtypes=("float32",), **_RANDOM)
 for _id, _call in [("uniform_", lambda lib, x: x.uniform_(-1.5, 2.0)), ("normal_", lambda lib, x: x.normal_(1.0, 0.5)),
-                   ("exponential_", lambda lib, x: x.exponential_(2.0)), ("geometric_", lambda lib, x: x.geometric_(0.3)),
-                   ("log_normal_", lambda lib, x: x.log_normal_(0.5, 0.3)), ("cauchy_", lambda lib, x: x.cauchy_(0.5, 2.0)),
+                   ("exponential_", lambda lib, x: x.exponential_(2.0)),
+                   ("geometric_", lambda lib, x: x.geometric_(0.3)),
+                   ("log_normal_", lambda lib, x: x.log_normal_(0.5, 0.3)),
+                   ("cauchy_", lambda lib, x: x.cauchy_(0.5, 2.0)),
                    ("random_", lambda lib, x: x.random_()), ("random_to", lambda lib, x: x.random_(7)),
                    ("random_from", lambda lib, x: x.random_(-4, 9)),
                    ("bernoulli_tensor", lambda lib, x: x.bernoulli_(lib.linspace(0, 1, x.shape[-1])))]:
@@ -925,7 +930,8 @@ add("poisson", fn=_distribution(lambda lib, rate: lib.poisson(rate),  # mean wit
                                 .all() & (x == x.round()).all()),
     samples=lambda d, r: [Sample(np.broadcast_to(arr(r, (3,), d, 0.5, 20), (4000, 3)).copy())], **_RANDOM)
 add("bernoulli", id="bernoulli_p", fn=_distribution(  # (torch draws a scalar p from MKL's stream on Intel CPUs)
-    lambda lib, x, p: lib.bernoulli(x, p), lambda lib, x, _, p: ((x.mean() - p).abs() < 0.05) & ((x == 0) | (x == 1)).all()),
+    lambda lib, x, p: lib.bernoulli(x, p),
+    lambda lib, x, _, p: ((x.mean() - p).abs() < 0.05) & ((x == 0) | (x == 1)).all()),
     samples=lambda d, r: [Sample(arr(r, (200, 20), d), 0.3)], **_RANDOM)
 add("bernoulli_", id="bernoulli_float", fn=_distribution(
     lambda lib, x, p: x.clone().bernoulli_(p), lambda lib, x, _, p: ((x.mean() - p).abs() < 0.05)
@@ -980,7 +986,8 @@ def _function(lib):
     return CubeScale
 
 
-add("autograd.Function.apply", fn=lambda lib, x: _function(lib).apply(x, 1.5), samples=unary(), dtypes=FLOAT, node=False)
+add("autograd.Function.apply", fn=lambda lib, x: _function(lib).apply(x, 1.5), samples=unary(), dtypes=FLOAT,
+    node=False)
 
 # ---- optimizer steps and foreach ops (each optimizer step is one op over lists of tensors) -------------------
 
@@ -1022,7 +1029,7 @@ def _swa(lib, w, x):
         m.weight.copy_(w)
     avg = lib.optim.swa_utils.AveragedModel(m)
     ema = lib.optim.swa_utils.AveragedModel(m, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9))
-    for k in range(3):
+    for _ in range(3):
         with lib.no_grad():
             m.weight.mul_(x)
         avg.update_parameters(m)
@@ -1064,3 +1071,21 @@ for _name, _nl, _extra, _kw in [("abs", 1, (), {}), ("exp", 1, (), {}), ("neg", 
             samples=_two(_nl), grad=False, noncontig=False)  # (ember's foreach ops have no derivative yet)
 add("_foreach_zero_", fn=_foreach("_foreach_zero_", 1), samples=_two(1), grad=False, noncontig=False)
 add("_foreach_copy_", fn=_foreach("_foreach_copy_", 2), samples=_two(2), grad=False, noncontig=False)
+add("zero_", fn=lambda lib, x: x.clone().zero_(), samples=unary(), dtypes=FLOAT + ("int64",))
+
+
+def _pool_grad(name):
+    """The input gradient of a pool as a function of the input and the output's gradient `v`: its backward
+    is the pool's double backward (the backward op's own derivative)."""
+    def fn(lib, x, v, **k):
+        x = x.detach().requires_grad_(True)
+        y = getattr(lib.nn.functional, name)(x, 2, **k)
+        return lib.autograd.grad(y, x, grad_outputs=v, create_graph=True)[0]
+    return fn
+
+
+for _name in ("max_pool2d", "avg_pool2d"):
+    add(f"nn.functional.{_name}", id=f"nn.functional.{_name}_backward", fn=_pool_grad(_name), node=False,
+        samples=lambda d, r: [Sample(arr(r, (2, 3, 6, 4), d), arr(r, (2, 3, 3, 2), d)),
+                              Sample(arr(r, (3, 5, 4), d), arr(r, (3, 3, 2), d), ceil_mode=True)],
+        grad_inputs=(1,), gradcheck=False, noncontig=False)

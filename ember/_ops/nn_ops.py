@@ -334,6 +334,7 @@ def _(gg, g, x, target, weight, reduction, ignore_index):
 # ---- normalization -------------------------------------------------------------------------------------
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # (extreme values give inf/nan, as torch's)
 def _normalize_kernel(a, axes, eps):
     w, dt = _wide(a)
     mean = w.mean(axis=axes, keepdims=True)
@@ -374,6 +375,7 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 
 
 @defop("native_batch_norm", "NativeBatchNormBackward0", NN, overload="training")
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
     out = _normalize_kernel(a, axes, eps)
     n = int(np.prod([a.shape[d] for d in axes]))

@@ -169,7 +169,7 @@ class Tensor:
         return _is_contiguous(a)
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f" or self._data.dtype.name == "bfloat16"
+        return self._data.dtype.kind == "f" or self._data.dtype.kind == "V"
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
@@ -328,7 +328,7 @@ class Tensor:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
         if type(a) is MetaArray:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return a.reshape(()).item() if a.dtype.name != "bfloat16" else float(a.reshape(()))
+        return a.reshape(()).item() if a.dtype.kind != "V" else float(a.reshape(()))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -371,7 +371,7 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if type(a) is MetaArray:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return a.reshape(()).astype(np.float32) if a.dtype.name == "bfloat16" else a.reshape(())
+        return a.reshape(()).astype(np.float32) if a.dtype.kind == "V" else a.reshape(())
 
     def __hash__(self):
         return id(self)

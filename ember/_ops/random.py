@@ -83,7 +83,7 @@ def _not_implemented(kernel_name, d):
 
 
 def _check_float(a, kernel_name, complex_ok=False):
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16" or complex_ok and a.dtype.kind == "c"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V" or complex_ok and a.dtype.kind == "c"):
         raise _not_implemented(kernel_name, a.dtype)
 
 
@@ -183,7 +183,7 @@ def _from_double(v, d):
 
 
 def _continuous_only(a, what):
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V"):
         word = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                 "uint8": "unsigned char", "bool": "bool"}.get(a.dtype.name, a.dtype.name)
         if what == "Exponential":
@@ -419,7 +419,7 @@ def _expand_p(p, shape):
 
 def _bernoulli_tensor_kernel(a, p, gen):
     """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
-    if not (p.dtype.kind == "f" or p.dtype.name == "bfloat16"):
+    if not (p.dtype.kind == "f" or p.dtype.kind == "V"):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if a.dtype.kind == "c":
         raise _not_implemented("bernoulli_tensor_cpu_self_", a.dtype)
@@ -535,7 +535,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     a = input._data
     if a.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V"):
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{dtype_word(input.dtype)}")
     if num_samples <= 0:
@@ -629,7 +629,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 def _poisson(rates, gen):
     """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
     so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
-    if not (rates.dtype.kind == "f" or rates.dtype.name == "bfloat16"):
+    if not (rates.dtype.kind == "f" or rates.dtype.kind == "V"):
         raise _not_implemented("poisson_cpu", rates.dtype)
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")

@@ -6,7 +6,7 @@ Integer and bool sums accumulate in int64 and half-precision sums in float32, as
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
 from ._util import finish_out, method, wrap_dims
 
 
@@ -156,7 +156,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _extreme_all(name, fn):
-    op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True)(
+    op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True, dtypes=REAL,
+               error=f"{name}_all")(
         lambda a: np.asarray(fn(a)))
 
     @op.derivative_
@@ -177,7 +178,8 @@ def _extreme_dim(name, argfn):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return vals, idx.astype(np.int64, copy=False)
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL,
+               error=lambda d, *args: RuntimeError(f"{name}(): does not support complex input"), overload="dim")(kernel)
 
     @op.derivative_
     def _(grads, a, dim, keepdim, *, out):
@@ -242,7 +244,8 @@ min = _max_min("min", _min_all, _min_dim, _minimum, return_types.min)  # noqa: A
 
 
 def _amax_op(name, fn):
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True)(
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True, dtypes=REAL,
+               error=f"{name[1:]}_values_cpu")(
         lambda a, dims, keepdim: _canonical(fn(a, axis=dims, keepdims=keepdim)))
 
     @op.derivative_
@@ -272,7 +275,9 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 
 
 def _arg(name, fn):
-    op = defop(name, None, REDUCTION)(
+    def error(d, *args):
+        return RuntimeError(f"{name}(): does not support {'complex' if d.is_complex else 'bool'} input")
+    op = defop(name, None, REDUCTION, dtypes=INTEGRAL | FLOATING, error=error)(
         lambda a, dim, keepdim: np.asarray(fn(a, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False))
 
     def public_fn(input, dim=None, keepdim=False, *, out=None):

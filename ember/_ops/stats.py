@@ -8,10 +8,11 @@ derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, wrap_dim, wrap_dims
 from .reduction import _acc_dtype, _unreduce, np_mean
+from .sorting import sortable
 
 
 def _all_dims(input, dim):
@@ -93,9 +94,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- nan-ignoring sums -----------------------------------------------------------------------------------
 
 
-@defop("nansum", "NansumBackward0", REDUCTION)
+@defop("nansum", "NansumBackward0", REDUCTION, dtypes=REAL,
+       error=lambda d, *args: RuntimeError("nansum on CPU does not support complex inputs"))
 def _nansum(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
+    if a.dtype.kind == "V":
+        a = a.astype(acc)  # (NumPy keeps the NaNs of bfloat16 through isnan-free paths)
     if a.dtype.kind in "fc":  # (np.nansum's arithmetic, charged to this frame: NOTE [ Reductions call ufunc methods ])
         a = np.where(np.isnan(a), 0, a)
     return canonical(np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
@@ -126,8 +130,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _var_kernel(a, dims, correction, keepdim):
+    # np.var's arithmetic written out: np.var warns "Degrees of freedom <= 0" from NumPy's own frame, where
+    # ember's filter cannot hide it (NOTE [ Reductions call ufunc methods ] in reduction.py)
+    half = a.dtype.itemsize == 2 and a.dtype.kind != "i"  # float16, bfloat16: computed in float32
+    w = a.astype(np.float32) if half else a
     with np.errstate(all="ignore"):
-        return canonical(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+        d = w - np_mean(w, axis=dims, keepdims=True)
+        sq = (d * np.conjugate(d)).real if d.dtype.kind == "c" else d * d
+        n = a.size if dims is None else int(np.prod([a.shape[i] for i in ((dims,) if isinstance(dims, int) else dims)]))
+        r = np.true_divide(np.add.reduce(sq, axis=dims, keepdims=keepdim), max(n - correction, 0))
+    return canonical(r.astype(a.dtype) if half else r)
 
 
 @defop("var", "VarBackward0", REDUCTION)
@@ -164,7 +176,8 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     corr = correction if correction is not None else (1 if unbiased is None or unbiased else 0)
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        who = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{who} only support floating point and complex dtypes")
     dims = _all_dims(input, dim)
     if _numel(input._data.shape, dims) - corr <= 0:
         import warnings
@@ -280,7 +293,7 @@ def count_nonzero(input, dim=None):
     return dispatch(_count_nonzero, (input,), (_all_dims(input, dim),))
 
 
-@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True)
+@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True, dtypes=REAL, error="aminmax_cpu")
 def _aminmax(a, dims, keepdim):
     return canonical(np.min(a, axis=dims, keepdims=keepdim)), canonical(np.max(a, axis=dims, keepdims=keepdim))
 
@@ -314,6 +327,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _median_index(a, dim, ignore_nan):
     """Index along `dim` of torch's (lower) median of each slice; NaN slices give the first NaN."""
+    a = sortable(a)
     order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
     nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, np.bool_)
     count = a.shape[dim] - nan.sum(axis=dim, keepdims=True)
@@ -331,7 +345,8 @@ def _median_dim_op(name, node, ignore_nan):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return canonical(vals), canonical(idx.astype(np.int64))
-    op = defop(name, node, REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
+    op = defop(name, node, REDUCTION, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+               error="median_out", overload="dim")(kernel)
     op.derivative_(_to_indices)
     return op
 
@@ -347,7 +362,7 @@ def _to_indices(grads, a, dim, keepdim, *, out):
 
 
 def _median_all_op(name, node, ignore_nan):
-    op = defop(name, node, REDUCTION, save_output=True)(
+    op = defop(name, node, REDUCTION, save_output=True, dtypes=INTEGRAL | FLOATING, error="median_cpu")(
         lambda a: np.take_along_axis(a.reshape(-1), _median_index(a.reshape(-1), 0, ignore_nan), 0).reshape(()))
 
     @op.derivative_
@@ -380,7 +395,7 @@ median = _median_fn("median", False, return_types.median)
 nanmedian = _median_fn("nanmedian", True, return_types.nanmedian)
 
 
-@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True)
+@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL, error="mode_cpu")
 def _mode(a, dim, keepdim):
     b = np.moveaxis(a, dim, -1)
     shape = b.shape

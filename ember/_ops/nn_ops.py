@@ -556,8 +556,9 @@ def _ctc_beta(lpe, valid, skip, il, tl):
 
 @defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True, tags=("index",))
 def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
-    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are int64 arrays, validated.
-    zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are tuples of ints (torch's int[]
+    params), validated. zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, _ = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
@@ -574,6 +575,7 @@ def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
 @defop("_ctc_loss_backward", "NotImplemented", NN, saves="none", tags=("index",))
 def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infinity):
     """torch's _ctc_loss_backward: the gradient w.r.t. log_probs (NOTE [ CTC forward-backward ])."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, c = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)

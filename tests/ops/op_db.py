@@ -699,6 +699,8 @@ add("linspace", fn=lambda lib, *a, **k: lib.linspace(*a, **k), grad=False, nonco
     errors=_err(lambda r: Sample(0, 1, -1)))
 add("empty", fn=lambda lib, *a: lib.empty(*a).fill_(0.5), grad=False, noncontig=False,
     samples=lambda d, r: [Sample(2, 3), Sample((0, 4)), Sample(())])
+add("empty_strided", fn=lambda lib, *a: lib.empty_strided(*a).fill_(0.5), grad=False, noncontig=False,
+    samples=lambda d, r: [Sample((2, 3), (1, 2)), Sample((2, 3, 4), (12, 1, 3)), Sample((0, 2), (2, 1))])
 
 # ---- nn functionals: activations, softmax, normalization, losses, convolution, pooling, embedding ------------
 

@@ -36,7 +36,7 @@ def arr(rng, shape, dtype, low=-2.0, high=2.0):
         lo, hi = (0, 10) if dtype == "uint8" else (int(np.floor(low)) * 3, int(np.ceil(high)) * 3 + 1)
         if low > 0:  # a positive range (divisors) stays positive
             lo = max(lo, 1)
-        a = rng.integers(lo, max(hi, lo + 1), shape).astype(dtype)
+        a = np.asarray(rng.integers(lo, max(hi, lo + 1), shape)).astype(dtype)  # (0-d: an array, not a scalar)
     else:
         a = rng.uniform(low, high, shape)
         a = a.astype(ml_dtypes.bfloat16) if dtype == "bfloat16" else a.astype(dtype)

@@ -10,7 +10,17 @@ kernel; the scalar is an input (it takes part in dtype promotion) but never gets
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import COMPLEX, FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, dispatch_inplace, dtype_word
+from .._dispatch import (
+    COMPLEX,
+    FLOATING,
+    INTEGRAL,
+    POINTWISE,
+    REAL,
+    defop,
+    dispatch,
+    dispatch_inplace,
+    dtype_word,
+)
 from .._meta import no_meta_kernel, where_led_rule
 from .._tensor import Tensor
 from ._util import finish_out, method, public

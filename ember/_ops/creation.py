@@ -563,7 +563,11 @@ def meshgrid(*tensors, indexing=None):
 
 # ---- fill_, zero_ -----------------------------------------------------------------------------------------
 
-@defop("fill_", "FillBackward0", POINTWISE, saves="none")
+# torch's nodes: fill_.Scalar FillBackward2, fill_.Tensor FillBackward3 (the value tensor gets the sum of
+# the gradient), zero_ ZeroBackward0
+
+
+@defop("fill_", "FillBackward2", POINTWISE, saves="none")
 def _fill(a, value):
     return np.full_like(a, value)
 
@@ -573,12 +577,39 @@ def _(g, a, value):
     return g * 0
 
 
-_fill.meta_(lambda a, value: meta_array(a.shape, a._data.dtype, like_strides(a)))
+@defop("fill_", "FillBackward3", POINTWISE, saves="none", overload="Tensor")
+def _fill_t(a, value):
+    return np.full_like(a, value)
 
 
-Tensor.fill_ = lambda self, value: dispatch_inplace(_fill, self, (self,), (checked_scalar(
-    value.item() if isinstance(value, Tensor) else value, self._data.dtype, self._data.size),))
-Tensor.zero_ = lambda self: dispatch_inplace(_fill, self, (self,), (0,))
+@_fill_t.derivative_
+def _(g, a, value):
+    return g * 0, g.sum()
+
+
+@defop("zero_", "ZeroBackward0", POINTWISE, saves="none")
+def _zero(a):
+    return np.zeros_like(a)
+
+
+_zero.derivative_(lambda g, a: g * 0)
+for _op in (_fill, _fill_t):
+    _op.meta_(lambda a, value: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
+
+
+def _fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        checked_scalar(value.item(), self._data.dtype, self._data.size)
+        return dispatch_inplace(_fill_t, self, (self, value))
+    return dispatch_inplace(_fill, self, (self,), (checked_scalar(value, self._data.dtype, self._data.size),))
+
+
+Tensor.fill_ = _fill_
+Tensor.zero_ = lambda self: dispatch_inplace(_zero, self, (self,))
 
 
 # ---- to() and the dtype shorthands ----------------------------------------------------------------------

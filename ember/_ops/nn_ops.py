@@ -13,7 +13,8 @@ import numpy as np
 
 from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, not_implemented
 from .._meta import like_strides, meta_array
-from ._util import method, public
+from ..autograd.graph import needs_grad
+from ._util import c_contiguous, method, public
 from .pointwise import where
 from .special import erf as _erf
 
@@ -28,6 +29,15 @@ def _wide(a):
     if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V":
         return a.astype(np.float32), a.dtype
     return a, a.dtype
+
+
+def _erf_like(z):
+    """erf of `z` in `z`'s memory layout (the blocked erf kernel writes C order; torch's pointwise outputs
+    keep the input's stride order)."""
+    if z.ndim < 2 or z.flags.c_contiguous:
+        return _erf(z)
+    order = np.argsort(z.strides, kind="stable")[::-1]  # axes from the largest stride to the smallest
+    return _erf(z.transpose(order)).transpose(np.argsort(order))
 
 
 def _as(x, like):
@@ -55,7 +65,17 @@ def leaky_relu(a, slope):
 
 @leaky_relu.derivative_
 def _(g, a, slope):
-    return where(a > 0, g, g * slope)
+    return dispatch(leaky_relu_backward, (g, a), (slope,))
+
+
+@defop("leaky_relu_backward", "LeakyReluBackwardBackward0", POINTWISE, "same")
+def leaky_relu_backward(g, a, slope):
+    return np.where(a > 0, g, g * _as(slope, g)).astype(g.dtype, copy=False)
+
+
+@leaky_relu_backward.derivative_
+def _(gg, g, a, slope):  # (torch's formula gives the input zeros)
+    return dispatch(leaky_relu_backward, (gg, a), (slope,)), (a.new_zeros(a.shape) if needs_grad(1) else None)
 
 
 @defop("hardtanh", "HardtanhBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING, error=_hardtanh_error)
@@ -157,7 +177,7 @@ def gelu(a, approximate):
     if approximate == "tanh":
         inner = 0.7978845608028654 * (w + 0.044715 * w * w * w)
         return (0.5 * w * (1 + np.tanh(inner))).astype(dt, copy=False)
-    return (0.5 * w * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
+    return (0.5 * w * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
 
 
 @defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
@@ -169,7 +189,7 @@ def gelu_backward(g, a, approximate):
         t = np.tanh(inner)
         d = 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * k * (1 + 3 * 0.044715 * w * w)
     else:
-        cdf = 0.5 * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))
+        cdf = 0.5 * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))
         d = cdf + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
     return (g * d).astype(dt, copy=False)
 
@@ -222,7 +242,8 @@ def _(g, a):
 @defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same", dtypes=FLOATING, error="log_sigmoid_cpu")
 def log_sigmoid(a):
     w, dt = _wide(a)
-    return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    out = (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    return c_contiguous(out)  # (torch's log_sigmoid_forward writes a new contiguous buffer)
 
 
 @log_sigmoid.derivative_
@@ -249,7 +270,7 @@ def softmax(a, dim):
     w, dt = _wide(a)
     e = np.exp(w - np.max(w, axis=dim, keepdims=True))
     e /= np.sum(e, axis=dim, keepdims=True)
-    return e.astype(dt, copy=False)
+    return c_contiguous(e.astype(dt, copy=False))  # (torch's softmax output is contiguous)
 
 
 def _same_shape(a, *_):
@@ -272,7 +293,7 @@ def log_softmax(a, dim):
     shifted = w - np.max(w, axis=dim, keepdims=True)
     with np.errstate(divide="ignore"):
         out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-    return out.astype(dt, copy=False)
+    return c_contiguous(out.astype(dt, copy=False))  # (contiguous, as torch's)
 
 
 log_softmax.meta_(_same_shape)
@@ -346,6 +367,7 @@ def _(gg, g, x, target, weight, reduction, ignore_index):
 # ---- normalization -------------------------------------------------------------------------------------
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # (extreme values give inf/nan, as torch's)
 def _normalize_kernel(a, axes, eps):
     w, dt = _wide(a)
     mean = w.mean(axis=axes, keepdims=True)
@@ -392,6 +414,7 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNor
 
 
 @defop("native_batch_norm", "NativeBatchNormBackward0", NN, overload="training")
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
     out = _normalize_kernel(a, axes, eps)
     n = int(np.prod([a.shape[d] for d in axes]))
@@ -568,8 +591,9 @@ def _ctc_beta(lpe, valid, skip, il, tl):
 
 @defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True, tags=("index",))
 def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
-    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are int64 arrays, validated.
-    zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are tuples of ints (torch's int[]
+    params), validated. zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, _ = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
@@ -580,12 +604,13 @@ def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
     l2 = np.where(tl > 0, end[rows, np.maximum(2 * tl - 1, 0)], _NEG_INF)
     ll = np.logaddexp(l1, l2)
     ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG_INF))
-    return (-ll).astype(lp.dtype), np.ascontiguousarray(alpha.transpose(1, 0, 2))
+    return (-ll).astype(lp.dtype), c_contiguous(alpha.transpose(1, 0, 2))
 
 
 @defop("_ctc_loss_backward", "NotImplemented", NN, saves="none", tags=("index",))
 def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infinity):
     """torch's _ctc_loss_backward: the gradient w.r.t. log_probs (NOTE [ CTC forward-backward ])."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, c = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)

@@ -25,7 +25,7 @@ from .._dtypes import to_numpy as _to_numpy
 from .._meta import like_strides, meta_array, unary_meta, where_led_rule
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
-from ._util import checked_scalar, finish_out, inplace_method, method, public
+from ._util import c_contiguous, checked_scalar, finish_out, inplace_method, method, public
 
 _ONES = {}
 
@@ -148,7 +148,7 @@ def _(g, a, b, *, out):
 @defop("pow", "PowBackward2", POINTWISE, "same", save_output=True, dtypes=NUMERIC, error="pow",
        overload="Scalar")
 def _rpow(b, a):
-    return np.power(a, b)
+    return c_contiguous(np.power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
 
 
 @_rpow.derivative_
@@ -310,7 +310,7 @@ def _threshold_backward(g, out):
     # torch's `out <= 0 ? 0 : g` (a NaN output passes g). np.where on a random mask mispredicts a branch
     # per element (~10x slower); clearing g's bits with an all-ones/zero integer mask is branch-free.
     drop = np.less_equal(out, 0)
-    if g.dtype.kind == "c" or g.dtype.itemsize not in (1, 2, 4, 8) or g.shape != drop.shape:
+    if g.dtype.kind == "c" or g.dtype.itemsize not in (1, 2, 4, 8) or g.shape != drop.shape or not g.ndim:
         return np.where(drop, 0, g).astype(g.dtype, copy=False)
     bits = np.dtype(f"i{g.dtype.itemsize}")
     keep = drop.astype(bits)
@@ -320,8 +320,8 @@ def _threshold_backward(g, out):
 
 
 @_threshold_backward.derivative_
-def _(gg, g, out):
-    return dispatch(_threshold_backward, (gg, out)), None
+def _(gg, g, out):  # torch's formula gives `out` zeros (a gradient, not None)
+    return dispatch(_threshold_backward, (gg, out)), (out.new_zeros(out.shape) if needs_grad(1) else None)
 
 
 @defop("sigmoid", "SigmoidBackward0", POINTWISE, "float", saves="none", save_output=True)
@@ -499,7 +499,9 @@ def sub(input, other, *, alpha=1, out=None):
     return finish_out(dispatch(_sub, (input, other), () if alpha == 1 else (alpha,)), out)
 
 
-subtract = method()(lambda input, other, *, alpha=1, out=None: sub(input, other, alpha=alpha, out=out))
+@method()
+def subtract(input, other, *, alpha=1, out=None):
+    return sub(input, other, alpha=alpha, out=out)
 subtract.__name__ = "subtract"
 public["subtract"] = subtract
 

@@ -215,6 +215,7 @@ def _avg_params(in_sp, ksize, stride, pads, ceil_mode):
 
 
 @defop("avg_pool", "AvgPoolBackward0", NN, saves="meta")
+@np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
 def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     nd = len(ksize)
     out = _avg_params(x.shape[2:], ksize, stride, pads, ceil_mode)
@@ -225,6 +226,7 @@ def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_overr
 
 
 @defop("avg_pool_backward", "AvgPoolBackwardBackward0", NN, saves="none")
+@np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
 def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     out = g.shape[2:]
     gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)

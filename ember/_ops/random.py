@@ -568,10 +568,13 @@ _multinomial.meta_(lambda p, n, replacement, gen: meta_array(tuple(p.shape[:-1])
 def _multinomial_cdf(rows, n, gen):
     """torch's sampling with replacement: a float64 uniform per sample, binary-searched in the row's
     normalised running sum (accumulated in the input dtype, last bucket forced to 1)."""
-    if (rows < 0).any():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-    if not np.isfinite(rows).all():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    negative = ~(rows >= 0)  # (NaN included: torch checks `val >= 0`, then isinf/isnan, entry by entry)
+    bad = negative | np.isinf(rows)
+    if bad.any():
+        first = np.flatnonzero(bad)[0]
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)"
+                           if negative.reshape(-1)[first] else
+                           "invalid multinomial distribution (encountering probability entry = infinity or NaN)")
     cum = np.cumsum(rows, axis=-1, dtype=rows.dtype)
     if not (cum[:, -1] > 0).all():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")

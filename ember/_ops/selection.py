@@ -79,7 +79,7 @@ def _scatter(a, src, idx, dim, reduce):
 
 @_scatter.derivative_
 def _(g, a, src, idx, dim, reduce):
-    return g.scatter(dim, idx, 0.0), _embed_block(g.gather(dim, idx), src.shape), None
+    return g.scatter(dim, idx, 0.0), _src_grad(g.gather(dim, idx), src.shape, "ScatterBackward0"), None
 
 
 def _same_as_input(a, *rest):
@@ -90,31 +90,13 @@ def _same_as_input(a, *rest):
 _scatter.meta_(_same_as_input)
 
 
-@defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
-def _pad_kernel(g, shape):
-    z = np.zeros(shape, g.dtype)
-    z[tuple(slice(0, s) for s in g.shape)] = g
-    return z
-
-
-@_pad_kernel.derivative_
-def _(gg, g, shape):
-    return gg[tuple(slice(0, s) for s in g.shape)]
-
-
-_pad_kernel.meta_(lambda g, shape: meta_array(shape, g._data.dtype))
-
-
-def _pad(g, shape):
-    return dispatch(_pad_kernel, (g,), (shape,))
-
-
-def _embed_block(g, shape):
-    """`g` as the leading block of zeros of `shape` (a src larger than its index gets zero gradient
-    outside the block the index addresses)."""
-    if tuple(g.shape) == tuple(shape):
-        return g
-    return _pad(g, tuple(shape))
+def _src_grad(g, shape, node):
+    """The gradient of a scatter's `src`, which has the index's shape: torch's engine refuses it when `src` is
+    larger than the index (its validate_outputs), and so does ember, with torch's words."""
+    if tuple(g.shape) != tuple(shape):
+        raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got {list(g.shape)} but "
+                           f"expected shape compatible with {list(shape)}")
+    return g
 
 
 # inputs: (a, index); params: (value, dim, reduce)
@@ -162,7 +144,7 @@ def _scatter_add(a, src, idx, dim):
 
 @_scatter_add.derivative_
 def _(g, a, src, idx, dim):
-    return g, _embed_block(g.gather(dim, idx), src.shape), None
+    return g, _src_grad(g.gather(dim, idx), src.shape, "ScatterAddBackward0"), None
 
 
 _scatter_add.meta_(_same_as_input)
@@ -206,7 +188,7 @@ def _scatter_reduce(a, src, idx, dim, reduce, include_self):
 def _(g, a, src, i, dim, reduce, include_self, *, out):
     if reduce == "sum":
         ga = g if include_self else g.masked_fill(_hit(a.shape, i, dim), 0.0)
-        return ga, _embed_block(g.gather(dim, i), src.shape), None
+        return ga, _src_grad(g.gather(dim, i), src.shape, "ScatterReduceBackward0"), None
     if reduce == "mean":
         ones = (g * 0 + 1).scatter(dim, i, 0.0) if not include_self else g * 0 + 1
         count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in i.shape)])
@@ -245,7 +227,7 @@ def _scatter_prod_grads(g, a, src, dim, i, include_self, out):
     single = zero & (zeros_in_group == 1)
     without_it = a.scatter_reduce(dim, i, sp.masked_fill(single, 1.0), "prod", include_self=include_self)
     gs = where(single, (g * without_it).gather(dim, i), (g * out).gather(dim, i) / sp.masked_fill(zero, 1.0))
-    return ga, _embed_block(gs, src.shape)
+    return ga, _src_grad(gs, src.shape, "ScatterReduceBackward0")
 
 
 def _hit(shape, i, dim):

@@ -358,6 +358,8 @@ def _(g, a, dims):
 
 _squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta", overload="dim")(_squeeze.kernel)
 _squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
+_squeeze_dims = defop("squeeze", "SqueezeBackward2", VIEW, saves="meta", overload="dims")(_squeeze.kernel)
+_squeeze_dims.derivative_(lambda g, a, dims: g.reshape(a.shape))
 
 
 @_squeeze.meta_
@@ -368,6 +370,7 @@ def _squeeze_meta(a, dims):
 
 
 _squeeze_dim.meta_(_squeeze_meta)
+_squeeze_dims.meta_(_squeeze_meta)
 
 
 @method()
@@ -376,7 +379,7 @@ def squeeze(input, dim=None):
         return dispatch(_squeeze, (input,), (None,))
     n = input._data.ndim
     dims = wrap_dims(dim, n) if n else ()
-    return dispatch(_squeeze_dim, (input,), (dims,))
+    return dispatch(_squeeze_dims if isinstance(dim, (tuple, list)) else _squeeze_dim, (input,), (dims,))
 
 
 @defop("unsqueeze", "UnsqueezeBackward0", VIEW, saves="meta")

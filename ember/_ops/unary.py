@@ -228,7 +228,7 @@ def _pred(name, fn, dtypes=None, error=None):
 def _int_pred(name, a):
     if name == "signbit":
         return np.less(a, 0)
-    return np.full_like(a, name == "isfinite", dtype=np.bool_)
+    return np.full_like(a, name in ("isfinite", "isreal"), dtype=np.bool_)
 
 
 def _real(fn):

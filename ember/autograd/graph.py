@@ -464,6 +464,8 @@ class OpNode(Node):
         return self._run(grads, False)
 
     def _run(self, grads, free):
+        if grads[0] is None and all(g is None for g in grads):  # no gradient reached this node (an input's
+            return (None,) * len(self.next_functions)  # formula gave None): its inputs get none, as in torch
         op = self._op
         if op.saves == "all":
             vs = self._versions

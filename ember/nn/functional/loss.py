@@ -337,7 +337,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     il = _ctc_lengths(input_lengths, "input_lengths")
     tl = _ctc_lengths(target_lengths, "target_lengths")
     _ctc_check(lp, targets, il, tl, blank)
-    res = dispatch(P.ctc_loss, (lp, targets.to(int64)), (il, tl, blank, bool(zero_infinity)))[0]
+    lengths = (tuple(il.tolist()), tuple(tl.tolist()))  # int[] params as torch's (never arrays)
+    res = dispatch(P.ctc_loss, (lp, targets.to(int64)), (*lengths, blank, bool(zero_infinity)))[0]
     if zero_infinity:
         res = where(res == float("inf"), res.new_zeros(()), res)
     if reduction == "mean":

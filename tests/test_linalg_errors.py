@@ -18,7 +18,8 @@ SING3 = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]  # rank 2: U[3,3] is
 SING4 = [[1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], [1.0, 0.0, 1.0, 2.0], [0.0, 1.0, 1.0, 1.0]]
 ZERO_COL = [[0.0, 1.0], [0.0, 2.0]]  # first pivot zero
 INDEF2 = [[1.0, 2.0], [2.0, 1.0]]  # leading minor of order 2 negative
-INDEF4 = [[4.0, 2.0, 2.0, 1.0], [2.0, 1.0, 3.0, 1.0], [2.0, 3.0, 9.0, 1.0], [1.0, 1.0, 1.0, 9.0]]  # order 2 zero
+# leading minor of order 2 is zero
+INDEF4 = [[4.0, 2.0, 2.0, 1.0], [2.0, 1.0, 3.0, 1.0], [2.0, 3.0, 9.0, 1.0], [1.0, 1.0, 1.0, 9.0]]
 NEG1 = [[-1.0, 0.0], [0.0, 1.0]]
 NAN_TL = [[NAN, 1.0], [1.0, 1.0]]
 NAN_UP = [[1.0, NAN], [0.0, 1.0]]
@@ -60,7 +61,8 @@ for _dt in ("float32", "float64", "complex128"):
         case(f"inverse-{_nm}-{_dt}", lambda lib, a: lib.inverse(a), _a)
         case(f"inv_ex-{_nm}-{_dt}", lambda lib, a: tuple(lib.linalg.inv_ex(a)), _a)
         case(f"inv_ex_check-{_nm}-{_dt}", lambda lib, a: tuple(lib.linalg.inv_ex(a, check_errors=True)), _a)
-        case(f"solve-{_nm}-{_dt}", lambda lib, a: lib.linalg.solve(a, lib.ones(a.shape[:-1], dtype=a.dtype)), _a)
+        case(f"solve-{_nm}-{_dt}",
+             lambda lib, a: lib.linalg.solve(a, lib.ones(a.shape[:-1], dtype=a.dtype)), _a)
         case(f"solve_mat-{_nm}-{_dt}",
              lambda lib, a: lib.linalg.solve(a, lib.ones(a.shape[:-1] + (2,), dtype=a.dtype)), _a)
         case(f"solve_left-{_nm}-{_dt}",
@@ -78,12 +80,13 @@ for _dt in ("float32", "float64", "complex128"):
                     ("nan", _m(NAN_TL, _dt)), ("zeros", np.zeros((3, 3), _dt)),
                     ("batch", _batch(_eye(4), INDEF4, _eye(4), dtype=_dt)), ("spd", _m(SPD3, _dt))) + _inf:
         case(f"cholesky-{_nm}-{_dt}", lambda lib, a: lib.linalg.cholesky(a), _a)
-        case(f"cholesky_upper-{_nm}-{_dt}", lambda lib, a: lib.linalg.cholesky(a, upper=True).resolve_conj(), _a)
+        case(f"cholesky_upper-{_nm}-{_dt}",
+             lambda lib, a: lib.linalg.cholesky(a, upper=True).resolve_conj(), _a)
         case(f"cholesky_ex-{_nm}-{_dt}", lambda lib, a: tuple(lib.linalg.cholesky_ex(a)), _a)
         case(f"cholesky_ex_upper-{_nm}-{_dt}",
              lambda lib, a: lib.linalg.cholesky_ex(a, upper=True).L.resolve_conj(), _a)
-        case(f"cholesky_ex_check-{_nm}-{_dt}", lambda lib, a: tuple(lib.linalg.cholesky_ex(a, check_errors=True)),
-             _a)
+        case(f"cholesky_ex_check-{_nm}-{_dt}",
+             lambda lib, a: tuple(lib.linalg.cholesky_ex(a, check_errors=True)), _a)
 
 for _dt in ("float32", "float64"):
     for _nm, _a in (("nan", _m(NAN_TL, _dt)), ("nan_up", _m(NAN_UP, _dt)), ("inf", _m(INF_TL, _dt)),
@@ -103,12 +106,14 @@ for _dt in ("float32", "float64"):
         case(f"eigh-{_nm}-{_dt}", lambda lib, a: tuple(lib.linalg.eigh(a)), _a)
     for _drv in ("gels", "gelsy", "gelsd", "gelss"):
         _ones = np.ones((3, 1), _dt)
-        for _nm, _a, _b in (("nan_a", _m(TALL_NAN, _dt), _ones), ("nan_b", _m(TALL_SING, _dt) + np.eye(3, 2, dtype=_dt),
-                                                                  np.array([[NAN], [1.0], [1.0]], _dt)),
+        _full = _m(TALL_SING, _dt) + np.eye(3, 2, dtype=_dt)
+        for _nm, _a, _b in (("nan_a", _m(TALL_NAN, _dt), _ones),
+                            ("nan_b", _full, np.array([[NAN], [1.0], [1.0]], _dt)),
                             ("batch_nan", _batch(np.eye(3, 2), TALL_NAN, dtype=_dt), np.ones((2, 3, 1), _dt)),
-                            ("sing", _m(TALL_SING, _dt), _ones), ("wide_nan", _m(NAN_TL, _dt)[:, :1].T, _ones[:1])):
-            case(f"lstsq_{_drv}-{_nm}-{_dt}", lambda lib, a, b, d=_drv: lib.linalg.lstsq(a, b, driver=d).solution,
-                 _a, _b)
+                            ("sing", _m(TALL_SING, _dt), _ones),
+                            ("wide_nan", _m(NAN_TL, _dt)[:, :1].T, _ones[:1])):
+            case(f"lstsq_{_drv}-{_nm}-{_dt}",
+                 lambda lib, a, b, d=_drv: lib.linalg.lstsq(a, b, driver=d).solution, _a, _b)
 
 
 @pytest.mark.parametrize("fn,inputs", CASES)

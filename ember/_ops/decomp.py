@@ -100,8 +100,8 @@ def _colmajor(x):
 # ---- inv, det, slogdet, solve -------------------------------------------------------------------------
 
 
-_SINGULAR_INV = ("The diagonal element {} is zero, the inversion could not be completed because the input matrix "
-                 "is singular.")
+_SINGULAR_INV = ("The diagonal element {} is zero, the inversion could not be completed because the input "
+                 "matrix is singular.")
 
 
 @defop("linalg_inv_ex", "LinalgInvExBackward0", MATMUL, saves="none", save_output=True)
@@ -265,7 +265,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     drv = "gelsy" if driver is None else driver  # torch's default on the CPU
     if drv not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    _lstsq_errors(A._data, Bm._data, drv)
+    if not (A.is_meta or Bm.is_meta):  # (meta tensors have no values to fail on)
+        _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
@@ -282,9 +283,10 @@ def _lstsq_errors(a, b, driver):
     a_arg, b_arg = (5, 7) if driver == "gels" else (4, 6)
     bad_a = has_nan(a) | (~np.isfinite(a).all(axis=(-2, -1)) if driver == "gelsd" else False)
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    code = np.where(np.broadcast_to(bad_a, batch), a_arg, np.where(np.broadcast_to(has_nan(b), batch), b_arg, 0))
-    raise_for_info(code, len(batch) > 0, "ember.linalg.lstsq", lambda k: f"Argument {k} has illegal value. Most "
-                   "certainly there is a bug in the implementation calling the backend library.",
+    bad_b = np.broadcast_to(has_nan(b), batch)
+    code = np.where(np.broadcast_to(bad_a, batch), a_arg, np.where(bad_b, b_arg, 0))
+    raise_for_info(code, len(batch) > 0, "ember.linalg.lstsq", lambda k: f"Argument {k} has illegal value. "
+                   "Most certainly there is a bug in the implementation calling the backend library.",
                    error=lambda text: RuntimeError(_LSTSQ_ASSERT + text))
     if driver == "gels":
         m, n = a.shape[-2:]
@@ -293,8 +295,8 @@ def _lstsq_errors(a, b, driver):
         d = np.diagonal(r, 0, -2, -1)
         zero = d == 0
         info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
-        raise_for_info(info, a.ndim > 2, "ember.linalg.lstsq", lambda k: "The least squares solution could not be "
-                       f"computed because the input matrix does not have full rank (error code: {k}).")
+        raise_for_info(info, a.ndim > 2, "ember.linalg.lstsq", lambda k: "The least squares solution could "
+                       f"not be computed because the input matrix does not have full rank (error code: {k}).")
 
 
 def _lstsq_extras(a, b, x, rcond, driver):
@@ -465,7 +467,7 @@ def svd_arrays(a, full=False, compute_uv=True):
     if not compute_uv:
         return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
     mu, nv = (m, n) if full else (k, k)
-    return _per_matrix(lambda x: np.linalg.svd(x, full_matrices=full), a,
+    return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
                        [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
 
 
@@ -565,9 +567,9 @@ def pinv_array(a, atol, rtol, hermitian):
     if np.isnan(s).any():  # a matrix with an infinity: every singular value drops, the result is zero
         u, vh = np.where(np.isnan(u), 0, u), np.where(np.isnan(vh), 0, vh)
     with np.errstate(all="ignore"):
-        top = np.max(s, -1, keepdims=True, initial=0) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), s.dtype)
-        if np.isnan(s).any():
-            top = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, top)  # (np.max with initial= skips NaN)
+        top = np.max(s, -1, keepdims=True, initial=0)
+        if np.isnan(s).any():  # (the largest singular value is NaN where one is, as in torch)
+            top = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, top)
         tol = np.maximum(atol, rtol * top)
         sinv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(s.dtype)
         return (np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :]) @ np.swapaxes(u, -1, -2).conj()

@@ -225,7 +225,7 @@ def dtype_error(error, d, args=()):
 def require_dtype(t, dtypes, error, *others):
     """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
     dtype `t` and `others` promote to) is in `dtypes`."""
-    d = t._data.dtype if not others else _dtypes.result_dtype((t,) + others)
+    d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
     if d.name not in dtypes:
         raise dtype_error(error, d) from None
 
@@ -238,12 +238,21 @@ def require_op_dtype(op, d, args=()):
 
 
 def _checked(kernel, dtypes, error):
-    """`kernel` guarded by the dtype check of its first array argument (ops without promotion)."""
+    """`kernel` guarded by the dtype check of its first array argument (ops without promotion).
+
+    The check compares NumPy dtype objects: `np.dtype.name` is a Python-level property that costs more than
+    a small kernel, and this runs on every call. The accepted set is filled on first use (bfloat16's NumPy
+    dtype comes from ml_dtypes, loaded lazily)."""
+    accepted = set()
+
     def checked(*args):
         for a in args:
             if type(a) is _ndarray:
-                if a.dtype.name not in dtypes:
-                    raise dtype_error(error, a.dtype, args) from None
+                d = a.dtype
+                if d not in accepted:
+                    if d.name not in dtypes:
+                        raise dtype_error(error, d, args) from None
+                    accepted.add(d)
                 break
         return kernel(*args)
     checked.__wrapped__ = kernel
@@ -523,7 +532,7 @@ def _promote(op, inputs):
     if op.dtypes is not None:
         if op.inputs_checked:
             for t in inputs:
-                if isinstance(t, Tensor) and t._data.dtype.name not in op.dtypes:
+                if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
                     raise dtype_error(op.dtype_error, t._data.dtype, inputs)
         elif res.name not in op.dtypes:
             raise dtype_error(op.dtype_error, res)

@@ -147,7 +147,7 @@ def unstable_argsort(a, dim, descending, stable_idx):
         return stable_idx
     s = np.take_along_axis(a, stable_idx, axis=dim)
     same = np.take(s, np.arange(1, n), axis=dim) == np.take(s, np.arange(n - 1), axis=dim)
-    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+    if s.dtype.kind == "f" or s.dtype.kind == "V":
         hi, lo = np.take(s, np.arange(1, n), axis=dim), np.take(s, np.arange(n - 1), axis=dim)
         same |= np.isnan(hi.astype(np.float32)) & np.isnan(lo.astype(np.float32))
     tied = same.any(axis=dim)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import COMPLEX, FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, dispatch_inplace, dtype_word
+from .._meta import no_meta_kernel, where_led_rule
 from .._tensor import Tensor
 from ._util import finish_out, method, public
 from .pointwise import where
@@ -184,6 +185,7 @@ def _copysign_grads(g, a, b, *, out):
 
 _copysign = _pair("copysign", ("CopysignBackward0", "CopysignBackward1"), np.copysign, _copysign_grads,
                   "float", save_output=True, dtypes=FLOATING)
+_copysign[0].meta = where_led_rule("float")  # copysign.Tensor (NOTE [ Meta strides of decomposed ops ])
 copysign = _publish("copysign", _copysign)
 
 
@@ -372,23 +374,35 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    a, b = input._data, other._data
-    if a.dtype.name == "bfloat16":
+    return dispatch(_isclose, (input, other), (rtol, atol, equal_nan))
+
+
+# (promote "bool": the inputs share a dtype, and the result is bool, laid out as `input == other` is)
+@defop("isclose", None, POINTWISE, "bool")
+def _isclose(a, b, rtol, atol, equal_nan):
+    if a.dtype.kind == "V":
         a, b = a.astype(np.float32), b.astype(np.float32)
     with np.errstate(all="ignore"):
         r = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else \
             np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
-    from .._tensor import _wrap
-
-    return _wrap(np.asarray(r))
+    return np.asarray(r)
 
 
 @method()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    return isclose(input, other, rtol, atol, equal_nan).all().item()
 
 
 @method()
 def equal(input, other):
-    a, b = input._data, other._data
-    return a.shape == b.shape and bool(np.array_equal(a, b))
+    return dispatch(_equal, (input, other)).item()
+
+
+@defop("equal", None)  # (a Python bool in torch: a 0-d bool tensor here, which `equal` unwraps)
+def _equal(a, b):
+    return np.asarray(a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+@_equal.meta_
+def _(a, b):
+    raise no_meta_kernel("equal")  # (whether they are equal is data)

@@ -36,16 +36,12 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import COMPLEX, FLOATING, NN, NUMERIC, defop, dispatch, not_implemented
+from .._meta import conv_out_size, meta_array
 from ..autograd.graph import needs_grad
 
 __all__ = []
 
 _BLOCK_BYTES = 256 << 10
-
-
-def out_size(size, k, stride, pad, dil):
-    """Output length of one spatial dim for padding (lo, hi)."""
-    return (size + pad[0] + pad[1] - dil * (k - 1) - 1) // stride + 1
 
 
 def _pad(x, pads):
@@ -57,7 +53,7 @@ def _pad(x, pads):
 def _window_view(x, ksize, stride, pads, dil):
     """Read-only view (N, C, *kernel, *out) of x (N, C, *sp) zero-padded: every receptive field."""
     xp = _pad(x, pads)
-    out = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], ksize, stride, pads, dil))
+    out = tuple(conv_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], ksize, stride, pads, dil))
     ssp = xp.strides[2:]
     strides = xp.strides[:2] + tuple(s * d for s, d in zip(ssp, dil)) + tuple(s * st for s, st in zip(ssp, stride))
     return as_strided(xp, xp.shape[:2] + tuple(ksize) + out, strides, writeable=False), out
@@ -253,6 +249,16 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     return _conv_weight_grad(x, g, ksize, stride, pads, dil, groups)
 
 
+# the wrappers (nn.functional.conv*) check channels, dtypes and that the kernel fits, as torch's meta does
+convolution.meta_(lambda x, w, b, stride, pads, dil, groups: meta_array(
+    (x.shape[0], w.shape[0]) + tuple(conv_out_size(n, k, s, p, d) for n, k, s, p, d in
+                                     zip(x.shape[2:], w.shape[2:], stride, pads, dil)), x._data.dtype))
+conv_input_grad.meta_(lambda g, w, in_sp, stride, pads, dil, groups: meta_array(
+    (g.shape[0], w.shape[1] * groups) + tuple(in_sp), g._data.dtype))
+conv_weight_grad.meta_(lambda x, g, ksize, stride, pads, dil, groups: meta_array(
+    (g.shape[1], x.shape[1] // groups) + tuple(ksize), x._data.dtype))
+
+
 @convolution.derivative_
 def _(g, x, w, b, stride, pads, dil, groups):
     p = (stride, pads, dil, groups)
@@ -285,7 +291,7 @@ def _(gg, x, g, ksize, stride, pads, dil, groups):
 
 def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
     """Transposed convolution: the input-gradient of a convolution whose weight is `w` (Cin, Cout/G, *k)."""
-    if x.dtype.name == "bfloat16":  # torch runs it with oneDNN: float32 accumulation, one rounding
+    if x.dtype.kind == "V":  # torch runs it with oneDNN: float32 accumulation, one rounding
         f = np.float32
         return _conv_transpose(x.astype(f), w.astype(f), None if b is None else b.astype(f), out_sp, stride,
                                pads, dil, groups).astype(x.dtype)
@@ -297,6 +303,8 @@ def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
 
 conv_transpose = defop("convolution_transpose", "ConvolutionBackward0", NN,
                        dtypes=FLOATING | COMPLEX | {"int64"}, error=_conv_transpose_error)(_conv_transpose)
+conv_transpose.meta_(lambda x, w, b, out_sp, stride, pads, dil, groups: meta_array(
+    (x.shape[0], w.shape[1] * groups) + tuple(out_sp), x._data.dtype))
 
 
 @conv_transpose.derivative_

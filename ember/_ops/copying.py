@@ -423,12 +423,13 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return _wrap(np.empty((0,), input._data.dtype))
+        return input.new_empty((0,))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
     if idx.shape[0] == 0:
-        return _wrap(np.empty((0, r), input._data.dtype))
-    return stack([input.index_select(0, tensor(idx[:, k])) for k in range(r)], 1)
+        return input.new_empty((0, r))
+    # (the index vectors are made on input's device: a meta input gets meta ones)
+    return stack([input.index_select(0, tensor(idx[:, k], device=input.device)) for k in range(r)], 1)
 
 
 public["cartesian_prod"] = cartesian_prod

@@ -15,7 +15,7 @@ from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, keep_numpy_strides
 from ._util import as_shape, checked_scalar, method, public
 from .pointwise import _to_dtype
 
@@ -97,6 +97,8 @@ def _array_from_data(data, dtype):
         except RuntimeWarning:  # overflow to inf under an "error" filter: NOTE [ Quiet NumPy ]
             with quiet_numpy():
                 arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
+    if isinstance(data, np.ndarray):
+        keep_numpy_strides(arr)  # (torch's copy of an array keeps its strides, an empty one's zeros included)
     return arr
 
 
@@ -207,7 +209,16 @@ def from_numpy(ndarray):
             "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
             "its data or make it writable before converting it to a tensor. This type of warning will be "
             "suppressed for the rest of this program.", UserWarning, stacklevel=2)
+    keep_numpy_strides(ndarray)
     return _wrap(ndarray)
+
+
+def constant_like(ndarray, like):
+    """NumPy array `ndarray`, a constant computed from shapes alone (index lists, interpolation weights), as a
+    tensor on the device of tensor `like` (on meta: its shape and dtype, as torch's kernels make such
+    constants on their input's device)."""
+    t = from_numpy(ndarray)
+    return t if like.device.type == "cpu" else t.to(like.device)
 
 
 def from_dlpack(ext_tensor):

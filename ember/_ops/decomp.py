@@ -7,8 +7,9 @@ gradients ] in linalg_ext.py and are written in ember ops.
 
 import numpy as np
 
-from .. import return_types
+from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import public
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
@@ -80,7 +81,7 @@ def _check_square(name, A):
 def _eye_like(A):
     from .creation import eye
 
-    return eye(A.shape[-1], dtype=A.dtype)
+    return eye(A.shape[-1], dtype=A.dtype, device=A.device)
 
 
 def _sym(X):
@@ -104,6 +105,15 @@ _SINGULAR_INV = ("The diagonal element {} is zero, the inversion could not be co
                  "matrix is singular.")
 
 
+def _lapack_meta(shape, dtype):
+    """A LAPACK result on meta: torch's layout for it (column-major matrices, see `lapack_strides`)."""
+    return meta_array(shape, dtype, lapack_strides(shape))
+
+
+def _info_meta(batch):
+    return meta_array(tuple(batch), _dtypes.int32)
+
+
 @defop("linalg_inv_ex", "LinalgInvExBackward0", MATMUL, saves="none", save_output=True)
 def _inv_ex(a, check):  # check: None, or the name an error names
     # NumPy's LAPACK first; getrf's info and LAPACK's partial results only when a matrix is singular
@@ -117,6 +127,9 @@ def _inv_ex(a, check):  # check: None, or the name an error names
     if check:
         raise_for_info(info, a.ndim > 2, check, _SINGULAR_INV.format)
     return _colmajor(getrs(lu, piv, np.eye(a.shape[-1], dtype=a.dtype))), info
+
+
+_inv_ex.meta_(lambda a, check: (_lapack_meta(tuple(a.shape), a._data.dtype), _info_meta(a.shape[:-2])))
 
 
 @_inv_ex.derivative_
@@ -145,6 +158,9 @@ def _det(a):
             return np.asarray(np.prod(diag, -1) * perm_sign)
     with np.errstate(all="ignore"):  # (np.linalg is NumPy Python: its warnings escape ember's filter)
         return np.asarray(np.linalg.det(a))
+
+
+_det.meta_(lambda a: meta_array(tuple(a.shape)[:-2], a._data.dtype))
 
 
 def _lu_diagonal(a):
@@ -180,6 +196,10 @@ def _slogdet(a):
     return np.asarray(sign), np.asarray(logabs)
 
 
+_slogdet.meta_(lambda a: (meta_array(tuple(a.shape)[:-2], a._data.dtype),
+                          meta_array(tuple(a.shape)[:-2], real_dtype(a._data.dtype))))
+
+
 @_slogdet.derivative_
 def _(grads, a):
     g = grads[1]
@@ -208,6 +228,18 @@ def _solve_ex(a, b, vector, check):
                            lambda k: "The solver failed because the input matrix is singular.")
         x = getrs(lu, piv, bm)
     return (x[..., 0] if vector else _colmajor(x)), info
+
+
+@_solve_ex.meta_
+def _(a, b, vector, check):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if vector:
+        batch = broadcast_shapes(sa[:-2], sb[:-1])
+        shape = batch + sb[-1:]
+    else:
+        batch = broadcast_shapes(sa[:-2], sb[:-2])
+        shape = batch + sb[-2:]
+    return _lapack_meta(shape, _dtypes.result_dtype([a, b])), _info_meta(batch)
 
 
 @_solve_ex.derivative_
@@ -333,6 +365,11 @@ def _lstsq(a, b, rcond):
     return buf[..., :n, :]
 
 
+@_lstsq.meta_
+def _(a, b, rcond):  # torch has no meta kernel for lstsq (its rank and residuals depend on the data)
+    raise no_meta_kernel("linalg_lstsq.out")
+
+
 @_lstsq.derivative_
 def _(g, a, b, rcond):
     p = pinv(a)
@@ -373,6 +410,10 @@ def _cholesky_ex(a, upper, check):
     return _colmajor(np.swapaxes(L, -1, -2).conj()) if upper else _colmajor(L), info
 
 
+_cholesky_ex.meta_(lambda a, upper, check: (_lapack_meta(tuple(a.shape), a._data.dtype),
+                                             _info_meta(a.shape[:-2])))
+
+
 @_cholesky_ex.derivative_
 def _(grads, a, upper, check, *, out):
     g = grads[0]
@@ -405,6 +446,14 @@ def _qr(a, mode):
     if mode == "r":
         return np.empty((0,), a.dtype), _colmajor(r)
     return _colmajor(q), _colmajor(r)
+
+
+@_qr.meta_
+def _(a, mode):
+    *batch, m, n = a.shape
+    k = m if mode == "complete" else min(m, n)
+    r = _lapack_meta((*batch, k, n), a._data.dtype)
+    return (meta_array((0,), a._data.dtype) if mode == "r" else _lapack_meta((*batch, m, k), a._data.dtype)), r
 
 
 @_qr.derivative_
@@ -486,6 +535,15 @@ def _svd(a, full):
     return svd_arrays(a, full)
 
 
+@_svd.meta_
+def _(a, full):  # U column-major, V^H row-major (the transpose of LAPACK's column-major V), as torch's
+    *batch, m, n = a.shape
+    k = min(m, n)
+    dt = a._data.dtype
+    return (_lapack_meta((*batch, m, m if full else k), dt), meta_array((*batch, k), real_dtype(dt)),
+            meta_array((*batch, n if full else k, n), dt))
+
+
 @_svd.derivative_
 def _(grads, a, full, *, out):
     gu, gs, gvh = grads
@@ -529,6 +587,10 @@ def svdvals(A, *, driver=None, out=None):
 def _eigh(a, uplo):
     w, v = eigh_arrays(a, uplo)
     return w, _colmajor(v)
+
+
+_eigh.meta_(lambda a, uplo: (meta_array(tuple(a.shape)[:-1], real_dtype(a._data.dtype)),
+                             _lapack_meta(tuple(a.shape), a._data.dtype)))
 
 
 @_eigh.derivative_
@@ -580,6 +642,10 @@ def _pinv(a, atol, rtol, hermitian):
     return pinv_array(a, atol, rtol, hermitian)
 
 
+_pinv.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-2] + (a.shape[-1], a.shape[-2]),
+                                                        a._data.dtype))
+
+
 @_pinv.derivative_
 def _(g, a, atol, rtol, hermitian, *, out):
     return _pinv_grad(g, a, out)
@@ -587,25 +653,33 @@ def _(g, a, atol, rtol, hermitian, *, out):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
-        raise RuntimeError("linalg.pinv: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.pinv({dtype_word(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
     return dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian)))
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
-    require_linalg_dtype("matrix_rank", A)
-    a = A._data
+@defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
+def _matrix_rank(a, atol, rtol, hermitian):
     s = svd_arrays(a, compute_uv=False) if not hermitian else np.abs(eigh_arrays(a, compute_v=False))
     smax = s.max(-1, keepdims=True, initial=0)
     smax = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, smax)  # (NaN propagates, as in torch)
-    eps = np.finfo(A._data.dtype).eps
-    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
+    eps = np.finfo(a.dtype).eps
+    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(a.shape[-2:]) * eps)
     tol = np.maximum(atol or 0.0, rt * smax)
-    return _wrap(np.asarray((s > tol).sum(-1)).astype(np.int64))
+    return np.asarray((s > tol).sum(-1)).astype(np.int64)
+
+
+_matrix_rank.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-2], _dtypes.int64))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    require_linalg_dtype("matrix_rank", A)
+    return dispatch(_matrix_rank, (A,), (atol, rtol, hermitian))
 
 
 def matrix_power(A, n, *, out=None):

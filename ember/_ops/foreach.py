@@ -14,6 +14,7 @@ list, bump each tensor's version and return that list; the others return a tuple
 
 from .. import _dtypes
 from .._dispatch import OTHER, _dtype_word, defop, dispatch
+from .._meta import broadcast_shapes
 from .._tensor import Tensor, _version_counter
 from ._util import public
 from .binary import _addcdiv, _addcmul, _lerp_t
@@ -238,6 +239,9 @@ def _zero_kernel(*args):
     return ()
 
 
+_zero_kernel.meta_(lambda *args: ())  # in place, on payloads without data: nothing to compute
+
+
 def _foreach_zero_(self):
     """Set every tensor of `self` to zero in place (what `Optimizer.zero_grad(set_to_none=False)` calls)."""
     _check_lists(self)
@@ -255,6 +259,16 @@ def _copy_kernel(*args):
     n = args[-1]
     for i in range(n):
         args[i][...] = args[n + i]
+    return ()
+
+
+@_copy_kernel.meta_
+def _(*args):  # each copy_ checks that its source broadcasts to its destination
+    n = args[-1]
+    for dst, src in zip(args[:n], args[n:2 * n]):
+        if broadcast_shapes(tuple(dst.shape), tuple(src.shape)) != tuple(dst.shape):
+            raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                               f"{list(broadcast_shapes(tuple(dst.shape), tuple(src.shape)))}")
     return ()
 
 

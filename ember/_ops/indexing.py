@@ -303,7 +303,7 @@ def _(gg, g, *rest):
     return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
-_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
+_index_put_zeros.meta_(lambda g, *rest: meta_array(rest[-2], g._data.dtype))  # (rest: indices, shape, key)
 
 
 Tensor.__getitem__ = _getitem
@@ -370,7 +370,8 @@ def _(g, a, v, *rest):
     return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
-_index_put.meta_(lambda a, v, key, accumulate: meta_array(a.shape, a._data.dtype))
+# (torch's meta index_put checks no value shape: the result is a clone of `a` written into)
+_index_put.meta_(lambda a, v, *rest: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _setitem(self, key, value):
@@ -448,9 +449,9 @@ def _(g, a, idx, dim):
 
 
 @_index_select.meta_
-def _(a, dim, idx):
+def _(a, idx, dim):
     shape = list(a.shape)
-    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
+    shape[dim] = idx.numel()
     return meta_array(shape, a._data.dtype)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word, not_implemented
+from .._meta import matmul_meta, meta_array, view_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
@@ -180,6 +181,11 @@ def _vdot(a, b):
     return np.asarray(np.vdot(a, b))
 
 
+# the wrappers check ranks, sizes and dtypes before dispatching, so a rule only computes the result
+for _op in (_mm, _bmm, _mv, _dot, _matmul_nd, _vdot):
+    _op.meta_(matmul_meta)
+
+
 @_vdot.derivative_
 def _(g, a, b):  # torch's formulas, complex ones included (vdot is not holomorphic in its first input)
     return (g.conj() * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
@@ -292,13 +298,23 @@ def _parse_einsum(equation, shapes):
 def _einsum(*args):
     *arrays, ins, out = args
     if arrays and arrays[0].dtype.itemsize == 2 and arrays[0].dtype.kind == "f" or \
-            arrays and arrays[0].dtype.name == "bfloat16":
+            arrays and arrays[0].dtype.kind == "V":
         return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
                          optimize=len(arrays) > 2).astype(arrays[0].dtype)
     r = np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2)
     if isinstance(r, np.ndarray) and r.base is not None and any(np.shares_memory(r, a) for a in arrays):
         return r  # a pure permutation or diagonal: a view, as torch returns
     return c_contiguous(r)
+
+
+@_einsum.meta_
+def _(*args):
+    *ops, ins, out = args
+    size = {c: n for t, sub in zip(ops, ins) for c, n in zip(sub, t.shape)}
+    if len(ops) == 1 and sorted(out) == sorted(ins[0]):  # a pure permutation: a view, as the kernel's
+        t, sub = ops[0], ins[0]
+        return view_meta(t, tuple(size[c] for c in out), tuple(t.stride(sub.index(c)) for c in out))
+    return meta_array(tuple(size[c] for c in out), ops[0]._data.dtype)
 
 
 @_einsum.derivative_

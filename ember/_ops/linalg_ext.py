@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word
+from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
@@ -33,7 +34,7 @@ def _mm_scaled(name, node, fn, grads, error):
 
 
 def _wide(a):
-    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.name == "bfloat16" \
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.kind == "V" \
         else a
 
 
@@ -86,6 +87,27 @@ _addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
                          _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                          _scaled(g.unsqueeze(0) @ b.mT, alpha) if needs_grad(1) else None,
                          _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None), "addmm_impl_cpu_")
+
+
+def _addmm_meta(c, a, b, beta, alpha):
+    """addmm / addmv / baddbmm: the product's shape, into which `c` must broadcast; addbmm sums the batch."""
+    r = matmul_meta(a, b, _dtypes.result_dtype([c, a, b]))
+    return _self_expands(c, r)
+
+
+def _self_expands(c, r):
+    shape = tuple(r.shape)
+    if broadcast_shapes(tuple(c.shape), shape) != shape:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({c.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(c.shape)}")
+    return r
+
+
+for _op in (_addmm, _addmv, _baddbmm):
+    _op.meta_(_addmm_meta)
+_addbmm.meta_(lambda c, a, b, beta, alpha: _self_expands(
+    c, meta_array((a.shape[1], b.shape[2]), _dtypes.result_dtype([c, a, b]))))
 
 
 def _shape_str(s):
@@ -254,8 +276,14 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    floating = a.dtype.kind == "f" or a.dtype.name == "bfloat16"  # (bfloat16 computes in float32)
+    floating = a.dtype.kind == "f" or a.dtype.kind == "V"  # (bfloat16 computes in float32)
     return np.asarray(r).astype(a.dtype if floating else x.dtype, copy=False)
+
+
+@_vector_norm.meta_
+def _(a, ord, dims, keepdim, np_dtype):
+    dt = np_dtype if np_dtype is not None else a._data.dtype
+    return meta_array(reduced_shape(tuple(a.shape), dims, keepdim), real_dtype(dt))
 
 
 @_vector_norm.derivative_
@@ -302,15 +330,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return finish_out(vector_norm(A, 2, d, keepdim), out)
     from .decomp import svdvals
 
+    # sums of absolute values and their max / min are vector norms (1, inf, -inf) of nonnegative values
     if ord == "nuc":
-        r = svdvals(A.movedim(d, (-2, -1))).sum(-1)
+        r = vector_norm(svdvals(A.movedim(d, (-2, -1))), 1, -1)
     elif ord in (2, -2):
-        s = svdvals(A.movedim(d, (-2, -1)))
-        r = s.amax(-1) if ord == 2 else s.amin(-1)
+        r = vector_norm(svdvals(A.movedim(d, (-2, -1))), np.inf * ord / 2, -1)
     elif ord in (1, -1, np.inf, -np.inf):
         sum_dim, red_dim = (d[0], d[1]) if ord in (1, -1) else (d[1], d[0])
-        s = A.abs().sum(sum_dim, keepdim=True)
-        r = s.amax(red_dim, keepdim=True) if ord > 0 else s.amin(red_dim, keepdim=True)
+        s = vector_norm(A, 1, sum_dim, keepdim=True)
+        r = vector_norm(s, np.inf if ord > 0 else -np.inf, red_dim, keepdim=True)
         return finish_out(r if keepdim else r.squeeze(d), out)
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")

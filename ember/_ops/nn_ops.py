@@ -12,6 +12,7 @@ at the end, as torch's CPU kernels accumulate in float.
 import numpy as np
 
 from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, not_implemented
+from .._meta import like_strides, meta_array
 from ._util import method, public
 from .pointwise import where
 from .special import erf as _erf
@@ -24,7 +25,7 @@ _INV_SQRT_2PI = 0.3989422804014327
 
 def _wide(a):
     """(array in a dtype fit for accumulation, the dtype to return) (NOTE [ Low-precision accumulation ])."""
-    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V":
         return a.astype(np.float32), a.dtype
     return a, a.dtype
 
@@ -251,6 +252,14 @@ def softmax(a, dim):
     return e.astype(dt, copy=False)
 
 
+def _same_shape(a, *_):
+    """The meta rule of an op whose output is one contiguous tensor of its first input's shape and dtype."""
+    return meta_array(tuple(a.shape), a._data.dtype)
+
+
+softmax.meta_(_same_shape)
+
+
 @softmax.derivative_
 def _(g, a, dim, *, out):
     return out * (g - (g * out).sum(dim, keepdim=True))
@@ -264,6 +273,9 @@ def log_softmax(a, dim):
     with np.errstate(divide="ignore"):
         out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
     return out.astype(dt, copy=False)
+
+
+log_softmax.meta_(_same_shape)
 
 
 @log_softmax.derivative_
@@ -312,6 +324,14 @@ def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
     return gx
 
 
+@nll_loss.meta_
+def _(x, target, weight, reduction, ignore_index):
+    return meta_array(tuple(target.shape) if reduction == "none" else (), x._data.dtype)
+
+
+nll_loss_backward.meta_(lambda g, x, *_: _same_shape(x))
+
+
 @nll_loss.derivative_
 def _(g, x, target, weight, reduction, ignore_index):
     return dispatch(nll_loss_backward, (g, x, target, weight), (reduction, ignore_index)), None, None
@@ -341,16 +361,22 @@ def _normalize_derivative(g, a, axes, eps, *, out):
     return rstd * (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True))
 
 
-def _norm_op(name, node, kernel_name):
+def _norm_op(name, node, kernel_name, meta):
     op = defop(name, node, NN, dtypes=FLOATING, error=kernel_name)(_normalize_kernel)
     op.derivative_(lambda g, a, axes, eps: _normalize_derivative(g, a, axes, eps, out=None))
+    op.meta_(meta)
     return op
 
 
+def _like_input(a, *_):
+    """The meta rule of batch norm: its output is laid out as its input (torch's `empty_like`)."""
+    return meta_array(tuple(a.shape), a._data.dtype, like_strides(a))
+
+
 #: (x - mean) / sqrt(var + eps) over `axes` (biased variance); the affine part is applied by the caller
-layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0", "LayerNormKernelImpl")
-batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0", "batch_norm")
-group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNormKernelImpl")
+layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0", "LayerNormKernelImpl", _same_shape)
+batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0", "batch_norm", _like_input)
+group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNormKernelImpl", _same_shape)
 
 
 # NOTE [ Batch norm updates its running statistics ]
@@ -380,6 +406,9 @@ def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_inst
     return out
 
 
+batch_norm_train.meta_(_like_input)  # (the running statistics are updated in place: nothing to compute)
+
+
 @batch_norm_train.derivative_
 def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
     return _normalize_derivative(g, a, axes, eps, out=None), None, None
@@ -390,6 +419,8 @@ def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
 
 @defop("embedding", "EmbeddingBackward0", NN, saves="meta", tags=("index",))
 def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):  # (NumPy would wrap negative indices)
+        raise IndexError("index out of range in self")
     return weight[idx]
 
 
@@ -407,6 +438,10 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
     out = np.zeros((num_weights, g2.shape[1]), g.dtype)
     np.add.at(out, flat, g2)
     return out
+
+
+embedding.meta_(lambda weight, idx, *_: meta_array(tuple(idx.shape) + tuple(weight.shape[1:]), weight._data.dtype))
+embedding_backward.meta_(lambda g, idx, num_weights, *_: meta_array((num_weights, g.shape[-1]), g._data.dtype))
 
 
 @embedding.derivative_
@@ -566,6 +601,16 @@ def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infini
     if zero_infinity:
         live = live & (nll != np.inf)[None, :]
     return np.where(live[:, :, None], grad, 0).astype(lp.dtype, copy=False)
+
+
+@ctc_loss.meta_
+def _(lp, targets, il, tl, blank, zero_infinity):  # (the lengths are params, known without the data)
+    t_max, n, _ = lp.shape
+    return meta_array((n,), lp._data.dtype), \
+        meta_array((n, t_max, 2 * (int(np.max(tl)) if n else 0) + 1), lp._data.dtype)
+
+
+ctc_loss_backward.meta_(lambda g, lp, *_: _same_shape(lp))
 
 
 @ctc_loss.derivative_

@@ -7,6 +7,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import (
     BOOL,
     FLOATING,
@@ -21,7 +22,7 @@ from .._dispatch import (
     not_implemented,
 )
 from .._dtypes import to_numpy as _to_numpy
-from .._meta import like_strides, meta_array
+from .._meta import like_strides, meta_array, unary_meta, where_led_rule
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import checked_scalar, finish_out, inplace_method, method, public
@@ -465,6 +466,7 @@ _and = defop("logical_and", None, POINTWISE, "bool")(np.logical_and)
 _or = defop("logical_or", None, POINTWISE, "bool")(np.logical_or)
 _xor = defop("logical_xor", None, POINTWISE, "bool")(np.logical_xor)
 _not = defop("logical_not", None, POINTWISE)(np.logical_not)
+_not.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
 
 def _bitwise(name, ufunc):
@@ -479,6 +481,9 @@ _band, _bor, _bxor = (_bitwise("bitwise_and", np.bitwise_and), _bitwise("bitwise
 @defop("bitwise_not", None, POINTWISE, dtypes=BOOL | INTEGRAL, error="bitwise_not_cpu")
 def _bnot(a):
     return np.invert(a)
+
+
+_bnot.meta_(unary_meta)
 
 
 # ---- public functions ------------------------------------------------------------------------------
@@ -550,6 +555,7 @@ _div_floor = defop("div", "DivBackward2", POINTWISE, "same", dtypes=INTEGRAL | F
                    error="div_floor_cpu", overload="Tensor_mode_floor", tags=("scalar_edge",))(_int_div("floor"))
 for _op in (_div_trunc, _div_floor):
     _op.derivative_(lambda g, a, b: (g * 0, g * 0))
+_div_floor.meta = where_led_rule("same")  # (NOTE [ Meta strides of decomposed ops ])
 
 
 @method("pow")

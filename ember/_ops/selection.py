@@ -15,6 +15,7 @@ from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, di
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
 from ._util import checked_scalar, finish_out, method, wrap_dim
+from .indexing import NONZERO_ON_META
 from .pointwise import where
 
 
@@ -580,6 +581,14 @@ def _nonzero_tuple(a):
     if a.ndim == 0:
         return (np.flatnonzero(a.reshape(1)).astype(np.int64),)
     return tuple(i.astype(np.int64) for i in np.nonzero(a))
+
+
+def _nonzero_meta(a):
+    raise NotImplementedError(NONZERO_ON_META)  # (how many is data)
+
+
+_nonzero.meta_(_nonzero_meta)
+_nonzero_tuple.meta_(_nonzero_meta)
 
 
 @method()

@@ -21,7 +21,7 @@ from .._dispatch import (
     require_dtype,
     require_op_dtype,
 )
-from .._meta import like_strides, meta_array
+from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
 from ._stdsort import unstable_argsort
 from ._util import finish_out, method, wrap_dim
@@ -33,7 +33,7 @@ _RADIX_MIN = 32768  # torch's GRAIN_SIZE: from here fbgemm's (stable) radix sort
 
 def sortable(a):
     """`a` as NumPy sorts it in torch's order: bfloat16 (whose NaNs NumPy does not sort last) as float32."""
-    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
 
 
 def _argsort(a, dim, descending, stable=True):
@@ -99,6 +99,9 @@ def _argsort_op(a, dim, descending, stable):
     if a.ndim == 0:
         return np.zeros((), np.int64)
     return _like(a, _argsort(a, dim, descending, stable), np.int64)
+
+
+_argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes.int64, like_strides(a)))
 
 
 @method()
@@ -264,6 +267,16 @@ def _unique_consecutive(a, d):
     return vals, inv.astype(np.int64), counts.astype(np.int64)
 
 
+@_unique.meta_
+def _(a, dim):
+    raise no_meta_kernel("_unique2" if dim is None else "unique_dim")  # (how many values is data)
+
+
+@_unique_consecutive.meta_
+def _(a, dim):
+    raise no_meta_kernel("unique_consecutive")
+
+
 # ---- searching and counting ---------------------------------------------------------------------------
 
 
@@ -297,6 +310,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     for t in (input, sorted_sequence):
         if isinstance(t, Tensor):
             require_dtype(t, _SEARCH, "searchsorted_out_cpu")
+    if sorter is not None and sorter.shape != sorted_sequence.shape:
+        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                           f"tensor {list(sorted_sequence.shape)} and got sorter tensor {list(sorter.shape)}")
     seq = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
     vals = np.asarray(input) if scalar else input._data
@@ -313,6 +329,15 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 def _searchsorted(seq, vals, sorter, side, out_int32):
     r = _search_rows(seq, np.asarray(vals), side, sorter)
     return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
+
+
+def _search_meta(vals, out_int32):
+    """searchsorted and bucketize: an index per value, contiguous (torch's meta)."""
+    shape = tuple(vals.shape) if isinstance(vals, Tensor) else ()
+    return meta_array(shape, _dtypes.int32 if out_int32 else _dtypes.int64)
+
+
+_searchsorted.meta_(lambda seq, vals, sorter, side, out_int32: _search_meta(vals, out_int32))
 
 
 del Tensor.searchsorted  # a function only in torch
@@ -335,6 +360,9 @@ def _bucketize(vals, boundaries, side, out_int32):
     return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
+_bucketize.meta_(lambda vals, boundaries, side, out_int32: _search_meta(vals, out_int32))
+
+
 @method()
 def bincount(input, weights=None, minlength=0):
     require_dtype(input, INTEGRAL, "bincount_cpu")
@@ -343,7 +371,7 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if a.size and a.min() < 0:
+    if a.size and type(a) is not MetaArray and a.min() < 0:  # (a meta input has no values to check)
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and weights._data.shape != a.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
@@ -369,11 +397,16 @@ def _histc_error(d, lo, hi):
     return not_implemented("histogram_cpu", d)
 
 
+@_bincount.meta_
+def _(a, w, minlength):
+    raise no_meta_kernel("bincount")  # (its length is the largest value)
+
+
 @method()
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
     require_dtype(input, FLOATING, lambda d: _histc_error(d, min, max))
     a = input._data
-    if a.dtype.name == "bfloat16":
+    if a.dtype.kind == "V":
         return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
@@ -398,3 +431,10 @@ def _histc(a, bins, lo, hi):
     pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return np.bincount(pos, minlength=bins).astype(a.dtype)
+
+
+@_histc.meta_
+def _(a, bins, lo, hi):
+    if hi < lo:
+        raise RuntimeError("histc(): max must be larger than min")
+    return meta_array((bins,), a._data.dtype)

@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
+from .._meta import unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -214,7 +216,8 @@ def _(g, a, nan, posinf, neginf):
 
 def _pred(name, fn, dtypes=None, error=None):
     op = defop(name, None, POINTWISE, dtypes=dtypes, error=error)(
-        lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.name == "bfloat16" else _int_pred(name, a))
+        lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.kind == "V" else _int_pred(name, a))
+    op.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
     def public_fn(input):
         return dispatch(op, (input,))
@@ -229,7 +232,7 @@ def _int_pred(name, a):
 
 
 def _real(fn):
-    return lambda a: fn(a.astype(np.float32) if a.dtype.name == "bfloat16" else a)
+    return lambda a: fn(a.astype(np.float32) if a.dtype.kind == "V" else a)
 
 
 isnan = _pred("isnan", _real(np.isnan))
@@ -346,7 +349,7 @@ Tensor.logit_ = lambda self, eps=None: _inplace(_logit, self, (eps,))
 
 
 def _nan_to_num_params(input, nan, posinf, neginf):
-    if input._data.dtype.kind not in "fc" and input._data.dtype.name != "bfloat16":
+    if input._data.dtype.kind not in "fc" and input._data.dtype.kind != "V":
         return (0, 0, 0)
     info = _finfo(input._data.dtype)
     return (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,

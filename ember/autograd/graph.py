@@ -915,7 +915,7 @@ def _attach_outputs(op, node, result):
         outs = (result,)
     for i, o in enumerate(outs):
         k = o._data.dtype.kind
-        if k == "f" or k == "c" or o._data.dtype.name == "bfloat16":
+        if k == "f" or k == "c" or o._data.dtype.kind == "V":
             o._grad_fn = node
             o._requires_grad = True
             if i:

@@ -4,9 +4,10 @@ import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
+from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
-from ..._ops.creation import from_numpy
+from ..._ops.creation import constant_like, from_numpy
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -73,7 +74,7 @@ def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride,))
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
-        if n + p[0] + p[1] < d * (k - 1) + 1:
+        if conv_out_size(n, k, 1, p, d) < 1:
             padded = " x ".join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))
             kernel = " x ".join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))
             raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({kernel}). "
@@ -98,7 +99,7 @@ def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, 
     x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
     stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
     _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True, params=((0,) * nd,))
-    out_sp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
+    out_sp = tuple(conv_transpose_out_size(n, k, s, p, d, op)
                    for n, s, p, d, k, op in zip(x.shape[2:], stride, pad, dil, weight.shape[2:], opad))
     # the transposed conv of padding p is the input-grad of a conv with padding p; output_padding adds
     # rows at the high end that no input touches
@@ -223,7 +224,7 @@ def _adaptive_avg(nd, input, output_size):
     x = input
     for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
         dim = x.dim() - nd + i
-        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype))
+        m = constant_like(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype), x)
         x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     return x.contiguous()
 

@@ -288,14 +288,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
-    # NOTE [ Embedding indices are params for now ]
-    # The embedding op takes its indices as a NumPy param (as the index ops in _ops/indexing.py do), and
-    # embedding_bag builds its bag segments from them on the host. Issue 17's registry makes index tensors op
-    # inputs; until then these three reads are the allow-listed ones in tests/test_layering.py.
     require_dtype(input, _INDICES, _embedding_error)
-    idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
@@ -309,10 +302,24 @@ def _embedding_bag_error(d):
                         "for embedding_bag)")
 
 
+def _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type):
+    """embedding_bag on meta: which bag each index falls in is data, but the result's shape (one row per bag)
+    is not; a bag matrix of that shape, without values, keeps the result in the weight's graph."""
+    nbags = input.shape[0] if input.dim() == 2 else offsets.shape[0] - bool(include_last_offset)
+    emb = embedding(input.reshape(-1), weight, padding_idx, max_norm, norm_type)
+    return emb.new_empty((nbags, emb.shape[0])).matmul(emb)
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
     require_dtype(weight, FLOATING, _embedding_bag_error)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if input.device.type == "meta" or (offsets is not None and offsets.device.type == "meta"):
+        return _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type)
     if input.dim() == 2:
         n, length = input.shape
         flat = input.reshape(-1)
@@ -325,10 +332,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             offs = offs[:-1]
         nbags = len(offs)
         seg = np.searchsorted(offs, np.arange(flat.shape[0]), side="right") - 1
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                  "on GitHub.")
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
     keep = np.ones(flat.shape[0], bool) if padding_idx is None else \
         flat._data != (padding_idx % weight.shape[0])  # See NOTE [ Embedding indices are params for now ]

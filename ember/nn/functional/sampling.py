@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..._dispatch import FLOATING, NUMERIC, require_dtype
-from ..._ops.creation import from_numpy
+from ..._ops.creation import constant_like, from_numpy
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
 
@@ -15,7 +15,7 @@ __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilin
 
 
 def _index(x, dim, idx):
-    return x.index_select(dim, from_numpy(np.asarray(idx, np.int64)))
+    return x.index_select(dim, constant_like(np.asarray(idx, np.int64), x))
 
 
 def _pad_dim(x, dim, lo, hi, mode, value):
@@ -99,7 +99,7 @@ def _linear_dim(x, dim, out, scale, align_corners):
     lam = (src - i0).astype(x._data.dtype)
     shape = [1] * x.dim()
     shape[dim] = out
-    w1 = from_numpy(lam.reshape(shape))
+    w1 = constant_like(lam.reshape(shape), x)
     return _index(x, dim, i0) * (1 - w1) + _index(x, dim, i1) * w1
 
 
@@ -121,7 +121,7 @@ def _cubic_dim(x, dim, out, scale, align_corners):
     shape = [1] * x.dim()
     shape[dim] = out
     for k, w in zip(range(-1, 3), _cubic_weights(t)):
-        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * from_numpy(w.astype(x._data.dtype).reshape(shape))
+        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * constant_like(w.astype(x._data.dtype).reshape(shape), x)
         res = term if res is None else res + term
     return res
 
@@ -164,7 +164,7 @@ def _aa_dim(x, dim, out, scale, align_corners, kind):
     mat = np.zeros((out, n))
     rows = np.broadcast_to(np.arange(out)[:, None], live.shape)
     mat[rows[live], (j + xmin[:, None])[live]] = w[live]
-    y = x.movedim(dim, -1).matmul(from_numpy(mat.T.astype(x._data.dtype)))
+    y = x.movedim(dim, -1).matmul(constant_like(mat.T.astype(x._data.dtype), x))
     return y.movedim(-1, dim)
 
 
@@ -340,7 +340,7 @@ def affine_grid(theta, size, align_corners=None):
         return v if align_corners else v * (k - 1) / k
     ys, xs = np.meshgrid(lin(h), lin(w), indexing="ij")
     base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(theta._data.dtype)  # (H, W, 3)
-    grid = from_numpy(base.reshape(1, h * w, 3)).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
+    grid = constant_like(base.reshape(1, h * w, 3), theta).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
     return grid.reshape(n, h, w, 2)
 
 

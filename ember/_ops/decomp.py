@@ -341,7 +341,7 @@ def _lstsq_extras(a, b, x, rcond, driver):
     rank = _wrap(np.empty((0,), np.int64))
     full = True
     if driver != "gels":
-        s = svd_arrays(a.astype(np.float64), compute_uv=False)
+        s = svd_arrays(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), compute_uv=False)
         tol = (np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond) * s[..., :1]
         r = (s > tol).sum(-1).astype(np.int64)
         rank = _wrap(np.asarray(r))

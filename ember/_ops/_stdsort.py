@@ -71,89 +71,119 @@ def _heap_sort(k, p, first, last):
         _adjust_heap(k, p, first, 0, n, kv, pv)
 
 
-def _loop_py(k, p, first, last, depth):
-    """libstdc++'s __introsort_loop on Python lists."""
-    while last - first > _THRESHOLD:
-        if depth == 0:
-            _heap_sort(k, p, first, last)
-            return
+def _level(k, p, f, e):
+    """One median-of-three + unguarded partition of every segment k[f[s]:e[s]] at once (disjoint segments of
+    the flat arrays k, p, sorted by start; in place); returns the cuts. The scans of Hoare's partition visit
+    original values only, so the swaps pair the j-th position where the left scan stops (an element >= pivot)
+    with the j-th from the right where the right scan stops (<= pivot), up to the first pair that has
+    crossed; a later left scan also stops at the previous swap's right position (it now holds a value >=
+    pivot), and the last segment position is the left scan's sentinel."""
+    a, b, c = f + 1, f + (e - f) // 2, e - 1
+    ka, kb, kc = k[a], k[b], k[c]
+    m = np.where(ka < kb, np.where(kb < kc, b, np.where(ka < kc, c, a)),
+                 np.where(ka < kc, a, np.where(kb < kc, c, b)))  # __move_median_to_first
+    k[f], k[m] = k[m], k[f].copy()
+    p[f], p[m] = p[m], p[f].copy()
+    lens = e - f - 1  # the segments' positions after the pivot
+    starts = np.cumsum(lens) - lens
+    base = f + 1 - starts  # flat interior position + base = position in k
+    if f.size == 1:
+        kv = k[f[0] + 1:e[0]]
+    else:
+        kv = k[np.repeat(base, lens) + np.arange(starts[-1] + lens[-1], dtype=f.dtype)]
+    pv = np.repeat(k[f], lens)
+    ge, le = kv >= pv, kv <= pv
+    gpos, lpos = np.flatnonzero(ge), np.flatnonzero(le)  # flat positions among the segments' interiors
+    cg = np.add.reduceat(ge, starts, dtype=np.int64)
+    cl = np.add.reduceat(le, starts, dtype=np.int64)
+    npair = np.minimum(cg, cl)  # >= 1: median-of-three leaves one element >= and one <= the pivot
+    pstart = np.cumsum(npair) - npair
+    j = np.arange(pstart[-1] + npair[-1])
+    left = gpos[j + np.repeat(np.cumsum(cg) - cg - pstart, npair)]
+    right = lpos[np.repeat(np.cumsum(cl) - 1 + pstart, npair) - j]
+    swap = left < right  # (a prefix of each segment's pairs: left rises, right falls)
+    ns = np.add.reduceat(swap, pstart, dtype=np.int64)
+    seg_base = np.repeat(base, npair)
+    sa, sb = left[swap] + seg_base[swap], right[swap] + seg_base[swap]
+    k[sa], k[sb] = k[sb], k[sa].copy()
+    p[sa], p[sb] = p[sb], p[sa].copy()
+    gstart = np.cumsum(cg) - cg
+    more = ns < cg  # the next left stop among the original ones, else the sentinel e
+    cut = np.where(more, gpos[np.minimum(gstart + ns, gpos.size - 1)] + base, e)
+    np.minimum(cut, np.where(ns > 0, right[pstart + ns - 1] + base, e), out=cut)
+    return cut
+
+
+def std_sort_rows(keys, tied):
+    """The permutations `std::sort(first, last, less)` applies to each row of the 2-D integer array `keys`;
+    `tied` marks the elements that equal another one of their row. Each introsort level partitions every
+    segment of every row at once; a segment holding fewer than two tied elements is left as it is (the
+    final insertion sort orders it, and only ties' order depends on the arrangement)."""
+    rows, n = keys.shape
+    # key 2 * rank + tied: the same order, and a segment's tied elements are its odd keys
+    k = (keys.astype(np.int64) << 1 | tied).reshape(-1)
+    p = np.tile(np.arange(n, dtype=np.int64), rows)
+    sparse = tied.mean() < 0.25  # few tied elements: worth dropping the segments that hold < 2 of them
+    f = np.arange(rows, dtype=np.int64) * n
+    e, depth = f + n, 2 * (n.bit_length() - 1)
+    while f.size:
+        keep = e - f > _THRESHOLD
+        f, e = f[keep], e[keep]
+        if sparse and f.size:
+            lens = e - f
+            starts = np.cumsum(lens) - lens
+            odd = k[np.repeat(f - starts, lens) + np.arange(starts[-1] + lens[-1])] & 1
+            keep = np.add.reduceat(odd, starts) >= 2
+            f, e = f[keep], e[keep]
+        if not f.size:
+            break
+        if depth == 0:  # depth limit: the rest of each segment is heap-sorted
+            for a, b in zip(f.tolist(), e.tolist()):
+                ks, ps = k[a:b].tolist(), p[a:b].tolist()
+                _heap_sort(ks, ps, 0, b - a)
+                k[a:b], p[a:b] = ks, ps
+            break
         depth -= 1
-        m = _median_to_first(k, first, first + 1, first + (last - first) // 2, last - 1)
-        k[first], k[m], p[first], p[m] = k[m], k[first], p[m], p[first]
-        pivot, i, j = k[first], first + 1, last
-        while True:
-            while k[i] < pivot:
-                i += 1
-            j -= 1
-            while pivot < k[j]:
-                j -= 1
-            if i >= j:
-                break
-            k[i], k[j], p[i], p[j] = k[j], k[i], p[j], p[i]
-            i += 1
-        _loop_py(k, p, i, last, depth)
-        last = i
-
-
-def _partition_np(k, p, first, last):
-    """One median-of-three + unguarded partition of k[first:last] (NumPy arrays, in place); returns cut."""
-    m = _median_to_first(k, first, first + 1, first + (last - first) // 2, last - 1)
-    k[[first, m]], p[[first, m]] = k[[m, first]], p[[m, first]]
-    pivot, seg = k[first], k[first + 1:last]
-    left = np.append(np.flatnonzero(seg >= pivot) + (first + 1), last)  # where the left scan stops
-    right = np.append((np.flatnonzero(seg <= pivot) + (first + 1))[::-1], first)  # ... the right scan
-    n = min(left.size, right.size)
-    stop = int(np.argmax(left[:n] >= right[:n]))  # the first pair whose scans have crossed
-    a, b = left[:stop], right[:stop]
-    k[a], k[b] = k[b], k[a].copy()
-    p[a], p[b] = p[b], p[a].copy()
-    # a later left scan also stops at an earlier swap's right position (it now holds a value >= pivot)
-    return int(left[stop] if stop == 0 else min(left[stop], right[stop - 1]))
+        cut = _level(k, p, f, e)
+        order = np.argsort(np.concatenate([f, cut]), kind="stable")  # keep the segments sorted by start
+        f, e = np.concatenate([f, cut])[order], np.concatenate([cut, e])[order]
+    k, p = k.reshape(rows, n), p.reshape(rows, n)
+    return np.take_along_axis(p, np.argsort(k, axis=1, kind="stable"), axis=1)
 
 
 def std_sort_perm(keys):
     """The permutation `std::sort(first, last, less)` applies to the 1-D integer array `keys`."""
-    n = keys.size
-    k, p = keys.astype(np.int64), np.arange(n, dtype=np.int64)
-    todo = [(0, n, 2 * (n.bit_length() - 1))]
-    while todo:
-        first, last, depth = todo.pop()
-        while last - first > _SMALL and depth > 0:
-            depth -= 1
-            cut = _partition_np(k, p, first, last)
-            todo.append((cut, last, depth))
-            last = cut
-        if last - first > _THRESHOLD:
-            ks, ps = k[first:last].tolist(), p[first:last].tolist()
-            _loop_py(ks, ps, 0, last - first, depth)
-            k[first:last], p[first:last] = ks, ps
-    return p[np.argsort(k, kind="stable")]
-
-
-def _rank_keys(row, descending):
-    """Integer keys ordering `row` as torch's comparator does (NaN largest, -0.0 == 0.0)."""
-    _, inv = np.unique(row, return_inverse=True)  # NaNs collapse into the last (largest) key
-    inv = inv.astype(np.int64).reshape(-1)
-    return -inv if descending else inv
+    keys = np.asarray(keys).reshape(1, -1)
+    _, inv, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    return std_sort_rows(keys, counts[inv.reshape(keys.shape)] > 1)[0]
 
 
 def unstable_argsort(a, dim, descending, stable_idx):
-    """torch's `stable=False` argsort of `a` along `dim`, given NumPy's stable one (`stable_idx`): rows with
-    ties are replayed (See NOTE [ torch's unstable sort order ])."""
+    """torch's `stable=False` argsort of `a` along `dim`, given NumPy's stable one (`stable_idx`, which is in
+    torch's comparator order): rows with ties are replayed (See NOTE [ torch's unstable sort order ])."""
     n = a.shape[dim]
     if n <= _THRESHOLD or a.dtype.kind == "c":
         return stable_idx
-    s = np.take_along_axis(a, stable_idx, axis=dim)
-    same = np.take(s, np.arange(1, n), axis=dim) == np.take(s, np.arange(n - 1), axis=dim)
+    idx = np.moveaxis(stable_idx, dim, -1).reshape(-1, n)
+    s = np.take_along_axis(np.moveaxis(a, dim, -1).reshape(-1, n), idx, axis=1)
+    same = s[:, 1:] == s[:, :-1]
     if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
-        hi, lo = np.take(s, np.arange(1, n), axis=dim), np.take(s, np.arange(n - 1), axis=dim)
-        same |= np.isnan(hi.astype(np.float32)) & np.isnan(lo.astype(np.float32))
-    tied = same.any(axis=dim)
-    if not tied.any():
+        nan = np.isnan(s.astype(np.float32))
+        same |= nan[:, 1:] & nan[:, :-1]
+    rows = np.flatnonzero(same.any(axis=1))
+    if not rows.size:
         return stable_idx
-    out = np.moveaxis(stable_idx.copy(), dim, -1)
-    rows = np.moveaxis(a, dim, -1)
-    for pos in np.ndindex(tied.shape):
-        if tied[pos]:
-            out[pos] = std_sort_perm(_rank_keys(rows[pos], descending))
-    return np.moveaxis(out, -1, dim)
+    same, idx = same[rows], idx[rows]
+    # rank keys in comparator order (equal elements share one) and the tied flags, by original position
+    rank = np.zeros(idx.shape, np.int64)
+    np.cumsum(~same, axis=1, out=rank[:, 1:])
+    tied = np.zeros(idx.shape, bool)
+    tied[:, 1:] |= same
+    tied[:, :-1] |= same
+    keys, tflag = np.empty_like(rank), np.empty_like(tied)
+    np.put_along_axis(keys, idx, rank, axis=1)
+    np.put_along_axis(tflag, idx, tied, axis=1)
+    moved = np.moveaxis(stable_idx, dim, -1)
+    out = moved.reshape(-1, n).copy()
+    out[rows] = std_sort_rows(keys, tflag)
+    return np.moveaxis(out.reshape(moved.shape), -1, dim)

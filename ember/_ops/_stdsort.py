@@ -16,15 +16,27 @@ libstdc++'s introsort:
 So equal elements come out in input order for n <= 16 and in a scrambled but deterministic order above.
 Only the order of ties depends on any of this: rows without ties take NumPy's stable argsort, which is the
 same permutation. Rows with ties are replayed here on integer rank keys (equal values share a rank, NaNs
-get the top one): large ranges partition with a few NumPy passes (the scans of Hoare's partition visit
-original values only, so the swap pairs are the k-th "stop" positions from each side), ranges of up to
-_SMALL elements in plain Python. libc++ (macOS) and MSVC sort differently; ember reproduces libstdc++'s.
+get the top one), every introsort level for all segments of all rows at once with NumPy; a segment with
+fewer than two tied elements is left alone (its order cannot affect ties). libc++ (macOS) and MSVC sort
+differently; ember reproduces libstdc++'s.
+
+NOTE [ torch's topk and kthvalue tie order ]
+Other CPU kernels pick among equal elements by their own steps, replayed here on the same rank keys, in
+Python, only for the rows where ties reach the answer:
+  * topk (TopKImpl.h): (value, index) pairs with a NaN-largest comparator; std::partial_sort (heap_select
+    + sort_heap) when k * 64 <= n, else std::nth_element (introselect) at k - 1 and, when sorted, std::sort
+    of the first k - 1 (so sorted=False returns nth_element's arrangement, ties or not);
+  * kthvalue: TH's Sedgewick quickselect (quick_select_template, SortingUtils.h);
+  * mode: std::sort by value with `<` and the last pair of the first longest run (rows with NaNs replay the
+    C++ steps on the floats themselves: `<` is then no strict weak order);
+  * multinomial without replacement: q.topk(n) of q = p / Exp(1).
+median/nanmedian break ties by index, max/min/argmax/argmin and cummax/cummin take rules NumPy's
+equivalents share, and unique keeps NaNs apart (float16/bfloat16 number them in unstable-sort order).
 """
 
 import numpy as np
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
-_SMALL = 192  # below this a partition runs in Python lists
 
 
 def _median_to_first(k, first, a, b, c):
@@ -61,14 +73,189 @@ def _adjust_heap(k, p, base, hole, n, kv, pv):
 
 def _heap_sort(k, p, first, last):
     """libstdc++'s __partial_sort(first, last, last): make_heap, then sort_heap."""
-    n = last - first
+    _make_heap(k, p, first, last)
+    _sort_heap(k, p, first, last)
+
+
+def _make_heap(k, p, first, middle):
+    n = middle - first
     for parent in range((n - 2) // 2, -1, -1):
         _adjust_heap(k, p, first, parent, n, k[first + parent], p[first + parent])
+
+
+def _sort_heap(k, p, first, last):
+    n = last - first
     while n > 1:
         n -= 1
         kv, pv = k[first + n], p[first + n]
         k[first + n], p[first + n] = k[first], p[first]
         _adjust_heap(k, p, first, 0, n, kv, pv)
+
+
+def _heap_select(k, p, first, middle, last):
+    """libstdc++'s __heap_select: the heap of [first, middle) takes every smaller element of [middle, last)."""
+    _make_heap(k, p, first, middle)
+    n = middle - first
+    for i in range(middle, last):
+        if k[i] < k[first]:
+            kv, pv = k[i], p[i]
+            k[i], p[i] = k[first], p[first]
+            _adjust_heap(k, p, first, 0, n, kv, pv)
+
+
+def _partition_py(k, p, first, last):
+    """libstdc++'s __unguarded_partition_pivot on lists: median of three to `first`, Hoare's partition."""
+    m = _median_to_first(k, first, first + 1, first + (last - first) // 2, last - 1)
+    k[first], k[m], p[first], p[m] = k[m], k[first], p[m], p[first]
+    pivot, i, j = k[first], first + 1, last
+    while True:
+        while k[i] < pivot:
+            i += 1
+        j -= 1
+        while pivot < k[j]:
+            j -= 1
+        if i >= j:
+            return i
+        k[i], k[j], p[i], p[j] = k[j], k[i], p[j], p[i]
+        i += 1
+
+
+def _linear_insert(k, p, i):
+    """libstdc++'s __unguarded_linear_insert (stopped at the array's start, where C++ would run off)."""
+    kv, pv = k[i], p[i]
+    j = i
+    while j > 0 and kv < k[j - 1]:
+        k[j], p[j] = k[j - 1], p[j - 1]
+        j -= 1
+    k[j], p[j] = kv, pv
+
+
+def _insertion_sort(k, p, first, last):
+    """libstdc++'s __insertion_sort: an element below the first one moves to the front, any other is
+    inserted from the right (the same as a stable insertion sort for a strict weak order; not with NaNs)."""
+    for i in range(first + 1, last):
+        if k[i] < k[first]:
+            kv, pv = k[i], p[i]
+            k[first + 1:i + 1], p[first + 1:i + 1] = k[first:i], p[first:i]
+            k[first], p[first] = kv, pv
+        else:
+            _linear_insert(k, p, i)
+
+
+def _nth_element(k, p, nth, n):
+    """libstdc++'s std::nth_element (__introselect) on lists."""
+    first, last, depth = 0, n, 2 * (n.bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(k, p, first, nth + 1, last)
+            k[first], k[nth], p[first], p[nth] = k[nth], k[first], p[nth], p[first]
+            return
+        depth -= 1
+        cut = _partition_py(k, p, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(k, p, first, last)
+
+
+def _introsort_py(k, p, first, last, depth):
+    """libstdc++'s __introsort_loop on lists."""
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_sort(k, p, first, last)
+            return
+        depth -= 1
+        cut = _partition_py(k, p, first, last)
+        _introsort_py(k, p, cut, last, depth)
+        last = cut
+
+
+def std_sort_py(values):
+    """(values, original positions) after `std::sort(first, last, operator<)` over a list, comparing the
+    elements themselves: for float values with NaNs (no strict weak order) this is what the C++ code does."""
+    k, p = list(values), list(range(len(values)))
+    _introsort_py(k, p, 0, len(k), 2 * (len(k).bit_length() - 1))
+    if len(k) > _THRESHOLD:  # __final_insertion_sort
+        _insertion_sort(k, p, 0, _THRESHOLD)
+        for i in range(_THRESHOLD, len(k)):
+            _linear_insert(k, p, i)
+    else:
+        _insertion_sort(k, p, 0, len(k))
+    return k, p
+
+
+def topk_perm(keys, k, sorted_):
+    """The first k indices torch's CPU topk returns for one row of integer `keys` in its comparator's order
+    (TopKImpl.h: std::partial_sort when k * 64 <= n, else std::nth_element at k - 1 and, if sorted, std::sort
+    of the first k - 1)."""
+    n = len(keys)
+    kl, pl = list(keys), list(range(n))
+    if k * 64 <= n:
+        _heap_select(kl, pl, 0, k, n)
+        _sort_heap(kl, pl, 0, k)
+        return pl[:k]
+    _nth_element(kl, pl, k - 1, n)
+    if sorted_ and k > 2:
+        head = std_sort_perm(np.asarray(kl[:k - 1]))
+        pl[:k - 1] = [pl[i] for i in head.tolist()]
+    return pl[:k]
+
+
+def quick_select_index(keys, k):
+    """The index torch's kthvalue returns: its Sedgewick quick_select_template (SortingUtils.h) run on one row
+    of integer `keys` (ascending comparator order) for the k-th (0-based) smallest."""
+    a, p = list(keys), list(range(len(keys)))
+
+    def swap(x, y):
+        a[x], a[y], p[x], p[y] = a[y], a[x], p[y], p[x]
+    lo, hi = 0, len(a) - 1
+    while True:
+        if hi <= lo:
+            break
+        if hi == lo + 1:
+            if a[lo] > a[hi]:
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)
+        if a[lo + 1] > a[hi]:
+            swap(lo + 1, hi)
+        if a[lo] > a[hi]:
+            swap(lo, hi)
+        if a[lo + 1] > a[lo]:
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, a[lo]
+        while True:
+            i += 1
+            while piv > a[i]:
+                i += 1
+            j -= 1
+            while a[j] > piv:
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return p[k]
+
+
+def order_ranks(a, idx):
+    """Integer keys of the rows of 2-D `a` (by original position) from `idx`, the rows' stable argsort in a
+    comparator's order: equal elements (NaNs among them) share a key. Also the tied flags by position."""
+    s = np.take_along_axis(a, idx, axis=1)
+    same = s[:, 1:] == s[:, :-1]
+    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+        nan = np.isnan(s.astype(np.float32))
+        same |= nan[:, 1:] & nan[:, :-1]
+    rank = np.zeros(idx.shape, np.int64)
+    np.cumsum(~same, axis=1, out=rank[:, 1:])
+    keys = np.empty_like(rank)
+    np.put_along_axis(keys, idx, rank, axis=1)
+    return keys, same
 
 
 def _level(k, p, f, e):

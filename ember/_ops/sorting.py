@@ -141,7 +141,7 @@ def _topk_rows(rows, k, largest, sorted_):
 
 
 @_topk.derivative_
-def _(grads, a, k, dim, largest, *, out):
+def _(grads, a, k, dim, largest, sorted_=True, *, out):
     return _gather_grad(grads, a, dim, out=out)
 
 

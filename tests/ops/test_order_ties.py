@@ -64,7 +64,7 @@ def test_order_ties(op, dtype, shape):
     f = _OPS[op]
     for seed, distinct in enumerate((2, 5, max(3, shape[1] // 4))):
         x = _values(shape, distinct, dtype, seed)
-        for layout, view in _LAYOUTS.items():
+        for view in _LAYOUTS.values():
             for d in (0, 1):
                 check(lambda m, t: f(m, view(t), d), x, check_stride=False)
 

@@ -26,7 +26,8 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
-           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel"]
+           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
+           "reduction_meta", "unary_meta", "where_led_rule"]
 
 
 class NoData(NotImplementedError):
@@ -135,7 +136,17 @@ def like_strides(t) -> tuple:
     """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its
     order, dense."""
     shape = tuple(t.shape)
+    if 0 in shape:  # (torch calls every empty tensor dense: its strides are kept as they are)
+        return tuple(t.stride())
     return pointwise_strides(shape, [(shape, t.stride())])
+
+
+def unary_meta(t, dtype=None) -> MetaArray:
+    """The output of a one-input pointwise op (TensorIterator's: dense in `t`'s order; an empty one is
+    contiguous), in `dtype` (`t`'s if None)."""
+    shape = tuple(t.shape)
+    strides = pointwise_strides(shape, [(shape, t.stride())])
+    return meta_array(shape, t._data.dtype if dtype is None else dtype, strides)
 
 
 def view_meta(t, shape, strides, offset=0) -> MetaArray:
@@ -183,6 +194,23 @@ def no_meta_kernel(qualname) -> NotImplementedError:
         "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs you'll "
         "need to add a fake impl. Please see the following for next steps:  "
         "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+def reduced_shape(shape, dims, keepdim) -> tuple:
+    """The shape a reduction over `dims` (None: every dim) leaves: reduced dims dropped, or kept as 1."""
+    shape = tuple(shape)
+    dims = range(len(shape)) if dims is None else ((dims,) if isinstance(dims, int) else dims)
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def reduction_meta(t, dims, keepdim, *dtypes) -> MetaArray | tuple:
+    """The outputs of a reduction of tensor `t` over `dims` (an int, a tuple, or None for every dim): one
+    contiguous tensor per dtype given (`t`'s dtype when none is), as torch's reductions allocate them."""
+    shape = reduced_shape(t.shape, dims, keepdim)
+    outs = tuple(meta_array(shape, t._data.dtype if d is None else d) for d in dtypes or (None,))
+    return outs if len(outs) > 1 else outs[0]
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -271,7 +299,7 @@ def derived_rule(op):
     return None
 
 
-def _pointwise_rule(promote):
+def _pointwise_rule(promote, where_led=False):
     def rule(inputs, params):
         tensors = [a for a in inputs if hasattr(a, "stride")]
         shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
@@ -280,5 +308,29 @@ def _pointwise_rule(promote):
             res = _dtypes.get_default_dtype()
         dtype = _dtypes.bool if promote == "bool" else res
         strides = pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in tensors])
+        if where_led and dtype.is_floating_point:
+            strides = _where_led(shape, strides, inputs[1])
         return meta_array(shape, dtype, strides)
     return rule
+
+
+# NOTE [ Meta strides of decomposed ops ]
+# Most of torch's meta kernels for pointwise ops are TensorIterator's (`pointwise_strides`), but a few ops
+# have none, and torch's meta runs their Python decomposition (torch._refs) instead: the output is then
+# laid out by the decomposition's last op. copysign(a, b) is `where(signbit(b), -abs(a), abs(a))` and
+# floating floor division ends in `where(b != 0, floor_div, true_div)`, over `a` and `b` already
+# broadcast: the predicate on the broadcast `b` is dense in `b`'s own order (contiguous where `b` was
+# broadcast), and being where's first operand, it decides the output's order. So `copysign(a.T, b)`
+# with `b` of shape (4, 1) is contiguous on meta, where TensorIterator (and torch's CPU kernel) keeps
+# `a.T`'s order. A Python number `b` (or a CPU scalar tensor) is not broadcast and has no say.
+def where_led_rule(promote):
+    """The derived rule of a pointwise op whose torch meta is a decomposition that ends in
+    `where(pred(b), ...)` for its floating results (NOTE [ Meta strides of decomposed ops ])."""
+    return _pointwise_rule(promote, where_led=True)
+
+
+def _where_led(shape, strides, b):
+    if not hasattr(b, "stride") or (not b.is_meta and not b.shape):
+        return strides
+    pred = pointwise_strides(shape, [(tuple(b.shape), b.stride())])
+    return pointwise_strides(shape, [(shape, pred), (shape, strides)])

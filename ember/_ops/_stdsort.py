@@ -248,7 +248,7 @@ def order_ranks(a, idx):
     comparator's order: equal elements (NaNs among them) share a key. Also the tied flags by position."""
     s = np.take_along_axis(a, idx, axis=1)
     same = s[:, 1:] == s[:, :-1]
-    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+    if s.dtype.kind == "f" or s.dtype.kind == "V":
         nan = np.isnan(s.astype(np.float32))
         same |= nan[:, 1:] & nan[:, :-1]
     rank = np.zeros(idx.shape, np.int64)
@@ -354,7 +354,7 @@ def unstable_argsort(a, dim, descending, stable_idx):
     idx = np.moveaxis(stable_idx, dim, -1).reshape(-1, n)
     s = np.take_along_axis(np.moveaxis(a, dim, -1).reshape(-1, n), idx, axis=1)
     same = s[:, 1:] == s[:, :-1]
-    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+    if s.dtype.kind == "f" or s.dtype.kind == "V":
         nan = np.isnan(s.astype(np.float32))
         same |= nan[:, 1:] & nan[:, :-1]
     rows = np.flatnonzero(same.any(axis=1))

@@ -18,7 +18,7 @@ NOTE [ Decomposition gradients ]
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
@@ -26,18 +26,24 @@ from ._util import finish_out, method, public, wrap_dims
 # ---- the matmul family ---------------------------------------------------------------------------------
 
 
-def _mm_scaled(name, node, fn, grads):
-    op = defop(name, node, MATMUL, "same")(fn)
+def _mm_scaled(name, node, fn, grads, error):
+    op = defop(name, node, MATMUL, "same", dtypes=NUMERIC, error=error)(fn)
     op.derivative_(grads)
     return op
 
 
 def _wide(a):
-    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.name == "bfloat16" \
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.kind == "V" \
         else a
 
 
+def _int_scalars(a, beta, alpha):
+    """torch casts beta and alpha to an integer dtype (2.7 -> 2)."""
+    return (int(beta), int(alpha)) if a.dtype.kind in "iu" else (beta, alpha)
+
+
 def _addmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = _wide(a) @ _wide(b)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -55,20 +61,21 @@ def _addmm_grads(g, c, a, b, beta, alpha):
             _scaled(mat2_grad(a, g, b), alpha) if needs_grad(2) else None)
 
 
-_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads)
+_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads, "addmm_impl_cpu_")
 _addmv = _mm_scaled("addmv", "AddmvBackward0", _addmm_kernel,
                     lambda g, c, a, v, beta, alpha: (
                         _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                         _scaled(g.unsqueeze(1) * v, alpha) if needs_grad(1) else None,
-                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "addmv_impl_cpu")
 _baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
                       lambda g, c, a, b, beta, alpha: (
                           _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                           _scaled(g @ b.mT, alpha) if needs_grad(1) else None,
-                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "baddbmm")
 
 
 def _addbmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = np.add.reduce(_wide(a) @ _wide(b), axis=0)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -78,7 +85,7 @@ _addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
                      lambda g, c, a, b, beta, alpha: (
                          _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                          _scaled(g.unsqueeze(0) @ b.mT, alpha) if needs_grad(1) else None,
-                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None))
+                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None), "addmm_impl_cpu_")
 
 
 def _shape_str(s):
@@ -162,6 +169,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if input.dim() == 1 and other.dim() == 1:  # torch's inner of vectors is dot
+        return finish_out(input.dot(other), out)
     return finish_out(tensordot(input, other, ([-1], [-1])), out)
 
 
@@ -245,7 +254,8 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r).astype(a.dtype if a.dtype.kind == "f" else x.dtype, copy=False)
+    floating = a.dtype.kind == "f" or a.dtype.kind == "V"  # (bfloat16 computes in float32)
+    return np.asarray(r).astype(a.dtype if floating else x.dtype, copy=False)
 
 
 @_vector_norm.derivative_
@@ -257,13 +267,13 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
     if ord == 0:
         return g * 0
     if ord == 1:
-        return g * a.sign()
+        return g * a.sgn()
     if ord in (np.inf, -np.inf):
         hit = a.abs() == o
-        return g * a.sign() * hit / hit.sum(dims, keepdim=True)
+        return g * a.sgn() * hit / hit.sum(dims, keepdim=True)
     if ord == 2:
         return (g * a / o).masked_fill(o == 0, 0.0)
-    return (g * a.sign() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
+    return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -282,6 +292,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    from .decomp import require_linalg_dtype
+
+    require_linalg_dtype("matrix_norm", A, low_ok=ord not in (2, -2, "nuc"))  # svd-based ones need LAPACK
     d = wrap_dims(dim, A.dim())
     if dtype is not None:
         A = A.to(dtype)

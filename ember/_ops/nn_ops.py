@@ -11,7 +11,7 @@ at the end, as torch's CPU kernels accumulate in float.
 
 import numpy as np
 
-from .._dispatch import NN, POINTWISE, defop, dispatch
+from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, not_implemented
 from ._util import method, public
 from .pointwise import where
 from .special import erf as _erf
@@ -24,7 +24,7 @@ _INV_SQRT_2PI = 0.3989422804014327
 
 def _wide(a):
     """(array in a dtype fit for accumulation, the dtype to return) (NOTE [ Low-precision accumulation ])."""
-    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V":
         return a.astype(np.float32), a.dtype
     return a, a.dtype
 
@@ -36,7 +36,18 @@ def _as(x, like):
 # ---- piecewise-linear activations ----------------------------------------------------------------------
 
 
-@defop("leaky_relu", "LeakyReluBackward0", POINTWISE, "same")
+def _hardtanh_error(d):
+    if d.name == "bool":
+        return RuntimeError("Bool inputs not supported for hardtanh")
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+def _softmax_error(name, d, a, dim):
+    last = a.ndim == 0 or dim is None or dim % a.ndim == a.ndim - 1
+    return not_implemented(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", d)
+
+
+@defop("leaky_relu", "LeakyReluBackward0", POINTWISE, "same", dtypes=FLOATING, error="leaky_relu_cpu")
 def leaky_relu(a, slope):
     return np.where(a > 0, a, a * _as(slope, a)).astype(a.dtype, copy=False)
 
@@ -46,7 +57,7 @@ def _(g, a, slope):
     return where(a > 0, g, g * slope)
 
 
-@defop("hardtanh", "HardtanhBackward0", POINTWISE, "same")
+@defop("hardtanh", "HardtanhBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING, error=_hardtanh_error)
 def hardtanh(a, lo, hi):
     return np.clip(a, _as(lo, a), _as(hi, a))
 
@@ -56,7 +67,7 @@ def _(g, a, lo, hi):
     return where((a > lo) & (a < hi), g, 0.0)
 
 
-@defop("threshold", "ThresholdBackward0", POINTWISE, "same")
+@defop("threshold", "ThresholdBackward0", POINTWISE, "same", dtypes=REAL - {"bool"}, error="threshold_cpu")
 def threshold(a, th, value):
     return np.where(a > th, a, _as(value, a)).astype(a.dtype, copy=False)
 
@@ -66,7 +77,7 @@ def _(g, a, th, value):
     return where(a > th, g, 0.0)
 
 
-@defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same")
+@defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardshrink_cpu")
 def hardshrink(a, lambd):
     return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
 
@@ -76,7 +87,7 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
-@defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same")
+@defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="softshrink_check")
 def softshrink(a, lambd):
     lam = _as(lambd, a)
     return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, 0)).astype(a.dtype, copy=False)
@@ -87,7 +98,7 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
-@defop("hardsigmoid", "HardsigmoidBackward0", POINTWISE, "same")
+@defop("hardsigmoid", "HardsigmoidBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardsigmoid_cpu")
 def hardsigmoid(a):
     return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
 
@@ -97,7 +108,7 @@ def _(g, a):
     return where((a > -3) & (a < 3), g / 6, 0.0)
 
 
-@defop("hardswish", "HardswishBackward0", POINTWISE, "same")
+@defop("hardswish", "HardswishBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardswish_cpu")
 def hardswish(a):
     return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
 
@@ -110,7 +121,7 @@ def _(g, a):
 # ---- smooth activations ----------------------------------------------------------------------------------
 
 
-@defop("elu", "EluBackward0", POINTWISE, "same")
+@defop("elu", "EluBackward0", POINTWISE, "same", dtypes=FLOATING, error="elu_cpu")
 def elu(a, alpha, scale, input_scale):
     w, dt = _wide(a)
     neg = np.expm1(np.minimum(w, 0) * input_scale) * (alpha * scale)
@@ -122,11 +133,11 @@ def _(g, a, alpha, scale, input_scale):
     return where(a > 0, g * scale, g * ((a.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)))
 
 
-celu = defop("celu", "CeluBackward0", POINTWISE, "same")(elu.kernel)
+celu = defop("celu", "CeluBackward0", POINTWISE, "same", dtypes=FLOATING, error="elu_cpu")(elu.kernel)
 celu.derivative_(elu.derivative)
 
 
-@defop("softplus", "SoftplusBackward0", POINTWISE, "same")
+@defop("softplus", "SoftplusBackward0", POINTWISE, "same", dtypes=FLOATING, error="softplus_cpu")
 def softplus(a, beta, thresh):
     w, dt = _wide(a)
     bx = w * beta
@@ -139,7 +150,7 @@ def _(g, a, beta, thresh):
     return where(a * beta > thresh, g, g * (a * beta).sigmoid())
 
 
-@defop("gelu", "GeluBackward0", POINTWISE, "same")
+@defop("gelu", "GeluBackward0", POINTWISE, "same", dtypes=FLOATING, error="GeluKernelImpl")
 def gelu(a, approximate):
     w, dt = _wide(a)
     if approximate == "tanh":
@@ -180,7 +191,7 @@ def _(gg, g, a, approximate):
     return dispatch(gelu_backward, (gg, a), (approximate,)), gg * g * pdf * (2 - a * a)
 
 
-@defop("silu", "SiluBackward0", POINTWISE, "same")
+@defop("silu", "SiluBackward0", POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="silu_cpu")
 def silu(a):
     w, dt = _wide(a)
     e = np.exp(-np.abs(w))
@@ -194,7 +205,7 @@ def _(g, a):
     return g * s * (1 + a * (1 - s))
 
 
-@defop("mish", "MishBackward0", POINTWISE, "same")
+@defop("mish", "MishBackward0", POINTWISE, "same", dtypes=FLOATING, error="mish_cpu")
 def mish(a):
     w, dt = _wide(a)
     sp = np.maximum(w, 0) + np.log1p(np.exp(-np.abs(w)))
@@ -207,7 +218,7 @@ def _(g, a):
     return g * (t + a * a.sigmoid() * (1 - t * t))
 
 
-@defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same")
+@defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same", dtypes=FLOATING, error="log_sigmoid_cpu")
 def log_sigmoid(a):
     w, dt = _wide(a)
     return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
@@ -218,7 +229,7 @@ def _(g, a):
     return g * (-a).sigmoid()
 
 
-@defop("prelu", "PreluKernelBackward0", POINTWISE, "same")
+@defop("prelu", "PreluKernelBackward0", POINTWISE, "same", dtypes=FLOATING, error="prelu_cpu")
 def prelu(a, w):
     return np.where(a > 0, a, w * a).astype(np.result_type(a, w), copy=False)
 
@@ -231,7 +242,8 @@ def _(g, a, w):
 # ---- softmax family ------------------------------------------------------------------------------------
 
 
-@defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True)
+@defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
+       error=lambda d, a, dim: _softmax_error("softmax", d, a, dim))
 def softmax(a, dim):
     w, dt = _wide(a)
     e = np.exp(w - np.max(w, axis=dim, keepdims=True))
@@ -244,7 +256,8 @@ def _(g, a, dim, *, out):
     return out * (g - (g * out).sum(dim, keepdim=True))
 
 
-@defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True)
+@defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
+       error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
 def log_softmax(a, dim):
     w, dt = _wide(a)
     shifted = w - np.max(w, axis=dim, keepdims=True)
@@ -272,7 +285,7 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN, tags=("index",))
+@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error="nll_loss_out_frame", tags=("index",))
 def nll_loss(x, target, weight, reduction, ignore_index):
     bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
     if bad.any():                                                              # makes it in its kernel too
@@ -328,16 +341,16 @@ def _normalize_derivative(g, a, axes, eps, *, out):
     return rstd * (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True))
 
 
-def _norm_op(name, node):
-    op = defop(name, node, NN)(_normalize_kernel)
+def _norm_op(name, node, kernel_name):
+    op = defop(name, node, NN, dtypes=FLOATING, error=kernel_name)(_normalize_kernel)
     op.derivative_(lambda g, a, axes, eps: _normalize_derivative(g, a, axes, eps, out=None))
     return op
 
 
 #: (x - mean) / sqrt(var + eps) over `axes` (biased variance); the affine part is applied by the caller
-layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0")
-batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0")
-group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
+layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0", "LayerNormKernelImpl")
+batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0", "batch_norm")
+group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNormKernelImpl")
 
 
 # NOTE [ Batch norm updates its running statistics ]

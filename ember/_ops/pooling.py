@@ -77,7 +77,7 @@ def max_pool(x, ksize, stride, pads, dil, ceil_mode):
     nd = len(ksize)
     out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
                 zip(x.shape[2:], ksize, stride, pads, dil))
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
     # flat input index = (index of the window's corner) + (offset of the tap inside the input)
     sp = x.shape[2:]
@@ -149,7 +149,7 @@ def adaptive_windows(size, out):
 @defop("adaptive_max_pool", "AdaptiveMaxPoolBackward0", NN, saves="meta")
 def adaptive_max_pool(x, out):
     nd = len(out)
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     index, valid = [], []
     for i, (n, o) in enumerate(zip(x.shape[2:], out)):
         start, end = adaptive_windows(n, o)
@@ -161,7 +161,7 @@ def adaptive_max_pool(x, out):
         valid.append((pos < end[:, None]).reshape(shape))
     win = x[(Ellipsis,) + tuple(index)]  # (N, C, o0, k0, o1, k1, ...)
     mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
-    win = np.where(mask, win, fill)
+    win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
     win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
     arg = np.argmax(win, axis=-1)

@@ -20,7 +20,7 @@ from .. import _dtypes
 from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _version_counter, _wrap
 from ._util import as_shape, method, public, wrap_dim, wrap_dims
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -181,10 +181,11 @@ def reshape(input, *shape):
 
 
 @defop("view", None, SHAPE, saves="meta", overload="dtype")
-def _view_as_dtype(a, np_dtype):
-    if a.itemsize != np.dtype(np_dtype).itemsize:
+def _view_as_dtype(a, dtype):  # (dtype: an ember dtype, the op's static param)
+    np_dtype = _dtypes.to_numpy(dtype)
+    if a.itemsize != np_dtype.itemsize:
         strides = tuple(s // a.itemsize for s in a.strides)
-        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np.dtype(np_dtype))
+        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np_dtype)
     return a.view(np_dtype)
 
 
@@ -216,17 +217,14 @@ def _dtype_view_geometry(shape, strides, offset, old, new):
 
 
 @_view_as_dtype.meta_
-def _(a, np_dtype):
-    new = np.dtype(np_dtype)
+def _(a, dtype):
+    new = _dtypes.to_numpy(dtype)
     shape, st, off = _dtype_view_geometry(tuple(a.shape), a.stride(), a.storage_offset(), a._data.dtype, new)
     return meta_array(shape, new, st, off)
 
 
 def _view_dtype(self, dtype):
-    from .. import _dtypes
-    from .._tensor import _version_counter
-
-    r = dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
+    r = dispatch(_view_as_dtype, (self,), (dtype,))
     r._vc = _version_counter(self)  # shares memory and version, but torch gives it no _base
     return r
 

@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _dispatch
 from .._naming import named
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
@@ -914,7 +915,7 @@ def _attach_outputs(op, node, result):
         outs = (result,)
     for i, o in enumerate(outs):
         k = o._data.dtype.kind
-        if k == "f" or k == "c" or o._data.dtype.name == "bfloat16":
+        if k == "f" or k == "c" or o._data.dtype.kind == "V":
             o._grad_fn = node
             o._requires_grad = True
             if i:
@@ -1017,3 +1018,5 @@ def saved_before_write(node, vc):
 
 
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)
+
+_dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

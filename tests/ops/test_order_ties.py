@@ -16,7 +16,7 @@ from compare import check
 
 import ember
 
-_DTYPES = [np.float32, np.float64, np.float16, np.int64, np.int32, np.uint8]
+_DTYPES = [np.float32, np.float64, np.float16, np.int64, np.int32, np.uint8, np.bool_]
 _SHAPES = [(6, 10), (5, 40), (3, 300), (2, 3000)]
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import inspect
 import threading
 import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +98,8 @@ class OpDef:
                  "save_output", "derivative", "node_cls", "fast", "differentiable",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=(),
+    def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
+                 saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
                  dtypes=None, dtype_error=None, inputs_checked=False):
         self.name = name
         self.overload = overload
@@ -127,7 +130,7 @@ class OpDef:
         assert self.qualname not in registry, f"op {self.qualname} is declared twice; give it an overload name"
         registry[self.qualname] = self
 
-    def defines_derivative(self, fn):
+    def defines_derivative(self, fn: Callable) -> Callable:
         """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`.
 
         The node class (named as torch names it) is made when the op first records, which keeps the
@@ -138,7 +141,7 @@ class OpDef:
 
     derivative_ = defines_derivative
 
-    def meta_(self, fn):
+    def meta_(self, fn: Callable) -> Callable:
         """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ])."""
         self.meta = lambda inputs, params: fn(*inputs, *params)
         return fn
@@ -157,7 +160,7 @@ class OpDef:
             return tuple(f"input{i}" for i in range(n_inputs)), tuple(f"param{i}" for i in range(n_params))
         return tuple(names[:n_inputs]), tuple(names[n_inputs:n_inputs + n_params])
 
-    def meta_rule(self):
+    def meta_rule(self) -> Callable | None:
         """The rule that computes this op's outputs on meta payloads: its own, or the one its kind implies."""
         return self.meta or derived_rule(self)
 
@@ -191,8 +194,9 @@ NUMERIC = INTEGRAL | FLOATING | COMPLEX  # everything but bool
 FLOATING_COMPLEX = FLOATING | COMPLEX
 ALL_DTYPES = REAL | COMPLEX
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
-          error=None, check="result", *, overload="", tags=()):
+def defop(name: str, node_name: str | None = None, kind: str = OTHER, promote: str | None = None, saves: str = "all",
+          save_output: bool = False, dtypes: frozenset | None = None, error: str | Callable | None = None,
+          check: str = "result", *, overload: str = "", tags: Iterable[str] = ()) -> Callable[[Callable], OpDef]:
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
@@ -205,12 +209,12 @@ def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_outp
     return deco
 
 
-def not_implemented(kernel_name, d):
+def not_implemented(kernel_name: str, d: _dtypes.dtype) -> NotImplementedError:
     """torch's `"<kernel_name>" not implemented for '<Dtype>'` for ember dtype `d`."""
     return NotImplementedError(f'"{kernel_name}" not implemented for \'{_WORDS[d.name]}\'')
 
 
-def dtype_error(error, d, args=()):
+def dtype_error(error: str | Callable, d, args: tuple = ()) -> Exception:
     """The exception torch raises for dtype `d` (an ember or NumPy dtype) per an op's `error`.
 
     A callable `error` gets the dtype and, for an op without promotion, the kernel's arguments (softmax's
@@ -222,7 +226,7 @@ def dtype_error(error, d, args=()):
     return error(d, *args)
 
 
-def require_dtype(t, dtypes, error, *others):
+def require_dtype(t: Tensor, dtypes: frozenset, error: str | Callable, *others) -> None:
     """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
     dtype `t` and `others` promote to) is in `dtypes`."""
     d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
@@ -230,7 +234,7 @@ def require_dtype(t, dtypes, error, *others):
         raise dtype_error(error, d) from None
 
 
-def require_op_dtype(op, d, args=()):
+def require_op_dtype(op: OpDef, d: _dtypes.dtype, args: tuple = ()) -> None:
     """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
     the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
     if op.dtypes is not None and d.name not in op.dtypes:
@@ -263,7 +267,7 @@ def _checked(kernel, dtypes, error):
 # ---- the fast path ------------------------------------------------------------------------------------
 
 
-def dispatch(op, inputs, params=()):
+def dispatch(op: OpDef, inputs: Sequence, params: Sequence = ()) -> Tensor | tuple:
     """Run `op` on `inputs` (Tensors or Python scalars) with non-tensor `params`; return Tensor(s)."""
     if _modes:  # some thread has a mode: this thread's stack decides (NOTE [ The mode stack ])
         return dispatch_modes(op, inputs, params)
@@ -279,7 +283,7 @@ redispatch = dispatch
 # records its own autograd node: its "kernel" takes the Tensors and returns Tensors. It is dispatched with
 # `dispatch_higher_order`, so modes see it (inputs: its tensor arguments; params: the rest), and below the
 # last mode it runs its kernel instead of `_run` (`_bottom`). With no mode active it costs one list test.
-def dispatch_higher_order(op, inputs, params=()):
+def dispatch_higher_order(op: OpDef, inputs: Sequence, params: Sequence = ()) -> Any:
     """`dispatch` for an op of kind HIGHER_ORDER: see NOTE [ Higher-order ops ]."""
     if _modes:
         # the body runs, below the last mode, with the stacks as they are here: modes see the op and its body
@@ -355,7 +359,7 @@ def _run(op, inputs, params):
     return result
 
 
-def run_meta(op, inputs, params):
+def run_meta(op: OpDef, inputs: Sequence, params: Sequence) -> MetaArray | tuple:
     """The outputs of `op` as meta payloads, from its meta rule."""
     for t in inputs:
         if isinstance(t, Tensor) and type(t._data) is _ndarray and t._data.ndim:
@@ -368,7 +372,7 @@ def run_meta(op, inputs, params):
     return rule(inputs, params)
 
 
-def dispatch_modes(op, inputs, params):
+def dispatch_modes(op: OpDef, inputs: Sequence, params: Sequence) -> Tensor | tuple:
     """`dispatch` when some thread has a mode: the top mode of this thread's stacks gets the op."""
     above = _local.above
     if above:
@@ -614,7 +618,7 @@ def wrap_int(value, np_dtype, inputs=()):
 _record = _check_inplace = _rebase_history = None
 
 
-def register_autograd(record, check_inplace, rebase_history):
+def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable) -> None:
     """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
     global _record, _check_inplace, _rebase_history
     _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
@@ -623,7 +627,7 @@ def register_autograd(record, check_inplace, rebase_history):
 # ---- in-place and out= -------------------------------------------------------------------------------
 
 
-def dispatch_inplace(op, self, inputs, params=()):
+def dispatch_inplace(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence = ()) -> Tensor:
     """`self.op_(...)`: run `op` out of place on `inputs` (self first), write the result into self.
 
     Writing back keeps every view of self seeing the change; the version counter is bumped so saved
@@ -637,7 +641,7 @@ def dispatch_inplace(op, self, inputs, params=()):
 redispatch_inplace = dispatch_inplace
 
 
-def inplace_modes(op, self, inputs, params):
+def inplace_modes(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence) -> Tensor:
     """`dispatch_inplace` when some thread has a mode (NOTE [ The mode stack ])."""
     above = _local.above
     if above:
@@ -686,7 +690,7 @@ def _run_inplace(op, self, inputs, params, write=_write):
     return self
 
 
-def copy_into(self, src, opname="copy_"):
+def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") -> None:
     """Write array `src` into self's memory with torch's casting check, bumping the version."""
     dst = self._data
     if type(dst) is MetaArray or type(src) is MetaArray:
@@ -741,6 +745,6 @@ def _dtype_word(np_dtype):
     return _WORDS.get(np.dtype(np_dtype).name, str(np_dtype))
 
 
-def dtype_word(d):
+def dtype_word(d: _dtypes.dtype) -> str:
     """torch's C++ name for a dtype ("Float", "Long"), used in many error messages."""
     return _WORDS[d.name]

@@ -18,6 +18,8 @@ autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached 
 `ember/_ops/`, where each op is declared once.
 """
 
+from __future__ import annotations
+
 import weakref
 
 import numpy as np
@@ -80,26 +82,26 @@ class Tensor:
     # ---- metadata --------------------------------------------------------------------------------------
 
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim=None):
+    def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
-    def dtype(self):
+    def dtype(self) -> _dtypes.dtype:
         d = self._data.dtype
         r = _dtypes._from_np.get(d)
         return r if r is not None else _dtypes.from_numpy(d)
 
     @property
-    def device(self):
+    def device(self) -> _device_cls:
         return cpu if type(self._data) is not MetaArray else _META
 
     @property
-    def is_meta(self):
+    def is_meta(self) -> bool:
         return type(self._data) is MetaArray
 
     @property
@@ -114,15 +116,15 @@ class Tensor:
     layout = None  # `strided`, set below the class (a layout object, as torch prints it)
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self._data.ndim
 
-    def dim(self):
+    def dim(self) -> int:
         return self._data.ndim
 
     ndimension = dim
 
-    def numel(self):
+    def numel(self) -> int:
         return self._data.size
 
     nelement = numel
@@ -138,7 +140,7 @@ class Tensor:
     def nbytes(self):
         return self._data.nbytes
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> tuple | int:
         a = self._data
         item = a.itemsize
         st = tuple(s // item for s in a.strides)
@@ -148,13 +150,13 @@ class Tensor:
             return st
         return st[_wrap_dim(dim, a.ndim)]
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
         a = self._data
         if type(a) is MetaArray:
             return a.offset
         return (_address(a) - _address(_root_start(a))) // a.itemsize
 
-    def data_ptr(self):
+    def data_ptr(self) -> int:
         return _address(self._data) if type(self._data) is not MetaArray else 0
 
     def untyped_storage(self):
@@ -164,16 +166,16 @@ class Tensor:
         warn_typed_storage()
         return TypedStorage(self.untyped_storage(), self.dtype)
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format=None) -> bool:
         a = self._data
         if memory_format is not None and memory_format is not contiguous_format:
             return _is_channels_last(a, memory_format)
         return _is_contiguous(a)
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f" or self._data.dtype.kind == "V"
 
-    def is_complex(self):
+    def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
     def is_signed(self):
@@ -203,11 +205,11 @@ class Tensor:
         return self._grad_fn
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self._grad_fn is None
 
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> bool:
         return self._requires_grad
 
     @requires_grad.setter
@@ -322,7 +324,7 @@ class Tensor:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
-    def item(self):
+    def item(self) -> int | float | bool | complex:
         a = self._data
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
@@ -448,7 +450,7 @@ class Tensor:
     def share_memory_(self):
         return self
 
-    def as_subclass(self, cls):
+    def as_subclass(self, cls: type) -> Tensor:
         """The same tensor (data, version counter, autograd history) as an instance of `cls`."""
         _version_counter(self)
         t = _new(cls)
@@ -467,14 +469,14 @@ class Tensor:
 _META = _device_cls("meta")
 
 
-def _wrap(arr, cls=Tensor):
+def _wrap(arr: np.ndarray | MetaArray, cls: type = Tensor) -> Tensor:
     """A new Tensor over NumPy array `arr` (no copy). The hot path of every op."""
     t = _new(cls)
     t._data = arr
     return t
 
 
-def _version_counter(t):
+def _version_counter(t: Tensor) -> list:
     """The version counter shared by `t`, its views and detaches (NOTE [ Version counters ]).
 
     A view made by an op records only its `_base`; it shares the base's counter, found here on first need.

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes
+from ._grad_state import state as _grad_state
 from ._meta import MetaArray, NoData, derived_rule
 from ._tensor import Tensor, _version_counter, _wrap
-from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
 __all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS", "require_dtype",

@@ -27,9 +27,11 @@ import numpy as np
 from . import _dtypes, _naming
 from ._device import check_device, cpu
 from ._device import device as _device_cls
+from ._grad_state import state as _grad_state
 from ._meta import MetaArray
 from ._size import Size
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root, warn_typed_storage
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor"]
 
@@ -224,9 +226,7 @@ class Tensor:
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference:
-            from .autograd.grad_mode import state
-
-            if not state.inference:
+            if not _grad_state.inference:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
                                    "allowed.")
         self._requires_grad = bool(value)
@@ -379,8 +379,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec):

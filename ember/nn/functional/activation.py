@@ -218,8 +218,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    input, dim = _prep_softmax(input, dim, dtype, "softmin")
-    return dispatch(P.softmax, (-input,), (dim,))
+    input, dim = _prep_softmax(-input, dim, dtype, "softmin")  # (torch negates before the cast to dtype)
+    return dispatch(P.softmax, (input,), (dim,))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):

@@ -35,11 +35,12 @@ class keep:
 
 
 def cast(a, dtype):
-    """float64 data `a` as `dtype`: integers by flooring (wrapping as torch's casts do), bool as `!= 0`."""
+    """float64 data `a` as `dtype`: integers by flooring (wrapping as torch's casts do), bool as `!= 0`.
+    (A 0-d array stays an array: NumPy's ufuncs give a NumPy scalar for one, which is no tensor.)"""
     if dtype == "bool":
-        return a != 0
+        return np.asarray(a != 0)
     if dtype in ("uint8", "int8", "int16", "int32", "int64"):
-        return np.floor(a).astype(np.int64).astype(dtype)
+        return np.asarray(np.floor(a)).astype(np.int64).astype(dtype)
     if dtype == "bfloat16":
         return a.astype(ml_dtypes.bfloat16)
     return a.astype(dtype)

@@ -38,7 +38,7 @@ def relu_(input):
 def _scalar_t(value, input):
     """Python number `value` as torch's kernel reads it for `input`'s dtype (c10's checked
     `Scalar::to<scalar_t>`): one that does not fit is an error, an integer dtype truncates a float."""
-    d = input._data.dtype
+    d = _dtypes.to_numpy(input.dtype)
     if d.kind == "b":
         return value  # (the op refuses bool tensors: its dtype error comes first)
     value = checked_scalar(value, d)
@@ -48,9 +48,10 @@ def _scalar_t(value, input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input._data.dtype.kind in "iu":  # torch takes integer bounds for an integer tensor, then clamps
+    d = _dtypes.to_numpy(input.dtype)
+    if d.kind in "iu":  # torch takes integer bounds for an integer tensor, then clamps
         min_val, max_val = int(min_val), int(max_val)
-        if input._data.dtype == np.uint8 and (min_val < 0 or max_val < 0):
+        if d == np.uint8 and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _act(P.hardtanh, input, (_scalar_t(min_val, input), _scalar_t(max_val, input)), inplace)
 

@@ -90,25 +90,28 @@ class OpDef:
     Rules per transform: `derivative` (reverse mode), `meta` (shape, dtype and strides without data; see
     NOTE [ Meta payloads ]), `jvp`, `batch`, `autocast`, `decomposition` (for the transforms that fill them).
     dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
-    others; inputs_checked: dtypes is checked on each input rather than the computed dtype, see NOTE
-    [ Accepted dtypes ].
+    others; inputs_checked: dtypes is checked on each input rather than the computed dtype; empty_ok: an
+    empty tensor of any dtype passes (torch checks inside its kernel's loop), see NOTE [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable",
-                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked")
+                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
+                 "empty_ok")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
-                 dtypes=None, dtype_error=None, inputs_checked=False):
+                 dtypes=None, dtype_error=None, inputs_checked=False, empty_ok=False):
         self.name = name
         self.overload = overload
         self.qualname = f"{name}.{overload}" if overload else name
         self.dtypes = dtypes
         self.dtype_error = dtype_error
         self.inputs_checked = inputs_checked
+        self.empty_ok = empty_ok
+        assert not empty_ok or promote is None, f"{name}: empty_ok is for ops without promotion"
         if dtypes is not None and promote is None:
-            kernel = _checked(kernel, dtypes, dtype_error)
+            kernel = _checked(kernel, dtypes, dtype_error, empty_ok)
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -184,7 +187,10 @@ _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 # callable `error(dtype) -> exception` for ops that raise other words. A few ops refuse an input dtype
 # whatever the result (`sub` of a bool tensor and a float): `check="inputs"` checks each tensor input, and
 # the callable also gets the inputs. Composites (most losses) call `require_dtype` at their entry, or
-# `require_op_dtype` with the op they are built on.
+# `require_op_dtype` with the op they are built on. Most samplers (normal_, bernoulli, random_...) check the
+# dtype inside their kernel's loop, which an empty tensor never enters: `torch.empty(0, dtype=torch.long)
+# .normal_()` is no error. `empty_ok=True` declares that (for ops without promotion, checked by `_checked`);
+# the creation ops that fill a dtype given as a param check it with `require_op_dtype(op, d, empty=...)`.
 BOOL = frozenset({"bool"})
 INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
 FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -196,7 +202,8 @@ ALL_DTYPES = REAL | COMPLEX
 
 def defop(name: str, node_name: str | None = None, kind: str = OTHER, promote: str | None = None, saves: str = "all",
           save_output: bool = False, dtypes: frozenset | None = None, error: str | Callable | None = None,
-          check: str = "result", *, overload: str = "", tags: Iterable[str] = ()) -> Callable[[Callable], OpDef]:
+          check: str = "result", *, overload: str = "", tags: Iterable[str] = (),
+          empty_ok: bool = False) -> Callable[[Callable], OpDef]:
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
@@ -205,7 +212,7 @@ def defop(name: str, node_name: str | None = None, kind: str = OTHER, promote: s
     """
     def deco(kernel):
         return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags, dtypes, error,
-                     check == "inputs")
+                     check == "inputs", empty_ok)
     return deco
 
 
@@ -234,14 +241,26 @@ def require_dtype(t: Tensor, dtypes: frozenset, error: str | Callable, *others) 
         raise dtype_error(error, d) from None
 
 
-def require_op_dtype(op: OpDef, d: _dtypes.dtype, args: tuple = ()) -> None:
+def require_op_dtype(op: OpDef, d: _dtypes.dtype, args: tuple = (), empty: bool = False) -> None:
     """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
-    the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
-    if op.dtypes is not None and d.name not in op.dtypes:
+    the dtype before its own argument checks, as torch does, without declaring the dtypes twice. `empty`:
+    the tensor has no elements (an op declared `empty_ok` accepts it whatever its dtype)."""
+    if op.dtypes is not None and d.name not in op.dtypes and not (empty and op.empty_ok):
         raise dtype_error(op.dtype_error, d, args) from None
 
 
-def _checked(kernel, dtypes, error):
+def check_dtypes(op, inputs, res):
+    """Raise `op`'s declared dtype error unless it accepts `inputs` computing in ember dtype `res` (its own
+    inputs, or, for an op applied per element as the foreach ops are, one element's; a slow path)."""
+    if op.inputs_checked:
+        for t in inputs:
+            if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
+                raise dtype_error(op.dtype_error, t._data.dtype, inputs)
+    elif res.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, res)
+
+
+def _checked(kernel, dtypes, error, empty_ok=False):
     """`kernel` guarded by the dtype check of its first array argument (ops without promotion).
 
     The check compares NumPy dtype objects: `np.dtype.name` is a Python-level property that costs more than
@@ -254,9 +273,10 @@ def _checked(kernel, dtypes, error):
             if type(a) is _ndarray:
                 d = a.dtype
                 if d not in accepted:
-                    if d.name not in dtypes:
+                    if d.name in dtypes:
+                        accepted.add(d)
+                    elif not (empty_ok and a.size == 0):
                         raise dtype_error(error, d, args) from None
-                    accepted.add(d)
                 break
         return kernel(*args)
     checked.__wrapped__ = kernel
@@ -534,12 +554,7 @@ def _promote(op, inputs):
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
     if op.dtypes is not None:
-        if op.inputs_checked:
-            for t in inputs:
-                if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
-                    raise dtype_error(op.dtype_error, t._data.dtype, inputs)
-        elif res.name not in op.dtypes:
-            raise dtype_error(op.dtype_error, res)
+        check_dtypes(op, inputs, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)

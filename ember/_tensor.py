@@ -39,6 +39,13 @@ _new = object.__new__
 _ndarray = np.ndarray
 
 
+def _real_part(v, word):
+    """A complex scalar as torch converts it to a real C++ type: its real part, if its imaginary part is 0."""
+    if v.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+    return v.real
+
+
 class Tensor:
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``."""
 
@@ -353,10 +360,12 @@ class Tensor:
         return bool(a.reshape(()))
 
     def __float__(self):
-        return float(self._scalar("float"))
+        v = self._scalar("float")
+        return float(v if v.dtype.kind != "c" else _real_part(v, "double"))
 
     def __int__(self):
-        return int(self._scalar("int"))
+        v = self._scalar("int")
+        return int(v if v.dtype.kind != "c" else _real_part(v, "int64_t"))
 
     def __complex__(self):
         return complex(self._scalar("complex"))

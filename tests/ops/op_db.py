@@ -734,14 +734,15 @@ def _norm_samples(dtype, rng):
             Sample(arr(rng, (2, 3, 2, 2), dtype), arr(rng, (3,), dtype), arr(rng, (3,), dtype, 0.5, 2))]
 
 
-# Known gaps (left to the nn issue): ember applies the affine weight and bias after its native norm op, so the
-# output's node is AddBackward0 where torch's is Native*NormBackward0 (node=False); and its eval-mode batch
-# norm is built from ops whose double backward leaves the input no zero gradient (gradgrad=False).
-add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval", node=False, gradgrad=False,
+add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval",
     fn=lambda lib, x, m, v: lib.nn.functional.batch_norm(x, m, v), samples=_norm_samples, grad_inputs=(0,))
+add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval_affine",
+    fn=lambda lib, x, m, v, w, b: lib.nn.functional.batch_norm(x, m, v, w, b),
+    samples=lambda d, r: [Sample(*s.inputs, arr(r, (3,), d), arr(r, (3,), d)) for s in _norm_samples(d, r)],
+    grad_inputs=(0, 3, 4))
 add("nn.functional.batch_norm", id="nn.functional.batch_norm_affine",
     fn=lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True), samples=_norm_samples,
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
 add("nn.functional.batch_norm", id="nn.functional.batch_norm_running",  # the running stats are op outputs
     fn=lambda lib, x, m, v: (lambda mm, vv: (lib.nn.functional.batch_norm(x, mm, vv, training=True, momentum=0.3),
                                              mm, vv))(m.clone(), v.clone()),
@@ -749,11 +750,18 @@ add("nn.functional.batch_norm", id="nn.functional.batch_norm_running",  # the ru
 add("nn.functional.layer_norm", fn=lambda lib, x, w, b, **k: lib.nn.functional.layer_norm(x, w.shape, w, b, **k),
     samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (4,), d), arr(r, (4,), d)),
                           Sample(arr(r, (2, 3, 4), d), arr(r, (3, 4), d), arr(r, (3, 4), d), eps=1e-3)],
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
 add("nn.functional.group_norm", fn=lambda lib, x, w, b, g: lib.nn.functional.group_norm(x, g, w, b),
     samples=lambda d, r: [Sample(arr(r, (2, 4, 3), d), arr(r, (4,), d), arr(r, (4,), d), 2),
                           Sample(arr(r, (2, 6, 2, 2), d), arr(r, (6,), d), arr(r, (6,), d), 3)],
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
+add("nn.functional.layer_norm", id="nn.functional.layer_norm_no_affine",
+    fn=lambda lib, x, *_: lib.nn.functional.layer_norm(x, x.shape[-1:]), samples=_norm_samples, grad_inputs=(0,))
+add("nn.functional.group_norm", id="nn.functional.group_norm_no_affine",
+    fn=lambda lib, x, *_: lib.nn.functional.group_norm(x, 3), samples=_norm_samples, grad_inputs=(0,), rtol=1e-5,
+    atol=1e-6)
+add("nn.functional.instance_norm", fn=lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
+    samples=_norm_samples, rtol=1e-5, atol=1e-6, node=False)
 
 
 def _logp(dtype, rng, shape):

@@ -318,8 +318,10 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error="nll_loss_out_frame", tags=("index",))
-def nll_loss(x, target, weight, reduction, ignore_index):
+def _nll_kernel(x, target, weight, reduction, ignore_index):
+    if x.ndim == 1:  # (C,) with a one-element target: torch's nll_loss takes it as it is
+        out = _nll_kernel(x[None], target.reshape(1), weight, reduction, ignore_index)
+        return out.reshape(()) if reduction == "none" else out
     bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
     if bad.any():                                                              # makes it in its kernel too
         raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
@@ -334,9 +336,11 @@ def nll_loss(x, target, weight, reduction, ignore_index):
     return np.asarray(losses.sum() / total if total != 0 else np.float64("nan"), dt)
 
 
-@defop("nll_loss_backward", "NllLossBackwardBackward0", NN, tags=("index",))
-def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
+def _nll_backward_kernel(g, x, target, weight, reduction, ignore_index):
     """d nll_loss / d x: -weight[target] * g scattered at the target class (g broadcast per element)."""
+    if x.ndim == 1:
+        return _nll_backward_kernel(g.reshape(1) if reduction == "none" else g, x[None], target.reshape(1), weight,
+                                    reduction, ignore_index)[0]
     _, w, safe = _nll_parts(x, target, weight, ignore_index)
     if reduction == "mean":
         w = w / w.sum()
@@ -345,23 +349,42 @@ def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
     return gx
 
 
-@nll_loss.meta_
-def _(x, target, weight, reduction, ignore_index):
-    return meta_array(tuple(target.shape) if reduction == "none" else (), x._data.dtype)
+# NOTE [ nll_loss and nll_loss2d ]
+# As torch, two ops share one kernel: nll_loss for (C,) and (N, C) inputs, nll_loss2d for (N, C, H, W)
+# (nodes NllLossBackward0 / NllLoss2DBackward0); nn.functional views any other input of 3+ dims as
+# (N, C, 1, rest) for nll_loss2d (torch's nll_loss_nd). Each backward takes the input as an input, as torch's
+# `nll_loss_backward(grad, self, target, ...)`, so the double backward gives it torch's zeros; its gradient
+# w.r.t. the incoming gradient is the loss itself (linear in g, and its adjoint is nll_loss:
+# sum_n -w_n * gg[n, t_n], over the total weight for mean).
+nll_loss, nll_loss2d = (defop(name, node, NN, dtypes=FLOATING, error=err, tags=("index",))(_nll_kernel)
+                        for name, node, err in (("nll_loss", "NllLossBackward0", "nll_loss_out_frame"),
+                                                ("nll_loss2d", "NllLoss2DBackward0", "nll_loss2d_forward_out_frame")))
+nll_loss_backward, nll_loss2d_backward = (
+    defop(name, node, NN, tags=("index",))(_nll_backward_kernel)
+    for name, node in (("nll_loss_backward", "NllLossBackwardBackward0"),
+                       ("nll_loss2d_backward", "NllLoss2DBackwardBackward0")))
 
 
-nll_loss_backward.meta_(lambda g, x, *_: _same_shape(x))
+def _nll_meta(x, target, weight, reduction, ignore_index):
+    return meta_array(tuple(target.shape) if reduction == "none" and len(x.shape) > 1 else (), x._data.dtype)
 
 
-@nll_loss.derivative_
-def _(g, x, target, weight, reduction, ignore_index):
-    return dispatch(nll_loss_backward, (g, x, target, weight), (reduction, ignore_index)), None, None
+def _nll_pair(fwd, bwd):
+    fwd.meta_(_nll_meta)
+    bwd.meta_(lambda g, x, *_: _same_shape(x))
+
+    @fwd.derivative_
+    def _(g, x, target, weight, reduction, ignore_index):
+        return dispatch(bwd, (g, x, target, weight), (reduction, ignore_index)), None, None
+
+    @bwd.derivative_
+    def _(gg, g, x, target, weight, reduction, ignore_index):
+        return dispatch(fwd, (gg, target, weight), (reduction, ignore_index)), gg.new_zeros(tuple(x.shape)), \
+            None, None
 
 
-@nll_loss_backward.derivative_
-def _(gg, g, x, target, weight, reduction, ignore_index):
-    # linear in g, and its adjoint is nll_loss itself: sum_n -w_n * gg[n, t_n] (over the total weight for mean)
-    return dispatch(nll_loss, (gg, target, weight), (reduction, ignore_index)), None, None, None
+_nll_pair(nll_loss, nll_loss_backward)
+_nll_pair(nll_loss2d, nll_loss2d_backward)
 
 
 # ---- normalization -------------------------------------------------------------------------------------

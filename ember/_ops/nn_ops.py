@@ -318,6 +318,7 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
+@np.errstate(over="ignore", invalid="ignore")  # (extreme weights overflow to inf, as torch's)
 def _nll_kernel(x, target, weight, reduction, ignore_index):
     if x.ndim == 1:  # (C,) with a one-element target: torch's nll_loss takes it as it is
         out = _nll_kernel(x[None], target.reshape(1), weight, reduction, ignore_index)
@@ -336,6 +337,7 @@ def _nll_kernel(x, target, weight, reduction, ignore_index):
     return np.asarray(losses.sum() / total if total != 0 else np.float64("nan"), dt)
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def _nll_backward_kernel(g, x, target, weight, reduction, ignore_index):
     """d nll_loss / d x: -weight[target] * g scattered at the target class (g broadcast per element)."""
     if x.ndim == 1:
@@ -484,14 +486,19 @@ def _norm_backward(kind, g, x, w, mean, rstd, p, train=True):
         gb.reshape(w.shape).astype(wd, copy=False)
 
 
-def _norm_double(kind, ggs, g, x, w, p, eps, stats=None):
-    """d(gx, gw, gb)/d(g, x, w) against (ggx, ggw, ggb), in ember ops (NOTE [ Native norms ])."""
+def _norm_double(kind, ggs, g, x, w, p, eps, stats=None, saved=None):
+    """d(gx, gw, gb)/d(g, x, w) against (ggx, ggw, ggb), in ember ops (NOTE [ Native norms ]). `saved`: the
+    forward's (mean, rstd), used as constants as torch's batch and layer norm double backwards use them
+    (so their third derivatives are torch's); without it they are computed from x (group norm's, whose torch
+    double backward is a differentiable decomposition)."""
     ggx, ggw, ggb = ggs
     if w is None:  # (the backward's weight and bias gradients were dropped: no input of the norm needs them)
         ggw = ggb = None
     xshape, axes, wshape = _layout(kind, tuple(x.shape), p)
     xv, gv = x.reshape(xshape), g.reshape(xshape)
-    if stats is None:
+    if saved is not None:
+        mean, r = saved
+    elif stats is None:
         mean = xv.mean(axes, keepdim=True)
         r = ((xv - mean) ** 2).mean(axes, keepdim=True).add(eps).rsqrt()
     else:
@@ -588,7 +595,7 @@ def _(g, x, weight, bias, axes, eps, *, out):
 
 @layer_norm_backward.derivative_
 def _(ggs, g, x, mean, rstd, weight, bias, axes, eps):
-    dg, dx, dw = _norm_double("layer", ggs, g, x, weight, (axes,), eps)
+    dg, dx, dw = _norm_double("layer", ggs, g, x, weight, (axes,), eps, saved=(mean, rstd))
     return dg, dx, None, None, dw, None
 
 
@@ -675,7 +682,9 @@ def _(g, x, weight, bias, running_mean, running_var, training, momentum, eps, pe
 @batch_norm_backward.derivative_
 def _(ggs, g, x, weight, mean, rstd, running_mean, running_var, training, eps, per_instance=False):
     stats = None if training else (running_mean, running_var)
-    dg, dx, dw = _norm_double("batch", ggs, g, x, weight, (training, eps, per_instance), eps, stats)
+    keep = (1, -1) + (1,) * (len(x.shape) - 2) if not per_instance else tuple(x.shape[:2]) + (1,) * (len(x.shape) - 2)
+    saved = (mean.reshape(keep), rstd.reshape(keep)) if training else None
+    dg, dx, dw = _norm_double("batch", ggs, g, x, weight, (training, eps, per_instance), eps, stats, saved)
     return dg, dx, dw, None, None, None, None
 
 

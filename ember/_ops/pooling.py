@@ -13,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import NN, defop, dispatch
-from .._meta import meta_array, pool_out_size
+from .._meta import NoData, meta_array, pool_out_size
 
 __all__ = ["pool_out_size"]
 
@@ -72,6 +72,8 @@ def _unbatched(kernel, nd):
     def run(*args):
         if args[0].ndim != nd + 1:
             return kernel(*args)
+        if type(args[0]) is not np.ndarray:  # a meta payload: its op's meta rule answers
+            raise NoData()
         res = kernel(*[a[None] if isinstance(a, np.ndarray) else a for a in args])
         return tuple(r[0] for r in res) if type(res) is tuple else res[0]
     run.__wrapped__ = kernel

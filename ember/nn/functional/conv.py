@@ -8,6 +8,7 @@ from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
 from ..._ops.creation import from_numpy
+from ...autograd.grad_mode import is_grad_enabled as grad_enabled
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -161,8 +162,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if not return_indices:
-        require_dtype(input, FLOATING, "max_pool1d_impl")
+    if not return_indices and not (input.requires_grad and grad_enabled()):  # (torch's with-indices path
+        require_dtype(input, FLOATING, "max_pool1d_impl")                    # runs where grad is needed)
     r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
     return r if return_indices else r[0]
 
@@ -214,12 +215,12 @@ def _out_sizes(x, output_size, nd):
 
 
 def _adaptive_avg(nd, input, output_size):
-    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     out = _out_sizes(input, output_size, nd)
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         return _adaptive_avg(2, input.unsqueeze(-2), (1,) + out).squeeze(-2)
-    if all(o == 1 for o in out):  # torch's: a mean over the pooled dims
+    if all(o == 1 for o in out):  # torch's: a mean over the pooled dims (with mean's dtype rules)
         return input.mean(tuple(range(-nd, 0)), keepdim=True)
+    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     return dispatch(PL.adaptive_avg_pool[nd], (input,), (out,))
 
 

@@ -49,16 +49,30 @@ def _widened(input, *params):
     return any(t is not None and t._data.dtype != input._data.dtype for t in params)
 
 
+def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
+    """torch's checks of batch norm's arguments (_batch_norm_impl_index), before any kernel."""
+    c = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is None:
+            if not training and name.startswith("running"):
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+        elif t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
-    _mixed_dtypes(input, running_mean, running_var, weight, bias)
-    if _widened(input, running_mean, running_var, weight, bias):
-        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
-                          eps).to(input.dtype)
     if training:
         size = input.numel() // input.shape[1]
         if size == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if input.numel():
+        _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    _mixed_dtypes(input, running_mean, running_var, weight, bias)
+    if _widened(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 

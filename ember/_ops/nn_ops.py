@@ -464,7 +464,8 @@ def _norm_backward(kind, g, x, w, mean, rstd, p, train=True):
     xshape, axes, wshape = _layout(kind, x.shape, p)
     gw_, dt = _wide(g)
     gv = gw_.reshape(xshape)
-    xhat = (_wide(x)[0].reshape(xshape) - mean) * rstd
+    xhat = _wide(x)[0].reshape(xshape) - mean  # (in place from here: one fresh array per step)
+    xhat *= rstd
     gxhat = gv * xhat
     wv = None if w is None else w.reshape(wshape)
     if train and (wv is None or np.broadcast_shapes(rstd.shape, wshape) == rstd.shape):
@@ -472,7 +473,9 @@ def _norm_backward(kind, g, x, w, mean, rstd, p, train=True):
         n = gv.size // rstd.size if rstd.size else 1
         sg, sgx = gv.sum(axis=axes, keepdims=True), gxhat.sum(axis=axes, keepdims=True)
         scale = rstd if wv is None else rstd * wv
-        gx = (gv - sg / n - xhat * (sgx / n)) * scale
+        gx = gv - sg / n
+        gx -= xhat * (sgx / n)
+        gx *= scale
     else:
         h = gv if wv is None else gv * wv
         gx = (h - h.mean(axis=axes, keepdims=True) - xhat * (h * xhat).mean(axis=axes, keepdims=True)) * rstd \

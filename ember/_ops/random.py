@@ -40,6 +40,8 @@ def _no_meta(*arrays):
 
 def _same_as_self(a, *params):
     """An in-place sampler's output: self's own layout."""
+    if not a.is_meta:  # (a meta argument, such as bernoulli_'s p, beside a CPU self)
+        raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
     return meta_array(a.shape, a._data.dtype, a.stride())
 
 
@@ -464,6 +466,7 @@ def _expand_p(p, shape):
 
 def _bernoulli_tensor_kernel(a, p, gen):
     """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
+    _no_meta(p)
     if not (p.dtype.kind == "f" or p.dtype.kind == "V"):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if a.dtype.kind == "c":
@@ -513,7 +516,7 @@ _bernoulli_scalar_.derivative_(lambda g, a, gen, p: g.new_zeros(g.shape))
 # (bernoulli's fresh output is contiguous on meta; the in-place forms keep self)
 _bernoulli.meta_(lambda p, gen: meta_array(p.shape, p._data.dtype))
 _bernoulli_p.meta_(lambda a, gen, p: meta_array(a.shape, a._data.dtype))
-_bernoulli_tensor_.meta_(_same_as_self)
+_bernoulli_tensor_.meta_(mixed_devices=True)(_same_as_self)  # (p may be a CPU tensor, as in torch)
 _bernoulli_scalar_.meta_(_same_as_self)
 
 

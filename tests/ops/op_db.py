@@ -210,7 +210,9 @@ add("lerp", samples=binary(weight=0.3), inplace=True, out=True)
 add("lerp", id="lerp_tensor", samples=ternary(0, 1), inplace=True, out=True)
 add("addcmul", samples=ternary(value=0.5), inplace=True, out=True)
 add("addcdiv", samples=ternary(0.5, 2, value=2), inplace=True, out=True,
-    errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64"))))
+    errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64")),
+                # (tensor1's and tensor2's own dtypes decide, before they promote with a float input)
+                lambda r: Sample(arr(r, (2,), "float32"), arr(r, (2,), "int64"), arr(r, (2,), "int32"))))
 add("where", fn=lambda lib, c, x, y: lib.where(c > 0, x, y), samples=ternary(), out=False)
 
 # ---- reductions ------------------------------------------------------------------------------------------

@@ -31,6 +31,13 @@ from .creation import empty_like
 # The meta rules below give torch's meta outputs; factories with device="meta" run the rule directly.
 
 
+def _seeded(name, node_name=None, kind=CREATION, **kw):
+    """`defop` for an op that draws from a generator: every op declared here takes one (a param, `gen`) and
+    carries the tag `nondeterministic_seeded` (its outputs depend on the generator's state, not only on its
+    inputs: a tracer must not fold it, and a replay must feed it the same generator)."""
+    return defop(name, node_name, kind, tags=("nondeterministic_seeded",), **kw)
+
+
 def _no_meta(*arrays):
     """Refuse meta payloads before anything is drawn (NOTE [ Samplers on meta tensors ])."""
     for a in arrays:
@@ -118,7 +125,7 @@ def _uniform_kernel(a, gen, lo, hi):
     return _complex_aware(a, lambda r: _in_order(r, lambda n: _uniform_values(gen, n, r.dtype, lo, hi)))
 
 
-@defop("uniform_", "UniformBackward0", POINTWISE, saves="none")
+@_seeded("uniform_", "UniformBackward0", POINTWISE, saves="none")
 def _uniform(a, gen, lo, hi):
     return _uniform_kernel(a, gen, lo, hi)
 
@@ -145,7 +152,7 @@ def _num(x):
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-@defop("rand", None, CREATION)
+@_seeded("rand", None, CREATION)
 def _rand(shape, d, gen):
     return _uniform_kernel(np.empty(shape, d), gen, 0.0, 1.0)
 
@@ -164,7 +171,7 @@ def _normal_kernel(a, gen, mean, std):
         r, lambda n: _normal_values(gen, n, r.dtype, mean, std, contiguous)))
 
 
-@defop("normal_", "NormalBackward0", POINTWISE, saves="none")
+@_seeded("normal_", "NormalBackward0", POINTWISE, saves="none")
 def _normal(a, gen, mean, std):
     return _normal_kernel(a, gen, mean, std)
 
@@ -188,7 +195,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
     return dispatch_inplace(_normal, self, (self,), (_gen(generator), float(mean), float(std)))
 
 
-@defop("randn", None, CREATION)
+@_seeded("randn", None, CREATION)
 def _randn(shape, d, gen, mean=0.0, std=1.0):
     return _normal_kernel(np.empty(shape, d), gen, mean, std)
 
@@ -206,7 +213,7 @@ def _per_uniform(name, node, kernel_name, transform, int_ok=False):
         elif a.dtype.kind == "b":
             raise _not_implemented(kernel_name, a.dtype)
         return _in_order(a, lambda n: _from_double(transform(gen._uniform_double(n), *args), a.dtype))
-    op = defop(name, node, POINTWISE, saves="none")(kernel)
+    op = _seeded(name, node, POINTWISE, saves="none")(kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -263,7 +270,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     return dispatch_inplace(_cauchy, self, (self,), (_gen(generator), float(median), float(sigma)))
 
 
-@defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none")
+@_seeded("log_normal_", "LogNormalBackward0", POINTWISE, saves="none")
 def _log_normal(a, gen, mean, std):
     _check_float(a, "log_normal_cpu")
     return _in_order(a, lambda n: _from_double(libm("exp", normal_scalar(gen, n, mean, std)), a.dtype))
@@ -322,8 +329,7 @@ def _full_random(gen, n, d):
 
 
 def _random_op(node, overload):
-    op = defop("random_", node, POINTWISE, saves="none", overload=overload,
-               tags=("nondeterministic_seeded",))(_random_kernel)
+    op = _seeded("random_", node, POINTWISE, saves="none", overload=overload)(_random_kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -376,7 +382,7 @@ def random_(self, *args, generator=None, **kwargs):
     return dispatch_inplace(op, self, (self,), (gen, int(lo), rng))
 
 
-@defop("randint", None, CREATION)
+@_seeded("randint", None, CREATION)
 def _randint(shape, d, gen, lo, rng):
     return _random_kernel(np.empty(shape, d), gen, lo, rng)
 
@@ -419,7 +425,7 @@ def _fisher_yates(j):
     return np.where(first < 0, j, root[np.maximum(first, 0)])
 
 
-@defop("randperm", None, CREATION)
+@_seeded("randperm", None, CREATION)
 def _randperm(n, d, gen):
     """torch's CPU randperm: r[i] swapped with r[i + random() % (n - i)] for i = 0 .. n-2."""
     if n < 2:
@@ -482,13 +488,13 @@ def _bernoulli_tensor_kernel(a, p, gen):
     return (u < p).astype(a.dtype)
 
 
-@defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none")
+@_seeded("bernoulli", "BernoulliBackward0", POINTWISE, saves="none")
 def _bernoulli(p, gen):
     _no_meta(p)
     return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
 
 
-@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor")
+@_seeded("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor")
 def _bernoulli_tensor_(a, p, gen):
     return _bernoulli_tensor_kernel(a, p, gen)
 
@@ -500,11 +506,11 @@ def _bernoulli_scalar_kernel(a, gen, p):
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 
 
-_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(
+_bernoulli_scalar_ = _seeded("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(
     _bernoulli_scalar_kernel)
 
 
-@defop("bernoulli", None, POINTWISE, overload="p")
+@_seeded("bernoulli", None, POINTWISE, overload="p")
 def _bernoulli_p(a, gen, p):
     _no_meta(a)
     return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
@@ -548,7 +554,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 # ---- multinomial ---------------------------------------------------------------------------------------------
 
-@defop("multinomial", None, "other")
+@_seeded("multinomial", None, "other")
 def _multinomial(p, n, replacement, gen):
     rows = p.reshape(-1, p.shape[-1])
     if replacement and n > 1:
@@ -613,7 +619,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 # ---- normal (functional) and poisson ---------------------------------------------------------------------
 
-@defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float")
+@_seeded("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float")
 def _normal_tensor_float(mean, gen, std):
     _no_meta(mean)
     return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
@@ -624,7 +630,7 @@ def _(g, mean, gen, std):
     return g.new_zeros(g.shape)  # torch treats the sample as not differentiable in mean too
 
 
-@defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor")
+@_seeded("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor")
 def _normal_float_tensor(std, gen, mean):
     _no_meta(std)
     r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
@@ -636,7 +642,7 @@ def _(g, std, gen, mean):
     return g.new_zeros(g.shape)
 
 
-@defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor")
+@_seeded("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor")
 def _normal_tensor_tensor(mean, std, gen):
     _no_meta(mean, std)
     shape = np.broadcast_shapes(mean.shape, std.shape)
@@ -701,7 +707,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return finish_out(r, out)
 
 
-@defop("poisson", "PoissonBackward0", POINTWISE, saves="none")
+@_seeded("poisson", "PoissonBackward0", POINTWISE, saves="none")
 def _poisson(rates, gen):
     """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
     so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
@@ -828,17 +834,17 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 # ---- *_like: the output takes the input's layout, then is filled in memory order ------------------------
 
 # inputs: (input,); params: (NumPy dtype, generator[, low, range])
-@defop("rand_like", None, CREATION)
+@_seeded("rand_like", None, CREATION)
 def _rand_like(a, d, gen):
     return _uniform_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
 
 
-@defop("randn_like", None, CREATION)
+@_seeded("randn_like", None, CREATION)
 def _randn_like(a, d, gen):
     return _normal_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
 
 
-@defop("randint_like", None, CREATION)
+@_seeded("randint_like", None, CREATION)
 def _randint_like(a, d, gen, lo, rng):
     return _random_kernel(np.empty_like(a, dtype=d), gen, lo, rng)
 

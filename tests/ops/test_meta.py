@@ -196,6 +196,14 @@ EXTRA += [
     ("copy_bad", lambda L, x, y: x.copy_(y), [F34, ("f", (3,))]),
     ("repeat_interleave_tensor", lambda L, x, r: L.repeat_interleave(x, r), [("f", (3,)), ("i", (3,))]),
     ("repeat_interleave_int", lambda L, x: x.repeat_interleave(2, dim=0), [T34]),
+    ("repeat_interleave_output_size", lambda L, x, r: (L.repeat_interleave(x, r, dim=1, output_size=5),
+                                                       L.repeat_interleave(r, output_size=7),
+                                                       L.repeat_interleave(r.int(), output_size=2),
+                                                       L.repeat_interleave(x, r[:1], dim=0, output_size=6)),
+     [T34, ("i", (4,))]),
+    ("repeat_interleave_counts_meta", lambda L, r: L.repeat_interleave(r), [("i", (4,))]),
+    ("repeat_interleave_counts_2d", lambda L, r: L.repeat_interleave(r, output_size=3), [("i", (2, 2))]),
+    ("repeat_interleave_float_counts", lambda L, r: L.repeat_interleave(r, output_size=3), [("f", (3,))]),
     ("masked_select_meta", lambda L, x, m: L.masked_select(x, m), [F34, ("b", (3, 4))]),
 ]
 

@@ -126,7 +126,15 @@ def _repeat_counts(r, output_size):
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     if negative:
         raise RuntimeError("repeats can not be negative")
-    out = np.repeat(np.arange(r.size, dtype=r.dtype), r)
+    total = int(r.sum(dtype=np.int64)) if output_size is None else output_size  # (torch's int64 cumsum: wraps)
+    if total < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {total}: [{total}]")
+    try:
+        out = np.repeat(np.arange(r.size, dtype=r.dtype), r)
+    except MemoryError:
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                           f"memory: you tried to allocate {total * r.itemsize} bytes. Error code 12 (Cannot "
+                           "allocate memory)") from None
     if output_size is not None and out.size != output_size:
         raise RuntimeError("allocated size does not match required size")
     return out

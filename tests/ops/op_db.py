@@ -483,7 +483,9 @@ add("repeat_interleave", id="repeat_interleave_counts", fn=lambda lib, r: lib.re
     samples=same(lambda d, r: Sample(np.array([2, 0, 1], d)), lambda d, r: Sample(_counts(r, (4,), d))),
     dtypes=("int64", "int32"), grad=False,
     errors=_err(lambda r: Sample(np.array([[2, 0], [1, 1]])), lambda r: Sample(np.array([2, -1])),
-                lambda r: Sample(np.array([2.0, 1.0])), lambda r: Sample(np.array([2, 1]), output_size=2)))
+                lambda r: Sample(np.array([2.0, 1.0])), lambda r: Sample(np.array([2, 1]), output_size=2),
+                lambda r: Sample(np.array([2 ** 63 - 1, 2 ** 63 - 1])),  # (the total wraps, as torch's cumsum)
+                lambda r: Sample(np.array([2 ** 40]))))  # (more memory than there is)
 add("flip", fn=lambda lib, x, *d: lib.flip(x, *d), samples=lambda d, r: [Sample(arr(r, (2, 3, 4), d), (0, 2)),
                                                                            Sample(arr(r, ("T", 4, 3), d), (1,))],
     dtypes=FLOAT + ("int64",))

@@ -13,11 +13,11 @@ list, bump each tensor's version and return that list; the others return a tuple
 """
 
 from .. import _dtypes
-from .._dispatch import OTHER, _dtype_word, defop, dispatch
+from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
 from .._meta import broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
-from .binary import _addcdiv, _addcmul, _lerp_t, check_addcdiv
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _abs,
@@ -129,26 +129,37 @@ def _as_list(other, n, what="tensor"):
     return [other] * n
 
 
-def _dtypes_for(base, lists, inplace, tensor_only=False):
-    """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype."""
+def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
+    """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype.
+
+    Each element is checked against the dtypes its single op accepts (`checked`, where the single op that
+    torch's foreach kernel stands for is another overload of `base`: lerp by a number), as that op checks
+    them (NOTE [ Accepted dtypes ]), before the in-place cast check, as torch checks them."""
+    checked = checked or base
     compute, final = [], []
     for i, t in enumerate(lists[0]):
         xs = [lst[i] for lst in lists] if not tensor_only else [lst[i] for lst in lists if isinstance(lst[i], Tensor)]
         res = _dtypes.result_dtype(xs)
         if base.promote == "float" and res._cat < 2:
             res = _dtypes.get_default_dtype()
+        if checked.dtypes is not None:
+            check_dtypes(checked, xs, res)
+        if base is _abs and res.is_complex:  # (abs of a complex number is real)
+            if inplace:
+                raise RuntimeError("In-place abs is not supported for complex tensors.")
+            res = res.to_real()
         if inplace and res is not t.dtype and not _dtypes.can_cast(res, t.dtype):
             raise RuntimeError(f"result type {_dtype_word(_dtypes.to_numpy(res))} can't be cast to the desired "
                                f"output type {_dtype_word(_dtypes.to_numpy(t.dtype))}")
         comp = _dtypes.float32 if res is _dtypes.bfloat16 else res
-        compute.append(_dtypes.to_numpy(comp))
+        compute.append(None if base is _abs else _dtypes.to_numpy(comp))
         final.append(_dtypes.to_numpy(res))
     return tuple(compute), tuple(final)
 
 
-def _run(op, base, lists, inplace, params=(), tensor_only=False):
+def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None):
     self = lists[0]
-    compute, final = _dtypes_for(base, lists, inplace, tensor_only)
+    compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
     out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
@@ -188,7 +199,16 @@ for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp
 # ---- binary: a list op a scalar, a list of scalars, a list of tensors, or one 0-d tensor ------------------------
 
 
-def _binary(name, base, alpha=False):
+class _Accepts:
+    """The dtypes a foreach kernel accepts where they are not its single op's (`check_dtypes` reads these)."""
+
+    inputs_checked = False
+
+    def __init__(self, dtypes, error):
+        self.dtypes, self.dtype_error = dtypes, error
+
+
+def _binary(name, base, alpha=False, checked=None):
     op = _foreach_op(base, 2)
 
     def make(inplace):
@@ -201,7 +221,7 @@ def _binary(name, base, alpha=False):
                 params = () if a == 1 else (a,)
             if kw:
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
-            return _run(op, base, [list(self), others], inplace, params)
+            return _run(op, base, [list(self), others], inplace, params, checked=checked)
         return fn
 
     _register(f"_foreach_{name}", make(False))
@@ -212,8 +232,9 @@ _binary("add", _add, alpha=True)
 _binary("sub", _sub, alpha=True)
 _binary("mul", _mul)
 _binary("div", _div)
-_binary("maximum", _maximum)
-_binary("minimum", _minimum)
+# (torch's foreach maximum/minimum call the kernel, not the op: its error, not the op's complex check)
+_binary("maximum", _maximum, checked=_Accepts(REAL, "maximum_cpu"))
+_binary("minimum", _minimum, checked=_Accepts(REAL, "minimum_cpu"))
 _binary("pow", _pow)
 
 
@@ -250,7 +271,9 @@ def _lerp(inplace):
     def fn(self, tensors1, weight):
         _check_lists(self, tensors1)
         weights = _as_list(weight, len(self))
-        return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace)
+        scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
+        return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
+                    checked=_lerp_s if scalar else None)
     return fn
 
 

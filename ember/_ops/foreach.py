@@ -14,10 +14,10 @@ list, bump each tensor's version and return that list; the others return a tuple
 
 from .. import _dtypes
 from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
-from .._meta import broadcast_shapes
+from .._meta import broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
-from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _abs,
@@ -63,7 +63,33 @@ def _foreach_op(base, nargs):
                 out.append(r if r.dtype == final[i] else r.astype(final[i]))
         return tuple(out)
     kernel.__name__ = kernel.__qualname__ = f"_foreach_{base.name}"
-    return defop(f"_foreach_{base.name}", None, OTHER)(kernel)
+    op = defop(f"_foreach_{base.name}", None, OTHER)(kernel)
+    op.meta_(_foreach_meta(base, nargs))
+    return op
+
+
+def _foreach_meta(base, nargs):
+    """The meta rule of the foreach form of `base`: per element, `base`'s own rule gives the shape and strides
+    (torch's foreach meta functions are its per-tensor ops, element by element), the dtype is the element's
+    final one; the in-place forms check each result fits its tensor and return nothing (as the kernel)."""
+    rule = base.meta_rule()
+
+    def meta(*args):
+        n, _, final, inplace, params = args[-5:]
+        out = []
+        for i in range(n):
+            xs = [args[i + j * n] for j in range(nargs)]
+            r = rule(xs, params)
+            if inplace:
+                dst = tuple(xs[0].shape)
+                if r.shape != dst:
+                    raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
+                                       f"{list(r.shape)}")
+            else:
+                item = r.dtype.itemsize
+                out.append(meta_array(r.shape, final[i], tuple(s // item for s in r.strides)))
+        return tuple(out)
+    return meta
 
 
 def _broadcast_error(shapes):
@@ -221,6 +247,9 @@ def _pointwise3(name, base):
     def make(inplace):
         def fn(self, tensor1, tensor2, value=1):
             _check_lists(self, tensor1, tensor2)
+            if base is _addcdiv:
+                for t1, t2 in zip(tensor1, tensor2):
+                    check_addcdiv(t1, t2)
             if isinstance(value, Tensor):
                 value = value.tolist()
             values = _as_list(value, len(self))

@@ -99,7 +99,8 @@ _HALF = frozenset({"float16", "bfloat16"})
 
 
 def _is_half(a):
-    return a.dtype.name in _HALF
+    d = a.dtype  # (float16 or bfloat16; `dtype.name` costs microseconds, NOTE [ Telling bfloat16 apart ])
+    return d.itemsize == 2 and d.kind in "fV"
 
 
 def _f32(a):

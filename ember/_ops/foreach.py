@@ -14,6 +14,7 @@ list, bump each tensor's version and return that list; the others return a tuple
 
 from .. import _dtypes
 from .._dispatch import OTHER, _dtype_word, defop, dispatch
+from .._meta import meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
 from .binary import _addcdiv, _addcmul, _lerp_t
@@ -37,8 +38,9 @@ from .unary import _reciprocal
 __all__ = []
 
 
-def _foreach_op(base, nargs):
-    """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments."""
+def _foreach_op(base, nargs, name=None):
+    """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments (the op is named
+    `_foreach_<name>`, by default base's name)."""
     def kernel(*args):
         n, compute, final, inplace, params = args[-5:]
         out = []
@@ -61,8 +63,26 @@ def _foreach_op(base, nargs):
             else:
                 out.append(r if r.dtype == final[i] else r.astype(final[i]))
         return tuple(out)
-    kernel.__name__ = kernel.__qualname__ = f"_foreach_{base.name}"
-    return defop(f"_foreach_{base.name}", None, OTHER)(kernel)
+    name = f"_foreach_{name or base.name}"
+    kernel.__name__ = kernel.__qualname__ = name
+    op = defop(name, None, OTHER)(kernel)
+
+    @op.meta_
+    def _(*args):  # per element: the single op's meta rule, in the result dtype (NOTE [ Meta payloads ])
+        n, compute, final, inplace, params = args[-5:]
+        rule = base.meta_rule()
+        out = []
+        for i in range(n):
+            m = rule([args[i + j * n] for j in range(nargs)], params)
+            if inplace:
+                if m.shape != tuple(args[i].shape):
+                    raise RuntimeError(f"output with shape {list(args[i].shape)} doesn't match the broadcast "
+                                       f"shape {list(m.shape)}")
+            else:
+                out.append(m if m.dtype == final[i] else meta_array(m.shape, final[i], [
+                    s // m.dtype.itemsize for s in m.strides]))
+        return tuple(out)
+    return op
 
 
 def _broadcast_error(shapes):
@@ -162,7 +182,7 @@ for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp
 
 
 def _binary(name, base, alpha=False):
-    op = _foreach_op(base, 2)
+    op = _foreach_op(base, 2, name)
 
     def make(inplace):
         def fn(self, other, **kw):
@@ -188,6 +208,8 @@ _binary("div", _div)
 _binary("maximum", _maximum)
 _binary("minimum", _minimum)
 _binary("pow", _pow)
+_binary("clamp_min", _maximum)  # with a scalar, clamp_min is maximum (nan propagates in both)
+_binary("clamp_max", _minimum)
 
 
 # ---- ternary: addcmul, addcdiv (value: a scalar, a list of scalars or a 1-d tensor), lerp ----------------------

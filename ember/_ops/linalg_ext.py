@@ -230,7 +230,8 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
     if np_dtype is not None:
         a = a.astype(np_dtype)
     x = np.abs(a)
-    if x.dtype.kind not in "fc":
+    out_dtype = x.dtype if x.dtype.kind in "fcV" else np.dtype(np.float32)  # (bfloat16's kind is "V")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize == 2:  # torch accumulates half and bfloat16 in float32
         x = x.astype(np.float32)
     with np.errstate(all="ignore"):
         if ord == np.inf:
@@ -245,7 +246,20 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(r).astype(a.dtype if a.dtype.kind == "f" else x.dtype, copy=False)
+    return np.asarray(r).astype(out_dtype, copy=False)
+
+
+@_vector_norm.meta_
+def _(a, ord, dims, keepdim, np_dtype):
+    from .._meta import meta_array
+
+    dims = range(a.dim()) if dims is None else dims
+    shape = [1 if i in dims else s for i, s in enumerate(a.shape)] if keepdim else \
+        [s for i, s in enumerate(a.shape) if i not in dims]
+    d = np.dtype(np_dtype) if np_dtype is not None else a._data.dtype
+    if d.kind == "c":
+        d = np.abs(np.zeros(0, d)).dtype
+    return meta_array(tuple(shape), d)
 
 
 @_vector_norm.derivative_

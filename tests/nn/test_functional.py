@@ -16,6 +16,7 @@ T = np.array([1, 0, 4, 2])
 X3 = rng.standard_normal((2, 5, 3)).astype(np.float32)
 T3 = rng.integers(0, 5, (2, 3))
 SIGN = np.array([1., -1., 1., -1.], np.float32)
+FOLD = rng.standard_normal(96).astype(np.float32)
 ML = np.array([[3, 0, -1, 1, 2], [1, 2, 4, -1, 0], [0, -1, 0, 0, 0], [4, 3, 2, 1, 0]])
 
 LOSSES = [
@@ -47,6 +48,16 @@ LOSSES = [
     ("triplet", lambda F, a, b, c: F.triplet_margin_loss(a, b, c, swap=True), [X, Y, P]),
     ("normalize", lambda F, x: F.normalize(x, p=3, dim=0), [X]),
     ("one_hot", lambda F, t: F.one_hot(t, 6), [T]),
+    ("one_hot_inferred_2d", lambda F, t: F.one_hot(t), [T3]),
+    ("one_hot_negative", lambda F, t: F.one_hot(t - 1), [T]),
+    ("one_hot_too_large", lambda F, t: F.one_hot(t, 3), [T]),
+    ("one_hot_empty", lambda F, t: F.one_hot(t[:0]), [T]),
+    ("multilabel_margin_1d", lambda F, x, t: F.multilabel_margin_loss(x[1], t[1], reduction="none"), [X, ML]),
+    ("multilabel_margin_range", lambda F, x, t: F.multilabel_margin_loss(x, t + 1), [X, ML]),
+    ("multi_margin_range", lambda F, x, t: F.multi_margin_loss(x, t + 1), [X, T]),
+    ("unfold", lambda F, x: F.unfold(x.reshape(1, 2, 5, 3), (2, 2), padding=1, stride=(1, 2)), [X3]),
+    ("fold", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 4), (2, 2), padding=(1, 0)), [FOLD]),
+    ("fold_blocks_error", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 5), (2, 2), padding=(1, 0)), [FOLD]),
     ("pad_reflect", lambda F, x: F.pad(x, (2, 1), mode="reflect"), [X]),
     ("grid_sample", lambda F, x, g: F.grid_sample(x, g, align_corners=False), [X3.reshape(1, 2, 5, 3),
                                                                                 np.tanh(Y).reshape(1, 2, 5, 2)]),

@@ -15,7 +15,8 @@ import warnings
 
 import numpy as np
 
-from ..._ops.creation import zeros
+from ... import _dtypes
+from ..._ops.creation import ones, zeros
 from ..._ops.shape import cat
 from .activation import linear, softmax
 from .norm import dropout
@@ -64,8 +65,8 @@ def _repeat_heads(t, n):
 def _attention_bias(attn_mask, is_causal, L, S, dtype):
     """The additive float bias (or None) from a bool/float mask or the causal flag."""
     if is_causal:
-        causal = np.tril(np.ones((L, S), dtype=bool))
-        return zeros(L, S, dtype=dtype).masked_fill(_bool(~causal), float("-inf"))
+        causal = ones(L, S, dtype=_dtypes.bool).tril()
+        return zeros(L, S, dtype=dtype).masked_fill(causal.logical_not(), float("-inf"))
     if attn_mask is None:
         return None
     if attn_mask.dtype.name == "bool":
@@ -73,23 +74,17 @@ def _attention_bias(attn_mask, is_causal, L, S, dtype):
     return attn_mask
 
 
-def _bool(arr):
-    from ..._ops.creation import tensor
-
-    return tensor(arr)
-
-
 def _masked_softmax(scores, bias):
     """softmax(scores + bias) over the last dim; see NOTE [ Fully masked rows ]."""
     if bias is None:
         return softmax(scores, -1)
     scores = scores + bias
-    b = bias._data
-    full = np.isneginf(b).all(-1, keepdims=True) if b.dtype.kind == "f" else None
-    if full is None or not full.any():
+    if not bias.is_floating_point():
         return softmax(scores, -1)
-    full_t = _bool(np.broadcast_to(full, scores.shape[:-1] + (1,)).copy())
-    return softmax(scores.masked_fill(full_t, 0.0), -1).masked_fill(full_t, 0.0)
+    full = bias.isneginf().all(-1, keepdim=True)  # rows masked everywhere (broadcasts against scores)
+    if not full.any():
+        return softmax(scores, -1)
+    return softmax(scores.masked_fill(full, 0.0), -1).masked_fill(full, 0.0)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,

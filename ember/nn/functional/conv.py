@@ -1,10 +1,11 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
-import numpy as np
 
+from ... import _dtypes
 from ..._dispatch import dispatch, dtype_word
 from ..._ops import conv as C
 from ..._ops import pooling as PL
+from ..._ops.creation import eye as _eye
 from ..._ops.creation import from_numpy
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -200,7 +201,7 @@ def _adaptive_avg(nd, input, output_size):
     x = input
     for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
         dim = x.dim() - nd + i
-        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, x._data.dtype))
+        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, _dtypes.to_numpy(x.dtype)))
         x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     return x.contiguous()
 
@@ -266,7 +267,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x, unbatched = _batched(input, 2, "unfold") if input.dim() == 3 else (input, False)
     k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
-    eye = from_numpy(np.eye(c * k[0] * k[1], dtype=x._data.dtype).reshape(c * k[0] * k[1], c, *k))
+    eye = _eye(c * k[0] * k[1], dtype=x.dtype, device=x.device).reshape(c * k[0] * k[1], c, *k)
     out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     out = out.reshape(out.shape[0], out.shape[1], -1)
     return out.squeeze(0) if unbatched else out
@@ -280,7 +281,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     c = ck // (k[0] * k[1])
     oh = (o[0] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
     ow = (o[1] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    eye = from_numpy(np.eye(ck, dtype=x._data.dtype).reshape(ck, c, *k))
+    if x.shape[2] != oh * ow:
+        raise RuntimeError(
+            f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+            f"padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the "
+            f"calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)={x.shape[2]}.")
+    eye = _eye(ck, dtype=x.dtype, device=x.device).reshape(ck, c, *k)
     g = x.reshape(x.shape[0], ck, oh, ow)
     out = dispatch(C.conv_input_grad, (g, eye), (o, s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     return out.squeeze(0) if unbatched else out

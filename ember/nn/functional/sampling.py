@@ -6,11 +6,17 @@ import math
 
 import numpy as np
 
-from ..._ops.creation import from_numpy
+from ... import _dtypes
+from ..._ops.creation import arange, from_numpy
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid"]
+
+
+def _np_dtype(t):
+    """The NumPy dtype of tensor `t` (the weights built here from shapes are NumPy arrays of it)."""
+    return _dtypes.to_numpy(t.dtype)
 
 
 def _index(x, dim, idx):
@@ -90,7 +96,7 @@ def _linear_dim(x, dim, out, scale, align_corners):
         _src_coords(out, n, scale, align_corners)
     i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
     i1 = np.minimum(i0 + 1, n - 1)
-    lam = (src - i0).astype(x._data.dtype)
+    lam = (src - i0).astype(_np_dtype(x))
     shape = [1] * x.dim()
     shape[dim] = out
     w1 = from_numpy(lam.reshape(shape))
@@ -115,7 +121,7 @@ def _cubic_dim(x, dim, out, scale, align_corners):
     shape = [1] * x.dim()
     shape[dim] = out
     for k, w in zip(range(-1, 3), _cubic_weights(t)):
-        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * from_numpy(w.astype(x._data.dtype).reshape(shape))
+        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * from_numpy(w.astype(_np_dtype(x)).reshape(shape))
         res = term if res is None else res + term
     return res
 
@@ -158,7 +164,7 @@ def _aa_dim(x, dim, out, scale, align_corners, kind):
     mat = np.zeros((out, n))
     rows = np.broadcast_to(np.arange(out)[:, None], live.shape)
     mat[rows[live], (j + xmin[:, None])[live]] = w[live]
-    y = x.movedim(dim, -1).matmul(from_numpy(mat.T.astype(x._data.dtype)))
+    y = x.movedim(dim, -1).matmul(from_numpy(mat.T.astype(_np_dtype(x))))
     return y.movedim(-1, dim)
 
 
@@ -243,7 +249,7 @@ def affine_grid(theta, size, align_corners=None):
         v = np.linspace(-1, 1, k)
         return v if align_corners else v * (k - 1) / k
     ys, xs = np.meshgrid(lin(h), lin(w), indexing="ij")
-    base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(theta._data.dtype)  # (H, W, 3)
+    base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(_np_dtype(theta))  # (H, W, 3)
     grid = from_numpy(base.reshape(1, h * w, 3)).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
     return grid.reshape(n, h, w, 2)
 
@@ -279,12 +285,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     flat = input.reshape(n, c, h * w)
 
     def tap(ix, iy):
-        ixa, iya = ix._data.astype(np.int64), iy._data.astype(np.int64)
+        ixa, iya = ix.to(_dtypes.int64), iy.to(_dtypes.int64)
         ok = (ixa >= 0) & (ixa < w) & (iya >= 0) & (iya < h)
-        lin = np.where(ok, iya * w + ixa, 0) + (np.arange(n) * h * w).reshape(-1, 1, 1)
-        vals = flat.transpose(0, 1).reshape(c, n * h * w).index_select(1, from_numpy(lin.reshape(-1)))
+        lin = where(ok, iya * w + ixa, 0) + (arange(n, device=ixa.device) * (h * w)).reshape(-1, 1, 1)
+        vals = flat.transpose(0, 1).reshape(c, n * h * w).index_select(1, lin.reshape(-1))
         vals = vals.reshape(c, *ixa.shape).transpose(0, 1)
-        return where(from_numpy(ok).unsqueeze(1), vals, 0.0)
+        return where(ok.unsqueeze(1), vals, 0.0)
     if mode == "nearest":
         return tap(gx.round(), gy.round())
     x0, y0 = gx.floor(), gy.floor()

@@ -65,7 +65,7 @@ LOSSES = [
      [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
     ("grid_sample_zeros_far", lambda F, x, g: F.grid_sample(x, g * 1.7, align_corners=True),
      [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
-    ("grid_sample_nearest_reflect", lambda F, x, g: F.grid_sample(x, g * 1.7, mode="nearest",
+    ("grid_sample_nearest_reflect", lambda F, x, g: F.grid_sample(x, g.detach() * 1.7, mode="nearest",
                                                                   padding_mode="reflection", align_corners=False),
      [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
     ("affine_grid", lambda F, th: F.affine_grid(th.reshape(2, 2, 3)[:, :, :3], (2, 1, 3, 4), align_corners=False),

@@ -10,7 +10,7 @@ import numpy as np
 from .. import return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word
 from .._tensor import Tensor, _wrap
-from ._util import public
+from ._util import method, public
 
 
 def _check_square(name, A):
@@ -254,6 +254,48 @@ def qr(A, mode="reduced", *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     return return_types.qr(*dispatch(_qr, (A,), (mode,)))
+
+
+@defop("geqrf", "GeqrfBackward0", MATMUL, saves="none")
+def _geqrf(a):
+    """LAPACK's geqrf (NumPy's `qr(mode="raw")`, transposed back): the Householder reflectors below the
+    diagonal with R on and above it, column-major as LAPACK writes them, and the reflectors' scales tau."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat)) if flat.shape[0] else ((), ())
+    h = np.stack([h.T for h in hs]).reshape(a.shape) if hs else a.copy()
+    k = min(a.shape[-2:])
+    tau = np.stack(taus).reshape(a.shape[:-2] + (k,)) if taus else np.zeros(a.shape[:-2] + (k,), a.dtype)
+    return _colmajor(h.astype(a.dtype, copy=False)), np.ascontiguousarray(tau.astype(a.dtype, copy=False))
+
+
+@_geqrf.meta_
+def _(a):
+    from .._meta import meta_array
+
+    shape = tuple(a.shape)
+    m, n = shape[-2:]
+    batch = shape[:-2]
+    mat = (1, m)  # each matrix column-major, batches dense after it
+    strides = tuple(int(np.prod(batch[i + 1:], dtype=np.int64)) * m * n for i in range(len(batch))) + mat
+    k = min(m, n)
+    return meta_array(shape, a.dtype, strides), meta_array(batch + (k,), a.dtype)
+
+
+@_geqrf.derivative_
+def _(grads, a):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@method()
+def geqrf(input, *, out=None):
+    """torch.geqrf: the (a, tau) of LAPACK's QR factorisation (see `householder_product` for Q)."""
+    from ._util import finish_out
+
+    if input.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or input.dtype.itemsize == 2:
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{dtype_word(input.dtype)}'")
+    return finish_out(return_types.geqrf(*dispatch(_geqrf, (input,))), out)
 
 
 # ---- svd and eigh -----------------------------------------------------------------------------------------

@@ -590,6 +590,8 @@ add("linalg.svd", id="linalg.svd_vectors",
 add("linalg.qr", id="linalg.qr_q",
     fn=lambda lib, a: (lambda qr: qr[0] * qr[1].diagonal(0, -2, -1).sign().unsqueeze(-2))(lib.linalg.qr(a)),
     samples=_mats(((4, 3),), ((3, 3),)), rtol=1e-5, atol=1e-5, node=False, gradgrad=False)
+add("geqrf", fn=lambda lib, a: tuple(lib.geqrf(a)), samples=_mats(((4, 3),), ((3, 5),), ((2, 4, 3),)),
+    rtol=1e-5, atol=1e-5, grad=False, errors=_err(lambda r: Sample(arr(r, (3,), "float32"))))
 add("linalg.pinv", fn=lambda lib, a: lib.linalg.pinv(a), samples=_mats(((3, 4),), ((4, 2),)), rtol=1e-5, atol=1e-5,
     gradgrad=False)
 add("linalg.lstsq", fn=lambda lib, a, b: lib.linalg.lstsq(a, b).solution,

@@ -377,7 +377,16 @@ def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
 
 @defop("embedding", "EmbeddingBackward0", NN, saves="meta", tags=("index",))
 def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):  # (NumPy would wrap negative indices)
+        raise IndexError("index out of range in self")
     return weight[idx]
+
+
+@embedding.meta_
+def _(weight, idx, padding_idx, scale_grad_by_freq=False):
+    from .._meta import meta_array
+
+    return meta_array(tuple(idx.shape) + tuple(weight.shape[1:]), weight.dtype)
 
 
 @defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none", tags=("index",))

@@ -16,6 +16,8 @@ T = np.array([1, 0, 4, 2])
 X3 = rng.standard_normal((2, 5, 3)).astype(np.float32)
 T3 = rng.integers(0, 5, (2, 3))
 SIGN = np.array([1., -1., 1., -1.], np.float32)
+BAG_IDX = np.array([1, 2, 0, 3, 3, 1])
+BAG_OFFS = np.array([0, 2, 2, 5])  # bag 1 is empty
 FOLD = rng.standard_normal(96).astype(np.float32)
 ML = np.array([[3, 0, -1, 1, 2], [1, 2, 4, -1, 0], [0, -1, 0, 0, 0], [4, 3, 2, 1, 0]])
 
@@ -58,6 +60,20 @@ LOSSES = [
     ("unfold", lambda F, x: F.unfold(x.reshape(1, 2, 5, 3), (2, 2), padding=1, stride=(1, 2)), [X3]),
     ("fold", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 4), (2, 2), padding=(1, 0)), [FOLD]),
     ("fold_blocks_error", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 5), (2, 2), padding=(1, 0)), [FOLD]),
+    ("embedding_out_of_range", lambda F, w, t: F.embedding(t, w), [X, T]),
+    ("embedding_negative_index", lambda F, w, t: F.embedding(t - 2, w), [X, T]),
+    ("embedding_float_index", lambda F, w, t: F.embedding(t.float(), w), [X, T]),
+    ("embedding_max_norm_out_of_range", lambda F, w, t: F.embedding(t, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_max_norm_negative", lambda F, w, t: F.embedding(t - 2, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_max_norm_below", lambda F, w, t: F.embedding(t - 9, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_bag_mean_pad", lambda F, w, i, o: F.embedding_bag(i, w, o, mode="mean", padding_idx=3),
+     [X, BAG_IDX, BAG_OFFS]),
+    ("embedding_bag_sum_last_offset", lambda F, w, i, o, p: F.embedding_bag(
+        i, w, o, mode="sum", include_last_offset=True, per_sample_weights=p), [X, BAG_IDX, BAG_OFFS, Y[0, :6]]),
+    ("embedding_bag_weights_shape", lambda F, w, i, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+     [X, BAG_IDX, BAG_OFFS, P[0, :4]]),
+    ("embedding_bag_max_empty_bag", lambda F, w, i, o: F.embedding_bag(i, w, o, mode="max"), [X, BAG_IDX, BAG_OFFS]),
+    ("embedding_bag_2d_pad", lambda F, w, i: F.embedding_bag(i.reshape(2, 3), w, padding_idx=-1), [X, BAG_IDX]),
     ("pad_reflect", lambda F, x: F.pad(x, (2, 1), mode="reflect"), [X]),
     ("grid_sample", lambda F, x, g: F.grid_sample(x, g, align_corners=False), [X3.reshape(1, 2, 5, 3),
                                                                                 np.tanh(Y).reshape(1, 2, 5, 2)]),

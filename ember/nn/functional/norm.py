@@ -11,7 +11,8 @@ import numpy as np
 from ... import _dtypes
 from ..._dispatch import dispatch
 from ..._ops import nn_ops as P
-from ..._ops.creation import from_numpy
+from ..._ops.creation import arange
+from ..._ops.sorting import searchsorted
 from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
 
@@ -233,16 +234,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
-    # NOTE [ Embedding indices are params for now ]
-    # The embedding op takes its indices as a NumPy param (as the index ops in _ops/indexing.py do), and
-    # embedding_bag builds its bag segments from them on the host. Issue 17's registry makes index tensors op
-    # inputs; until then these three reads are the allow-listed ones in tests/test_layering.py.
-    idx = input._data
-    if idx.dtype.kind not in "iu":
+    if _dtypes.to_numpy(input.dtype).kind not in "iu":  # (the kernel checks the range: no extra pass here)
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
+    if max_norm is not None and input.numel():  # torch's renorm selects the distinct rows in sorted order
+        u = input.unique()
+        bad = u[(u < -weight.shape[0]) | (u >= weight.shape[0])]
+        if bad.numel():
+            raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size "
+                             f"{list(weight.shape)} at dimension 0")
     if max_norm is not None:
         _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
@@ -253,37 +253,40 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    # bag b holds the positions j with seg[j] == b (all ops: the indices and offsets stay op inputs)
     if input.dim() == 2:
         n, length = input.shape
         flat = input.reshape(-1)
-        seg = np.repeat(np.arange(n), length)
+        seg = arange(n, device=input.device).repeat_interleave(length)
         nbags = n
     else:
         flat = input
-        offs = offsets._data.astype(np.int64)  # See NOTE [ Embedding indices are params for now ]
+        offs = offsets.to(_dtypes.int64)
         if include_last_offset:
             offs = offs[:-1]
-        nbags = len(offs)
-        seg = np.searchsorted(offs, np.arange(flat.shape[0]), side="right") - 1
+        nbags = offs.numel()
+        seg = searchsorted(offs, arange(flat.shape[0], device=flat.device), right=True) - 1
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
-    keep = np.ones(flat.shape[0], bool) if padding_idx is None else \
-        flat._data != (padding_idx % weight.shape[0])  # See NOTE [ Embedding indices are params for now ]
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1, 1)
-    onehot = (seg[None, :] == np.arange(nbags)[:, None]) & keep[None, :]
+    onehot = seg.unsqueeze(0) == arange(nbags, device=seg.device).unsqueeze(1)  # (bags, positions)
+    if padding_idx is not None:
+        onehot = onehot & (flat != padding_idx % weight.shape[0]).unsqueeze(0)
     if mode == "max":
         from ..._ops.pointwise import where
 
-        big = from_numpy(onehot[:, :, None])
-        vals = where(big, emb.unsqueeze(0), float("-inf")).amax(1)
-        return where(from_numpy(onehot.any(1)[:, None]), vals, 0.0)
-    m = onehot.astype(_dtypes.to_numpy(weight.dtype))
+        vals = where(onehot.unsqueeze(2), emb.unsqueeze(0), float("-inf")).amax(1)
+        return where(onehot.any(1).unsqueeze(1), vals, 0.0)
+    m = onehot.to(weight.dtype)
     if mode == "mean":
-        m = m / np.maximum(m.sum(1, keepdims=True), 1)
-    return from_numpy(m).matmul(emb)
+        m = m / m.sum(1, keepdim=True).clamp_min(1)
+    return m.matmul(emb)
 
 

@@ -12,6 +12,8 @@ Per element the kernel runs the single op's kernel on the cast arrays, so the nu
 list, bump each tensor's version and return that list; the others return a tuple of new tensors.
 """
 
+import numpy as np
+
 from .. import _dtypes
 from .._dispatch import OTHER, _dtype_word, defop, dispatch
 from .._meta import meta_array
@@ -38,10 +40,17 @@ from .unary import _reciprocal
 __all__ = []
 
 
-def _foreach_op(base, nargs, name=None):
+def _foreach_op(base, nargs, name=None, ufunc=None):
     """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments (the op is named
-    `_foreach_<name>`, by default base's name)."""
+    `_foreach_<name>`, by default base's name). `ufunc`: the NumPy ufunc base's kernel is (with no params),
+    which the in-place form runs straight into the tensor (NOTE [ Foreach in place ])."""
     def kernel(*args):
+        if args[-2] and ufunc is not None and not args[-1]:
+            with np.errstate(all="ignore"):  # See NOTE [ Foreach in place ]
+                return loop(args, True)
+        return loop(args, False)
+
+    def loop(args, fast):
         n, compute, final, inplace, params = args[-5:]
         out = []
         for i in range(n):
@@ -50,6 +59,10 @@ def _foreach_op(base, nargs, name=None):
             if c is not None:
                 xs = [x.astype(c, copy=False) if hasattr(x, "astype") and type(x) is not bool and x.dtype != c
                       else x for x in xs]
+            if fast and c is not None and c.kind == "f" and xs[0] is args[i] and all(
+                    not hasattr(x, "shape") or x.shape == xs[0].shape or not x.ndim for x in xs[1:]):
+                ufunc(*xs, out=xs[0])
+                continue
             try:
                 r = base.kernel(*xs, *params)
             except ValueError:  # NumPy's words for a broadcast mismatch; torch has its own
@@ -83,6 +96,16 @@ def _foreach_op(base, nargs, name=None):
                     s // m.dtype.itemsize for s in m.strides]))
         return tuple(out)
     return op
+
+
+# NOTE [ Foreach in place ]
+# An in-place foreach op whose single op is a plain ufunc (add, sub, mul, div, maximum, minimum; clamp_min and
+# clamp_max as a two-sided `np.clip`) writes each result straight into the tensor's memory (`ufunc(x, other,
+# out=x)`) when the element computes in its own floating dtype and the other operand has its shape or is a
+# scalar: one pass and no temporary, the same numbers as computing and copying. Anything else (a cast to a
+# wider compute dtype, broadcasting, an alpha) computes and copies. NumPy's floating-point warnings are off
+# for the whole in-place list (one `errstate` per op): torch's foreach ops do not warn, and a warning turned
+# error mid-list must not leave half of the list updated for a quiet rerun to update again.
 
 
 def _broadcast_error(shapes):
@@ -125,8 +148,15 @@ def _as_list(other, n, what="tensor"):
 def _dtypes_for(base, lists, inplace, tensor_only=False):
     """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype."""
     compute, final = [], []
+    seen = {}  # promotion depends only on each argument's dtype and dimensionality (or scalar type)
     for i, t in enumerate(lists[0]):
         xs = [lst[i] for lst in lists] if not tensor_only else [lst[i] for lst in lists if isinstance(lst[i], Tensor)]
+        key = tuple((x.dtype, x.dim() == 0) if isinstance(x, Tensor) else type(x) for x in xs)
+        hit = seen.get(key)
+        if hit is not None:
+            compute.append(hit[0])
+            final.append(hit[1])
+            continue
         res = _dtypes.result_dtype(xs)
         if base.promote == "float" and res._cat < 2:
             res = _dtypes.get_default_dtype()
@@ -134,8 +164,9 @@ def _dtypes_for(base, lists, inplace, tensor_only=False):
             raise RuntimeError(f"result type {_dtype_word(_dtypes.to_numpy(res))} can't be cast to the desired "
                                f"output type {_dtype_word(_dtypes.to_numpy(t.dtype))}")
         comp = _dtypes.float32 if res is _dtypes.bfloat16 else res
-        compute.append(_dtypes.to_numpy(comp))
-        final.append(_dtypes.to_numpy(res))
+        seen[key] = _dtypes.to_numpy(comp), _dtypes.to_numpy(res)
+        compute.append(seen[key][0])
+        final.append(seen[key][1])
     return tuple(compute), tuple(final)
 
 
@@ -181,8 +212,8 @@ for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp
 # ---- binary: a list op a scalar, a list of scalars, a list of tensors, or one 0-d tensor ------------------------
 
 
-def _binary(name, base, alpha=False):
-    op = _foreach_op(base, 2, name)
+def _binary(name, base, alpha=False, ufunc=None):
+    op = _foreach_op(base, 2, name, ufunc)
 
     def make(inplace):
         def fn(self, other, **kw):
@@ -201,15 +232,28 @@ def _binary(name, base, alpha=False):
     _register(f"_foreach_{name}_", make(True))
 
 
-_binary("add", _add, alpha=True)
-_binary("sub", _sub, alpha=True)
-_binary("mul", _mul)
-_binary("div", _div)
-_binary("maximum", _maximum)
-_binary("minimum", _minimum)
+_binary("add", _add, alpha=True, ufunc=np.add)
+_binary("sub", _sub, alpha=True, ufunc=np.subtract)
+_binary("mul", _mul, ufunc=np.multiply)
+_binary("div", _div, ufunc=np.true_divide)
+_binary("maximum", _maximum, ufunc=np.maximum)
+_binary("minimum", _minimum, ufunc=np.minimum)
 _binary("pow", _pow)
-_binary("clamp_min", _maximum)  # with a scalar, clamp_min is maximum (nan propagates in both)
-_binary("clamp_max", _minimum)
+
+
+def _clip_below(x, lo, out):
+    """maximum(x, lo) into out, as NumPy's two-sided clip (vectorised; its one-sided form and `maximum` are
+    several times slower on floats): nan stays nan, +inf stays +inf."""
+    return np.clip(x, lo, np.inf, out=out)
+
+
+def _clip_above(x, hi, out):
+    return np.clip(x, -np.inf, hi, out=out)
+
+
+# with a scalar, clamp_min is maximum and clamp_max is minimum (nan propagates in all of them)
+_binary("clamp_min", _maximum, ufunc=_clip_below)
+_binary("clamp_max", _minimum, ufunc=_clip_above)
 
 
 # ---- ternary: addcmul, addcdiv (value: a scalar, a list of scalars or a 1-d tensor), lerp ----------------------

@@ -20,6 +20,7 @@ A new mode is a new handler, never a new branch here.
 
 from __future__ import annotations
 
+import inspect
 import threading
 import warnings
 
@@ -31,7 +32,8 @@ from ._tensor import Tensor, _version_counter, _wrap
 from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
-__all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS"]
+__all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS", "require_dtype",
+           "require_op_dtype", "not_implemented"]
 
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
@@ -85,16 +87,25 @@ class OpDef:
     saves: which inputs the backward formula needs ("all" or "none"); save_output: it needs the output.
     Rules per transform: `derivative` (reverse mode), `meta` (shape, dtype and strides without data; see
     NOTE [ Meta payloads ]), `jvp`, `batch`, `autocast`, `decomposition` (for the transforms that fill them).
+    dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
+    others; inputs_checked: dtypes is checked on each input rather than the computed dtype, see NOTE
+    [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable",
-                 "meta", "jvp", "batch", "autocast", "decomposition")
+                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=()):
+    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=(),
+                 dtypes=None, dtype_error=None, inputs_checked=False):
         self.name = name
         self.overload = overload
         self.qualname = f"{name}.{overload}" if overload else name
+        self.dtypes = dtypes
+        self.dtype_error = dtype_error
+        self.inputs_checked = inputs_checked
+        if dtypes is not None and promote is None:
+            kernel = _checked(kernel, dtypes, dtype_error)
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -104,7 +115,8 @@ class OpDef:
         self.derivative = None
         self.node_cls = None
         self.differentiable = node_name is not None
-        self.fast = _FAST[promote]
+        self.fast = _FAST[promote] if dtypes is None else frozenset(
+            d for d in _FAST[promote] if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
@@ -131,6 +143,20 @@ class OpDef:
         self.meta = lambda inputs, params: fn(*inputs, *params)
         return fn
 
+    def signature(self, n_inputs: int, n_params: int) -> tuple:
+        """(input names, param names) of a call with `n_inputs` tensor inputs and `n_params` params, from the
+        kernel's parameter names (a variadic kernel's get `input<i>` / `param<i>`). Params are the static
+        arguments a tracer keeps in its graph; inputs are what it records as graph edges."""
+        kernel = getattr(self.kernel, "__wrapped__", self.kernel)
+        names = None
+        if not isinstance(kernel, np.ufunc):
+            ps = inspect.signature(kernel).parameters.values()
+            if all(p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.POSITIONAL_ONLY for p in ps):
+                names = [p.name for p in ps]
+        if names is None or len(names) < n_inputs + n_params:
+            return tuple(f"input{i}" for i in range(n_inputs)), tuple(f"param{i}" for i in range(n_params))
+        return tuple(names[:n_inputs]), tuple(names[n_inputs:n_inputs + n_params])
+
     def meta_rule(self):
         """The rule that computes this op's outputs on meta payloads: its own, or the one its kind implies."""
         return self.meta or derived_rule(self)
@@ -144,17 +170,94 @@ _FLOATS = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "comp
 _ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64"))
 _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 
+# NOTE [ Accepted dtypes ]
+# Each op states the dtypes torch's CPU kernel accepts (`defop(..., dtypes=FLOATING, error="elu_cpu")`), so a
+# float-only op given integers raises torch's error instead of answering in wrong integers. The check costs
+# nothing on the fast path: `op.fast` (the dtypes `_run` hands straight to the kernel) is the natively run
+# dtypes intersected with the accepted ones, so an unaccepted dtype always reaches `_promote`, which checks
+# the dtype the op computes in (after "float" promotion: `exp` of a Long computes in Float and is accepted).
+# An op without promotion (promote=None) has no fast path to protect: its kernel is wrapped by `_checked`.
+# `error` is torch's kernel name, giving `NotImplementedError: "elu_cpu" not implemented for 'Long'`, or a
+# callable `error(dtype) -> exception` for ops that raise other words. A few ops refuse an input dtype
+# whatever the result (`sub` of a bool tensor and a float): `check="inputs"` checks each tensor input, and
+# the callable also gets the inputs. Composites (most losses) call `require_dtype` at their entry, or
+# `require_op_dtype` with the op they are built on.
+BOOL = frozenset({"bool"})
+INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
+FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+COMPLEX = frozenset({"complex64", "complex128"})
+REAL = BOOL | INTEGRAL | FLOATING  # torch's AT_DISPATCH_ALL_TYPES_AND2(Bool, Half, BFloat16...) family
+NUMERIC = INTEGRAL | FLOATING | COMPLEX  # everything but bool
+FLOATING_COMPLEX = FLOATING | COMPLEX
+ALL_DTYPES = REAL | COMPLEX
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, *, overload="",
-          tags=()):
+def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
+          error=None, check="result", *, overload="", tags=()):
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
-    by `overload`; the registry refuses a qualified name declared twice.
+    by `overload`; the registry refuses a qualified name declared twice. dtypes/error: the dtypes torch
+    accepts and what it raises for the others (NOTE [ Accepted dtypes ]).
     """
     def deco(kernel):
-        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags)
+        return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags, dtypes, error,
+                     check == "inputs")
     return deco
+
+
+def not_implemented(kernel_name, d):
+    """torch's `"<kernel_name>" not implemented for '<Dtype>'` for ember dtype `d`."""
+    return NotImplementedError(f'"{kernel_name}" not implemented for \'{_WORDS[d.name]}\'')
+
+
+def dtype_error(error, d, args=()):
+    """The exception torch raises for dtype `d` (an ember or NumPy dtype) per an op's `error`.
+
+    A callable `error` gets the dtype and, for an op without promotion, the kernel's arguments (softmax's
+    kernel name depends on its dim).
+    """
+    d = d if isinstance(d, _dtypes.dtype) else _dtypes.from_numpy(d)
+    if isinstance(error, str):
+        return not_implemented(error, d)
+    return error(d, *args)
+
+
+def require_dtype(t, dtypes, error, *others):
+    """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
+    dtype `t` and `others` promote to) is in `dtypes`."""
+    d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
+    if d.name not in dtypes:
+        raise dtype_error(error, d) from None
+
+
+def require_op_dtype(op, d, args=()):
+    """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
+    the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
+    if op.dtypes is not None and d.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, d, args) from None
+
+
+def _checked(kernel, dtypes, error):
+    """`kernel` guarded by the dtype check of its first array argument (ops without promotion).
+
+    The check compares NumPy dtype objects: `np.dtype.name` is a Python-level property that costs more than
+    a small kernel, and this runs on every call. The accepted set is filled on first use (bfloat16's NumPy
+    dtype comes from ml_dtypes, loaded lazily)."""
+    accepted = set()
+
+    def checked(*args):
+        for a in args:
+            if type(a) is _ndarray:
+                d = a.dtype
+                if d not in accepted:
+                    if d.name not in dtypes:
+                        raise dtype_error(error, d, args) from None
+                    accepted.add(d)
+                break
+        return kernel(*args)
+    checked.__wrapped__ = kernel
+    checked.__name__ = getattr(kernel, "__name__", "kernel")
+    return checked
 
 
 # ---- the fast path ------------------------------------------------------------------------------------
@@ -426,6 +529,13 @@ def _promote(op, inputs):
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
+    if op.dtypes is not None:
+        if op.inputs_checked:
+            for t in inputs:
+                if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
+                    raise dtype_error(op.dtype_error, t._data.dtype, inputs)
+        elif res.name not in op.dtypes:
+            raise dtype_error(op.dtype_error, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)
@@ -437,7 +547,11 @@ def _promote(op, inputs):
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
-            arrays.append(a if a.dtype == np_compute else a.astype(np_compute))
+            if a.dtype != np_compute:
+                if a.dtype == np.bool_ and op.name in _SUBS:
+                    raise _bool_sub_error()
+                a = a.astype(np_compute)
+            arrays.append(a)
         elif type(t) is float:
             arrays.append(t)
         elif type(t) is int:
@@ -448,12 +562,22 @@ def _promote(op, inputs):
                 arrays.append(t if -_2_63 <= t < _2_64 else wrap_int(t, np_compute))
         elif isinstance(t, np.generic):
             arrays.append(t.item())  # NumPy scalars act as Python numbers, as in torch
+        elif isinstance(t, (bool, np.bool_)) and op.name in _SUBS:
+            raise _bool_sub_error()
         elif isinstance(t, (bool, np.bool_)) and compute._cat > 0:
             arrays.append(int(t))
         else:
             arrays.append(t)
     want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
     return arrays, want
+
+
+_SUBS = ("sub", "rsub")
+
+
+def _bool_sub_error():
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                        "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 # NOTE [ Python integers beside integer tensors ]
@@ -470,7 +594,7 @@ def wrap_int(value, np_dtype, inputs=()):
     if -_2_63 <= value < _2_63:
         a = np.array(value, np.int64)
     elif _2_63 <= value < _2_64:  # torch holds it as a uint64 number, which only an integer tensor outranks
-        if inputs and not any(isinstance(t, Tensor) and t._data.dtype.kind in "iuf" for t in inputs):
+        if inputs and not any(isinstance(t, Tensor) and t._data.dtype != np.bool_ for t in inputs):
             raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
                                "promote Bool and UInt64")
         a = np.array(value, np.uint64)
@@ -483,12 +607,17 @@ def wrap_int(value, np_dtype, inputs=()):
     return a.astype(np_dtype)
 
 
-def _record(op, inputs, params, result):
-    global _record
-    from .autograd.graph import record
+# NOTE [ Autograd registers itself ]
+# The dispatcher sits below autograd (docs/architecture.md), so it does not import it: autograd hands the
+# dispatcher its three entry points when `ember.autograd.graph` is imported (`ember/__init__` imports autograd
+# before any op can run), as torch's autograd kernels register under the dispatcher's Autograd key.
+_record = _check_inplace = _rebase_history = None
 
-    _record = record  # bound on first use (autograd imports this module); later calls go straight there
-    record(op, inputs, params, result)
+
+def register_autograd(record, check_inplace, rebase_history):
+    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
+    global _record, _check_inplace, _rebase_history
+    _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
 
 
 # ---- in-place and out= -------------------------------------------------------------------------------
@@ -534,11 +663,9 @@ def _write(op, self, inputs, params):
 
 
 def _run_inplace(op, self, inputs, params, write=_write):
-    from .autograd.graph import check_inplace, rebase_history
-
     recording = _grad_state.enabled and op.differentiable and any(
         isinstance(t, Tensor) and t._requires_grad for t in inputs)
-    check_inplace(self, recording)
+    _check_inplace(self, recording)
     if not recording:
         if write is _write:
             write(op, self, inputs, params)
@@ -555,7 +682,7 @@ def _run_inplace(op, self, inputs, params, write=_write):
         write(op, self, inputs, params)
     finally:
         _grad_state.enabled = True
-    rebase_history(op, self, inputs, params, old_data)
+    _rebase_history(op, self, inputs, params, old_data)
     return self
 
 

@@ -26,7 +26,9 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
-           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel"]
+           "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
+           "reduction_meta", "unary_meta", "where_led_rule", "lapack_strides", "real_dtype", "matmul_meta",
+           "conv_out_size", "conv_transpose_out_size", "pool_out_size"]
 
 
 class NoData(NotImplementedError):
@@ -135,7 +137,17 @@ def like_strides(t) -> tuple:
     """The strides torch's `empty_like` (preserve_format) gives `t`: a dense tensor's own, else its
     order, dense."""
     shape = tuple(t.shape)
+    if 0 in shape:  # (torch calls every empty tensor dense: its strides are kept as they are)
+        return tuple(t.stride())
     return pointwise_strides(shape, [(shape, t.stride())])
+
+
+def unary_meta(t, dtype=None) -> MetaArray:
+    """The output of a one-input pointwise op (TensorIterator's: dense in `t`'s order; an empty one is
+    contiguous), in `dtype` (`t`'s if None)."""
+    shape = tuple(t.shape)
+    strides = pointwise_strides(shape, [(shape, t.stride())])
+    return meta_array(shape, t._data.dtype if dtype is None else dtype, strides)
 
 
 def view_meta(t, shape, strides, offset=0) -> MetaArray:
@@ -175,6 +187,55 @@ def view_strides(oldshape, oldstride, newshape):
     return tuple(newstride)
 
 
+def lapack_strides(shape) -> tuple:
+    """The strides torch gives a LAPACK result (`batched_matrix_contiguous_strides(..., column_major)`):
+    contiguous batches of column-major matrices (a vector or scalar: contiguous)."""
+    st = list(_contiguous(shape))
+    if len(shape) >= 2:
+        st[-1], st[-2] = max(shape[-2], 1), 1
+    return tuple(st)
+
+
+def real_dtype(np_dtype) -> np.dtype:
+    """The real dtype of a complex one (the dtype of its abs, of singular values and eigenvalues)."""
+    return np.dtype(f"f{np_dtype.itemsize // 2}") if np_dtype.kind == "c" else np_dtype
+
+
+def matmul_meta(a, b, dtype=None) -> MetaArray:
+    """The (contiguous) result of a matrix product of tensors `a` and `b` with torch's rank rules (a 1-D
+    operand is a vector, leading dims broadcast); the caller has checked the contracted sizes."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if len(sa) == 1 and len(sb) == 1:
+        shape = ()
+    elif len(sb) == 1:
+        shape = sa[:-1]
+    elif len(sa) == 1:
+        shape = sb[:-2] + sb[-1:]
+    else:
+        shape = broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    return meta_array(shape, a._data.dtype if dtype is None else dtype)
+
+
+def conv_out_size(size, k, stride, pad, dil):
+    """A convolution's output length along one spatial dim, for padding (lo, hi) (< 1: the kernel does not fit
+    the padded input, torch's "Kernel size can't be greater than actual input size")."""
+    return (size + pad[0] + pad[1] - dil * (k - 1) - 1) // stride + 1
+
+
+def conv_transpose_out_size(size, k, stride, pad, dil, output_padding):
+    """A transposed convolution's output length along one spatial dim."""
+    return (size - 1) * stride - 2 * pad + dil * (k - 1) + output_padding + 1
+
+
+def pool_out_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape for one dim."""
+    num = size + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
 def no_meta_kernel(qualname) -> NotImplementedError:
     """torch's error for an op with no meta kernel (the ops whose output shape depends on the data)."""
     return NotImplementedError(
@@ -183,6 +244,23 @@ def no_meta_kernel(qualname) -> NotImplementedError:
         "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs you'll "
         "need to add a fake impl. Please see the following for next steps:  "
         "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+def reduced_shape(shape, dims, keepdim) -> tuple:
+    """The shape a reduction over `dims` (None: every dim) leaves: reduced dims dropped, or kept as 1."""
+    shape = tuple(shape)
+    dims = range(len(shape)) if dims is None else ((dims,) if isinstance(dims, int) else dims)
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def reduction_meta(t, dims, keepdim, *dtypes) -> MetaArray | tuple:
+    """The outputs of a reduction of tensor `t` over `dims` (an int, a tuple, or None for every dim): one
+    contiguous tensor per dtype given (`t`'s dtype when none is), as torch's reductions allocate them."""
+    shape = reduced_shape(t.shape, dims, keepdim)
+    outs = tuple(meta_array(shape, t._data.dtype if d is None else d) for d in dtypes or (None,))
+    return outs if len(outs) > 1 else outs[0]
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -271,7 +349,7 @@ def derived_rule(op):
     return None
 
 
-def _pointwise_rule(promote):
+def _pointwise_rule(promote, where_led=False):
     def rule(inputs, params):
         tensors = [a for a in inputs if hasattr(a, "stride")]
         shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
@@ -280,5 +358,29 @@ def _pointwise_rule(promote):
             res = _dtypes.get_default_dtype()
         dtype = _dtypes.bool if promote == "bool" else res
         strides = pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in tensors])
+        if where_led and dtype.is_floating_point:
+            strides = _where_led(shape, strides, inputs[1])
         return meta_array(shape, dtype, strides)
     return rule
+
+
+# NOTE [ Meta strides of decomposed ops ]
+# Most of torch's meta kernels for pointwise ops are TensorIterator's (`pointwise_strides`), but a few ops
+# have none, and torch's meta runs their Python decomposition (torch._refs) instead: the output is then
+# laid out by the decomposition's last op. copysign(a, b) is `where(signbit(b), -abs(a), abs(a))` and
+# floating floor division ends in `where(b != 0, floor_div, true_div)`, over `a` and `b` already
+# broadcast: the predicate on the broadcast `b` is dense in `b`'s own order (contiguous where `b` was
+# broadcast), and being where's first operand, it decides the output's order. So `copysign(a.T, b)`
+# with `b` of shape (4, 1) is contiguous on meta, where TensorIterator (and torch's CPU kernel) keeps
+# `a.T`'s order. A Python number `b` (or a CPU scalar tensor) is not broadcast and has no say.
+def where_led_rule(promote):
+    """The derived rule of a pointwise op whose torch meta is a decomposition that ends in
+    `where(pred(b), ...)` for its floating results (NOTE [ Meta strides of decomposed ops ])."""
+    return _pointwise_rule(promote, where_led=True)
+
+
+def _where_led(shape, strides, b):
+    if not hasattr(b, "stride") or (not b.is_meta and not b.shape):
+        return strides
+    pred = pointwise_strides(shape, [(tuple(b.shape), b.stride())])
+    return pointwise_strides(shape, [(shape, pred), (shape, strides)])

@@ -18,6 +18,8 @@ autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached 
 `ember/_ops/`, where each op is declared once.
 """
 
+import weakref
+
 import numpy as np
 
 from . import _dtypes, _naming
@@ -140,8 +142,8 @@ class Tensor:
         a = self._data
         item = a.itemsize
         st = tuple(s // item for s in a.strides)
-        if a.size == 0 and not any(st):  # NumPy keeps no strides for empty arrays; torch's are contiguous
-            st = contiguous_strides(a.shape)
+        if a.size == 0 and not any(st) and type(a) is not MetaArray and id(_root(a)) not in _numpy_strides:
+            st = contiguous_strides(a.shape)  # (NOTE [ Strides of empty tensors ])
         if dim is None:
             return st
         return st[_wrap_dim(dim, a.ndim)]
@@ -169,7 +171,7 @@ class Tensor:
         return _is_contiguous(a)
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f" or self._data.dtype.name == "bfloat16"
+        return self._data.dtype.kind == "f" or self._data.dtype.kind == "V"
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
@@ -246,12 +248,10 @@ class Tensor:
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value._data.dtype != self._data.dtype:
-                from ._dispatch import dtype_word
-
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_dtypes.CPP_NAME[value.dtype.name]}' to a tensor "
                     "with "
-                    f"grad_dtype '{dtype_word(self.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    f"grad_dtype '{_dtypes._WORD[self.dtype.name]}'. The gradient must match the tensor's grad_dtype "
                     "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                     "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor "
                     "and its gradient may break downstream systems that assume they match.")
@@ -328,7 +328,7 @@ class Tensor:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
         if type(a) is MetaArray:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return a.reshape(()).item() if a.dtype.name != "bfloat16" else float(a.reshape(()))
+        return a.reshape(()).item() if a.dtype.kind != "V" else float(a.reshape(()))
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -371,7 +371,7 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if type(a) is MetaArray:
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return a.reshape(()).astype(np.float32) if a.dtype.name == "bfloat16" else a.reshape(())
+        return a.reshape(()).astype(np.float32) if a.dtype.kind == "V" else a.reshape(())
 
     def __hash__(self):
         return id(self)
@@ -500,6 +500,24 @@ def _wrap_dim(dim, ndim):
             raise TypeError(f"dim must be an int, got {type(dim).__name__}")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+# NOTE [ Strides of empty tensors ]
+# torch keeps whatever strides an empty tensor was made with. An op's fresh output is contiguous, but
+# `from_numpy` and `tensor` of a NumPy array take NumPy's strides, and NumPy gives every empty array it
+# makes all-zero strides; views and preserve-format copies (`clone`, `to`, `.to("meta")`) carry those on.
+# An ember kernel's empty output has NumPy's zero strides too, so `stride()` reads the all-zero strides of
+# an empty array as contiguous, except where the array's memory came in from NumPy: those owners are
+# remembered here (weakly, by id), and their strides are torch's as they stand. A meta payload's strides
+# are always its own. (Nothing on an op's path looks: only `stride()` and the constructors from NumPy.)
+_numpy_strides = weakref.WeakValueDictionary()
+
+
+def keep_numpy_strides(arr):
+    """Note that `arr` came from NumPy, strides and all (NOTE [ Strides of empty tensors ])."""
+    if arr.size == 0 and not any(arr.strides):
+        root = _root(arr)
+        _numpy_strides[id(root)] = root
 
 
 def contiguous_strides(shape):

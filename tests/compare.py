@@ -69,7 +69,8 @@ def _tol(dtype, rtol, atol):
         return rtol, atol if atol is not None else rtol
     name = str(dtype).split(".")[-1]
     return {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1.3e-6, 1e-5),
-            "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5)}.get(name, (0, 0))
+            "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5),
+            "complex128": (1e-7, 1e-7)}.get(name, (0, 0))
 
 
 def assert_same(e, t, *, rtol=None, atol=None, check_stride=True, check_dtype=True, path="result"):

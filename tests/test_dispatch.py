@@ -194,3 +194,41 @@ def test_torch_dispatch_subclass():
     s = y.sum() + x.sum()
     assert type(y) is ember.Tensor and s.item() == 9.0
     assert Logged.calls == ["aten.add.default", "aten.sum.default"]
+
+
+def test_every_recorded_call_has_a_schema():
+    """Over the OpInfo table: each op call splits into named tensor inputs and named static params, and no
+    param holds a tensor or an array (a tracer keeps params in its graph as constants)."""
+    import sys
+
+    sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/ops")
+    from compare import to_ember
+    from op_db import OPS
+
+    calls = []
+
+    class Calls(Mode):
+        def dispatch(self, op, inputs, params):
+            calls.append((op, inputs, params))
+            return redispatch(op, inputs, params)
+
+    for entry in OPS:
+        for s in entry.samples(entry.dtypes[0], np.random.default_rng(0)):
+            ins = [to_ember(x) if isinstance(x, np.ndarray) else x for x in s.inputs]
+            with Calls():
+                try:
+                    entry.fn(ember, *ins, **s.kwargs)
+                except Exception:  # noqa: BLE001 - error samples still dispatch what they reach
+                    pass
+    assert len({op.qualname for op, _, _ in calls}) > 150
+    bad = set()
+    for op, inputs, params in calls:
+        in_names, param_names = op.signature(len(inputs), len(params))
+        assert len(in_names) == len(inputs) and len(param_names) == len(params), op.qualname
+        if op.kind == "creation":
+            continue  # `tensor(data)`: the data is the constant it creates
+        for p in params:
+            flat = p if isinstance(p, (tuple, list)) else (p,)
+            if any(isinstance(x, (ember.Tensor, np.ndarray)) for x in flat):
+                bad.add(op.qualname)
+    assert not bad

@@ -24,7 +24,7 @@ _SMALL elements in plain Python. libc++ (macOS) and MSVC sort differently; ember
 import numpy as np
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold
-_SMALL = 192  # below this a partition runs in Python lists
+_SMALL = 384  # below this a partition runs in Python lists
 
 
 def _median_to_first(k, first, a, b, c):
@@ -74,6 +74,8 @@ def _heap_sort(k, p, first, last):
 def _loop_py(k, p, first, last, depth):
     """libstdc++'s __introsort_loop on Python lists."""
     while last - first > _THRESHOLD:
+        if len(set(k[first:last])) == last - first:
+            return  # no ties left here: the final stable sort orders these as std::sort would
         if depth == 0:
             _heap_sort(k, p, first, last)
             return
@@ -145,7 +147,7 @@ def unstable_argsort(a, dim, descending, stable_idx):
         return stable_idx
     s = np.take_along_axis(a, stable_idx, axis=dim)
     same = np.take(s, np.arange(1, n), axis=dim) == np.take(s, np.arange(n - 1), axis=dim)
-    if s.dtype.kind == "f" or s.dtype.name == "bfloat16":
+    if s.dtype.kind == "f" or s.dtype.kind == "V":
         hi, lo = np.take(s, np.arange(1, n), axis=dim), np.take(s, np.arange(n - 1), axis=dim)
         same |= np.isnan(hi.astype(np.float32)) & np.isnan(lo.astype(np.float32))
     tied = same.any(axis=dim)

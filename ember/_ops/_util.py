@@ -146,15 +146,17 @@ def checked_scalar(value, np_dtype, numel=2, names=None):
     "uint8", the fill kernels "uint8_t")."""
     np_dtype = np.dtype(np_dtype)
     name = np_dtype.name
-    if name == "bool" or isinstance(value, (bool, np.bool_)) or isinstance(value, Tensor):
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, Tensor):
         return value
     if isinstance(value, np.generic):
         value = value.item()
-    if type(value) is int or isinstance(value, int):
+    if isinstance(value, int):
         if value >= 2 ** 64:
             raise OverflowError("int too big to convert")
         if value < -2 ** 63:
             raise OverflowError("can't convert negative int to unsigned")
+    if name == "bool":
+        return bool(value)
     word = (names or _C_NAMES).get(name, name)
     if numel == 1 and name in ("float16", "bfloat16"):
         word = "double"
@@ -164,7 +166,7 @@ def checked_scalar(value, np_dtype, numel=2, names=None):
         if value.imag != 0:
             raise RuntimeError(f"value cannot be converted to type {word} without overflow")
         value = value.real
-    kind = np_dtype.kind
+    kind = "f" if name == "bfloat16" else np_dtype.kind  # (ml_dtypes' bfloat16 is kind "V")
     if kind in "iu":
         info = np.iinfo(np_dtype)
         if isinstance(value, int):

@@ -10,17 +10,29 @@ kernel; the scalar is an input (it takes part in dtype promotion) but never gets
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
+from .._dispatch import (
+    COMPLEX,
+    FLOATING,
+    INTEGRAL,
+    POINTWISE,
+    REAL,
+    defop,
+    dispatch,
+    dispatch_inplace,
+    dtype_word,
+)
+from .._meta import no_meta_kernel, where_led_rule
 from .._tensor import Tensor
 from ._util import finish_out, method, public
 from .pointwise import where
 
 
-def _pair(name, nodes, kernel, deriv, promote="same", save_output=False):
-    """(tensor-other op, scalar-other op) sharing `kernel` and `deriv`."""
+def _pair(name, nodes, kernel, deriv, promote="same", save_output=False, dtypes=None, error=None):
+    """(tensor-other op, scalar-other op) sharing `kernel`, `deriv` and accepted dtypes."""
     ops = []
     for node, overload in zip(nodes, ("Tensor", "Scalar") if len(nodes) > 1 else ("",)):
-        op = defop(name, node, POINTWISE, promote, save_output=save_output, overload=overload)(kernel)
+        op = defop(name, node, POINTWISE, promote, save_output=save_output, dtypes=dtypes,
+                   error=error or f"{name}_cpu", overload=overload)(kernel)
         if deriv is not None:
             op.derivative_(deriv)
         ops.append(op)
@@ -70,9 +82,11 @@ def _fmod_kernel(a, b):
 
 
 _remainder = _pair("remainder", ("RemainderBackward1", "RemainderBackward0"), _remainder_kernel,
-                   lambda g, a, b: (g, -g * (a / b).floor() if isinstance(b, Tensor) else None))
+                   lambda g, a, b: (g, -g * (a / b).floor() if isinstance(b, Tensor) else None),
+                   dtypes=INTEGRAL | FLOATING)
 _fmod = _pair("fmod", ("FmodBackward1", "FmodBackward0"), _fmod_kernel,
-              lambda g, a, b: (g, -g * (a / b).trunc() if isinstance(b, Tensor) else None))
+              lambda g, a, b: (g, -g * (a / b).trunc() if isinstance(b, Tensor) else None),
+              dtypes=INTEGRAL | FLOATING)
 remainder = _publish("remainder", _remainder)
 fmod = _publish("fmod", _fmod)
 
@@ -125,19 +139,32 @@ def _quiet(fn):
 
 
 _atan2 = _pair("atan2", ("Atan2Backward0",), _quiet(np.arctan2),
-               lambda g, a, b: (g * b / (a * a + b * b), g * -a / (a * a + b * b)), "float")
+               lambda g, a, b: (g * b / (a * a + b * b), g * -a / (a * a + b * b)), "float", dtypes=FLOATING)
 atan2 = _publish("atan2", _atan2, "arctan2")
 
 _hypot = _pair("hypot", ("HypotBackward0",), np.hypot,
-               lambda g, a, b, *, out: (g * a / out, g * b / out), "same", save_output=True)
+               lambda g, a, b, *, out: (g * a / out, g * b / out), "same", save_output=True, dtypes=FLOATING)
 hypot = _publish("hypot", _hypot)
 
-_logaddexp = _pair("logaddexp", ("LogaddexpBackward0",), _quiet(np.logaddexp),
-                   lambda g, a, b: (g / ((b - a).exp() + 1), g / ((a - b).exp() + 1)), "float")
+def _logaddexp_kernel(a, b):
+    """log(exp(a) + exp(b)); complex as torch: the larger real part plus log1p(exp(smaller - larger))."""
+    if np.result_type(a, b).kind != "c":
+        return np.logaddexp(a, b)
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    hi = np.where(a.real >= b.real, a, b)
+    lo = np.where(a.real >= b.real, b, a)
+    same_inf = np.isinf(lo.real) & (lo.real == hi.real)
+    return np.where(same_inf & (lo.real < 0), lo, np.log1p(np.exp(lo - hi)) + hi)
+
+
+_logaddexp = _pair("logaddexp", ("LogaddexpBackward0",), _quiet(_logaddexp_kernel),
+                   lambda g, a, b: (g / ((b - a).exp() + 1), g / ((a - b).exp() + 1)), "same",
+                   dtypes=FLOATING | COMPLEX)
 logaddexp = _publish("logaddexp", _logaddexp)
 
 _logaddexp2 = _pair("logaddexp2", ("Logaddexp2Backward0",), _quiet(np.logaddexp2),
-                    lambda g, a, b: (g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)), "float")
+                    lambda g, a, b: (g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)), "same",
+                    dtypes=FLOATING)
 logaddexp2 = _publish("logaddexp2", _logaddexp2)
 
 
@@ -151,8 +178,12 @@ def _fmin_grads(g, a, b):
     return g.masked_fill(~pick_a, 0.0), g.masked_fill(pick_a, 0.0)
 
 
-_fmax = _pair("fmax", ("FmaxBackward0",), np.fmax, _fmax_grads)
-_fmin = _pair("fmin", ("FminBackward0",), np.fmin, _fmin_grads)
+def _complex_error(name):
+    return lambda d: RuntimeError(f"{name} not implemented for complex tensors.")
+
+
+_fmax = _pair("fmax", ("FmaxBackward0",), np.fmax, _fmax_grads, dtypes=REAL, error=_complex_error("fmax"))
+_fmin = _pair("fmin", ("FminBackward0",), np.fmin, _fmin_grads, dtypes=REAL, error=_complex_error("fmin"))
 fmax = _publish("fmax", _fmax)
 fmin = _publish("fmin", _fmin)
 
@@ -163,7 +194,8 @@ def _copysign_grads(g, a, b, *, out):
 
 
 _copysign = _pair("copysign", ("CopysignBackward0", "CopysignBackward1"), np.copysign, _copysign_grads,
-                  "float", save_output=True)
+                  "float", save_output=True, dtypes=FLOATING)
+_copysign[0].meta = where_led_rule("float")  # copysign.Tensor (NOTE [ Meta strides of decomposed ops ])
 copysign = _publish("copysign", _copysign)
 
 
@@ -183,7 +215,7 @@ def _xlogy_grads(g, x, y):
     return gx, gy
 
 
-_xlogy = [defop("xlogy", n, POINTWISE, "float", overload=o)(_xlogy_kernel)
+_xlogy = [defop("xlogy", n, POINTWISE, "float", dtypes=FLOATING, error="xlogy_cpu", overload=o)(_xlogy_kernel)
           for n, o in (("XlogyBackward0", "Tensor"), ("XlogyBackward1", "Scalar_Self"),
                        ("XlogyBackward2", "Scalar_Other"))]
 for _o in _xlogy:
@@ -201,7 +233,8 @@ Tensor.xlogy_ = lambda self, other: dispatch_inplace(_xlogy[0] if isinstance(oth
                                                       self, (self, other))
 
 
-@defop("heaviside", None, POINTWISE, "same")
+@defop("heaviside", None, POINTWISE, "same", dtypes=REAL,
+       error=lambda d: RuntimeError("heaviside is not yet implemented for complex tensors."))
 def _heaviside(a, b):
     return np.heaviside(a, b).astype(np.result_type(a, b), copy=False)
 
@@ -224,7 +257,8 @@ def _lerp_kernel(a, b, w):
                                                                                   copy=False)
 
 
-@defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none", overload="Scalar")
+@defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none", dtypes=FLOATING | COMPLEX,
+       error="lerp_kernel_scalar", overload="Scalar")
 def _lerp_s(a, b, w):
     return _lerp_kernel(a, b, w)
 
@@ -234,7 +268,8 @@ def _(g, a, b, w):
     return g * (1 - w), g * w
 
 
-@defop("lerp", "LerpBackward1", POINTWISE, "same", overload="Tensor")
+@defop("lerp", "LerpBackward1", POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="lerp_kernel_tensor",
+       overload="Tensor")
 def _lerp_t(a, b, w):
     return _lerp_kernel(a, b, w)
 
@@ -268,8 +303,11 @@ def _lerp_(self, end, weight):
 Tensor.lerp_ = _lerp_
 
 
-@defop("addcmul", "AddcmulBackward0", POINTWISE, "same")
+@defop("addcmul", "AddcmulBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING | COMPLEX,
+       error="addcmul_cpu_out")
 def _addcmul(a, t1, t2, value):
+    if a.dtype.kind in "iu":
+        value = int(value)  # torch casts the scalar to the integer dtype (0.5 -> 0)
     return a + value * (t1 * t2) if value != 1 else a + t1 * t2
 
 
@@ -314,17 +352,14 @@ Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcdiv, se
 
 def _shift(name, ufunc, word):
     def kernel(a, b):
-        for x in (a, b):
-            k = np.asarray(x).dtype
-            if k.kind not in "iub":
-                raise NotImplementedError(f"\"{word}_cpu\" not implemented for '{dtype_word(k)}'")
         a, b = np.asarray(a), np.asarray(b)
         bits = a.dtype.itemsize * 8
         big = (b >= bits) | (b < 0)
         r = ufunc(a, np.where(big, 0, b).astype(a.dtype, copy=False))
         fill = np.where(a < 0, -1, 0).astype(a.dtype) if name == "right" else np.zeros((), a.dtype)
         return np.where(big, fill, r).astype(a.dtype, copy=False)
-    return defop(f"bitwise_{name}_shift", None, POINTWISE, "same")(kernel)
+    return defop(f"bitwise_{name}_shift", None, POINTWISE, "same", dtypes=INTEGRAL,
+                 error=f"{word}_cpu")(kernel)
 
 
 _lshift = _shift("left", np.left_shift, "lshift")
@@ -344,28 +379,40 @@ Tensor.__irshift__ = Tensor.bitwise_right_shift_
 @method()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{dtype_word(input.dtype)} did not match {dtype_word(other.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    a, b = input._data, other._data
-    if a.dtype.name == "bfloat16":
+    return dispatch(_isclose, (input, other), (rtol, atol, equal_nan))
+
+
+# (promote "bool": the inputs share a dtype, and the result is bool, laid out as `input == other` is)
+@defop("isclose", None, POINTWISE, "bool")
+def _isclose(a, b, rtol, atol, equal_nan):
+    if a.dtype.kind == "V":
         a, b = a.astype(np.float32), b.astype(np.float32)
     with np.errstate(all="ignore"):
         r = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else \
             np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
-    from .._tensor import _wrap
-
-    return _wrap(np.asarray(r))
+    return np.asarray(r)
 
 
 @method()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    return isclose(input, other, rtol, atol, equal_nan).all().item()
 
 
 @method()
 def equal(input, other):
-    a, b = input._data, other._data
-    return a.shape == b.shape and bool(np.array_equal(a, b))
+    return dispatch(_equal, (input, other)).item()
+
+
+@defop("equal", None)  # (a Python bool in torch: a 0-d bool tensor here, which `equal` unwraps)
+def _equal(a, b):
+    return np.asarray(a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+@_equal.meta_
+def _(a, b):
+    raise no_meta_kernel("equal")  # (whether they are equal is data)

@@ -35,17 +35,13 @@ output rows are short and the whole column matrix is a few MB; the weight gradie
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._dispatch import NN, defop, dispatch
+from .._dispatch import COMPLEX, FLOATING, NN, NUMERIC, defop, dispatch, not_implemented
+from .._meta import conv_out_size, meta_array
 from ..autograd.graph import needs_grad
 
 __all__ = []
 
 _BLOCK_BYTES = 256 << 10
-
-
-def out_size(size, k, stride, pad, dil):
-    """Output length of one spatial dim for padding (lo, hi)."""
-    return (size + pad[0] + pad[1] - dil * (k - 1) - 1) // stride + 1
 
 
 def _pad(x, pads):
@@ -57,7 +53,7 @@ def _pad(x, pads):
 def _window_view(x, ksize, stride, pads, dil):
     """Read-only view (N, C, *kernel, *out) of x (N, C, *sp) zero-padded: every receptive field."""
     xp = _pad(x, pads)
-    out = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], ksize, stride, pads, dil))
+    out = tuple(conv_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], ksize, stride, pads, dil))
     ssp = xp.strides[2:]
     strides = xp.strides[:2] + tuple(s * d for s, d in zip(ssp, dil)) + tuple(s * st for s, st in zip(ssp, stride))
     return as_strided(xp, xp.shape[:2] + tuple(ksize) + out, strides, writeable=False), out
@@ -135,6 +131,7 @@ def _conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
     full = [(d * (k - 1) - lo, s - m + lo) for d, k, (lo, hi), s, m in zip(dil, ksize, pads, in_sp, g.shape[2:])]
     l_in, l_out = int(np.prod(in_sp)), int(np.prod(g.shape[2:]))
     cheap = o * l_in <= 2 * cg * groups * l_out  # the correlation's columns are no bigger than col2im's work
+    cheap = cheap and np.result_type(g, w).name not in ("float16", "bfloat16")  # these round as col2im does
     if cheap and all(st == 1 for st in stride) and all(a >= 0 and b >= 0 for a, b in full):
         wt = w.reshape(groups, o // groups, cg, *ksize).swapaxes(1, 2).reshape(groups * cg, o // groups, *ksize)
         wt = wt[(Ellipsis,) + (slice(None, None, -1),) * len(ksize)]
@@ -145,6 +142,9 @@ def _conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
 def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
     """W^T @ g, each kernel tap's columns added back at its strided input positions (col2im).
 
+    float16 / bfloat16 as torch's slow transposed convolution: columns from a float32 GEMM rounded once,
+    then added tap by tap in the narrow dtype (NOTE [ Reduced-precision convolutions ]).
+
     Laid out channels-first and batch-last (C, *sp, N) so every tap's add runs over long contiguous rows
     (out_w * N) rather than out_w-long ones; blocked over channels to stay cache-sized."""
     n, o = g.shape[:2]
@@ -152,9 +152,12 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
     ksize = tuple(w.shape[2:])
     cg = w.shape[1]
     k = int(np.prod(ksize))
+    dt = np.result_type(g, w)
+    if dt.name in ("float16", "bfloat16"):
+        g, w = g.astype(np.float32), w.astype(np.float32)
     gt = _batch_last(g).reshape(groups, o // groups, -1)  # (G, O/G, L*N)
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(in_sp, pads))
-    xp = np.zeros((groups * cg,) + padded + (n,), np.result_type(g, w))
+    xp = np.zeros((groups * cg,) + padded + (n,), dt)
     per_channel = k * gt.shape[-1] * g.itemsize
     step = cg if groups > 1 else max(1, 4 * _BLOCK_BYTES // max(per_channel, 1))
     for c0 in range(0, groups * cg if groups == 1 else cg, step):
@@ -168,7 +171,7 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
             taps, dest = np.matmul(wt, gt[0]).reshape((k, c1 - c0) + out + (n,)), slice(c0, c1)
         for tap, col in zip(np.ndindex(*ksize), taps):
             sl = tuple(slice(t * d, t * d + st * (m - 1) + 1, st) for t, d, st, m in zip(tap, dil, stride, out))
-            xp[(dest,) + sl] += col
+            xp[(dest,) + sl] += col.astype(dt, copy=False)
     crop = tuple(slice(lo, lo + s) for s, (lo, hi) in zip(in_sp, pads))
     return np.ascontiguousarray(np.moveaxis(xp[(slice(None),) + crop], -1, 0))
 
@@ -196,19 +199,64 @@ def _conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
 # ---- the ops ---------------------------------------------------------------------------------------------
 
 
-@defop("convolution", "ConvolutionBackward0", NN)
+# NOTE [ Reduced-precision convolutions ]
+# torch's CPU convolutions of float16 / bfloat16 accumulate in float32 and round the result once (NumPy has
+# no bfloat16 matmul: it would answer in float32), so `_wide` runs them in float32 and rounds back. Its
+# float16 transposed convolutions (slow_conv_transpose) round the GEMM's columns to float16 and add them
+# tap by tap in float16 (col2im), and so does `_col2im_grad` for the narrow dtypes; bfloat16 ones go to
+# oneDNN, which rounds once.
+
+
+def _wide(kernel):
+    def run(x, w, b, *params):
+        low = x.dtype.name in ("float16", "bfloat16")
+        if not low:
+            return kernel(x, w, b, *params)
+        f = np.float32
+        out = kernel(x.astype(f), w.astype(f), None if b is None else b.astype(f), *params)
+        return out.astype(x.dtype)
+    run.__name__ = kernel.__name__
+    return run
+
+
+def _conv_error(d, x, w, b, stride, *rest):
+    return not_implemented("compute_columns3d" if len(stride) == 3 else "slow_conv2d_cpu", d)
+
+
+def _conv_transpose_error(d, x, w, b, out_sp, *rest):
+    return not_implemented(f"slow_conv_transpose{3 if len(out_sp) == 3 else 2}d_out_cpu", d)
+
+
+@defop("convolution", "ConvolutionBackward0", NN, dtypes=NUMERIC, error=_conv_error)
+@_wide
 def convolution(x, w, b, stride, pads, dil, groups):
     return _conv_fwd(x, w, b, stride, pads, dil, groups)
 
 
 @defop("convolution_backward_input", "ConvolutionBackwardBackward0", NN)
 def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
+    if g.dtype.name in ("float16", "bfloat16"):
+        return _conv_input_grad(g.astype(np.float32), w.astype(np.float32), in_sp, stride, pads, dil,
+                                groups).astype(g.dtype)
     return _conv_input_grad(g, w, in_sp, stride, pads, dil, groups)
 
 
 @defop("convolution_backward_weight", "ConvolutionBackwardBackward0", NN)
 def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
+    if x.dtype.name in ("float16", "bfloat16"):
+        return _conv_weight_grad(x.astype(np.float32), g.astype(np.float32), ksize, stride, pads, dil,
+                                 groups).astype(x.dtype)
     return _conv_weight_grad(x, g, ksize, stride, pads, dil, groups)
+
+
+# the wrappers (nn.functional.conv*) check channels, dtypes and that the kernel fits, as torch's meta does
+convolution.meta_(lambda x, w, b, stride, pads, dil, groups: meta_array(
+    (x.shape[0], w.shape[0]) + tuple(conv_out_size(n, k, s, p, d) for n, k, s, p, d in
+                                     zip(x.shape[2:], w.shape[2:], stride, pads, dil)), x._data.dtype))
+conv_input_grad.meta_(lambda g, w, in_sp, stride, pads, dil, groups: meta_array(
+    (g.shape[0], w.shape[1] * groups) + tuple(in_sp), g._data.dtype))
+conv_weight_grad.meta_(lambda x, g, ksize, stride, pads, dil, groups: meta_array(
+    (g.shape[1], x.shape[1] // groups) + tuple(ksize), x._data.dtype))
 
 
 @convolution.derivative_
@@ -241,13 +289,22 @@ def _(gg, x, g, ksize, stride, pads, dil, groups):
     return gx, _crop_to(dispatch(convolution, (x, gg, None), p), g)
 
 
-@defop("convolution_transpose", "ConvolutionBackward0", NN)
-def conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
+def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
     """Transposed convolution: the input-gradient of a convolution whose weight is `w` (Cin, Cout/G, *k)."""
+    if x.dtype.kind == "V":  # torch runs it with oneDNN: float32 accumulation, one rounding
+        f = np.float32
+        return _conv_transpose(x.astype(f), w.astype(f), None if b is None else b.astype(f), out_sp, stride,
+                               pads, dil, groups).astype(x.dtype)
     out = _conv_input_grad(x, w, out_sp, stride, pads, dil, groups)
     if b is not None:
         out += b.reshape((-1,) + (1,) * len(out_sp))
     return out
+
+
+conv_transpose = defop("convolution_transpose", "ConvolutionBackward0", NN,
+                       dtypes=FLOATING | COMPLEX | {"int64"}, error=_conv_transpose_error)(_conv_transpose)
+conv_transpose.meta_(lambda x, w, b, out_sp, stride, pads, dil, groups: meta_array(
+    (x.shape[0], w.shape[1] * groups) + tuple(out_sp), x._data.dtype))
 
 
 @conv_transpose.derivative_

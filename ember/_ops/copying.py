@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import INDEXING, SHAPE, defop, dispatch
+from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, finish_out, method, public, wrap_dim, wrap_dims
@@ -319,7 +319,7 @@ def diagflat(input, offset=0):
     return input.reshape(-1).diag_embed(offset)
 
 
-@defop("trace", "TraceBackward0", SHAPE, saves="meta")
+@defop("trace", "TraceBackward0", SHAPE, saves="meta", dtypes=NUMERIC, error="trace")
 def _trace(a):
     acc = np.int64 if a.dtype.kind in "biu" else a.dtype
     return np.asarray(np.trace(a, dtype=acc))
@@ -345,7 +345,7 @@ def trace(input):
 # ---- products -------------------------------------------------------------------------------------------
 
 
-@defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same")
+@defop("linalg_cross", "LinalgCrossBackward0", INDEXING, "same", dtypes=NUMERIC, error="cross")
 def _cross(a, b, dim):
     a, b = np.broadcast_arrays(a, b)
     with np.errstate(all="ignore"):  # (np.cross is NumPy Python: its warnings escape ember's filter)
@@ -423,12 +423,13 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return _wrap(np.empty((0,), input._data.dtype))
+        return input.new_empty((0,))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
     if idx.shape[0] == 0:
-        return _wrap(np.empty((0, r), input._data.dtype))
-    return stack([input.index_select(0, tensor(idx[:, k])) for k in range(r)], 1)
+        return input.new_empty((0, r))
+    # (the index vectors are made on input's device: a meta input gets meta ones)
+    return stack([input.index_select(0, tensor(idx[:, k], device=input.device)) for k in range(r)], 1)
 
 
 public["cartesian_prod"] = cartesian_prod
@@ -477,7 +478,16 @@ def block_diag(*tensors):
 public["block_diag"] = block_diag
 
 
-@defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True)
+def _cdist_error(d, x1, x2):
+    if d.name in FLOATING:  # float16 / bfloat16
+        return not_implemented("cdist", d)
+    which = "X1" if x1._data.dtype == _dtypes.to_numpy(d) else "X2"
+    return RuntimeError(f"cdist only supports floating-point dtypes, {which} got: "
+                        f"{dtype_word(d)}")
+
+
+@defop("cdist", "CdistBackward0", INDEXING, "same", save_output=True, dtypes=frozenset({"float32", "float64"}),
+       error=_cdist_error, check="inputs")
 def _cdist(x1, x2, p):
     diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
     total = np.add.reduce  # (not ndarray.sum: NOTE [ Reductions call ufunc methods ] in reduction.py)

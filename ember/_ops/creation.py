@@ -15,7 +15,7 @@ from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, keep_numpy_strides
 from ._util import as_shape, checked_scalar, method, public
 from .pointwise import _to_dtype
 
@@ -24,6 +24,11 @@ from .pointwise import _to_dtype
 
 def _np_dtype(dtype):
     return _dtypes.to_numpy(dtype if dtype is not None else _dtypes.get_default_dtype())
+
+
+def _dtype(dtype):
+    """A factory's dtype as its op's static param: the ember dtype asked for, or the default one."""
+    return dtype if dtype is not None else _dtypes.get_default_dtype()
 
 
 def _ragged_error(data, dim=0):
@@ -66,19 +71,25 @@ def _array_from_data(data, dtype):
             if isinstance(_first(data), int):
                 raise ValueError("Overflow when unpacking long long")  # an int beyond 64 bits
             raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
-        if arr.dtype == np.uint64 or arr.dtype == np.float64 and _has_big_int(data):
-            raise ValueError("Overflow when unpacking long long")  # Python ints are read as int64
-        if dtype is not None:
-            _check_python_values(arr, dtype)
+        if dtype is not None or arr.dtype.kind == "u":  # (kept off the commonest path: tensor([1., 2.]))
+            if arr.dtype == np.uint64 or arr.dtype == np.float64 and type(_first(data)) is int \
+                    and _has_big_int(data):
+                raise ValueError("Overflow when unpacking long long")  # Python ints are read as int64
+            if dtype is not None:
+                _check_python_values(arr, dtype)
         if arr.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
+        first = _first(data)
+        typed = isinstance(first, (np.ndarray, np.generic, Tensor))  # data that carries NumPy/tensor dtypes
         if dtype is not None and arr.dtype.kind in "fc":
             pass  # an explicit dtype: cast once below, never through the default dtype
-        elif arr.dtype == np.float64 and not _has_float64_arrays(data):
+        elif arr.dtype == np.float64 and not typed:
+            if type(first) is int and _has_big_int(data):
+                raise ValueError("Overflow when unpacking long long")
             arr = arr.astype(_np_dtype(None))  # Python floats take the default dtype
-        elif arr.dtype == np.complex128 and not _has_float64_arrays(data):
+        elif arr.dtype == np.complex128 and not typed:
             arr = arr.astype(np.complex128 if _dtypes.get_default_dtype() is _dtypes.float64 else np.complex64)
-        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not _has_float64_arrays(data):
+        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not typed:
             arr = arr.astype(np.int64)
     if dtype is not None:
         try:
@@ -86,11 +97,15 @@ def _array_from_data(data, dtype):
         except RuntimeWarning:  # overflow to inf under an "error" filter: NOTE [ Quiet NumPy ]
             with quiet_numpy():
                 arr = arr.astype(_dtypes.to_numpy(dtype), copy=False)
+    if isinstance(data, np.ndarray):
+        keep_numpy_strides(arr)  # (torch's copy of an array keeps its strides, an empty one's zeros included)
     return arr
 
 
 def _has_big_int(data):
-    """Whether nested Python data holds an int beyond int64 (NumPy then reads the list as float64)."""
+    """Whether nested Python data holds an int beyond int64 (NumPy then reads the list as float64).
+
+    Only asked when the data starts with an int: a list of floats is not scanned (tensor() stays cheap)."""
     if isinstance(data, (list, tuple)):
         return any(_has_big_int(v) for v in data)
     return type(data) is int and not -2 ** 63 <= data < 2 ** 63
@@ -117,11 +132,6 @@ def _first(data):
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return data
-
-
-def _has_float64_arrays(data):
-    """True when the data already carries NumPy or tensor dtypes (which are then kept)."""
-    return isinstance(_first(data), (np.ndarray, np.generic, Tensor))
 
 
 def _finish(t, requires_grad):
@@ -199,7 +209,16 @@ def from_numpy(ndarray):
             "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
             "its data or make it writable before converting it to a tensor. This type of warning will be "
             "suppressed for the rest of this program.", UserWarning, stacklevel=2)
+    keep_numpy_strides(ndarray)
     return _wrap(ndarray)
+
+
+def constant_like(ndarray, like):
+    """NumPy array `ndarray`, a constant computed from shapes alone (index lists, interpolation weights), as a
+    tensor on the device of tensor `like` (on meta: its shape and dtype, as torch's kernels make such
+    constants on their input's device)."""
+    t = from_numpy(ndarray)
+    return t if like.device.type == "cpu" else t.to(like.device)
 
 
 def from_dlpack(ext_tensor):
@@ -213,19 +232,21 @@ def from_dlpack(ext_tensor):
 # ---- filled tensors -------------------------------------------------------------------------------------
 
 @defop("full", None, CREATION)
-def _full(shape, fill, np_dtype):
+def _full(shape, fill, dtype):  # (dtype: an ember dtype; so are all the factories')
+    np_dtype = _dtypes.to_numpy(dtype)
     if fill == 0 and type(fill) is not float:  # np.zeros maps fresh zeroed pages: far cheaper than a fill
         return np.zeros(shape, np_dtype)
     return np.full(shape, fill, np_dtype)
 
 
 @defop("empty", None, CREATION)
-def _empty(shape, np_dtype):
+def _empty(shape, dtype):
+    np_dtype = _dtypes.to_numpy(dtype)
     return np.empty(shape, np_dtype)
 
 
-_full.meta_(lambda shape, fill, np_dtype: meta_array(shape, np.dtype(np_dtype)))
-_empty.meta_(lambda shape, np_dtype: meta_array(shape, np.dtype(np_dtype)))
+_full.meta_(lambda shape, fill, dtype: meta_array(shape, dtype))
+_empty.meta_(lambda shape, dtype: meta_array(shape, dtype))
 
 
 _like_strides = like_strides
@@ -245,7 +266,7 @@ def _creator(name, fill):
            memory_format=None):
         meta = check_device(device)
         shape = _check_size(as_shape(size), name)
-        t = _create(_full, (shape, fill, _np_dtype(dtype)), meta)
+        t = _create(_full, (shape, fill, _dtype(dtype)), meta)
         if out is not None:
             from ._util import finish_out
             return finish_out(t, out)
@@ -262,7 +283,7 @@ ones = _creator("ones", 1)
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     meta = check_device(device)
-    return _finish(_create(_empty, (_check_size(as_shape(size)), _np_dtype(dtype)), meta), requires_grad)
+    return _finish(_create(_empty, (_check_size(as_shape(size)), _dtype(dtype)), meta), requires_grad)
 
 
 def _fill_dtype(value, dtype):
@@ -286,33 +307,40 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         fill_value = fill_value.item()
     d = _fill_dtype(fill_value, dtype)
     shape = _check_size(as_shape((size,)))
-    np_d = _dtypes.to_numpy(d)
-    fill_value = checked_scalar(fill_value, np_d, int(np.prod(shape)))
-    return _finish(_create(_full, (shape, fill_value, np_d), meta), requires_grad)
+    fill_value = checked_scalar(fill_value, _dtypes.to_numpy(d), int(np.prod(shape)))
+    return _finish(_create(_full, (shape, fill_value, d), meta), requires_grad)
 
 
 @defop("full_like", None, CREATION)
-def _full_like(a, fill, np_dtype):
-    return np.full_like(a, fill, dtype=np_dtype)
+def _full_like(a, fill, dtype):
+    return np.full_like(a, fill, dtype=_dtypes.to_numpy(dtype))
 
 
 @_full_like.meta_
-def _(a, fill, np_dtype):
-    return meta_array(a.shape, np.dtype(np_dtype), _like_strides(a))
+def _(a, fill, dtype):
+    return meta_array(a.shape, dtype, _like_strides(a))
+
+
+@defop("empty_like", None, CREATION)
+def _empty_like(a, dtype):
+    return np.empty_like(a, dtype=_dtypes.to_numpy(dtype))
+
+
+_empty_like.meta_(lambda a, dtype: meta_array(a.shape, dtype, _like_strides(a)))
 
 
 def _like(name, fill):
     def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
         meta = check_device(device) if device is not None else input.is_meta  # (no default device)
-        d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+        d = dtype if dtype is not None else input.dtype
         if meta:
             t = _wrap(meta_array(input.shape, d, _like_strides(input)))
         elif input.is_meta:  # off the meta device: fresh memory laid out as torch's empty_like lays it
-            t = empty_strided(tuple(input.shape), _like_strides(input), dtype=_dtypes.from_numpy(np.dtype(d)))
+            t = empty_strided(tuple(input.shape), _like_strides(input), dtype=d)
             if fill is not None:
                 t.fill_(fill)
         elif fill is None:
-            t = _wrap(np.empty_like(input._data, dtype=d))
+            t = dispatch(_empty_like, (input.detach(),), (d,))
         else:
             t = dispatch(_full_like, (input.detach(),), (fill, d))
         return _finish(t, requires_grad)
@@ -329,22 +357,25 @@ empty_like = _like("empty_like", None)
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     check_device(device)
-    d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
-    fill_value = checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value, d,
-                                input._data.size)
+    d = dtype if dtype is not None else input.dtype
+    fill_value = checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value,
+                                _dtypes.to_numpy(d), input._data.size)
     return _finish(dispatch(_full_like, (input.detach(),), (fill_value, d)), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     meta = check_device(device)
-    d = np.dtype(_np_dtype(dtype))
-    size, stride = tuple(size), tuple(stride)
-    if meta:
-        return _finish(_wrap(meta_array(size, d, stride)), requires_grad)
+    return _finish(_create(_empty_strided, (tuple(size), tuple(stride), _dtype(dtype)), meta), requires_grad)
+
+
+@defop("empty_strided", None, CREATION)
+def _empty_strided(size, stride, dtype):
+    d = _dtypes.to_numpy(dtype)
     n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
-    buf = np.empty(n, d)
-    arr = np.ndarray(size, d, buffer=buf, strides=tuple(st * d.itemsize for st in stride))
-    return _finish(_wrap(arr), requires_grad)
+    return np.ndarray(size, d, buffer=np.empty(n, d), strides=tuple(st * d.itemsize for st in stride))
+
+
+_empty_strided.meta_(lambda size, stride, dtype: meta_array(size, dtype, stride))
 
 
 def _new(name, fn):
@@ -380,8 +411,9 @@ def _legacy_new(cls, args, kwargs):
 # ---- ranges ---------------------------------------------------------------------------------------------
 
 @defop("arange", None, CREATION)
-def _arange(start, step, n, np_dtype):
-    if np.dtype(np_dtype).kind in "iu":
+def _arange(start, step, n, dtype):
+    np_dtype = _dtypes.to_numpy(dtype)
+    if np_dtype.kind in "iu":
         return (start + step * np.arange(n, dtype=np.int64)).astype(np_dtype)
     return (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
 
@@ -404,19 +436,19 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))
     n = builtins.max(n, 0)
-    t = _create(_arange, (start, step, n, _dtypes.to_numpy(dtype)), meta)
+    t = _create(_arange, (start, step, n, dtype), meta)
     if out is not None:
         from ._util import finish_out
         return finish_out(t, out)
     return _finish(t, requires_grad)
 
 
-_arange.meta_(lambda start, step, n, np_dtype: meta_array((n,), np.dtype(np_dtype)))
+_arange.meta_(lambda start, step, n, dtype: meta_array((n,), dtype))
 
 
 @defop("linspace", None, CREATION)
-def _linspace(start, end, steps, np_dtype):
-    d = np.dtype(np_dtype)
+def _linspace(start, end, steps, dtype):
+    d = _dtypes.to_numpy(dtype)
     if steps == 1:
         return np.full(1, start, d)
     wide = np.float64 if d.kind != "f" or d.itemsize >= 4 else np.float32
@@ -428,7 +460,7 @@ def _linspace(start, end, steps, np_dtype):
     return vals.astype(d)
 
 
-_linspace.meta_(lambda start, end, steps, np_dtype: meta_array((steps,), np.dtype(np_dtype)))
+_linspace.meta_(lambda start, end, steps, dtype: meta_array((steps,), dtype))
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -436,7 +468,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
-    t = _create(_linspace, (start, end, steps, _np_dtype(dtype)), meta)
+    t = _create(_linspace, (start, end, steps, _dtype(dtype)), meta)
     return _finish(t, requires_grad)
 
 
@@ -445,22 +477,22 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if check_device(device):
         return _finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
     exps = linspace(start, end, steps, dtype=_dtypes.float64)
-    return _finish(_wrap(np.power(base, exps._data).astype(_np_dtype(dtype))), requires_grad)
+    return _finish((base ** exps).to(_dtype(dtype)), requires_grad)
 
 
 @defop("eye", None, CREATION)
-def _eye(n, m, np_dtype):
-    return np.eye(n, m, dtype=np_dtype)
+def _eye(n, m, dtype):
+    return np.eye(n, m, dtype=_dtypes.to_numpy(dtype))
 
 
-_eye.meta_(lambda n, m, np_dtype: meta_array((n, m), np.dtype(np_dtype)))
+_eye.meta_(lambda n, m, dtype: meta_array((n, m), dtype))
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     meta = check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(_create(_eye, (n, n if m is None else m, _np_dtype(dtype)), meta), requires_grad)
+    return _finish(_create(_eye, (n, n if m is None else m, _dtype(dtype)), meta), requires_grad)
 
 
 # ---- tril / triu / meshgrid -------------------------------------------------------------------------------
@@ -531,7 +563,11 @@ def meshgrid(*tensors, indexing=None):
 
 # ---- fill_, zero_ -----------------------------------------------------------------------------------------
 
-@defop("fill_", "FillBackward0", POINTWISE, saves="none")
+# torch's nodes: fill_.Scalar FillBackward2, fill_.Tensor FillBackward3 (the value tensor gets the sum of
+# the gradient), zero_ ZeroBackward0
+
+
+@defop("fill_", "FillBackward2", POINTWISE, saves="none")
 def _fill(a, value):
     return np.full_like(a, value)
 
@@ -541,12 +577,39 @@ def _(g, a, value):
     return g * 0
 
 
-_fill.meta_(lambda a, value: meta_array(a.shape, a._data.dtype, like_strides(a)))
+@defop("fill_", "FillBackward3", POINTWISE, saves="none", overload="Tensor")
+def _fill_t(a, value):
+    return np.full_like(a, value)
 
 
-Tensor.fill_ = lambda self, value: dispatch_inplace(_fill, self, (self,), (checked_scalar(
-    value.item() if isinstance(value, Tensor) else value, self._data.dtype, self._data.size),))
-Tensor.zero_ = lambda self: dispatch_inplace(_fill, self, (self,), (0,))
+@_fill_t.derivative_
+def _(g, a, value):
+    return g * 0, g.sum()
+
+
+@defop("zero_", "ZeroBackward0", POINTWISE, saves="none")
+def _zero(a):
+    return np.zeros_like(a)
+
+
+_zero.derivative_(lambda g, a: g * 0)
+for _op in (_fill, _fill_t):
+    _op.meta_(lambda a, value: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
+
+
+def _fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        checked_scalar(value.item(), self._data.dtype, self._data.size)
+        return dispatch_inplace(_fill_t, self, (self, value))
+    return dispatch_inplace(_fill, self, (self,), (checked_scalar(value, self._data.dtype, self._data.size),))
+
+
+Tensor.fill_ = _fill_
+Tensor.zero_ = lambda self: dispatch_inplace(_zero, self, (self,))
 
 
 # ---- to() and the dtype shorthands ----------------------------------------------------------------------
@@ -580,7 +643,7 @@ def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs
         return _finish(moved, self._requires_grad) if self._grad_fn is None else moved
     if dtype is None or dtype is self.dtype:
         return self.clone() if copy else self
-    return dispatch(_to_dtype, (self,), (_dtypes.to_numpy(dtype),))
+    return dispatch(_to_dtype, (self,), (dtype,))
 
 
 Tensor.to = to

@@ -7,10 +7,65 @@ gradients ] in linalg_ext.py and are written in ember ops.
 
 import numpy as np
 
-from .. import return_types
-from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .. import _dtypes, return_types
+from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import method, public
+
+# ---- accepted dtypes -----------------------------------------------------------------------------------
+# LAPACK takes float32, float64, complex64 and complex128. What torch raises for the others differs per
+# function: for float16 / bfloat16 (first) and for integers and bool (second), declared here once.
+
+
+def _not_float(name):
+    return lambda d, A: RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                                     f"{dtype_word(d)}")
+
+
+def _low_precision(name):
+    return lambda d, A: RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtype_word(d)}")
+
+
+def _kernel(name):
+    return lambda d, A: not_implemented(name, d)
+
+
+def _pinv_error(d, A):
+    return RuntimeError(f"linalg.pinv({dtype_word(d)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                        "dimensions of float, double, cfloat or cdouble types")
+
+
+def _gels_error(d, A):
+    return RuntimeError("This function doesn't handle types other than float and double")
+
+
+_LINALG_DTYPES = frozenset({"float32", "float64", "complex64", "complex128"})
+_LINALG_ERRORS = {  # name: (float16 / bfloat16 error, integer / bool error)
+    "inv": (_low_precision("linalg.inv"), _not_float("linalg.inv")),
+    "slogdet": (_low_precision("linalg.slogdet"), _not_float("linalg.slogdet")),
+    "logdet": (_low_precision("logdet"), _not_float("logdet")),
+    "matrix_norm": (_low_precision("linalg.matrix_norm"), _not_float("linalg.matrix_norm")),
+    "det": (_kernel("lu_cpu"), _not_float("linalg.det")),
+    "solve": (_kernel("lu_cpu"), _not_float("linalg.solve")),
+    "cholesky": (_kernel("cholesky_cpu"), _not_float("linalg.cholesky")),
+    "eigh": (_kernel("linalg_eigh_cpu"), _kernel("linalg_eigh_cpu")),
+    "eigvalsh": (_kernel("linalg_eigh_cpu"), _kernel("linalg_eigh_cpu")),
+    "svd": (_kernel("linalg_svd_cpu"), _not_float("linalg.svd")),
+    "qr": (_kernel("geqrf_cpu"), _not_float("linalg.qr")),
+    "pinv": (_pinv_error, _pinv_error),
+    "lstsq": (_gels_error, _gels_error),
+    "matrix_rank": (_gels_error, _gels_error),
+}
+
+
+def require_linalg_dtype(name, A, low_ok=False):
+    """Raise torch's error for `name` unless LAPACK takes A's dtype (or, with `low_ok`, it is a
+    float16 / bfloat16 that the function computes without LAPACK)."""
+    d = A.dtype
+    if d.name not in _LINALG_DTYPES and not (low_ok and d.name in ("float16", "bfloat16")):
+        low, other = _LINALG_ERRORS[name]
+        raise (low if d.name in ("float16", "bfloat16") else other)(d, A)
 
 
 def _check_square(name, A):
@@ -19,15 +74,13 @@ def _check_square(name, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype.itemsize == 2:
-        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{dtype_word(A.dtype)}")
+    require_linalg_dtype(name, A)
 
 
 def _eye_like(A):
     from .creation import eye
 
-    return eye(A.shape[-1], dtype=A.dtype)
+    return eye(A.shape[-1], dtype=A.dtype, device=A.device)
 
 
 def _sym(X):
@@ -53,6 +106,14 @@ def _inv(a):
                            "because the input matrix is singular.") from None
 
 
+def _lapack_meta(shape, dtype):
+    """A LAPACK result on meta: torch's layout for it (column-major matrices, see `lapack_strides`)."""
+    return meta_array(shape, dtype, lapack_strides(shape))
+
+
+_inv.meta_(lambda a: _lapack_meta(tuple(a.shape), a._data.dtype))
+
+
 @_inv.derivative_
 def _(g, a, *, out):
     return -(out.mT @ g @ out.mT)
@@ -69,6 +130,9 @@ def inv(A, *, out=None):
 def _det(a):
     with np.errstate(all="ignore"):  # (np.linalg is NumPy Python: its warnings escape ember's filter)
         return np.asarray(np.linalg.det(a))
+
+
+_det.meta_(lambda a: meta_array(tuple(a.shape)[:-2], a._data.dtype))
 
 
 @_det.derivative_
@@ -91,6 +155,10 @@ def _slogdet(a):
     return np.asarray(sign), np.asarray(logabs)
 
 
+_slogdet.meta_(lambda a: (meta_array(tuple(a.shape)[:-2], a._data.dtype),
+                          meta_array(tuple(a.shape)[:-2], real_dtype(a._data.dtype))))
+
+
 @_slogdet.derivative_
 def _(grads, a):
     g = grads[1]
@@ -110,6 +178,16 @@ def _solve(a, b, vector):
         return _colmajor(np.linalg.solve(a, b))
     except np.linalg.LinAlgError:
         raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+
+
+@_solve.meta_
+def _(a, b, vector):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if vector:
+        shape = broadcast_shapes(sa[:-2], sb[:-1]) + sb[-1:]
+    else:
+        shape = broadcast_shapes(sa[:-2], sb[:-2]) + sb[-2:]
+    return _lapack_meta(shape, _dtypes.result_dtype([a, b]))
 
 
 @_solve.derivative_
@@ -148,6 +226,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    require_linalg_dtype("lstsq", A)
     drv = "gelsy" if driver is None else driver  # torch's default on the CPU
     if drv not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
@@ -161,7 +240,8 @@ def _lstsq_extras(a, b, x, rcond, driver):
     the singular values (gelsd, gelss) and, when m > n and A has full rank, the squared residual norms
     (all but gelsy)."""
     m, n = a.shape[-2:]
-    empty = _wrap(np.empty((0,), a.dtype))
+    real = np.finfo(a.dtype).dtype  # residuals and singular values are real for complex A too
+    empty = _wrap(np.empty((0,), real))
     rank = _wrap(np.empty((0,), np.int64))
     full = True
     if driver != "gels":
@@ -173,13 +253,18 @@ def _lstsq_extras(a, b, x, rcond, driver):
     sv = _wrap(np.linalg.svd(a, compute_uv=False)) if driver in ("gelsd", "gelss") else empty
     residuals = empty
     if driver != "gelsy" and m > n and full:
-        residuals = _wrap(np.asarray(((a @ x - b) ** 2).sum(-2)).astype(a.dtype))
+        residuals = _wrap(np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real))
     return rank, sv, residuals
 
 
 @defop("linalg_lstsq", "LinalgLstsqBackward0", MATMUL, "same")
 def _lstsq(a, b, rcond):
     return _colmajor(np.linalg.pinv(a, rcond=1e-15 if rcond is None else rcond) @ b)
+
+
+@_lstsq.meta_
+def _(a, b, rcond):  # torch has no meta kernel for lstsq (its rank and residuals depend on the data)
+    raise no_meta_kernel("linalg_lstsq.out")
 
 
 @_lstsq.derivative_
@@ -212,6 +297,9 @@ def _cholesky(a, upper):
     return _colmajor(np.swapaxes(L, -1, -2)) if upper else _colmajor(L)
 
 
+_cholesky.meta_(lambda a, upper: _lapack_meta(tuple(a.shape), a._data.dtype))
+
+
 @_cholesky.derivative_
 def _(g, a, upper, *, out):
     L = out.mT if upper else out
@@ -237,6 +325,14 @@ def _qr(a, mode):
     return _colmajor(q), _colmajor(r)
 
 
+@_qr.meta_
+def _(a, mode):
+    *batch, m, n = a.shape
+    k = m if mode == "complete" else min(m, n)
+    r = _lapack_meta((*batch, k, n), a._data.dtype)
+    return (meta_array((0,), a._data.dtype) if mode == "r" else _lapack_meta((*batch, m, k), a._data.dtype)), r
+
+
 @_qr.derivative_
 def _(grads, a, mode, *, out):
     gq, gr = grads
@@ -253,6 +349,7 @@ def qr(A, mode="reduced", *, out=None):
                            "'r', or 'complete'")
     if A.dim() < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    require_linalg_dtype("qr", A)
     return return_types.qr(*dispatch(_qr, (A,), (mode,)))
 
 
@@ -307,6 +404,15 @@ def _svd(a, full):
     return u, s, vh
 
 
+@_svd.meta_
+def _(a, full):  # U column-major, V^H row-major (the transpose of LAPACK's column-major V), as torch's
+    *batch, m, n = a.shape
+    k = min(m, n)
+    dt = a._data.dtype
+    return (_lapack_meta((*batch, m, m if full else k), dt), meta_array((*batch, k), real_dtype(dt)),
+            meta_array((*batch, n if full else k, n), dt))
+
+
 @_svd.derivative_
 def _(grads, a, full, *, out):
     gu, gs, gvh = grads
@@ -337,10 +443,12 @@ def _(grads, a, full, *, out):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    require_linalg_dtype("svd", A)
     return return_types.svd(*dispatch(_svd, (A,), (bool(full_matrices),)))
 
 
 def svdvals(A, *, driver=None, out=None):
+    require_linalg_dtype("svd", A)
     return dispatch(_svd, (A,), (False,))[1]
 
 
@@ -348,6 +456,10 @@ def svdvals(A, *, driver=None, out=None):
 def _eigh(a, uplo):
     w, v = np.linalg.eigh(a, UPLO=uplo)
     return w, _colmajor(v)
+
+
+_eigh.meta_(lambda a, uplo: (meta_array(tuple(a.shape)[:-1], real_dtype(a._data.dtype)),
+                             _lapack_meta(tuple(a.shape), a._data.dtype)))
 
 
 @_eigh.derivative_
@@ -381,6 +493,10 @@ def _pinv(a, rtol, hermitian):
     return np.linalg.pinv(a, rcond=rtol, hermitian=hermitian)
 
 
+_pinv.meta_(lambda a, rtol, hermitian: meta_array(tuple(a.shape)[:-2] + (a.shape[-1], a.shape[-2]),
+                                                  a._data.dtype))
+
+
 @_pinv.derivative_
 def _(g, a, rtol, hermitian, *, out):
     return _pinv_grad(g, a, out)
@@ -388,21 +504,32 @@ def _(g, a, rtol, hermitian, *, out):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
-        raise RuntimeError("linalg.pinv: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.pinv({dtype_word(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
+    require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None else max(A.shape[-2:]) * eps)
     return dispatch(_pinv, (A,), (r, hermitian))
 
 
+@defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
+def _matrix_rank(a, atol, rtol, hermitian):
+    s = np.linalg.svd(a, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(a))
+    smax = s.max(-1, keepdims=True, initial=0)
+    eps = np.finfo(a.dtype).eps
+    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(a.shape[-2:]) * eps)
+    tol = np.maximum(atol or 0.0, rt * smax)
+    return np.asarray((s > tol).sum(-1)).astype(np.int64)
+
+
+_matrix_rank.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-2], _dtypes.int64))
+
+
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
-    s = np.linalg.svd(A._data, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(A._data))
-    smax = s.max(-1, keepdims=True, initial=0)
-    eps = np.finfo(A._data.dtype).eps
-    rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
-    tol = np.maximum(atol or 0.0, rt * smax)
-    return _wrap(np.asarray((s > tol).sum(-1)).astype(np.int64))
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    require_linalg_dtype("matrix_rank", A)
+    return dispatch(_matrix_rank, (A,), (atol, rtol, hermitian))
 
 
 def matrix_power(A, n, *, out=None):
@@ -411,7 +538,11 @@ def matrix_power(A, n, *, out=None):
                            f"{A.shape[-2]} by {A.shape[-1]} matrices" if A.dim() >= 2 else
                            "linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if n == 0:
+        if A.dtype.name == "bool":
+            return _eye_like(A).expand(A.shape).contiguous()
         return A * 0 + _eye_like(A)  # (still part of the graph, as torch's result is)
+    if n == 3:  # torch's association, which rounds differently from the binary powering below
+        return (A @ A) @ A
     base = A if n > 0 else inv(A)
     k = abs(n)
     result = None
@@ -431,7 +562,11 @@ Tensor.pinverse = lambda self, rcond=1e-15: pinv(self, rtol=rcond)
 Tensor.matrix_power = lambda self, n: matrix_power(self, n)
 def logdet(A):
     """log det(A): nan for a negative determinant, -inf for a singular matrix (as torch)."""
+    if A.dim() >= 2:
+        require_linalg_dtype("logdet", A)
     sign, logabs = slogdet(A)
+    if A.is_complex():  # log of the complex determinant: log|det| + i arg(det)
+        return logabs + (sign.imag + 0.0).atan2(sign.real) * 1j  # (+0: a sign of -1 gives +pi, as torch)
     return logabs.masked_fill(sign < 0, float("nan"))
 
 

@@ -16,12 +16,13 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import OTHER, _dtype_word, defop, dispatch
-from .._meta import meta_array
+from .._meta import broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
 from .binary import _addcdiv, _addcmul, _lerp_t
 from .linalg_ext import _vector_norm
 from .pointwise import (
+    _CPP_NAMES,
     _abs,
     _add,
     _div,
@@ -212,7 +213,7 @@ for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp
 # ---- binary: a list op a scalar, a list of scalars, a list of tensors, or one 0-d tensor ------------------------
 
 
-def _binary(name, base, alpha=False, ufunc=None):
+def _binary(name, base, alpha=False, ufunc=None, check=None):
     op = _foreach_op(base, 2, name, ufunc)
 
     def make(inplace):
@@ -225,6 +226,8 @@ def _binary(name, base, alpha=False, ufunc=None):
                 params = () if a == 1 else (a,)
             if kw:
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+            if check is not None:
+                check(self, others, inplace)
             return _run(op, base, [list(self), others], inplace, params)
         return fn
 
@@ -251,9 +254,26 @@ def _clip_above(x, hi, out):
     return np.clip(x, -np.inf, hi, out=out)
 
 
+def _clamp_check(kernel_name):
+    """torch's refusals for the foreach clamps: complex tensors (the list form fails in its maximum/minimum
+    kernel), and, in place, a float bound on an integer tensor (named as clamp_ names C++ types)."""
+    def check(self, others, inplace):
+        for t, o in zip(self, others):
+            if t.is_complex() or (isinstance(o, Tensor) and o.is_complex()):
+                if isinstance(o, Tensor):
+                    raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for '
+                                              f"'{_dtype_word(_dtypes.to_numpy(t.dtype))}'")
+                raise NotImplementedError("clamp is not supported for complex types")
+            if inplace and isinstance(o, float) and not t.is_floating_point():
+                name = _dtypes.to_numpy(t.dtype).name
+                raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                                   f"{_CPP_NAMES.get(name, name)}")
+    return check
+
+
 # with a scalar, clamp_min is maximum and clamp_max is minimum (nan propagates in all of them)
-_binary("clamp_min", _maximum, ufunc=_clip_below)
-_binary("clamp_max", _minimum, ufunc=_clip_above)
+_binary("clamp_min", _maximum, ufunc=_clip_below, check=_clamp_check("maximum"))
+_binary("clamp_max", _minimum, ufunc=_clip_above, check=_clamp_check("minimum"))
 
 
 # ---- ternary: addcmul, addcdiv (value: a scalar, a list of scalars or a 1-d tensor), lerp ----------------------
@@ -304,6 +324,9 @@ def _zero_kernel(*args):
     return ()
 
 
+_zero_kernel.meta_(lambda *args: ())  # in place, on payloads without data: nothing to compute
+
+
 def _foreach_zero_(self):
     """Set every tensor of `self` to zero in place (what `Optimizer.zero_grad(set_to_none=False)` calls)."""
     _check_lists(self)
@@ -321,6 +344,16 @@ def _copy_kernel(*args):
     n = args[-1]
     for i in range(n):
         args[i][...] = args[n + i]
+    return ()
+
+
+@_copy_kernel.meta_
+def _(*args):  # each copy_ checks that its source broadcasts to its destination
+    n = args[-1]
+    for dst, src in zip(args[:n], args[n:2 * n]):
+        if broadcast_shapes(tuple(dst.shape), tuple(src.shape)) != tuple(dst.shape):
+            raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                               f"{list(broadcast_shapes(tuple(dst.shape), tuple(src.shape)))}")
     return ()
 
 

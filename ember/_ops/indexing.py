@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtypes
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._meta import MetaArray, broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
@@ -98,7 +99,7 @@ def _as_template(key, tensors):
 def _masks_as_bool(tensors):
     """Index tensors as the kernel takes them: a uint8 tensor is a (deprecated) mask, read as bool."""
     if any(t._data.dtype == np.uint8 for t in tensors):
-        return tuple(t.to(bool) if t._data.dtype == np.uint8 else t for t in tensors)
+        return tuple(t.to(_dtypes.bool) if t._data.dtype == np.uint8 else t for t in tensors)
     return tuple(tensors)
 
 
@@ -302,7 +303,7 @@ def _(gg, g, *rest):
     return (dispatch(_index, (gg, *idx), (rest[-1],)),) + (None,) * len(idx)
 
 
-_index_put_zeros.meta_(lambda g, shape, key: meta_array(shape, g._data.dtype))
+_index_put_zeros.meta_(lambda g, *rest: meta_array(rest[-2], g._data.dtype))  # (rest: indices, shape, key)
 
 
 Tensor.__getitem__ = _getitem
@@ -369,11 +370,14 @@ def _(g, a, v, *rest):
     return (ga, dispatch(_index, (g, *idx), (template,))) + (None,) * len(idx)
 
 
-_index_put.meta_(lambda a, v, key, accumulate: meta_array(a.shape, a._data.dtype))
+# (torch's meta index_put checks no value shape: the result is a clone of `a` written into)
+_index_put.meta_(lambda a, v, *rest: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _setitem(self, key, value):
     scalar = isinstance(value, (int, float, complex))
+    if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")  # torch reads a Python int as int64 here
     k, advanced, tensors = _prep_key(self, key)
     if advanced:
         k = _check_advanced(self, k)
@@ -445,9 +449,9 @@ def _(g, a, idx, dim):
 
 
 @_index_select.meta_
-def _(a, dim, idx):
+def _(a, idx, dim):
     shape = list(a.shape)
-    shape[dim] = int(np.prod(idx.shape))  # (idx: a payload now, an input Tensor once indices dispatch)
+    shape[dim] = idx.numel()
     return meta_array(shape, a._data.dtype)
 
 
@@ -499,12 +503,12 @@ def masked_fill(input, mask, value):
     return dispatch(_masked_fill, (input, mask), (checked_scalar(value, input._data.dtype),))
 
 
-def _check_mask_broadcast(mask, input):
-    """torch's error (mask as tensor a) when a mask and its input do not broadcast."""
+def _check_mask_broadcast(mask, input, inplace=False):
+    """torch's error when a mask and its input do not broadcast (the mask is tensor a, unless in place)."""
     from .._dispatch import _broadcast_error
 
     if mask._data.shape != input._data.shape:
-        e = _broadcast_error((mask, input))
+        e = _broadcast_error((input, mask) if inplace else (mask, input))
         if e is not None:
             raise e
 
@@ -512,7 +516,7 @@ def _check_mask_broadcast(mask, input):
 def _masked_fill_(self, mask, value):
     if isinstance(value, Tensor):
         value = value.item()
-    _check_mask_broadcast(mask, self)
+    _check_mask_broadcast(mask, self, inplace=True)
     return dispatch_inplace(_masked_fill, self, (self, mask), (checked_scalar(value, self._data.dtype),))
 
 

@@ -7,7 +7,8 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word, not_implemented
+from .._meta import matmul_meta, meta_array, view_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
@@ -21,7 +22,8 @@ def _half_safe(fn):
     return kernel
 
 
-@defop("mm", "MmBackward0", MATMUL)
+# The matmul family takes every dtype but bool; each op raises its torch kernel's error for it.
+@defop("mm", "MmBackward0", MATMUL, dtypes=NUMERIC, error="addmm_impl_cpu_")
 @_half_safe
 def _mm(a, b):
     return a @ b
@@ -43,7 +45,7 @@ def mat2_grad(a, g, b):
     return a.t().mm(g)
 
 
-@defop("bmm", "BmmBackward0", MATMUL)
+@defop("bmm", "BmmBackward0", MATMUL, dtypes=NUMERIC, error="bmm")
 @_half_safe
 def _bmm(a, b):
     return np.matmul(a, b)
@@ -55,7 +57,7 @@ def _(g, a, b):
         (a.transpose(1, 2).bmm(g) if needs_grad(1) else None)
 
 
-@defop("mv", "MvBackward0", MATMUL)
+@defop("mv", "MvBackward0", MATMUL, dtypes=NUMERIC, error="addmv_impl_cpu")
 @_half_safe
 def _mv(a, b):
     return a @ b
@@ -66,7 +68,7 @@ def _(g, a, b):
     return (g.unsqueeze(1) * b if needs_grad(0) else None), (a.t().mv(g) if needs_grad(1) else None)
 
 
-@defop("dot", "DotBackward0", MATMUL)
+@defop("dot", "DotBackward0", MATMUL, dtypes=NUMERIC, error="dot")
 @_half_safe
 def _dot(a, b):
     return np.asarray(np.dot(a, b))
@@ -77,7 +79,15 @@ def _(g, a, b):
     return (g * b if needs_grad(0) else None), (g * a if needs_grad(1) else None)
 
 
-@defop("matmul", "UnsafeViewBackward0", MATMUL)
+def _matmul_error(d, a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return not_implemented("dot", d)
+    if b.ndim == 1 and a.ndim == 2:
+        return not_implemented("addmv_impl_cpu", d)
+    return not_implemented("addmm_impl_cpu_" if max(a.ndim, b.ndim) <= 2 else "bmm", d)
+
+
+@defop("matmul", "UnsafeViewBackward0", MATMUL, dtypes=NUMERIC, error=_matmul_error)
 @_half_safe
 def _matmul_nd(a, b):
     return np.matmul(a, b)
@@ -97,7 +107,13 @@ def _(g, a, b):
 
 
 def _same_dtype(a, b, name="mm"):
+    """torch's words for operands of two dtypes, per kernel: dot, addmv, bmm, else mm's."""
     if a._data.dtype != b._data.dtype:
+        if name == "bmm":
+            raise RuntimeError(f"expected scalar type {dtype_word(a.dtype)} but found {dtype_word(b.dtype)}")
+        if name == "addmv":
+            wa, wb = dtype_word(a.dtype), dtype_word(b.dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {wb}, {wa}, and {wb}")
         if name == "dot":
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{dtype_word(a.dtype)} and {dtype_word(b.dtype)}")
@@ -132,7 +148,7 @@ def bmm(input, mat2, *, out=None):
     if a[0] != b[0] or a[2] != b[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] but "
                            f"got: [{b[0]}, {b[1]}].")
-    _same_dtype(input, mat2)
+    _same_dtype(input, mat2, "bmm")
     return finish_out(dispatch(_bmm, (input, mat2)), out)
 
 
@@ -160,9 +176,14 @@ def dot(input, tensor, *, out=None):
     return finish_out(dispatch(_dot, (input, tensor)), out)
 
 
-@defop("vdot", "VdotBackward0", MATMUL, tags=("not_holomorphic",))
+@defop("vdot", "VdotBackward0", MATMUL, dtypes=NUMERIC, error="dot", tags=("not_holomorphic",))
 def _vdot(a, b):
     return np.asarray(np.vdot(a, b))
+
+
+# the wrappers check ranks, sizes and dtypes before dispatching, so a rule only computes the result
+for _op in (_mm, _bmm, _mv, _dot, _matmul_nd, _vdot):
+    _op.meta_(matmul_meta)
 
 
 @_vdot.derivative_
@@ -215,7 +236,7 @@ def matmul(input, other, *, out=None):
             n = max(len(batch_a), len(batch_b))
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {n - 1 - i}")
-    _same_dtype(input, other)
+    _same_dtype(input, other, "bmm" if db > 2 else "addmv" if db == 1 else "mm")  # what torch folds it to
     return finish_out(dispatch(_matmul_nd, (input, other)), out)
 
 
@@ -273,17 +294,27 @@ def _parse_einsum(equation, shapes):
     return out_ins, out
 
 
-@defop("einsum", "ViewBackward0", MATMUL)
+@defop("einsum", "ViewBackward0", MATMUL, dtypes=NUMERIC, error="bmm")
 def _einsum(*args):
     *arrays, ins, out = args
     if arrays and arrays[0].dtype.itemsize == 2 and arrays[0].dtype.kind == "f" or \
-            arrays and arrays[0].dtype.name == "bfloat16":
+            arrays and arrays[0].dtype.kind == "V":
         return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
                          optimize=len(arrays) > 2).astype(arrays[0].dtype)
     r = np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2)
     if isinstance(r, np.ndarray) and r.base is not None and any(np.shares_memory(r, a) for a in arrays):
         return r  # a pure permutation or diagonal: a view, as torch returns
     return c_contiguous(r)
+
+
+@_einsum.meta_
+def _(*args):
+    *ops, ins, out = args
+    size = {c: n for t, sub in zip(ops, ins) for c, n in zip(sub, t.shape)}
+    if len(ops) == 1 and sorted(out) == sorted(ins[0]):  # a pure permutation: a view, as the kernel's
+        t, sub = ops[0], ins[0]
+        return view_meta(t, tuple(size[c] for c in out), tuple(t.stride(sub.index(c)) for c in out))
+    return meta_array(tuple(size[c] for c in out), ops[0]._data.dtype)
 
 
 @_einsum.derivative_

@@ -18,7 +18,8 @@ NOTE [ Decomposition gradients ]
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, defop, dispatch, dtype_word
+from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word
+from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
@@ -26,18 +27,24 @@ from ._util import finish_out, method, public, wrap_dims
 # ---- the matmul family ---------------------------------------------------------------------------------
 
 
-def _mm_scaled(name, node, fn, grads):
-    op = defop(name, node, MATMUL, "same")(fn)
+def _mm_scaled(name, node, fn, grads, error):
+    op = defop(name, node, MATMUL, "same", dtypes=NUMERIC, error=error)(fn)
     op.derivative_(grads)
     return op
 
 
 def _wide(a):
-    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.name == "bfloat16" \
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind == "f" or a.dtype.kind == "V" \
         else a
 
 
+def _int_scalars(a, beta, alpha):
+    """torch casts beta and alpha to an integer dtype (2.7 -> 2)."""
+    return (int(beta), int(alpha)) if a.dtype.kind in "iu" else (beta, alpha)
+
+
 def _addmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = _wide(a) @ _wide(b)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -55,20 +62,21 @@ def _addmm_grads(g, c, a, b, beta, alpha):
             _scaled(mat2_grad(a, g, b), alpha) if needs_grad(2) else None)
 
 
-_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads)
+_addmm = _mm_scaled("addmm", "AddmmBackward0", _addmm_kernel, _addmm_grads, "addmm_impl_cpu_")
 _addmv = _mm_scaled("addmv", "AddmvBackward0", _addmm_kernel,
                     lambda g, c, a, v, beta, alpha: (
                         _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                         _scaled(g.unsqueeze(1) * v, alpha) if needs_grad(1) else None,
-                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                        _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "addmv_impl_cpu")
 _baddbmm = _mm_scaled("baddbmm", "BaddbmmBackward0", _addmm_kernel,
                       lambda g, c, a, b, beta, alpha: (
                           _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                           _scaled(g @ b.mT, alpha) if needs_grad(1) else None,
-                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None))
+                          _scaled(a.mT @ g, alpha) if needs_grad(2) else None), "baddbmm")
 
 
 def _addbmm_kernel(c, a, b, beta, alpha):
+    beta, alpha = _int_scalars(a, beta, alpha)
     p = np.add.reduce(_wide(a) @ _wide(b), axis=0)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
@@ -78,7 +86,28 @@ _addbmm = _mm_scaled("addbmm", "AddbmmBackward0", _addbmm_kernel,
                      lambda g, c, a, b, beta, alpha: (
                          _scaled(g, beta) if needs_grad(0) and beta != 0 else None,
                          _scaled(g.unsqueeze(0) @ b.mT, alpha) if needs_grad(1) else None,
-                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None))
+                         _scaled(a.mT @ g.unsqueeze(0), alpha) if needs_grad(2) else None), "addmm_impl_cpu_")
+
+
+def _addmm_meta(c, a, b, beta, alpha):
+    """addmm / addmv / baddbmm: the product's shape, into which `c` must broadcast; addbmm sums the batch."""
+    r = matmul_meta(a, b, _dtypes.result_dtype([c, a, b]))
+    return _self_expands(c, r)
+
+
+def _self_expands(c, r):
+    shape = tuple(r.shape)
+    if broadcast_shapes(tuple(c.shape), shape) != shape:
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({c.shape[-1]}) at non-singleton dimension {len(shape) - 1}.  Target sizes: "
+                           f"{list(shape)}.  Tensor sizes: {list(c.shape)}")
+    return r
+
+
+for _op in (_addmm, _addmv, _baddbmm):
+    _op.meta_(_addmm_meta)
+_addbmm.meta_(lambda c, a, b, beta, alpha: _self_expands(
+    c, meta_array((a.shape[1], b.shape[2]), _dtypes.result_dtype([c, a, b]))))
 
 
 def _shape_str(s):
@@ -162,6 +191,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if input.dim() == 1 and other.dim() == 1:  # torch's inner of vectors is dot
+        return finish_out(input.dot(other), out)
     return finish_out(tensordot(input, other, ([-1], [-1])), out)
 
 
@@ -255,15 +286,8 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
 
 @_vector_norm.meta_
 def _(a, ord, dims, keepdim, np_dtype):
-    from .._meta import meta_array
-
-    dims = range(a.dim()) if dims is None else dims
-    shape = [1 if i in dims else s for i, s in enumerate(a.shape)] if keepdim else \
-        [s for i, s in enumerate(a.shape) if i not in dims]
-    d = np.dtype(np_dtype) if np_dtype is not None else a._data.dtype
-    if d.kind == "c":
-        d = np.abs(np.zeros(0, d)).dtype
-    return meta_array(tuple(shape), d)
+    dt = np_dtype if np_dtype is not None else a._data.dtype
+    return meta_array(reduced_shape(tuple(a.shape), dims, keepdim), real_dtype(dt))
 
 
 @_vector_norm.derivative_
@@ -275,13 +299,13 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
     if ord == 0:
         return g * 0
     if ord == 1:
-        return g * a.sign()
+        return g * a.sgn()
     if ord in (np.inf, -np.inf):
         hit = a.abs() == o
-        return g * a.sign() * hit / hit.sum(dims, keepdim=True)
+        return g * a.sgn() * hit / hit.sum(dims, keepdim=True)
     if ord == 2:
         return (g * a / o).masked_fill(o == 0, 0.0)
-    return (g * a.sign() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
+    return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -300,6 +324,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    from .decomp import require_linalg_dtype
+
+    require_linalg_dtype("matrix_norm", A, low_ok=ord not in (2, -2, "nuc"))  # svd-based ones need LAPACK
     d = wrap_dims(dim, A.dim())
     if dtype is not None:
         A = A.to(dtype)
@@ -307,15 +334,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return finish_out(vector_norm(A, 2, d, keepdim), out)
     from .decomp import svdvals
 
+    # sums of absolute values and their max / min are vector norms (1, inf, -inf) of nonnegative values
     if ord == "nuc":
-        r = svdvals(A.movedim(d, (-2, -1))).sum(-1)
+        r = vector_norm(svdvals(A.movedim(d, (-2, -1))), 1, -1)
     elif ord in (2, -2):
-        s = svdvals(A.movedim(d, (-2, -1)))
-        r = s.amax(-1) if ord == 2 else s.amin(-1)
+        r = vector_norm(svdvals(A.movedim(d, (-2, -1))), np.inf * ord / 2, -1)
     elif ord in (1, -1, np.inf, -np.inf):
         sum_dim, red_dim = (d[0], d[1]) if ord in (1, -1) else (d[1], d[0])
-        s = A.abs().sum(sum_dim, keepdim=True)
-        r = s.amax(red_dim, keepdim=True) if ord > 0 else s.amin(red_dim, keepdim=True)
+        s = vector_norm(A, 1, sum_dim, keepdim=True)
+        r = vector_norm(s, np.inf if ord > 0 else -np.inf, red_dim, keepdim=True)
         return finish_out(r if keepdim else r.squeeze(d), out)
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")

@@ -11,8 +11,10 @@ at the end, as torch's CPU kernels accumulate in float.
 
 import numpy as np
 
-from .._dispatch import NN, POINTWISE, defop, dispatch
-from ._util import method, public
+from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, not_implemented
+from .._meta import like_strides, meta_array
+from ..autograd.graph import needs_grad
+from ._util import c_contiguous, method, public
 from .pointwise import where
 from .special import erf as _erf
 
@@ -24,9 +26,18 @@ _INV_SQRT_2PI = 0.3989422804014327
 
 def _wide(a):
     """(array in a dtype fit for accumulation, the dtype to return) (NOTE [ Low-precision accumulation ])."""
-    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+    if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V":
         return a.astype(np.float32), a.dtype
     return a, a.dtype
+
+
+def _erf_like(z):
+    """erf of `z` in `z`'s memory layout (the blocked erf kernel writes C order; torch's pointwise outputs
+    keep the input's stride order)."""
+    if z.ndim < 2 or z.flags.c_contiguous:
+        return _erf(z)
+    order = np.argsort(z.strides, kind="stable")[::-1]  # axes from the largest stride to the smallest
+    return _erf(z.transpose(order)).transpose(np.argsort(order))
 
 
 def _as(x, like):
@@ -36,17 +47,38 @@ def _as(x, like):
 # ---- piecewise-linear activations ----------------------------------------------------------------------
 
 
-@defop("leaky_relu", "LeakyReluBackward0", POINTWISE, "same")
+def _hardtanh_error(d):
+    if d.name == "bool":
+        return RuntimeError("Bool inputs not supported for hardtanh")
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+def _softmax_error(name, d, a, dim):
+    last = a.ndim == 0 or dim is None or dim % a.ndim == a.ndim - 1
+    return not_implemented(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", d)
+
+
+@defop("leaky_relu", "LeakyReluBackward0", POINTWISE, "same", dtypes=FLOATING, error="leaky_relu_cpu")
 def leaky_relu(a, slope):
     return np.where(a > 0, a, a * _as(slope, a)).astype(a.dtype, copy=False)
 
 
 @leaky_relu.derivative_
 def _(g, a, slope):
-    return where(a > 0, g, g * slope)
+    return dispatch(leaky_relu_backward, (g, a), (slope,))
 
 
-@defop("hardtanh", "HardtanhBackward0", POINTWISE, "same")
+@defop("leaky_relu_backward", "LeakyReluBackwardBackward0", POINTWISE, "same")
+def leaky_relu_backward(g, a, slope):
+    return np.where(a > 0, g, g * _as(slope, g)).astype(g.dtype, copy=False)
+
+
+@leaky_relu_backward.derivative_
+def _(gg, g, a, slope):  # (torch's formula gives the input zeros)
+    return dispatch(leaky_relu_backward, (gg, a), (slope,)), (a.new_zeros(a.shape) if needs_grad(1) else None)
+
+
+@defop("hardtanh", "HardtanhBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING, error=_hardtanh_error)
 def hardtanh(a, lo, hi):
     return np.clip(a, _as(lo, a), _as(hi, a))
 
@@ -56,7 +88,7 @@ def _(g, a, lo, hi):
     return where((a > lo) & (a < hi), g, 0.0)
 
 
-@defop("threshold", "ThresholdBackward0", POINTWISE, "same")
+@defop("threshold", "ThresholdBackward0", POINTWISE, "same", dtypes=REAL - {"bool"}, error="threshold_cpu")
 def threshold(a, th, value):
     return np.where(a > th, a, _as(value, a)).astype(a.dtype, copy=False)
 
@@ -66,7 +98,7 @@ def _(g, a, th, value):
     return where(a > th, g, 0.0)
 
 
-@defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same")
+@defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardshrink_cpu")
 def hardshrink(a, lambd):
     return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
 
@@ -76,7 +108,7 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
-@defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same")
+@defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="softshrink_check")
 def softshrink(a, lambd):
     lam = _as(lambd, a)
     return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, 0)).astype(a.dtype, copy=False)
@@ -87,7 +119,7 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
-@defop("hardsigmoid", "HardsigmoidBackward0", POINTWISE, "same")
+@defop("hardsigmoid", "HardsigmoidBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardsigmoid_cpu")
 def hardsigmoid(a):
     return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
 
@@ -97,7 +129,7 @@ def _(g, a):
     return where((a > -3) & (a < 3), g / 6, 0.0)
 
 
-@defop("hardswish", "HardswishBackward0", POINTWISE, "same")
+@defop("hardswish", "HardswishBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardswish_cpu")
 def hardswish(a):
     return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
 
@@ -110,7 +142,7 @@ def _(g, a):
 # ---- smooth activations ----------------------------------------------------------------------------------
 
 
-@defop("elu", "EluBackward0", POINTWISE, "same")
+@defop("elu", "EluBackward0", POINTWISE, "same", dtypes=FLOATING, error="elu_cpu")
 def elu(a, alpha, scale, input_scale):
     w, dt = _wide(a)
     neg = np.expm1(np.minimum(w, 0) * input_scale) * (alpha * scale)
@@ -122,11 +154,11 @@ def _(g, a, alpha, scale, input_scale):
     return where(a > 0, g * scale, g * ((a.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)))
 
 
-celu = defop("celu", "CeluBackward0", POINTWISE, "same")(elu.kernel)
+celu = defop("celu", "CeluBackward0", POINTWISE, "same", dtypes=FLOATING, error="elu_cpu")(elu.kernel)
 celu.derivative_(elu.derivative)
 
 
-@defop("softplus", "SoftplusBackward0", POINTWISE, "same")
+@defop("softplus", "SoftplusBackward0", POINTWISE, "same", dtypes=FLOATING, error="softplus_cpu")
 def softplus(a, beta, thresh):
     w, dt = _wide(a)
     bx = w * beta
@@ -139,13 +171,13 @@ def _(g, a, beta, thresh):
     return where(a * beta > thresh, g, g * (a * beta).sigmoid())
 
 
-@defop("gelu", "GeluBackward0", POINTWISE, "same")
+@defop("gelu", "GeluBackward0", POINTWISE, "same", dtypes=FLOATING, error="GeluKernelImpl")
 def gelu(a, approximate):
     w, dt = _wide(a)
     if approximate == "tanh":
         inner = 0.7978845608028654 * (w + 0.044715 * w * w * w)
         return (0.5 * w * (1 + np.tanh(inner))).astype(dt, copy=False)
-    return (0.5 * w * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
+    return (0.5 * w * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))).astype(dt, copy=False)
 
 
 @defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
@@ -157,7 +189,7 @@ def gelu_backward(g, a, approximate):
         t = np.tanh(inner)
         d = 0.5 * (1 + t) + 0.5 * w * (1 - t * t) * k * (1 + 3 * 0.044715 * w * w)
     else:
-        cdf = 0.5 * (1 + _erf(w * _SQRT1_2).astype(w.dtype, copy=False))
+        cdf = 0.5 * (1 + _erf_like(w * _SQRT1_2).astype(w.dtype, copy=False))
         d = cdf + w * np.exp(-0.5 * w * w) * _INV_SQRT_2PI
     return (g * d).astype(dt, copy=False)
 
@@ -180,7 +212,7 @@ def _(gg, g, a, approximate):
     return dispatch(gelu_backward, (gg, a), (approximate,)), gg * g * pdf * (2 - a * a)
 
 
-@defop("silu", "SiluBackward0", POINTWISE, "same")
+@defop("silu", "SiluBackward0", POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="silu_cpu")
 def silu(a):
     w, dt = _wide(a)
     e = np.exp(-np.abs(w))
@@ -194,7 +226,7 @@ def _(g, a):
     return g * s * (1 + a * (1 - s))
 
 
-@defop("mish", "MishBackward0", POINTWISE, "same")
+@defop("mish", "MishBackward0", POINTWISE, "same", dtypes=FLOATING, error="mish_cpu")
 def mish(a):
     w, dt = _wide(a)
     sp = np.maximum(w, 0) + np.log1p(np.exp(-np.abs(w)))
@@ -207,10 +239,11 @@ def _(g, a):
     return g * (t + a * a.sigmoid() * (1 - t * t))
 
 
-@defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same")
+@defop("log_sigmoid", "LogSigmoidBackward0", POINTWISE, "same", dtypes=FLOATING, error="log_sigmoid_cpu")
 def log_sigmoid(a):
     w, dt = _wide(a)
-    return (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    out = (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
+    return c_contiguous(out)  # (torch's log_sigmoid_forward writes a new contiguous buffer)
 
 
 @log_sigmoid.derivative_
@@ -218,7 +251,7 @@ def _(g, a):
     return g * (-a).sigmoid()
 
 
-@defop("prelu", "PreluKernelBackward0", POINTWISE, "same")
+@defop("prelu", "PreluKernelBackward0", POINTWISE, "same", dtypes=FLOATING, error="prelu_cpu")
 def prelu(a, w):
     return np.where(a > 0, a, w * a).astype(np.result_type(a, w), copy=False)
 
@@ -231,12 +264,21 @@ def _(g, a, w):
 # ---- softmax family ------------------------------------------------------------------------------------
 
 
-@defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True)
+@defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
+       error=lambda d, a, dim: _softmax_error("softmax", d, a, dim))
 def softmax(a, dim):
     w, dt = _wide(a)
     e = np.exp(w - np.max(w, axis=dim, keepdims=True))
     e /= np.sum(e, axis=dim, keepdims=True)
-    return e.astype(dt, copy=False)
+    return c_contiguous(e.astype(dt, copy=False))  # (torch's softmax output is contiguous)
+
+
+def _same_shape(a, *_):
+    """The meta rule of an op whose output is one contiguous tensor of its first input's shape and dtype."""
+    return meta_array(tuple(a.shape), a._data.dtype)
+
+
+softmax.meta_(_same_shape)
 
 
 @softmax.derivative_
@@ -244,13 +286,17 @@ def _(g, a, dim, *, out):
     return out * (g - (g * out).sum(dim, keepdim=True))
 
 
-@defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True)
+@defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
+       error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
 def log_softmax(a, dim):
     w, dt = _wide(a)
     shifted = w - np.max(w, axis=dim, keepdims=True)
     with np.errstate(divide="ignore"):
         out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-    return out.astype(dt, copy=False)
+    return c_contiguous(out.astype(dt, copy=False))  # (contiguous, as torch's)
+
+
+log_softmax.meta_(_same_shape)
 
 
 @log_softmax.derivative_
@@ -272,7 +318,7 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN, tags=("index",))
+@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error="nll_loss_out_frame", tags=("index",))
 def nll_loss(x, target, weight, reduction, ignore_index):
     bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
     if bad.any():                                                              # makes it in its kernel too
@@ -299,6 +345,14 @@ def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
     return gx
 
 
+@nll_loss.meta_
+def _(x, target, weight, reduction, ignore_index):
+    return meta_array(tuple(target.shape) if reduction == "none" else (), x._data.dtype)
+
+
+nll_loss_backward.meta_(lambda g, x, *_: _same_shape(x))
+
+
 @nll_loss.derivative_
 def _(g, x, target, weight, reduction, ignore_index):
     return dispatch(nll_loss_backward, (g, x, target, weight), (reduction, ignore_index)), None, None
@@ -313,6 +367,7 @@ def _(gg, g, x, target, weight, reduction, ignore_index):
 # ---- normalization -------------------------------------------------------------------------------------
 
 
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")  # (extreme values give inf/nan, as torch's)
 def _normalize_kernel(a, axes, eps):
     w, dt = _wide(a)
     mean = w.mean(axis=axes, keepdims=True)
@@ -328,16 +383,22 @@ def _normalize_derivative(g, a, axes, eps, *, out):
     return rstd * (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True))
 
 
-def _norm_op(name, node):
-    op = defop(name, node, NN)(_normalize_kernel)
+def _norm_op(name, node, kernel_name, meta):
+    op = defop(name, node, NN, dtypes=FLOATING, error=kernel_name)(_normalize_kernel)
     op.derivative_(lambda g, a, axes, eps: _normalize_derivative(g, a, axes, eps, out=None))
+    op.meta_(meta)
     return op
 
 
+def _like_input(a, *_):
+    """The meta rule of batch norm: its output is laid out as its input (torch's `empty_like`)."""
+    return meta_array(tuple(a.shape), a._data.dtype, like_strides(a))
+
+
 #: (x - mean) / sqrt(var + eps) over `axes` (biased variance); the affine part is applied by the caller
-layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0")
-batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0")
-group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
+layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0", "LayerNormKernelImpl", _same_shape)
+batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0", "batch_norm", _like_input)
+group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNormKernelImpl", _same_shape)
 
 
 # NOTE [ Batch norm updates its running statistics ]
@@ -353,6 +414,7 @@ group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0")
 
 
 @defop("native_batch_norm", "NativeBatchNormBackward0", NN, overload="training")
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
 def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
     out = _normalize_kernel(a, axes, eps)
     n = int(np.prod([a.shape[d] for d in axes]))
@@ -365,6 +427,9 @@ def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_inst
         np.multiply(running, 1 - momentum, out=running)
         running += np.multiply(np.asarray(stat).astype(running.dtype), momentum)
     return out
+
+
+batch_norm_train.meta_(_like_input)  # (the running statistics are updated in place: nothing to compute)
 
 
 @batch_norm_train.derivative_
@@ -382,13 +447,6 @@ def embedding(weight, idx, padding_idx, scale_grad_by_freq=False):
     return weight[idx]
 
 
-@embedding.meta_
-def _(weight, idx, padding_idx, scale_grad_by_freq=False):
-    from .._meta import meta_array
-
-    return meta_array(tuple(idx.shape) + tuple(weight.shape[1:]), weight.dtype)
-
-
 @defop("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", NN, saves="none", tags=("index",))
 def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
     """Rows of g summed into (num_weights, D) by index; padding_idx rows get none; with scale_grad_by_freq
@@ -403,6 +461,10 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
     out = np.zeros((num_weights, g2.shape[1]), g.dtype)
     np.add.at(out, flat, g2)
     return out
+
+
+embedding.meta_(lambda weight, idx, *_: meta_array(tuple(idx.shape) + tuple(weight.shape[1:]), weight._data.dtype))
+embedding_backward.meta_(lambda g, idx, num_weights, *_: meta_array((num_weights, g.shape[-1]), g._data.dtype))
 
 
 @embedding.derivative_
@@ -529,8 +591,9 @@ def _ctc_beta(lpe, valid, skip, il, tl):
 
 @defop("_ctc_loss", "CtcLossBackward0", NN, save_output=True, tags=("index",))
 def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
-    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are int64 arrays, validated.
-    zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    """(nll (N,), log_alpha (N, T, L)) of log_probs (T, N, C); il/tl are tuples of ints (torch's int[]
+    params), validated. zero_infinity only matters to the gradient (the caller zeroes infinite losses)."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, _ = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
@@ -541,12 +604,13 @@ def ctc_loss(lp, targets, il, tl, blank, zero_infinity):
     l2 = np.where(tl > 0, end[rows, np.maximum(2 * tl - 1, 0)], _NEG_INF)
     ll = np.logaddexp(l1, l2)
     ll = np.where(il > 0, ll, np.where(tl == 0, 0.0, _NEG_INF))
-    return (-ll).astype(lp.dtype), np.ascontiguousarray(alpha.transpose(1, 0, 2))
+    return (-ll).astype(lp.dtype), c_contiguous(alpha.transpose(1, 0, 2))
 
 
 @defop("_ctc_loss_backward", "NotImplemented", NN, saves="none", tags=("index",))
 def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infinity):
     """torch's _ctc_loss_backward: the gradient w.r.t. log_probs (NOTE [ CTC forward-backward ])."""
+    il, tl = np.asarray(il, np.int64), np.asarray(tl, np.int64)
     t_max, n, c = lp.shape
     ext, valid, skip = _ctc_ext(targets, tl, n, blank)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (t_max,) + ext.shape), axis=2)
@@ -562,6 +626,16 @@ def ctc_loss_backward(g, lp, nll, log_alpha, targets, il, tl, blank, zero_infini
     if zero_infinity:
         live = live & (nll != np.inf)[None, :]
     return np.where(live[:, :, None], grad, 0).astype(lp.dtype, copy=False)
+
+
+@ctc_loss.meta_
+def _(lp, targets, il, tl, blank, zero_infinity):  # (the lengths are params, known without the data)
+    t_max, n, _ = lp.shape
+    return meta_array((n,), lp._data.dtype), \
+        meta_array((n, t_max, 2 * (int(np.max(tl)) if n else 0) + 1), lp._data.dtype)
+
+
+ctc_loss_backward.meta_(lambda g, lp, *_: _same_shape(lp))
 
 
 @ctc_loss.derivative_

@@ -16,17 +16,21 @@ scalar arguments), torch's order of operations (NOTE [ How optimizers update par
 Complex parameters are updated through `view_as_real` views, as torch does.
 """
 
+import inspect
+
 import numpy as np
 
 from .._dispatch import OTHER, defop
+from .._meta import MetaArray, like_strides, meta_array
 
 _ndarray = np.ndarray
 
 __all__ = []
 
 
-def step_op(name):
-    """Declare a step op from `kernel(*lists_of_arrays, *hyper)`; the op's kernel unflattens its arguments."""
+def step_op(name, fresh=None):
+    """Declare a step op from `kernel(*lists_of_arrays, *hyper)`; the op's kernel unflattens its arguments.
+    `fresh(lists, hyper)`: the meta payloads of the state the step creates (default: none)."""
     def deco(fn):
         def kernel(*args):
             k = 0
@@ -38,8 +42,42 @@ def step_op(name):
                 i += n
             return fn(*lists, *args[k + 1:])
         kernel.__name__ = kernel.__qualname__ = fn.__name__
-        return defop(name, None, OTHER)(kernel)
+        op = defop(name, None, OTHER)(kernel)
+        op.meta_(_step_meta(fn, fresh))
+        return op
     return deco
+
+
+def _step_meta(fn, fresh):
+    """The meta rule of a step op: the in-place updates need nothing computed, except the step counters that
+    live on the CPU (torch keeps 'step' a CPU scalar beside meta parameters, and counts it on)."""
+    names = list(inspect.signature(fn).parameters)
+
+    def rule(*args):
+        k = next(i for i, a in enumerate(args) if type(a) is tuple)
+        lists, i = {}, 0
+        for name, n in zip(names, args[k]):
+            lists[name] = args[i:i + n]
+            i += n
+        hyper = dict(zip(names[len(args[k]):], args[k + 1:]))
+        for t in lists.get("steps", ()):
+            if type(t._data) is _ndarray:
+                t._data += 1
+        return fresh(lists, hyper) if fresh is not None else ()
+    return rule
+
+
+def _sgd_fresh(lists, hyper):  # the first step's momentum buffers: clones of the gradients
+    if hyper["momentum"] == 0:
+        return ()
+    return tuple(meta_array(tuple(g.shape), g._data.dtype, like_strides(g))
+                 for g, has in zip(lists["grads"], hyper["has_buf"]) if not has)
+
+
+def _asgd_fresh(lists, hyper):  # the step reads eta and mu as numbers
+    if any(type(t._data) is MetaArray for t in lists["etas"] + lists["mus"]):
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    return ()
 
 
 # ---- the arithmetic torch's optimizers share, evaluated as torch's kernels evaluate it ----------------------
@@ -105,7 +143,7 @@ def _grad(g, p, maximize, weight_decay):
 # ---- the steps ------------------------------------------------------------------------------------------------
 
 
-@step_op("_sgd_step_")
+@step_op("_sgd_step_", _sgd_fresh)
 def sgd_step(params, grads, bufs, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):
     """Returns the new momentum buffers, one per False in `has_buf` (torch's first-step clone of the grad)."""
     new, j = [], 0
@@ -344,7 +382,7 @@ def rprop_step(params, grads, prevs, step_sizes, steps, step_size_min, step_size
     return ()
 
 
-@step_op("_asgd_step_")
+@step_op("_asgd_step_", _asgd_fresh)
 def asgd_step(params, grads, axs, mus, etas, steps, lambd, lr, t0, alpha, weight_decay, maximize):
     for i, param in enumerate(params):
         mu, eta = mus[i], etas[i]

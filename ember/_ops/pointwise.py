@@ -7,11 +7,25 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 
 import numpy as np
 
-from .._dispatch import POINTWISE, _modes, _run, defop, dispatch
-from .._meta import like_strides, meta_array
+from .. import _dtypes
+from .._dispatch import (
+    BOOL,
+    FLOATING,
+    INTEGRAL,
+    NUMERIC,
+    POINTWISE,
+    REAL,
+    _modes,
+    _run,
+    defop,
+    dispatch,
+    not_implemented,
+)
+from .._dtypes import to_numpy as _to_numpy
+from .._meta import like_strides, meta_array, unary_meta, where_led_rule
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
-from ._util import checked_scalar, finish_out, inplace_method, method, public
+from ._util import c_contiguous, checked_scalar, finish_out, inplace_method, method, public
 
 _ONES = {}
 
@@ -30,7 +44,11 @@ def _one(dtype):
 
 @defop("add", "AddBackward0", POINTWISE, "same", saves="none", tags=("scalar_edge",))
 def _add(a, b, alpha=1):
-    return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+    if alpha == 1:
+        return np.add(a, b)
+    if a.dtype == np.bool_:  # torch's bool alpha is a bool: b * 2 stays a mask
+        return np.logical_or(a, np.logical_and(b, bool(alpha)))
+    return np.add(a, np.multiply(b, alpha))
 
 
 @_add.derivative_
@@ -38,11 +56,18 @@ def _(g, a, b, alpha=1):
     return g, (g if alpha == 1 else g * alpha)
 
 
-@defop("sub", "SubBackward0", POINTWISE, "same", saves="none", tags=("scalar_edge",))
+def _sub_error(d, *inputs):
+    if all(isinstance(t, Tensor) and t._data.dtype == np.bool_ for t in inputs):
+        return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                            "Use the `^` or `logical_xor()` operator instead.")
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                        "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+@defop("sub", "SubBackward0", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error,
+       check="inputs",
+       tags=("scalar_edge",))
 def _sub(a, b, alpha=1):
-    if a.dtype.kind == "b" and getattr(b, "dtype", None) == np.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
     return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
 
 
@@ -53,7 +78,8 @@ def _(g, a, b, alpha=1):
     return g, (-g if alpha == 1 else g * -alpha)
 
 
-@defop("rsub", "RsubBackward1", POINTWISE, "same", saves="none")
+@defop("rsub", "RsubBackward1", POINTWISE, "same", saves="none", dtypes=NUMERIC, error=_sub_error,
+       check="inputs")
 def _rsub(a, b, alpha=1):
     return np.subtract(b, a) if alpha == 1 else np.subtract(b, np.multiply(a, alpha))
 
@@ -85,7 +111,7 @@ def _(g, a, b):
     return (g / b if needs_grad(0) else None), (-g * a / (b * b) if needs_grad(1) else None)
 
 
-@defop("pow", "PowBackward0", POINTWISE, "same", overload="Tensor_Scalar")
+@defop("pow", "PowBackward0", POINTWISE, "same", dtypes=NUMERIC, error="pow", overload="Tensor_Scalar")
 def _pow_scalar(a, e):
     if a.dtype.kind in "iu" and isinstance(e, int) and e < 0 and a.size:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -99,7 +125,8 @@ def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) b
     return g * e * a ** (e - 1), None
 
 
-@defop("pow", "PowBackward1", POINTWISE, "same", save_output=True, overload="Tensor_Tensor")
+@defop("pow", "PowBackward1", POINTWISE, "same", save_output=True, dtypes=NUMERIC, error="pow",
+       overload="Tensor_Tensor")
 def _pow(a, b):
     if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
         # torch's integer power of a negative exponent tensor (only a Python number exponent is refused):
@@ -118,9 +145,10 @@ def _(g, a, b, *, out):
     return ga, gb
 
 
-@defop("pow", "PowBackward2", POINTWISE, "same", save_output=True, overload="Scalar")
+@defop("pow", "PowBackward2", POINTWISE, "same", save_output=True, dtypes=NUMERIC, error="pow",
+       overload="Scalar")
 def _rpow(b, a):
-    return np.power(a, b)
+    return c_contiguous(np.power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
 
 
 @_rpow.derivative_
@@ -128,7 +156,11 @@ def _(g, b, a, *, out):
     return g * out * float(np.log(a)), None
 
 
-@defop("maximum", "MaximumBackward0", POINTWISE, "same")
+def _complex_error(name):
+    return lambda d, *inputs: RuntimeError(f"{name} not implemented for complex tensors.")
+
+
+@defop("maximum", "MaximumBackward0", POINTWISE, "same", dtypes=REAL, error=_complex_error("maximum"))
 def _maximum(a, b):
     return np.maximum(a, b)
 
@@ -139,7 +171,7 @@ def _(g, a, b):
     return where(a > b, g, where(a == b, half, 0.0)), where(a < b, g, where(a == b, half, 0.0))
 
 
-@defop("minimum", "MinimumBackward0", POINTWISE, "same")
+@defop("minimum", "MinimumBackward0", POINTWISE, "same", dtypes=REAL, error=_complex_error("minimum"))
 def _minimum(a, b):
     return np.minimum(a, b)
 
@@ -166,14 +198,14 @@ def _(g, a):
     return -g
 
 
-@defop("abs", "AbsBackward0", POINTWISE, "same")
+@defop("abs", "AbsBackward0", POINTWISE, "same", dtypes=NUMERIC, error="abs_cpu")
 def _abs(a):
     return np.abs(a)
 
 
 @_abs.derivative_
 def _(g, a):
-    return g * a.sign()
+    return g * a.sgn()
 
 
 # conj: ember keeps no lazy conjugate bit (torch's conj() is a view with one); the conjugate is computed
@@ -207,7 +239,9 @@ def is_conj(input):
     return False
 
 
-@defop("sign", "SignBackward0", POINTWISE, "same", saves="none")
+@defop("sign", "SignBackward0", POINTWISE, "same", saves="none", dtypes=REAL,
+       error=lambda d: NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                           "numbers. Please use torch.sgn instead."))
 def _sign(a):
     return np.sign(a) if a.dtype != np.bool_ else a.copy()
 
@@ -249,10 +283,15 @@ def _(g, a, *, out):
     return g / (2 * out)
 
 
-@defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True)
+def _relu_error(d):
+    if d.name == "bool":
+        return RuntimeError("Boolean inputs not supported for relu")
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+@defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error=_relu_error)
 def _relu(a):
-    if a.dtype == np.bool_:
-        raise NotImplementedError('"clamp_min_cpu" not implemented for \'Bool\'')
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 
@@ -271,7 +310,7 @@ def _threshold_backward(g, out):
     # torch's `out <= 0 ? 0 : g` (a NaN output passes g). np.where on a random mask mispredicts a branch
     # per element (~10x slower); clearing g's bits with an all-ones/zero integer mask is branch-free.
     drop = np.less_equal(out, 0)
-    if g.dtype.kind == "c" or g.dtype.itemsize not in (1, 2, 4, 8) or g.shape != drop.shape:
+    if g.dtype.kind == "c" or g.dtype.itemsize not in (1, 2, 4, 8) or g.shape != drop.shape or not g.ndim:
         return np.where(drop, 0, g).astype(g.dtype, copy=False)
     bits = np.dtype(f"i{g.dtype.itemsize}")
     keep = drop.astype(bits)
@@ -281,8 +320,8 @@ def _threshold_backward(g, out):
 
 
 @_threshold_backward.derivative_
-def _(gg, g, out):
-    return dispatch(_threshold_backward, (gg, out)), None
+def _(gg, g, out):  # torch's formula gives `out` zeros (a gradient, not None)
+    return dispatch(_threshold_backward, (gg, out)), (out.new_zeros(out.shape) if needs_grad(1) else None)
 
 
 @defop("sigmoid", "SigmoidBackward0", POINTWISE, "float", saves="none", save_output=True)
@@ -328,7 +367,13 @@ def _(gg, g, out):
     return dispatch(_tanh_backward, (gg, out)), (gg * g * (-2 * out) if needs_grad(1) else None)
 
 
-@defop("clamp", "ClampBackward1", POINTWISE, "same", overload="Tensor")
+def _clamp_error(d):
+    if d.name == "bool":  # (the tensor-bounds kernel; the scalar one takes bool)
+        return not_implemented("clamp_cpu", d)
+    return NotImplementedError("clamp is not supported for complex types")
+
+
+@defop("clamp", "ClampBackward1", POINTWISE, "same", dtypes=REAL, error=_clamp_error, overload="Tensor")
 def _clamp(a, lo, hi):
     if lo is not None and hi is not None:
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype, copy=False)
@@ -347,7 +392,7 @@ def _(g, a, lo, hi):
     return g * keep
 
 
-@defop("clamp", "ClampBackward0", POINTWISE, "same")
+@defop("clamp", "ClampBackward0", POINTWISE, "same", dtypes=INTEGRAL | FLOATING, error=_clamp_error)
 def _clamp_t(a, lo, hi):
     out = a
     if lo is not None:
@@ -395,51 +440,50 @@ _clone.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))  # p
 
 
 @defop("to", "ToCopyBackward0", POINTWISE, saves="none")
-def _to_dtype(a, np_dtype):
-    return a.astype(np_dtype)
+def _to_dtype(a, dtype):  # (dtype: an ember dtype, a static param a tracer can print)
+    return a.astype(_to_numpy(dtype))
 
 
 @_to_dtype.derivative_
-def _(g, a, np_dtype):
+def _(g, a, dtype):
     return g  # the engine casts it back to the input's dtype (fit_grads)
 
 
-_to_dtype.meta_(lambda a, np_dtype: meta_array(a.shape, np.dtype(np_dtype), like_strides(a)))
+_to_dtype.meta_(lambda a, dtype: meta_array(a.shape, dtype, like_strides(a)))
 
 
 # ---- comparisons and logic (no gradients) --------------------------------------------------------------
 
-def _compare(name, ufunc):
-    op = defop(name, None, POINTWISE, "bool")(lambda a, b: ufunc(a, b))
+def _compare(name, ufunc, dtypes=None):
+    op = defop(name, None, POINTWISE, "bool", dtypes=dtypes, error=f"{name}_cpu")(lambda a, b: ufunc(a, b))
     return op
 
 
 _eq, _ne = _compare("eq", np.equal), _compare("ne", np.not_equal)
-_lt, _le = _compare("lt", np.less), _compare("le", np.less_equal)
-_gt, _ge = _compare("gt", np.greater), _compare("ge", np.greater_equal)
+_lt, _le = _compare("lt", np.less, REAL), _compare("le", np.less_equal, REAL)  # ordering: no complex
+_gt, _ge = _compare("gt", np.greater, REAL), _compare("ge", np.greater_equal, REAL)
 _and = defop("logical_and", None, POINTWISE, "bool")(np.logical_and)
 _or = defop("logical_or", None, POINTWISE, "bool")(np.logical_or)
 _xor = defop("logical_xor", None, POINTWISE, "bool")(np.logical_xor)
 _not = defop("logical_not", None, POINTWISE)(np.logical_not)
+_not.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
 
 def _bitwise(name, ufunc):
-    def kernel(a, b):
-        if np.asarray(a).dtype.kind == "f" or np.asarray(b).dtype.kind == "f":
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Float\'')
-        return ufunc(a, b)
-    return defop(name, None, POINTWISE, "same")(kernel)
+    return defop(name, None, POINTWISE, "same", dtypes=BOOL | INTEGRAL, error=f"{name}_cpu")(
+        lambda a, b: ufunc(a, b))
 
 
 _band, _bor, _bxor = (_bitwise("bitwise_and", np.bitwise_and), _bitwise("bitwise_or", np.bitwise_or),
                       _bitwise("bitwise_xor", np.bitwise_xor))
 
 
-@defop("bitwise_not", None, POINTWISE)
+@defop("bitwise_not", None, POINTWISE, dtypes=BOOL | INTEGRAL, error="bitwise_not_cpu")
 def _bnot(a):
-    if a.dtype.kind == "f":
-        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return np.invert(a)
+
+
+_bnot.meta_(unary_meta)
 
 
 # ---- public functions ------------------------------------------------------------------------------
@@ -455,7 +499,9 @@ def sub(input, other, *, alpha=1, out=None):
     return finish_out(dispatch(_sub, (input, other), () if alpha == 1 else (alpha,)), out)
 
 
-subtract = method()(lambda input, other, *, alpha=1, out=None: sub(input, other, alpha=alpha, out=out))
+@method()
+def subtract(input, other, *, alpha=1, out=None):
+    return sub(input, other, alpha=alpha, out=out)
 subtract.__name__ = "subtract"
 public["subtract"] = subtract
 
@@ -505,12 +551,13 @@ def _int_div(kind):
     return kernel
 
 
-_div_trunc = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_trunc",
-                   tags=("scalar_edge",))(_int_div("trunc"))
-_div_floor = defop("div", "DivBackward2", POINTWISE, "same", overload="Tensor_mode_floor",
-                   tags=("scalar_edge",))(_int_div("floor"))
+_div_trunc = defop("div", "DivBackward2", POINTWISE, "same", dtypes=INTEGRAL | FLOATING,
+                   error="div_trunc_cpu", overload="Tensor_mode_trunc", tags=("scalar_edge",))(_int_div("trunc"))
+_div_floor = defop("div", "DivBackward2", POINTWISE, "same", dtypes=INTEGRAL | FLOATING,
+                   error="div_floor_cpu", overload="Tensor_mode_floor", tags=("scalar_edge",))(_int_div("floor"))
 for _op in (_div_trunc, _div_floor):
     _op.derivative_(lambda g, a, b: (g * 0, g * 0))
+_div_floor.meta = where_led_rule("same")  # (NOTE [ Meta strides of decomposed ops ])
 
 
 @method("pow")
@@ -524,10 +571,10 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch's name
 
 def _int_exponent(input, e):
     """An integer tensor's int exponent, checked as torch converts it (to int64, then to the dtype)."""
-    if type(e) is int and input._data.dtype.kind in "iu":
+    if type(e) is int and input._data.dtype.kind in "iu":  # (a bool base promotes with the int to int64)
+        checked_scalar(e, np.int64)
         if e < 0 and input._data.size:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        checked_scalar(e, np.int64)
         return checked_scalar(e, input._data.dtype)
     return e
 
@@ -631,8 +678,12 @@ def where(condition, input=None, other=None, *, out=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
     if isinstance(input, Tensor) != isinstance(other, Tensor):  # a scalar is converted as a value
+        from .._dispatch import wrap_int
         from .._dtypes import result_dtype, to_numpy
 
+        for v in (input, other):
+            if type(v) is int and v >= 2 ** 63:
+                wrap_int(v, np.dtype(np.int64), (input, other))  # (torch's error for bool beside a uint64 number)
         d = to_numpy(result_dtype((input, other)))
         if isinstance(input, Tensor):
             other = checked_scalar(other, d)

@@ -11,17 +11,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import NN, defop, dispatch
+from .._meta import meta_array, pool_out_size
 
-__all__ = []
-
-
-def pool_out_size(size, k, s, p, d, ceil_mode):
-    """torch's pooling_output_shape for one dim."""
-    num = size + 2 * p - d * (k - 1) - 1
-    out = (-(-num // s) if ceil_mode else num // s) + 1
-    if ceil_mode and (out - 1) * s >= size + p:
-        out -= 1
-    return out
+__all__ = ["pool_out_size"]
 
 
 def _windows(x, ksize, stride, pads, dil, out, fill):
@@ -77,7 +69,7 @@ def max_pool(x, ksize, stride, pads, dil, ceil_mode):
     nd = len(ksize)
     out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
                 zip(x.shape[2:], ksize, stride, pads, dil))
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
     # flat input index = (index of the window's corner) + (offset of the tap inside the input)
     sp = x.shape[2:]
@@ -89,6 +81,18 @@ def max_pool(x, ksize, stride, pads, dil, ceil_mode):
         corner = corner * sp[i] + (np.arange(out[i]) * stride[i] - pads[i]).reshape(shape)
         tap_off = tap_off * sp[i] + (np.arange(ksize[i]) * dil[i]).reshape(shape)
     return vals, corner + tap_off.reshape(-1)[arg]
+
+
+@max_pool.meta_
+def _(x, ksize, stride, pads, dil, ceil_mode):
+    shape = tuple(x.shape[:2]) + tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+                                        zip(x.shape[2:], ksize, stride, pads, dil))
+    return _with_indices(x, shape)
+
+
+def _with_indices(x, shape):
+    """The values and int64 indices a max pooling of `x` to `shape` returns."""
+    return meta_array(shape, x._data.dtype), meta_array(shape, np.dtype(np.int64))
 
 
 def _disjoint(ksize, stride, dil):
@@ -113,6 +117,10 @@ def max_pool_backward(g, idx, in_shape, disjoint=False):
 def max_pool_gather(x, idx):
     flat = x.reshape(x.shape[:2] + (-1,))
     return np.take_along_axis(flat, idx.reshape(idx.shape[:2] + (-1,)), axis=2).reshape(idx.shape)
+
+
+max_pool_backward.meta_(lambda g, idx, in_shape, disjoint=False: meta_array(in_shape, g._data.dtype))
+max_pool_gather.meta_(lambda x, idx: meta_array(tuple(idx.shape), x._data.dtype))
 
 
 @max_pool.derivative_
@@ -149,7 +157,7 @@ def adaptive_windows(size, out):
 @defop("adaptive_max_pool", "AdaptiveMaxPoolBackward0", NN, saves="meta")
 def adaptive_max_pool(x, out):
     nd = len(out)
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     index, valid = [], []
     for i, (n, o) in enumerate(zip(x.shape[2:], out)):
         start, end = adaptive_windows(n, o)
@@ -161,7 +169,7 @@ def adaptive_max_pool(x, out):
         valid.append((pos < end[:, None]).reshape(shape))
     win = x[(Ellipsis,) + tuple(index)]  # (N, C, o0, k0, o1, k1, ...)
     mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
-    win = np.where(mask, win, fill)
+    win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
     win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
     arg = np.argmax(win, axis=-1)
@@ -176,6 +184,7 @@ def adaptive_max_pool(x, out):
 
 
 adaptive_max_pool.save_output = True
+adaptive_max_pool.meta_(lambda x, out: _with_indices(x, tuple(x.shape[:2]) + tuple(out)))
 
 
 @adaptive_max_pool.derivative_
@@ -206,6 +215,7 @@ def _avg_params(in_sp, ksize, stride, pads, ceil_mode):
 
 
 @defop("avg_pool", "AvgPoolBackward0", NN, saves="meta")
+@np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
 def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     nd = len(ksize)
     out = _avg_params(x.shape[2:], ksize, stride, pads, ceil_mode)
@@ -216,6 +226,7 @@ def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_overr
 
 
 @defop("avg_pool_backward", "AvgPoolBackwardBackward0", NN, saves="none")
+@np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
 def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     out = g.shape[2:]
     gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
@@ -228,6 +239,11 @@ def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pa
     return np.ascontiguousarray(xp[(Ellipsis,) + crop])
 
 
+avg_pool.meta_(lambda x, ksize, stride, pads, ceil_mode, *_: meta_array(
+    tuple(x.shape[:2]) + _avg_params(tuple(x.shape[2:]), ksize, stride, pads, ceil_mode), x._data.dtype))
+avg_pool_backward.meta_(lambda g, in_sp, *_: meta_array(tuple(g.shape[:2]) + tuple(in_sp), g._data.dtype))
+
+
 @avg_pool.derivative_
 def _(g, x, *params):
     return dispatch(avg_pool_backward, (g,), (tuple(x.shape[2:]),) + params)
@@ -236,6 +252,25 @@ def _(g, x, *params):
 @avg_pool_backward.derivative_
 def _(gg, g, in_sp, *params):
     return dispatch(avg_pool, (gg,), params)
+
+
+@defop("_resample_uint8", None, NN)
+def resample_uint8(a, steps):
+    """uint8 image resizing in fixed point (NOTE [ uint8 resampling ] in nn/functional/sampling.py): per
+    `(dim, weights, p)` of `steps`, in order, out = clamp((2**(p-1) + x @ weights.T) >> p, 0, 255) along dim,
+    rounded to uint8 before the next dim. The integer weights come from the shapes alone."""
+    for dim, w, p in steps:
+        acc = np.moveaxis(a, dim, -1).astype(np.int64) @ w.T + (1 << p >> 1)
+        a = np.moveaxis(np.clip(acc >> p, 0, 255).astype(np.uint8), -1, dim)
+    return np.ascontiguousarray(a)
+
+
+@resample_uint8.meta_
+def _(a, steps):
+    shape = list(a.shape)
+    for dim, w, _ in steps:
+        shape[dim] = w.shape[0]
+    return meta_array(tuple(shape), a._data.dtype)
 
 
 def adaptive_matrix(size, out, dtype):

@@ -16,11 +16,32 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import check_device
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word
+from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word, run_meta
 from .._generator import FUSED, Generator, chunked, default_generator, fma32, fma64, libm, normal_fill, normal_scalar
+from .._meta import MetaArray, NoData, broadcast_shapes, contiguous_strides, like_strides, meta_array, pointwise_strides
 from .._size import Size
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, public
+from .creation import empty_like
+
+# NOTE [ Samplers on meta tensors ]
+# torch's samplers on meta tensors return meta tensors and leave the generator alone. A kernel learns that
+# its payload is meta when it first touches it (NOTE [ Meta payloads ]), so every sampling kernel touches
+# its data before it draws: `_in_order` and the kernels that draw into fresh memory call `_no_meta` first.
+# The meta rules below give torch's meta outputs; factories with device="meta" run the rule directly.
+
+
+def _no_meta(*arrays):
+    """Refuse meta payloads before anything is drawn (NOTE [ Samplers on meta tensors ])."""
+    for a in arrays:
+        if type(a) is MetaArray:
+            raise NoData()
+
+
+def _same_as_self(a, *params):
+    """An in-place sampler's output: self's own layout."""
+    return meta_array(a.shape, a._data.dtype, a.stride())
+
 
 # ---- drawing values in torch's order ---------------------------------------------------------------------
 
@@ -36,6 +57,7 @@ def _gen(generator, name="generator"):
 def _in_order(a, draw):
     """An array shaped like `a` holding `draw(a.size)` laid out in `a`'s memory order (TensorIterator's
     order for an output with these strides)."""
+    _no_meta(a)
     if a.ndim <= 1 or a.flags.c_contiguous:
         return draw(a.size).reshape(a.shape)
     perm = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
@@ -83,7 +105,7 @@ def _not_implemented(kernel_name, d):
 
 
 def _check_float(a, kernel_name, complex_ok=False):
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16" or complex_ok and a.dtype.kind == "c"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V" or complex_ok and a.dtype.kind == "c"):
         raise _not_implemented(kernel_name, a.dtype)
 
 
@@ -102,6 +124,9 @@ def _uniform(a, gen, lo, hi):
 @_uniform.derivative_
 def _(g, a, gen, lo, hi):
     return g.new_zeros(g.shape)
+
+
+_uniform.meta_(_same_as_self)
 
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kw):
@@ -123,6 +148,9 @@ def _rand(shape, d, gen):
     return _uniform_kernel(np.empty(shape, d), gen, 0.0, 1.0)
 
 
+_rand.meta_(lambda shape, d, gen: meta_array(shape, d))
+
+
 # ---- normal ---------------------------------------------------------------------------------------------
 
 def _normal_kernel(a, gen, mean, std):
@@ -137,6 +165,9 @@ def _normal_kernel(a, gen, mean, std):
 @defop("normal_", "NormalBackward0", POINTWISE, saves="none")
 def _normal(a, gen, mean, std):
     return _normal_kernel(a, gen, mean, std)
+
+
+_normal.meta_(_same_as_self)
 
 
 @_normal.derivative_
@@ -160,6 +191,9 @@ def _randn(shape, d, gen, mean=0.0, std=1.0):
     return _normal_kernel(np.empty(shape, d), gen, mean, std)
 
 
+_randn.meta_(lambda shape, d, gen, mean=0.0, std=1.0: meta_array(shape, d))
+
+
 # ---- exponential, geometric, log-normal, cauchy: one float64 uniform per element ----------------------------
 
 def _per_uniform(name, node, kernel_name, transform, int_ok=False):
@@ -172,6 +206,7 @@ def _per_uniform(name, node, kernel_name, transform, int_ok=False):
         return _in_order(a, lambda n: _from_double(transform(gen._uniform_double(n), *args), a.dtype))
     op = defop(name, node, POINTWISE, saves="none")(kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
+    op.meta_(_same_as_self)
     return op
 
 
@@ -183,7 +218,7 @@ def _from_double(v, d):
 
 
 def _continuous_only(a, what):
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V"):
         word = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                 "uint8": "unsigned char", "bool": "bool"}.get(a.dtype.name, a.dtype.name)
         if what == "Exponential":
@@ -237,6 +272,9 @@ def _(g, a, gen, mean, std):
     return g.new_zeros(g.shape)
 
 
+_log_normal.meta_(_same_as_self)
+
+
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill self with samples of exp(N(mean, std**2))."""
     if not std > 0:
@@ -285,6 +323,7 @@ def _random_op(node, overload):
     op = defop("random_", node, POINTWISE, saves="none", overload=overload,
                tags=("nondeterministic_seeded",))(_random_kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
+    op.meta_(_same_as_self)
     return op
 
 
@@ -340,6 +379,9 @@ def _randint(shape, d, gen, lo, rng):
     return _random_kernel(np.empty(shape, d), gen, lo, rng)
 
 
+_randint.meta_(lambda shape, d, gen, lo, rng: meta_array(shape, d))
+
+
 # ---- randperm ---------------------------------------------------------------------------------------------
 
 # NOTE [ Vectorised Fisher-Yates ]
@@ -392,6 +434,9 @@ def _randperm(n, d, gen):
     return _fisher_yates(j).astype(d, copy=False)  # See NOTE [ Vectorised Fisher-Yates ]
 
 
+_randperm.meta_(lambda n, d, gen: meta_array((n,), d))
+
+
 def _check_randperm(n, d):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -419,7 +464,7 @@ def _expand_p(p, shape):
 
 def _bernoulli_tensor_kernel(a, p, gen):
     """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
-    if not (p.dtype.kind == "f" or p.dtype.name == "bfloat16"):
+    if not (p.dtype.kind == "f" or p.dtype.kind == "V"):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if a.dtype.kind == "c":
         raise _not_implemented("bernoulli_tensor_cpu_self_", a.dtype)
@@ -436,6 +481,7 @@ def _bernoulli_tensor_kernel(a, p, gen):
 
 @defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none")
 def _bernoulli(p, gen):
+    _no_meta(p)
     return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
 
 
@@ -457,12 +503,18 @@ _bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves=
 
 @defop("bernoulli", None, POINTWISE, overload="p")
 def _bernoulli_p(a, gen, p):
+    _no_meta(a)
     return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
 
 
 _bernoulli.derivative_(lambda g, p, gen: g.new_zeros(g.shape))
 _bernoulli_tensor_.derivative_(lambda g, a, p, gen: (g.new_zeros(g.shape), g.new_zeros(g.shape)))
 _bernoulli_scalar_.derivative_(lambda g, a, gen, p: g.new_zeros(g.shape))
+# (bernoulli's fresh output is contiguous on meta; the in-place forms keep self)
+_bernoulli.meta_(lambda p, gen: meta_array(p.shape, p._data.dtype))
+_bernoulli_p.meta_(lambda a, gen, p: meta_array(a.shape, a._data.dtype))
+_bernoulli_tensor_.meta_(_same_as_self)
+_bernoulli_scalar_.meta_(_same_as_self)
 
 
 def _check_p(p):
@@ -510,13 +562,19 @@ def _multinomial(p, n, replacement, gen):
     return out.astype(np.int64).reshape(p.shape[:-1] + (n,))
 
 
+_multinomial.meta_(lambda p, n, replacement, gen: meta_array(tuple(p.shape[:-1]) + (n,), _dtypes.int64))
+
+
 def _multinomial_cdf(rows, n, gen):
     """torch's sampling with replacement: a float64 uniform per sample, binary-searched in the row's
     normalised running sum (accumulated in the input dtype, last bucket forced to 1)."""
-    if (rows < 0).any():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-    if not np.isfinite(rows).all():
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    negative = ~(rows >= 0)  # (NaN included: torch checks `val >= 0`, then isinf/isnan, entry by entry)
+    bad = negative | np.isinf(rows)
+    if bad.any():
+        first = np.flatnonzero(bad)[0]
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)"
+                           if negative.reshape(-1)[first] else
+                           "invalid multinomial distribution (encountering probability entry = infinity or NaN)")
     cum = np.cumsum(rows, axis=-1, dtype=rows.dtype)
     if not (cum[:, -1] > 0).all():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
@@ -532,16 +590,16 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     a = input._data
     if a.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not (a.dtype.kind == "f" or a.dtype.name == "bfloat16"):
+    if not (a.dtype.kind == "f" or a.dtype.kind == "V"):
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{dtype_word(input.dtype)}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > a.shape[-1]:
+    if not replacement and num_samples > a.shape[-1] and type(a) is not MetaArray:  # (torch's meta: no check)
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if a.shape[-1] > 2 ** 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    if not replacement or num_samples == 1:
+    if (not replacement or num_samples == 1) and type(a) is not MetaArray:  # (values: none to check on meta)
         if not (np.isfinite(a).all() and (a >= 0).all()):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if (a.reshape(-1, a.shape[-1]).sum(-1) == 0).any():
@@ -554,6 +612,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 @defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float")
 def _normal_tensor_float(mean, gen, std):
+    _no_meta(mean)
     return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
 
 
@@ -564,6 +623,7 @@ def _(g, mean, gen, std):
 
 @defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor")
 def _normal_float_tensor(std, gen, mean):
+    _no_meta(std)
     r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
     return r * std + np.asarray(mean, std.dtype)
 
@@ -575,6 +635,7 @@ def _(g, std, gen, mean):
 
 @defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor")
 def _normal_tensor_tensor(mean, std, gen):
+    _no_meta(mean, std)
     shape = np.broadcast_shapes(mean.shape, std.shape)
     r = _normal_kernel(np.empty(shape, mean.dtype), gen, 0.0, 1.0)
     r = (r * std).astype(mean.dtype, copy=False)
@@ -584,6 +645,21 @@ def _normal_tensor_tensor(mean, std, gen):
 @_normal_tensor_tensor.derivative_
 def _(g, mean, std, gen):
     return g.new_zeros(g.shape), g.new_zeros(g.shape)
+
+
+def _normal_meta(mean, std):
+    """torch's meta normal is `std * sample + mean` with a contiguous sample: std's layout leads."""
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    shape = broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    strides = contiguous_strides(shape)
+    if isinstance(std, Tensor):
+        strides = pointwise_strides(shape, [(tuple(std.shape), std.stride()), (shape, strides)])
+    return meta_array(shape, tensors[0]._data.dtype, strides)
+
+
+_normal_tensor_float.meta_(lambda mean, gen, std: _normal_meta(mean, std))
+_normal_float_tensor.meta_(lambda std, gen, mean: _normal_meta(mean, std))
+_normal_tensor_tensor.meta_(lambda mean, std, gen: _normal_meta(mean, std))
 
 
 def _broadcast_error(a, b):
@@ -599,7 +675,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     """Samples of N(mean, std**2): `mean` and/or `std` tensors (broadcast together), or numbers with `size`."""
     gen = _gen(generator, "normal")
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
-        if float(std._data.min(initial=0)) < 0:
+        if not std.is_meta and float(std._data.min(initial=0)) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
         err = _broadcast_error(mean._data.shape, std._data.shape)
         if err:
@@ -609,7 +685,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_std(std)
         r = dispatch(_normal_tensor_float, (mean,), (gen, float(std)))
     elif isinstance(std, Tensor):
-        if std._data.size and float(std._data.min()) < 0:
+        if std._data.size and not std.is_meta and float(std._data.min()) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
         r = dispatch(_normal_float_tensor, (std,), (gen, float(mean)))
     else:
@@ -626,7 +702,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 def _poisson(rates, gen):
     """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
     so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
-    if not (rates.dtype.kind == "f" or rates.dtype.name == "bfloat16"):
+    if not (rates.dtype.kind == "f" or rates.dtype.kind == "V"):
         raise _not_implemented("poisson_cpu", rates.dtype)
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -637,6 +713,9 @@ def _poisson(rates, gen):
 @_poisson.derivative_
 def _(g, rates, gen):
     return g.new_zeros(g.shape)
+
+
+_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype, like_strides(rates)))
 
 
 @method()
@@ -674,7 +753,7 @@ def _finish(t, requires_grad):
 
 def _create(op, name, size, dtype, out, requires_grad, device, params, default=None):
     """Run creation op `op` for `size` (ints, tuple or Size) and honour dtype / out / requires_grad."""
-    check_device(device)
+    meta = check_device(device)
     shape = _size(name, size)
     if out is not None and dtype is None:
         dtype = out.dtype
@@ -682,7 +761,8 @@ def _create(op, name, size, dtype, out, requires_grad, device, params, default=N
         raise RuntimeError(f"dtype {dtype_word(dtype)} does not match dtype of out parameter "
                            f"({dtype_word(out.dtype)})")
     d = dtype if dtype is not None else (default or _dtypes.get_default_dtype())
-    t = dispatch(op, (), (shape, _dtypes.to_numpy(d)) + tuple(params))
+    params = (shape, _dtypes.to_numpy(d)) + tuple(params)
+    t = _wrap(run_meta(op, (), params)) if meta else dispatch(op, (), params)  # (NOTE [ Creating meta tensors ])
     if out is not None:
         return finish_out(t, out)
     return _finish(t, requires_grad)
@@ -734,53 +814,66 @@ def _randint_args(name, args, kwargs):
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     """A random permutation of 0 .. n-1 (torch's exact permutation for the same seed)."""
-    check_device(device)
+    meta = check_device(device)
     d = dtype if dtype is not None else (out.dtype if out is not None else _dtypes.int64)
     _check_randperm(int(n), _dtypes.to_numpy(d))
-    t = dispatch(_randperm, (), (int(n), _dtypes.to_numpy(d), _gen(generator, "randperm")))
+    params = (int(n), _dtypes.to_numpy(d), _gen(generator, "randperm"))
+    t = _wrap(run_meta(_randperm, (), params)) if meta else dispatch(_randperm, (), params)
     return finish_out(t, out) if out is not None else _finish(t, requires_grad)
 
 
 # ---- *_like: the output takes the input's layout, then is filled in memory order ------------------------
 
+# inputs: (input,); params: (NumPy dtype, generator[, low, range])
 @defop("rand_like", None, CREATION)
-def _rand_like(proto, gen):
-    return _uniform_kernel(proto, gen, 0.0, 1.0)
+def _rand_like(a, d, gen):
+    return _uniform_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
 
 
 @defop("randn_like", None, CREATION)
-def _randn_like(proto, gen):
-    return _normal_kernel(proto, gen, 0.0, 1.0)
+def _randn_like(a, d, gen):
+    return _normal_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
 
 
 @defop("randint_like", None, CREATION)
-def _randint_like(proto, gen, lo, rng):
-    return _random_kernel(proto, gen, lo, rng)
+def _randint_like(a, d, gen, lo, rng):
+    return _random_kernel(np.empty_like(a, dtype=d), gen, lo, rng)
 
 
-def _proto(input, dtype, device):
-    check_device(device)
-    d = _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
-    return np.empty_like(input._data, dtype=d)
+def _like_meta(a, d, *params):
+    return meta_array(a.shape, d, like_strides(a))
+
+
+for _op in (_rand_like, _randn_like, _randint_like):
+    _op.meta_(_like_meta)
+
+
+def _like_args(input, dtype, device):
+    """(the input, moved to `device` when one is given: the sample takes its layout; the NumPy dtype)."""
+    if device is not None and check_device(device) != input.is_meta:
+        input = empty_like(input, device=device)
+    return input, _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _finish(dispatch(_rand_like, (), (_proto(input, dtype, device), _gen(generator))), requires_grad)
+    a, d = _like_args(input, dtype, device)
+    return _finish(dispatch(_rand_like, (a.detach(),), (d, _gen(generator))), requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return _finish(dispatch(_randn_like, (), (_proto(input, dtype, device), _gen(generator))), requires_grad)
+    a, d = _like_args(input, dtype, device)
+    return _finish(dispatch(_randn_like, (a.detach(),), (d, _gen(generator))), requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    proto = _proto(input, dtype, device)
-    rng = _check_from_to(proto.dtype, int(low), int(high))
-    return _finish(dispatch(_randint_like, (), (proto, _gen(generator), int(low), rng)), requires_grad)
+    a, d = _like_args(input, dtype, device)
+    rng = _check_from_to(d, int(low), int(high))
+    return _finish(dispatch(_randint_like, (a.detach(),), (d, _gen(generator), int(low), rng)), requires_grad)
 
 
 for _fn in (uniform_, normal_, exponential_, geometric_, cauchy_, log_normal_, random_, bernoulli_):

@@ -6,7 +6,8 @@ Integer and bool sums accumulate in int64 and half-precision sums in float32, as
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import REDUCTION, defop, dispatch, dtype_word
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
+from .._meta import reduction_meta
 from ._util import finish_out, method, wrap_dims
 
 
@@ -77,6 +78,13 @@ def _(g, a, dtype):
     return g.expand(a.shape)
 
 
+def _sum_meta(a, dims=None, keepdim=False, dtype=None):
+    return reduction_meta(a, dims, keepdim, _acc_dtype(a._data, dtype)[1])
+
+
+_sum_all.meta_(lambda a, dtype: _sum_meta(a, dtype=dtype))
+
+
 @defop("sum", "SumBackward1", REDUCTION, saves="meta", overload="dim_IntList")
 def _sum_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
@@ -86,6 +94,9 @@ def _sum_dim(a, dims, keepdim, dtype):
 @_sum_dim.derivative_
 def _(g, a, dims, keepdim, dtype):
     return _unreduce(g, a, dims, keepdim)
+
+
+_sum_dim.meta_(_sum_meta)
 
 
 def _dims(input, dim):
@@ -121,6 +132,9 @@ def _(g, a, dtype):
     return g.expand(a.shape) / n if n else g.expand(a.shape)
 
 
+_mean_all.meta_(lambda a, dtype: _sum_meta(a, dtype=dtype))
+
+
 @defop("mean", "MeanBackward1", REDUCTION, saves="meta", overload="dim")
 def _mean_dim(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
@@ -133,6 +147,9 @@ def _(g, a, dims, keepdim, dtype):
     for d in dims:
         n *= a.shape[d]
     return _unreduce(g, a, dims, keepdim) / n if n else _unreduce(g, a, dims, keepdim)
+
+
+_mean_dim.meta_(_sum_meta)
 
 
 @method()
@@ -156,13 +173,15 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _extreme_all(name, fn):
-    op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True)(
+    op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True, dtypes=REAL,
+               error=f"{name}_all")(
         lambda a: np.asarray(fn(a)))
 
     @op.derivative_
     def _(g, a, *, out):
         mask = a == out  # ties share the gradient evenly, as torch's evenly_distribute_backward
         return g * mask / mask.sum()
+    op.meta_(lambda a: reduction_meta(a, None, False))
     return op
 
 
@@ -177,7 +196,8 @@ def _extreme_dim(name, argfn):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return vals, idx.astype(np.int64, copy=False)
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL,
+               error=lambda d, *args: RuntimeError(f"{name}(): does not support complex input"), overload="dim")(kernel)
 
     @op.derivative_
     def _(grads, a, dim, keepdim, *, out):
@@ -187,7 +207,13 @@ def _extreme_dim(name, argfn):
         if not keepdim:
             g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
         return scatter_into_zeros(g, idx, dim, a.shape)
+    op.meta_(values_indices_meta)
     return op
+
+
+def values_indices_meta(a, dim, keepdim):
+    """The (values, int64 indices) pair a reduction along `dim` returns (max.dim, median.dim, mode)."""
+    return reduction_meta(a, dim, keepdim, None, _dtypes.int64)
 
 
 _max_dim = _extreme_dim("max", np.argmax)
@@ -222,9 +248,7 @@ def _max_min(name, all_op, dim_op, pair_fn, rtype):
 
 
 def _zeros_like_long(t):
-    from .._tensor import _wrap
-
-    return _wrap(np.zeros(t._data.shape, np.int64))
+    return t.new_zeros(t.shape, dtype=_dtypes.int64)  # (on t's device: a meta t gets a meta result)
 
 
 def _maximum(a, b, out=None):
@@ -242,7 +266,8 @@ min = _max_min("min", _min_all, _min_dim, _minimum, return_types.min)  # noqa: A
 
 
 def _amax_op(name, fn):
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True)(
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, save_output=True, dtypes=REAL,
+               error=f"{name[1:]}_values_cpu")(
         lambda a, dims, keepdim: _canonical(fn(a, axis=dims, keepdims=keepdim)))
 
     @op.derivative_
@@ -251,6 +276,7 @@ def _amax_op(name, fn):
             g, out = g.reshape(_keep_shape(a.shape, dims)), out.reshape(_keep_shape(a.shape, dims))
         mask = a == out
         return g * mask / mask.sum(dims, keepdim=True)
+    op.meta_(lambda a, dims, keepdim: reduction_meta(a, dims, keepdim))
     return op
 
 
@@ -272,8 +298,11 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 
 
 def _arg(name, fn):
-    op = defop(name, None, REDUCTION)(
+    def error(d, *args):
+        return RuntimeError(f"{name}(): does not support {'complex' if d.is_complex else 'bool'} input")
+    op = defop(name, None, REDUCTION, dtypes=INTEGRAL | FLOATING, error=error)(
         lambda a, dim, keepdim: np.asarray(fn(a, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False))
+    op.meta_(lambda a, dim, keepdim: reduction_meta(a, dim, keepdim, _dtypes.int64))
 
     def public_fn(input, dim=None, keepdim=False, *, out=None):
         _check_nonempty(input, name, dim)

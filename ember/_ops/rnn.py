@@ -29,6 +29,7 @@ create_graph, so gradients of gradients flow as for any composite.
 import numpy as np
 
 from .._dispatch import NN, defop, dispatch
+from .._meta import meta_array
 from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["rnn_layer", "rnn_layer_backward", "run_layer", "MODES"]
@@ -153,6 +154,14 @@ def rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_size
     return (out, *states, ws)
 
 
+@rnn_layer.meta_
+def _(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
+    H, P, dt = w_hh.shape[0] // MODES[mode], h0.shape[1], x._data.dtype
+    states = (meta_array(tuple(h0.shape), dt),) + ((meta_array(tuple(c0.shape), dt),) if mode == "LSTM" else ())
+    return (meta_array((x.shape[0], P), dt), *states,
+            meta_array((x.shape[0], _ws_width(mode, H, P, w_hr is not None)), dt))
+
+
 # ---- backward kernels (backpropagation through time) --------------------------------------------------
 
 
@@ -238,6 +247,14 @@ def rnn_layer_backward(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode,
     if w_hr is not None:
         grads.append(dH.T @ ws[:, 7 * H + h0.shape[1]:])
     return tuple(grads)
+
+
+@rnn_layer_backward.meta_
+def _(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode, reverse, has_bias, batch_sizes):
+    like = [x, dh_n] + ([dc_n] if mode == "LSTM" else []) + [w_ih, w_hh]
+    shapes = [tuple(t.shape) for t in like] + ([(w_ih.shape[0],), (w_hh.shape[0],)] if has_bias else []) + \
+        ([tuple(w_hr.shape)] if w_hr is not None else [])
+    return tuple(meta_array(s, dout._data.dtype) for s in shapes)
 
 
 @rnn_layer.derivative_

@@ -10,7 +10,7 @@ classic reverse-cumsum formula is used. Both are ember ops, so the result differ
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import REDUCTION, defop, dispatch
+from .._dispatch import COMPLEX, FLOATING, REAL, REDUCTION, defop, dispatch
 from .._meta import meta_array
 from ._util import finish_out, method, wrap_dim
 from .reduction import _acc_dtype, _canonical
@@ -35,8 +35,8 @@ def _scan_meta(a, dim, dtype=None):
 @defop("cumsum", "CumsumBackward0", REDUCTION, saves="meta")
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
-        return a.astype(_scan_dtype(a, dtype))
-    # NOTE [ Reductions call ufunc methods ]
+        return a.astype(_acc_dtype(a, dtype)[1])
+    # (the ufunc method, not np.cumsum: See NOTE [ Reductions call ufunc methods ] in reduction.py)
     return _scan_out(_canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
 
 
@@ -62,7 +62,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 @defop("cumprod", "CumprodBackward0", REDUCTION, save_output=True)
 def _cumprod(a, dim, dtype):
     if a.ndim == 0:
-        return a.astype(_scan_dtype(a, dtype))
+        return a.astype(_acc_dtype(a, dtype)[1])
     return _scan_out(_canonical(np.multiply.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
 
 
@@ -110,7 +110,8 @@ def _cumext_op(name, ufunc):
             hit |= np.isnan(a)
         idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
         return _canonical(vals), _canonical(idx.astype(np.int64))
-    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True)(kernel)
+    op = defop(name, name.capitalize() + "Backward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL,
+               error=f"{name}_cpu")(kernel)
 
     @op.derivative_
     def _(grads, a, dim, *, out):
@@ -142,11 +143,16 @@ def cummin(input, dim, *, out=None):
     return return_types.cummin(*dispatch(_cummin, (input,), (_scan_dim(input, dim),)))
 
 
-@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "float", save_output=True)
+@defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "same", save_output=True,
+       dtypes=FLOATING | COMPLEX, error="logcumsumexp_out_cpu")
 def _logcumsumexp(a, dim):
     if a.ndim == 0:
         return a.copy()
     with np.errstate(all="ignore"):
+        if a.dtype.kind == "c":  # log(cumsum(exp(a - top))) + top, top the largest real part of the slice
+            top = np.max(a.real, axis=dim, keepdims=True)
+            top = np.where(np.isfinite(top), top, 0)
+            return _canonical(np.log(np.cumsum(np.exp(a - top), axis=dim)) + top)
         return _canonical(np.logaddexp.accumulate(a, axis=dim))
 
 

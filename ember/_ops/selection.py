@@ -11,10 +11,11 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 
 import numpy as np
 
-from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
+from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, dispatch_inplace, require_dtype
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
 from ._util import checked_scalar, finish_out, method, wrap_dim
+from .indexing import NONZERO_ON_META
 from .pointwise import where
 
 
@@ -78,7 +79,7 @@ def _scatter(a, src, idx, dim, reduce):
 
 @_scatter.derivative_
 def _(g, a, src, idx, dim, reduce):
-    return g.scatter(dim, idx, 0.0), _embed_block(g.gather(dim, idx), src.shape), None
+    return g.scatter(dim, idx, 0.0), _src_grad(g.gather(dim, idx), src.shape, "ScatterBackward0"), None
 
 
 def _same_as_input(a, *rest):
@@ -89,36 +90,18 @@ def _same_as_input(a, *rest):
 _scatter.meta_(_same_as_input)
 
 
-@defop("embed_block", "ConstantPadNdBackward0", INDEXING, saves="meta")
-def _pad_kernel(g, shape):
-    z = np.zeros(shape, g.dtype)
-    z[tuple(slice(0, s) for s in g.shape)] = g
-    return z
-
-
-@_pad_kernel.derivative_
-def _(gg, g, shape):
-    return gg[tuple(slice(0, s) for s in g.shape)]
-
-
-_pad_kernel.meta_(lambda g, shape: meta_array(shape, g._data.dtype))
-
-
-def _pad(g, shape):
-    return dispatch(_pad_kernel, (g,), (shape,))
-
-
-def _embed_block(g, shape):
-    """`g` as the leading block of zeros of `shape` (a src larger than its index gets zero gradient
-    outside the block the index addresses)."""
-    if tuple(g.shape) == tuple(shape):
-        return g
-    return _pad(g, tuple(shape))
+def _src_grad(g, shape, node):
+    """The gradient of a scatter's `src`, which has the index's shape: torch's engine refuses it when `src` is
+    larger than the index (its validate_outputs), and so does ember, with torch's words."""
+    if tuple(g.shape) != tuple(shape):
+        raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got {list(g.shape)} but "
+                           f"expected shape compatible with {list(shape)}")
+    return g
 
 
 # inputs: (a, index); params: (value, dim, reduce)
 _scatter_v = defop("scatter", "ScatterBackward1", INDEXING, saves="none", overload="value", tags=("index",))(
-    lambda a, idx, v, dim, reduce: _scatter.kernel(a, v, idx, dim, reduce))
+    lambda a, idx, v, dim, reduce: _scatter.kernel(a, np.asarray(v, a.dtype), idx, dim, reduce))
 _scatter_v.derivative_(lambda g, a, idx, v, dim, reduce: (g.scatter(dim, idx, 0.0), None))
 _scatter_v.meta_(_same_as_input)
 
@@ -133,7 +116,8 @@ def _scatter_args(input, dim, index, src, value, reduce):
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return _scatter, (input, src, index), (d, reduce)
-    return _scatter_v, (input, index), (np.asarray(src, input._data.dtype), d, reduce)
+    value = src.item() if isinstance(src, (np.ndarray, np.generic)) else src  # a static param: a Python number
+    return _scatter_v, (input, index), (checked_scalar(value, input._data.dtype), d, reduce)
 
 
 @method()
@@ -160,7 +144,7 @@ def _scatter_add(a, src, idx, dim):
 
 @_scatter_add.derivative_
 def _(g, a, src, idx, dim):
-    return g, _embed_block(g.gather(dim, idx), src.shape), None
+    return g, _src_grad(g.gather(dim, idx), src.shape, "ScatterAddBackward0"), None
 
 
 _scatter_add.meta_(_same_as_input)
@@ -187,14 +171,16 @@ def _scatter_reduce(a, src, idx, dim, reduce, include_self):
         ident = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
         if a.dtype.kind in "iu" and reduce in ("amax", "amin"):
             ident = np.iinfo(a.dtype).min if reduce == "amax" else np.iinfo(a.dtype).max
+        elif a.dtype.kind == "b" and reduce in ("amax", "amin"):
+            ident = reduce == "amin"
         out[key] = ident
     _REDUCE[reduce].at(out, key, s)
     if reduce == "mean":
         count = np.zeros(a.shape, np.int64) + (1 if include_self else 0)
         np.add.at(count, key, 1)
         hit = count > 0
-        out = np.where(hit, out / np.maximum(count, 1), a) if a.dtype.kind == "f" else \
-            np.where(hit, out // np.maximum(count, 1), a)
+        out = np.where(hit, out // np.maximum(count, 1), a) if a.dtype.kind in "iu" else \
+            np.where(hit, out / np.maximum(count, 1).astype(out.dtype), a)
     return out.astype(a.dtype, copy=False)
 
 
@@ -202,7 +188,7 @@ def _scatter_reduce(a, src, idx, dim, reduce, include_self):
 def _(g, a, src, i, dim, reduce, include_self, *, out):
     if reduce == "sum":
         ga = g if include_self else g.masked_fill(_hit(a.shape, i, dim), 0.0)
-        return ga, _embed_block(g.gather(dim, i), src.shape), None
+        return ga, _src_grad(g.gather(dim, i), src.shape, "ScatterReduceBackward0"), None
     if reduce == "mean":
         ones = (g * 0 + 1).scatter(dim, i, 0.0) if not include_self else g * 0 + 1
         count = ones.scatter_add(dim, i, (src * 0 + 1)[tuple(slice(0, s) for s in i.shape)])
@@ -241,7 +227,7 @@ def _scatter_prod_grads(g, a, src, dim, i, include_self, out):
     single = zero & (zeros_in_group == 1)
     without_it = a.scatter_reduce(dim, i, sp.masked_fill(single, 1.0), "prod", include_self=include_self)
     gs = where(single, (g * without_it).gather(dim, i), (g * out).gather(dim, i) / sp.masked_fill(zero, 1.0))
-    return ga, _embed_block(gs, src.shape)
+    return ga, _src_grad(gs, src.shape, "ScatterReduceBackward0")
 
 
 def _hit(shape, i, dim):
@@ -256,13 +242,27 @@ def _hit(shape, i, dim):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + str(reduce))
+    _check_reduce_dtype(input, reduce)
     d = _check_index("scatter_reduce", input, dim, index)
     return finish_out(dispatch(_scatter_reduce, (input, src, index), (d, reduce, include_self)), out)
 
 
-Tensor.scatter_reduce_ = lambda self, dim, index, src, reduce, *, include_self=True: dispatch_inplace(
-    _scatter_reduce, self, (self, src, index), (_check_index("scatter_reduce", self, dim, index), reduce,
-                                                include_self))
+def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    _check_reduce_dtype(self, reduce)
+    return dispatch_inplace(_scatter_reduce, self, (self, src, index),
+                            (_check_index("scatter_reduce", self, dim, index), reduce, include_self))
+
+
+# torch's kernels per reduction accept different dtypes (mean no bool, amax / amin no complex)
+_REFUSED = {"mean": BOOL, "amax": COMPLEX, "amin": COMPLEX}
+
+
+def _check_reduce_dtype(input, reduce):
+    require_dtype(input, ALL_DTYPES - _REFUSED.get(reduce, frozenset()),
+                  f"scatter_gather_tensor_cpu_reduce_{reduce}")
+
+
+Tensor.scatter_reduce_ = _scatter_reduce_
 
 # ---- index_add / index_copy / index_fill --------------------------------------------------------------
 
@@ -376,6 +376,8 @@ def _index_fill_args(input, dim, index, value):
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         return _index_fill_t, (input, value.to(input.dtype), index), (d,)
+    if isinstance(value, complex) and input._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     return _index_fill, (input, checked_scalar(value, input._data.dtype), index), (d,)
 
 
@@ -561,6 +563,14 @@ def _nonzero_tuple(a):
     if a.ndim == 0:
         return (np.flatnonzero(a.reshape(1)).astype(np.int64),)
     return tuple(i.astype(np.int64) for i in np.nonzero(a))
+
+
+def _nonzero_meta(a):
+    raise NotImplementedError(NONZERO_ON_META)  # (how many is data)
+
+
+_nonzero.meta_(_nonzero_meta)
+_nonzero_tuple.meta_(_nonzero_meta)
 
 
 @method()

@@ -20,7 +20,7 @@ from .. import _dtypes
 from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _version_counter, _wrap
 from ._util import as_shape, method, public, wrap_dim, wrap_dims
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -181,10 +181,11 @@ def reshape(input, *shape):
 
 
 @defop("view", None, SHAPE, saves="meta", overload="dtype")
-def _view_as_dtype(a, np_dtype):
-    if a.itemsize != np.dtype(np_dtype).itemsize:
+def _view_as_dtype(a, dtype):  # (dtype: an ember dtype, the op's static param)
+    np_dtype = _dtypes.to_numpy(dtype)
+    if a.itemsize != np_dtype.itemsize:
         strides = tuple(s // a.itemsize for s in a.strides)
-        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np.dtype(np_dtype))
+        _dtype_view_geometry(a.shape, strides, 0, a.dtype, np_dtype)
     return a.view(np_dtype)
 
 
@@ -216,17 +217,14 @@ def _dtype_view_geometry(shape, strides, offset, old, new):
 
 
 @_view_as_dtype.meta_
-def _(a, np_dtype):
-    new = np.dtype(np_dtype)
+def _(a, dtype):
+    new = _dtypes.to_numpy(dtype)
     shape, st, off = _dtype_view_geometry(tuple(a.shape), a.stride(), a.storage_offset(), a._data.dtype, new)
     return meta_array(shape, new, st, off)
 
 
 def _view_dtype(self, dtype):
-    from .. import _dtypes
-    from .._tensor import _version_counter
-
-    r = dispatch(_view_as_dtype, (self,), (_dtypes.to_numpy(dtype),))
+    r = dispatch(_view_as_dtype, (self,), (dtype,))
     r._vc = _version_counter(self)  # shares memory and version, but torch gives it no _base
     return r
 
@@ -360,6 +358,8 @@ def _(g, a, dims):
 
 _squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta", overload="dim")(_squeeze.kernel)
 _squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
+_squeeze_dims = defop("squeeze", "SqueezeBackward2", VIEW, saves="meta", overload="dims")(_squeeze.kernel)
+_squeeze_dims.derivative_(lambda g, a, dims: g.reshape(a.shape))
 
 
 @_squeeze.meta_
@@ -370,6 +370,7 @@ def _squeeze_meta(a, dims):
 
 
 _squeeze_dim.meta_(_squeeze_meta)
+_squeeze_dims.meta_(_squeeze_meta)
 
 
 @method()
@@ -378,7 +379,7 @@ def squeeze(input, dim=None):
         return dispatch(_squeeze, (input,), (None,))
     n = input._data.ndim
     dims = wrap_dims(dim, n) if n else ()
-    return dispatch(_squeeze_dim, (input,), (dims,))
+    return dispatch(_squeeze_dims if isinstance(dim, (tuple, list)) else _squeeze_dim, (input,), (dims,))
 
 
 @defop("unsqueeze", "UnsqueezeBackward0", VIEW, saves="meta")

@@ -9,8 +9,19 @@ default `stable=False` puts ties where torch's std::sort does (See NOTE [ torch'
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import INDEXING, defop, dispatch, dtype_word
-from .._meta import like_strides, meta_array
+from .._dispatch import (
+    BOOL,
+    FLOATING,
+    INDEXING,
+    INTEGRAL,
+    REAL,
+    defop,
+    dispatch,
+    not_implemented,
+    require_dtype,
+    require_op_dtype,
+)
+from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
 from ._stdsort import unstable_argsort
 from ._util import finish_out, method, wrap_dim
@@ -19,7 +30,14 @@ from .reduction import _canonical
 _RADIX_MIN = 32768  # torch's GRAIN_SIZE: from here fbgemm's (stable) radix sort takes 1-D integer sorts
 
 
+
+def sortable(a):
+    """`a` as NumPy sorts it in torch's order: bfloat16 (whose NaNs NumPy does not sort last) as float32."""
+    return a.astype(np.float32) if a.dtype.kind == "V" else a
+
+
 def _argsort(a, dim, descending, stable=True):
+    a = sortable(a)
     if not descending:
         idx = np.argsort(a, axis=dim, kind="stable")
     else:
@@ -38,7 +56,8 @@ def _gather_grad(grads, a, dim, *params, out):
     return scatter_into_zeros(grads[0], out[1], dim, a.shape)
 
 
-@defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True)
+@defop("sort", "SortBackward0", INDEXING, saves="meta", save_output=True, dtypes=REAL,
+       error=lambda d, *args: RuntimeError(" Sort does not support complex dtypes on CPU"))
 def _sort(a, dim, descending, stable):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
@@ -57,7 +76,7 @@ _sort.derivative_(_gather_grad)
 
 
 @_sort.meta_
-def _(a, dim, descending):
+def _(a, dim, descending, stable):
     st = like_strides(a)  # (torch's sort lays its outputs out like its input)
     return meta_array(a.shape, a._data.dtype, st), meta_array(a.shape, _dtypes.int64, st)
 
@@ -82,9 +101,13 @@ def _argsort_op(a, dim, descending, stable):
     return _like(a, _argsort(a, dim, descending, stable), np.int64)
 
 
+_argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes.int64, like_strides(a)))
+
+
 @method()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     d = wrap_dim(dim, input._data.ndim)
+    require_op_dtype(_sort, input.dtype)
     return dispatch(_argsort_op, (input,), (d, descending, bool(stable)))
 
 
@@ -93,7 +116,13 @@ def msort(input, *, out=None):
     return finish_out(sort(input, 0).values, out)
 
 
-@defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True)
+def _topk_error(d, *args):
+    return RuntimeError(" topk does not support complex dtypes on CPU" if d.is_complex else
+                        "topk does not support bool dtypes on CPU")
+
+
+@defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error=_topk_error)
 def _topk(a, k, dim, largest):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
@@ -133,11 +162,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     return return_types.topk(*dispatch(_topk, (input,), (k, d, largest)))
 
 
-@defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True)
+@defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+       error="kthvalue_cpu")
 def _kthvalue(a, k, dim, keepdim):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    idx = np.take(np.argsort(sortable(a), axis=dim, kind="stable"), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
@@ -202,6 +232,7 @@ def _unique(a, dim):
 
 @method()
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    require_dtype(input, REAL, "unique" if dim is None else "unique_dim")
     a = input._data
     d = None
     if dim is not None:
@@ -213,6 +244,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 @method()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
     d = None if dim is None else wrap_dim(dim, input._data.ndim)
     return _unique_result(dispatch(_unique_consecutive, (input,), (d,)), return_inverse, return_counts)
 
@@ -235,6 +267,16 @@ def _unique_consecutive(a, d):
     return vals, inv.astype(np.int64), counts.astype(np.int64)
 
 
+@_unique.meta_
+def _(a, dim):
+    raise no_meta_kernel("_unique2" if dim is None else "unique_dim")  # (how many values is data)
+
+
+@_unique_consecutive.meta_
+def _(a, dim):
+    raise no_meta_kernel("unique_consecutive")
+
+
 # ---- searching and counting ---------------------------------------------------------------------------
 
 
@@ -253,6 +295,9 @@ def _search_rows(seq, vals, side, sorter=None):
     return out.reshape(vals.shape)
 
 
+_SEARCH = INTEGRAL | FLOATING  # searchsorted / bucketize: values and boundaries
+
+
 @method(top=True)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if side is not None:
@@ -262,6 +307,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
                                "left while right was True")
         right = side == "right"
+    for t in (input, sorted_sequence):
+        if isinstance(t, Tensor):
+            require_dtype(t, _SEARCH, "searchsorted_out_cpu")
+    if sorter is not None and sorter.shape != sorted_sequence.shape:
+        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                           f"tensor {list(sorted_sequence.shape)} and got sorter tensor {list(sorter.shape)}")
     seq = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
     vals = np.asarray(input) if scalar else input._data
@@ -280,6 +331,15 @@ def _searchsorted(seq, vals, sorter, side, out_int32):
     return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
+def _search_meta(vals, out_int32):
+    """searchsorted and bucketize: an index per value, contiguous (torch's meta)."""
+    shape = tuple(vals.shape) if isinstance(vals, Tensor) else ()
+    return meta_array(shape, _dtypes.int32 if out_int32 else _dtypes.int64)
+
+
+_searchsorted.meta_(lambda seq, vals, sorter, side, out_int32: _search_meta(vals, out_int32))
+
+
 del Tensor.searchsorted  # a function only in torch
 
 
@@ -287,6 +347,9 @@ del Tensor.searchsorted  # a function only in torch
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    for t in (input, boundaries):
+        if isinstance(t, Tensor):
+            require_dtype(t, _SEARCH, "searchsorted_out_cpu")
     r = dispatch(_bucketize, (input, boundaries), ("right" if right else "left", out_int32))
     return finish_out(r, out)
 
@@ -297,14 +360,18 @@ def _bucketize(vals, boundaries, side, out_int32):
     return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
+_bucketize.meta_(lambda vals, boundaries, side, out_int32: _search_meta(vals, out_int32))
+
+
 @method()
 def bincount(input, weights=None, minlength=0):
+    require_dtype(input, INTEGRAL, "bincount_cpu")
     a = input._data
     if a.ndim != 1 or a.dtype.kind not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if a.size and a.min() < 0:
+    if a.size and type(a) is not MetaArray and a.min() < 0:  # (a meta input has no values to check)
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and weights._data.shape != a.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
@@ -319,11 +386,28 @@ def _bincount(a, w, minlength):
     return np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype)
 
 
+def _histc_error(d, lo, hi):
+    """histc's first refusal, in torch's order: the min/max cast, their linspace, then the histogram."""
+    if d.is_complex:  # (the range of an unbounded histogram comes first)
+        return not_implemented("aminmax_cpu" if lo == hi else "histogram_cpu", d)
+    if d.name in BOOL:
+        return not_implemented("linspace_cpu", d)
+    if d.name == "uint8" and (lo < 0 or hi < 0):
+        return RuntimeError("value cannot be converted to type uint8_t without overflow")
+    return not_implemented("histogram_cpu", d)
+
+
+@_bincount.meta_
+def _(a, w, minlength):
+    raise no_meta_kernel("bincount")  # (its length is the largest value)
+
+
 @method()
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
+    require_dtype(input, FLOATING, lambda d: _histc_error(d, min, max))
     a = input._data
-    if a.dtype.kind not in "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtype_word(a.dtype)}'")
+    if a.dtype.kind == "V":
+        return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     return finish_out(dispatch(_histc, (input,), (bins, float(min), float(max))), out)
@@ -347,3 +431,10 @@ def _histc(a, bins, lo, hi):
     pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return np.bincount(pos, minlength=bins).astype(a.dtype)
+
+
+@_histc.meta_
+def _(a, bins, lo, hi):
+    if hi < lo:
+        raise RuntimeError("histc(): max must be larger than min")
+    return meta_array((bins,), a._data.dtype)

@@ -8,10 +8,12 @@ derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import REDUCTION, defop, dispatch, dtype_word
-from .._tensor import Tensor, _wrap
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
+from .._meta import reduction_meta
+from .._tensor import Tensor
 from ._util import finish_out, method, wrap_dim, wrap_dims
-from .reduction import _acc_dtype, _unreduce, np_mean
+from .reduction import _acc_dtype, _sum_meta, _unreduce, _zeros_like_long, np_mean, values_indices_meta
+from .sorting import sortable
 
 
 def _all_dims(input, dim):
@@ -78,6 +80,8 @@ def _(g, a, dims, keepdim, dtype, *, out):
 
 _prod_all = defop("prod", "ProdBackward0", REDUCTION, save_output=True, overload="all")(_prod.kernel)
 _prod_all.derivative_(_prod.derivative)
+_prod.meta_(_sum_meta)
+_prod_all.meta_(_sum_meta)
 
 
 @method()
@@ -93,9 +97,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- nan-ignoring sums -----------------------------------------------------------------------------------
 
 
-@defop("nansum", "NansumBackward0", REDUCTION)
+@defop("nansum", "NansumBackward0", REDUCTION, dtypes=REAL,
+       error=lambda d, *args: RuntimeError("nansum on CPU does not support complex inputs"))
 def _nansum(a, dims, keepdim, dtype):
     acc, out = _acc_dtype(a, dtype)
+    if a.dtype.kind == "V":
+        a = a.astype(acc)  # (NumPy keeps the NaNs of bfloat16 through isnan-free paths)
     if a.dtype.kind in "fc":  # (np.nansum's arithmetic, charged to this frame: NOTE [ Reductions call ufunc methods ])
         a = np.where(np.isnan(a), 0, a)
     return canonical(np.add.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
@@ -104,6 +111,9 @@ def _nansum(a, dims, keepdim, dtype):
 @_nansum.derivative_
 def _(g, a, dims, keepdim, dtype):
     return _unreduce(g, a, dims, keepdim).masked_fill(a.isnan(), 0.0)
+
+
+_nansum.meta_(_sum_meta)
 
 
 @method()
@@ -126,8 +136,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _var_kernel(a, dims, correction, keepdim):
+    # np.var's arithmetic written out: np.var warns "Degrees of freedom <= 0" from NumPy's own frame, where
+    # ember's filter cannot hide it (NOTE [ Reductions call ufunc methods ] in reduction.py)
+    half = a.dtype.itemsize == 2 and a.dtype.kind != "i"  # float16, bfloat16: computed in float32
+    w = a.astype(np.float32) if half else a
     with np.errstate(all="ignore"):
-        return canonical(np.var(a, axis=dims, ddof=correction, keepdims=keepdim))
+        d = w - np_mean(w, axis=dims, keepdims=True)
+        sq = (d * np.conjugate(d)).real if d.dtype.kind == "c" else d * d
+        n = a.size if dims is None else int(np.prod([a.shape[i] for i in ((dims,) if isinstance(dims, int) else dims)]))
+        r = np.true_divide(np.add.reduce(sq, axis=dims, keepdims=keepdim), max(n - correction, 0))
+    return canonical(r.astype(a.dtype) if half else r)
 
 
 @defop("var", "VarBackward0", REDUCTION)
@@ -155,6 +173,16 @@ def _(g, a, dims, correction, keepdim, *, out):
     return (g * (a - a.mean(dims, keepdim=True)) / (o * (n - correction))).masked_fill(o == 0, 0.0)
 
 
+def _var_meta(a, dims, correction, keepdim, with_mean=False):
+    """var and std are real for complex inputs; var_mean and std_mean add the mean, in the input's dtype."""
+    real = a.dtype.to_real() if a.dtype.is_complex else None
+    return reduction_meta(a, dims, keepdim, real, *((None,) if with_mean else ()))
+
+
+_var.meta_(_var_meta)
+_std.meta_(_var_meta)
+
+
 def _var_args(name, input, dim, unbiased, keepdim, correction):
     """Resolve torch's overloads: (dim, unbiased, keepdim), (unbiased), (dim, *, correction, keepdim)."""
     if isinstance(dim, bool):
@@ -164,7 +192,8 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     corr = correction if correction is not None else (1 if unbiased is None or unbiased else 0)
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        who = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{who} only support floating point and complex dtypes")
     dims = _all_dims(input, dim)
     if _numel(input._data.shape, dims) - corr <= 0:
         import warnings
@@ -197,6 +226,7 @@ def _pair_op(name, node, kernel, first_grad):
         total = first_grad(g0, a, dims, corr, keepdim, out[0])
         n = _numel(a.shape, dims)
         return total + _unreduce(g1, a, dims, keepdim) / n
+    op.meta_(lambda a, dims, corr, keepdim: _var_meta(a, dims, corr, keepdim, with_mean=True))
     return op
 
 
@@ -239,6 +269,9 @@ def _(g, a, dims, keepdim, *, out):
     return _unreduce(g, a, dims, keepdim) * (a - _unreduce(out, a, dims, keepdim)).exp()
 
 
+_logsumexp.meta_(reduction_meta)
+
+
 @method()
 def logsumexp(input, dim=None, keepdim=False, *, out=None):
     if dim is None:
@@ -255,6 +288,8 @@ def _bool_reduce(name, fn):
     op = defop(name, None, REDUCTION)(
         lambda a, dims, keepdim: canonical(fn(a, axis=dims, keepdims=keepdim)).astype(
             np.uint8 if a.dtype == np.uint8 else np.bool_))
+    op.meta_(lambda a, dims, keepdim: reduction_meta(
+        a, dims, keepdim, _dtypes.uint8 if a.dtype is _dtypes.uint8 else _dtypes.bool))
 
     def public_fn(input, dim=None, keepdim=False, *, out=None):
         dims = _all_dims(input, dim)
@@ -275,12 +310,15 @@ def _count_nonzero(a, dims):
     return np.asarray(np.count_nonzero(a, axis=dims)).astype(np.int64)
 
 
+_count_nonzero.meta_(lambda a, dims: reduction_meta(a, dims, False, _dtypes.int64))
+
+
 @method()
 def count_nonzero(input, dim=None):
     return dispatch(_count_nonzero, (input,), (_all_dims(input, dim),))
 
 
-@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True)
+@defop("aminmax", "AminmaxBackward0", REDUCTION, save_output=True, dtypes=REAL, error="aminmax_cpu")
 def _aminmax(a, dims, keepdim):
     return canonical(np.min(a, axis=dims, keepdims=keepdim)), canonical(np.max(a, axis=dims, keepdims=keepdim))
 
@@ -295,6 +333,9 @@ def _(grads, a, dims, keepdim, *, out):
         part = _unreduce(g, a, dims, keepdim) * mask / mask.sum(dims, keepdim=True)
         total = part if total is None else total + part
     return total
+
+
+_aminmax.meta_(lambda a, dims, keepdim: reduction_meta(a, dims, keepdim, None, None))
 
 
 @method()
@@ -314,6 +355,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 def _median_index(a, dim, ignore_nan):
     """Index along `dim` of torch's (lower) median of each slice; NaN slices give the first NaN."""
+    a = sortable(a)
     order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
     nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, np.bool_)
     count = a.shape[dim] - nan.sum(axis=dim, keepdims=True)
@@ -331,8 +373,10 @@ def _median_dim_op(name, node, ignore_nan):
         if not keepdim:
             idx, vals = idx.squeeze(dim), vals.squeeze(dim)
         return canonical(vals), canonical(idx.astype(np.int64))
-    op = defop(name, node, REDUCTION, saves="meta", save_output=True, overload="dim")(kernel)
+    op = defop(name, node, REDUCTION, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
+               error="median_out", overload="dim")(kernel)
     op.derivative_(_to_indices)
+    op.meta_(values_indices_meta)
     return op
 
 
@@ -347,13 +391,14 @@ def _to_indices(grads, a, dim, keepdim, *, out):
 
 
 def _median_all_op(name, node, ignore_nan):
-    op = defop(name, node, REDUCTION, save_output=True)(
+    op = defop(name, node, REDUCTION, save_output=True, dtypes=INTEGRAL | FLOATING, error="median_cpu")(
         lambda a: np.take_along_axis(a.reshape(-1), _median_index(a.reshape(-1), 0, ignore_nan), 0).reshape(()))
 
     @op.derivative_
     def _(g, a, *, out):
         mask = a == out
         return g * mask / mask.sum()
+    op.meta_(lambda a: reduction_meta(a, None, False))
     return op
 
 
@@ -364,11 +409,11 @@ def _median_fn(name, ignore_nan, rtype):
     def fn(input, dim=None, keepdim=False, *, out=None):
         if dim is None:
             if input._data.size == 0:
-                return finish_out(_wrap(np.asarray(np.nan, input._data.dtype)), out)
+                return finish_out(input.new_full((), float("nan")), out)
             return finish_out(dispatch(all_op, (input,)), out)
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim == 0:
-            return rtype(input.clone(), _wrap(np.zeros((), np.int64)))
+            return rtype(input.clone(), _zeros_like_long(input))
         if input._data.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
@@ -380,7 +425,7 @@ median = _median_fn("median", False, return_types.median)
 nanmedian = _median_fn("nanmedian", True, return_types.nanmedian)
 
 
-@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True)
+@defop("mode", "ModeBackward0", REDUCTION, saves="meta", save_output=True, dtypes=REAL, error="mode_cpu")
 def _mode(a, dim, keepdim):
     b = np.moveaxis(a, dim, -1)
     shape = b.shape
@@ -402,12 +447,13 @@ def _mode(a, dim, keepdim):
 
 
 _mode.derivative_(_to_indices)
+_mode.meta_(values_indices_meta)
 
 
 @method()
 def mode(input, dim=-1, keepdim=False):
     if input._data.ndim == 0:
-        return return_types.mode(input.clone(), _wrap(np.zeros((), np.int64)))
+        return return_types.mode(input.clone(), _zeros_like_long(input))
     d = wrap_dim(dim, input._data.ndim)
     return return_types.mode(*dispatch(_mode, (input,), (d, keepdim)))
 
@@ -419,14 +465,14 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                            f"Got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
-    qt = tensor(q, dtype=input.dtype) if scalar_q else q
+    qt = tensor(q, dtype=input.dtype, device=input.device) if scalar_q else q
     if qt._data.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if input.dtype not in (_dtypes.float32, _dtypes.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if ((qt._data < 0) | (qt._data > 1)).any():
-        if scalar_q:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if not (scalar_q or qt.is_meta) and ((qt < 0) | (qt > 1)).any():  # (a meta q has no values to check)
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, input._data.ndim)
@@ -435,8 +481,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     s = x.sort(d).values
     n = s.shape[d]
     nan = s.isnan()
-    valid = (n - nan.sum(d, keepdim=True)) if ignore_nan else \
-        _wrap(np.where(nan._data.any(axis=d, keepdims=True), 0, n))
+    valid = (n - nan.sum(d, keepdim=True)) if ignore_nan else (~nan.any(d, keepdim=True)).long() * n
     qv = qt.reshape(-1)
     rank = qv.reshape((-1,) + (1,) * s.dim()) * (valid - 1).clamp(min=0).to(s.dtype)
     if interpolation == "lower":
@@ -451,8 +496,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     a, b = sx.gather(d + 1, lo), sx.gather(d + 1, hi)
     w = rank - rank.floor()
     r = a.lerp(b, 0.5) if interpolation == "midpoint" else a + (b - a) * w
-    nan_out = _wrap(np.broadcast_to((valid._data == 0) if not ignore_nan else (valid._data == 0), r._data.shape))
-    r = r.masked_fill(nan_out, float("nan")) if nan_out._data.any() else r
+    empty = valid == 0
+    if empty.is_meta or empty.any():
+        r = r.masked_fill(empty, float("nan"))
     if keepdim:
         if dim is None:
             r = r.reshape((qv.shape[0],) + (1,) * input._data.ndim)
@@ -460,7 +506,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         r = r.squeeze(d + 1)
     if scalar_q or qt._data.ndim == 0:
         return r.squeeze(0)
-    return r.movedim(0, -1).contiguous().movedim(-1, 0)  # torch's layout: q is the innermost dim
+    t = r.movedim(0, -1)  # torch's layout: q is the innermost dim, the others dense outside it (with
+    out = t.new_empty(t.shape)  # size-1 dims: `contiguous()` would keep t's strides for them)
+    return out.copy_(t).movedim(-1, 0)
 
 
 @method()

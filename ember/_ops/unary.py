@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
-from .._dispatch import POINTWISE, defop, dispatch, dtype_word
+from .. import _dtypes
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
+from .._meta import unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -21,8 +23,10 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False, tags=()):
-    op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output, tags=tags)(kernel)
+def _op(name, node, kernel, deriv=None, promote="float", saves="all", save_output=False, dtypes=None,
+        error=None, tags=()):
+    op = defop(name, node, POINTWISE, promote, saves=saves, save_output=save_output, dtypes=dtypes,
+               error=error, tags=tags)(kernel)
     if deriv is not None:
         op.derivative_(deriv)
     return op
@@ -42,15 +46,6 @@ def _wide(fn):
         out = np.empty_like(a)
         out[...] = fn(a)
         return out
-    return kernel
-
-
-def _float_only(name, fn):
-    """A kernel torch only implements for floating inputs ('"frac_cpu" not implemented for 'Long'')."""
-    def kernel(a):
-        if a.dtype.kind not in "fc" and a.dtype.name != "bfloat16":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype_word(a.dtype)}'")
-        return fn(a)
     return kernel
 
 
@@ -95,15 +90,25 @@ def _erf_family(fn):
     return kernel
 
 
-_erf = _op("erf", "ErfBackward0", _erf_family(special.erf), lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI)
-_erfc = _op("erfc", "ErfcBackward0", _erf_family(special.erfc), lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI)
+# real functions only: a complex input raises torch's kernel's error
+_erf = _op("erf", "ErfBackward0", _erf_family(special.erf),
+           lambda g, a: g * (-a * a).exp() * _TWO_OVER_SQRT_PI, dtypes=FLOATING, error="erf_vml_cpu")
+_erfc = _op("erfc", "ErfcBackward0", _erf_family(special.erfc),
+            lambda g, a: g * (-a * a).exp() * -_TWO_OVER_SQRT_PI, dtypes=FLOATING, error="erfc_vml_cpu")
 _erfinv = _op("erfinv", "ErfinvBackward0", _wide(special.erfinv),
-              lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none", save_output=True)
-_lgamma = _op("lgamma", "LgammaBackward0", _wide(special.lgamma), lambda g, a: g * a.digamma())
-_digamma = _op("digamma", "DigammaBackward0", _wide(special.digamma), lambda g, a: g * polygamma(1, a))
+              lambda g, a, *, out: g * (out * out).exp() * (math.sqrt(math.pi) / 2), saves="none",
+              save_output=True, dtypes=FLOATING, error="erfinv_vml_cpu")
+_lgamma = _op("lgamma", "LgammaBackward0", _wide(special.lgamma), lambda g, a: g * a.digamma(),
+              dtypes=FLOATING, error="lgamma_vml_cpu")
+_digamma = _op("digamma", "DigammaBackward0", _wide(special.digamma), lambda g, a: g * polygamma(1, a),
+               dtypes=FLOATING, error="digamma")
 
 
-@defop("polygamma", "PolygammaBackward0", POINTWISE, "float")
+def _polygamma_error(d, n=1):  # (n is known where `polygamma` checks before dispatching)
+    return not_implemented({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), d)
+
+
+@defop("polygamma", "PolygammaBackward0", POINTWISE, "float", dtypes=FLOATING, error=_polygamma_error)
 def _polygamma(a, n):
     out = np.empty_like(a)
     out[...] = special.polygamma(n, a)
@@ -126,21 +131,32 @@ def _int_identity(fn):
     return lambda a: a.copy(order="K") if a.dtype.kind in "biu" else fn(a)
 
 
-_floor = _op("floor", "FloorBackward0", _int_identity(np.floor), _zero_grad, "same", saves="none")
-_ceil = _op("ceil", "CeilBackward0", _int_identity(np.ceil), _zero_grad, "same", saves="none")
-_trunc = _op("trunc", "TruncBackward0", _int_identity(np.trunc), _zero_grad, "same", saves="none")
-_round = _op("round", "RoundBackward0", _int_identity(np.rint), _zero_grad, "same", saves="none")
-_frac = _op("frac", "FracBackward0", _float_only("frac", lambda a: a - np.trunc(a)), lambda g, a: g,
-            "same", saves="none")
+def _rounding_error(name):
+    """floor / ceil / trunc: 'not supported for complex inputs', and the vml kernel's error for Bool."""
+    return lambda d: NotImplementedError(f"{name} is not supported for complex inputs") if d.is_complex else \
+        not_implemented(f"{name}_vml_cpu", d)
 
 
-@defop("round", "RoundBackward1", POINTWISE, "same", saves="none", overload="decimals")
+_floor = _op("floor", "FloorBackward0", _int_identity(np.floor), _zero_grad, "same", saves="none",
+             dtypes=INTEGRAL | FLOATING, error=_rounding_error("floor"))
+_ceil = _op("ceil", "CeilBackward0", _int_identity(np.ceil), _zero_grad, "same", saves="none",
+            dtypes=INTEGRAL | FLOATING, error=_rounding_error("ceil"))
+_trunc = _op("trunc", "TruncBackward0", _int_identity(np.trunc), _zero_grad, "same", saves="none",
+             dtypes=INTEGRAL | FLOATING, error=_rounding_error("trunc"))
+_round = _op("round", "RoundBackward0", _int_identity(np.rint), _zero_grad, "same", saves="none",
+             dtypes=INTEGRAL | FLOATING, error="round_vml_cpu")
+_frac = _op("frac", "FracBackward0", lambda a: a - np.trunc(a), lambda g, a: g, "same", saves="none",
+            dtypes=FLOATING, error="frac_cpu")
+
+
+@defop("round", "RoundBackward1", POINTWISE, "same", saves="none", dtypes=FLOATING, error="round_cpu",
+       overload="decimals")
 def _round_dec(a, decimals):
-    if a.dtype.kind in "biu":
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{dtype_word(a.dtype)}'")
-    scale = np.asarray(10.0 ** abs(decimals), a.dtype)
+    wide = a.astype(np.float32) if a.dtype == np.float16 else a  # torch scales in float32 for Half
+    scale = np.asarray(10.0 ** abs(decimals), wide.dtype)
     with np.errstate(all="ignore"):
-        return np.rint(a * scale) / scale if decimals >= 0 else np.rint(a / scale) * scale
+        r = np.rint(wide * scale) / scale if decimals >= 0 else np.rint(wide / scale) * scale
+    return r.astype(a.dtype, copy=False)
 
 
 _round_dec.derivative_(_zero_grad)
@@ -160,7 +176,7 @@ _sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ el
           tags=("not_holomorphic",))
 
 
-@defop("logit", "LogitBackward0", POINTWISE, "float")
+@defop("logit", "LogitBackward0", POINTWISE, "float", dtypes=FLOATING, error="logit_cpu")
 def _logit(a, eps):
     if eps is not None:
         a = np.clip(a, eps, 1 - eps)
@@ -176,13 +192,18 @@ def _(g, a, eps):
     return r.masked_fill((a < eps) | (a > 1 - eps), 0.0)
 
 
-@defop("nan_to_num", "NanToNumBackward0", POINTWISE, "same")
-def _nan_to_num(a, nan, posinf, neginf):
+def _nan_to_num_kernel(a, nan, posinf, neginf):
     if a.dtype.kind in "biu":
         return a.copy()
+    if a.dtype.kind == "c":  # the real and imaginary parts each
+        re, im = (_nan_to_num_kernel(p, nan, posinf, neginf) for p in (a.real, a.imag))
+        return re + 1j * im
     out = np.where(np.isnan(a), np.asarray(nan, a.dtype), a)
     out = np.where(np.isposinf(a), np.asarray(posinf, a.dtype), out)
     return np.where(np.isneginf(a), np.asarray(neginf, a.dtype), out)
+
+
+_nan_to_num = defop("nan_to_num", "NanToNumBackward0", POINTWISE, "same")(_nan_to_num_kernel)
 
 
 @_nan_to_num.derivative_
@@ -193,9 +214,10 @@ def _(g, a, nan, posinf, neginf):
 # ---- predicates (no gradients) ---------------------------------------------------------------------------
 
 
-def _pred(name, fn):
-    op = defop(name, None, POINTWISE)(lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.name == "bfloat16"
-                                      else _int_pred(name, a))
+def _pred(name, fn, dtypes=None, error=None):
+    op = defop(name, None, POINTWISE, dtypes=dtypes, error=error)(
+        lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.kind == "V" else _int_pred(name, a))
+    op.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
     def public_fn(input):
         return dispatch(op, (input,))
@@ -204,19 +226,24 @@ def _pred(name, fn):
 
 
 def _int_pred(name, a):
-    return np.full_like(a, name == "isfinite", dtype=np.bool_)
+    if name == "signbit":
+        return np.less(a, 0)
+    return np.full_like(a, name in ("isfinite", "isreal"), dtype=np.bool_)
 
 
 def _real(fn):
-    return lambda a: fn(a.astype(np.float32) if a.dtype.name == "bfloat16" else a)
+    return lambda a: fn(a.astype(np.float32) if a.dtype.kind == "V" else a)
 
 
 isnan = _pred("isnan", _real(np.isnan))
 isinf = _pred("isinf", _real(np.isinf))
 isfinite = _pred("isfinite", _real(np.isfinite))
-isposinf = _pred("isposinf", _real(np.isposinf))
-isneginf = _pred("isneginf", _real(np.isneginf))
-signbit = _pred("signbit", _real(np.signbit))
+isposinf = _pred("isposinf", _real(np.isposinf), REAL,
+                 lambda d, *args: RuntimeError("isposinf does not support complex inputs."))
+isneginf = _pred("isneginf", _real(np.isneginf), REAL,
+                 lambda d, *args: RuntimeError("isneginf does not support complex inputs."))
+signbit = _pred("signbit", _real(np.signbit), REAL,
+                lambda d, *args: NotImplementedError("signbit is not implemented for complex tensors."))
 isreal = _pred("isreal", lambda a: np.isreal(a))
 
 
@@ -260,6 +287,14 @@ def polygamma(n, input, *, out=None):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
         return finish_out(digamma(input), out)
+    if input.is_complex():  # the declared refusal, in the words of n's kernel
+        require_op_dtype(_polygamma, input.dtype, (n,))
+    if n >= 2 and input.dtype.name in ("float16", "bfloat16"):
+        # torch: (-1)^(n+1) exp(lgamma(n+1)) (float32) times zeta(n+1, x) rounded to the input's dtype
+        sign = 1 if n % 2 else -1
+        zeta = (dispatch(_polygamma, (input.float(),), (n,)) / (sign * math.factorial(n))).to(input.dtype)
+        scale = sign * float(np.exp(np.float32(math.lgamma(n + 1))))
+        return finish_out((zeta.float() * scale).to(input.dtype), out)
     return finish_out(dispatch(_polygamma, (input,), (n,)), out)
 
 
@@ -314,7 +349,7 @@ Tensor.logit_ = lambda self, eps=None: _inplace(_logit, self, (eps,))
 
 
 def _nan_to_num_params(input, nan, posinf, neginf):
-    if input._data.dtype.kind not in "fc" and input._data.dtype.name != "bfloat16":
+    if input._data.dtype.kind not in "fc" and input._data.dtype.kind != "V":
         return (0, 0, 0)
     info = _finfo(input._data.dtype)
     return (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,

@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from .. import _dispatch
+from .._meta import NoData, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, _mask, grad_edge
@@ -278,7 +279,10 @@ def _sum_grads(a, b):
     x, y = a._data, b._data
     if (not _grad_state.enabled and not _dispatch._modes and x.dtype is y.dtype and x.shape == y.shape
             and type(a) is Tensor and type(b) is Tensor and x.dtype in _dispatch._FLOATS):
-        return _wrap(np.add(x, y))
+        try:
+            return _wrap(np.add(x, y))
+        except NoData:  # meta gradients: the op's meta rule, below
+            pass
     return a + b
 
 
@@ -332,13 +336,20 @@ def _check_hook_result(r, g):
     return r
 
 
+def _zeros(shape, dt, grads):
+    """Zeros standing for a missing gradient, on the device of the gradients that did arrive."""
+    if any(g is not None and g.is_meta for g in grads):
+        return _wrap(meta_array(shape, dt))
+    return _wrap(np.zeros(shape, dt))
+
+
 def _call_node(node, grads):
     meta = node._out_meta
     if meta is not None:
         for i, g in enumerate(grads):
             if g is None:
                 shape, dt = meta[i]
-                grads[i] = _wrap(np.zeros(shape, dt))  # a gradient that never arrived is zero
+                grads[i] = _zeros(shape, dt, grads)  # a gradient that never arrived is zero
     go = tuple(grads)
     if _anomaly[0]:
         from .anomaly_mode import run_checked
@@ -382,12 +393,17 @@ def _accumulate(node, g, create_graph):
         else:
             # a fresh buffer laid out like the variable (torch's layout contract); never alias g, which
             # may be shared with another edge or be the caller's own gradient tensor
-            buf = np.empty_like(var._data)
-            np.copyto(buf, g._data, casting="unsafe")
+            try:
+                buf = np.empty_like(var._data)
+                np.copyto(buf, g._data, casting="unsafe")
+            except NoData:  # a meta variable: its gradient is a meta tensor laid out as it is
+                if not (var.is_meta and g.is_meta):
+                    raise RuntimeError("Tensor on device cpu is not on the expected device meta!") from None
+                buf = meta_array(tuple(var.shape), var.dtype, like_strides(var))
             var._grad = _wrap(buf)
     elif create_graph or _grad_state.enabled:
         var._grad = old + g
-    else:
+    elif not old.is_meta:  # (on meta, there is nothing to add)
         np.add(old._data, g._data, out=old._data, casting="unsafe")
     if var._post_acc_hooks:
         for fn in list(var._post_acc_hooks.values()):

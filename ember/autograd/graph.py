@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _dispatch
 from .._naming import named
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
@@ -463,6 +464,8 @@ class OpNode(Node):
         return self._run(grads, False)
 
     def _run(self, grads, free):
+        if grads[0] is None and all(g is None for g in grads):  # no gradient reached this node (an input's
+            return (None,) * len(self.next_functions)  # formula gave None): its inputs get none, as in torch
         op = self._op
         if op.saves == "all":
             vs = self._versions
@@ -914,8 +917,8 @@ def _attach_outputs(op, node, result):
     else:
         outs = (result,)
     for i, o in enumerate(outs):
-        d = o._data.dtype
-        if d.kind == "f" or d.kind == "c" or d.name == "bfloat16":
+        k = o._data.dtype.kind
+        if k == "f" or k == "c" or k == "V":  # (bfloat16's kind is "V")
             o._grad_fn = node
             o._requires_grad = True
             if i:
@@ -1018,3 +1021,5 @@ def saved_before_write(node, vc):
 
 
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)
+
+_dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

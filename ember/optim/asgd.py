@@ -57,8 +57,8 @@ class ASGD(Optimizer):
     _defaults_for_setstate = _FLAG_DEFAULTS
 
     def _new_state(self, group, p):
-        return {"step": _new_scalar(0.0), "eta": _new_scalar(_to_scalar(group["lr"])), "mu": _new_scalar(1.0),
-                "ax": _zeros_state(p)}
+        return {"step": _new_scalar(0.0, p), "eta": _new_scalar(_to_scalar(group["lr"]), p),
+                "mu": _new_scalar(1.0, p), "ax": _zeros_state(p)}
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -96,9 +96,11 @@ def _scalar_dtype():
     return np.float64 if _dtypes.get_default_dtype() is _dtypes.float64 else np.float32
 
 
-def _new_scalar(value):
-    """A 0-d tensor of torch's scalar-state dtype (float32, float64 under a float64 default): 'step', 'mu'."""
-    return _wrap(np.array(value, _scalar_dtype()))
+def _new_scalar(value, like=None):
+    """A 0-d tensor of torch's scalar-state dtype (float32, float64 under a float64 default): 'step', 'mu';
+    on the CPU, or on parameter `like`'s device for the optimizers whose scalars torch keeps there (ASGD)."""
+    t = _wrap(np.array(value, _scalar_dtype()))
+    return t if like is None or like.device.type == "cpu" else t.to(like.device)
 
 
 def _zeros_state(p):

@@ -320,3 +320,115 @@ def test_linear_values_grads_and_node_names(shape, transpose):
         return lib.nn.functional.linear(a.transpose(0, 1) if transpose else a, ww, bb)
     e, t = check(fn, x, w, b, grad=True)
     assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__  # AddmmBackward0 / ViewBackward0 / AddBackward0
+
+
+# ---- loss argument checks (issue 16 item 5): torch's error, in torch's order, never NumPy's ----------------
+
+def _t(L, shape, dtype="float32", fill=0):
+    return L.full(shape, fill, dtype=getattr(L, dtype))
+
+
+LOSS_ERRORS = [
+    # cross_entropy: class indices vs probabilities are told apart by shape, then dtype
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0.0, 1.0, 2.0])),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0, 1, 2], dtype=L.int32)),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 5), "int64")),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 5), "bool")),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 4))),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 5, 2))),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5, 4)), _t(L, (3, 5), "int64")),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5, 4)), _t(L, (3,), "int64")),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5, 4)), _t(L, (3, 4))),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0, 1, 2]), weight=L.ones(4)),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0, 1, 2]), weight=L.ones(5, dtype=L.float64)),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 5)), weight=L.ones(4)),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), _t(L, (3, 5)), ignore_index=1),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0, 1, 2]), label_smoothing=0.1, weight=L.ones(4)),
+    lambda L, F: F.cross_entropy(_t(L, (3, 5)), L.tensor([0.0, 1.0, 2.0]), label_smoothing=0.1),
+    # nll_loss: 1-D, 2-D, spatial (3-D, 4-D, 5-D) targets
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), _t(L, (3, 5), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), _t(L, (3, 1), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), _t(L, (3,))),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), _t(L, (3,), "int32")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), L.tensor([0, 1, 7])),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), L.tensor(1)),
+    lambda L, F: F.nll_loss(_t(L, (5,)), L.tensor([1, 2])),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), L.tensor([0, 1, 2]), weight=L.ones(3)),
+    lambda L, F: F.nll_loss(_t(L, (3, 5)), L.tensor([0, 1, 2]), weight=L.ones(5, 1)),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2)), _t(L, (3, 2))),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2)), _t(L, (3, 3), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2)), _t(L, (3,), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2)), _t(L, (3, 2), "uint8")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2, 2)), _t(L, (3, 2), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2, 2)), _t(L, (3, 2, 3), "int64")),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2, 2)), _t(L, (3, 2, 2), "int64"), weight=L.ones(4)),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2, 2)), _t(L, (3, 2, 2), "int64", 9)),
+    lambda L, F: F.nll_loss(_t(L, (3, 5, 2, 2, 2)), _t(L, (3, 2, 2), "int64")),
+    # binary cross entropy: target dtype, weight broadcast
+    lambda L, F: F.binary_cross_entropy(_t(L, (3,), fill=0.5), L.tensor([0, 1, 1])),
+    lambda L, F: F.binary_cross_entropy(_t(L, (3,), fill=0.5), L.tensor([0.0, 1.0, 1.0], dtype=L.float64)),
+    lambda L, F: F.binary_cross_entropy(_t(L, (3,), fill=0.5), L.tensor([False, True, True])),
+    lambda L, F: F.binary_cross_entropy(_t(L, (3,), fill=0.5), _t(L, (3,)), weight=L.ones(2)),
+    lambda L, F: F.binary_cross_entropy(_t(L, (3, 2), fill=0.5), _t(L, (3, 2)), weight=L.ones(3)),
+    lambda L, F: F.binary_cross_entropy(_t(L, (3,), fill=1.5), L.tensor([0, 1, 1])),
+    lambda L, F: F.binary_cross_entropy_with_logits(_t(L, (3,)), L.tensor([0, 1, 1])),
+    lambda L, F: F.binary_cross_entropy_with_logits(_t(L, (3,)), L.tensor([0, 1, 1], dtype=L.int32)),
+    lambda L, F: F.binary_cross_entropy_with_logits(_t(L, (3,)), L.tensor([False, True, True])),
+    lambda L, F: F.binary_cross_entropy_with_logits(_t(L, (3,), "float64"), L.tensor([0, 1, 1])),
+    # margins, huber
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0, 1, 2], dtype=L.int32)),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0.0, 1.0, 2.0])),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0, 1, 7])),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0, 1, -1])),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0, 1])),
+    lambda L, F: F.multi_margin_loss(_t(L, (5,)), L.tensor([0, 1])),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), _t(L, (3, 5), "int64")),
+    lambda L, F: F.multi_margin_loss(_t(L, (3, 5)), L.tensor([0, 1, 2]), weight=L.ones(4)),
+    lambda L, F: F.multilabel_margin_loss(_t(L, (3, 5)), _t(L, (3, 5))),
+    lambda L, F: F.multilabel_margin_loss(_t(L, (3, 5)), _t(L, (3, 4), "int64")),
+    lambda L, F: F.multilabel_margin_loss(_t(L, (3, 5)), _t(L, (3, 5), "int64", 7)),
+    lambda L, F: F.multilabel_margin_loss(_t(L, (3, 5)), _t(L, (3, 5), "int64", -2)),
+    lambda L, F: F.cosine_embedding_loss(_t(L, (3, 2)), _t(L, (3, 2)), _t(L, (3, 2))),
+    lambda L, F: F.soft_margin_loss(_t(L, (3,)), _t(L, (4,))),
+    lambda L, F: F.huber_loss(_t(L, (3,)), _t(L, (3,)), delta=-1.0),
+    lambda L, F: F.huber_loss(_t(L, (3,)), _t(L, (3,)), delta=0.0),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LOSS_ERRORS)))
+def test_loss_argument_errors(i):
+    assert_same_error(lambda L: LOSS_ERRORS[i](L, L.nn.functional))
+
+
+LOSS_EDGES = [  # shapes torch accepts that used to reach NumPy
+    lambda L, F: F.cross_entropy(_t(L, (5,)), L.tensor([1])),
+    lambda L, F: F.nll_loss(_t(L, (5,)), L.tensor([1])),
+    lambda L, F: F.nll_loss(L.arange(5.0), L.tensor([1]), reduction="none"),
+    lambda L, F: F.cross_entropy(L.arange(5.0), L.tensor([3]), reduction="none"),
+    lambda L, F: F.nll_loss(L.arange(15.0).reshape(3, 5), L.tensor([0, 1, 2], dtype=L.uint8)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LOSS_EDGES)))
+def test_loss_shapes_torch_accepts(i):
+    check(lambda L: LOSS_EDGES[i](L, L.nn.functional))
+
+
+def test_clip_grad_norm_inf_and_half_overflow_are_silent():
+    """An inf gradient gives an inf norm and nan/0 gradients as in torch, with no NumPy warning (even when
+    warnings are errors); so does a float16 product that overflows."""
+    import warnings
+
+    def fn(L):
+        p = L.nn.Parameter(L.ones(3))
+        p.grad = L.tensor([float("inf"), 1.0, 2.0])
+        norm = L.nn.utils.clip_grad_norm_([p], 1.0)
+        q = L.nn.Parameter(L.ones(3))
+        q.grad = L.tensor([1e30, -1e30, 0.0])
+        L.nn.utils.clip_grad_value_([q], 1.0)
+        h = L.full((2,), 60000.0, dtype=L.float16)
+        return norm, p.grad, q.grad, h * 2, h + h, h * 1e-8
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(fn)

@@ -1,8 +1,9 @@
 """Meta rules over the whole OpInfo table (NOTE [ Meta payloads ]).
 
 Every sample of every op runs on meta tensors (shape, dtype and strides, no data) in ember and in torch,
-and must give torch's meta outputs or torch's error class. Where torch has no meta kernel for an op, ember's
-meta outputs are held to ember's own kernel on real data instead (which test_ops holds to torch). Ops whose
+and must give torch's meta outputs or torch's error class, and the shapes and dtypes ember's own kernel
+gives on real data. Where torch has no meta kernel for an op, ember's meta outputs are held to ember's
+kernel entirely (which test_ops holds to torch). Ops whose
 output shape depends on the data (tag `dynamic_output_shape`) refuse meta inputs, as torch's do.
 """
 
@@ -53,6 +54,10 @@ def test_meta(name):
                 assert e == real, f"{name} {dtype}: ember meta {e} != ember kernel {real}"
             else:
                 assert e == t, f"{name} {dtype}: ember {e} != torch {t}"
+                if isinstance(e, list):  # and the meta rule agrees with the kernel on shapes and dtypes
+                    real = _outcome(ember, op, s, meta=False)
+                    assert isinstance(real, list) and [r[:2] if isinstance(r, tuple) else r for r in real] == \
+                        [m[:2] if isinstance(m, tuple) else m for m in e], f"{name} {dtype}: kernel {real} != meta {e}"
 
 
 # ---- ops with no OpInfo entry: views, creation, casts, and the composites built on them -------------------
@@ -195,6 +200,75 @@ EXTRA += [
 ]
 
 
+# ---- reductions, predicates, sorting and sampling (rules in reduction.py, stats.py, unary.py, binary.py,
+# sorting.py, selection.py, indexing.py, random.py) -------------------------------------------------------
+M = "meta"
+EXTRA += [
+    ("max_min_all", lambda L, x: (x.max(), x.min(), x.max(0), x.min(-1, keepdim=True)), [T34]),
+    ("max_0d", lambda L, x: x.max(0), [("f", ())]),
+    ("median_all", lambda L, x: (x.median(), x.nanmedian(), x.nanmedian(1)), [T34]),
+    ("median_0d", lambda L, x: (x.median(0), x.mode()), [("f", ())]),
+    ("sum_dtype", lambda L, x: (x.sum(dtype=L.float64), x.sum((0, 1), keepdim=True), x.sum(1, dtype=L.int32)),
+     [T34]),
+    ("sum_int_bool", lambda L, x, b: (x.sum(0), x.prod(), b.sum(), b.any(1), b.all()), [("i", (3, 4)), ("b", (3, 4))]),
+    ("mean_dtype", lambda L, x: (x.mean(dtype=L.float64), x.mean((0, 1))), [F234]),
+    ("var_complex", lambda L, x: (x.var(0), x.std(), L.var_mean(x, 1)), [("c", (3, 4))]),
+    ("count_nonzero_dims", lambda L, x: (L.count_nonzero(x, 1), L.count_nonzero(x, (0, 1))), [F234]),
+    ("argmin_keepdim", lambda L, x: (x.argmin(), x.argmin(1, keepdim=True), x.argmax(keepdim=True)), [T34]),
+    ("logsumexp_int", lambda L, x: L.logsumexp(x, 1), [("i", (3, 4))]),
+    ("isreal", lambda L, x, c: (L.isreal(x), L.isreal(c)), [T34, ("c", (3, 4))]),
+    ("predicates_int", lambda L, x: (x.isinf(), x.isfinite(), x.signbit()), [("i", (3, 4))]),
+    # TensorIterator strides and those of ops whose torch meta is a decomposition
+    ("copysign_layouts", lambda L, x, b, s: (L.copysign(x, b), L.copysign(x, s), L.copysign(x, 2.0),
+                                             L.copysign(b, x), L.copysign(x, x)),
+     [T34, ("f", (4, 1)), ("f", ())]),
+    ("floor_divide_layouts", lambda L, x, b, s: (L.floor_divide(x, b), L.floor_divide(x, s), x // 2.0,
+                                                 L.div(x, b, rounding_mode="trunc")),
+     [T34, ("f", (4, 1)), ("f", ())]),
+    ("floor_divide_int", lambda L, x, b: (L.floor_divide(x, b), L.div(x, b, rounding_mode="floor")),
+     [("i", (3, 4)), ("i", (3, 1))]),
+    ("isclose_layouts", lambda L, x, y: (L.isclose(x, y), L.isclose(y, x)), [T34, ("f", (4,))]),
+    # sorting and searching
+    ("sort_layouts", lambda L, x: (x.sort(0), x.sort(dim=1, descending=True, stable=True), x.argsort(0)), [T34]),
+    ("searchsorted_forms", lambda L, s, v: (L.searchsorted(s, v, out_int32=True), L.searchsorted(s, 1.0),
+                                            L.bucketize(v, s, right=True), L.bucketize(1.0, s)),
+     [("f", (5,)), ("f", (2, 3))]),
+    ("searchsorted_sorter_bad", lambda L, s, v, o: L.searchsorted(s, v, sorter=o),
+     [("f", (5,)), ("f", (2, 3)), ("i", (4,))]),
+    ("histc_bad_range", lambda L, x: L.histc(x, 4, min=2, max=1), [F34]),
+    ("unique_meta", lambda L, x: L.unique(x), [("f", (5,))]),
+    ("unique_dim_meta", lambda L, x: L.unique(x, dim=0), [F34]),
+    ("unique_consecutive_meta", lambda L, x: L.unique_consecutive(x), [("f", (5,))]),
+    ("nonzero_meta", lambda L, x: L.nonzero(x), [F34]),
+    ("nonzero_tuple_meta", lambda L, x: L.nonzero(x, as_tuple=True), [F34]),
+    ("bincount_meta", lambda L, i: L.bincount(i), [("i", (6,))]),
+    ("equal_meta", lambda L, x, y: L.equal(x, y), [F34, F34]),
+    ("allclose_meta", lambda L, x, y: L.allclose(x, y), [F34, F34]),
+    ("index_put_unchecked", lambda L, x, i, v: x.index_put((i,), v), [F34, ("i", (2,)), ("f", (3,))]),
+    ("index_put_accumulate", lambda L, x, i, v: x.index_put((i,), v, accumulate=True), [T34, ("i", (2,)),
+                                                                                        ("f", (4,))]),
+    ("quantile_tensor_q", lambda L, x, q: (L.quantile(x, q, 1), L.nanquantile(x, q, keepdim=True)),
+     [T34, ("f", (2,))]),
+    # random factories on the meta device, samplers on meta tensors
+    ("random_factories", lambda L: (L.rand(2, 3, device=M), L.randn(4, dtype=L.float64, device=M),
+                                    L.randint(0, 5, (2, 3), device=M), L.randint(3, (4,), dtype=L.int32, device=M),
+                                    L.randperm(5, device=M), L.normal(0.0, 1.0, (2, 3), device=M)), []),
+    ("random_like", lambda L, x: (L.rand_like(x), L.randn_like(x, dtype=L.float64), L.randint_like(x, 4)), [T34]),
+    ("random_like_to_meta", lambda L: L.rand_like(L.ones(2, 3).t(), device=M), []),
+    ("random_inplace", lambda L, x: (x.uniform_(), x.normal_(), x.exponential_(), x.geometric_(0.5),
+                                     x.cauchy_(), x.log_normal_(), x.random_(), x.random_(5), x.random_(1, 5),
+                                     x.bernoulli_(0.5)), [T34]),
+    ("bernoulli_tensor_", lambda L, x, p: x.bernoulli_(p), [T34, F34]),
+    ("bernoulli", lambda L, p: (L.bernoulli(p), L.bernoulli(p, 0.3)), [T34]),
+    ("normal_forms", lambda L, x, s, b: (L.normal(x, 1.0), L.normal(1.0, x), L.normal(x, s), L.normal(x, x),
+                                         L.normal(b, s)), [T34, ("f", (4,)), ("f", (3, 1))]),
+    ("normal_bad", lambda L, x, s: L.normal(x, s), [("f", (3,)), ("f", (4,))]),
+    ("multinomial", lambda L, p: (L.multinomial(p, 2), L.multinomial(p[0], 3, True), L.multinomial(p, 7)),
+     [F34]),
+    ("poisson", lambda L, x: L.poisson(x), [T34]),
+]
+
+
 class _Row:
     def __init__(self, call, specs):
         self.fn = call
@@ -210,3 +284,69 @@ def test_meta_extra(name):
     t = _outcome(torch, _Row(call, specs), sample)
     e = _outcome(ember, _Row(call, specs), sample)
     assert e == t, f"{name}: ember {e} != torch {t}"
+
+
+
+def test_meta_samplers_leave_the_generator_alone():
+    """torch's samplers on meta tensors do not draw: the next real sample is the one the seed gives."""
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        expected = lib.rand(3)
+        lib.manual_seed(0)
+        x = lib.empty(3, 4, device="meta")
+        x.uniform_(), x.normal_(), x.random_(), x.bernoulli_(0.5), x.exponential_()
+        lib.rand(2, device="meta"), lib.randn(2, device="meta"), lib.randperm(9, device="meta")
+        lib.rand_like(x), lib.bernoulli(x), lib.normal(x, x), lib.poisson(x), lib.multinomial(x, 2)
+        assert (lib.rand(3) == expected).all(), lib.__name__
+
+
+F33, B233 = ("f", (3, 3)), ("f", (2, 3, 3))
+
+EXTRA += [
+    # the matmul family: every rank case, and the products whose wrappers have no OpInfo entry
+    ("mm", lambda L, x, y: (x.mm(y), x @ y), [T34, ("f", (4, 2))]),
+    ("mm_bad", lambda L, x, y: x.mm(y), [F34, F34]),
+    ("bmm", lambda L, x, y: L.bmm(x, y), [F234, ("f", (2, 4, 5))]),
+    ("mv_dot", lambda L, x, y, v: (x.mv(v), L.dot(v, v), x @ v, v @ y), [F34, ("f", (4, 3)), ("f", (4,))]),
+    ("matmul_batched", lambda L, x, y: (x @ y, y.mT @ x.mT), [F234, ("f", (5, 1, 4, 2))]),
+    ("matmul_vec_batched", lambda L, x, v: (x @ v, v.unsqueeze(0) @ x.mT), [F234, ("f", (4,))]),
+    ("matmul_bad", lambda L, x, y: x @ y, [F234, ("f", (3, 2))]),
+    ("matmul_0d", lambda L, x, y: x @ y, [("f", ()), F34]),
+    ("einsum", lambda L, x, y: (L.einsum("bij,jk->bik", x, y), L.einsum("bij->j", x)), [F234, ("f", (4, 2))]),
+    ("einsum_views", lambda L, x, s: (L.einsum("ij->ji", x), L.einsum("ii->i", s), L.einsum("ij", x)),
+     [T34, F33]),
+    ("addmm_transposed", lambda L, c, a, b: (L.addmm(c, a, b), L.addmm(c.t(), a, b)), [("f", (4, 4)), T34,
+                                                                                        ("T", (4, 4))]),
+    ("addmm_bad_self", lambda L, c, a, b: L.addmm(c, a, b), [("f", (3,)), F34, ("f", (4, 2))]),
+    ("addmm_promote", lambda L, c, a, b: L.addmm(c, a, b), [("d", (3, 2)), F34, ("f", (4, 2))]),
+    # decompositions, batched: column-major LAPACK results
+    ("inv_det_batched", lambda L, a: (L.linalg.inv(a), L.linalg.det(a), *L.linalg.slogdet(a)), [B233]),
+    ("inv_complex", lambda L, a: (L.linalg.inv(a), *L.linalg.slogdet(a), *L.linalg.eigh(a)), [("c", (3, 3))]),
+    ("inv_bad", lambda L, a: L.linalg.inv(a), [F34]),
+    ("inv_int", lambda L, a: L.linalg.inv(a), [("i", (3, 3))]),
+    ("solve_shapes", lambda L, a, b, v: (L.linalg.solve(a, b), L.linalg.solve(a, v), L.linalg.solve(a[0], v),
+                                         L.linalg.solve(a[0], b.mT, left=False)),
+     [B233, ("f", (2, 3, 5)), ("f", (2, 3))]),
+    ("solve_broadcast", lambda L, a, b: L.linalg.solve(a, b), [("f", (4, 1, 3, 3)), ("f", (2, 3, 2))]),
+    ("solve_bad", lambda L, a, b: L.linalg.solve(a, b), [F33, ("f", (4,))]),
+    ("cholesky_upper", lambda L, a: (L.linalg.cholesky(a), L.linalg.cholesky(a, upper=True)), [B233]),
+    ("qr_modes", lambda L, a, w: (*L.linalg.qr(a), *L.linalg.qr(a, "complete"), *L.linalg.qr(a, "r"),
+                                  *L.linalg.qr(w)), [("f", (2, 4, 3)), ("f", (3, 4))]),
+    ("svd_modes", lambda L, a, w: (*L.linalg.svd(a), *L.linalg.svd(a, full_matrices=False),
+                                   *L.linalg.svd(w, full_matrices=False), L.linalg.svdvals(w)),
+     [("f", (2, 4, 3)), ("f", (3, 4))]),
+    ("svd_bad", lambda L, a: L.linalg.svd(a), [("f", (3,))]),
+    ("eigh_batched", lambda L, a: (*L.linalg.eigh(a), L.linalg.eigvalsh(a, "U")), [B233]),
+    ("pinv_rank", lambda L, a, s: (L.linalg.pinv(a), L.linalg.pinv(s, hermitian=True),
+                                   L.linalg.matrix_rank(a), L.linalg.matrix_rank(s, hermitian=True)),
+     [("f", (2, 4, 3)), B233]),
+    ("pinv_bad", lambda L, a: L.linalg.pinv(a), [("f", (3,))]),
+    ("matrix_rank_bad", lambda L, a: L.linalg.matrix_rank(a), [("f", (3,))]),
+    ("matrix_power", lambda L, a: tuple(L.linalg.matrix_power(a, n) for n in (0, 2, 3, -2)), [B233]),
+    ("lstsq_refuses", lambda L, a, b: L.linalg.lstsq(a, b), [("f", (4, 3)), ("f", (4, 2))]),
+    ("norms", lambda L, a: (L.linalg.vector_norm(a, dim=1), L.linalg.vector_norm(a, 3, (0, 1), keepdim=True),
+                            L.linalg.vector_norm(a, dtype=L.float64), L.linalg.matrix_norm(a, 1, keepdim=True),
+                            L.linalg.matrix_norm(a, -2), a.norm(), L.norm(a, "nuc")), [T34]),
+    ("norm_complex", lambda L, a: (L.linalg.vector_norm(a), L.linalg.matrix_norm(a)), [("c", (3, 3))]),
+    ("vector_norm_int", lambda L, a: L.linalg.vector_norm(a), [("i", (3,))]),
+]

@@ -112,7 +112,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         batch = int(np.prod(key.shape[:-2]))
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {E}] but got: "
                            f"[{batch}, {key.shape[-1]}].")
-    scores = query.matmul(key.transpose(-2, -1)) * scale_factor
+    if query.is_floating_point():
+        scores = query.matmul(key.transpose(-2, -1)) * scale_factor
+    else:  # torch's math fallback scales q and k by sqrt(scale) first: integer or bool inputs become float
+        root = math.sqrt(scale_factor)
+        scores = (query * root).matmul(key.transpose(-2, -1) * root)
     weights = _masked_softmax(scores, _attention_bias(attn_mask, is_causal, L, S, query.dtype))
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)

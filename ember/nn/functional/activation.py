@@ -7,7 +7,7 @@ tanhshrink, softsign, glu, softmin and the distances are composites, as in torch
 import numpy as np
 
 from ... import _dtypes
-from ..._dispatch import dispatch, dispatch_inplace
+from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dispatch_inplace, not_implemented, require_dtype
 from ..._ops import nn_ops as P
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
@@ -37,6 +37,8 @@ def relu_(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is _dtypes.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _act(P.hardtanh, input, (min_val, max_val), inplace)
 
 
@@ -166,6 +168,7 @@ def prelu(input, weight):
 def glu(input, dim=-1):
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    require_dtype(input, FLOATING, "glu_cpu")
     n = input.shape[dim]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {n}")
@@ -252,6 +255,8 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _norm(x, p, dim, keepdim=False):
+    if x.is_complex():  # (a norm is real)
+        x = x.abs()
     if p == 2:
         return (x * x).sum(dim, keepdim=keepdim).sqrt()
     if p == 1:
@@ -261,7 +266,26 @@ def _norm(x, p, dim, keepdim=False):
     return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
 
 
+def _vector_norm_error(d):
+    return RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                        f"{_dtypes._WORD[d.name]}")
+
+
+def _common_float_error(d):
+    return RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtypes._WORD[d.name]}")
+
+
+def _pdist_error(d):
+    if d in (_dtypes.float16, _dtypes.bfloat16):
+        return not_implemented("pdist", d)
+    return RuntimeError("pdist only supports floating-point dtypes")
+
+
+_F32_F64 = frozenset({"float32", "float64"})
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    require_dtype(input, FLOATING_COMPLEX, _vector_norm_error)
     denom = _norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is not None:
         from ..._ops.pointwise import div
@@ -290,6 +314,7 @@ def one_hot(tensor, num_classes=-1):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # torch: sum(x1 * x2) / sqrt(clamp_min(|x1|^2 * |x2|^2, eps^2))
+    require_dtype(x1, FLOATING, _common_float_error, x2)
     x1, x2 = x1.broadcast_to(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))), x2
     w12 = (x1 * x2).sum(dim)
     w1 = (x1 * x1).sum(dim)
@@ -303,6 +328,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2):
+    require_dtype(input, _F32_F64, _pdist_error)
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
     from ..._ops.creation import from_numpy

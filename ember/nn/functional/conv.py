@@ -2,11 +2,12 @@
 
 
 from ... import _dtypes
-from ..._dispatch import dispatch, dtype_word
+from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
+from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
+from ..._ops.creation import constant_like
 from ..._ops.creation import eye as _eye
-from ..._ops.creation import from_numpy
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -44,7 +45,14 @@ def _conv_pads(padding, nd, ksize, dil, stride):
     return tuple((p, p) for p in _tup(padding, nd))
 
 
-def _check_conv(x, w, b, groups, name, transposed=False):
+def _check_conv(x, w, b, groups, name, transposed=False, params=()):
+    op = C.conv_transpose if transposed else C.convolution
+    require_op_dtype(op, x.dtype, (x, w, b) + params)  # torch checks the dtype first
+    if x.dtype != w.dtype and x.dtype in (_dtypes.bfloat16, _dtypes.complex64, _dtypes.complex128):
+        tail = "" if x.is_complex() else (" or input should be a MKLDNN tensor and weight is a dense "
+                                          "tensor")
+        raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be "
+                           f"the same{tail}")
     if x.dtype != w.dtype:
         raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
     if b is not None and b.dtype != x.dtype:
@@ -62,11 +70,11 @@ def _check_conv(x, w, b, groups, name, transposed=False):
 
 def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     x, unbatched = _batched(input, nd, f"conv{nd}d")
-    _check_conv(x, weight, bias, groups, f"conv{nd}d")
     stride, dil = _tup(stride, nd), _tup(dilation, nd)
+    _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride,))
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
-        if n + p[0] + p[1] < d * (k - 1) + 1:
+        if conv_out_size(n, k, 1, p, d) < 1:
             padded = " x ".join(str(a + b[0] + b[1]) for a, b in zip(x.shape[2:], pads))
             kernel = " x ".join(str(d * (k - 1) + 1) for k, d in zip(weight.shape[2:], dil))
             raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: ({kernel}). "
@@ -89,9 +97,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
     x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
-    _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True)
     stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
-    out_sp = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1
+    _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True, params=((0,) * nd,))
+    out_sp = tuple(conv_transpose_out_size(n, k, s, p, d, op)
                    for n, s, p, d, k, op in zip(x.shape[2:], stride, pad, dil, weight.shape[2:], opad))
     # the transposed conv of padding p is the input-grad of a conv with padding p; output_padding adds
     # rows at the high end that no input touches
@@ -121,7 +129,15 @@ def _pool_batched(input, nd):
     return input, False
 
 
+_MAX_POOL = {1: "max_pool2d", 2: "max_pool2d", 3: "max_pool3d"}  # (1-d with indices is 2-d's kernel)
+_NOT_BOOL = REAL - {"bool"}
+_FOLD = FLOATING | COMPLEX | {"bool"}
+_AVG_POOL = FLOATING | {"int64"}
+_AVG_POOL3D = frozenset({"float32", "float64", "int64"})
+
+
 def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
+    require_dtype(input, _NOT_BOOL, _MAX_POOL[nd])
     x, unbatched = _pool_batched(input, nd)
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
@@ -151,6 +167,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if not return_indices:
+        require_dtype(input, FLOATING, "max_pool1d_impl")
     r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
     return r if return_indices else r[0]
 
@@ -166,6 +184,10 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if nd < 3:
+        require_dtype(input, _AVG_POOL, "avg_pool2d")
+    else:
+        require_dtype(input, _AVG_POOL3D, "avg_pool3d_out_frame")
     x, unbatched = _pool_batched(input, nd)
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
@@ -197,11 +219,12 @@ def _out_sizes(x, output_size, nd):
 
 
 def _adaptive_avg(nd, input, output_size):
+    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     out = _out_sizes(input, output_size, nd)
     x = input
     for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
         dim = x.dim() - nd + i
-        m = from_numpy(PL.adaptive_matrix(x.shape[dim], o, _dtypes.to_numpy(x.dtype)))
+        m = constant_like(PL.adaptive_matrix(x.shape[dim], o, _dtypes.to_numpy(x.dtype)), x)
         x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     return x.contiguous()
 
@@ -219,6 +242,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max(nd, input, output_size):
+    require_dtype(input, FLOATING, "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d")
     x, unbatched = _pool_batched(input, nd)
     out, idx = dispatch(PL.adaptive_max_pool, (x,), (_out_sizes(x, output_size, nd),))
     return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
@@ -264,17 +288,22 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
-    x, unbatched = _batched(input, 2, "unfold") if input.dim() == 3 else (input, False)
+    require_dtype(input, _FOLD, "im2col_out_cpu")
+    mask = input.dtype is _dtypes.bool  # the convolution below takes no bool; in uint8 it is exact
+    src = input.to(_dtypes.uint8) if mask else input
+    x, unbatched = _batched(src, 2, "unfold") if src.dim() == 3 else (src, False)
     k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
     eye = _eye(c * k[0] * k[1], dtype=x.dtype, device=x.device).reshape(c * k[0] * k[1], c, *k)
     out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     out = out.reshape(out.shape[0], out.shape[1], -1)
+    out = out.to(input.dtype) if mask else out
     return out.squeeze(0) if unbatched else out
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im: the adjoint of `unfold`, summing overlapping patches."""
+    require_dtype(input, _FOLD, "col2im_out_cpu")
     x, unbatched = (input.unsqueeze(0), True) if input.dim() == 2 else (input, False)
     o, k, d, p, s = _tup(output_size, 2), _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     ck = x.shape[1]

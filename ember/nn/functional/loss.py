@@ -7,7 +7,7 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 import warnings
 
 from ... import _dtypes
-from ..._dispatch import dispatch, dtype_word
+from ..._dispatch import FLOATING, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
 from ..._ops.pointwise import where
@@ -48,6 +48,21 @@ def _check_size(input, target, name):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=3)
+
+
+def _integral_error(word):
+    """torch's words when a float result is written back into an integral input's dtype."""
+    return lambda d: RuntimeError(f"result type Float can't be cast to the desired output type {word(d)}")
+
+
+_CAST_BACK = _integral_error(lambda d: dtype_word(d))
+
+
+_F32_F64 = frozenset({"float32", "float64"})
+
+
+def _kl_div_error(d):
+    return RuntimeError(f"kl_div: {'Complex' if d.is_complex else 'Integral'} inputs not supported.")
 
 
 def _refuse_grad(t, arg, fn):
@@ -124,6 +139,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
 
 
+def _soft_target_error(d):
+    return RuntimeError("Expected floating point type for target with class probabilities, got "
+                        f"{dtype_word(d)}")
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _reduction(size_average, reduce, reduction)
@@ -180,12 +200,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    require_dtype(input, FLOATING, "binary_cross_entropy")
     if weight is not None:
         _check_weight_broadcast(weight, target)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {dtype_word(target.dtype)} but expected {dtype_word(input.dtype)}")
-    if bool(((input < 0) | (input > 1)).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if input.device.type != "meta" and bool(((input < 0) | (input > 1)).any()):  # (torch's kernel checks the
+        raise RuntimeError("all elements of input should be between 0 and 1")   # data; its meta function can't)
     _refuse_grad(weight, "weight", "binary_cross_entropy")
     # torch clamps the logs at -100 so that 0 * log(0) stays finite
     loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
@@ -209,6 +230,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    require_dtype(input, FLOATING, "log_sigmoid_cpu")
     if target.dtype.is_floating_point is False and not target.is_complex():
         # torch computes `(1 - target).mul_(input)`: an integer target cannot hold the float product
         if target.dtype.name == "bool":
@@ -317,7 +339,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     il = _ctc_lengths(input_lengths, "input_lengths")
     tl = _ctc_lengths(target_lengths, "target_lengths")
     _ctc_check(lp, targets, il, tl, blank)
-    res = dispatch(P.ctc_loss, (lp, targets.to(int64)), (il, tl, blank, bool(zero_infinity)))[0]
+    lengths = (tuple(il.tolist()), tuple(tl.tolist()))  # int[] params as torch's (never arrays)
+    res = dispatch(P.ctc_loss, (lp, targets.to(int64)), (*lengths, blank, bool(zero_infinity)))[0]
     if zero_infinity:
         res = where(res == float("inf"), res.new_zeros(()), res)
     if reduction == "mean":
@@ -333,6 +356,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     _check_size(input, target, "mse")
+    require_dtype(input, FLOATING, "mse_cpu", target)
     d = input - target
     loss = d * d
     return _reduce(loss * weight if weight is not None else loss, reduction)
@@ -350,6 +374,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_size(input, target, "smooth_l1")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    require_dtype(input, FLOATING, "smooth_l1_cpu", target)
     d = (input - target).abs()
     if beta == 0:
         return _reduce(d, reduction)
@@ -360,6 +385,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_size(input, target, "huber")
+    require_dtype(input, FLOATING, "huber_cpu", target)
     d = (input - target).abs()
     loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(loss * weight if weight is not None else loss, reduction)
@@ -372,6 +398,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
+    require_dtype(input, FLOATING, _kl_div_error, target)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -406,7 +433,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool((var < 0).any()):
+    if bool((var < 0).any()):  # (a complex var meets lt's refusal here, as in torch)
         raise ValueError("var has negative entry/entries")
     var = var.clone()
     from ...autograd.grad_mode import no_grad
@@ -424,21 +451,29 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    diff = input1 - input2  # (first, as in torch: its bool error comes before the negation's)
+    return _reduce((-target * diff + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    margin_clamp = (margin - input).clamp_min(0)
-    out_margin = where(target != 1, margin_clamp, 0.0)
-    out_self = where(target != -1, input, 0.0)
+    # torch's C++ `margin - self` fills a tensor of self's dtype with margin first (an integer input stays
+    # integral and its mean is refused; two bool tensors cannot be subtracted)
+    margin_clamp = (input.new_full(tuple(input.shape), margin) - input).clamp_min(0)
+    zeros = input.new_zeros(tuple(input.shape))
+    out_margin = where(target != 1, margin_clamp, zeros)
+    out_self = where(target != -1, input, zeros)
     return _reduce(out_margin + out_self, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad(target, "target", "soft_margin_loss")
-    return _reduce(dispatch(P.softplus, (-input * target,), (1.0, 20.0)), reduction)  # (torch's operand order)
+    z = -input * target  # (torch's operand order)
+    if z.is_complex():
+        return _reduce((z.exp() + 1).log(), reduction)
+    require_dtype(z, FLOATING, _CAST_BACK)  # (torch writes log1p(exp(z)) into z's integral dtype)
+    return _reduce(dispatch(P.softplus, (z,), (1.0, 20.0)), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -453,6 +488,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C, targets read up to the first -1."""
     reduction = _reduction(size_average, reduce, reduction)
+    require_dtype(input, _F32_F64, "multilabel_margin_loss_forward_out_frame")
     if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     if target.dtype.name != "int64":
@@ -479,6 +515,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    require_dtype(input, _F32_F64, "multi_margin_loss_cpu_kernel")
     _refuse_grad(weight, "weight", "multi_margin_loss")
     nframe = input.shape[0] if input.dim() == 2 else 1
     if target.dim() > 1 or target.numel() != nframe:

@@ -6,10 +6,10 @@ ember/_ops/nn_ops.py); the per-channel affine part and running statistics are ha
 
 import math
 
-import numpy as np
+import ml_dtypes
 
 from ... import _dtypes
-from ..._dispatch import dispatch
+from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
 from ..._ops.sorting import searchsorted
@@ -41,7 +41,28 @@ def _train_norm(input, running_mean, running_var, axes, eps, momentum, per_insta
     return dispatch(P.batch_norm_train, (input, running_mean, running_var), (axes, eps, momentum, per_instance))
 
 
+def _mixed_dtypes(input, *params):
+    """torch's CPU batch norm takes parameters of the input's dtype, or float32 ones for a reduced-precision
+    input; anything else is "mixed dtype"."""
+    d = input.dtype
+    for t in params:
+        if t is not None and t.dtype is not d and not (
+                d in (_dtypes.float16, _dtypes.bfloat16) and t.dtype is _dtypes.float32):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _widened(input, *params):
+    """A float16 / bfloat16 input with float32 parameters: torch computes in float32 and returns the input's
+    dtype (`_mixed_dtypes` allows no other mix)."""
+    return any(t is not None and t.dtype is not input.dtype for t in params)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    require_dtype(input, FLOATING, "batch_norm")
+    _mixed_dtypes(input, running_mean, running_var, weight, bias)
+    if _widened(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     if training:
         size = input.numel() // input.shape[1]
         if size == 1:
@@ -57,6 +78,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    require_dtype(input, FLOATING, "batch_norm")
     axes = tuple(range(2, input.dim()))
     if use_input_stats:
         out = _train_norm(input, running_mean, running_var, axes, eps, momentum, True)
@@ -70,6 +92,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _mixed_dtypes(input, weight, bias)
+    if _widened(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
     out = dispatch(P.layer_norm, (input,), (tuple(range(input.dim() - k, input.dim())), eps))
     if weight is not None:
         out = out * weight
@@ -91,10 +116,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    require_dtype(input, FLOATING_COMPLEX, "rms_norm")
     if eps is None:
         eps = 1.1920928955078125e-07
         if input.is_floating_point():
-            eps = float(np.finfo(_dtypes.to_numpy(input.dtype)).eps)
+            eps = float(ml_dtypes.finfo(_dtypes.to_numpy(input.dtype)).eps)  # (NumPy's finfo lacks bfloat16)
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out * weight if weight is not None else out
 
@@ -141,10 +167,21 @@ def _mask(input, shape, p):
     return m / (1 - p) if p < 1 else m
 
 
+def _cast_back_error(d):
+    return RuntimeError(f"result type Float can't be cast to the desired output type {dtype_word(d)}")
+
+
+def _alpha_cast_back_error(d):  # (torch's alpha dropout promotes a bool input to Long first)
+    from ... import _dtypes
+
+    return _cast_back_error(_dtypes.int64 if d.name == "bool" else d)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _cast_back_error)
     out = input * _mask(input, tuple(input.shape), p)
     return input.copy_(out) if inplace else out
 
@@ -153,6 +190,7 @@ def _feature_dropout(input, p, training, inplace, batched_dim):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _cast_back_error)
     unbatched = input.dim() == batched_dim - 1
     x = input.unsqueeze(0) if unbatched else input
     shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
@@ -182,6 +220,7 @@ def _alpha_dropout(input, p, training, shape):
     _check_p(p)
     if not training or p == 0:
         return input
+    require_dtype(input, FLOATING_COMPLEX, _alpha_cast_back_error)
     if p == 1:
         return input * 0
     alpha = 1.7580993408473766  # -alpha_p of the SELU constants, as torch's _dropout_impl writes it
@@ -218,6 +257,21 @@ def _renorm_(weight, input, max_norm, norm_type):
         weight[rows] = (picked * scale.unsqueeze(1)).to(weight.dtype)
 
 
+_INDICES = frozenset({"int64", "int32"})
+
+
+def _type_name(d):
+    """How torch's argument checks name a dtype: its legacy tensor type where it has one, else CPU...Type."""
+    legacy = d.name in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+    return f"ember.{dtype_word(d)}Tensor" if legacy else f"CPU{dtype_word(d)}Type"
+
+
+def _embedding_error(d):
+    return RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar "
+                        f"types: Long, Int; but got {_type_name(d)} instead (while checking arguments for "
+                        "embedding)")
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of `weight` picked by the integer `input` (torch.nn.functional.embedding).
@@ -234,9 +288,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
-    if _dtypes.to_numpy(input.dtype).kind not in "iu":  # (the kernel checks the range: no extra pass here)
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    require_dtype(input, _INDICES, _embedding_error)  # (the kernel checks the range: no extra pass here)
     if max_norm is not None and input.numel():  # torch's renorm selects the distinct rows in sorted order
         u = input.unique()
         bad = u[(u < -weight.shape[0]) | (u >= weight.shape[0])]
@@ -250,9 +302,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                                                    bool(scale_grad_by_freq)))
 
 
+def _embedding_bag_error(d):
+    return RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, "
+                        f"BFloat16, Float, Double; but got {_type_name(d)} instead (while checking arguments "
+                        "for embedding_bag)")
+
+
+def _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type):
+    """embedding_bag on meta: which bag each index falls in is data, but the result's shape (one row per bag)
+    is not; a bag matrix of that shape, without values, keeps the result in the weight's graph."""
+    nbags = input.shape[0] if input.dim() == 2 else offsets.shape[0] - bool(include_last_offset)
+    emb = embedding(input.reshape(-1), weight, padding_idx, max_norm, norm_type)
+    return emb.new_empty((nbags, emb.shape[0])).matmul(emb)
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    require_dtype(weight, FLOATING, _embedding_bag_error)
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if input.device.type == "meta" or (offsets is not None and offsets.device.type == "meta"):
+        return _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type)
     # bag b holds the positions j with seg[j] == b (all ops: the indices and offsets stay op inputs)
     if input.dim() == 2:
         n, length = input.shape
@@ -266,13 +342,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             offs = offs[:-1]
         nbags = offs.numel()
         seg = searchsorted(offs, arange(flat.shape[0], device=flat.device), right=True) - 1
-    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
-                         f"must have the same shape as the input ({input.shape})")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                                  "on GitHub.")
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1, 1)

@@ -7,7 +7,9 @@ import math
 import numpy as np
 
 from ... import _dtypes
-from ..._ops.creation import arange, from_numpy
+from ..._dispatch import FLOATING, NUMERIC, dispatch, require_dtype
+from ..._ops import pooling as PL
+from ..._ops.creation import arange, constant_like
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
 
@@ -20,7 +22,7 @@ def _np_dtype(t):
 
 
 def _index(x, dim, idx):
-    return x.index_select(dim, from_numpy(np.asarray(idx, np.int64)))
+    return x.index_select(dim, constant_like(np.asarray(idx, np.int64), x))
 
 
 def _pad_dim(x, dim, lo, hi, mode, value):
@@ -61,6 +63,9 @@ def _pad_dim(x, dim, lo, hi, mode, value):
     return _index(x, dim, pos)
 
 
+_PAD_KERNELS = {"reflect": "reflection", "replicate": "replication"}
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
     if len(pad) % 2:
@@ -72,6 +77,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant" and value:
         raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    if mode in _PAD_KERNELS:  # torch's reflection / replication kernels take every dtype but bool
+        require_dtype(input, NUMERIC, f"{_PAD_KERNELS[mode]}_pad{len(pad) // 2}d")
     x = input
     for i in range(len(pad) // 2):
         x = _pad_dim(x, input.dim() - 1 - i, int(pad[2 * i]), int(pad[2 * i + 1]), mode, value or 0.0)
@@ -99,7 +106,7 @@ def _linear_dim(x, dim, out, scale, align_corners):
     lam = (src - i0).astype(_np_dtype(x))
     shape = [1] * x.dim()
     shape[dim] = out
-    w1 = from_numpy(lam.reshape(shape))
+    w1 = constant_like(lam.reshape(shape), x)
     return _index(x, dim, i0) * (1 - w1) + _index(x, dim, i1) * w1
 
 
@@ -121,7 +128,7 @@ def _cubic_dim(x, dim, out, scale, align_corners):
     shape = [1] * x.dim()
     shape[dim] = out
     for k, w in zip(range(-1, 3), _cubic_weights(t)):
-        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * from_numpy(w.astype(_np_dtype(x)).reshape(shape))
+        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * constant_like(w.astype(_np_dtype(x)).reshape(shape), x)
         res = term if res is None else res + term
     return res
 
@@ -164,7 +171,7 @@ def _aa_dim(x, dim, out, scale, align_corners, kind):
     mat = np.zeros((out, n))
     rows = np.broadcast_to(np.arange(out)[:, None], live.shape)
     mat[rows[live], (j + xmin[:, None])[live]] = w[live]
-    y = x.movedim(dim, -1).matmul(from_numpy(mat.T.astype(_np_dtype(x))))
+    y = x.movedim(dim, -1).matmul(constant_like(mat.T.astype(_np_dtype(x)), x))
     return y.movedim(-1, dim)
 
 
@@ -174,6 +181,86 @@ def _nearest_dim(x, dim, out, scale, exact):
     d = np.arange(out, dtype=np.float64)
     src = np.floor((d + 0.5) * r) if exact else np.floor(d * np.float32(r))
     return _index(x, dim, np.minimum(src.astype(np.int64), n - 1))
+
+
+# NOTE [ uint8 resampling ]
+# torch resizes uint8 images (bilinear / bicubic, with or without antialias) in fixed point, as Pillow
+# does: separably, last dim first, skipping a dim whose size does not change. Per dim, each output's
+# float64 weights are scaled by 2**p (p the largest precision keeping twice the largest weight below
+# 2**15) and rounded half away from zero to integers; an output is (2**(p-1) + sum(w * x)) >> p clamped
+# to [0, 255], stored as uint8 before the next dim. The weights: without antialias, those of the float
+# kernel (bicubic a = -0.75 at its 4 clamped taps, a tap's weights summed where clamping merges taps;
+# bilinear's source index clamped at 0); with antialias, the normalized filter over the support (as in
+# `_aa_dim`). Float arithmetic would round otherwise (77 where the float path gives 254).
+
+
+def _uint8_weights(n, out, scale, align_corners, mode, antialias):
+    """The float64 weights (out, n) of one dim (NOTE [ uint8 resampling ])."""
+    if align_corners:
+        s = (n - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else n / out
+    if antialias:
+        size = 2.0 if mode == "bilinear" else 4.0
+        support = size * 0.5 * s if s >= 1.0 else size * 0.5
+        invscale = 1.0 / s if s >= 1.0 else 1.0
+        w = np.zeros((out, n))
+        for i in range(out):
+            center = s * (i + 0.5)
+            lo = max(int(center - support + 0.5), 0)
+            hi = min(int(center + support + 0.5), n)
+            f = _aa_filter((np.arange(lo, hi) - center + 0.5) * invscale, mode)
+            total = f.sum()
+            w[i, lo:hi] = f / total if total != 0 else f
+        return w
+    i = np.arange(out, dtype=np.float64)
+    src = i * s if align_corners else (i + 0.5) * s - 0.5
+    if mode == "bilinear":
+        src = np.maximum(src, 0)
+    base = np.minimum(np.floor(src), n - 1)
+    t = np.clip(src - base, 0, 1)
+    if mode == "bilinear":
+        taps, tw = np.arange(2), np.stack([1 - t, t], -1)
+    else:
+        taps, tw = np.arange(-1, 3), np.stack(_cubic_weights(t), -1)
+    w = np.zeros((out, n))
+    rows = np.broadcast_to(np.arange(out)[:, None], tw.shape)
+    np.add.at(w, (rows, np.clip(base[:, None].astype(np.int64) + taps, 0, n - 1)), tw)
+    return w
+
+
+def _uint8_resample(x, out, scales, align_corners, mode, antialias):
+    """NOTE [ uint8 resampling ]: `x` a uint8 tensor (N, C, *spatial), `out` the output spatial sizes. The
+    fixed-point weights come from the shapes here; the op `_resample_uint8` applies them."""
+    steps = []
+    for i in reversed(range(len(out))):
+        dim = 2 + i
+        if out[i] == x.shape[dim]:
+            continue
+        w = _uint8_weights(x.shape[dim], out[i], scales[i], align_corners, mode, antialias)
+        p = 0
+        while p < 22 and int(0.5 + max(float(w.max()), 0.0) * (1 << (p + 1))) < (1 << 15):
+            p += 1
+        v = w * (1 << p)
+        steps.append((dim, np.where(v < 0, np.trunc(v - 0.5), np.trunc(v + 0.5)).astype(np.int64), p))
+    return dispatch(PL.resample_uint8, (x,), (tuple(steps),))
+
+
+_INTERPOLATE_DTYPES = {m: FLOATING | {"uint8"} for m in ("nearest", "nearest-exact", "bilinear", "bicubic")}
+_ANTIALIAS_DTYPES = frozenset({"float32", "float64", "uint8"})
+
+
+def _interpolate_kernel(mode, nd):
+    """The torch kernel whose dtype check an interpolation meets first."""
+    if mode in ("nearest", "nearest-exact"):
+        return "upsample_nearest2d_channels_last" if nd == 2 else "compute_indices_weights_nearest"
+    if mode == "bilinear":
+        return "upsample_bilinear2d_channels_last"
+    if mode == "bicubic":
+        return "compute_indices_weights_cubic"
+    if mode == "area":
+        return "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+    return "compute_indices_weights_linear"
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
@@ -201,7 +288,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-    x = input
+    if antialias:  # torch's separable antialias kernels: float32, float64 and uint8 only
+        require_dtype(input, _ANTIALIAS_DTYPES, "compute_index_ranges_weights")
+    require_dtype(input, _INTERPOLATE_DTYPES.get(mode, FLOATING), _interpolate_kernel(mode, nd))
+    if input.dtype is _dtypes.uint8 and mode in ("bilinear", "bicubic"):
+        return _uint8_resample(input, out, scales, bool(align_corners), mode, antialias)
+    # reduced-precision floats interpolate in float32 and round once, as torch's opmath kernels do
+    low = input.dtype in (_dtypes.float16, _dtypes.bfloat16) and mode not in ("nearest", "nearest-exact")
+    x = input.float() if low else input
     for i in range(nd):
         dim = 2 + i
         if antialias:
@@ -220,7 +314,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
                                       "for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
                                       f"area | nearest-exact (got {mode})")
-    return x.contiguous()
+    return x.to(input.dtype).contiguous() if low else x.contiguous()
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -240,6 +334,8 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def affine_grid(theta, size, align_corners=None):
     """Sampling grid (N, H, W, 2) of the affine maps `theta` (N, 2, 3) over an output of `size`."""
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     align_corners = bool(align_corners)
     n, _, h, w = size
 
@@ -250,7 +346,7 @@ def affine_grid(theta, size, align_corners=None):
         return v if align_corners else v * (k - 1) / k
     ys, xs = np.meshgrid(lin(h), lin(w), indexing="ij")
     base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(_np_dtype(theta))  # (H, W, 3)
-    grid = from_numpy(base.reshape(1, h * w, 3)).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
+    grid = constant_like(base.reshape(1, h * w, 3), theta).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
     return grid.reshape(n, h, w, 2)
 
 
@@ -270,6 +366,7 @@ def _reflect(c, lo, hi):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample `input` (N, C, H, W) at normalized `grid` (N, Ho, Wo, 2) locations (x, y in [-1, 1])."""
+    require_dtype(input, FLOATING, "grid_sampler_2d_cpu_kernel_impl")
     align_corners = bool(align_corners)
     n, c, h, w = input.shape
     gx = _unnormalize(grid[..., 0], w, align_corners)

@@ -15,6 +15,7 @@ import weakref
 from collections import OrderedDict
 
 from ..._dispatch import OTHER, defop, dispatch
+from ..._meta import meta_array
 from ..._tensor import Tensor, _version_counter
 from ...autograd.grad_mode import state as _grad_state
 
@@ -163,6 +164,10 @@ class WrappedHook:
 @defop("backward_hook_function", "BackwardHookFunctionBackward", OTHER, saves="none")
 def _hook_identity(*arrays):
     return tuple(arrays)
+
+
+_hook_identity.meta_(lambda *tensors: tuple(  # (payloads like the inputs': the kernel returns those)
+    meta_array(tuple(t.shape), t.dtype, t.stride(), t.storage_offset()) for t in tensors))
 
 
 @_hook_identity.derivative_

@@ -167,7 +167,8 @@ class RNNBase(Module):
     # ---- running the layers ------------------------------------------------------------------------------
 
     def _zeros(self, input, batch, size):
-        return zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size, dtype=input.dtype)
+        return zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size, dtype=input.dtype,
+                     device=input.device)
 
     def _run(self, x, batch_sizes, hx, cx):
         """x: packed rows (N, input_size); hx/cx: (layers*dirs, B, *). Returns (rows, h_n, c_n or None)."""
@@ -409,7 +410,7 @@ class RNNCellBase(Module):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            z = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            z = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
             states = (z, z) if mode == "LSTM" else (z,)
         elif not is_batched:
             states = tuple(s.unsqueeze(0) for s in states)

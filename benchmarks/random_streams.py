@@ -1,8 +1,9 @@
 """Samplers and sorting at 1e6 elements, ember vs torch (one thread, interleaved rounds, medians).
 
-The float64 samplers call the C library's transcendental functions element by element, as torch does, so
-their numbers are torch's on every CPU (See NOTE [ Exact transcendental steps ]); sort with ties replays
-torch's std::sort order (See NOTE [ torch's unstable sort order ]).
+The float64 samplers take the C library's transcendental functions, as torch does (through NumPy's scalar
+loop, See NOTE [ The C library's scalar loop through NumPy ]), so their numbers are torch's on every CPU;
+sort with ties replays torch's std::sort order, one vectorised pass per introsort level (See NOTE [ torch's
+unstable sort order ]).
 """
 
 from _common import compare, ember, header, np, row, torch

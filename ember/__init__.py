@@ -99,7 +99,7 @@ def typename(obj):
 # first use instead: `ember.nn`, `from ember import optim`, `ember.save` all work as usual, the first
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
-                 "onnx", "profiler", "special", "linalg", "fft", "multiprocessing"}
+                 "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
 
 

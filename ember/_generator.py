@@ -273,9 +273,9 @@ def fma64(a, b, c):
 # the scalar normal_fill) element by element. NumPy's ufuncs do not always: on AVX-512 CPUs its float64
 # log, log1p, exp (and others) are its own SIMD code, 1 ULP away from the C library on ~0.3-7% of inputs,
 # and aarch64 builds have other SIMD paths. So every transcendental step of a sampler goes through the C
-# library itself: float64 ones through Python's math module (which calls the same libm torch links, in the
-# same process), float32 ones through ctypes. Exact on every CPU, at ~0.1 us per value (see
-# benchmarks/random.py). The rest of each kernel is IEEE arithmetic (+, *, /, sqrt, fma), which NumPy
+# library itself: through NumPy's scalar loop where a probe shows it calls it (See NOTE [ The C library's
+# scalar loop through NumPy ]), else through Python's math module (which calls the same libm torch links, in
+# the same process) or ctypes. The rest of each kernel is IEEE arithmetic (+, *, /, sqrt, fma), which NumPy
 # rounds identically everywhere.
 #
 # Which kernel torch runs depends on its CPU capability (ATEN_CPU_CAPABILITY, else what cpuinfo finds):
@@ -286,39 +286,81 @@ def fma64(a, b, c):
 # every build: measured); aarch64 builds run the scalar normal_fill and contract (GCC's default -ffp-contract=fast).
 # ember reads the same variable and CPU flags, so `ATEN_CPU_CAPABILITY=default` switches both.
 
+# NOTE [ The C library's scalar loop through NumPy ]
+# Calling the C library once per element from Python costs ~0.05-0.1 us a value (most of a float64 sampler's
+# time). NumPy's own inner loops fall back to the C library's scalar function (`npy_log` is `log`, ...)
+# wherever their SIMD code declines the operands, and every SIMD loop of NumPy 2.x declines an output that
+# partly overlaps its input: `f(buf[1:], out=buf[:-1])` (element i read before it is overwritten, so the
+# ufunc machinery does not copy) runs the scalar loop at C speed, ~10x faster than the math module. That
+# is NumPy's behaviour, not its contract, so each function is probed once per process against the math
+# module (float64) or ctypes (float32) on 20000 values spread like a sampler's inputs: a SIMD loop differs on
+# 0.3-7% of such inputs (measured on AVX-512), so a probe that agrees everywhere means the scalar loop ran.
+# A function whose probe differs (another NumPy, another CPU) keeps the per-element calls.
+
+_PROBE = {"log": lambda u: u + 2.0 ** -60, "log1p": lambda u: -u, "exp": lambda u: (u - 0.5) * 60.0,
+          "cos": lambda u: u * 7.0, "sin": lambda u: u * 7.0, "tan": lambda u: (u - 0.5) * np.pi,
+          "logf": lambda u: u + 2.0 ** -30, "cosf": lambda u: u * 7.0, "sinf": lambda u: u * 7.0}
+_SCALAR_LOOP = {}  # name -> does NumPy's overlapped call give the C library's values here?
+
+
+def _overlapped(name, x):
+    """NumPy's ufunc `name` over x with the output overlapping the input by one element (its scalar loop)."""
+    buf = np.empty(x.size + 1, x.dtype)
+    buf[1:] = x.reshape(-1)
+    with np.errstate(all="ignore"):
+        getattr(np, name.rstrip("f"))(buf[1:], out=buf[:-1])
+    return buf[:-1].reshape(x.shape)
+
+
+def _scalar_loop_ok(name):
+    ok = _SCALAR_LOOP.get(name)
+    if ok is None:
+        u = np.random.default_rng(12345).random(20000)
+        x = _PROBE[name](u).astype(np.float32 if name.endswith("f") else np.float64)
+        want = _per_element(name, x)
+        ok = _SCALAR_LOOP[name] = bool(np.array_equal(_overlapped(name, x).view(want.dtype), want))
+    return ok
+
+
 _MATH_DOMAIN = {"log": lambda x: x > 0, "log1p": lambda x: x > -1, "exp": lambda x: x < 709.0,
                 "cos": np.isfinite, "sin": np.isfinite, "tan": np.isfinite}
+_LIBM32 = {}
 
 
-def libm(name, x):
-    """The C library's float64 `name` (log, log1p, exp, cos, sin, tan) of array x, element by element;
-    values outside the math module's domain (log(0) = -inf, exp overflow, inf, NaN) take NumPy's, which
-    agree there."""
-    x = np.asarray(x, np.float64)
+def _per_element(name, x):
+    """The C library's `name` of each element, called from Python (math module for float64, else ctypes);
+    float64 values outside the math module's domain (log(0) = -inf, exp overflow, inf, NaN) take NumPy's,
+    which agree there."""
+    if name.endswith("f"):
+        fn = _LIBM32.get(name)
+        if fn is None:
+            import ctypes
+            import ctypes.util
+
+            lib = ctypes.CDLL(ctypes.util.find_library("m") or ctypes.util.find_library("c"))
+            fn = _LIBM32[name] = getattr(lib, name)
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        return np.fromiter(map(fn, x.reshape(-1).tolist()), np.float32, x.size).reshape(x.shape)
     ok = _MATH_DOMAIN[name](x)
     if ok.all():
         return np.fromiter(map(getattr(math, name), x.reshape(-1).tolist()), np.float64, x.size).reshape(x.shape)
     with np.errstate(all="ignore"):
         out = getattr(np, name)(x)
-    out[ok] = libm(name, x[ok])
+    out[ok] = _per_element(name, x[ok])
     return out
 
 
-_LIBM32 = {}
+def libm(name, x):
+    """The C library's float64 `name` (log, log1p, exp, cos, sin, tan) of array x, exactly (See NOTE [ The C
+    library's scalar loop through NumPy ])."""
+    x = np.asarray(x, np.float64)
+    return _overlapped(name, x) if _scalar_loop_ok(name) else _per_element(name, x)
 
 
 def libm32(name, x):
-    """The C library's float32 `name` (logf, cosf, sinf) of float32 array x, through ctypes."""
-    fn = _LIBM32.get(name)
-    if fn is None:
-        import ctypes
-        import ctypes.util
-
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or ctypes.util.find_library("c"))
-        fn = _LIBM32[name] = getattr(lib, name)
-        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    """The C library's float32 `name` (logf, cosf, sinf) of float32 array x."""
     x = np.asarray(x, np.float32)
-    return np.fromiter(map(fn, x.reshape(-1).tolist()), np.float32, x.size).reshape(x.shape)
+    return _overlapped(name, x) if _scalar_loop_ok(name) else _per_element(name, x)
 
 
 def _capability():

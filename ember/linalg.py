@@ -3,10 +3,12 @@
 from ._ops.copying import linalg_cross as cross
 from ._ops.decomp import (
            cholesky,
+           cholesky_ex,
            det,
            eigh,
            eigvalsh,
            inv,
+           inv_ex,
            lstsq,
            matrix_power,
            matrix_rank,
@@ -14,14 +16,17 @@ from ._ops.decomp import (
            qr,
            slogdet,
            solve,
+           solve_ex,
            svd,
            svdvals,
 )
+from ._ops.lapack import _LinAlgError as LinAlgError
 from ._ops.linalg import matmul
 from ._ops.linalg_ext import matrix_norm, multi_dot, norm, vector_norm
 
-__all__ = ["cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex",
+           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_ex", "svd", "svdvals", "vector_norm"]
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

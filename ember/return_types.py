@@ -6,7 +6,8 @@ from . import _naming
 
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
            "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "linalg_lstsq", "geqrf", "frexp",
-           "histogram"]
+           "histogram", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex", "linalg_lu_factor",
+           "linalg_lu_factor_ex", "triangular_solve"]
 
 
 def _make(name, fields):
@@ -40,3 +41,9 @@ lstsq = linalg_lstsq = _make("linalg_lstsq", "solution residuals rank singular_v
 geqrf = _make("geqrf", "a tau")
 frexp = _make("frexp", "mantissa exponent")
 histogram = _make("histogram", "hist bin_edges")
+linalg_inv_ex = _make("linalg_inv_ex", "inverse info")
+linalg_solve_ex = _make("linalg_solve_ex", "result info")
+linalg_cholesky_ex = _make("linalg_cholesky_ex", "L info")
+linalg_lu_factor = _make("linalg_lu_factor", "LU pivots")
+linalg_lu_factor_ex = _make("linalg_lu_factor_ex", "LU pivots info")
+triangular_solve = _make("triangular_solve", "solution cloned_coefficient")

@@ -80,17 +80,8 @@ def _is_numpy_error(e):
         "arrays used as indices", "cannot be broadcast to a single shape"))
 
 
-# Not in this sweep: LAPACK-backed decompositions on non-finite or singular matrices. torch raises
-# torch.linalg.LinAlgError (`_LinAlgError`, with messages naming the batch element and LAPACK's error
-# code) where ember raises RuntimeError or NumPy's LinAlgError; that family is issue work of its own.
-_LAPACK = {"linalg.inv", "linalg.cholesky", "linalg.eigvalsh", "linalg.eigvalsh_gradcheck", "linalg.eigh_vectors",
-           "linalg.svdvals", "linalg.svd_vectors", "linalg.matrix_norm", "linalg.matrix_rank", "linalg.pinv",
-           "linalg.lstsq", "linalg.lstsq_extras_gels", "linalg.lstsq_extras_gelsy", "linalg.lstsq_extras_gelsd",
-           "linalg.lstsq_extras_gelss"}
-
-
 def _params():
-    return [pytest.param(op, id=op.id) for op in OPS if op.id not in _LAPACK]
+    return [pytest.param(op, id=op.id) for op in OPS]
 
 
 @pytest.mark.parametrize("op", _params())

@@ -12,6 +12,7 @@ from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import method, public
+from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
 # LAPACK takes float32, float64, complex64 and complex128. What torch raises for the others differs per
@@ -91,19 +92,17 @@ def _colmajor(x):
     """LAPACK results as torch lays them out: each matrix column-major (strides (..., 1, rows))."""
     if x.ndim < 2:
         return np.ascontiguousarray(x)
-    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+    t = np.swapaxes(x, -1, -2)
+    out = np.empty(t.shape, x.dtype)  # (a fresh array: torch's strides for size-1 dims too)
+    out[...] = t
+    return np.swapaxes(out, -1, -2)
 
 
 # ---- inv, det, slogdet, solve -------------------------------------------------------------------------
 
 
-@defop("linalg_inv", "LinalgInvExBackward0", MATMUL, saves="none", save_output=True)
-def _inv(a):
-    try:
-        return _colmajor(np.linalg.inv(a))
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
-                           "because the input matrix is singular.") from None
+_SINGULAR_INV = ("The diagonal element {} is zero, the inversion could not be completed because the input "
+                 "matrix is singular.")
 
 
 def _lapack_meta(shape, dtype):
@@ -111,28 +110,64 @@ def _lapack_meta(shape, dtype):
     return meta_array(shape, dtype, lapack_strides(shape))
 
 
-_inv.meta_(lambda a: _lapack_meta(tuple(a.shape), a._data.dtype))
+def _info_meta(batch):
+    return meta_array(tuple(batch), _dtypes.int32)
 
 
-@_inv.derivative_
-def _(g, a, *, out):
-    return -(out.mT @ g @ out.mT)
+@defop("linalg_inv_ex", "LinalgInvExBackward0", MATMUL, saves="none", save_output=True)
+def _inv_ex(a, check):  # check: None, or the name an error names
+    # NumPy's LAPACK first; getrf's info and LAPACK's partial results only when a matrix is singular
+    # (NOTE [ LAPACK errors ] in lapack.py)
+    if np.isfinite(a).all():  # (LAPACK's infinities and NaNs come from the reference path)
+        try:
+            return _colmajor(np.linalg.inv(a)), np.zeros(a.shape[:-2], np.int32)
+        except np.linalg.LinAlgError:
+            pass
+    lu, piv, info = getrf(a)
+    if check:
+        raise_for_info(info, a.ndim > 2, check, _SINGULAR_INV.format)
+    return _colmajor(getrs(lu, piv, np.eye(a.shape[-1], dtype=a.dtype))), info
+
+
+_inv_ex.meta_(lambda a, check: (_lapack_meta(tuple(a.shape), a._data.dtype), _info_meta(a.shape[:-2])))
+
+
+@_inv_ex.derivative_
+def _(grads, a, check, *, out):
+    return -(out[0].mT @ grads[0] @ out[0].mT)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """The inverse and LAPACK's info code per matrix (0, or the first zero pivot of A's LU factors)."""
+    _check_square("inv", A)
+    return return_types.linalg_inv_ex(*dispatch(_inv_ex, (A,), ("linalg.inv_ex" if check_errors else None,)))
 
 
 def inv(A, *, out=None):
     from ._util import finish_out
 
     _check_square("inv", A)
-    return finish_out(dispatch(_inv, (A,)), out)
+    return finish_out(dispatch(_inv_ex, (A,), ("linalg.inv",))[0], out)
 
 
 @defop("linalg_det", "LinalgDetBackward0", MATMUL, save_output=True)
 def _det(a):
+    if not np.isfinite(a).all():  # LAPACK's pivots decide where a NaN or an infinity goes
+        diag, perm_sign = _lu_diagonal(a)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.prod(diag, -1) * perm_sign)
     with np.errstate(all="ignore"):  # (np.linalg is NumPy Python: its warnings escape ember's filter)
         return np.asarray(np.linalg.det(a))
 
 
 _det.meta_(lambda a: meta_array(tuple(a.shape)[:-2], a._data.dtype))
+
+
+def _lu_diagonal(a):
+    """U's diagonal and the permutation's sign (+1 / -1) of getrf's factors, as torch's det uses them."""
+    lu, piv, _ = getrf(a)
+    swaps = (piv != np.arange(1, piv.shape[-1] + 1, dtype=np.int32)).sum(-1)
+    return np.diagonal(lu, 0, -2, -1), np.where(swaps % 2, -1, 1).astype(a.dtype)
 
 
 @_det.derivative_
@@ -151,6 +186,12 @@ def det(A, *, out=None):
 @defop("linalg_slogdet", "LinalgSlogdetBackward0", MATMUL)
 def _slogdet(a):
     with np.errstate(all="ignore"):
+        if not np.isfinite(a).all():
+            diag, perm_sign = _lu_diagonal(a)
+            unit = np.sign(diag) if diag.dtype.kind == "f" else diag / np.where(diag == 0, 1, np.abs(diag))
+            unit = np.where(np.isnan(diag), 0, unit)  # (torch's sgn: 0 for NaN, 1 for inf)
+            logabs = np.sum(np.log(np.abs(diag)), -1)
+            return np.asarray(np.prod(unit, -1) * perm_sign), np.asarray(logabs.real)
         sign, logabs = np.linalg.slogdet(a)
     return np.asarray(sign), np.asarray(logabs)
 
@@ -170,47 +211,73 @@ def slogdet(A, *, out=None):
     return return_types.slogdet(*dispatch(_slogdet, (A,)))
 
 
-@defop("linalg_solve", "LinalgSolveExBackward0", MATMUL, "same", save_output=True)
-def _solve(a, b, vector):
-    try:
-        if vector:
-            return np.linalg.solve(a, b[..., None])[..., 0]
-        return _colmajor(np.linalg.solve(a, b))
-    except np.linalg.LinAlgError:
-        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+@defop("linalg_solve_ex", "LinalgSolveExBackward0", MATMUL, "same", save_output=True)
+def _solve_ex(a, b, vector, check):
+    bm = b[..., None] if vector else b
+    batch = np.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
+    x = None
+    if np.isfinite(a).all() and np.isfinite(bm).all():
+        try:
+            x, info = np.linalg.solve(a, bm), np.zeros(batch, np.int32)
+        except np.linalg.LinAlgError:
+            pass
+    if x is None:
+        lu, piv, info = getrf(np.broadcast_to(a, batch + a.shape[-2:]))
+        if check:
+            raise_for_info(info, len(batch) > 0, check,
+                           lambda k: "The solver failed because the input matrix is singular.")
+        x = getrs(lu, piv, bm)
+    return (x[..., 0] if vector else _colmajor(x)), info
 
 
-@_solve.meta_
-def _(a, b, vector):
+@_solve_ex.meta_
+def _(a, b, vector, check):
     sa, sb = tuple(a.shape), tuple(b.shape)
     if vector:
-        shape = broadcast_shapes(sa[:-2], sb[:-1]) + sb[-1:]
+        batch = broadcast_shapes(sa[:-2], sb[:-1])
+        shape = batch + sb[-1:]
     else:
-        shape = broadcast_shapes(sa[:-2], sb[:-2]) + sb[-2:]
-    return _lapack_meta(shape, _dtypes.result_dtype([a, b]))
+        batch = broadcast_shapes(sa[:-2], sb[:-2])
+        shape = batch + sb[-2:]
+    return _lapack_meta(shape, _dtypes.result_dtype([a, b])), _info_meta(batch)
 
 
-@_solve.derivative_
-def _(g, a, b, vector, *, out):
+@_solve_ex.derivative_
+def _(grads, a, b, vector, check, *, out):
+    g, x = grads[0], out[0]
     gb = solve(a.mT, g)
     if vector:
-        return -(gb.unsqueeze(-1) * out.unsqueeze(-2)), gb
-    return -(gb @ out.mT), gb
+        return -(gb.unsqueeze(-1) * x.unsqueeze(-2)), gb
+    return -(gb @ x.mT), gb
 
 
-def solve(A, B, *, left=True, out=None):
-    from ._util import finish_out
-
+def _solve_args(A, B, left):
     _check_square("solve", A)
     if not left:
-        return finish_out(solve(A.mT, B.mT).mT, out)
+        A, B = A.mT, B.mT
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     n = A.shape[-1]
     rows = B.shape[-1] if vector else B.shape[-2]
     if rows != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({_s(A.shape)} and {_s(tuple(B.shape) + ((1,) if vector else ()))})")
-    return finish_out(dispatch(_solve, (A, B), (vector,)), out)
+    return A, B, vector
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """The solution of AX = B and LAPACK's info code per matrix (0, or A's first zero pivot)."""
+    A2, B2, vector = _solve_args(A, B, left)
+    check = "ember.linalg.solve_ex" if check_errors else None
+    x, info = dispatch(_solve_ex, (A2, B2), (vector, check))
+    return return_types.linalg_solve_ex(x if left else x.mT, info)
+
+
+def solve(A, B, *, left=True, out=None):
+    from ._util import finish_out
+
+    A2, B2, vector = _solve_args(A, B, left)
+    x = dispatch(_solve_ex, (A2, B2), (vector, "ember.linalg.solve"))[0]
+    return finish_out(x if left else x.mT, out)
 
 
 def _s(shape):
@@ -230,9 +297,38 @@ def lstsq(A, B, rcond=None, *, driver=None):
     drv = "gelsy" if driver is None else driver  # torch's default on the CPU
     if drv not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if not (A.is_meta or Bm.is_meta):  # (meta tensors have no values to fail on)
+        _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
+
+
+_LSTSQ_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                 'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. ')
+
+
+def _lstsq_errors(a, b, driver):
+    """torch's failures of lstsq on its CPU build (NOTE [ LAPACK errors ]): MKL rejects a NaN in A or B
+    (and gelsd an infinity in A) as an illegal argument, which torch reports as a failed internal assert
+    naming the argument; gels (QR) fails on a matrix without full rank with the first zero on R's diagonal."""
+    a_arg, b_arg = (5, 7) if driver == "gels" else (4, 6)
+    bad_a = has_nan(a) | (~np.isfinite(a).all(axis=(-2, -1)) if driver == "gelsd" else False)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    bad_b = np.broadcast_to(has_nan(b), batch)
+    code = np.where(np.broadcast_to(bad_a, batch), a_arg, np.where(bad_b, b_arg, 0))
+    raise_for_info(code, len(batch) > 0, "ember.linalg.lstsq", lambda k: f"Argument {k} has illegal value. "
+                   "Most certainly there is a bug in the implementation calling the backend library.",
+                   error=lambda text: RuntimeError(_LSTSQ_ASSERT + text))
+    if driver == "gels":
+        m, n = a.shape[-2:]
+        with np.errstate(all="ignore"):
+            r = np.linalg.qr(a if m >= n else np.swapaxes(a, -1, -2).conj(), mode="r")
+        d = np.diagonal(r, 0, -2, -1)
+        zero = d == 0
+        info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
+        raise_for_info(info, a.ndim > 2, "ember.linalg.lstsq", lambda k: "The least squares solution could "
+                       f"not be computed because the input matrix does not have full rank (error code: {k}).")
 
 
 def _lstsq_extras(a, b, x, rcond, driver):
@@ -245,21 +341,28 @@ def _lstsq_extras(a, b, x, rcond, driver):
     rank = _wrap(np.empty((0,), np.int64))
     full = True
     if driver != "gels":
-        s = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+        s = svd_arrays(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), compute_uv=False)
         tol = (np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond) * s[..., :1]
         r = (s > tol).sum(-1).astype(np.int64)
         rank = _wrap(np.asarray(r))
         full = bool(np.all(r == min(m, n)))
-    sv = _wrap(np.linalg.svd(a, compute_uv=False)) if driver in ("gelsd", "gelss") else empty
+    sv = _wrap(svd_arrays(a, compute_uv=False)) if driver in ("gelsd", "gelss") else empty
     residuals = empty
     if driver != "gelsy" and m > n and full:
-        residuals = _wrap(np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real))
+        with np.errstate(all="ignore"):
+            residuals = _wrap(np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real))
     return rank, sv, residuals
 
 
 @defop("linalg_lstsq", "LinalgLstsqBackward0", MATMUL, "same")
 def _lstsq(a, b, rcond):
-    return _colmajor(np.linalg.pinv(a, rcond=1e-15 if rcond is None else rcond) @ b)
+    with np.errstate(all="ignore"):
+        x = pinv_array(a, 0.0, 1e-15 if rcond is None else rcond, False) @ b
+    # torch's solution is the top of LAPACK's column-major max(m, n)-row right-hand side
+    m, n = a.shape[-2:]
+    buf = _colmajor(np.zeros(x.shape[:-2] + (max(m, n), x.shape[-1]), x.dtype))
+    buf[..., :n, :] = x
+    return buf[..., :n, :]
 
 
 @_lstsq.meta_
@@ -287,22 +390,34 @@ def _eye(n, dtype):
     return eye(n, dtype=dtype)
 
 
-@defop("linalg_cholesky", "LinalgCholeskyExBackward0", MATMUL, saves="none", save_output=True)
-def _cholesky(a, upper):
-    try:
-        L = np.linalg.cholesky(a)
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.cholesky: The factorization could not be completed because the input is not "
-                           "positive-definite (the leading minor of order 1 is not positive-definite).") from None
-    return _colmajor(np.swapaxes(L, -1, -2)) if upper else _colmajor(L)
+_NOT_PD = ("The factorization could not be completed because the input is not positive-definite (the leading "
+           "minor of order {} is not positive-definite).")
 
 
-_cholesky.meta_(lambda a, upper: _lapack_meta(tuple(a.shape), a._data.dtype))
+@defop("linalg_cholesky_ex", "LinalgCholeskyExBackward0", MATMUL, saves="none", save_output=True)
+def _cholesky_ex(a, upper, check):
+    src = np.swapaxes(a, -1, -2).conj() if upper else a  # U^H U = A reads A's upper triangle
+    L = None
+    if np.isfinite(a).all():
+        try:
+            L, info = np.linalg.cholesky(src), np.zeros(a.shape[:-2], np.int32)
+        except np.linalg.LinAlgError:
+            pass
+    if L is None:
+        L, info = potrf(src)
+        if check:
+            raise_for_info(info, a.ndim > 2, check, _NOT_PD.format)
+    return _colmajor(np.swapaxes(L, -1, -2).conj()) if upper else _colmajor(L), info
 
 
-@_cholesky.derivative_
-def _(g, a, upper, *, out):
-    L = out.mT if upper else out
+_cholesky_ex.meta_(lambda a, upper, check: (_lapack_meta(tuple(a.shape), a._data.dtype),
+                                             _info_meta(a.shape[:-2])))
+
+
+@_cholesky_ex.derivative_
+def _(grads, a, upper, check, *, out):
+    g = grads[0]
+    L = out[0].mT if upper else out[0]
     gl = g.mT if upper else g
     phi = (L.mT @ gl).tril()
     phi = phi - phi.diagonal(0, -2, -1).diag_embed() * 0.5
@@ -310,11 +425,19 @@ def _(g, a, upper, *, out):
     return _sym(linv.mT @ phi @ linv)
 
 
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """The Cholesky factor and LAPACK's info code per matrix (0, or the order of the first leading minor
+    that is not positive-definite; the factor then holds what LAPACK left)."""
+    _check_square("cholesky", A)
+    check = "linalg.cholesky_ex" if check_errors else None
+    return return_types.linalg_cholesky_ex(*dispatch(_cholesky_ex, (A,), (bool(upper), check)))
+
+
 def cholesky(A, *, upper=False, out=None):
     from ._util import finish_out
 
     _check_square("cholesky", A)
-    return finish_out(dispatch(_cholesky, (A,), (upper,)), out)
+    return finish_out(dispatch(_cholesky_ex, (A,), (bool(upper), "linalg.cholesky"))[0], out)
 
 
 @defop("linalg_qr", "LinalgQrBackward0", MATMUL, saves="none", save_output=True)
@@ -367,15 +490,8 @@ def _geqrf(a):
 
 @_geqrf.meta_
 def _(a):
-    from .._meta import meta_array
-
     shape = tuple(a.shape)
-    m, n = shape[-2:]
-    batch = shape[:-2]
-    mat = (1, m)  # each matrix column-major, batches dense after it
-    strides = tuple(int(np.prod(batch[i + 1:], dtype=np.int64)) * m * n for i in range(len(batch))) + mat
-    k = min(m, n)
-    return meta_array(shape, a.dtype, strides), meta_array(batch + (k,), a.dtype)
+    return _lapack_meta(shape, a.dtype), meta_array(shape[:-2] + (min(shape[-2:]),), a.dtype)
 
 
 @_geqrf.derivative_
@@ -398,10 +514,60 @@ def geqrf(input, *, out=None):
 # ---- svd and eigh -----------------------------------------------------------------------------------------
 
 
+_SVD_NAN = "The algorithm failed to converge because the input matrix contained non-finite values."
+
+
+def _per_matrix(fn, a, outs):
+    """`fn` over a batch, NaN outputs for each matrix holding a NaN or an infinity (what LAPACK gives in
+    torch) or one NumPy fails on (then one matrix at a time). `outs` are the output shapes per matrix."""
+    bad = ~np.isfinite(a).all(axis=(-2, -1))
+    if bad.any():
+        with np.errstate(all="ignore"):
+            res = _per_matrix(fn, np.where(bad[..., None, None], 0, a), outs)
+        return tuple(np.where(bad.reshape(bad.shape + (1,) * len(o[0])), np.nan, r).astype(r.dtype)
+                     for r, o in zip(res, outs))
+    try:
+        return fn(a)
+    except np.linalg.LinAlgError:
+        pass
+    flat = a.reshape((-1,) + a.shape[-2:])
+    results = []
+    for m in flat:
+        try:
+            results.append(fn(m))
+        except np.linalg.LinAlgError:
+            results.append(tuple(np.full(shape, np.nan, dt) for shape, dt in outs))
+    return tuple(np.stack([r[i] for r in results]).reshape(a.shape[:-2] + outs[i][0])
+                 for i in range(len(outs)))
+
+
+def svd_arrays(a, full=False, compute_uv=True):
+    """(U, S, Vh) of each matrix (S alone without `compute_uv`) with torch's failures: a NaN fails as MKL's
+    input check fails (NOTE [ LAPACK errors ]); an infinity gives NaNs."""
+    raise_for_info(has_nan(a), a.ndim > 2, "linalg.svd", lambda k: _SVD_NAN)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    real = np.finfo(a.dtype).dtype
+    if not compute_uv:
+        return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
+    mu, nv = (m, n) if full else (k, k)
+    return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
+                       [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
+
+
+def eigh_arrays(a, uplo="L", compute_v=True):
+    """(eigenvalues, eigenvectors) of each Hermitian matrix; a matrix LAPACK cannot handle (a NaN or an
+    infinity) gives NaNs, as torch's CPU build does."""
+    n = a.shape[-1]
+    real = np.finfo(a.dtype).dtype
+    if not compute_v:
+        return _per_matrix(lambda x: (np.linalg.eigvalsh(x, UPLO=uplo),), a, [((n,), real)])[0]
+    return _per_matrix(lambda x: tuple(np.linalg.eigh(x, UPLO=uplo)), a, [((n,), real), ((n, n), a.dtype)])
+
+
 @defop("linalg_svd", "LinalgSvdBackward0", MATMUL, saves="meta", save_output=True)
 def _svd(a, full):
-    u, s, vh = np.linalg.svd(a, full_matrices=full)
-    return u, s, vh
+    return svd_arrays(a, full)
 
 
 @_svd.meta_
@@ -454,7 +620,7 @@ def svdvals(A, *, driver=None, out=None):
 
 @defop("linalg_eigh", "LinalgEighBackward0", MATMUL, saves="none", save_output=True)
 def _eigh(a, uplo):
-    w, v = np.linalg.eigh(a, UPLO=uplo)
+    w, v = eigh_arrays(a, uplo)
     return w, _colmajor(v)
 
 
@@ -488,17 +654,35 @@ def eigvalsh(A, UPLO="L", *, out=None):
 # ---- composites ------------------------------------------------------------------------------------------
 
 
+def pinv_array(a, atol, rtol, hermitian):
+    # torch's formula: singular values at most max(atol, rtol * largest) count as zero
+    if hermitian:
+        w, v = eigh_arrays(a)
+        s, u, vh = np.abs(w), v * np.sign(w)[..., None, :], np.swapaxes(v, -1, -2).conj()
+    else:
+        u, s, vh = svd_arrays(a)
+    if np.isnan(s).any():  # a matrix with an infinity: every singular value drops, the result is zero
+        u, vh = np.where(np.isnan(u), 0, u), np.where(np.isnan(vh), 0, vh)
+    with np.errstate(all="ignore"):
+        top = np.max(s, -1, keepdims=True, initial=0)
+        if np.isnan(s).any():  # (the largest singular value is NaN where one is, as in torch)
+            top = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, top)
+        tol = np.maximum(atol, rtol * top)
+        sinv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(s.dtype)
+        return (np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :]) @ np.swapaxes(u, -1, -2).conj()
+
+
 @defop("linalg_pinv", "LinalgPinvBackward0", MATMUL, saves="all", save_output=True)
-def _pinv(a, rtol, hermitian):
-    return np.linalg.pinv(a, rcond=rtol, hermitian=hermitian)
+def _pinv(a, atol, rtol, hermitian):
+    return pinv_array(a, atol, rtol, hermitian)
 
 
-_pinv.meta_(lambda a, rtol, hermitian: meta_array(tuple(a.shape)[:-2] + (a.shape[-1], a.shape[-2]),
-                                                  a._data.dtype))
+_pinv.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-2] + (a.shape[-1], a.shape[-2]),
+                                                        a._data.dtype))
 
 
 @_pinv.derivative_
-def _(g, a, rtol, hermitian, *, out):
+def _(g, a, atol, rtol, hermitian, *, out):
     return _pinv_grad(g, a, out)
 
 
@@ -508,14 +692,15 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
                            "more dimensions of float, double, cfloat or cdouble types")
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
-    r = rtol if rtol is not None else (0.0 if atol is not None else max(A.shape[-2:]) * eps)
-    return dispatch(_pinv, (A,), (r, hermitian))
+    r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
+    return dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian)))
 
 
 @defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
 def _matrix_rank(a, atol, rtol, hermitian):
-    s = np.linalg.svd(a, compute_uv=False) if not hermitian else np.abs(np.linalg.eigvalsh(a))
+    s = svd_arrays(a, compute_uv=False) if not hermitian else np.abs(eigh_arrays(a, compute_v=False))
     smax = s.max(-1, keepdims=True, initial=0)
+    smax = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, smax)  # (NaN propagates, as in torch)
     eps = np.finfo(a.dtype).eps
     rt = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(a.shape[-2:]) * eps)
     tol = np.maximum(atol or 0.0, rt * smax)

@@ -558,7 +558,9 @@ def _multinomial(p, n, replacement, gen):
         if n == 1:
             out = np.argmax(q, axis=-1)[:, None]
         else:
-            out = np.argsort(-q, axis=-1, kind="stable")[:, :n]
+            from .sorting import _topk_rows
+
+            out = _topk_rows(q, n, True, True)  # torch: q.topk(n), with its tie order
     return out.astype(np.int64).reshape(p.shape[:-1] + (n,))
 
 

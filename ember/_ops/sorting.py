@@ -23,7 +23,7 @@ from .._dispatch import (
 )
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
-from ._stdsort import unstable_argsort
+from ._stdsort import order_ranks, quick_select_index, topk_perm, unstable_argsort
 from ._util import finish_out, method, wrap_dim
 from .reduction import _canonical
 
@@ -123,30 +123,59 @@ def _topk_error(d, *args):
 
 @defop("topk", "TopkBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
        error=_topk_error)
-def _topk(a, k, dim, largest):
+def _topk(a, k, dim, largest, sorted_=True):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    n = a.shape[dim]
-    if 0 < k < n // 8 and a.dtype.kind != "b":  # partition first: O(n) instead of a full sort
-        key = -a if largest and a.dtype.kind in "fi" else a
-        part = np.take(np.argpartition(key, k - 1, axis=dim), np.arange(k), axis=dim)
-        sub = np.take_along_axis(a, part, axis=dim)
-        if not (largest and a.dtype.kind not in "fi"):
-            order = _argsort(sub, dim, largest)
-            idx = np.take_along_axis(part, order, axis=dim)
-            return (_canonical(np.take_along_axis(a, idx, axis=dim)), _canonical(idx.astype(np.int64)))
-    idx = _argsort(a, dim, largest)
-    idx = np.take(idx, np.arange(k), axis=dim)
-    return _canonical(np.take_along_axis(a, idx, axis=dim)), _canonical(idx.astype(np.int64))
+    b = np.moveaxis(a, dim, -1)
+    rows = b.reshape(-1, b.shape[-1])
+    idx = _topk_rows(rows, k, largest, sorted_)
+    idx = np.moveaxis(idx.reshape(b.shape[:-1] + (k,)), -1, dim)
+    return _canonical(np.take_along_axis(a, idx, axis=dim)), _canonical(idx)
+
+
+def _topk_rows(rows, k, largest, sorted_):
+    """torch's topk indices of each row (See NOTE [ torch's topk and kthvalue tie order ])."""
+    n = rows.shape[1]
+    h = min(k + 1, n)  # the first k + 1 in stable comparator order decide whether ties matter
+    key = None
+    if 0 < h < n // 8 and rows.dtype.kind in "fiu":
+        if not largest:
+            key = rows
+        elif rows.dtype.kind in "iu":
+            key = ~rows
+        elif not np.isnan(rows).any():
+            key = -rows
+    if key is not None:  # partition first: O(n) instead of a full sort
+        part = np.sort(np.argpartition(key, h - 1, axis=1)[:, :h], axis=1)
+        head = np.take_along_axis(part, _argsort(np.take_along_axis(rows, part, axis=1), 1, largest), axis=1)
+    else:
+        head = _argsort(rows, 1, largest)[:, :h]
+    out = head[:, :k].astype(np.int64)
+    if k == 0:
+        return out
+    if not sorted_ and k * 64 > n:
+        replay = np.arange(rows.shape[0])  # nth_element's arrangement is the answer
+    else:
+        vals = np.take_along_axis(rows, head, axis=1)
+        same = vals[:, 1:] == vals[:, :-1]
+        if vals.dtype.kind in "fV":
+            nan = np.isnan(vals.astype(np.float32))
+            same |= nan[:, 1:] & nan[:, :-1]
+        replay = np.flatnonzero(same.any(axis=1))
+    if replay.size:
+        sub = rows[replay]
+        keys, _ = order_ranks(sub, _argsort(sub, 1, largest))
+        out[replay] = [topk_perm(r, k, sorted_) for r in keys.tolist()]
+    return out
 
 
 @_topk.derivative_
-def _(grads, a, k, dim, largest, *, out):
+def _(grads, a, k, dim, largest, sorted_=True, *, out):
     return _gather_grad(grads, a, dim, out=out)
 
 
 @_topk.meta_
-def _(a, k, dim, largest):
+def _(a, k, dim, largest, sorted_=True):
     shape = list(a.shape)
     if shape:
         shape[dim] = k
@@ -159,7 +188,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return return_types.topk(*dispatch(_topk, (input,), (k, d, largest)))
+    return return_types.topk(*dispatch(_topk, (input,), (k, d, largest, bool(sorted))))
 
 
 @defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
@@ -167,7 +196,20 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
 def _kthvalue(a, k, dim, keepdim):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = np.take(np.argsort(sortable(a), axis=dim, kind="stable"), [k - 1], axis=dim)
+    b = np.moveaxis(a, dim, -1)
+    rows = b.reshape(-1, b.shape[-1])
+    order = np.argsort(sortable(rows), axis=1, kind="stable")  # ascending, NaN last: kthvalue's comparator order
+    idx = order[:, k - 1].copy()
+    keys, same = order_ranks(rows, order)
+    tied = np.zeros(rows.shape[0], bool)  # the k-th value occurs more than once: the selection decides
+    if k - 2 >= 0:
+        tied |= same[:, k - 2]
+    if k - 1 < same.shape[1]:
+        tied |= same[:, k - 1]
+    for r in np.flatnonzero(tied).tolist():
+        idx[r] = quick_select_index(keys[r].tolist(), k - 1)
+    idx = idx.reshape(b.shape[:-1] + (1,))
+    idx = np.moveaxis(idx, -1, dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
@@ -224,10 +266,23 @@ def _unique_result(out, return_inverse, return_counts):
 @defop("unique", None, INDEXING, tags=("dynamic_output_shape",))
 def _unique(a, dim):
     if dim is None:
-        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        # (NaNs are all distinct, as in torch)
+        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+        if a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.size > 16:
+            _nan_slots_in_sort_order(a.reshape(-1), inv)
         return vals, inv.reshape(a.shape).astype(np.int64), counts.astype(np.int64)
-    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
+    vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim, equal_nan=False)
     return np.ascontiguousarray(vals), inv.reshape(-1).astype(np.int64), counts.astype(np.int64)
+
+
+def _nan_slots_in_sort_order(flat, inv):
+    """torch's unique of float16/bfloat16 numbers its NaNs (each its own value) in the order its unstable sort
+    leaves them (measured; float32/float64 go another way, NumPy's order); `inv` is fixed in place."""
+    nan = np.isnan(flat.astype(np.float32))
+    if nan.sum() > 1:
+        perm = _argsort(flat, 0, False, stable=False)
+        order = perm[nan[perm]]
+        inv.reshape(-1)[order] = np.sort(inv.reshape(-1)[nan])
 
 
 @method()

@@ -439,11 +439,42 @@ def _mode(a, dim, keepdim):
     run = pos - first + 1  # the length of the run of equal values ending here
     best = np.argmax(run == run.max(axis=1, keepdims=True), axis=1)  # the smallest most frequent value
     vals = s[np.arange(s.shape[0]), best]
-    idx = np.where(b == vals[:, None], pos, -1).max(axis=1)
+    # the index is the last of the mode's run in std::sort's order (See NOTE [ torch's mode ])
+    from .sorting import _argsort
+
+    perm = _argsort(b, 1, False, stable=False)
+    hit = np.take_along_axis(b, perm, axis=1) == vals[:, None]
+    idx = perm[np.arange(b.shape[0]), n - 1 - np.argmax(hit[:, ::-1], axis=1)] if n else best
+    if b.dtype.kind in "fV":
+        vals, idx = vals.copy(), idx.copy()
+        for r in np.flatnonzero(np.isnan(b.astype(np.float32)).any(axis=1)).tolist():
+            vals[r], idx[r] = _mode_nan_row(b[r])
     vals, idx = vals.reshape(shape[:-1]), idx.reshape(shape[:-1]).astype(np.int64)
     if keepdim:
         vals, idx = np.expand_dims(vals, dim), np.expand_dims(idx, dim)
     return vals, idx
+
+
+# NOTE [ torch's mode ]
+# torch's CPU mode sorts (value, index) pairs with std::sort comparing values with `<`, then scans for the
+# longest run of equal values (`!=` ends a run; the first longest wins) and returns the index of the run's
+# last pair. Without NaNs that order is torch's unstable sort's (See NOTE [ torch's unstable sort order ]).
+# With NaNs `<` is no strict weak order and std::sort leaves NaNs where its steps happen to put them
+# (each NaN its own run), so such rows replay std::sort on the values themselves in Python.
+
+
+def _mode_nan_row(row):
+    from ._stdsort import std_sort_py
+
+    k, p = std_sort_py(row.tolist())
+    best, best_i, run = 0, 0, 0
+    for i in range(len(k)):
+        run += 1
+        if i == len(k) - 1 or k[i] != k[i + 1]:
+            if run > best:
+                best, best_i = run, i
+            run = 0
+    return k[best_i], p[best_i]
 
 
 _mode.derivative_(_to_indices)

@@ -1,7 +1,7 @@
 """ember.linalg: torch.linalg's functions (norms, solvers, decompositions), defined in ember/_ops/."""
 
 from ._ops.copying import linalg_cross as cross
-from ._ops.decomp import (
+from ._ops.factorizations import (
            cholesky,
            cholesky_ex,
            det,

@@ -8,7 +8,7 @@ from . import (  # noqa: F401 - imported for their registrations
     conv,
     copying,
     creation,
-    decomp,
+    factorizations,
     foreach,
     indexing,
     linalg,

@@ -324,7 +324,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    from .decomp import require_linalg_dtype
+    from .factorizations import require_linalg_dtype
 
     require_linalg_dtype("matrix_norm", A, low_ok=ord not in (2, -2, "nuc"))  # svd-based ones need LAPACK
     d = wrap_dims(dim, A.dim())
@@ -332,7 +332,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         A = A.to(dtype)
     if ord == "fro":
         return finish_out(vector_norm(A, 2, d, keepdim), out)
-    from .decomp import svdvals
+    from .factorizations import svdvals
 
     # sums of absolute values and their max / min are vector norms (1, inf, -inf) of nonnegative values
     if ord == "nuc":

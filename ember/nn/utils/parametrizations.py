@@ -69,7 +69,7 @@ def _is_orthogonal(q):
 
 def _make_orthogonal(a):
     """The Q of A = QR (A tall) with diag(R) made non-negative."""
-    q, r = _ops.decomp.qr(a)
+    q, r = _ops.factorizations.qr(a)
     return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
@@ -107,7 +107,7 @@ class _Orthogonal(Module):
                 q = _matrix_exp(a)
             else:
                 eye = _eye_like(a, n)
-                q = _ops.decomp.solve(eye - 0.5 * a, eye + 0.5 * a)
+                q = _ops.factorizations.solve(eye - 0.5 * a, eye + 0.5 * a)
             if n != k:
                 q = q[..., :k]
         else:

@@ -9,7 +9,7 @@ import warnings
 
 from .._ops.copying import diag
 from .._ops.creation import eye
-from .._ops.decomp import qr
+from .._ops.factorizations import qr
 from .._ops.random import randperm
 from ..autograd.grad_mode import no_grad
 

@@ -139,7 +139,7 @@ class _Orthogonal(Module):
             if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
                 raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                           "parametrizations when use_trivialization=False.")
-            a, tau = _ops.decomp.geqrf(q)
+            a, tau = _ops.factorizations.geqrf(q)
             # diag(R) > 0 (else an orthogonal Q = (-Q)(-I) would be a valid QR too); LAPACK gives tau == 0
             # exactly where it skips a reflection, and there the sign flips (as torch's right_inverse does)
             d = a.diagonal(dim1=-2, dim2=-1)

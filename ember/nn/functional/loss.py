@@ -495,7 +495,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     t = target if target.dim() == 2 else target.unsqueeze(0)
-    if t.numel() and (t.min() < -1 or t.max() >= x.shape[1]):
+    if t.numel() and not t.is_meta and (t.min() < -1 or t.max() >= x.shape[1]):  # (values, where there are)
         raise RuntimeError("argument #2 'target' is out of range")
     c = x.shape[1]
     # a row's targets are its entries before the first -1; is_target[n, k]: class k is one of them
@@ -527,7 +527,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
-    if target.numel() and (target.min() < 0 or target.max() >= c):
+    if target.numel() and not target.is_meta and (target.min() < 0 or target.max() >= c):
         raise RuntimeError("target out of range")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)

@@ -389,10 +389,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         vals = vals.reshape(c, *ixa.shape).transpose(0, 1)
         return where(ok.unsqueeze(1), vals, 0.0)
     if mode == "nearest":
-        return tap(gx.round(), gy.round())
+        return tap(gx.round(), gy.round()).contiguous()  # (the taps come out channel-major; torch's is not)
     x0, y0 = gx.floor(), gy.floor()
     x1, y1 = x0 + 1, y0 + 1
     wx1, wy1 = (gx - x0).unsqueeze(1), (gy - y0).unsqueeze(1)
     wx0, wy0 = 1 - wx1, 1 - wy1
     return (tap(x0, y0) * wx0 * wy0 + tap(x1, y0) * wx1 * wy0 + tap(x0, y1) * wx0 * wy1
-            + tap(x1, y1) * wx1 * wy1)
+            + tap(x1, y1) * wx1 * wy1).contiguous()

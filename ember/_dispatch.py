@@ -23,13 +23,15 @@ from __future__ import annotations
 import inspect
 import threading
 import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _dtypes
+from ._grad_state import state as _grad_state
 from ._meta import MetaArray, NoData, derived_rule
 from ._tensor import Tensor, _version_counter, _wrap
-from .autograd.grad_mode import state as _grad_state
 
 _new = object.__new__
 __all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redispatch", "TAGS", "require_dtype",
@@ -88,24 +90,28 @@ class OpDef:
     Rules per transform: `derivative` (reverse mode), `meta` (shape, dtype and strides without data; see
     NOTE [ Meta payloads ]), `jvp`, `batch`, `autocast`, `decomposition` (for the transforms that fill them).
     dtypes: the dtype names torch's CPU kernel accepts (None: all); dtype_error: what it raises for the
-    others; inputs_checked: dtypes is checked on each input rather than the computed dtype, see NOTE
-    [ Accepted dtypes ].
+    others; inputs_checked: dtypes is checked on each input rather than the computed dtype; empty_ok: an
+    empty tensor of any dtype passes (torch checks inside its kernel's loop), see NOTE [ Accepted dtypes ].
     """
 
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable",
-                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked")
+                 "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
+                 "empty_ok")
 
-    def __init__(self, name, kernel, kind, node_name, promote, saves, save_output, overload="", tags=(),
-                 dtypes=None, dtype_error=None, inputs_checked=False):
+    def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
+                 saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
+                 dtypes=None, dtype_error=None, inputs_checked=False, empty_ok=False):
         self.name = name
         self.overload = overload
         self.qualname = f"{name}.{overload}" if overload else name
         self.dtypes = dtypes
         self.dtype_error = dtype_error
         self.inputs_checked = inputs_checked
+        self.empty_ok = empty_ok
+        assert not empty_ok or promote is None, f"{name}: empty_ok is for ops without promotion"
         if dtypes is not None and promote is None:
-            kernel = _checked(kernel, dtypes, dtype_error)
+            kernel = _checked(kernel, dtypes, dtype_error, empty_ok)
         self.kernel = kernel
         self.kind = kind
         self.node_name = node_name
@@ -127,7 +133,7 @@ class OpDef:
         assert self.qualname not in registry, f"op {self.qualname} is declared twice; give it an overload name"
         registry[self.qualname] = self
 
-    def defines_derivative(self, fn):
+    def defines_derivative(self, fn: Callable) -> Callable:
         """Decorator: the backward formula `fn(grad, *inputs, *params[, out=...]) -> grads per input`.
 
         The node class (named as torch names it) is made when the op first records, which keeps the
@@ -138,7 +144,7 @@ class OpDef:
 
     derivative_ = defines_derivative
 
-    def meta_(self, fn):
+    def meta_(self, fn: Callable) -> Callable:
         """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ])."""
         self.meta = lambda inputs, params: fn(*inputs, *params)
         return fn
@@ -157,7 +163,7 @@ class OpDef:
             return tuple(f"input{i}" for i in range(n_inputs)), tuple(f"param{i}" for i in range(n_params))
         return tuple(names[:n_inputs]), tuple(names[n_inputs:n_inputs + n_params])
 
-    def meta_rule(self):
+    def meta_rule(self) -> Callable | None:
         """The rule that computes this op's outputs on meta payloads: its own, or the one its kind implies."""
         return self.meta or derived_rule(self)
 
@@ -181,7 +187,10 @@ _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
 # callable `error(dtype) -> exception` for ops that raise other words. A few ops refuse an input dtype
 # whatever the result (`sub` of a bool tensor and a float): `check="inputs"` checks each tensor input, and
 # the callable also gets the inputs. Composites (most losses) call `require_dtype` at their entry, or
-# `require_op_dtype` with the op they are built on.
+# `require_op_dtype` with the op they are built on. Most samplers (normal_, bernoulli, random_...) check the
+# dtype inside their kernel's loop, which an empty tensor never enters: `torch.empty(0, dtype=torch.long)
+# .normal_()` is no error. `empty_ok=True` declares that (for ops without promotion, checked by `_checked`);
+# the creation ops that fill a dtype given as a param check it with `require_op_dtype(op, d, empty=...)`.
 BOOL = frozenset({"bool"})
 INTEGRAL = frozenset({"uint8", "int8", "int16", "int32", "int64"})
 FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -191,8 +200,10 @@ NUMERIC = INTEGRAL | FLOATING | COMPLEX  # everything but bool
 FLOATING_COMPLEX = FLOATING | COMPLEX
 ALL_DTYPES = REAL | COMPLEX
 
-def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_output=False, dtypes=None,
-          error=None, check="result", *, overload="", tags=()):
+def defop(name: str, node_name: str | None = None, kind: str = OTHER, promote: str | None = None, saves: str = "all",
+          save_output: bool = False, dtypes: frozenset | None = None, error: str | Callable | None = None,
+          check: str = "result", *, overload: str = "", tags: Iterable[str] = (),
+          empty_ok: bool = False) -> Callable[[Callable], OpDef]:
     """Declare an op from its NumPy kernel: ``@defop("mul", "MulBackward0", POINTWISE, "same")``.
 
     Two ops under one name (torch's overloads: `pow.Tensor_Scalar`, `pow.Tensor_Tensor`) are told apart
@@ -201,16 +212,16 @@ def defop(name, node_name=None, kind=OTHER, promote=None, saves="all", save_outp
     """
     def deco(kernel):
         return OpDef(name, kernel, kind, node_name, promote, saves, save_output, overload, tags, dtypes, error,
-                     check == "inputs")
+                     check == "inputs", empty_ok)
     return deco
 
 
-def not_implemented(kernel_name, d):
+def not_implemented(kernel_name: str, d: _dtypes.dtype) -> NotImplementedError:
     """torch's `"<kernel_name>" not implemented for '<Dtype>'` for ember dtype `d`."""
     return NotImplementedError(f'"{kernel_name}" not implemented for \'{_WORDS[d.name]}\'')
 
 
-def dtype_error(error, d, args=()):
+def dtype_error(error: str | Callable, d, args: tuple = ()) -> Exception:
     """The exception torch raises for dtype `d` (an ember or NumPy dtype) per an op's `error`.
 
     A callable `error` gets the dtype and, for an op without promotion, the kernel's arguments (softmax's
@@ -222,7 +233,7 @@ def dtype_error(error, d, args=()):
     return error(d, *args)
 
 
-def require_dtype(t, dtypes, error, *others):
+def require_dtype(t: Tensor, dtypes: frozenset, error: str | Callable, *others) -> None:
     """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
     dtype `t` and `others` promote to) is in `dtypes`."""
     d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
@@ -230,14 +241,26 @@ def require_dtype(t, dtypes, error, *others):
         raise dtype_error(error, d) from None
 
 
-def require_op_dtype(op, d, args=()):
+def require_op_dtype(op: OpDef, d: _dtypes.dtype, args: tuple = (), empty: bool = False) -> None:
     """Raise `op`'s declared dtype error unless it accepts ember dtype `d`: for a composite that must check
-    the dtype before its own argument checks, as torch does, without declaring the dtypes twice."""
-    if op.dtypes is not None and d.name not in op.dtypes:
+    the dtype before its own argument checks, as torch does, without declaring the dtypes twice. `empty`:
+    the tensor has no elements (an op declared `empty_ok` accepts it whatever its dtype)."""
+    if op.dtypes is not None and d.name not in op.dtypes and not (empty and op.empty_ok):
         raise dtype_error(op.dtype_error, d, args) from None
 
 
-def _checked(kernel, dtypes, error):
+def check_dtypes(op, inputs, res):
+    """Raise `op`'s declared dtype error unless it accepts `inputs` computing in ember dtype `res` (its own
+    inputs, or, for an op applied per element as the foreach ops are, one element's; a slow path)."""
+    if op.inputs_checked:
+        for t in inputs:
+            if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
+                raise dtype_error(op.dtype_error, t._data.dtype, inputs)
+    elif res.name not in op.dtypes:
+        raise dtype_error(op.dtype_error, res)
+
+
+def _checked(kernel, dtypes, error, empty_ok=False):
     """`kernel` guarded by the dtype check of its first array argument (ops without promotion).
 
     The check compares NumPy dtype objects: `np.dtype.name` is a Python-level property that costs more than
@@ -250,9 +273,10 @@ def _checked(kernel, dtypes, error):
             if type(a) is _ndarray:
                 d = a.dtype
                 if d not in accepted:
-                    if d.name not in dtypes:
+                    if d.name in dtypes:
+                        accepted.add(d)
+                    elif not (empty_ok and a.size == 0):
                         raise dtype_error(error, d, args) from None
-                    accepted.add(d)
                 break
         return kernel(*args)
     checked.__wrapped__ = kernel
@@ -263,7 +287,7 @@ def _checked(kernel, dtypes, error):
 # ---- the fast path ------------------------------------------------------------------------------------
 
 
-def dispatch(op, inputs, params=()):
+def dispatch(op: OpDef, inputs: Sequence, params: Sequence = ()) -> Tensor | tuple:
     """Run `op` on `inputs` (Tensors or Python scalars) with non-tensor `params`; return Tensor(s)."""
     if _modes:  # some thread has a mode: this thread's stack decides (NOTE [ The mode stack ])
         return dispatch_modes(op, inputs, params)
@@ -279,7 +303,7 @@ redispatch = dispatch
 # records its own autograd node: its "kernel" takes the Tensors and returns Tensors. It is dispatched with
 # `dispatch_higher_order`, so modes see it (inputs: its tensor arguments; params: the rest), and below the
 # last mode it runs its kernel instead of `_run` (`_bottom`). With no mode active it costs one list test.
-def dispatch_higher_order(op, inputs, params=()):
+def dispatch_higher_order(op: OpDef, inputs: Sequence, params: Sequence = ()) -> Any:
     """`dispatch` for an op of kind HIGHER_ORDER: see NOTE [ Higher-order ops ]."""
     if _modes:
         # the body runs, below the last mode, with the stacks as they are here: modes see the op and its body
@@ -355,7 +379,7 @@ def _run(op, inputs, params):
     return result
 
 
-def run_meta(op, inputs, params):
+def run_meta(op: OpDef, inputs: Sequence, params: Sequence) -> MetaArray | tuple:
     """The outputs of `op` as meta payloads, from its meta rule."""
     for t in inputs:
         if isinstance(t, Tensor) and type(t._data) is _ndarray and t._data.ndim:
@@ -368,7 +392,7 @@ def run_meta(op, inputs, params):
     return rule(inputs, params)
 
 
-def dispatch_modes(op, inputs, params):
+def dispatch_modes(op: OpDef, inputs: Sequence, params: Sequence) -> Tensor | tuple:
     """`dispatch` when some thread has a mode: the top mode of this thread's stacks gets the op."""
     above = _local.above
     if above:
@@ -530,12 +554,7 @@ def _promote(op, inputs):
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
     if op.dtypes is not None:
-        if op.inputs_checked:
-            for t in inputs:
-                if isinstance(t, Tensor) and t.dtype.name not in op.dtypes:
-                    raise dtype_error(op.dtype_error, t._data.dtype, inputs)
-        elif res.name not in op.dtypes:
-            raise dtype_error(op.dtype_error, res)
+        check_dtypes(op, inputs, res)
     compute = res
     if res is _dtypes.bfloat16 and op.kind == POINTWISE:
         compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)
@@ -614,7 +633,7 @@ def wrap_int(value, np_dtype, inputs=()):
 _record = _check_inplace = _rebase_history = None
 
 
-def register_autograd(record, check_inplace, rebase_history):
+def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable) -> None:
     """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
     global _record, _check_inplace, _rebase_history
     _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
@@ -623,7 +642,7 @@ def register_autograd(record, check_inplace, rebase_history):
 # ---- in-place and out= -------------------------------------------------------------------------------
 
 
-def dispatch_inplace(op, self, inputs, params=()):
+def dispatch_inplace(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence = ()) -> Tensor:
     """`self.op_(...)`: run `op` out of place on `inputs` (self first), write the result into self.
 
     Writing back keeps every view of self seeing the change; the version counter is bumped so saved
@@ -637,7 +656,7 @@ def dispatch_inplace(op, self, inputs, params=()):
 redispatch_inplace = dispatch_inplace
 
 
-def inplace_modes(op, self, inputs, params):
+def inplace_modes(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence) -> Tensor:
     """`dispatch_inplace` when some thread has a mode (NOTE [ The mode stack ])."""
     above = _local.above
     if above:
@@ -686,7 +705,7 @@ def _run_inplace(op, self, inputs, params, write=_write):
     return self
 
 
-def copy_into(self, src, opname="copy_"):
+def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") -> None:
     """Write array `src` into self's memory with torch's casting check, bumping the version."""
     dst = self._data
     if type(dst) is MetaArray or type(src) is MetaArray:
@@ -741,6 +760,6 @@ def _dtype_word(np_dtype):
     return _WORDS.get(np.dtype(np_dtype).name, str(np_dtype))
 
 
-def dtype_word(d):
+def dtype_word(d: _dtypes.dtype) -> str:
     """torch's C++ name for a dtype ("Float", "Long"), used in many error messages."""
     return _WORDS[d.name]

@@ -18,6 +18,8 @@ autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached 
 `ember/_ops/`, where each op is declared once.
 """
 
+from __future__ import annotations
+
 import weakref
 
 import numpy as np
@@ -25,14 +27,23 @@ import numpy as np
 from . import _dtypes, _naming
 from ._device import check_device, cpu
 from ._device import device as _device_cls
+from ._grad_state import state as _grad_state
 from ._meta import MetaArray
 from ._size import Size
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root, warn_typed_storage
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor"]
 
 _new = object.__new__
 _ndarray = np.ndarray
+
+
+def _real_part(v, word):
+    """A complex scalar as torch converts it to a real C++ type: its real part, if its imaginary part is 0."""
+    if v.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+    return v.real
 
 
 class Tensor:
@@ -80,26 +91,26 @@ class Tensor:
     # ---- metadata --------------------------------------------------------------------------------------
 
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim=None):
+    def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
-    def dtype(self):
+    def dtype(self) -> _dtypes.dtype:
         d = self._data.dtype
         r = _dtypes._from_np.get(d)
         return r if r is not None else _dtypes.from_numpy(d)
 
     @property
-    def device(self):
+    def device(self) -> _device_cls:
         return cpu if type(self._data) is not MetaArray else _META
 
     @property
-    def is_meta(self):
+    def is_meta(self) -> bool:
         return type(self._data) is MetaArray
 
     @property
@@ -114,15 +125,15 @@ class Tensor:
     layout = None  # `strided`, set below the class (a layout object, as torch prints it)
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self._data.ndim
 
-    def dim(self):
+    def dim(self) -> int:
         return self._data.ndim
 
     ndimension = dim
 
-    def numel(self):
+    def numel(self) -> int:
         return self._data.size
 
     nelement = numel
@@ -138,7 +149,7 @@ class Tensor:
     def nbytes(self):
         return self._data.nbytes
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> tuple | int:
         a = self._data
         item = a.itemsize
         st = tuple(s // item for s in a.strides)
@@ -148,13 +159,13 @@ class Tensor:
             return st
         return st[_wrap_dim(dim, a.ndim)]
 
-    def storage_offset(self):
+    def storage_offset(self) -> int:
         a = self._data
         if type(a) is MetaArray:
             return a.offset
         return (_address(a) - _address(_root_start(a))) // a.itemsize
 
-    def data_ptr(self):
+    def data_ptr(self) -> int:
         return _address(self._data) if type(self._data) is not MetaArray else 0
 
     def untyped_storage(self):
@@ -164,16 +175,16 @@ class Tensor:
         warn_typed_storage()
         return TypedStorage(self.untyped_storage(), self.dtype)
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format=None) -> bool:
         a = self._data
         if memory_format is not None and memory_format is not contiguous_format:
             return _is_channels_last(a, memory_format)
         return _is_contiguous(a)
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f" or self._data.dtype.kind == "V"
 
-    def is_complex(self):
+    def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
     def is_signed(self):
@@ -203,11 +214,11 @@ class Tensor:
         return self._grad_fn
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self._grad_fn is None
 
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> bool:
         return self._requires_grad
 
     @requires_grad.setter
@@ -222,9 +233,7 @@ class Tensor:
         if value and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference:
-            from .autograd.grad_mode import state
-
-            if not state.inference:
+            if not _grad_state.inference:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
                                    "allowed.")
         self._requires_grad = bool(value)
@@ -322,7 +331,7 @@ class Tensor:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.tolist()
 
-    def item(self):
+    def item(self) -> int | float | bool | complex:
         a = self._data
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
@@ -351,10 +360,12 @@ class Tensor:
         return bool(a.reshape(()))
 
     def __float__(self):
-        return float(self._scalar("float"))
+        v = self._scalar("float")
+        return float(v if v.dtype.kind != "c" else _real_part(v, "double"))
 
     def __int__(self):
-        return int(self._scalar("int"))
+        v = self._scalar("int")
+        return int(v if v.dtype.kind != "c" else _real_part(v, "int64_t"))
 
     def __complex__(self):
         return complex(self._scalar("complex"))
@@ -377,8 +388,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -448,7 +457,7 @@ class Tensor:
     def share_memory_(self):
         return self
 
-    def as_subclass(self, cls):
+    def as_subclass(self, cls: type) -> Tensor:
         """The same tensor (data, version counter, autograd history) as an instance of `cls`."""
         _version_counter(self)
         t = _new(cls)
@@ -467,14 +476,14 @@ class Tensor:
 _META = _device_cls("meta")
 
 
-def _wrap(arr, cls=Tensor):
+def _wrap(arr: np.ndarray | MetaArray, cls: type = Tensor) -> Tensor:
     """A new Tensor over NumPy array `arr` (no copy). The hot path of every op."""
     t = _new(cls)
     t._data = arr
     return t
 
 
-def _version_counter(t):
+def _version_counter(t: Tensor) -> list:
     """The version counter shared by `t`, its views and detaches (NOTE [ Version counters ]).
 
     A view made by an op records only its `_base`; it shares the base's counter, found here on first need.

@@ -73,3 +73,52 @@ def test_allow_lists_are_not_stale():
     assert not stale, f"no `._data` left in {stale}: remove them from the allow-list in {__file__}"
     for rel in list(OWNERS) + list(JUSTIFIED):
         assert (ROOT / rel).exists(), f"{rel} is allow-listed but does not exist"
+
+
+# ---- the layers of docs/architecture.md are the layers of the code -----------------------------------------
+# A module imports, at module level, only modules of its own layer or below. (An import inside a function,
+# made when it first runs, is how a lower layer reaches an upper one where it must: Tensor's repr and pickling,
+# its legacy constructor.) Layers not listed (nn, optim, utils, linalg, serialization, tools) sit on top.
+LAYERS = [
+    ("ember._dtypes", "ember._device", "ember._size", "ember._naming", "ember._meta", "ember._grad_state",
+     "ember.return_types"),
+    ("ember._storage",),
+    ("ember._tensor", "ember._tensortype", "ember._tensor_str", "ember._generator"),
+    ("ember._dispatch", "ember._modes"),
+    ("ember.autograd.graph", "ember.autograd.engine", "ember.autograd.grad_mode", "ember.autograd._inference",
+     "ember.autograd.copy_slices", "ember.autograd.anomaly_mode", "ember.autograd.graph_print"),
+    ("ember._ops",),
+]
+
+
+def _layer(module):
+    for rank, names in enumerate(LAYERS):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return rank
+    return len(LAYERS)
+
+
+def _module_level_imports(path, module):
+    pkg = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(pkg[:len(pkg) - node.level + 1] + ([node.module] if node.module else []))
+            yield from ([f"{base}.{a.name}" for a in node.names] if not node.module or base == "ember" else [base])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ember"):
+            yield node.module
+
+
+def test_core_modules_import_only_their_layer_or_below():
+    import ember
+
+    root = pathlib.Path(ember.__file__).parent
+    upward = []
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(("ember",) + path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        rank = _layer(module)
+        if rank == len(LAYERS):
+            continue
+        for target in _module_level_imports(path, module):
+            if _layer(target) > rank:
+                upward.append(f"{module} imports {target}")
+    assert not upward, "upward imports at module level: " + "; ".join(upward)

@@ -219,8 +219,19 @@ def _wide(kernel):
     return run
 
 
-def _conv_error(d, x, w, b, stride, *rest):
+def _conv_error(d, x, w, b, stride, pads=None, dil=(), *rest):
+    if _dilated(dil):
+        return not_implemented("slow_conv_dilated<>", d)
     return not_implemented("compute_columns3d" if len(stride) == 3 else "slow_conv2d_cpu", d)
+
+
+def _dilated(dil):
+    return dil.count(1) != len(dil)
+
+
+# torch runs a dilated convolution with its own kernel (slow_conv_dilated), which takes fewer dtypes than the
+# undilated ones (those take every integer type): the op's declared dtypes hold for dilation 1, these beyond
+_DILATED = FLOATING | COMPLEX | {"int64"}
 
 
 def _conv_transpose_error(d, x, w, b, out_sp, *rest):
@@ -230,6 +241,8 @@ def _conv_transpose_error(d, x, w, b, out_sp, *rest):
 @defop("convolution", "ConvolutionBackward0", NN, dtypes=NUMERIC, error=_conv_error)
 @_wide
 def convolution(x, w, b, stride, pads, dil, groups):
+    if x.dtype.kind in "iu" and _dilated(dil) and x.dtype.name not in _DILATED:
+        raise _conv_error(x.dtype, x, w, b, stride, pads, dil)
     return _conv_fwd(x, w, b, stride, pads, dil, groups)
 
 

@@ -15,11 +15,11 @@ list, bump each tensor's version and return that list; the others return a tuple
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import OTHER, _dtype_word, defop, dispatch
+from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
 from .._meta import broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
-from .binary import _addcdiv, _addcmul, _lerp_t
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _CPP_NAMES,
@@ -146,13 +146,19 @@ def _as_list(other, n, what="tensor"):
     return [other] * n
 
 
-def _dtypes_for(base, lists, inplace, tensor_only=False):
-    """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype."""
+def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
+    """Per element: the dtype the kernel computes in (None: as the inputs are) and the result's dtype.
+
+    Each element is checked against the dtypes its single op accepts (`checked`, where the single op that
+    torch's foreach kernel stands for is another overload of `base`: lerp by a number), as that op checks
+    them (NOTE [ Accepted dtypes ]), before the in-place cast check, as torch checks them."""
+    checked = checked or base
     compute, final = [], []
-    seen = {}  # promotion depends only on each argument's dtype and dimensionality (or scalar type)
+    seen = {}  # the checks and promotion depend only on each argument's dtype, dimensionality and emptiness
+    #            (or scalar type)
     for i, t in enumerate(lists[0]):
         xs = [lst[i] for lst in lists] if not tensor_only else [lst[i] for lst in lists if isinstance(lst[i], Tensor)]
-        key = tuple((x.dtype, x.dim() == 0) if isinstance(x, Tensor) else type(x) for x in xs)
+        key = tuple((x.dtype, x.dim() == 0, x.numel() == 0) if isinstance(x, Tensor) else type(x) for x in xs)
         hit = seen.get(key)
         if hit is not None:
             compute.append(hit[0])
@@ -161,19 +167,25 @@ def _dtypes_for(base, lists, inplace, tensor_only=False):
         res = _dtypes.result_dtype(xs)
         if base.promote == "float" and res._cat < 2:
             res = _dtypes.get_default_dtype()
+        if checked.dtypes is not None:
+            check_dtypes(checked, xs, res)
+        if base is _abs and res.is_complex:  # (abs of a complex number is real)
+            if inplace:
+                raise RuntimeError("In-place abs is not supported for complex tensors.")
+            res = res.to_real()
         if inplace and res is not t.dtype and not _dtypes.can_cast(res, t.dtype):
             raise RuntimeError(f"result type {_dtype_word(_dtypes.to_numpy(res))} can't be cast to the desired "
                                f"output type {_dtype_word(_dtypes.to_numpy(t.dtype))}")
         comp = _dtypes.float32 if res is _dtypes.bfloat16 else res
-        seen[key] = _dtypes.to_numpy(comp), _dtypes.to_numpy(res)
+        seen[key] = None if base is _abs else _dtypes.to_numpy(comp), _dtypes.to_numpy(res)
         compute.append(seen[key][0])
         final.append(seen[key][1])
     return tuple(compute), tuple(final)
 
 
-def _run(op, base, lists, inplace, params=(), tensor_only=False):
+def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None):
     self = lists[0]
-    compute, final = _dtypes_for(base, lists, inplace, tensor_only)
+    compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
     out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
@@ -213,7 +225,16 @@ for _name, _base in (("sqrt", _sqrt), ("neg", _neg), ("abs", _abs), ("exp", _exp
 # ---- binary: a list op a scalar, a list of scalars, a list of tensors, or one 0-d tensor ------------------------
 
 
-def _binary(name, base, alpha=False, ufunc=None, check=None):
+class _Accepts:
+    """The dtypes a foreach kernel accepts where they are not its single op's (`check_dtypes` reads these)."""
+
+    inputs_checked = False
+
+    def __init__(self, dtypes, error):
+        self.dtypes, self.dtype_error = dtypes, error
+
+
+def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
     op = _foreach_op(base, 2, name, ufunc)
 
     def make(inplace):
@@ -228,7 +249,7 @@ def _binary(name, base, alpha=False, ufunc=None, check=None):
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
             if check is not None:
                 check(self, others, inplace)
-            return _run(op, base, [list(self), others], inplace, params)
+            return _run(op, base, [list(self), others], inplace, params, checked=checked)
         return fn
 
     _register(f"_foreach_{name}", make(False))
@@ -239,8 +260,9 @@ _binary("add", _add, alpha=True, ufunc=np.add)
 _binary("sub", _sub, alpha=True, ufunc=np.subtract)
 _binary("mul", _mul, ufunc=np.multiply)
 _binary("div", _div, ufunc=np.true_divide)
-_binary("maximum", _maximum, ufunc=np.maximum)
-_binary("minimum", _minimum, ufunc=np.minimum)
+# (torch's foreach maximum/minimum call the kernel, not the op: its error, not the op's complex check)
+_binary("maximum", _maximum, checked=_Accepts(REAL, "maximum_cpu"), ufunc=np.maximum)
+_binary("minimum", _minimum, checked=_Accepts(REAL, "minimum_cpu"), ufunc=np.minimum)
 _binary("pow", _pow)
 
 
@@ -306,7 +328,9 @@ def _lerp(inplace):
     def fn(self, tensors1, weight):
         _check_lists(self, tensors1)
         weights = _as_list(weight, len(self))
-        return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace)
+        scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
+        return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
+                    checked=_lerp_s if scalar else None)
     return fn
 
 

@@ -7,7 +7,7 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -294,13 +294,28 @@ def _parse_einsum(equation, shapes):
     return out_ins, out
 
 
-@defop("einsum", "ViewBackward0", MATMUL, dtypes=NUMERIC, error="bmm")
+# NOTE [ einsum's dtypes ]
+# torch's einsum sums each letter found in one operand only (and not in the output) out of that operand first,
+# with `sum`, which gives an integer or bool operand Long (`einsum("ij->j", int8)` is Long); it multiplies
+# operands without a shared summed letter elementwise (bool is fine) and contracts the others with bmm, which
+# refuses bool. `einsum` does the same for integer and bool operands (floating ones run in one kernel: the
+# sums are the same) and checks bmm's declared dtypes where there is a contraction; the kernel takes any dtype.
+@defop("einsum", "ViewBackward0", MATMUL)
 def _einsum(*args):
     *arrays, ins, out = args
+    if len(arrays) == 1 and sorted(out) == sorted(ins[0]):  # a pure permutation: a view, as torch returns
+        return np.einsum(f"{ins[0]}->{out}", arrays[0])
+    if len(arrays) > 2:  # (the optimised path runs matmul inside NumPy's einsumfunc, whose warnings escape
+        with np.errstate(all="ignore"):  # the filter on ember's modules: NOTE [ Quiet NumPy ] in _dispatch.py)
+            return _einsum_arrays(arrays, ins, out)
+    return _einsum_arrays(arrays, ins, out)
+
+
+def _einsum_arrays(arrays, ins, out):
     if arrays and arrays[0].dtype.itemsize == 2 and arrays[0].dtype.kind == "f" or \
             arrays and arrays[0].dtype.kind == "V":
-        return np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
-                         optimize=len(arrays) > 2).astype(arrays[0].dtype)
+        return c_contiguous(np.einsum(f"{','.join(ins)}->{out}", *[a.astype(np.float32) for a in arrays],
+                                      optimize=len(arrays) > 2).astype(arrays[0].dtype))
     r = np.einsum(f"{','.join(ins)}->{out}", *arrays, optimize=len(arrays) > 2)
     if isinstance(r, np.ndarray) and r.base is not None and any(np.shares_memory(r, a) for a in arrays):
         return r  # a pure permutation or diagonal: a view, as torch returns
@@ -314,7 +329,8 @@ def _(*args):
     if len(ops) == 1 and sorted(out) == sorted(ins[0]):  # a pure permutation: a view, as the kernel's
         t, sub = ops[0], ins[0]
         return view_meta(t, tuple(size[c] for c in out), tuple(t.stride(sub.index(c)) for c in out))
-    return meta_array(tuple(size[c] for c in out), ops[0]._data.dtype)
+    dts = {o._data.dtype for o in ops}  # (mixed only where a sum made an integer operand Long: NumPy's rules)
+    return meta_array(tuple(size[c] for c in out), dts.pop() if len(dts) == 1 else np.result_type(*dts))
 
 
 @_einsum.derivative_
@@ -332,6 +348,18 @@ def _(g, *args):
             r = r.reshape(shape).expand(t.shape)
         grads.append(r)
     return tuple(grads)
+
+
+def _exact_sums(ins, ops, out):
+    """Integer and bool operands as torch's einsum treats them (NOTE [ einsum's dtypes ]), in place."""
+    for i, (s, o) in enumerate(zip(ins, ops)):
+        alone = [k for k, c in enumerate(s) if c not in out and not any(c in s2 for j, s2 in enumerate(ins) if j != i)]
+        if alone:
+            ops[i] = o.sum(alone)
+            ins[i] = "".join(c for k, c in enumerate(s) if k not in alone)
+    contracted = set("".join(ins)) - set(out)
+    if contracted and len(ops) > 1:
+        require_op_dtype(_bmm, _dtypes.result_dtype(ops))
 
 
 def einsum(equation, *operands):
@@ -353,6 +381,8 @@ def einsum(equation, *operands):
             for s2, o2 in zip(ins, ops):
                 if c in s2 and o2.shape[s2.index(c)] != n:
                     raise RuntimeError("einsum(): operands do not broadcast with remapped shapes (original->remapped)")
+    if not all(o.is_floating_point() or o.is_complex() for o in ops):
+        _exact_sums(ins, ops, out)
     r = dispatch(_einsum, tuple(ops), (ins, out))
     for o in ops:  # a result that is a view of an operand is marked as one (shared version counter)
         if r._data.base is not None and np.shares_memory(r._data, o._data):

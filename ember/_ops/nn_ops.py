@@ -318,7 +318,12 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error="nll_loss_out_frame", tags=("index",))
+def _nll_error(d, x, *rest):
+    """torch runs inputs of 3 or more dims (N, C, d1, ...) with its 2-d kernel, whose name its error gives."""
+    return not_implemented("nll_loss2d_forward_out_frame" if x.ndim > 2 else "nll_loss_out_frame", d)
+
+
+@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error=_nll_error, tags=("index",))
 def nll_loss(x, target, weight, reduction, ignore_index):
     bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
     if bad.any():                                                              # makes it in its kernel too

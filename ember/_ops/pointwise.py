@@ -594,6 +594,16 @@ def _unary(name, op, *aliases):
 
 neg = _unary("neg", _neg, "negative")
 abs = _unary("abs", _abs, "absolute")  # noqa: A001
+
+
+def _abs_inplace_args(self):
+    if self._data.dtype.kind == "c":  # (abs of a complex number is real: it cannot be written back)
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return (self,), ()
+
+
+inplace_method("abs_", _abs, _abs_inplace_args)
+inplace_method("absolute_", _abs, _abs_inplace_args)
 sign = _unary("sign", _sign)
 exp = _unary("exp", _exp)
 log = _unary("log", _log)

@@ -16,7 +16,20 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import check_device
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, dtype_word, run_meta
+from .._dispatch import (
+    CREATION,
+    FLOATING,
+    FLOATING_COMPLEX,
+    INTEGRAL,
+    POINTWISE,
+    REAL,
+    defop,
+    dispatch,
+    dispatch_inplace,
+    dtype_word,
+    require_op_dtype,
+    run_meta,
+)
 from .._generator import FUSED, Generator, chunked, default_generator, fma32, fma64, libm, normal_fill, normal_scalar
 from .._meta import MetaArray, NoData, broadcast_shapes, contiguous_strides, like_strides, meta_array, pointwise_strides
 from .._size import Size
@@ -104,19 +117,25 @@ def _not_implemented(kernel_name, d):
     return NotImplementedError(f'"{kernel_name}" not implemented for \'{dtype_word(_dtypes.from_numpy(d))}\'')
 
 
-def _check_float(a, kernel_name, complex_ok=False):
-    if not (a.dtype.kind == "f" or a.dtype.kind == "V" or complex_ok and a.dtype.kind == "c"):
-        raise _not_implemented(kernel_name, a.dtype)
+# NOTE [ Samplers' dtypes ]
+# Each sampler declares the dtypes torch's kernel fills (`defop(..., dtypes=, error=)`, NOTE [ Accepted
+# dtypes ]). Most of torch's check it inside the kernel's loop, so an empty tensor of any dtype passes
+# (`empty_ok=True`); uniform_, cauchy_, poisson and random_(from, to) check before it. The creation ops
+# (rand, randn, the _like forms) fill a dtype given as a param with the in-place op's kernel and check it
+# against that op's declaration (`_require`).
+
+def _require(op, a):
+    """A creation kernel's check of the array it fills against the in-place op whose kernel it runs."""
+    require_op_dtype(op, _dtypes.from_numpy(a.dtype), empty=a.size == 0)
 
 
 # ---- uniform ------------------------------------------------------------------------------------------------
 
 def _uniform_kernel(a, gen, lo, hi):
-    _check_float(a, "check_uniform_bounds", complex_ok=True)
     return _complex_aware(a, lambda r: _in_order(r, lambda n: _uniform_values(gen, n, r.dtype, lo, hi)))
 
 
-@defop("uniform_", "UniformBackward0", POINTWISE, saves="none")
+@defop("uniform_", "UniformBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX, error="check_uniform_bounds")
 def _uniform(a, gen, lo, hi):
     return _uniform_kernel(a, gen, lo, hi)
 
@@ -145,7 +164,9 @@ def _num(x):
 
 @defop("rand", None, CREATION)
 def _rand(shape, d, gen):
-    return _uniform_kernel(np.empty(shape, d), gen, 0.0, 1.0)
+    a = np.empty(shape, d)
+    _require(_uniform, a)
+    return _uniform_kernel(a, gen, 0.0, 1.0)
 
 
 _rand.meta_(lambda shape, d, gen: meta_array(shape, d))
@@ -154,7 +175,6 @@ _rand.meta_(lambda shape, d, gen: meta_array(shape, d))
 # ---- normal ---------------------------------------------------------------------------------------------
 
 def _normal_kernel(a, gen, mean, std):
-    _check_float(a, "normal_kernel_cpu", complex_ok=True)
     if a.dtype.kind == "c":
         std = std / math.sqrt(2)
     contiguous = a.flags.c_contiguous
@@ -162,7 +182,8 @@ def _normal_kernel(a, gen, mean, std):
         r, lambda n: _normal_values(gen, n, r.dtype, mean, std, contiguous)))
 
 
-@defop("normal_", "NormalBackward0", POINTWISE, saves="none")
+@defop("normal_", "NormalBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX, error="normal_kernel_cpu",
+       empty_ok=True)
 def _normal(a, gen, mean, std):
     return _normal_kernel(a, gen, mean, std)
 
@@ -188,7 +209,9 @@ def normal_(self, mean=0, std=1, *, generator=None):
 
 @defop("randn", None, CREATION)
 def _randn(shape, d, gen, mean=0.0, std=1.0):
-    return _normal_kernel(np.empty(shape, d), gen, mean, std)
+    a = np.empty(shape, d)
+    _require(_normal, a)
+    return _normal_kernel(a, gen, mean, std)
 
 
 _randn.meta_(lambda shape, d, gen, mean=0.0, std=1.0: meta_array(shape, d))
@@ -196,15 +219,11 @@ _randn.meta_(lambda shape, d, gen, mean=0.0, std=1.0: meta_array(shape, d))
 
 # ---- exponential, geometric, log-normal, cauchy: one float64 uniform per element ----------------------------
 
-def _per_uniform(name, node, kernel_name, transform, int_ok=False):
+def _per_uniform(name, node, transform, dtypes, error, empty_ok=True):
     """An in-place op drawing one float64 uniform u per element and storing transform(u, *args)."""
     def kernel(a, gen, *args):
-        if not int_ok:
-            _check_float(a, kernel_name)
-        elif a.dtype.kind == "b":
-            raise _not_implemented(kernel_name, a.dtype)
         return _in_order(a, lambda n: _from_double(transform(gen._uniform_double(n), *args), a.dtype))
-    op = defop(name, node, POINTWISE, saves="none")(kernel)
+    op = defop(name, node, POINTWISE, saves="none", dtypes=dtypes, error=error, empty_ok=empty_ok)(kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -217,22 +236,27 @@ def _from_double(v, d):
     return v.astype(d)
 
 
-def _continuous_only(a, what):
-    if not (a.dtype.kind == "f" or a.dtype.kind == "V"):
-        word = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                "uint8": "unsigned char", "bool": "bool"}.get(a.dtype.name, a.dtype.name)
-        if what == "Exponential":
-            word = dtype_word(_dtypes.from_numpy(a.dtype))
-        raise RuntimeError(f"{what} distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {word}")
+def _continuous_only(what, word=dtype_word):
+    """torch's error for a continuous distribution asked for dtype d (named by `word(d)`)."""
+    return lambda d, *args: RuntimeError(f"{what} distribution is a continuous probability distribution. dtype "
+                                         f"must be a floating point but you specified {word(d)}")
 
 
-_exponential = _per_uniform("exponential_", "ExponentialBackward0", "exponential_cpu",
-                            lambda u, lambd: -1.0 / lambd * libm("log1p", -u))
-_geometric = _per_uniform("geometric_", "GeometricBackward0", "geometric_cpu",
-                          lambda u, p: np.ceil(libm("log", u) / math.log1p(-p)), int_ok=True)
-_cauchy = _per_uniform("cauchy_", "CauchyBackward0", "cauchy_cpu",
-                       lambda u, median, sigma: _mul_add(libm("tan", np.pi * (u - 0.5)), sigma, median))
+def _c_type(d):
+    """The C++ type torch's message names for ember dtype d (cauchy_ prints it)."""
+    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}[d.name]
+
+
+_exponential = _per_uniform("exponential_", "ExponentialBackward0",
+                            lambda u, lambd: -1.0 / lambd * libm("log1p", -u),
+                            FLOATING, _continuous_only("Exponential"))
+_geometric = _per_uniform("geometric_", "GeometricBackward0",
+                          lambda u, p: np.ceil(libm("log", u) / math.log1p(-p)), INTEGRAL | FLOATING, "geometric_cpu")
+_cauchy = _per_uniform("cauchy_", "CauchyBackward0",
+                       lambda u, median, sigma: _mul_add(libm("tan", np.pi * (u - 0.5)), sigma, median),
+                       FLOATING, _continuous_only("Cauchy", _c_type), empty_ok=False)
 
 
 def _mul_add(x, a, b):
@@ -242,7 +266,6 @@ def _mul_add(x, a, b):
 
 def exponential_(self, lambd=1, *, generator=None):
     """Fill self with samples of the exponential distribution with rate `lambd`."""
-    _continuous_only(self._data, "Exponential")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     return dispatch_inplace(_exponential, self, (self,), (_gen(generator), float(lambd)))
@@ -257,13 +280,12 @@ def geometric_(self, p, *, generator=None):
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill self with samples of the Cauchy distribution."""
-    _continuous_only(self._data, "Cauchy")
     return dispatch_inplace(_cauchy, self, (self,), (_gen(generator), float(median), float(sigma)))
 
 
-@defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none")
+@defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="log_normal_cpu",
+       empty_ok=True)
 def _log_normal(a, gen, mean, std):
-    _check_float(a, "log_normal_cpu")
     return _in_order(a, lambda n: _from_double(libm("exp", normal_scalar(gen, n, mean, std)), a.dtype))
 
 
@@ -293,8 +315,6 @@ _U64 = np.uint64
 
 def _random_kernel(a, gen, lo, rng):
     """lo + w % rng per element (w one word, or two when rng needs 64 bits); rng None: torch's random_()."""
-    if a.dtype.kind == "c":
-        raise _not_implemented("random_from_to_kernel_cpu" if rng else "random_kernel_cpu", a.dtype)
     if rng is None:
         return _in_order(a, lambda n: _full_random(gen, n, a.dtype))
 
@@ -308,6 +328,8 @@ def _random_kernel(a, gen, lo, rng):
 
 
 def _full_random(gen, n, d):
+    if n == 0:  # (an empty tensor of any dtype: nothing drawn, NOTE [ Samplers' dtypes ])
+        return np.empty(0, d)
     name = d.name
     if name == "bool":
         return (gen._random(n) & _U64(1)).astype(np.bool_)
@@ -319,9 +341,15 @@ def _full_random(gen, n, d):
     return (w % _U64(int(np.iinfo(d).max) + 1)).astype(d)
 
 
+def _random_bounds_error(d, *args):
+    return RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+
+
 def _random_op(node, overload):
-    op = defop("random_", node, POINTWISE, saves="none", overload=overload,
-               tags=("nondeterministic_seeded",))(_random_kernel)
+    full = overload == ""  # (random_(): its kernel checks; random_(from, to): check_random_bounds, first)
+    op = defop("random_", node, POINTWISE, saves="none", overload=overload, tags=("nondeterministic_seeded",),
+               dtypes=REAL, error="random_kernel_cpu" if full else _random_bounds_error, empty_ok=full)(
+                   _random_kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -332,12 +360,15 @@ _random_from_to, _random_to, _random_full = (_random_op(f"RandomBackward{i}", o)
 
 
 def _check_from_to(d, lo, to):
-    """torch's range checks for random_(from, to) on dtype d; returns the range size."""
+    """torch's range checks for random_(from, to) on NumPy dtype d; returns the range size."""
+    if to is None and d.kind == "c":
+        require_op_dtype(_random_from_to, _dtypes.from_numpy(d))
     if to is None:
         to = (2 ** _FLOAT_DIGITS[d.name][0] if d.name in _FLOAT_DIGITS else int(np.iinfo(d).max)
               if d.kind != "b" else 1) + 1
     if lo >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={to}")
+    require_op_dtype(_random_from_to, _dtypes.from_numpy(d))
     if d.name in _FLOAT_DIGITS:
         digits, word = _FLOAT_DIGITS[d.name]
         for what, v in (("from", lo), ("to - 1", to - 1)):
@@ -463,11 +494,13 @@ def _expand_p(p, shape):
 
 
 def _bernoulli_tensor_kernel(a, p, gen):
-    """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order."""
+    """u < p per element: u a float uniform (a double one when p is float64), in `a`'s memory order. (Self's
+    dtype is declared by the ops; p's is checked here, after it, as torch's kernel nests the two.)"""
+    _no_meta(a, p)
+    if a.size == 0:
+        return a.copy()
     if not (p.dtype.kind == "f" or p.dtype.kind == "V"):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
-    if a.dtype.kind == "c":
-        raise _not_implemented("bernoulli_tensor_cpu_self_", a.dtype)
     if not ((p >= 0) & (p <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
@@ -479,29 +512,31 @@ def _bernoulli_tensor_kernel(a, p, gen):
     return (u < p).astype(a.dtype)
 
 
-@defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none")
+_BERNOULLI = dict(dtypes=REAL, error="bernoulli_tensor_cpu_self_", empty_ok=True)
+
+
+@defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none", **_BERNOULLI)
 def _bernoulli(p, gen):
     _no_meta(p)
     return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
 
 
-@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor")
+@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor", **_BERNOULLI)
 def _bernoulli_tensor_(a, p, gen):
     return _bernoulli_tensor_kernel(a, p, gen)
 
 
 def _bernoulli_scalar_kernel(a, gen, p):
     """u < p per element with u a double uniform (torch's kernel where it does not call MKL)."""
-    if a.dtype.kind == "c":
-        raise _not_implemented("bernoulli_scalar_cpu_", a.dtype)
     return _in_order(a, lambda n: gen._uniform_double(n) < p).astype(a.dtype)
 
 
-_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float")(
-    _bernoulli_scalar_kernel)
+_BERNOULLI_SCALAR = dict(dtypes=REAL, error="bernoulli_scalar_cpu_", empty_ok=True)
+_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float",
+                           **_BERNOULLI_SCALAR)(_bernoulli_scalar_kernel)
 
 
-@defop("bernoulli", None, POINTWISE, overload="p")
+@defop("bernoulli", None, POINTWISE, overload="p", **_BERNOULLI_SCALAR)
 def _bernoulli_p(a, gen, p):
     _no_meta(a)
     return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
@@ -612,7 +647,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 # ---- normal (functional) and poisson ---------------------------------------------------------------------
 
-@defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float")
+_NORMAL = dict(dtypes=FLOATING_COMPLEX, error="normal_kernel_cpu", empty_ok=True)  # (the output's dtype: mean's)
+
+
+@defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float", **_NORMAL)
 def _normal_tensor_float(mean, gen, std):
     _no_meta(mean)
     return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
@@ -623,7 +661,7 @@ def _(g, mean, gen, std):
     return g.new_zeros(g.shape)  # torch treats the sample as not differentiable in mean too
 
 
-@defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor")
+@defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor", **_NORMAL)
 def _normal_float_tensor(std, gen, mean):
     _no_meta(std)
     r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
@@ -635,7 +673,7 @@ def _(g, std, gen, mean):
     return g.new_zeros(g.shape)
 
 
-@defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor")
+@defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor", **_NORMAL)
 def _normal_tensor_tensor(mean, std, gen):
     _no_meta(mean, std)
     shape = np.broadcast_shapes(mean.shape, std.shape)
@@ -676,6 +714,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
            pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2): `mean` and/or `std` tensors (broadcast together), or numbers with `size`."""
     gen = _gen(generator, "normal")
+    if isinstance(std, Tensor) and std.is_complex():
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         if not std.is_meta and float(std._data.min(initial=0)) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -700,16 +740,14 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return finish_out(r, out)
 
 
-@defop("poisson", "PoissonBackward0", POINTWISE, saves="none")
+@defop("poisson", "PoissonBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="poisson_cpu")
 def _poisson(rates, gen):
     """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
     so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
-    if not (rates.dtype.kind == "f" or rates.dtype.kind == "V"):
-        raise _not_implemented("poisson_cpu", rates.dtype)
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     rng = np.random.Generator(np.random.PCG64(int(gen._random64(1)[0])))
-    return rng.poisson(rates.astype(np.float64)).astype(rates.dtype)
+    return np.asarray(rng.poisson(rates.astype(np.float64))).astype(rates.dtype)
 
 
 @_poisson.derivative_
@@ -829,12 +867,16 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 # inputs: (input,); params: (NumPy dtype, generator[, low, range])
 @defop("rand_like", None, CREATION)
 def _rand_like(a, d, gen):
-    return _uniform_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
+    out = np.empty_like(a, dtype=d)
+    _require(_uniform, out)
+    return _uniform_kernel(out, gen, 0.0, 1.0)
 
 
 @defop("randn_like", None, CREATION)
 def _randn_like(a, d, gen):
-    return _normal_kernel(np.empty_like(a, dtype=d), gen, 0.0, 1.0)
+    out = np.empty_like(a, dtype=d)
+    _require(_normal, out)
+    return _normal_kernel(out, gen, 0.0, 1.0)
 
 
 @defop("randint_like", None, CREATION)

@@ -14,6 +14,7 @@ import numpy as np
 from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, dispatch_inplace, require_dtype
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._tensor import Tensor
+from ..autograd.grad_mode import state as _grad_state
 from ._util import checked_scalar, finish_out, method, wrap_dim
 from .indexing import NONZERO_ON_META
 from .pointwise import where
@@ -242,13 +243,13 @@ def _hit(shape, i, dim):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + str(reduce))
-    _check_reduce_dtype(input, reduce)
+    _check_reduce_dtype(input, reduce, src)
     d = _check_index("scatter_reduce", input, dim, index)
     return finish_out(dispatch(_scatter_reduce, (input, src, index), (d, reduce, include_self)), out)
 
 
 def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    _check_reduce_dtype(self, reduce)
+    _check_reduce_dtype(self, reduce, src)
     return dispatch_inplace(_scatter_reduce, self, (self, src, index),
                             (_check_index("scatter_reduce", self, dim, index), reduce, include_self))
 
@@ -257,9 +258,14 @@ def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 _REFUSED = {"mean": BOOL, "amax": COMPLEX, "amin": COMPLEX}
 
 
-def _check_reduce_dtype(input, reduce):
+def _check_reduce_dtype(input, reduce, src=None):
     require_dtype(input, ALL_DTYPES - _REFUSED.get(reduce, frozenset()),
                   f"scatter_gather_tensor_cpu_reduce_{reduce}")
+    # torch's derivative of scatter_reduce is for real dtypes only: a complex one refuses to record
+    if input.is_complex() and _grad_state.enabled and (input.requires_grad or
+                                                       isinstance(src, Tensor) and src.requires_grad):
+        raise RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex "
+                           "dtype.")
 
 
 Tensor.scatter_reduce_ = _scatter_reduce_

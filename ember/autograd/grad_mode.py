@@ -7,7 +7,6 @@ another. The dispatcher reads `state.enabled` on every op, so it is a plain attr
 
 import functools
 import inspect
-import threading
 
 __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
@@ -15,12 +14,7 @@ __all__ = [
 ]
 
 
-class _State(threading.local):
-    enabled = True
-    inference = False
-
-
-state = _State()
+from .._grad_state import state  # (the state is below the dispatcher; this is the API over it)
 
 
 def is_grad_enabled():

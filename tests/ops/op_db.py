@@ -657,6 +657,13 @@ add("einsum", fn=lambda lib, eq, *xs: lib.einsum(eq, *xs),
     samples=lambda d, r: [Sample("ij,jk->ik", arr(r, (2, 3), d), arr(r, (3, 4), d)),
                           Sample("bij->bji", arr(r, (2, 3, 4), d)), Sample("ii->i", arr(r, (3, 3), d)),
                           Sample("i,i->", arr(r, (3,), d), arr(r, (3,), d))], node=False)
+add("einsum", id="einsum_sums",  # letters summed in one operand, products without contraction, three operands
+    fn=lambda lib, eq, *xs: lib.einsum(eq, *xs), node=False,
+    samples=lambda d, r: [Sample("ij->j", arr(r, (2, 3), d)), Sample("ii->", arr(r, (3, 3), d)),
+                          Sample("ij,k->k", arr(r, (2, 3), d), arr(r, (4,), d)),
+                          Sample("ij,ij->ij", arr(r, (2, 3), d), arr(r, (2, 3), d)),
+                          Sample("i,j->ij", arr(r, (2,), d), arr(r, (3,), d)),
+                          Sample("ij,jk,kl->il", arr(r, (2, 3), d), arr(r, (3, 4), d), arr(r, (4, 2), d))])
 add("as_strided", fn=lambda lib, x, *a: x.as_strided(*a),
     samples=lambda d, r: [Sample(arr(r, (3, 4), d), (2, 2), (1, 2)), Sample(arr(r, (3, 4), d), (3,), (3,), 1)],
     noncontig=False, dtypes=FLOAT + ("int64",))

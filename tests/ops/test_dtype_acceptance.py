@@ -35,11 +35,12 @@ class keep:
 
 
 def cast(a, dtype):
-    """float64 data `a` as `dtype`: integers by flooring (wrapping as torch's casts do), bool as `!= 0`."""
+    """float64 data `a` as `dtype`: integers by flooring (wrapping as torch's casts do), bool as `!= 0`.
+    (A 0-d array stays an array: NumPy's ufuncs give a NumPy scalar for one, which is no tensor.)"""
     if dtype == "bool":
-        return a != 0
+        return np.asarray(a != 0)
     if dtype in ("uint8", "int8", "int16", "int32", "int64"):
-        return np.floor(a).astype(np.int64).astype(dtype)
+        return np.asarray(np.floor(a)).astype(np.int64).astype(dtype)
     if dtype == "bfloat16":
         return a.astype(ml_dtypes.bfloat16)
     return a.astype(dtype)
@@ -100,6 +101,11 @@ FUNCTIONALS = [  # (id, fn(lib, *inputs), inputs)
         "tanhshrink")],
     ("gelu_tanh", F("gelu", approximate="tanh"), [_X]),
     ("threshold", F("threshold", 0.5, 0.0), [_X]),
+    # bounds as torch's kernels read them: integer bounds for an integer tensor, checked conversion
+    ("threshold_negative", F("threshold", -0.5, 7), [_X]),
+    ("threshold_wide_value", F("threshold", 0.3, 300), [_X]),
+    ("hardtanh_fractional", F("hardtanh", -0.5, 1.2), [_X]),
+    ("hardtanh_wide", F("hardtanh", 0, 300), [_X]),
     *[(n, _inplace(n), [_X]) for n in ("relu_", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_")],
     ("threshold_", _inplace("threshold_", 0.5, 0.0), [_X]),
     ("rrelu", F("rrelu", training=False), [_X]),
@@ -157,6 +163,10 @@ FUNCTIONALS = [  # (id, fn(lib, *inputs), inputs)
     ("conv2d", F("conv2d"), [_X2D, _x(4, 3, 2, 2), _x(4)]),
     ("conv2d_float_weight", F("conv2d"), [_X2D, keep(_x(4, 3, 2, 2).astype(np.float32))]),
     ("conv3d", F("conv3d"), [_X3D, _x(2, 2, 2, 2, 2)]),
+    # dilated: torch's slow_conv_dilated kernel, whose dtypes differ
+    ("conv1d_dilated", F("conv1d", dilation=2), [_X1D, _x(4, 3, 2), _x(4)]),
+    ("conv2d_dilated", F("conv2d", dilation=(2, 1)), [_X2D, _x(4, 3, 2, 2), _x(4)]),
+    ("conv3d_dilated", F("conv3d", dilation=2), [_X3D, _x(2, 2, 2, 2, 2)]),
     ("conv_transpose1d", F("conv_transpose1d"), [_X1D, _x(3, 4, 2), _x(4)]),
     ("conv_transpose2d", F("conv_transpose2d"), [_X2D, _x(3, 4, 2, 2)]),
     ("conv_transpose3d", F("conv_transpose3d"), [_X3D, _x(2, 2, 2, 2, 2)]),

@@ -9,6 +9,7 @@ import numpy as np
 from ... import _dtypes
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dispatch_inplace, not_implemented, require_dtype
 from ..._ops import nn_ops as P
+from ..._ops._util import checked_scalar
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
            "prelu", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
@@ -34,12 +35,25 @@ def relu_(input):
     return input.relu_()
 
 
+def _scalar_t(value, input):
+    """Python number `value` as torch's kernel reads it for `input`'s dtype (c10's checked
+    `Scalar::to<scalar_t>`): one that does not fit is an error, an integer dtype truncates a float."""
+    d = _dtypes.to_numpy(input.dtype)
+    if d.kind == "b":
+        return value  # (the op refuses bool tensors: its dtype error comes first)
+    value = checked_scalar(value, d)
+    return int(value) if d.kind in "iu" else value
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input.dtype is _dtypes.uint8 and (min_val < 0 or max_val < 0):
-        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
-    return _act(P.hardtanh, input, (min_val, max_val), inplace)
+    d = _dtypes.to_numpy(input.dtype)
+    if d.kind in "iu":  # torch takes integer bounds for an integer tensor, then clamps
+        min_val, max_val = int(min_val), int(max_val)
+        if d == np.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return _act(P.hardtanh, input, (_scalar_t(min_val, input), _scalar_t(max_val, input)), inplace)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -95,12 +109,16 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def _threshold(input, th, value, inplace):
+    return _act(P.threshold, input, (_scalar_t(th, input), _scalar_t(value, input)), inplace)
+
+
 def threshold(input, threshold, value, inplace=False):
-    return _act(P.threshold, input, (threshold, value), inplace)
+    return _threshold(input, threshold, value, inplace)
 
 
 def threshold_(input, threshold, value):
-    return _act(P.threshold, input, (threshold, value), True)
+    return _threshold(input, threshold, value, True)
 
 
 def gelu(input, approximate="none"):
@@ -201,8 +219,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    input, dim = _prep_softmax(input, dim, dtype, "softmin")
-    return dispatch(P.softmax, (-input,), (dim,))
+    input, dim = _prep_softmax(-input, dim, dtype, "softmin")  # (torch negates before the cast to dtype)
+    return dispatch(P.softmax, (input,), (dim,))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):

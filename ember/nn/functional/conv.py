@@ -71,7 +71,7 @@ def _check_conv(x, w, b, groups, name, transposed=False, params=()):
 def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
     x, unbatched = _batched(input, nd, f"conv{nd}d")
     stride, dil = _tup(stride, nd), _tup(dilation, nd)
-    _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride,))
+    _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride, None, dil))
     pads = _conv_pads(padding, nd, weight.shape[2:], dil, stride)
     for n, k, p, d in zip(x.shape[2:], weight.shape[2:], pads, dil):
         if conv_out_size(n, k, 1, p, d) < 1:

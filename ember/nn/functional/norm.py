@@ -57,6 +57,12 @@ def _widened(input, *params):
     return any(t is not None and t.dtype is not input.dtype for t in params)
 
 
+def _affine_widened(input, *params):
+    """torch's layer and group norm kernels of a float16 / bfloat16 input compute normalization and affine
+    part in float32 and round once: with any affine parameter, so does ember (without, the op rounds once)."""
+    return input.dtype in (_dtypes.float16, _dtypes.bfloat16) and any(t is not None for t in params)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
     _mixed_dtypes(input, running_mean, running_var, weight, bias)
@@ -93,8 +99,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     _mixed_dtypes(input, weight, bias)
-    if _widened(input, weight, bias):
-        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
+    if _widened(input, weight, bias) or _affine_widened(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, None if weight is None else weight.float(),
+                          None if bias is None else bias.float(), eps).to(input.dtype)
     out = dispatch(P.layer_norm, (input,), (tuple(range(input.dim() - k, input.dim())), eps))
     if weight is not None:
         out = out * weight
@@ -108,6 +115,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
+    if _affine_widened(input, weight, bias):
+        return group_norm(input.float(), num_groups, None if weight is None else weight.float(),
+                          None if bias is None else bias.float(), eps).to(input.dtype)
     x = input.reshape(n, num_groups, -1)
     out = dispatch(P.group_norm, (x,), ((2,), eps)).reshape(input.shape)
     return _affine(out, weight, bias)

@@ -1,0 +1,19 @@
+"""Grad mode's per-thread state: whether ops record for autograd, and whether inference mode is on.
+
+It sits at the bottom of the layers (the dispatcher and Tensor read it on every op); the public API over it
+(`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`) is `ember.autograd.grad_mode`.
+"""
+
+import threading
+
+__all__ = ["state"]
+
+
+class _State(threading.local):
+    """Class attributes are the defaults each new thread starts with."""
+
+    enabled = True
+    inference = False
+
+
+state = _State()

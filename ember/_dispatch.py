@@ -95,7 +95,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
-                 "save_output", "derivative", "node_cls", "fast", "differentiable",
+                 "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
                  "empty_ok")
 
@@ -120,6 +120,7 @@ class OpDef:
         self.save_output = save_output
         self.derivative = None
         self.node_cls = None
+        self.edges = None  # the number of leading inputs that take an edge (NOTE [ Optional and state inputs ])
         self.differentiable = node_name is not None
         self.fast = _FAST[promote] if dtypes is None else frozenset(
             d for d in _FAST[promote] if d.name in dtypes)

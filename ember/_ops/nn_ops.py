@@ -318,13 +318,11 @@ def _nll_parts(x, target, weight, ignore_index):
     return picked, w, safe
 
 
-def _nll_error(d, x, *rest):
-    """torch runs inputs of 3 or more dims (N, C, d1, ...) with its 2-d kernel, whose name its error gives."""
-    return not_implemented("nll_loss2d_forward_out_frame" if x.ndim > 2 else "nll_loss_out_frame", d)
-
-
-@defop("nll_loss", "NllLossBackward0", NN, dtypes=FLOATING, error=_nll_error, tags=("index",))
-def nll_loss(x, target, weight, reduction, ignore_index):
+@np.errstate(over="ignore", invalid="ignore")  # (extreme weights overflow to inf, as torch's)
+def _nll_kernel(x, target, weight, reduction, ignore_index):
+    if x.ndim == 1:  # (C,) with a one-element target: torch's nll_loss takes it as it is
+        out = _nll_kernel(x[None], target.reshape(1), weight, reduction, ignore_index)
+        return out.reshape(()) if reduction == "none" else out
     bad = (target != ignore_index) & ((target < 0) | (target >= x.shape[1]))  # a check of the data: torch
     if bad.any():                                                              # makes it in its kernel too
         raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
@@ -339,9 +337,12 @@ def nll_loss(x, target, weight, reduction, ignore_index):
     return np.asarray(losses.sum() / total if total != 0 else np.float64("nan"), dt)
 
 
-@defop("nll_loss_backward", "NllLossBackwardBackward0", NN, tags=("index",))
-def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
+def _nll_backward_kernel(g, x, target, weight, reduction, ignore_index):
     """d nll_loss / d x: -weight[target] * g scattered at the target class (g broadcast per element)."""
+    if x.ndim == 1:
+        return _nll_backward_kernel(g.reshape(1) if reduction == "none" else g, x[None], target.reshape(1), weight,
+                                    reduction, ignore_index)[0]
     _, w, safe = _nll_parts(x, target, weight, ignore_index)
     if reduction == "mean":
         w = w / w.sum()
@@ -350,96 +351,344 @@ def nll_loss_backward(g, x, target, weight, reduction, ignore_index):
     return gx
 
 
-@nll_loss.meta_
-def _(x, target, weight, reduction, ignore_index):
-    return meta_array(tuple(target.shape) if reduction == "none" else (), x._data.dtype)
+# NOTE [ nll_loss and nll_loss2d ]
+# As torch, two ops share one kernel: nll_loss for (C,) and (N, C) inputs, nll_loss2d for (N, C, H, W)
+# (nodes NllLossBackward0 / NllLoss2DBackward0); nn.functional views any other input of 3+ dims as
+# (N, C, 1, rest) for nll_loss2d (torch's nll_loss_nd). Each backward takes the input as an input, as torch's
+# `nll_loss_backward(grad, self, target, ...)`, so the double backward gives it torch's zeros; its gradient
+# w.r.t. the incoming gradient is the loss itself (linear in g, and its adjoint is nll_loss:
+# sum_n -w_n * gg[n, t_n], over the total weight for mean).
+nll_loss, nll_loss2d = (defop(name, node, NN, dtypes=FLOATING, error=err, tags=("index",))(_nll_kernel)
+                        for name, node, err in (("nll_loss", "NllLossBackward0", "nll_loss_out_frame"),
+                                                ("nll_loss2d", "NllLoss2DBackward0", "nll_loss2d_forward_out_frame")))
+nll_loss_backward, nll_loss2d_backward = (
+    defop(name, node, NN, tags=("index",))(_nll_backward_kernel)
+    for name, node in (("nll_loss_backward", "NllLossBackwardBackward0"),
+                       ("nll_loss2d_backward", "NllLoss2DBackwardBackward0")))
 
 
-nll_loss_backward.meta_(lambda g, x, *_: _same_shape(x))
+def _nll_meta(x, target, weight, reduction, ignore_index):
+    return meta_array(tuple(target.shape) if reduction == "none" and len(x.shape) > 1 else (), x._data.dtype)
 
 
-@nll_loss.derivative_
-def _(g, x, target, weight, reduction, ignore_index):
-    return dispatch(nll_loss_backward, (g, x, target, weight), (reduction, ignore_index)), None, None
+def _nll_pair(fwd, bwd):
+    fwd.meta_(_nll_meta)
+    bwd.meta_(lambda g, x, *_: _same_shape(x))
+
+    @fwd.derivative_
+    def _(g, x, target, weight, reduction, ignore_index):
+        return dispatch(bwd, (g, x, target, weight), (reduction, ignore_index)), None, None
+
+    @bwd.derivative_
+    def _(gg, g, x, target, weight, reduction, ignore_index):
+        return dispatch(fwd, (gg, target, weight), (reduction, ignore_index)), gg.new_zeros(tuple(x.shape)), \
+            None, None
 
 
-@nll_loss_backward.derivative_
-def _(gg, g, x, target, weight, reduction, ignore_index):
-    # linear in g, and its adjoint is nll_loss itself: sum_n -w_n * gg[n, t_n] (over the total weight for mean)
-    return dispatch(nll_loss, (gg, target, weight), (reduction, ignore_index)), None, None, None
+_nll_pair(nll_loss, nll_loss_backward)
+_nll_pair(nll_loss2d, nll_loss2d_backward)
 
 
 # ---- normalization -------------------------------------------------------------------------------------
 
+# NOTE [ Native norms ]
+# As torch's native_batch_norm / native_layer_norm / native_group_norm, one op per flavour normalizes AND
+# applies the affine weight and bias: it takes them as inputs, so its node has torch's edges (input, weight,
+# bias; NOTE [ Optional and state inputs ]), and returns torch's (out, mean, rstd). Its backward is one op,
+# `native_*_backward`, giving the three gradients in NumPy from the saved statistics; that op's derivative
+# (torch's batchnorm_double_backward / layer_norm_double_backward) is written in ember ops (`_norm_double`),
+# so the norms differentiate twice, and again. Every flavour is one computation on a layout (`_layout`):
+# statistics over `axes` of x viewed as `xshape`, the weight broadcast as `wshape`. Layer norm: x as it is,
+# statistics and weight over the trailing dims; batch norm: statistics over every dim but 1 (instance norm:
+# every dim but 0 and 1), weight (C, 1, ...); group norm: x as (N, G, C/G, HxW), weight (G, C/G, 1).
+#
+# The double backward, for one group of n elements, rstd r, xhat = (x - mean) r, M = the mean over the
+# group, h = g w, and the backward's gx = L(h), L(v) = r (v - M(v) - xhat M(v xhat)) (self-adjoint), gw =
+# sum(g xhat), gb = sum(g): given (ggx, ggw, ggb),
+#   d/dg = w L(ggx) + ggw xhat + ggb,    d/dw = sum(g L(ggx)),
+#   d/dx = L(g ggw) - r^2 (xhat (M(u h) - M(u) M(h) - 3 M(u xhat) M(h xhat)) + M(h xhat) (u - M(u))
+#                          + M(u xhat) (h - M(h))),   u = ggx
+# (the last line is d<u, L(h)>/dx through r and xhat). In eval mode L(v) = r v and only ggw reaches x.
+
+
+def _layout(kind, shape, p):
+    """(xshape, axes, wshape) of a norm of an input of `shape` (NOTE [ Native norms ]); p: the op's params."""
+    if kind == "layer":
+        return shape, p[0], shape[p[0][0]:]
+    if kind == "group":
+        n, c, g = shape[0], shape[1], p[0]
+        return (n, g, c // g, int(np.prod(shape[2:], dtype=np.int64))), (2, 3), (g, c // g, 1)
+    rest = tuple(range(2, len(shape)))  # batch norm; per_instance: instance norm's statistics per sample
+    return shape, rest if p[2] else (0,) + rest, (shape[1],) + (1,) * (len(shape) - 2)
+
+
+def _to_shape(a, shape):
+    """`a` summed over the dims it broadcasts along to `shape` (right-aligned), in `shape`."""
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and a.shape[lead + i] != 1)
+    return a.sum(axis=axes, keepdims=True).reshape(shape)
+
 
 @np.errstate(over="ignore", invalid="ignore", divide="ignore")  # (extreme values give inf/nan, as torch's)
-def _normalize_kernel(a, axes, eps):
-    w, dt = _wide(a)
-    mean = w.mean(axis=axes, keepdims=True)
-    c = w - mean
-    var = np.mean(c * c, axis=axes, keepdims=True)
-    return (c / np.sqrt(var + eps)).astype(dt, copy=False)
+def _norm_forward(kind, x, w, b, p, eps, stats=None):
+    """(out, mean, rstd) of a norm (NOTE [ Native norms ]); `stats`: eval mode's (running_mean, running_var)."""
+    xshape, axes, wshape = _layout(kind, x.shape, p)
+    xw, dt = _wide(x)
+    xv = xw.reshape(xshape)
+    if stats is None:
+        mean = xv.mean(axis=axes, keepdims=True)
+        c = xv - mean
+        rstd = 1.0 / np.sqrt(np.mean(c * c, axis=axes, keepdims=True) + eps)
+    else:
+        mean = stats[0].reshape(wshape).astype(xw.dtype, copy=False)
+        rstd = 1.0 / np.sqrt(stats[1].reshape(wshape).astype(xw.dtype, copy=False) + eps)
+    if kind == "batch":  # torch's form: x * alpha + beta, alpha = rstd w, beta = b - mean alpha
+        alpha = rstd if w is None else rstd * w.reshape(wshape)
+        beta = -mean * alpha
+        if b is not None:
+            beta = beta + b.reshape(wshape)
+        out = xv * alpha
+        out += beta
+    else:
+        out = (c if stats is None else xv - mean) * rstd
+        if w is not None:
+            out *= w.reshape(wshape)
+        if b is not None:
+            out += b.reshape(wshape)
+    return out.reshape(x.shape).astype(dt, copy=False), mean, rstd
 
 
-def _normalize_derivative(g, a, axes, eps, *, out):
-    mean = a.mean(axes, keepdim=True)
-    rstd = 1 / (((a - mean) ** 2).mean(axes, keepdim=True) + eps).sqrt()
-    xhat = (a - mean) * rstd
-    return rstd * (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True))
+@np.errstate(over="ignore", invalid="ignore", divide="ignore")
+def _norm_backward(kind, g, x, w, mean, rstd, p, train=True):
+    """(grad input, grad weight, grad bias) of a norm from its saved statistics (keepdims-shaped)."""
+    xshape, axes, wshape = _layout(kind, x.shape, p)
+    gw_, dt = _wide(g)
+    gv = gw_.reshape(xshape)
+    xhat = _wide(x)[0].reshape(xshape) - mean  # (in place from here: one fresh array per step)
+    xhat *= rstd
+    gxhat = gv * xhat
+    wv = None if w is None else w.reshape(wshape)
+    if train and (wv is None or np.broadcast_shapes(rstd.shape, wshape) == rstd.shape):
+        # the weight is constant over each group: the sums for gw and gb are the ones gx needs
+        n = gv.size // rstd.size if rstd.size else 1
+        sg, sgx = gv.sum(axis=axes, keepdims=True), gxhat.sum(axis=axes, keepdims=True)
+        scale = rstd if wv is None else rstd * wv
+        gx = gv - sg / n
+        gx -= xhat * (sgx / n)
+        gx *= scale
+    else:
+        h = gv if wv is None else gv * wv
+        gx = (h - h.mean(axis=axes, keepdims=True) - xhat * (h * xhat).mean(axis=axes, keepdims=True)) * rstd \
+            if train else h * rstd
+        sg, sgx = gv, gxhat
+    if w is None:
+        return gx.reshape(x.shape).astype(dt, copy=False), np.zeros(0, dt), np.zeros(0, dt)
+    gb, gwt = _to_shape(sg, wshape), _to_shape(sgx, wshape)
+    wd = w.dtype
+    return gx.reshape(x.shape).astype(dt, copy=False), gwt.reshape(w.shape).astype(wd, copy=False), \
+        gb.reshape(w.shape).astype(wd, copy=False)
 
 
-def _norm_op(name, node, kernel_name, meta):
-    op = defop(name, node, NN, dtypes=FLOATING, error=kernel_name)(_normalize_kernel)
-    op.derivative_(lambda g, a, axes, eps: _normalize_derivative(g, a, axes, eps, out=None))
-    op.meta_(meta)
-    return op
+def _norm_double(kind, ggs, g, x, w, p, eps, stats=None, saved=None):
+    """d(gx, gw, gb)/d(g, x, w) against (ggx, ggw, ggb), in ember ops (NOTE [ Native norms ]). `saved`: the
+    forward's (mean, rstd), used as constants as torch's batch and layer norm double backwards use them
+    (so their third derivatives are torch's); without it they are computed from x (group norm's, whose torch
+    double backward is a differentiable decomposition)."""
+    ggx, ggw, ggb = ggs
+    if w is None:  # (the backward's weight and bias gradients were dropped: no input of the norm needs them)
+        ggw = ggb = None
+    xshape, axes, wshape = _layout(kind, tuple(x.shape), p)
+    xv, gv = x.reshape(xshape), g.reshape(xshape)
+    if saved is not None:
+        mean, r = saved
+    elif stats is None:
+        mean = xv.mean(axes, keepdim=True)
+        r = ((xv - mean) ** 2).mean(axes, keepdim=True).add(eps).rsqrt()
+    else:
+        mean, r = stats[0].reshape(wshape), stats[1].reshape(wshape).add(eps).rsqrt()
+    xhat = (xv - mean) * r
+
+    def m(t):
+        return t.mean(axes, keepdim=True)
+
+    def L(v):
+        return r * (v - m(v) - xhat * m(v * xhat)) if stats is None else r * v
+
+    wv = None if w is None else w.reshape(wshape)
+    h = gv if wv is None else gv * wv
+    dg = dx = dw = None
+    if ggx is not None:
+        u = ggx.reshape(xshape)
+        lu = L(u)
+        dg = lu if wv is None else lu * wv
+        if w is not None:
+            dw = (gv * lu).sum_to_size(wshape).reshape(w.shape)
+        if stats is None:
+            mu, mh, mux, mhx = m(u), m(h), m(u * xhat), m(h * xhat)
+            dx = -(r * r) * (xhat * (m(u * h) - mu * mh - 3 * mux * mhx) + mhx * (u - mu) + mux * (h - mh))
+    if ggw is not None:
+        gwv = ggw.reshape(wshape)
+        dg = gwv * xhat if dg is None else dg + gwv * xhat
+        dx = L(gv * gwv) if dx is None else dx + L(gv * gwv)
+    if ggb is not None:
+        gbv = ggb.reshape(wshape).expand(xshape)
+        dg = gbv if dg is None else dg + gbv
+    shape = tuple(x.shape)
+    return (None if dg is None else dg.reshape(shape)), (None if dx is None else dx.reshape(shape)), dw
 
 
-def _like_input(a, *_):
-    """The meta rule of batch norm: its output is laid out as its input (torch's `empty_like`)."""
-    return meta_array(tuple(a.shape), a._data.dtype, like_strides(a))
+def _norm_meta(kind, x, w, p, stats_shape):
+    """The meta outputs (out like the input, mean, rstd) of a norm."""
+    dt = x._data.dtype
+    return meta_array(tuple(x.shape), dt, like_strides(x) if kind == "batch" else None), \
+        meta_array(stats_shape, dt), meta_array(stats_shape, dt)
 
 
-#: (x - mean) / sqrt(var + eps) over `axes` (biased variance); the affine part is applied by the caller
-layer_norm = _norm_op("native_layer_norm", "NativeLayerNormBackward0", "LayerNormKernelImpl", _same_shape)
-batch_norm = _norm_op("native_batch_norm", "NativeBatchNormBackward0", "batch_norm", _like_input)
-group_norm = _norm_op("native_group_norm", "NativeGroupNormBackward0", "GroupNormKernelImpl", _same_shape)
+def _grads_meta(g, x, w):
+    dt = x._data.dtype
+    wshape = tuple(w.shape) if w is not None else (0,)
+    wd = w._data.dtype if w is not None else dt
+    return meta_array(tuple(x.shape), dt), meta_array(wshape, wd), meta_array(wshape, wd)
+
+
+def _first(g):
+    return g[0] if type(g) is tuple else g
+
+
+@defop("native_layer_norm", "NativeLayerNormBackward0", NN, save_output=True, dtypes=FLOATING,
+       error="LayerNormKernelImpl")
+def layer_norm(x, weight, bias, axes, eps):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing `axes` (biased variance)."""
+    return _norm_forward("layer", x, weight, bias, (axes,), eps)
+
+
+@defop("native_layer_norm_backward", "NativeLayerNormBackwardBackward0", NN)
+def layer_norm_backward(g, x, mean, rstd, weight, bias, axes, eps):
+    return _norm_backward("layer", g, x, weight, mean, rstd, (axes,))
+
+
+@defop("native_group_norm", "NativeGroupNormBackward0", NN, save_output=True, dtypes=FLOATING,
+       error="GroupNormKernelImpl")
+def group_norm(x, weight, bias, groups, eps):
+    out, mean, rstd = _norm_forward("group", x, weight, bias, (groups,), eps)
+    return out, mean.reshape(x.shape[0], groups), rstd.reshape(x.shape[0], groups)
+
+
+@defop("native_group_norm_backward", "NativeGroupNormBackwardBackward0", NN)
+def group_norm_backward(g, x, mean, rstd, weight, groups, eps):
+    return _norm_backward("group", g, x, weight, mean.reshape(mean.shape + (1, 1)),
+                          rstd.reshape(rstd.shape + (1, 1)), (groups,))
+
+
+# (torch's backward ops take edges to their inputs but the running statistics: the saved statistics' edges
+# are None, as the forward's statistics outputs are not differentiable)
+layer_norm.edges = group_norm.edges = 3
+layer_norm_backward.edges, group_norm_backward.edges = 6, 5
+layer_norm.meta_(lambda x, w, b, axes, eps: _norm_meta("layer", x, w, None, tuple(x.shape[:axes[0]])
+                                                         + (1,) * len(axes)))
+group_norm.meta_(lambda x, w, b, groups, eps: _norm_meta("group", x, w, None, (x.shape[0], groups)))
+layer_norm_backward.meta_(lambda g, x, mean, rstd, w, *_: _grads_meta(g, x, w))
+group_norm_backward.meta_(lambda g, x, mean, rstd, w, *_: _grads_meta(g, x, w))
+
+
+@layer_norm.derivative_
+def _(g, x, weight, bias, axes, eps, *, out):
+    return dispatch(layer_norm_backward, (_first(g), x, out[1].detach(), out[2].detach(), weight, bias), (axes, eps))
+
+
+@layer_norm_backward.derivative_
+def _(ggs, g, x, mean, rstd, weight, bias, axes, eps):
+    dg, dx, dw = _norm_double("layer", ggs, g, x, weight, (axes,), eps, saved=(mean, rstd))
+    return dg, dx, None, None, dw, None
+
+
+@group_norm.derivative_
+def _(g, x, weight, bias, groups, eps, *, out):
+    return dispatch(group_norm_backward, (_first(g), x, out[1].detach(), out[2].detach(), weight), (groups, eps))
+
+
+@group_norm_backward.derivative_
+def _(ggs, g, x, mean, rstd, weight, groups, eps):
+    dg, dx, dw = _norm_double("group", ggs, g, x, weight, (groups,), eps)
+    return dg, dx, None, None, dw
 
 
 # NOTE [ Batch norm updates its running statistics ]
-# As torch's native_batch_norm, the training-mode batch-norm op takes the running statistics as inputs and
-# updates them in place (torch's `Tensor(a!)` arguments), so a mode sees the update as part of the op, not
-# as constants computed on the side. Inputs: (x, running_mean, running_var); params: the normalized axes,
-# eps, momentum and `per_instance` (instance norm: statistics per sample, then averaged over the batch).
-# The running statistics get the unbiased variance (batch norm: computed in float64 for half-precision inputs), and are
-# updated as torch's `running.mul_(1 - momentum).add_(stat * momentum)` in their own dtype. Their version
-# counters move as torch's do: not at all for batch norm (its kernel writes them directly), once for instance
-# norm (torch copies the averaged statistics in); the caller bumps those before dispatching, so the node saves
-# them at their updated version. The gradient flows to x alone.
+# As torch's native_batch_norm, the batch-norm op takes the running statistics as inputs and, in training
+# mode, updates them in place (torch's `Tensor(a!)` arguments), so a mode sees the update as part of the op,
+# not as constants computed on the side. Inputs: (x, weight, bias, running_mean, running_var), any of the
+# last four None; params: training, momentum, eps and `per_instance` (instance norm: statistics per sample,
+# then averaged over the batch). The running statistics get the unbiased variance (batch norm: computed in
+# float64 for half-precision inputs), and are updated as torch's `running.mul_(1 - momentum).add_(stat *
+# momentum)` in their own dtype. Their version counters move as torch's do: not at all for batch norm (its
+# kernel writes them directly), once for instance norm (torch copies the averaged statistics in); the caller
+# bumps those before dispatching, so the node saves them at their updated version. In eval mode the op
+# normalizes with the running statistics and its saved mean and rstd are empty, as torch's.
 
 
-@defop("native_batch_norm", "NativeBatchNormBackward0", NN, overload="training")
-@np.errstate(over="ignore", invalid="ignore", divide="ignore")
-def batch_norm_train(a, running_mean, running_var, axes, eps, momentum, per_instance):
-    out = _normalize_kernel(a, axes, eps)
-    n = int(np.prod([a.shape[d] for d in axes]))
-    if per_instance:
-        mean, var = a.mean(axis=axes).mean(0), (a.var(axis=axes) * n / (n - 1)).mean(0)
-    else:
-        w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
-        mean, var = w.mean(axis=axes), w.var(axis=axes) * (n / (n - 1))
-    for running, stat in ((running_mean, mean), (running_var, var)):
-        np.multiply(running, 1 - momentum, out=running)
-        running += np.multiply(np.asarray(stat).astype(running.dtype), momentum)
-    return out
+@defop("native_batch_norm", "NativeBatchNormBackward0", NN, save_output=True, dtypes=FLOATING, error="batch_norm")
+def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, eps, per_instance=False):
+    if not training:
+        out, _, _ = _norm_forward("batch", a, weight, bias, (training, eps, False), eps, (running_mean, running_var))
+        return out, np.zeros(0, out.dtype), np.zeros(0, out.dtype)
+    p = (training, eps, per_instance)
+    out, mean, rstd = _norm_forward("batch", a, weight, bias, p, eps)
+    if running_mean is not None:
+        axes = _layout("batch", a.shape, p)[1]
+        n = int(np.prod([a.shape[d] for d in axes]))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if per_instance:
+                mean_, var = a.mean(axis=axes).mean(0), (a.var(axis=axes) * n / (n - 1)).mean(0)
+            else:
+                w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
+                mean_, var = w.mean(axis=axes), w.var(axis=axes) * (n / (n - 1))
+        for running, stat in ((running_mean, mean_), (running_var, var)):
+            np.multiply(running, 1 - momentum, out=running)
+            running += np.multiply(np.asarray(stat).astype(running.dtype), momentum)
+    stats = mean.shape[1] if not per_instance else mean.shape[:2]
+    return out, mean.reshape(stats), rstd.reshape(stats)
 
 
-batch_norm_train.meta_(_like_input)  # (the running statistics are updated in place: nothing to compute)
+@defop("native_batch_norm_backward", "NativeBatchNormBackwardBackward0", NN)
+def batch_norm_backward(g, x, weight, mean, rstd, running_mean, running_var, training, eps, per_instance=False):
+    p = (training, eps, per_instance)
+    wshape = _layout("batch", x.shape, p)[2]
+    if training:
+        keep = (1,) + wshape if not per_instance else x.shape[:2] + (1,) * (x.ndim - 2)
+        return _norm_backward("batch", g, x, weight, mean.reshape(keep), rstd.reshape(keep), p)
+    xw = _wide(x)[0]
+    rm = running_mean.reshape(wshape).astype(xw.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = 1.0 / np.sqrt(running_var.reshape(wshape).astype(xw.dtype, copy=False) + eps)
+    return _norm_backward("batch", g, x, weight, rm, r, p, train=False)
 
 
-@batch_norm_train.derivative_
-def _(g, a, running_mean, running_var, axes, eps, momentum, per_instance):
-    return _normalize_derivative(g, a, axes, eps, out=None), None, None
+batch_norm.edges, batch_norm_backward.edges = 3, 5
+
+
+@batch_norm.meta_
+def _(x, w, b, rm, rv, training, momentum, eps, per_instance=False):
+    stats = (0,) if not training else (x.shape[1],) if not per_instance else tuple(x.shape[:2])
+    return _norm_meta("batch", x, w, None, stats)
+
+
+batch_norm_backward.meta_(lambda g, x, w, *_: _grads_meta(g, x, w))
+
+
+@batch_norm.derivative_
+def _(g, x, weight, bias, running_mean, running_var, training, momentum, eps, per_instance=False, *, out):
+    grads = dispatch(batch_norm_backward, (_first(g), x, weight, out[1].detach(), out[2].detach(), running_mean,
+                                           running_var), (training, eps, per_instance))
+    return grads + (None, None)
+
+
+@batch_norm_backward.derivative_
+def _(ggs, g, x, weight, mean, rstd, running_mean, running_var, training, eps, per_instance=False):
+    stats = None if training else (running_mean, running_var)
+    keep = (1, -1) + (1,) * (len(x.shape) - 2) if not per_instance else tuple(x.shape[:2]) + (1,) * (len(x.shape) - 2)
+    saved = (mean.reshape(keep), rstd.reshape(keep)) if training else None
+    dg, dx, dw = _norm_double("batch", ggs, g, x, weight, (training, eps, per_instance), eps, stats, saved)
+    return dg, dx, dw, None, None, None, None
 
 
 # ---- embedding -----------------------------------------------------------------------------------------

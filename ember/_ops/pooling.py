@@ -1,9 +1,11 @@
-"""Pooling primitives: max pooling with indices, average pooling, adaptive max pooling (1-d to 3-d).
+"""Pooling primitives: max pooling with indices, average pooling, adaptive max and average pooling, as
+torch's 2-d and 3-d ops (NOTE [ Pooling ops per dimension ]; 1-d pools are the 2-d ops on an unsqueezed input).
 
 Windows are strided views of the padded input (no copy until the reduction); max pooling records the
 flat spatial index of each maximum as torch does; its backward scatters with one fancy-index assignment when
 windows are disjoint (kernel <= stride) and with one `np.bincount` (which sums collisions) otherwise.
-Each backward is an op whose derivative is the forward gather again, so pooling differentiates twice.
+Each backward is an op whose derivative is the forward pooling again (a gather for max pooling), so pooling
+differentiates twice and more.
 """
 
 
@@ -11,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import NN, defop, dispatch
-from .._meta import meta_array, pool_out_size
+from .._meta import NoData, meta_array, pool_out_size
 
 __all__ = ["pool_out_size"]
 
@@ -64,8 +66,41 @@ def _running_max(win, nd):
     return vals, arg
 
 
-@defop("max_pool_with_indices", "MaxPoolWithIndicesBackward0", NN, saves="meta")
-def max_pool(x, ksize, stride, pads, dil, ceil_mode):
+def _unbatched(kernel, nd):
+    """`kernel` of (N, C, *spatial) arrays also taking unbatched (C, *spatial) ones, as torch's 2-d and 3-d
+    pooling kernels do (the batch dim is added to every array argument and taken off every result)."""
+    def run(*args):
+        if args[0].ndim != nd + 1:
+            return kernel(*args)
+        if type(args[0]) is not np.ndarray:  # a meta payload: its op's meta rule answers
+            raise NoData()
+        res = kernel(*[a[None] if isinstance(a, np.ndarray) else a for a in args])
+        return tuple(r[0] for r in res) if type(res) is tuple else res[0]
+    run.__wrapped__ = kernel
+    return run
+
+
+# NOTE [ Pooling ops per dimension ]
+# torch has one op per pooling kind and dimension (max_pool2d_with_indices, avg_pool3d, ...), whose nodes
+# are named for it (MaxPool2DWithIndicesBackward0, AvgPool3DBackward0); a 1-d pool is the 2-d op between
+# unsqueeze(-2) and squeeze(-2) (so its graph ends in SqueezeBackward1), and an unbatched input goes to
+# the op as it is. ember declares the 2-d and 3-d ops from one kernel each (`_per_dim`). Each backward op
+# takes the pooled input as an input, as torch's (`max_pool2d_with_indices_backward(grad, self, ...,
+# indices)`), so its derivative, the double backward, gives that input torch's zeros; its gradient w.r.t.
+# the incoming gradient is the forward pooling again (a gather at the indices for max pooling).
+
+
+def _per_dim(name, node, kernel, **kw):
+    """The 2-d and 3-d ops `name % n` (node `node % n`) of one kernel, as a dict {2: op2d, 3: op3d}."""
+    return {n: defop(name % n, node % n, NN, **kw)(_unbatched(kernel, n)) for n in (2, 3)}
+
+
+def _lead(x, nd):
+    """The batch (and channel) dims of a pooled input."""
+    return tuple(x.shape[:len(x.shape) - nd])
+
+
+def _max_pool_kernel(x, ksize, stride, pads, dil, ceil_mode):
     nd = len(ksize)
     out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
                 zip(x.shape[2:], ksize, stride, pads, dil))
@@ -83,13 +118,6 @@ def max_pool(x, ksize, stride, pads, dil, ceil_mode):
     return vals, corner + tap_off.reshape(-1)[arg]
 
 
-@max_pool.meta_
-def _(x, ksize, stride, pads, dil, ceil_mode):
-    shape = tuple(x.shape[:2]) + tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
-                                        zip(x.shape[2:], ksize, stride, pads, dil))
-    return _with_indices(x, shape)
-
-
 def _with_indices(x, shape):
     """The values and int64 indices a max pooling of `x` to `shape` returns."""
     return meta_array(shape, x._data.dtype), meta_array(shape, np.dtype(np.int64))
@@ -100,11 +128,13 @@ def _disjoint(ksize, stride, dil):
     return all(s >= d * (k - 1) + 1 for k, s, d in zip(ksize, stride, dil))
 
 
-@defop("max_pool_backward", "MaxPoolWithIndicesBackwardBackward0", NN, saves="none", tags=("index",))
-def max_pool_backward(g, idx, in_shape, disjoint=False):
-    nc = int(np.prod(g.shape[:2]))
-    sp = int(np.prod(in_shape[2:]))
-    offs = (np.arange(nc) * sp).reshape(g.shape[:2] + (1,) * (g.ndim - 2))
+def _scatter_kernel(g, idx, in_shape, nd, disjoint=False):
+    """g scattered (summed) at the flat spatial indices idx into zeros of `in_shape` (*lead, *spatial),
+    `nd` spatial dims."""
+    lead = g.shape[:g.ndim - nd]
+    nc = int(np.prod(lead))
+    sp = int(np.prod(in_shape[len(lead):]))
+    offs = (np.arange(nc) * sp).reshape(lead + (1,) * nd)
     if disjoint:  # every index at most once: a plain scatter at flat indices, in g's dtype (~4x faster
         out = np.zeros(nc * sp, g.dtype)  # than np.put_along_axis, which builds an index grid)
         out[(idx + offs).ravel()] = g.ravel()
@@ -113,36 +143,46 @@ def max_pool_backward(g, idx, in_shape, disjoint=False):
     return out.astype(g.dtype, copy=False).reshape(in_shape)
 
 
-@defop("max_pool_gather", "GatherBackward0", NN, saves="none", tags=("index",))
-def max_pool_gather(x, idx):
-    flat = x.reshape(x.shape[:2] + (-1,))
-    return np.take_along_axis(flat, idx.reshape(idx.shape[:2] + (-1,)), axis=2).reshape(idx.shape)
+def _max_pool_backward_kernel(g, x, idx, disjoint=False):
+    return _scatter_kernel(g, idx, x.shape, g.ndim - 2, disjoint)
 
 
-max_pool_backward.meta_(lambda g, idx, in_shape, disjoint=False: meta_array(in_shape, g._data.dtype))
-max_pool_gather.meta_(lambda x, idx: meta_array(tuple(idx.shape), x._data.dtype))
+max_pool = _per_dim("max_pool%dd_with_indices", "MaxPool%dDWithIndicesBackward0", _max_pool_kernel, save_output=True)
+max_pool_backward = _per_dim("max_pool%dd_with_indices_backward", "MaxPool%dDWithIndicesBackwardBackward0",
+                             _max_pool_backward_kernel, saves="meta", tags=("index",))
+adaptive_max_pool_backward = _per_dim("adaptive_max_pool%dd_backward", "AdaptiveMaxPool%dDBackwardBackward0",
+                                      _max_pool_backward_kernel, saves="meta", tags=("index",))
 
 
-@max_pool.derivative_
-def _(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]),
-                    (tuple(x.shape), _disjoint(ksize, stride, dil)))
+def _max_meta(x, ksize, stride, pads, dil, ceil_mode):
+    return _with_indices(x, _lead(x, len(ksize)) + tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d
+                                                         in zip(x.shape[-len(ksize):], ksize, stride, pads, dil)))
 
 
-max_pool.save_output = True
+for _n in (2, 3):
+    max_pool[_n].meta_(_max_meta)
+    max_pool_backward[_n].meta_(lambda g, x, *_: meta_array(tuple(x.shape), g._data.dtype))
+    adaptive_max_pool_backward[_n].meta_(lambda g, x, *_: meta_array(tuple(x.shape), g._data.dtype))
 
 
-@max_pool_backward.derivative_
-def _(gg, g, idx, in_shape, disjoint=False):
-    return dispatch(max_pool_gather, (gg, idx)), None
+def _max_pool_derivative(g, x, ksize, stride, pads, dil, ceil_mode, *, out):
+    op = max_pool_backward[len(ksize)]
+    return dispatch(op, (g[0] if type(g) is tuple else g, x, out[1]), (_disjoint(ksize, stride, dil),))
 
 
-@max_pool_gather.derivative_
-def _(g, x, idx):
-    return dispatch(max_pool_backward, (g, idx), (tuple(x.shape) if x is not None else None, False)), None
+def _max_backward_derivative(nd):
+    def derivative(gg, g, x, idx, disjoint=False):
+        # torch's max_pool_double_backward: gg at the indices, a gather over the flattened spatial dims
+        lead = tuple(idx.shape[:len(idx.shape) - nd]) + (-1,)
+        gathered = gg.contiguous().view(lead).gather(-1, idx.view(lead)).view(tuple(idx.shape))
+        return gathered, gg.new_zeros(tuple(x.shape)), None
+    return derivative
 
 
-max_pool_gather.saves = "meta"
+for _n in (2, 3):
+    max_pool[_n].derivative_(_max_pool_derivative)
+    max_pool_backward[_n].derivative_(_max_backward_derivative(_n))
+    adaptive_max_pool_backward[_n].derivative_(_max_backward_derivative(_n))
 
 
 # ---- adaptive max pooling --------------------------------------------------------------------------------
@@ -154,8 +194,7 @@ def adaptive_windows(size, out):
     return (i * size) // out, -((-(i + 1) * size) // out)
 
 
-@defop("adaptive_max_pool", "AdaptiveMaxPoolBackward0", NN, saves="meta")
-def adaptive_max_pool(x, out):
+def _adaptive_max_kernel(x, out):
     nd = len(out)
     fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     index, valid = [], []
@@ -183,13 +222,18 @@ def adaptive_max_pool(x, out):
     return vals, flat
 
 
-adaptive_max_pool.save_output = True
-adaptive_max_pool.meta_(lambda x, out: _with_indices(x, tuple(x.shape[:2]) + tuple(out)))
+adaptive_max_pool = _per_dim("adaptive_max_pool%dd", "AdaptiveMaxPool%dDBackward0", _adaptive_max_kernel,
+                             save_output=True)
 
 
-@adaptive_max_pool.derivative_
-def _(g, x, out_size, *, out):
-    return dispatch(max_pool_backward, (g[0] if type(g) is tuple else g, out[1]), (tuple(x.shape),))
+def _adaptive_max_derivative(g, x, out_size, *, out):
+    op = adaptive_max_pool_backward[len(out_size)]
+    return dispatch(op, (g[0] if type(g) is tuple else g, x, out[1]))
+
+
+for _n in (2, 3):
+    adaptive_max_pool[_n].meta_(lambda x, out: _with_indices(x, _lead(x, len(out)) + tuple(out)))
+    adaptive_max_pool[_n].derivative_(_adaptive_max_derivative)
 
 
 # ---- average pooling ---------------------------------------------------------------------------------------
@@ -214,9 +258,8 @@ def _avg_params(in_sp, ksize, stride, pads, ceil_mode):
     return tuple(pool_out_size(n, k, s, p, 1, ceil_mode) for n, k, s, p in zip(in_sp, ksize, stride, pads))
 
 
-@defop("avg_pool", "AvgPoolBackward0", NN, saves="meta")
 @np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
-def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+def _avg_pool_kernel(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     nd = len(ksize)
     out = _avg_params(x.shape[2:], ksize, stride, pads, ceil_mode)
     win = _windows(x, ksize, stride, pads, (1,) * nd, out, 0)
@@ -225,9 +268,9 @@ def avg_pool(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_overr
     return (s / _divisor(x.shape[2:], out, ksize, stride, pads, count_include_pad, divisor_override)).astype(x.dtype)
 
 
-@defop("avg_pool_backward", "AvgPoolBackwardBackward0", NN, saves="none")
 @np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
-def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+    in_sp = x.shape[2:]
     out = g.shape[2:]
     gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
     padded = tuple(max(n + 2 * p, (o - 1) * s + k) for n, p, o, s, k in zip(in_sp, pads, out, stride, ksize))
@@ -239,19 +282,29 @@ def avg_pool_backward(g, in_sp, ksize, stride, pads, ceil_mode, count_include_pa
     return np.ascontiguousarray(xp[(Ellipsis,) + crop])
 
 
-avg_pool.meta_(lambda x, ksize, stride, pads, ceil_mode, *_: meta_array(
-    tuple(x.shape[:2]) + _avg_params(tuple(x.shape[2:]), ksize, stride, pads, ceil_mode), x._data.dtype))
-avg_pool_backward.meta_(lambda g, in_sp, *_: meta_array(tuple(g.shape[:2]) + tuple(in_sp), g._data.dtype))
+avg_pool = _per_dim("avg_pool%dd", "AvgPool%dDBackward0", _avg_pool_kernel)
+avg_pool_backward = _per_dim("avg_pool%dd_backward", "AvgPool%dDBackwardBackward0", _avg_pool_backward_kernel,
+                             saves="meta")
 
 
-@avg_pool.derivative_
-def _(g, x, *params):
-    return dispatch(avg_pool_backward, (g,), (tuple(x.shape[2:]),) + params)
+def _avg_derivative(g, x, *params):
+    return dispatch(avg_pool_backward[len(params[0])], (g, x), params)
 
 
-@avg_pool_backward.derivative_
-def _(gg, g, in_sp, *params):
-    return dispatch(avg_pool, (gg,), params)
+def _avg_backward_derivative(gg, g, x, *params):
+    return dispatch(avg_pool[len(params[0])], (gg,), params), gg.new_zeros(tuple(x.shape))
+
+
+for _n in (2, 3):
+    avg_pool[_n].meta_(lambda x, ksize, stride, pads, ceil_mode, *_: meta_array(
+        _lead(x, len(ksize)) + _avg_params(tuple(x.shape[-len(ksize):]), ksize, stride, pads, ceil_mode),
+        x._data.dtype))
+    avg_pool_backward[_n].meta_(lambda g, x, *_: meta_array(tuple(x.shape), g._data.dtype))
+    avg_pool[_n].derivative_(_avg_derivative)
+    avg_pool_backward[_n].derivative_(_avg_backward_derivative)
+
+
+# ---- adaptive average pooling ------------------------------------------------------------------------------
 
 
 @defop("_resample_uint8", None, NN)
@@ -281,3 +334,46 @@ def adaptive_matrix(size, out, dtype):
     return (m / (end - start)[:, None]).astype(dtype)
 
 
+
+
+def _adaptive_avg(x, sizes, backward):
+    """x averaged over adaptive windows along its trailing dims (one small matmul per dim: NOTE [ Adaptive
+    average pooling ]); `backward`: the adjoint, spreading each window's value back over it."""
+    nd = len(sizes)
+    w, dt = (x.astype(np.float32), x.dtype) if x.dtype.itemsize < 4 else (x, x.dtype)
+    for i, size in enumerate(sizes):
+        dim = w.ndim - nd + i
+        n, o = (size, w.shape[dim]) if backward else (w.shape[dim], size)
+        m = adaptive_matrix(n, o, w.dtype)
+        w = np.moveaxis(np.matmul(np.moveaxis(w, dim, -1), m if backward else m.T), -1, dim)
+    return np.ascontiguousarray(w.astype(dt, copy=False))
+
+
+# NOTE [ Adaptive average pooling ]
+# Adaptive windows along one dim are an (out, in) averaging matrix, so the pooling is one small matmul per
+# pooled dim and its backward the transposed matmuls: BLAS speed, no loop over windows. The ops are torch's
+# _adaptive_avg_pool2d/3d (nodes AdaptiveAvgPool2DBackward0, ...); an output of size 1 everywhere is a mean,
+# as in torch (nn.functional takes that path).
+
+
+adaptive_avg_pool = _per_dim("_adaptive_avg_pool%dd", "AdaptiveAvgPool%dDBackward0",
+                             lambda x, out: _adaptive_avg(x, out, False))
+adaptive_avg_pool_backward = _per_dim("_adaptive_avg_pool%dd_backward", "AdaptiveAvgPool%dDBackwardBackward0",
+                                      lambda g, x: _adaptive_avg(g, x.shape[-(g.ndim - 2):], True), saves="meta")
+
+
+def _adaptive_avg_derivative(g, x, out):
+    return dispatch(adaptive_avg_pool_backward[len(out)], (g, x))
+
+
+def _adaptive_avg_backward_derivative(nd):
+    def derivative(gg, g, x):
+        return dispatch(adaptive_avg_pool[nd], (gg,), (tuple(g.shape[-nd:]),)), gg.new_zeros(tuple(x.shape))
+    return derivative
+
+
+for _n in (2, 3):
+    adaptive_avg_pool[_n].meta_(lambda x, out: meta_array(_lead(x, len(out)) + tuple(out), x._data.dtype))
+    adaptive_avg_pool_backward[_n].meta_(lambda g, x: meta_array(tuple(x.shape), g._data.dtype))
+    adaptive_avg_pool[_n].derivative_(_adaptive_avg_derivative)
+    adaptive_avg_pool_backward[_n].derivative_(_adaptive_avg_backward_derivative(_n))

@@ -352,14 +352,18 @@ def _squeeze(a, dims):
 
 
 @_squeeze.derivative_
-def _(g, a, dims):
-    return g.reshape(a.shape)
+def _unsqueeze_to(g, a, dims):
+    """torch's unsqueeze_to: the gradient unsqueezed at each squeezed size-1 dim, one unsqueeze per dim."""
+    for d, n in enumerate(a.shape):
+        if n == 1 and (dims is None or d in dims):
+            g = g.unsqueeze(d)
+    return g
 
 
 _squeeze_dim = defop("squeeze", "SqueezeBackward1", VIEW, saves="meta", overload="dim")(_squeeze.kernel)
-_squeeze_dim.derivative_(lambda g, a, dims: g.reshape(a.shape))
+_squeeze_dim.derivative_(_unsqueeze_to)
 _squeeze_dims = defop("squeeze", "SqueezeBackward2", VIEW, saves="meta", overload="dims")(_squeeze.kernel)
-_squeeze_dims.derivative_(lambda g, a, dims: g.reshape(a.shape))
+_squeeze_dims.derivative_(_unsqueeze_to)
 
 
 @_squeeze.meta_

@@ -455,9 +455,11 @@ class OpNode(Node):
     # (shape, numpy dtype), None (no gradient) or False (no edge); see fit_grads
     _in_meta = ()
     # per-op facts set on each op's class by make_node_class: a where/masked_fill (bool inputs get no
-    # edge); an op whose Python-number inputs get an edge
+    # edge) or an op with state inputs (`_edges`); an op whose Python-number inputs get an edge (True, or
+    # the number of leading inputs that take one)
     _mask_op = False
     _scalar_edge = False
+    _edges = 1 << 30  # the inputs from this one on (an op's state, such as running statistics) get no edge
     _index_op = False
 
     def apply(self, grads):
@@ -623,10 +625,12 @@ def make_node_class(op):
     tests (NOTE [ Which inputs get an edge ]), computed here once."""
     index_op = "index" in op.tags
     base = IndexOpNode if index_op and op.saves != "all" else OpNode
+    facts = {"_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags, "_index_op": index_op}
+    if op.edges is not None:  # NOTE [ Optional and state inputs ]
+        facts.update(_mask_op=True, _scalar_edge=op.edges, _edges=op.edges)
     return type(op.node_name, (base,), {
         # torch's node classes are C types, so they print as <class 'MulBackward0'>
-        "_op": op, "__module__": "builtins", "__qualname__": op.node_name,
-        "_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags, "_index_op": index_op})
+        "_op": op, "__module__": "builtins", "__qualname__": op.node_name, **facts})
 
 
 class AccumulateGrad(Node):
@@ -692,6 +696,14 @@ def refresh_view_grad_fn(view):
 # where/masked_fill (tag `mask`) is not a differentiable argument and gets none either. The derivative
 # still returns one gradient per input; `fit_grads` drops those of inputs without an edge.
 
+# NOTE [ Optional and state inputs ]
+# A native norm takes `(input, weight, bias, running_mean, running_var)`; torch's node has three edges, one
+# per differentiable argument, `(None, 0)` for a weight or bias that is None or needs no gradient, and none
+# for the running statistics (state the op updates, not differentiated). Such an op sets `op.edges` to the
+# number of leading inputs that take an edge: its class then treats a None among those as `scalar_edge` ops
+# treat a Python number, and every input after them as a mask: the checks sit on branches that only those
+# ops (and where/masked_fill) reach, so other ops pay nothing.
+
 # NOTE [ Index inputs ]
 # An op's index, mask or target tensors are inputs of the op, not parameters: a tracer then records them
 # as graph inputs rather than baking one batch's indices into a graph (torch's schemas take them as
@@ -749,7 +761,7 @@ def _record_general(op, inputs, params, result):
                     metas.append(True)
                 else:
                     metas.append((a.shape, a.dtype))
-            elif node_cls._mask_op and a.dtype.kind == "b":
+            elif node_cls._mask_op and (a.dtype.kind == "b" or len(metas) >= node_cls._edges):
                 metas.append(False)
             else:
                 edges.append(_NO_EDGE)
@@ -766,7 +778,7 @@ def _record_general(op, inputs, params, result):
                 if index_op:
                     versions.append(None)
         else:
-            if node_cls._scalar_edge:
+            if node_cls._scalar_edge and (node_cls._scalar_edge is True or len(metas) < node_cls._edges):
                 edges.append(_NO_EDGE)
                 metas.append(None)
             else:

@@ -743,14 +743,15 @@ def _norm_samples(dtype, rng):
             Sample(arr(rng, (2, 3, 2, 2), dtype), arr(rng, (3,), dtype), arr(rng, (3,), dtype, 0.5, 2))]
 
 
-# Known gaps (left to the nn issue): ember applies the affine weight and bias after its native norm op, so the
-# output's node is AddBackward0 where torch's is Native*NormBackward0 (node=False); and its eval-mode batch
-# norm is built from ops whose double backward leaves the input no zero gradient (gradgrad=False).
-add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval", node=False, gradgrad=False,
+add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval",
     fn=lambda lib, x, m, v: lib.nn.functional.batch_norm(x, m, v), samples=_norm_samples, grad_inputs=(0,))
+add("nn.functional.batch_norm", id="nn.functional.batch_norm_eval_affine",
+    fn=lambda lib, x, m, v, w, b: lib.nn.functional.batch_norm(x, m, v, w, b),
+    samples=lambda d, r: [Sample(*s.inputs, arr(r, (3,), d), arr(r, (3,), d)) for s in _norm_samples(d, r)],
+    grad_inputs=(0, 3, 4))
 add("nn.functional.batch_norm", id="nn.functional.batch_norm_affine",
     fn=lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True), samples=_norm_samples,
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
 add("nn.functional.batch_norm", id="nn.functional.batch_norm_running",  # the running stats are op outputs
     fn=lambda lib, x, m, v: (lambda mm, vv: (lib.nn.functional.batch_norm(x, mm, vv, training=True, momentum=0.3),
                                              mm, vv))(m.clone(), v.clone()),
@@ -758,11 +759,18 @@ add("nn.functional.batch_norm", id="nn.functional.batch_norm_running",  # the ru
 add("nn.functional.layer_norm", fn=lambda lib, x, w, b, **k: lib.nn.functional.layer_norm(x, w.shape, w, b, **k),
     samples=lambda d, r: [Sample(arr(r, (3, 4), d), arr(r, (4,), d), arr(r, (4,), d)),
                           Sample(arr(r, (2, 3, 4), d), arr(r, (3, 4), d), arr(r, (3, 4), d), eps=1e-3)],
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
 add("nn.functional.group_norm", fn=lambda lib, x, w, b, g: lib.nn.functional.group_norm(x, g, w, b),
     samples=lambda d, r: [Sample(arr(r, (2, 4, 3), d), arr(r, (4,), d), arr(r, (4,), d), 2),
                           Sample(arr(r, (2, 6, 2, 2), d), arr(r, (6,), d), arr(r, (6,), d), 3)],
-    rtol=1e-5, atol=1e-6, node=False)
+    rtol=1e-5, atol=1e-6)
+add("nn.functional.layer_norm", id="nn.functional.layer_norm_no_affine",
+    fn=lambda lib, x, *_: lib.nn.functional.layer_norm(x, x.shape[-1:]), samples=_norm_samples, grad_inputs=(0,))
+add("nn.functional.group_norm", id="nn.functional.group_norm_no_affine",
+    fn=lambda lib, x, *_: lib.nn.functional.group_norm(x, 3), samples=_norm_samples, grad_inputs=(0,), rtol=1e-5,
+    atol=1e-6)
+add("nn.functional.instance_norm", fn=lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b),
+    samples=_norm_samples, node=False)
 
 
 def _logp(dtype, rng, shape):
@@ -770,21 +778,27 @@ def _logp(dtype, rng, shape):
     return (x - np.log(np.exp(x).sum(-1, keepdims=True))).astype(dtype)
 
 
-# Known gaps: ember names every nll_loss node NllLossBackward0 (torch: NllLoss2DBackward0 for inputs of 3+
-# dims), and its nll_loss_backward takes no edge to the input, whose double-backward gradient torch gives as
-# zeros (node=False, gradgrad=False).
-add("nn.functional.nll_loss", fn=_F("nll_loss"), node=False, gradgrad=False,
+add("nn.functional.nll_loss", fn=_F("nll_loss"),
     samples=lambda d, r: [Sample(_logp(d, r, (4, 3)), np.array([0, 2, 1, 2])),
                           Sample(_logp(d, r, (4, 3)), np.array([0, 2, -100, 2]), reduction="sum"),
                           Sample(_logp(d, r, (4, 3)), np.array([0, 2, 1, 2]), reduction="none"),
                           Sample(_logp(d, r, (2, 3, 2)), np.array([[0, 2], [1, 1]])),
+                          Sample(_logp(d, r, (2, 3, 2)), np.array([[0, 2], [1, 1]]), reduction="none"),
+                          Sample(np.ascontiguousarray(np.moveaxis(_logp(d, r, (2, 2, 2, 3)), -1, 1)),
+                                 np.array([[[0, 2], [1, 1]]] * 2)),
+                          Sample(np.moveaxis(_logp(d, r, (2, 2, 2, 1, 3)), -1, 1), np.zeros((2, 2, 2, 1), np.int64),
+                                 reduction="none"),
+                          Sample(_logp(d, r, (3,)), np.array(1)),
+                          Sample(_logp(d, r, (3,)), np.array(2), reduction="none"),
                           Sample(_logp(d, r, (4, 3)), np.array([0, 2, 1, 2]), weight=None, ignore_index=1)],
     errors=_err(lambda r: Sample(_logp("float32", r, (4, 3)), np.array([0, 2, 1])),
                 lambda r: Sample(_logp("float32", r, (4, 3)), np.array([0.0, 2, 1, 2]))))
 add("nn.functional.nll_loss", id="nn.functional.nll_loss_weight",
     fn=lambda lib, x, t, w, **k: lib.nn.functional.nll_loss(x, t, w, **k),
-    samples=lambda d, r: [Sample(_logp(d, r, (4, 3)), np.array([0, 2, 1, 2]), arr(r, (3,), d, 0.5, 2))],
-    grad_inputs=(0,), gradgrad=False)
+    samples=lambda d, r: [Sample(_logp(d, r, (4, 3)), np.array([0, 2, 1, 2]), arr(r, (3,), d, 0.5, 2)),
+                          Sample(_logp(d, r, (2, 3, 2, 2)), np.zeros((2, 2, 2), np.int64), arr(r, (3,), d, 0.5, 2),
+                                 reduction="none")],
+    grad_inputs=(0,))
 add("nn.functional.cross_entropy", fn=_F("cross_entropy"),
     samples=lambda d, r: [Sample(arr(r, (4, 3), d), np.array([0, 2, 1, 2])),
                           Sample(arr(r, (4, 3), d), np.array([0, 2, 1, 2]), label_smoothing=0.2)])
@@ -834,24 +848,21 @@ def _pool(nd, low=-2.0):
     return gen
 
 
-# Known gaps: ember's pooling nodes are named for all dims at once (AvgPoolBackward0; torch: AvgPool2DBackward0,
-# and a 1-d pool is torch's 2-d pool between unsqueeze and squeeze), and its pooling backward ops take no edge
-# to the input, whose double-backward gradient torch gives as zeros (node=False, gradgrad=False).
-_POOL = dict(node=False, gradgrad=False)
 for _nd in (1, 2, 3):
-    add(f"nn.functional.avg_pool{_nd}d", fn=_F(f"avg_pool{_nd}d"), samples=_pool(_nd), gradcheck=_nd == 2, **_POOL)
-    add(f"nn.functional.max_pool{_nd}d", fn=_F(f"max_pool{_nd}d"), samples=_pool(_nd), gradcheck=False, **_POOL)
-    add(f"nn.functional.max_pool{_nd}d", id=f"nn.functional.max_pool{_nd}d_indices", gradcheck=False, **_POOL,
+    add(f"nn.functional.avg_pool{_nd}d", fn=_F(f"avg_pool{_nd}d"), samples=_pool(_nd), gradcheck=_nd == 2)
+    add(f"nn.functional.max_pool{_nd}d", fn=_F(f"max_pool{_nd}d"), samples=_pool(_nd), gradcheck=False)
+    add(f"nn.functional.max_pool{_nd}d", id=f"nn.functional.max_pool{_nd}d_indices", gradcheck=False,
         fn=lambda lib, x, *a, _nd=_nd, **k: tuple(getattr(lib.nn.functional, f"max_pool{_nd}d")(
             x, *a, return_indices=True, **k)), samples=_pool(_nd))
-    add(f"nn.functional.adaptive_max_pool{_nd}d", gradcheck=False, **_POOL,
+    add(f"nn.functional.adaptive_max_pool{_nd}d", gradcheck=False,
         fn=lambda lib, x, s, _nd=_nd: tuple(getattr(lib.nn.functional, f"adaptive_max_pool{_nd}d")(
             x, s, return_indices=True)),
         samples=lambda d, r, _nd=_nd: [Sample(arr(r, (2, 3) + (6, 5, 4)[:_nd], d), 3),
                                        Sample(arr(r, (3,) + (6, 5, 4)[:_nd], d), 2)])
-    add(f"nn.functional.adaptive_avg_pool{_nd}d", fn=_F(f"adaptive_avg_pool{_nd}d"), **_POOL,
+    add(f"nn.functional.adaptive_avg_pool{_nd}d", fn=_F(f"adaptive_avg_pool{_nd}d"),
         samples=lambda d, r, _nd=_nd: [Sample(arr(r, (2, 3) + (6, 5, 4)[:_nd], d), 3),
-                                       Sample(arr(r, (3,) + (6, 5, 4)[:_nd], d), 2)])
+                                       Sample(arr(r, (3,) + (6, 5, 4)[:_nd], d), 2),
+                                       Sample(arr(r, (2, 3) + (6, 5, 4)[:_nd], d), 1)])
 add("nn.functional.embedding", fn=lambda lib, w, i, **k: lib.nn.functional.embedding(i, w, **k),
     samples=lambda d, r: [Sample(arr(r, (5, 3), d), np.array([[0, 4], [2, 0]])),
                           Sample(arr(r, (5, 3), d), np.array([1, 1, 3]), padding_idx=1),
@@ -1100,8 +1111,12 @@ def _pool_grad(name):
     return fn
 
 
-for _name in ("max_pool2d", "avg_pool2d"):
-    add(f"nn.functional.{_name}", id=f"nn.functional.{_name}_backward", fn=_pool_grad(_name), node=False,
-        samples=lambda d, r: [Sample(arr(r, (2, 3, 6, 4), d), arr(r, (2, 3, 3, 2), d)),
-                              Sample(arr(r, (3, 5, 4), d), arr(r, (3, 3, 2), d), ceil_mode=True)],
+_POOL_GRAD = {"2d": [((2, 3, 6, 4), (2, 3, 3, 2), {}), ((3, 5, 4), (3, 3, 2), {"ceil_mode": True})],
+              "adaptive": [((2, 3, 6, 4), (2, 3, 2, 2), {}), ((3, 5, 4), (3, 2, 2), {})],
+              "1d": [((2, 3, 6), (2, 3, 3), {}), ((3, 5), (3, 3), {"ceil_mode": True})],
+              "3d": [((2, 3, 6, 4, 4), (2, 3, 3, 2, 2), {}), ((3, 5, 4, 2), (3, 3, 2, 1), {"ceil_mode": True})]}
+for _name, _kind in [("max_pool2d", "2d"), ("avg_pool2d", "2d"), ("adaptive_avg_pool2d", "adaptive"),
+                     ("adaptive_max_pool2d", "adaptive"), ("max_pool1d", "1d"), ("avg_pool3d", "3d")]:
+    add(f"nn.functional.{_name}", id=f"nn.functional.{_name}_backward", fn=_pool_grad(_name),
+        samples=lambda d, r, _kind=_kind: [Sample(arr(r, x, d), arr(r, v, d), **k) for x, v, k in _POOL_GRAD[_kind]],
         grad_inputs=(1,), gradcheck=False, noncontig=False)

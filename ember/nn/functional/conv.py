@@ -1,13 +1,12 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
-
 from ... import _dtypes
 from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
-from ..._ops.creation import constant_like
 from ..._ops.creation import eye as _eye
+from ...autograd.grad_mode import is_grad_enabled as grad_enabled
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -123,12 +122,6 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 # ---- pooling ------------------------------------------------------------------------------------------------
 
 
-def _pool_batched(input, nd):
-    if input.dim() == nd + 1:
-        return input.unsqueeze(0), True
-    return input, False
-
-
 _MAX_POOL = {1: "max_pool2d", 2: "max_pool2d", 3: "max_pool3d"}  # (1-d with indices is 2-d's kernel)
 _NOT_BOOL = REAL - {"bool"}
 _FOLD = FLOATING | COMPLEX | {"bool"}
@@ -138,17 +131,17 @@ _AVG_POOL3D = frozenset({"float32", "float64", "int64"})
 
 def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
     require_dtype(input, _NOT_BOOL, _MAX_POOL[nd])
-    x, unbatched = _pool_batched(input, nd)
+    x = input
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
     p, d = _tup(padding, nd), _tup(dilation, nd)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
                            f"kernel_size={k[0]} and dilation={d[0]}")
-    out, idx = dispatch(PL.max_pool, (x,), (k, s, p, d, ceil_mode))
-    if unbatched:
-        return out.squeeze(0), idx.squeeze(0)
-    return out, idx
+    if nd == 1:  # torch's 1-d pool: the 2-d op on (..., 1, L) (NOTE [ Pooling ops per dimension ])
+        out, idx = dispatch(PL.max_pool[2], (x.unsqueeze(-2),), ((1,) + k, (1,) + s, (0,) + p, (1,) + d, ceil_mode))
+        return out.squeeze(-2), idx.squeeze(-2)
+    return dispatch(PL.max_pool[nd], (x,), (k, s, p, d, ceil_mode))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -167,8 +160,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if not return_indices:
-        require_dtype(input, FLOATING, "max_pool1d_impl")
+    if not return_indices and not (input.requires_grad and grad_enabled()):  # (torch's with-indices path
+        require_dtype(input, FLOATING, "max_pool1d_impl")                    # runs where grad is needed)
     r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
     return r if return_indices else r[0]
 
@@ -188,15 +181,16 @@ def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_includ
         require_dtype(input, _AVG_POOL, "avg_pool2d")
     else:
         require_dtype(input, _AVG_POOL3D, "avg_pool3d_out_frame")
-    x, unbatched = _pool_batched(input, nd)
     k = _tup(kernel_size, nd)
     s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
     p = _tup(padding, nd)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
                            f"{p[0]}, kernel_size={k[0]} and dilation=1")
-    out = dispatch(PL.avg_pool, (x,), (k, s, p, ceil_mode, count_include_pad, divisor_override))
-    return out.squeeze(0) if unbatched else out
+    if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
+        return dispatch(PL.avg_pool[2], (input.unsqueeze(-2),), ((1,) + k, (1,) + s, (0,) + p, ceil_mode,
+                                                                 count_include_pad, divisor_override)).squeeze(-2)
+    return dispatch(PL.avg_pool[nd], (input,), (k, s, p, ceil_mode, count_include_pad, divisor_override))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -219,14 +213,13 @@ def _out_sizes(x, output_size, nd):
 
 
 def _adaptive_avg(nd, input, output_size):
-    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     out = _out_sizes(input, output_size, nd)
-    x = input
-    for i, o in enumerate(out):  # one small matmul per pooled dim (NOTE in ember/_ops/pooling.py)
-        dim = x.dim() - nd + i
-        m = constant_like(PL.adaptive_matrix(x.shape[dim], o, _dtypes.to_numpy(x.dtype)), x)
-        x = x.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
-    return x.contiguous()
+    if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
+        return _adaptive_avg(2, input.unsqueeze(-2), (1,) + out).squeeze(-2)
+    if all(o == 1 for o in out):  # torch's: a mean over the pooled dims (with mean's dtype rules)
+        return input.mean(tuple(range(-nd, 0)), keepdim=True)
+    require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
+    return dispatch(PL.adaptive_avg_pool[nd], (input,), (out,))
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -243,9 +236,11 @@ def adaptive_avg_pool3d(input, output_size):
 
 def _adaptive_max(nd, input, output_size):
     require_dtype(input, FLOATING, "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d")
-    x, unbatched = _pool_batched(input, nd)
-    out, idx = dispatch(PL.adaptive_max_pool, (x,), (_out_sizes(x, output_size, nd),))
-    return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
+    out = _out_sizes(input, output_size, nd)
+    if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
+        v, idx = dispatch(PL.adaptive_max_pool[2], (input.unsqueeze(-2),), ((1,) + out,))
+        return v.squeeze(-2), idx.squeeze(-2)
+    return dispatch(PL.adaptive_max_pool[nd], (input,), (out,))
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):

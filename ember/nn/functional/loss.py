@@ -129,14 +129,21 @@ def _check_nll_args(input, target, weight):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll_args(input, target, weight)
-    if input.dim() == 1:  # unbatched: (C,) with a 0-d (or one-element) target
-        out = nll_loss(input.unsqueeze(0), target.reshape(1), weight, None, ignore_index, None, reduction)
-        return out.squeeze(0) if reduction == "none" else out
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     # (the target's bounds are checked by the op's kernel: it reads the data)
     _refuse_grad(weight, "weight", "nll_loss_forward" if input.dim() < 3 else "nll_loss2d_forward")
-    return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
+    if input.dim() <= 2:  # (an unbatched (C,) input takes a 0-d or one-element target)
+        return dispatch(P.nll_loss, (input, target, weight), (reduction, ignore_index))
+    if input.dim() == 4:
+        return dispatch(P.nll_loss2d, (input, target, weight), (reduction, ignore_index))
+    # torch's nll_loss_nd: other spatial inputs are viewed as (N, C, 1, rest) (NOTE [ nll_loss and nll_loss2d ])
+    n, c = input.shape[:2]
+    x, t = input.contiguous(), target.contiguous()
+    x = x.view(n, c, 1, x.numel() // (n * c)) if x.numel() else x.view(n, c, 0, 0)
+    t = t.view(n, 1, t.numel() // n) if t.numel() else t.view(n, 0, 0)
+    out = dispatch(P.nll_loss2d, (x, t, weight), (reduction, ignore_index))
+    return out.view((n,) + tuple(input.shape[2:])) if reduction == "none" else out
 
 
 def _soft_target_error(d):

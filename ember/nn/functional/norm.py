@@ -1,7 +1,7 @@
 """Normalization, dropout and embedding functions of ember.nn.functional.
 
-The normalizing step ((x - mean) / sqrt(var + eps) over some axes) is one primitive per flavour (see
-ember/_ops/nn_ops.py); the per-channel affine part and running statistics are handled here.
+The norms are one primitive per flavour, affine part and running statistics included, as torch's native
+ops (NOTE [ Native norms ] in ember/_ops/nn_ops.py); the argument checks and dtype rules are here.
 """
 
 import math
@@ -21,24 +21,16 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"
            "embedding", "embedding_bag"]
 
 
-def _affine(x, weight, bias, cdim=1):
-    shape = (-1,) + (1,) * (x.dim() - cdim - 1)
-    if weight is not None:
-        x = x * weight.reshape(shape)
-    if bias is not None:
-        x = x + bias.reshape(shape)
-    return x
-
-
-def _train_norm(input, running_mean, running_var, axes, eps, momentum, per_instance):
-    """Normalize with the batch's statistics; update the running ones in the same op, as torch's
-    native_batch_norm (NOTE [ Batch norm updates its running statistics ] in _ops/nn_ops.py)."""
-    if running_mean is None or running_var is None:
-        return dispatch(P.batch_norm, (input,), (axes, eps))
-    if per_instance:  # torch's instance norm copies the averaged statistics in (one copy_ each); batch norm's
-        for r in (running_mean, running_var):  # kernel writes them without a version bump
-            _version_counter(r)[0] += 1
-    return dispatch(P.batch_norm_train, (input, running_mean, running_var), (axes, eps, momentum, per_instance))
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, per_instance):
+    """The output of the native batch-norm op, which applies the affine part and, training, updates the
+    running statistics (NOTE [ Batch norm updates its running statistics ] in _ops/nn_ops.py)."""
+    if training and per_instance and running_mean is not None:  # torch's instance norm copies the averaged
+        for r in (running_mean, running_var):  # statistics in (one copy_ each); batch norm's kernel writes
+            _version_counter(r)[0] += 1        # them without a version bump
+    if training and (running_mean is None or running_var is None):
+        running_mean = running_var = None
+    return dispatch(P.batch_norm, (input, weight, bias, running_mean, running_var),
+                    (bool(training), momentum, eps, per_instance))[0]
 
 
 def _mixed_dtypes(input, *params):
@@ -57,38 +49,38 @@ def _widened(input, *params):
     return any(t is not None and t.dtype is not input.dtype for t in params)
 
 
-def _affine_widened(input, *params):
-    """torch's layer and group norm kernels of a float16 / bfloat16 input compute normalization and affine
-    part in float32 and round once: with any affine parameter, so does ember (without, the op rounds once)."""
-    return input.dtype in (_dtypes.float16, _dtypes.bfloat16) and any(t is not None for t in params)
+def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
+    """torch's checks of batch norm's arguments (_batch_norm_impl_index), before any kernel."""
+    c = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is None:
+            if not training and name.startswith("running"):
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+        elif t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
-    _mixed_dtypes(input, running_mean, running_var, weight, bias)
-    if _widened(input, running_mean, running_var, weight, bias):
-        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
-                          eps).to(input.dtype)
     if training:
         size = input.numel() // input.shape[1]
         if size == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    axes = (0,) + tuple(range(2, input.dim()))
-    if training:
-        out = _train_norm(input, running_mean, running_var, axes, eps, momentum, False)
-        return _affine(out, weight, bias)
-    shape = (-1,) + (1,) * (input.dim() - 2)
-    out = (input - running_mean.reshape(shape)) / (running_var.reshape(shape) + eps).sqrt()
-    return _affine(out, weight, bias)
+    if input.numel():
+        _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    _mixed_dtypes(input, running_mean, running_var, weight, bias)
+    if _widened(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
+    return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
-    axes = tuple(range(2, input.dim()))
     if use_input_stats:
-        out = _train_norm(input, running_mean, running_var, axes, eps, momentum, True)
-        return _affine(out, weight, bias)
+        return _native_batch_norm(input, weight, bias, running_mean, running_var, True, momentum, eps, True)
     return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
 
 
@@ -99,15 +91,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     _mixed_dtypes(input, weight, bias)
-    if _widened(input, weight, bias) or _affine_widened(input, weight, bias):
-        return layer_norm(input.float(), normalized_shape, None if weight is None else weight.float(),
-                          None if bias is None else bias.float(), eps).to(input.dtype)
-    out = dispatch(P.layer_norm, (input,), (tuple(range(input.dim() - k, input.dim())), eps))
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    if _widened(input, weight, bias):
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
+    return dispatch(P.layer_norm, (input, weight, bias), (tuple(range(input.dim() - k, input.dim())), eps))[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -115,12 +101,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
-    if _affine_widened(input, weight, bias):
-        return group_norm(input.float(), num_groups, None if weight is None else weight.float(),
-                          None if bias is None else bias.float(), eps).to(input.dtype)
-    x = input.reshape(n, num_groups, -1)
-    out = dispatch(P.group_norm, (x,), ((2,), eps)).reshape(input.shape)
-    return _affine(out, weight, bias)
+    return dispatch(P.group_norm, (input, weight, bias), (num_groups, eps))[0]
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -97,7 +97,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok")
+                 "empty_ok", "meta_mixed")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -125,6 +125,7 @@ class OpDef:
         self.fast = _FAST[promote] if dtypes is None else frozenset(
             d for d in _FAST[promote] if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
+        self.meta_mixed = False
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -145,9 +146,13 @@ class OpDef:
 
     derivative_ = defines_derivative
 
-    def meta_(self, fn: Callable) -> Callable:
-        """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ])."""
+    def meta_(self, fn: Callable | None = None, *, mixed_devices: bool = False) -> Callable:
+        """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ]).
+        mixed_devices: the rule takes CPU tensors beside meta ones (NOTE [ Meta and CPU inputs together ])."""
+        if fn is None:
+            return lambda f: self.meta_(f, mixed_devices=mixed_devices)
         self.meta = lambda inputs, params: fn(*inputs, *params)
+        self.meta_mixed = mixed_devices
         return fn
 
     def signature(self, n_inputs: int, n_params: int) -> tuple:
@@ -380,11 +385,18 @@ def _run(op, inputs, params):
     return result
 
 
+# NOTE [ Meta and CPU inputs together ]
+# An op given meta tensors and CPU tensors of one or more dims refuses in torch when its meta kernel is
+# TensorIterator's or checks devices ("Tensor on device cpu is not on the expected device meta!"), which is
+# most ops and every derived rule. A few of torch's meta functions take the CPU tensor as it is (the
+# probabilities of `bernoulli_(p)`, the source of `copy_`); their rules are declared with
+# `meta_(mixed_devices=True)` and check what they need themselves. A 0-d CPU tensor is a scalar to all ops.
 def run_meta(op: OpDef, inputs: Sequence, params: Sequence) -> MetaArray | tuple:
     """The outputs of `op` as meta payloads, from its meta rule."""
-    for t in inputs:
-        if isinstance(t, Tensor) and type(t._data) is _ndarray and t._data.ndim:
-            raise RuntimeError("Tensor on device cpu is not on the expected device meta!")
+    if not op.meta_mixed:
+        for t in inputs:
+            if isinstance(t, Tensor) and type(t._data) is _ndarray and t._data.ndim:
+                raise RuntimeError("Tensor on device cpu is not on the expected device meta!")
     rule = op.meta_rule()
     if rule is None:
         raise NotImplementedError(

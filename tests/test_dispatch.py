@@ -14,7 +14,7 @@ from compare import assert_same
 
 import ember
 from ember._dispatch import TAGS, registry
-from ember._modes import Mode, current_modes, pop_mode, push_mode, redispatch
+from ember._modes import Mode, current_modes, pop_mode, push_mode, redispatch, redispatch_inplace
 from ember.overrides import TorchFunctionMode
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -232,3 +232,136 @@ def test_every_recorded_call_has_a_schema():
             if any(isinstance(x, (ember.Tensor, np.ndarray)) for x in flat):
                 bad.add(op.qualname)
     assert not bad
+
+
+# ---- tags that state what an op does: held to what the ops do over the OpInfo table ------------------------
+
+
+def _op_db():
+    import sys
+
+    sys.path.insert(0, __file__.rsplit("/", 1)[0] + "/ops")
+    from op_db import OPS
+
+    import ember.nn.functional  # noqa: F401 - every module that declares ops
+    import ember.optim.swa_utils  # noqa: F401
+
+    return OPS
+
+
+def _shapes(out):
+    if isinstance(out, (tuple, list)):
+        return tuple(s for o in out for s in _shapes(o))
+    return (tuple(out.shape),) if isinstance(out, ember.Tensor) else ()
+
+
+def _signature(inputs):
+    return tuple((tuple(t.shape), t.dtype) if isinstance(t, ember.Tensor) else type(t).__name__ for t in inputs)
+
+
+def _state(gen):
+    return gen.get_state().numpy().tobytes()
+
+
+class _Trace(Mode):
+    """Each op call as (qualified name, its inputs' shapes and dtypes, its params, its outputs' shapes), and
+    the ops that draw from a generator: given one as a param, or seen to advance one's state."""
+
+    def __init__(self):
+        self.calls = []
+        self.draws = set()
+
+    def _record(self, op, inputs, params, run):
+        gens = [p for p in params if isinstance(p, ember.Generator)]
+        watched = gens + [ember.default_generator]
+        before = [_state(g) for g in watched]
+        out = run()
+        if gens or any(_state(g) != b for g, b in zip(watched, before)):
+            self.draws.add(op.qualname)
+        self.calls.append((op.qualname, _signature(inputs), params, _shapes(out)))
+        return out
+
+    def dispatch(self, op, inputs, params):
+        return self._record(op, inputs, params, lambda: redispatch(op, inputs, params))
+
+    def dispatch_inplace(self, op, self_, inputs, params):
+        return self._record(op, inputs, params, lambda: redispatch_inplace(op, self_, inputs, params))
+
+
+def _trace_table(seed):
+    """Every sample of every OpInfo entry (its first dtype), values drawn with `seed`: per sample, the
+    shapes of the entry's inputs and outputs (None if it raised) and its trace."""
+    import warnings
+
+    from compare import to_ember
+
+    runs = []
+    for entry in _op_db():
+        for s in entry.samples(entry.dtypes[0], np.random.default_rng(seed)):
+            ins = [to_ember(x) if isinstance(x, np.ndarray) else x for x in s.inputs]
+            ember.manual_seed(0)
+            trace = _Trace()
+            with trace, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    out = _shapes(entry.fn(ember, *ins, **s.kwargs))
+                except Exception:  # noqa: BLE001 - an error sample still dispatches what it reaches
+                    out = None
+            runs.append((entry.id, _signature(ins), out, trace))
+    return runs
+
+
+def _tagged(tag):
+    return {q for q, op in registry.items() if tag in op.tags}
+
+
+def test_nondeterministic_seeded_tags_exactly_the_ops_that_draw():
+    """An op carries `nondeterministic_seeded` iff it draws from a generator: its kernel takes one (a param)
+    or a generator's state moves while it runs. Every tagged op must be seen doing so."""
+    seen, draws = set(), set()
+    for _, _, _, trace in _trace_table(0):
+        seen |= {c[0] for c in trace.calls}
+        draws |= trace.draws
+    tagged = _tagged("nondeterministic_seeded")
+    assert {"bernoulli_.float", "uniform_", "multinomial", "poisson", "randperm", "normal.Tensor_Tensor"} <= draws
+    assert sorted(draws - tagged) == [], "ops that draw from a generator without the tag"
+    assert sorted(tagged - draws) == [], "ops tagged nondeterministic_seeded never seen drawing"
+    assert len(seen) > 250
+
+
+def _same(a, b):
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values that do not compare are not the same
+        return False
+
+
+def test_dynamic_output_shape_tags_the_ops_whose_shapes_follow_values():
+    """Every sample runs twice, with inputs of the same shapes and different values. An op called with the
+    same input shapes and params in both runs whose output shapes differ must carry `dynamic_output_shape`;
+    a sample whose outputs' shapes differ must have called such an op (else the value-dependent part was
+    computed outside the dispatcher, where no tracer or meta tensor sees it)."""
+    untagged, hidden, dynamic = set(), set(), set()
+    tagged = _tagged("dynamic_output_shape")
+    for (name, sig_a, out_a, a), (_, sig_b, out_b, b) in zip(_trace_table(0), _trace_table(1)):
+        if sig_a != sig_b:
+            continue  # (a sample whose shapes are drawn too)
+        for (qa, ins_a, ps_a, shapes_a), (qb, ins_b, ps_b, shapes_b) in zip(a.calls, b.calls):
+            if qa != qb or ins_a != ins_b or not _same(ps_a, ps_b):
+                break  # the runs took different paths, or fed data-dependent shapes onwards
+            if shapes_a != shapes_b:
+                dynamic.add(qa)
+                if qa not in tagged:
+                    untagged.add(qa)
+        if out_a is not None and out_b is not None and out_a != out_b \
+                and not any(c[0] in tagged for c in a.calls + b.calls):
+            hidden.add(name)
+    assert {"nonzero", "masked_select", "bincount", "unique", "repeat_interleave.Tensor"} <= dynamic
+    assert sorted(untagged) == [], "ops whose output shapes depend on values, without dynamic_output_shape"
+    assert sorted(hidden) == [], "entries whose output shapes depend on values, with no dynamic op called"

@@ -50,8 +50,9 @@ def _pool(dtype):
 
 
 # ops whose integer array inputs are indices: out-of-range indices are their own tests' business (and torch
-# reads memory out of bounds for some of them)
-_INDEX_OPS = re.compile(r"take|gather|scatter|index|embedding|put|bincount|one_hot|select")
+# reads memory out of bounds for some of them); or counts (repeat_interleave's: an extreme count is an output
+# of gigabytes, which torch allocates and fills; its overflow and allocation errors are op_db error samples)
+_INDEX_OPS = re.compile(r"take|gather|scatter|index|embedding|put|bincount|one_hot|select|repeat_interleave")
 
 
 def _extreme(x, dtype, rng, op):

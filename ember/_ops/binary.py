@@ -318,15 +318,25 @@ def _(g, a, t1, t2, value):
 
 @defop("addcdiv", "AddcdivBackward0", POINTWISE, "same")
 def _addcdiv(a, t1, t2, value):
-    if np.asarray(t1).dtype.kind in "biu" and np.asarray(t2).dtype.kind in "biu":
+    with np.errstate(all="ignore"):
+        return a + value * (t1 / t2)
+
+
+def check_addcdiv(t1, t2):
+    """torch's refusal of integer division in addcdiv, on tensor1's and tensor2's own dtypes (before they
+    promote with input's: a float input does not make it allowed). Checked before dispatch, so meta
+    inputs and the foreach form get it too."""
+    if not (_floating_or_complex(t1) or _floating_or_complex(t2)):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
                            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
                            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
                            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
                            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    with np.errstate(all="ignore"):
-        return a + value * (t1 / t2)
+
+
+def _floating_or_complex(t):
+    return t.dtype.is_floating_point or t.dtype.is_complex if isinstance(t, Tensor) else isinstance(t, (float, complex))
 
 
 @_addcdiv.derivative_
@@ -341,11 +351,19 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 @method()
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    check_addcdiv(tensor1, tensor2)
     return finish_out(dispatch(_addcdiv, (input, tensor1, tensor2), (value,)), out)
 
 
 Tensor.addcmul_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcmul, self, (self, t1, t2), (value,))
-Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcdiv, self, (self, t1, t2), (value,))
+
+
+def _addcdiv_(self, t1, t2, *, value=1):
+    check_addcdiv(t1, t2)
+    return dispatch_inplace(_addcdiv, self, (self, t1, t2), (value,))
+
+
+Tensor.addcdiv_ = _addcdiv_
 
 # ---- shifts -----------------------------------------------------------------------------------------
 

@@ -112,26 +112,56 @@ def tile(input, dims):
     return input.repeat(*dims)
 
 
+# NOTE [ repeat_interleave's counts ]
+# torch.repeat_interleave(repeats) (torch's `repeat_interleave.Tensor`) is the op whose output length is the
+# sum of its input's values: it is an op of its own, tagged dynamic_output_shape, with an `output_size`
+# param that makes its shape static (a meta rule needs it). `x.repeat_interleave(repeats_tensor, dim)` is
+# `x.index_select(dim, repeat_interleave(repeats))`, as torch composes it, so a tracer or a meta tensor
+# sees the value-dependent step as that one op; an int `repeats` is a static expand-and-reshape.
+@defop("repeat_interleave", None, INDEXING, overload="Tensor", dtypes=frozenset({"int32", "int64"}),
+       error="repeat_interleave_cpu", tags=("dynamic_output_shape",))
+def _repeat_counts(r, output_size):
+    negative = r.size and r.min() < 0  # (the data first: torch's meta function checks nothing but output_size)
+    if r.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if negative:
+        raise RuntimeError("repeats can not be negative")
+    total = int(r.sum(dtype=np.int64)) if output_size is None else output_size  # (torch's int64 cumsum: wraps)
+    if total < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {total}: [{total}]")
+    try:
+        out = np.repeat(np.arange(r.size, dtype=r.dtype), r)
+    except MemoryError:
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                           f"memory: you tried to allocate {total * r.itemsize} bytes. Error code 12 (Cannot "
+                           "allocate memory)") from None
+    if output_size is not None and out.size != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return out
+
+
+@_repeat_counts.meta_
+def _(r, output_size):
+    if output_size is None:  # (the length is the data's sum)
+        raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+    return meta_array((output_size,), r._data.dtype)
+
+
 @method()
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    from .creation import tensor
-
-    if repeats.is_meta if isinstance(repeats, Tensor) else repeats is None and input.is_meta:
-        return _repeat_interleave_meta(input, repeats, dim, output_size)
     if repeats is None:  # torch.repeat_interleave(repeats): indices repeated by their counts
-        r = input._data
-        return _wrap(np.repeat(np.arange(r.size, dtype=np.int64), r))
+        return dispatch(_repeat_counts, (input,), (output_size,))
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, input._data.ndim)
-    if isinstance(repeats, Tensor) and repeats._data.ndim:
-        r = repeats._data
-        if r.shape[0] != x.shape[d]:
+    if isinstance(repeats, Tensor):  # (one count, as a 0-d or one-element tensor, stands for every index)
+        if repeats.dim() == 0 or repeats.dim() == 1 and repeats.shape[0] == 1:
+            repeats = repeats.reshape(1).expand(x.shape[d])
+        elif repeats.dim() != 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        elif repeats.shape[0] != x.shape[d]:
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{r.shape[0]} and input.size({d}) = {x.shape[d]}")
-        if (r < 0).any():
-            raise RuntimeError("repeats can not be negative")
-        idx = np.repeat(np.arange(r.size, dtype=np.int64), r)
-        return x.index_select(d, tensor(idx))
+                               f"{repeats.shape[0]} and input.size({d}) = {x.shape[d]}")
+        return x.index_select(d, dispatch(_repeat_counts, (repeats,), (output_size,)))
     n = int(repeats)
     if n < 0:
         raise RuntimeError("repeats can not be negative")
@@ -143,19 +173,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if not x.dim():
         return xe.expand(*shape).reshape(out_shape)
     return xe.expand(*shape).contiguous().view(*out_shape)
-
-
-def _repeat_interleave_meta(input, repeats, dim, output_size):
-    """Repeats held in a meta tensor: the output's length is data, so torch wants it given."""
-    from .creation import empty
-
-    if output_size is None:
-        raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
-    idx = empty(output_size, dtype=_dtypes.int64, device="meta")
-    if repeats is None:
-        return idx
-    x = input.reshape(-1) if dim is None else input
-    return x.index_select(0 if dim is None else wrap_dim(dim, input.dim()), idx)
 
 
 # ---- flip / roll / rot90 -----------------------------------------------------------------------------------

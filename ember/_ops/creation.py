@@ -603,7 +603,8 @@ def _fill_(self, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        checked_scalar(value.item(), self._data.dtype, self._data.size)
+        if not value.is_meta:  # (a meta value has no number to check)
+            checked_scalar(value.item(), self._data.dtype, self._data.size)
         return dispatch_inplace(_fill_t, self, (self, value))
     return dispatch_inplace(_fill, self, (self,), (checked_scalar(value, self._data.dtype, self._data.size),))
 

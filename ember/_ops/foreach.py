@@ -19,7 +19,7 @@ from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
 from .._meta import broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
-from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _CPP_NAMES,
@@ -80,23 +80,32 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
     name = f"_foreach_{name or base.name}"
     kernel.__name__ = kernel.__qualname__ = name
     op = defop(name, None, OTHER)(kernel)
+    op.meta_(_foreach_meta(base, nargs))
+    return op
 
-    @op.meta_
-    def _(*args):  # per element: the single op's meta rule, in the result dtype (NOTE [ Meta payloads ])
-        n, compute, final, inplace, params = args[-5:]
-        rule = base.meta_rule()
+
+def _foreach_meta(base, nargs):
+    """The meta rule of the foreach form of `base`: per element, `base`'s own rule gives the shape and strides
+    (torch's foreach meta functions are its per-tensor ops, element by element), the dtype is the element's
+    final one; the in-place forms check each result fits its tensor and return nothing (as the kernel)."""
+    rule = base.meta_rule()
+
+    def meta(*args):
+        n, _, final, inplace, params = args[-5:]
         out = []
         for i in range(n):
-            m = rule([args[i + j * n] for j in range(nargs)], params)
+            xs = [args[i + j * n] for j in range(nargs)]
+            r = rule(xs, params)
             if inplace:
-                if m.shape != tuple(args[i].shape):
-                    raise RuntimeError(f"output with shape {list(args[i].shape)} doesn't match the broadcast "
-                                       f"shape {list(m.shape)}")
+                dst = tuple(xs[0].shape)
+                if r.shape != dst:
+                    raise RuntimeError(f"output with shape {list(dst)} doesn't match the broadcast shape "
+                                       f"{list(r.shape)}")
             else:
-                out.append(m if m.dtype == final[i] else meta_array(m.shape, final[i], [
-                    s // m.dtype.itemsize for s in m.strides]))
+                item = r.dtype.itemsize
+                out.append(meta_array(r.shape, final[i], tuple(s // item for s in r.strides)))
         return tuple(out)
-    return op
+    return meta
 
 
 # NOTE [ Foreach in place ]
@@ -307,6 +316,9 @@ def _pointwise3(name, base):
     def make(inplace):
         def fn(self, tensor1, tensor2, value=1):
             _check_lists(self, tensor1, tensor2)
+            if base is _addcdiv:
+                for t1, t2 in zip(tensor1, tensor2):
+                    check_addcdiv(t1, t2)
             if isinstance(value, Tensor):
                 value = value.tolist()
             values = _as_list(value, len(self))

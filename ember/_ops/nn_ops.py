@@ -438,7 +438,14 @@ def _norm_forward(kind, x, w, b, p, eps, stats=None):
     if stats is None:
         mean = xv.mean(axis=axes, keepdims=True)
         c = xv - mean
-        rstd = 1.0 / np.sqrt(np.mean(c * c, axis=axes, keepdims=True) + eps)
+        var = np.mean(c * c, axis=axes, keepdims=True)
+        if kind == "batch" and dt != xw.dtype:  # NOTE [ Half-precision batch norm ]
+            mean = mean.astype(dt).astype(xw.dtype)
+            if dt.kind == "V":
+                var = var.astype(dt).astype(xw.dtype)
+        rstd = 1.0 / np.sqrt(var + eps)
+        if kind == "batch" and dt != xw.dtype:
+            rstd = rstd.astype(dt).astype(xw.dtype)
     else:
         mean = stats[0].reshape(wshape).astype(xw.dtype, copy=False)
         rstd = 1.0 / np.sqrt(stats[1].reshape(wshape).astype(xw.dtype, copy=False) + eps)
@@ -613,6 +620,12 @@ def _(ggs, g, x, mean, rstd, weight, groups, eps):
     return dg, dx, None, None, dw
 
 
+# NOTE [ Half-precision batch norm ]
+# torch's CPU batch norm of a float16 / bfloat16 input (with parameters of the same dtype) keeps its batch
+# statistics in that dtype: the mean and the inverse standard deviation are rounded to it (for bfloat16 the
+# variance sum too) before `x * alpha + beta` is computed in float32 and rounded once; the running statistics
+# are updated as `momentum * stat + (1 - momentum) * running` in double, rounded once.
+
 # NOTE [ Batch norm updates its running statistics ]
 # As torch's native_batch_norm, the batch-norm op takes the running statistics as inputs and, in training
 # mode, updates them in place (torch's `Tensor(a!)` arguments), so a mode sees the update as part of the op,
@@ -642,9 +655,11 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
             else:
                 w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
                 mean_, var = w.mean(axis=axes), w.var(axis=axes) * (n / (n - 1))
+                if a.dtype.kind == "V":  # NOTE [ Half-precision batch norm ]
+                    mean_ = mean_.astype(a.dtype)
         for running, stat in ((running_mean, mean_), (running_var, var)):
-            np.multiply(running, 1 - momentum, out=running)
-            running += np.multiply(np.asarray(stat).astype(running.dtype), momentum)
+            # torch's update, `momentum * stat + (1 - momentum) * running` in double, rounded once
+            running[...] = momentum * np.asarray(stat, np.float64) + (1 - momentum) * running.astype(np.float64)
     stats = mean.shape[1] if not per_instance else mean.shape[:2]
     return out, mean.reshape(stats), rstd.reshape(stats)
 

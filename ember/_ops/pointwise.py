@@ -215,6 +215,8 @@ _conj_physical = defop("conj_physical", "ConjPhysicalBackward0", POINTWISE, save
                        tags=("not_holomorphic",))(np.conj)
 _conj.derivative_(lambda g, a: g.conj())
 _conj_physical.derivative_(lambda g, a: g.conj_physical())
+_conj.meta_(unary_meta)
+_conj_physical.meta_(unary_meta)
 
 
 @method()

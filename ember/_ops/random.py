@@ -44,6 +44,13 @@ from .creation import empty_like
 # The meta rules below give torch's meta outputs; factories with device="meta" run the rule directly.
 
 
+def _seeded(name, node_name=None, kind=CREATION, **kw):
+    """`defop` for an op that draws from a generator: every op declared here takes one (a param, `gen`) and
+    carries the tag `nondeterministic_seeded` (its outputs depend on the generator's state, not only on its
+    inputs: a tracer must not fold it, and a replay must feed it the same generator)."""
+    return defop(name, node_name, kind, tags=("nondeterministic_seeded",), **kw)
+
+
 def _no_meta(*arrays):
     """Refuse meta payloads before anything is drawn (NOTE [ Samplers on meta tensors ])."""
     for a in arrays:
@@ -53,6 +60,8 @@ def _no_meta(*arrays):
 
 def _same_as_self(a, *params):
     """An in-place sampler's output: self's own layout."""
+    if not a.is_meta:  # (a meta argument, such as bernoulli_'s p, beside a CPU self)
+        raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
     return meta_array(a.shape, a._data.dtype, a.stride())
 
 
@@ -135,7 +144,8 @@ def _uniform_kernel(a, gen, lo, hi):
     return _complex_aware(a, lambda r: _in_order(r, lambda n: _uniform_values(gen, n, r.dtype, lo, hi)))
 
 
-@defop("uniform_", "UniformBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX, error="check_uniform_bounds")
+@_seeded("uniform_", "UniformBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX,
+         error="check_uniform_bounds")
 def _uniform(a, gen, lo, hi):
     return _uniform_kernel(a, gen, lo, hi)
 
@@ -162,7 +172,7 @@ def _num(x):
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-@defop("rand", None, CREATION)
+@_seeded("rand", None, CREATION)
 def _rand(shape, d, gen):
     a = np.empty(shape, d)
     _require(_uniform, a)
@@ -182,8 +192,8 @@ def _normal_kernel(a, gen, mean, std):
         r, lambda n: _normal_values(gen, n, r.dtype, mean, std, contiguous)))
 
 
-@defop("normal_", "NormalBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX, error="normal_kernel_cpu",
-       empty_ok=True)
+@_seeded("normal_", "NormalBackward0", POINTWISE, saves="none", dtypes=FLOATING_COMPLEX,
+         error="normal_kernel_cpu", empty_ok=True)
 def _normal(a, gen, mean, std):
     return _normal_kernel(a, gen, mean, std)
 
@@ -207,7 +217,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
     return dispatch_inplace(_normal, self, (self,), (_gen(generator), float(mean), float(std)))
 
 
-@defop("randn", None, CREATION)
+@_seeded("randn", None, CREATION)
 def _randn(shape, d, gen, mean=0.0, std=1.0):
     a = np.empty(shape, d)
     _require(_normal, a)
@@ -223,7 +233,7 @@ def _per_uniform(name, node, transform, dtypes, error, empty_ok=True):
     """An in-place op drawing one float64 uniform u per element and storing transform(u, *args)."""
     def kernel(a, gen, *args):
         return _in_order(a, lambda n: _from_double(transform(gen._uniform_double(n), *args), a.dtype))
-    op = defop(name, node, POINTWISE, saves="none", dtypes=dtypes, error=error, empty_ok=empty_ok)(kernel)
+    op = _seeded(name, node, POINTWISE, saves="none", dtypes=dtypes, error=error, empty_ok=empty_ok)(kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -283,8 +293,8 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     return dispatch_inplace(_cauchy, self, (self,), (_gen(generator), float(median), float(sigma)))
 
 
-@defop("log_normal_", "LogNormalBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="log_normal_cpu",
-       empty_ok=True)
+@_seeded("log_normal_", "LogNormalBackward0", POINTWISE, saves="none", dtypes=FLOATING,
+         error="log_normal_cpu", empty_ok=True)
 def _log_normal(a, gen, mean, std):
     return _in_order(a, lambda n: _from_double(libm("exp", normal_scalar(gen, n, mean, std)), a.dtype))
 
@@ -347,9 +357,9 @@ def _random_bounds_error(d, *args):
 
 def _random_op(node, overload):
     full = overload == ""  # (random_(): its kernel checks; random_(from, to): check_random_bounds, first)
-    op = defop("random_", node, POINTWISE, saves="none", overload=overload, tags=("nondeterministic_seeded",),
-               dtypes=REAL, error="random_kernel_cpu" if full else _random_bounds_error, empty_ok=full)(
-                   _random_kernel)
+    op = _seeded("random_", node, POINTWISE, saves="none", overload=overload,
+                 dtypes=REAL, error="random_kernel_cpu" if full else _random_bounds_error, empty_ok=full)(
+        _random_kernel)
     op.derivative_(lambda g, a, *rest: g.new_zeros(g.shape))
     op.meta_(_same_as_self)
     return op
@@ -405,7 +415,7 @@ def random_(self, *args, generator=None, **kwargs):
     return dispatch_inplace(op, self, (self,), (gen, int(lo), rng))
 
 
-@defop("randint", None, CREATION)
+@_seeded("randint", None, CREATION)
 def _randint(shape, d, gen, lo, rng):
     return _random_kernel(np.empty(shape, d), gen, lo, rng)
 
@@ -448,7 +458,7 @@ def _fisher_yates(j):
     return np.where(first < 0, j, root[np.maximum(first, 0)])
 
 
-@defop("randperm", None, CREATION)
+@_seeded("randperm", None, CREATION)
 def _randperm(n, d, gen):
     """torch's CPU randperm: r[i] swapped with r[i + random() % (n - i)] for i = 0 .. n-2."""
     if n < 2:
@@ -515,13 +525,13 @@ def _bernoulli_tensor_kernel(a, p, gen):
 _BERNOULLI = dict(dtypes=REAL, error="bernoulli_tensor_cpu_self_", empty_ok=True)
 
 
-@defop("bernoulli", "BernoulliBackward0", POINTWISE, saves="none", **_BERNOULLI)
+@_seeded("bernoulli", "BernoulliBackward0", POINTWISE, saves="none", **_BERNOULLI)
 def _bernoulli(p, gen):
     _no_meta(p)
     return _bernoulli_tensor_kernel(np.empty(p.shape, p.dtype), p, gen)
 
 
-@defop("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor", **_BERNOULLI)
+@_seeded("bernoulli_", "BernoulliBackward1", POINTWISE, saves="none", overload="Tensor", **_BERNOULLI)
 def _bernoulli_tensor_(a, p, gen):
     return _bernoulli_tensor_kernel(a, p, gen)
 
@@ -532,11 +542,11 @@ def _bernoulli_scalar_kernel(a, gen, p):
 
 
 _BERNOULLI_SCALAR = dict(dtypes=REAL, error="bernoulli_scalar_cpu_", empty_ok=True)
-_bernoulli_scalar_ = defop("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float",
+_bernoulli_scalar_ = _seeded("bernoulli_", "BernoulliBackward2", POINTWISE, saves="none", overload="float",
                            **_BERNOULLI_SCALAR)(_bernoulli_scalar_kernel)
 
 
-@defop("bernoulli", None, POINTWISE, overload="p", **_BERNOULLI_SCALAR)
+@_seeded("bernoulli", None, POINTWISE, overload="p", **_BERNOULLI_SCALAR)
 def _bernoulli_p(a, gen, p):
     _no_meta(a)
     return _bernoulli_scalar_kernel(np.empty(a.shape, a.dtype), gen, p)
@@ -548,7 +558,7 @@ _bernoulli_scalar_.derivative_(lambda g, a, gen, p: g.new_zeros(g.shape))
 # (bernoulli's fresh output is contiguous on meta; the in-place forms keep self)
 _bernoulli.meta_(lambda p, gen: meta_array(p.shape, p._data.dtype))
 _bernoulli_p.meta_(lambda a, gen, p: meta_array(a.shape, a._data.dtype))
-_bernoulli_tensor_.meta_(_same_as_self)
+_bernoulli_tensor_.meta_(mixed_devices=True)(_same_as_self)  # (p may be a CPU tensor, as in torch)
 _bernoulli_scalar_.meta_(_same_as_self)
 
 
@@ -580,7 +590,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 # ---- multinomial ---------------------------------------------------------------------------------------------
 
-@defop("multinomial", None, "other")
+@_seeded("multinomial", None, "other")
 def _multinomial(p, n, replacement, gen):
     rows = p.reshape(-1, p.shape[-1])
     if replacement and n > 1:
@@ -650,7 +660,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 _NORMAL = dict(dtypes=FLOATING_COMPLEX, error="normal_kernel_cpu", empty_ok=True)  # (the output's dtype: mean's)
 
 
-@defop("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float", **_NORMAL)
+@_seeded("normal", "NormalBackward1", POINTWISE, saves="none", overload="Tensor_float", **_NORMAL)
 def _normal_tensor_float(mean, gen, std):
     _no_meta(mean)
     return _normal_kernel(np.empty(mean.shape, mean.dtype), gen, 0.0, std) + mean
@@ -661,7 +671,7 @@ def _(g, mean, gen, std):
     return g.new_zeros(g.shape)  # torch treats the sample as not differentiable in mean too
 
 
-@defop("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor", **_NORMAL)
+@_seeded("normal", "NormalBackward2", POINTWISE, saves="none", overload="float_Tensor", **_NORMAL)
 def _normal_float_tensor(std, gen, mean):
     _no_meta(std)
     r = _normal_kernel(np.empty(std.shape, std.dtype), gen, 0.0, 1.0)
@@ -673,7 +683,7 @@ def _(g, std, gen, mean):
     return g.new_zeros(g.shape)
 
 
-@defop("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor", **_NORMAL)
+@_seeded("normal", "NormalBackward3", POINTWISE, saves="none", overload="Tensor_Tensor", **_NORMAL)
 def _normal_tensor_tensor(mean, std, gen):
     _no_meta(mean, std)
     shape = np.broadcast_shapes(mean.shape, std.shape)
@@ -740,7 +750,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return finish_out(r, out)
 
 
-@defop("poisson", "PoissonBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="poisson_cpu")
+@_seeded("poisson", "PoissonBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="poisson_cpu")
 def _poisson(rates, gen):
     """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
     so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
@@ -865,21 +875,21 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 # ---- *_like: the output takes the input's layout, then is filled in memory order ------------------------
 
 # inputs: (input,); params: (NumPy dtype, generator[, low, range])
-@defop("rand_like", None, CREATION)
+@_seeded("rand_like", None, CREATION)
 def _rand_like(a, d, gen):
     out = np.empty_like(a, dtype=d)
     _require(_uniform, out)
     return _uniform_kernel(out, gen, 0.0, 1.0)
 
 
-@defop("randn_like", None, CREATION)
+@_seeded("randn_like", None, CREATION)
 def _randn_like(a, d, gen):
     out = np.empty_like(a, dtype=d)
     _require(_normal, out)
     return _normal_kernel(out, gen, 0.0, 1.0)
 
 
-@defop("randint_like", None, CREATION)
+@_seeded("randint_like", None, CREATION)
 def _randint_like(a, d, gen, lo, rng):
     return _random_kernel(np.empty_like(a, dtype=d), gen, lo, rng)
 

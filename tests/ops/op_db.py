@@ -45,6 +45,12 @@ def arr(rng, shape, dtype, low=-2.0, high=2.0):
     return a
 
 
+def _counts(rng, shape, dtype, high=4):
+    """Small non-negative integers (in `dtype`): counts, classes, repeats, values with repeats among them;
+    the shapes of the ops they feed (unique, bincount, repeat_interleave) follow them."""
+    return rng.integers(0, high, shape).astype(dtype)
+
+
 def unary(low=-2.0, high=2.0, **kwargs):
     """Samples for a one-tensor op: matrix, transposed matrix, 3-D, zero-dim, empty."""
     def gen(dtype, rng):
@@ -210,7 +216,9 @@ add("lerp", samples=binary(weight=0.3), inplace=True, out=True)
 add("lerp", id="lerp_tensor", samples=ternary(0, 1), inplace=True, out=True)
 add("addcmul", samples=ternary(value=0.5), inplace=True, out=True)
 add("addcdiv", samples=ternary(0.5, 2, value=2), inplace=True, out=True,
-    errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64"))))
+    errors=_err(lambda r: Sample(arr(r, (2,), "int64"), arr(r, (2,), "int64"), arr(r, (2,), "int64")),
+                # (tensor1's and tensor2's own dtypes decide, before they promote with a float input)
+                lambda r: Sample(arr(r, (2,), "float32"), arr(r, (2,), "int64"), arr(r, (2,), "int32"))))
 add("where", fn=lambda lib, c, x, y: lib.where(c > 0, x, y), samples=ternary(), out=False)
 
 # ---- reductions ------------------------------------------------------------------------------------------
@@ -332,11 +340,13 @@ add("kthvalue", fn=lambda lib, x, k, **kw: tuple(lib.kthvalue(x, k, **kw)),
 add("unique", fn=lambda lib, x, **k: lib.unique(x, **k),
     samples=same(lambda d, r: Sample(np.array([[3, 1, 2], [1, 3, 3]], d), return_inverse=True, return_counts=True),
                  lambda d, r: Sample(np.array([[3, 1], [1, 2], [3, 1]], d), dim=0, return_inverse=True,
-                                     return_counts=True)),
+                                     return_counts=True),
+                 lambda d, r: Sample(_counts(r, (5,), d, 8))),  # (how many values are distinct is data)
     dtypes=FLOAT + ("int64",), grad=False)
 add("unique_consecutive", samples=same(
     lambda d, r: Sample(np.array([1, 1, 2, 2, 3, 1, 1], d), return_inverse=True, return_counts=True),
-    lambda d, r: Sample(np.array([[1, 1], [1, 1], [2, 3], [1, 1]], d), dim=0, return_counts=True)),
+    lambda d, r: Sample(np.array([[1, 1], [1, 1], [2, 3], [1, 1]], d), dim=0, return_counts=True),
+    lambda d, r: Sample(_counts(r, (7,), d), return_counts=True)),
     dtypes=FLOAT + ("int64",), grad=False)
 add("searchsorted", samples=same(lambda d, r: Sample(np.array([1, 3, 5, 7], d), np.array([[0, 3, 6], [7, 8, 1]], d)),
                                  lambda d, r: Sample(np.array([[1, 3, 5], [2, 4, 6]], d), np.array([[3, 6], [1, 4]], d),
@@ -349,7 +359,8 @@ add("bucketize", samples=same(lambda d, r: Sample(np.array([[0, 3, 6], [7, 8, 1]
     dtypes=FLOAT + ("int64",), grad=False)
 add("bincount", samples=same(lambda d, r: Sample(np.array([1, 3, 3, 0, 5], d)),
                              lambda d, r: Sample(np.array([1, 3, 3], d), minlength=6),
-                             lambda d, r: Sample(np.array([1, 3, 3], d), np.array([0.5, 1.0, 2.0]))),
+                             lambda d, r: Sample(np.array([1, 3, 3], d), np.array([0.5, 1.0, 2.0])),
+                             lambda d, r: Sample(_counts(r, (4,), d, 8))),
     dtypes=("int64",), grad=False, errors=_err(lambda r: Sample(np.array([-1, 2]))))
 add("histc", samples=same(lambda d, r: Sample(arr(r, (20,), d), bins=5, min=-1, max=1),
                           lambda d, r: Sample(np.array([0.0, 1.0, 1.0, 2.0], d), bins=4)), grad=False)
@@ -458,8 +469,23 @@ add("repeat", fn=lambda lib, x, *r: x.repeat(*r), samples=lambda d, r: [Sample(a
 add("tile", samples=lambda d, r: [Sample(arr(r, (2, 3), d), (2,)), Sample(arr(r, (3,), d), (2, 2))],
     dtypes=FLOAT + ("int64",))
 add("repeat_interleave", samples=lambda d, r: [Sample(arr(r, (2, 3), d), 2), Sample(arr(r, (2, 3), d), 3, dim=1),
-                                               Sample(arr(r, (3, 2), d), np.array([1, 0, 2]), dim=0)],
-    dtypes=FLOAT + ("int64",))
+                                               Sample(arr(r, (3, 2), d), np.array([1, 0, 2]), dim=0),
+                                               Sample(arr(r, (3, 2), d), _counts(r, (3,), "int64"), dim=0),
+                                               Sample(arr(r, (4,), d), _counts(r, (4,), "int64")),
+                                               Sample(arr(r, (3, 2), d), np.array(2), dim=1),
+                                               Sample(arr(r, (3, 2), d), np.array([3]), dim=0, output_size=9)],
+    dtypes=FLOAT + ("int64",),
+    errors=_err(lambda r: Sample(arr(r, (3, 2), "float32"), np.array([[1, 2]]), dim=0),
+                lambda r: Sample(arr(r, (3, 2), "float32"), np.array([1, 2]), dim=0),
+                lambda r: Sample(arr(r, (3, 2), "float32"), np.array([1.0, 2.0, 1.0]), dim=0),
+                lambda r: Sample(arr(r, (3, 2), "float32"), np.array([1, 2, 1]), dim=0, output_size=5)))
+add("repeat_interleave", id="repeat_interleave_counts", fn=lambda lib, r: lib.repeat_interleave(r),
+    samples=same(lambda d, r: Sample(np.array([2, 0, 1], d)), lambda d, r: Sample(_counts(r, (4,), d))),
+    dtypes=("int64", "int32"), grad=False,
+    errors=_err(lambda r: Sample(np.array([[2, 0], [1, 1]])), lambda r: Sample(np.array([2, -1])),
+                lambda r: Sample(np.array([2.0, 1.0])), lambda r: Sample(np.array([2, 1]), output_size=2),
+                lambda r: Sample(np.array([2 ** 63 - 1, 2 ** 63 - 1])),  # (the total wraps, as torch's cumsum)
+                lambda r: Sample(np.array([2 ** 40]))))  # (more memory than there is)
 add("flip", fn=lambda lib, x, *d: lib.flip(x, *d), samples=lambda d, r: [Sample(arr(r, (2, 3, 4), d), (0, 2)),
                                                                            Sample(arr(r, ("T", 4, 3), d), (1,))],
     dtypes=FLOAT + ("int64",))

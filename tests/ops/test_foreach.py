@@ -58,6 +58,7 @@ CASES = {
     "addcdiv_": (lambda lib, a, b, c: _versions(lib, a, lib._foreach_addcdiv_(a, b, c, value=-0.1)), F, G, P),
     "addcdiv_tensor": (lambda lib, a, b, c, v: lib._foreach_addcdiv(a, b, c, v), F, G, P,
                        np.array([1.0, 2.0, 3.0], np.float32)),
+    "addcdiv_int_error": (lambda lib, a, b: lib._foreach_addcdiv(a, b, b), [F[0]], [N[0]]),
     "lerp_": (lambda lib, a, b: _versions(lib, a, lib._foreach_lerp_(a, b, 0.1)), F, G),
     "lerp_high_weight": (lambda lib, a, b: lib._foreach_lerp(a, b, 0.7), F, G),
     "lerp_tensors": (lambda lib, a, b, w: lib._foreach_lerp(a, b, w), F, G, P),

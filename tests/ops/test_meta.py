@@ -196,6 +196,14 @@ EXTRA += [
     ("copy_bad", lambda L, x, y: x.copy_(y), [F34, ("f", (3,))]),
     ("repeat_interleave_tensor", lambda L, x, r: L.repeat_interleave(x, r), [("f", (3,)), ("i", (3,))]),
     ("repeat_interleave_int", lambda L, x: x.repeat_interleave(2, dim=0), [T34]),
+    ("repeat_interleave_output_size", lambda L, x, r: (L.repeat_interleave(x, r, dim=1, output_size=5),
+                                                       L.repeat_interleave(r, output_size=7),
+                                                       L.repeat_interleave(r.int(), output_size=2),
+                                                       L.repeat_interleave(x, r[:1], dim=0, output_size=6)),
+     [T34, ("i", (4,))]),
+    ("repeat_interleave_counts_meta", lambda L, r: L.repeat_interleave(r), [("i", (4,))]),
+    ("repeat_interleave_counts_2d", lambda L, r: L.repeat_interleave(r, output_size=3), [("i", (2, 2))]),
+    ("repeat_interleave_float_counts", lambda L, r: L.repeat_interleave(r, output_size=3), [("f", (3,))]),
     ("masked_select_meta", lambda L, x, m: L.masked_select(x, m), [F34, ("b", (3, 4))]),
 ]
 
@@ -266,6 +274,25 @@ EXTRA += [
     ("multinomial", lambda L, p: (L.multinomial(p, 2), L.multinomial(p[0], 3, True), L.multinomial(p, 7)),
      [F34]),
     ("poisson", lambda L, x: L.poisson(x), [T34]),
+    # meta and CPU tensors together (NOTE [ Meta and CPU inputs together ]): most ops refuse, a few take them
+    ("cpu_beside_meta", lambda L, x: x + L.ones(4), [F34]),
+    ("bernoulli_cpu_p", lambda L, x: x.bernoulli_(L.full((4,), 0.5)), [T34]),
+    ("bernoulli_meta_p_cpu_self", lambda L, p: L.ones(3, 4).bernoulli_(p), [F34]),
+    ("copy_cpu_into_meta", lambda L, x: x.copy_(L.ones(4)), [T34]),
+    ("copy_meta_into_cpu", lambda L, x: L.ones(3, 4).copy_(x), [F34]),
+    ("fill_meta_value", lambda L, x, v: x.fill_(v), [T34, ("f", ())]),
+    ("conj_layouts", lambda L, c: (c.conj_physical(), c.t().conj_physical(), c.conj().resolve_conj()),
+     [("c", (3, 4))]),
+    # foreach ops: each element as its single-tensor op lays it out, in its own result dtype
+    ("foreach_layouts", lambda L, x, y, i: (L._foreach_exp([x, y]), L._foreach_add([x, y], [y, x]),
+                                            L._foreach_div([i], [i]), L._foreach_add([y], [i], alpha=2),
+                                            L._foreach_norm([x, i.double()], 1), L._foreach_add([i], 1.5)),
+     [T34, F34, ("i", (3, 4))]),
+    ("foreach_broadcast", lambda L, x, v: (L._foreach_mul([x], [v]), L._foreach_mul([v], [x])), [T34, ("f", (4,))]),
+    ("foreach_inplace", lambda L, x, y: (L._foreach_mul_([x, y], 2.0), L._foreach_lerp_([x], [y], 0.5)),
+     [T34, F34]),
+    ("foreach_inplace_bad", lambda L, x, v: L._foreach_add_([v], [x]), [T34, ("f", (4,))]),
+    ("foreach_addcdiv_int", lambda L, x, i: L._foreach_addcdiv([x], [i], [i]), [F34, ("i", (3, 4))]),
 ]
 
 

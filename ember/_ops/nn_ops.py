@@ -624,7 +624,9 @@ def _(ggs, g, x, mean, rstd, weight, groups, eps):
 # torch's CPU batch norm of a float16 / bfloat16 input (with parameters of the same dtype) keeps its batch
 # statistics in that dtype: the mean and the inverse standard deviation are rounded to it (for bfloat16 the
 # variance sum too) before `x * alpha + beta` is computed in float32 and rounded once; the running statistics
-# are updated as `momentum * stat + (1 - momentum) * running` in double, rounded once.
+# are updated as `momentum * stat + (1 - momentum) * running` in double, rounded once, except a bfloat16
+# running mean, which torch updates in bfloat16 steps (the momentum, each product and the sum rounded),
+# as measured against torch on random batches.
 
 # NOTE [ Batch norm updates its running statistics ]
 # As torch's native_batch_norm, the batch-norm op takes the running statistics as inputs and, in training
@@ -658,6 +660,10 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
                 if a.dtype.kind == "V":  # NOTE [ Half-precision batch norm ]
                     mean_ = mean_.astype(a.dtype)
         for running, stat in ((running_mean, mean_), (running_var, var)):
+            if running is running_mean and running.dtype.kind == "V":  # NOTE [ Half-precision batch norm ]
+                m, k = (np.asarray(v, running.dtype) for v in (momentum, 1 - momentum))
+                running[...] = np.asarray(stat, running.dtype) * m + running * k  # bfloat16 steps, each rounded
+                continue
             # torch's update, `momentum * stat + (1 - momentum) * running` in double, rounded once
             running[...] = momentum * np.asarray(stat, np.float64) + (1 - momentum) * running.astype(np.float64)
     stats = mean.shape[1] if not per_instance else mean.shape[:2]

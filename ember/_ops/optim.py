@@ -90,8 +90,54 @@ def as_real(a):
     return a.reshape(a.shape + (1,)).view(a.real.dtype)
 
 
+# NOTE [ Half-precision optimizer arithmetic ]
+# For float16/bfloat16 torch's pointwise kernels compute in float ("opmath") and round once: addcmul_ is
+# `float(self) + value * float(t1) * float(t2)`, addcdiv_ and lerp_ likewise, and a Python scalar stays a
+# float (not rounded to half) in `mul_(alpha)` / `add_(eps)`. NumPy would round every intermediate (and the
+# scalar) to half, so for these dtypes the helpers below compute in float32 and write back once.
+_HALF = frozenset({"float16", "bfloat16"})
+
+
+def _is_half(a):
+    return a.dtype.name in _HALF
+
+
+def _f32(a):
+    return a.astype(np.float32) if _is_half(a) else a
+
+
+def mul_(a, s):
+    """a.mul_(s) with a Python scalar."""
+    if _is_half(a):
+        a[...] = np.multiply(a, np.float32(s), dtype=np.float32)
+    else:
+        a *= s
+
+
+def add_(a, s):
+    """a.add_(s) with a Python scalar."""
+    if _is_half(a):
+        a[...] = np.add(a, np.float32(s), dtype=np.float32)
+    else:
+        a += s
+
+
+def add_tensor_(a, b, alpha):
+    """a.add_(b, alpha=alpha)."""
+    if _is_half(a):
+        a[...] = np.float32(alpha) * _f32(b) + a.astype(np.float32)
+    else:
+        tmp = np.multiply(b, alpha)
+        a += tmp
+
+
 def lerp_(a, end, weight):
     """a.lerp_(end, weight) with a scalar weight, in torch's formula (weight applied in a's dtype)."""
+    if _is_half(a):
+        w, a32, e32 = np.float32(weight), a.astype(np.float32), _f32(end)
+        d = e32 - a32
+        a[...] = a32 + w * d if abs(w) < 0.5 else e32 - d * (np.float32(1) - w)
+        return
     d = np.subtract(end, a)
     w = a.dtype.type(weight) if a.dtype.kind == "f" else weight
     if abs(w) < 0.5:
@@ -104,6 +150,9 @@ def lerp_(a, end, weight):
 
 def addcmul_(a, t1, t2, value):
     """a.addcmul_(t1, t2, value=value): a + value * t1 * t2, evaluated left to right as torch's kernel."""
+    if _is_half(a):
+        a[...] = np.float32(value) * _f32(t1) * _f32(t2) + a.astype(np.float32)
+        return
     if value == 1:
         tmp = np.multiply(t1, t2)
     else:
@@ -114,6 +163,10 @@ def addcmul_(a, t1, t2, value):
 
 def addcdiv_(a, t1, t2, value):
     """a.addcdiv_(t1, t2, value=value): a + value * t1 / t2, evaluated left to right as torch's kernel."""
+    if _is_half(a):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a[...] = np.float32(value) * _f32(t1) / _f32(t2) + a.astype(np.float32)
+        return
     if value == 1:
         tmp = np.divide(t1, t2)
     else:
@@ -338,7 +391,7 @@ def rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, steps,
         step_t += 1
         g = _grad(grads[i], p, maximize, weight_decay)
         p, g, v = as_real(p), as_real(g), as_real(square_avgs[i])
-        v *= alpha
+        mul_(v, alpha)
         addcmul_(v, g, g, 1 - alpha)
         if centered:
             grad_avg = as_real(grad_avgs[i])
@@ -348,13 +401,12 @@ def rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, steps,
             np.sqrt(avg, out=avg)
         else:
             avg = np.sqrt(v)
-        avg += eps
+        add_(avg, eps)
         if momentum > 0:
             buf = as_real(momentum_buffers[i])
-            buf *= momentum
+            mul_(buf, momentum)
             addcdiv_(buf, g, avg, 1)
-            tmp = np.multiply(buf, -lr)
-            p += tmp
+            add_tensor_(p, buf, -lr)
         else:
             addcdiv_(p, g, avg, -lr)
     return ()

@@ -56,23 +56,61 @@ def _order(n, reverse):
     return range(n - 1, -1, -1) if reverse else range(n)
 
 
+# NOTE [ Rounding of a recurrent layer ]
+# torch's CPU layer is not fused: each step is composed of ops (RNN.cpp's SimpleCell, LSTMCell, GRUCell), each
+# of which rounds its result to the input dtype. The kernels below follow those ops one for one: the input
+# projection x W_ih^T + b_ih of all steps is one addmm (`linear_ih`), then per step gh = h W_hh^T + b_hh is
+# one addmm (`linear_hh`), the gates are gh.add_(gi) then sigmoid_/tanh_, and
+#   LSTM  c = (f * c).add_(i * g),  h = o * c.tanh()  (then h W_hr^T, `matmul_hr`)
+#   GRU   r, z = sigmoid(gh_rz + gi_rz),  n = tanh(gi_n + gh_n * r),  h = (h - n).mul_(z).add_(n)
+# In float32/float64 every NumPy op rounds as torch's does. float16 and bfloat16 are computed in float32
+# (torch computes each of these ops in float and rounds once: the addmm's products and bias, the sigmoid's
+# exp and reciprocal) and `q` rounds each op's result to the half dtype in place where torch rounds.
+# torch's `linear` is one addmm only for a contiguous input (or a 2-D one: packed data, the hidden state); a
+# non-contiguous 3-D input (batch_first's transposed view, in the first layer) is `matmul` then `add_(bias)`,
+# rounded twice: the layer's `split_bias` says so.
+
+
+def _keep(a):
+    return a
+
+
+def _rounder(dt):
+    def q(a):
+        a[...] = a.astype(dt)
+        return a
+    return q
+
+
+def _addmm(a, w_t, b, q, split=False):
+    """a @ w_t + b (torch's linear / addmm), rounded once; `split`: rounded after the product too."""
+    y = a @ w_t
+    if b is not None:
+        if split:
+            q(y)
+        y += b
+    return q(y)
+
+
 # ---- forward kernels, one per mode: they fill the workspace and the output rows ------------------------
 
 
-def _fwd_simple(relu, xw, h, w_hh_t, out, ws, off, bs, order):
+def _fwd_simple(relu, xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
     hprev = ws
     for t in order:
         s, b = off[t], bs[t]
         hp = h[:b]
         hprev[s:s + b] = hp
-        pre = xw[s:s + b] + hp @ w_hh_t
-        new = np.maximum(pre, 0, out=pre) if relu else np.tanh(pre, out=pre)
+        pre = _addmm(hp, w_hh_t, b_hh, q)
+        pre += xw[s:s + b]
+        q(pre)
+        new = np.maximum(pre, 0, out=pre) if relu else q(np.tanh(pre, out=pre))
         h[:b] = new
         out[s:s + b] = new
     return (h,)
 
 
-def _fwd_lstm(xw, h, c, w_hh_t, w_hr_t, out, ws, off, bs, order):
+def _fwd_lstm(xw, h, c, w_hh_t, b_hh, w_hr_t, out, ws, off, bs, order, q):
     H = c.shape[1]
     P = h.shape[1]
     gates, cs, tcs, cprev = ws[:, :4 * H], ws[:, 4 * H:5 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
@@ -84,25 +122,27 @@ def _fwd_lstm(xw, h, c, w_hh_t, w_hr_t, out, ws, off, bs, order):
         hprev[s:e] = hp
         cprev[s:e] = c[:b]
         g = gates[s:e]
-        np.add(xw[s:e], hp @ w_hh_t, out=g)
-        _sigmoid(g[:, :2 * H], out=g[:, :2 * H])
-        np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H])
-        _sigmoid(g[:, 3 * H:], out=g[:, 3 * H:])
+        np.add(_addmm(hp, w_hh_t, b_hh, q), xw[s:e], out=g)
+        q(g)
+        q(_sigmoid(g[:, :2 * H], out=g[:, :2 * H]))
+        q(np.tanh(g[:, 2 * H:3 * H], out=g[:, 2 * H:3 * H]))
+        q(_sigmoid(g[:, 3 * H:], out=g[:, 3 * H:]))
         cn = cs[s:e]
-        np.multiply(g[:, H:2 * H], c[:b], out=cn)
-        cn += g[:, :H] * g[:, 2 * H:3 * H]
+        q(np.multiply(g[:, H:2 * H], c[:b], out=cn))
+        cn += q(g[:, :H] * g[:, 2 * H:3 * H])
+        q(cn)
         c[:b] = cn
-        tc = np.tanh(cn, out=tcs[s:e])
-        hn = g[:, 3 * H:] * tc
+        tc = q(np.tanh(cn, out=tcs[s:e]))
+        hn = q(g[:, 3 * H:] * tc)
         if w_hr_t is not None:
             ws[s:e, 7 * H + P:] = hn
-            hn = hn @ w_hr_t
+            hn = _addmm(hn, w_hr_t, None, q)
         h[:b] = hn
         out[s:e] = hn
     return h, c
 
 
-def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order):
+def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
     H = h.shape[1]
     rz, n, ghn, hprev = ws[:, :2 * H], ws[:, 2 * H:3 * H], ws[:, 3 * H:4 * H], ws[:, 4 * H:5 * H]
     for t in order:
@@ -110,17 +150,20 @@ def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order):
         e = s + b
         hp = h[:b]
         hprev[s:e] = hp
-        gh = hp @ w_hh_t
-        if b_hh is not None:
-            gh += b_hh
+        gh = _addmm(hp, w_hh_t, b_hh, q)
         gi = xw[s:e]
-        _sigmoid(np.add(gi[:, :2 * H], gh[:, :2 * H], out=rz[s:e]), out=rz[s:e])
+        q(np.add(gh[:, :2 * H], gi[:, :2 * H], out=rz[s:e]))
+        q(_sigmoid(rz[s:e], out=rz[s:e]))
         ghn[s:e] = gh[:, 2 * H:]
-        nn_ = np.multiply(rz[s:e, :H], gh[:, 2 * H:], out=n[s:e])
+        nn_ = q(np.multiply(gh[:, 2 * H:], rz[s:e, :H], out=n[s:e]))
         nn_ += gi[:, 2 * H:]
-        np.tanh(nn_, out=nn_)
-        z = rz[s:e, H:]
-        hn = nn_ + z * (hp - nn_)
+        q(nn_)
+        q(np.tanh(nn_, out=nn_))
+        hn = q(hp - nn_)
+        hn *= rz[s:e, H:]
+        q(hn)
+        hn += nn_
+        q(hn)
         h[:b] = hn
         out[s:e] = hn
     return (h,)
@@ -130,32 +173,40 @@ def _ws_width(mode, H, P, proj):
     return {"LSTM": 7 * H + P + (H if proj else 0), "GRU": 5 * H}.get(mode, P)
 
 
+_HALF = frozenset({"float16", "bfloat16"})
+
+
 @defop("rnn_layer", "RnnLayerBackward0", NN, saves="all", save_output=True)
-def rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
+def rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, split_bias=False):
     """One layer, one direction. Returns (output rows, h_n[, c_n], workspace); see the NOTEs above."""
     off = _offsets(batch_sizes)
     order = _order(len(batch_sizes), reverse)
     H = w_hh.shape[0] // MODES[mode]
     P = h0.shape[1]
-    xw = x @ w_ih.T
-    if b_ih is not None:
-        xw += b_ih if mode == "GRU" else b_ih + b_hh
+    dt = x.dtype
+    q = _keep
+    if dt.name in _HALF:  # NOTE [ Rounding of a recurrent layer ]
+        q = _rounder(dt)
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = (
+            None if a is None else a.astype(np.float32) for a in (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr))
+    xw = _addmm(x, w_ih.T, b_ih, q, split_bias)
     out = np.empty((x.shape[0], P), x.dtype)
     ws = np.empty((x.shape[0], _ws_width(mode, H, P, w_hr is not None)), x.dtype)
     h = np.array(h0, copy=True)
     with np.errstate(over="ignore"):
         if mode == "LSTM":
-            states = _fwd_lstm(xw, h, np.array(c0, copy=True), w_hh.T, None if w_hr is None else w_hr.T,
-                               out, ws, off, batch_sizes, order)
+            states = _fwd_lstm(xw, h, np.array(c0, copy=True), w_hh.T, b_hh, None if w_hr is None else w_hr.T,
+                               out, ws, off, batch_sizes, order, q)
         elif mode == "GRU":
-            states = _fwd_gru(xw, h, w_hh.T, b_hh, out, ws, off, batch_sizes, order)
+            states = _fwd_gru(xw, h, w_hh.T, b_hh, out, ws, off, batch_sizes, order, q)
         else:
-            states = _fwd_simple(mode == "RNN_RELU", xw, h, w_hh.T, out, ws, off, batch_sizes, order)
-    return (out, *states, ws)
+            states = _fwd_simple(mode == "RNN_RELU", xw, h, w_hh.T, b_hh, out, ws, off, batch_sizes, order, q)
+    res = (out, *states, ws)
+    return res if q is _keep else tuple(a.astype(dt) for a in res)
 
 
 @rnn_layer.meta_
-def _(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
+def _(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, split_bias=False):
     H, P, dt = w_hh.shape[0] // MODES[mode], h0.shape[1], x._data.dtype
     states = (meta_array(tuple(h0.shape), dt),) + ((meta_array(tuple(c0.shape), dt),) if mode == "LSTM" else ())
     return (meta_array((x.shape[0], P), dt), *states,
@@ -258,7 +309,7 @@ def _(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode, reverse, has_bia
 
 
 @rnn_layer.derivative_
-def _(g, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, *, out):
+def _(g, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, split_bias=False, *, out):
     if _grad_state.enabled:  # create_graph: see NOTE [ Double backward of a fused layer ]
         return _composite_grads(g, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr), mode, reverse, batch_sizes)
     lstm = mode == "LSTM"
@@ -335,10 +386,11 @@ def _composite_grads(g, inputs, mode, reverse, batch_sizes):
 # ---- the entry the modules call -------------------------------------------------------------------------
 
 
-def run_layer(mode, x, h0, c0, weights, reverse, batch_sizes):
-    """Run one layer in one direction; weights = (w_ih, w_hh, b_ih, b_hh, w_hr) with None where absent.
+def run_layer(mode, x, h0, c0, weights, reverse, batch_sizes, split_bias=False):
+    """Run one layer in one direction; weights = (w_ih, w_hh, b_ih, b_hh, w_hr) with None where absent;
+    `split_bias`: the rows come from a non-contiguous (T, B, I) input (NOTE [ Rounding of a recurrent layer ]).
 
     Returns (output rows, h_n, c_n or None), dropping the workspace (NOTE [ Workspace output ]).
     """
-    res = dispatch(rnn_layer, (x, h0, c0, *weights), (mode, reverse, tuple(batch_sizes)))
+    res = dispatch(rnn_layer, (x, h0, c0, *weights), (mode, reverse, tuple(batch_sizes), split_bias))
     return res[0], res[1], (res[2] if mode == "LSTM" else None)

@@ -170,8 +170,9 @@ class RNNBase(Module):
         return zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size, dtype=input.dtype,
                      device=input.device)
 
-    def _run(self, x, batch_sizes, hx, cx):
-        """x: packed rows (N, input_size); hx/cx: (layers*dirs, B, *). Returns (rows, h_n, c_n or None)."""
+    def _run(self, x, batch_sizes, hx, cx, split_bias=False):
+        """x: packed rows (N, input_size); hx/cx: (layers*dirs, B, *). Returns (rows, h_n, c_n or None).
+        `split_bias`: x comes from a non-contiguous (T, B, I) input (NOTE [ Rounding of a recurrent layer ])."""
         dirs = 2 if self.bidirectional else 1
         names = self._all_weights
         h_n, c_n = [], []
@@ -182,7 +183,7 @@ class RNNBase(Module):
                 ws = [getattr(self, n) for n in names[k]]
                 w = ws[:2] + (ws[2:4] if self.bias else [None, None]) + ([ws[-1]] if self.proj_size else [None])
                 out, h, c = _R.run_layer(self.mode, x, hx[k], None if cx is None else cx[k], w, d == 1,
-                                         batch_sizes)
+                                         batch_sizes, split_bias and layer == 0)
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
@@ -217,7 +218,7 @@ class RNNBase(Module):
         if batch_sizes is None:
             x = input.transpose(0, 1) if self.batch_first else input
             T, B = x.shape[0], x.shape[1]
-            rows, h_n, c_n = self._run(x.reshape(T * B, x.shape[2]), [B] * T, h0, c0)
+            rows, h_n, c_n = self._run(x.reshape(T * B, x.shape[2]), [B] * T, h0, c0, not x.is_contiguous())
             output = rows.view(T, B, rows.shape[1])
             if self.batch_first:
                 output = output.transpose(0, 1)

@@ -61,14 +61,12 @@ def _storage_bytes(storage):
 
 
 def _apply_metadata(tensor, metadata):
-    # torch records lazily conjugated / negated views this way; ember materializes them
-    arr = tensor._data
+    """torch records lazily conjugated / negated views in `metadata`; ember materializes them (a new tensor)."""
     if metadata.get("conj"):
-        arr = np.conj(arr)
+        tensor = tensor.conj_physical()
     if metadata.get("neg"):
-        arr = np.negative(arr)
-    if arr is not tensor._data:
-        tensor._data = arr
+        tensor = tensor.neg()
+    return tensor
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -78,18 +76,18 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
     tensor = _rebuild_tensor(storage, storage_offset, size, stride)
-    tensor.requires_grad = requires_grad
     if metadata:
-        _apply_metadata(tensor, metadata)
+        tensor = _apply_metadata(tensor, metadata)
+    tensor.requires_grad = requires_grad
     return tensor
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
     flat, _ = _storage_bytes(storage)
     tensor = _wrap(_view_of_bytes(flat, dtype, storage_offset, size, stride))
-    tensor.requires_grad = requires_grad
     if metadata:
-        _apply_metadata(tensor, metadata)
+        tensor = _apply_metadata(tensor, metadata)
+    tensor.requires_grad = requires_grad
     return tensor
 
 
@@ -140,17 +138,10 @@ def _set_obj_state(obj, state):
     return obj
 
 
-def _as_subclass(tensor, cls):
-    out = _wrap(tensor._data, cls)
-    if tensor._requires_grad:
-        out._requires_grad = True
-    return out
-
-
 def _rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
     if type(ret) is not new_type:
-        ret = _as_subclass(ret, new_type)
+        ret = ret.as_subclass(new_type)
     setstate = getattr(type(ret), "__setstate__", None)
     if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None) and state is not None:
         ret.__setstate__(state)

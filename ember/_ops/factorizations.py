@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
-from ._util import public
+from ._util import method, public
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
@@ -474,6 +474,41 @@ def qr(A, mode="reduced", *, out=None):
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     require_linalg_dtype("qr", A)
     return return_types.qr(*dispatch(_qr, (A,), (mode,)))
+
+
+@defop("geqrf", "GeqrfBackward0", MATMUL, saves="none")
+def _geqrf(a):
+    """LAPACK's geqrf (NumPy's `qr(mode="raw")`, transposed back): the Householder reflectors below the
+    diagonal with R on and above it, column-major as LAPACK writes them, and the reflectors' scales tau."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat)) if flat.shape[0] else ((), ())
+    h = np.stack([h.T for h in hs]).reshape(a.shape) if hs else a.copy()
+    k = min(a.shape[-2:])
+    tau = np.stack(taus).reshape(a.shape[:-2] + (k,)) if taus else np.zeros(a.shape[:-2] + (k,), a.dtype)
+    return _colmajor(h.astype(a.dtype, copy=False)), np.ascontiguousarray(tau.astype(a.dtype, copy=False))
+
+
+@_geqrf.meta_
+def _(a):
+    shape = tuple(a.shape)
+    return _lapack_meta(shape, a.dtype), meta_array(shape[:-2] + (min(shape[-2:]),), a.dtype)
+
+
+@_geqrf.derivative_
+def _(grads, a):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@method()
+def geqrf(input, *, out=None):
+    """torch.geqrf: the (a, tau) of LAPACK's QR factorisation (see `householder_product` for Q)."""
+    from ._util import finish_out
+
+    if input.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or input.dtype.itemsize == 2:
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{dtype_word(input.dtype)}'")
+    return finish_out(return_types.geqrf(*dispatch(_geqrf, (input,))), out)
 
 
 # ---- svd and eigh -----------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ Per element the kernel runs the single op's kernel on the cast arrays, so the nu
 list, bump each tensor's version and return that list; the others return a tuple of new tensors.
 """
 
+import numpy as np
+
 from .. import _dtypes
 from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
 from .._meta import broadcast_shapes, meta_array
@@ -20,6 +22,7 @@ from ._util import public
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
 from .pointwise import (
+    _CPP_NAMES,
     _abs,
     _add,
     _div,
@@ -38,9 +41,17 @@ from .unary import _reciprocal
 __all__ = []
 
 
-def _foreach_op(base, nargs):
-    """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments."""
+def _foreach_op(base, nargs, name=None, ufunc=None):
+    """The foreach form of op `base` whose kernel takes `nargs` array (or scalar) arguments (the op is named
+    `_foreach_<name>`, by default base's name). `ufunc`: the NumPy ufunc base's kernel is (with no params),
+    which the in-place form runs straight into the tensor (NOTE [ Foreach in place ])."""
     def kernel(*args):
+        if args[-2] and ufunc is not None and not args[-1]:
+            with np.errstate(all="ignore"):  # See NOTE [ Foreach in place ]
+                return loop(args, True)
+        return loop(args, False)
+
+    def loop(args, fast):
         n, compute, final, inplace, params = args[-5:]
         out = []
         for i in range(n):
@@ -49,6 +60,10 @@ def _foreach_op(base, nargs):
             if c is not None:
                 xs = [x.astype(c, copy=False) if hasattr(x, "astype") and type(x) is not bool and x.dtype != c
                       else x for x in xs]
+            if fast and c is not None and c.kind == "f" and xs[0] is args[i] and all(
+                    not hasattr(x, "shape") or x.shape == xs[0].shape or not x.ndim for x in xs[1:]):
+                ufunc(*xs, out=xs[0])
+                continue
             try:
                 r = base.kernel(*xs, *params)
             except ValueError:  # NumPy's words for a broadcast mismatch; torch has its own
@@ -62,8 +77,9 @@ def _foreach_op(base, nargs):
             else:
                 out.append(r if r.dtype == final[i] else r.astype(final[i]))
         return tuple(out)
-    kernel.__name__ = kernel.__qualname__ = f"_foreach_{base.name}"
-    op = defop(f"_foreach_{base.name}", None, OTHER)(kernel)
+    name = f"_foreach_{name or base.name}"
+    kernel.__name__ = kernel.__qualname__ = name
+    op = defop(name, None, OTHER)(kernel)
     op.meta_(_foreach_meta(base, nargs))
     return op
 
@@ -90,6 +106,16 @@ def _foreach_meta(base, nargs):
                 out.append(meta_array(r.shape, final[i], tuple(s // item for s in r.strides)))
         return tuple(out)
     return meta
+
+
+# NOTE [ Foreach in place ]
+# An in-place foreach op whose single op is a plain ufunc (add, sub, mul, div, maximum, minimum; clamp_min and
+# clamp_max as a two-sided `np.clip`) writes each result straight into the tensor's memory (`ufunc(x, other,
+# out=x)`) when the element computes in its own floating dtype and the other operand has its shape or is a
+# scalar: one pass and no temporary, the same numbers as computing and copying. Anything else (a cast to a
+# wider compute dtype, broadcasting, an alpha) computes and copies. NumPy's floating-point warnings are off
+# for the whole in-place list (one `errstate` per op): torch's foreach ops do not warn, and a warning turned
+# error mid-list must not leave half of the list updated for a quiet rerun to update again.
 
 
 def _broadcast_error(shapes):
@@ -137,8 +163,16 @@ def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
     them (NOTE [ Accepted dtypes ]), before the in-place cast check, as torch checks them."""
     checked = checked or base
     compute, final = [], []
+    seen = {}  # the checks and promotion depend only on each argument's dtype, dimensionality and emptiness
+    #            (or scalar type)
     for i, t in enumerate(lists[0]):
         xs = [lst[i] for lst in lists] if not tensor_only else [lst[i] for lst in lists if isinstance(lst[i], Tensor)]
+        key = tuple((x.dtype, x.dim() == 0, x.numel() == 0) if isinstance(x, Tensor) else type(x) for x in xs)
+        hit = seen.get(key)
+        if hit is not None:
+            compute.append(hit[0])
+            final.append(hit[1])
+            continue
         res = _dtypes.result_dtype(xs)
         if base.promote == "float" and res._cat < 2:
             res = _dtypes.get_default_dtype()
@@ -152,8 +186,9 @@ def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
             raise RuntimeError(f"result type {_dtype_word(_dtypes.to_numpy(res))} can't be cast to the desired "
                                f"output type {_dtype_word(_dtypes.to_numpy(t.dtype))}")
         comp = _dtypes.float32 if res is _dtypes.bfloat16 else res
-        compute.append(None if base is _abs else _dtypes.to_numpy(comp))
-        final.append(_dtypes.to_numpy(res))
+        seen[key] = None if base is _abs else _dtypes.to_numpy(comp), _dtypes.to_numpy(res)
+        compute.append(seen[key][0])
+        final.append(seen[key][1])
     return tuple(compute), tuple(final)
 
 
@@ -208,8 +243,8 @@ class _Accepts:
         self.dtypes, self.dtype_error = dtypes, error
 
 
-def _binary(name, base, alpha=False, checked=None):
-    op = _foreach_op(base, 2)
+def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
+    op = _foreach_op(base, 2, name, ufunc)
 
     def make(inplace):
         def fn(self, other, **kw):
@@ -221,6 +256,8 @@ def _binary(name, base, alpha=False, checked=None):
                 params = () if a == 1 else (a,)
             if kw:
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+            if check is not None:
+                check(self, others, inplace)
             return _run(op, base, [list(self), others], inplace, params, checked=checked)
         return fn
 
@@ -228,14 +265,46 @@ def _binary(name, base, alpha=False, checked=None):
     _register(f"_foreach_{name}_", make(True))
 
 
-_binary("add", _add, alpha=True)
-_binary("sub", _sub, alpha=True)
-_binary("mul", _mul)
-_binary("div", _div)
+_binary("add", _add, alpha=True, ufunc=np.add)
+_binary("sub", _sub, alpha=True, ufunc=np.subtract)
+_binary("mul", _mul, ufunc=np.multiply)
+_binary("div", _div, ufunc=np.true_divide)
 # (torch's foreach maximum/minimum call the kernel, not the op: its error, not the op's complex check)
-_binary("maximum", _maximum, checked=_Accepts(REAL, "maximum_cpu"))
-_binary("minimum", _minimum, checked=_Accepts(REAL, "minimum_cpu"))
+_binary("maximum", _maximum, checked=_Accepts(REAL, "maximum_cpu"), ufunc=np.maximum)
+_binary("minimum", _minimum, checked=_Accepts(REAL, "minimum_cpu"), ufunc=np.minimum)
 _binary("pow", _pow)
+
+
+def _clip_below(x, lo, out):
+    """maximum(x, lo) into out, as NumPy's two-sided clip (vectorised; its one-sided form and `maximum` are
+    several times slower on floats): nan stays nan, +inf stays +inf."""
+    return np.clip(x, lo, np.inf, out=out)
+
+
+def _clip_above(x, hi, out):
+    return np.clip(x, -np.inf, hi, out=out)
+
+
+def _clamp_check(kernel_name):
+    """torch's refusals for the foreach clamps: complex tensors (the list form fails in its maximum/minimum
+    kernel), and, in place, a float bound on an integer tensor (named as clamp_ names C++ types)."""
+    def check(self, others, inplace):
+        for t, o in zip(self, others):
+            if t.is_complex() or (isinstance(o, Tensor) and o.is_complex()):
+                if isinstance(o, Tensor):
+                    raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for '
+                                              f"'{_dtype_word(_dtypes.to_numpy(t.dtype))}'")
+                raise NotImplementedError("clamp is not supported for complex types")
+            if inplace and isinstance(o, float) and not t.is_floating_point():
+                name = _dtypes.to_numpy(t.dtype).name
+                raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                                   f"{_CPP_NAMES.get(name, name)}")
+    return check
+
+
+# with a scalar, clamp_min is maximum and clamp_max is minimum (nan propagates in all of them)
+_binary("clamp_min", _maximum, ufunc=_clip_below, check=_clamp_check("maximum"))
+_binary("clamp_max", _minimum, ufunc=_clip_above, check=_clamp_check("minimum"))
 
 
 # ---- ternary: addcmul, addcdiv (value: a scalar, a list of scalars or a 1-d tensor), lerp ----------------------

@@ -260,8 +260,13 @@ public["chain_matmul"] = chain_matmul
 def _vector_norm(a, ord, dims, keepdim, np_dtype):
     if np_dtype is not None:
         a = a.astype(np_dtype)
+    if ord == 2 and a.dtype.kind == "f" and a.dtype.itemsize >= 4 and (dims is None or len(dims) == a.ndim):
+        flat = a.reshape(-1)  # the whole tensor's 2-norm: one BLAS dot, no temporaries (clip_grad_norm_'s case)
+        r = np.sqrt(np.dot(flat, flat))
+        return np.asarray(r, a.dtype).reshape((1,) * a.ndim if keepdim else ())
     x = np.abs(a)
-    if x.dtype.kind not in "fc":
+    out_dtype = x.dtype if x.dtype.kind in "fcV" else np.dtype(np.float32)  # (bfloat16's kind is "V")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize == 2:  # torch accumulates half and bfloat16 in float32
         x = x.astype(np.float32)
     with np.errstate(all="ignore"):
         if ord == np.inf:
@@ -276,8 +281,7 @@ def _vector_norm(a, ord, dims, keepdim, np_dtype):
             r = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             r = np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    floating = a.dtype.kind == "f" or a.dtype.kind == "V"  # (bfloat16 computes in float32)
-    return np.asarray(r).astype(a.dtype if floating else x.dtype, copy=False)
+    return np.asarray(r).astype(out_dtype, copy=False)
 
 
 @_vector_norm.meta_

@@ -307,6 +307,25 @@ for _n in (2, 3):
 # ---- adaptive average pooling ------------------------------------------------------------------------------
 
 
+@defop("_resample_uint8", None, NN)
+def resample_uint8(a, steps):
+    """uint8 image resizing in fixed point (NOTE [ uint8 resampling ] in nn/functional/sampling.py): per
+    `(dim, weights, p)` of `steps`, in order, out = clamp((2**(p-1) + x @ weights.T) >> p, 0, 255) along dim,
+    rounded to uint8 before the next dim. The integer weights come from the shapes alone."""
+    for dim, w, p in steps:
+        acc = np.moveaxis(a, dim, -1).astype(np.int64) @ w.T + (1 << p >> 1)
+        a = np.moveaxis(np.clip(acc >> p, 0, 255).astype(np.uint8), -1, dim)
+    return np.ascontiguousarray(a)
+
+
+@resample_uint8.meta_
+def _(a, steps):
+    shape = list(a.shape)
+    for dim, w, _ in steps:
+        shape[dim] = w.shape[0]
+    return meta_array(tuple(shape), a._data.dtype)
+
+
 def adaptive_matrix(size, out, dtype):
     """(out, size) averaging matrix of adaptive average pooling along one dim."""
     start, end = adaptive_windows(size, out)

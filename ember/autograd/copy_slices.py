@@ -23,9 +23,9 @@ class CopySlices(Node):
 
     def __init__(self, base, view, op_node):
         super().__init__()
-        self.base_shape = base._data.shape
+        self.base_shape = tuple(base.shape)
         self.base_strides = base.stride()
-        self.size = view._data.shape
+        self.size = tuple(view.shape)
         self.stride = view.stride()
         self.offset = view.storage_offset() - base.storage_offset()
         self.fn = op_node

@@ -67,7 +67,6 @@ def expected_count(tensors):
 
 
 def _make_root_grads(tensors, grad_tensors):
-    from .. import _size
 
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
@@ -76,7 +75,7 @@ def _make_root_grads(tensors, grad_tensors):
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if g is None:
-            if t._data.size != 1:
+            if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not (t.is_floating_point()):
                 raise RuntimeError(
@@ -84,10 +83,10 @@ def _make_root_grads(tensors, grad_tensors):
             g = t.new_ones(t.shape)  # (torch's at::ones_like, legacy contiguous)
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        elif g._data.shape != t._data.shape:
+        elif g.shape != t.shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {_size.Size(g._data.shape)} and "
-                f"output[{i}] has a shape of {_size.Size(t._data.shape)}.")
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {t.shape}.")
         roots.append((grad_edge(t), g))
     return roots
 

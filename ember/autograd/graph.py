@@ -218,8 +218,8 @@ class SavedTensor:
     def _as_output(self, t, node, output_nr):
         out = _wrap(t._data)
         out._vc, out._base = t._vc, t._base
-        k = out._data.dtype
-        if k.kind in "fc" or k.name == "bfloat16":  # an integer output (indices) never had a grad_fn
+        d = t.dtype
+        if d.is_floating_point or d.is_complex:  # an integer output (indices) never had a grad_fn
             out._grad_fn, out._requires_grad, out._output_nr = node, True, output_nr
         return out
 
@@ -283,7 +283,7 @@ def _version_error(t, fn, output_nr, now, expected):
                      "gradient, with ember.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"[{_type_name(t)} [{', '.join(map(str, t._data.shape))}]]{where} is at version {now}; expected "
+        f"[{_type_name(t)} [{', '.join(map(str, t.shape))}]]{where} is at version {now}; expected "
         f"version {expected} instead. {hint}")
 
 
@@ -598,12 +598,13 @@ def fit_grads(res, metas):
             g = None  # no gradient flows to an input that does not require one (hooks see None, as in torch)
         elif g is not None and meta is not True:
             shape, dt = meta
-            if g._data.shape != shape:
+            d = g._data  # (the gradient's payload metadata against the input's, recorded as NumPy's)
+            if d.shape != shape:
                 g = g.sum_to_size(shape) if len(shape) else g.sum()
-                if g._data.shape != shape:
+                if tuple(g.shape) != shape:
                     g = g.reshape(shape)
-            if g._data.dtype != dt:
-                if g._data.dtype.kind == "c" and dt.kind != "c":  # a real input: the real part, silently
+            if d.dtype != dt:
+                if d.dtype.kind == "c" and dt.kind != "c":  # a real input: the real part, silently
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
                         g = g.to(_dtype_of(dt))
@@ -679,7 +680,7 @@ def refresh_view_grad_fn(view):
         prev = _grad_state.enabled
         _grad_state.enabled = True
         try:
-            fresh = base.as_strided(view._data.shape, view.stride(), view.storage_offset())
+            fresh = base.as_strided(view.shape, view.stride(), view.storage_offset())
         finally:
             _grad_state.enabled = prev
         view._grad_fn, view._output_nr = fresh._grad_fn, 0
@@ -737,7 +738,7 @@ def _record_general(op, inputs, params, result):
         odt = out.dtype
         if pointwise:
             oshape = out.shape
-    if (odt.kind == "c" if single else any(o._data.dtype.kind == "c" for o in result)) \
+    if (odt.kind == "c" if single else any(o.dtype.is_complex for o in result)) \
             and "not_holomorphic" not in op.tags:
         node._op = _conjugated(op)  # NOTE [ Complex gradients ]
     edges = []
@@ -921,7 +922,7 @@ def _conj_all(x):
 def _attach_outputs(op, node, result):
     is_view = op.kind == "view"
     if type(result) is tuple:
-        node._out_meta = tuple((o._data.shape, o._data.dtype) for o in result)
+        node._out_meta = tuple((d.shape, d.dtype) for d in [o._data for o in result])
         node._has_extras = True
         node._n_outputs = len(result)
         outs = result
@@ -929,7 +930,7 @@ def _attach_outputs(op, node, result):
         outs = (result,)
     for i, o in enumerate(outs):
         k = o._data.dtype.kind
-        if k == "f" or k == "c" or o._data.dtype.kind == "V":
+        if k == "f" or k == "c" or k == "V":  # (bfloat16's kind is "V")
             o._grad_fn = node
             o._requires_grad = True
             if i:
@@ -978,7 +979,7 @@ def check_inplace(t, recording):
         raise RuntimeError(_NO_GRAD_VIEW)  # with grad mode on, a view of such a base would have a grad_fn
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if base._requires_grad and base._data.dtype != t._data.dtype:  # CopySlices replays the view with as_strided
+    if base._requires_grad and base.dtype is not t.dtype:  # CopySlices replays the view with as_strided
         raise NotImplementedError(
             "ember does not support in-place operations yet on a real/imag/view_as_real view of a complex tensor "
             "that requires grad; use an out-of-place operation.")

@@ -7,8 +7,10 @@ governs them); all run under no_grad and return the tensor they filled.
 import math
 import warnings
 
-import numpy as np
-
+from .._ops.copying import diag
+from .._ops.creation import eye
+from .._ops.factorizations import qr
+from .._ops.random import randperm
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
@@ -85,11 +87,8 @@ def zeros_(tensor):
 def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with no_grad():
-        tensor.zero_()
-        n = min(tensor.shape)
-        tensor._data[np.arange(n), np.arange(n)] = 1
-        return tensor
+    with no_grad():  # torch writes `eye(*shape, out=tensor)`: one in-place write
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
 
 def dirac_(tensor, groups=1):
@@ -99,6 +98,8 @@ def dirac_(tensor, groups=1):
     sizes = tensor.shape
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:
+        return tensor
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
     with no_grad():
@@ -106,7 +107,7 @@ def dirac_(tensor, groups=1):
         centre = tuple(s // 2 for s in sizes[2:])
         for g in range(groups):
             for d in range(min_dim):
-                tensor._data[(g * out_per_group + d, d) + centre] = 1
+                tensor[(g * out_per_group + d, d) + centre] = 1
         return tensor
 
 
@@ -162,41 +163,36 @@ def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a normal draw, signs fixed as torch does."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = tensor.new_empty((rows, cols))
-    normal_(flat, 0, 1, generator)
-    a = flat._data.astype(np.float64)
+    flat = normal_(tensor.new_empty((rows, cols)), 0, 1, generator)
     if rows < cols:
-        a = a.T
-    q, r = np.linalg.qr(a)
-    q = q * np.sign(np.diag(r))
+        flat = flat.t()
+    q, r = qr(flat)
+    q *= diag(r, 0).sign()
     if rows < cols:
-        q = q.T
+        q = q.t()
     with no_grad():
-        from .._ops.creation import from_numpy
-
-        tensor.copy_(from_numpy((q * gain).reshape(tuple(tensor.shape)).astype(tensor._data.dtype)))
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
     return tensor
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    """Each column gets a fraction `sparsity` of zeros at random rows, the rest N(0, std)."""
+    """Each column gets a fraction `sparsity` of zeros at random rows (a `randperm` per column, as torch draws
+    them), the rest N(0, std)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
         normal_(tensor, 0, std, generator)
-        from .._ops.creation import empty
-
-        # per column, the rows of the num_zeros smallest of `rows` uniform draws (a random subset, from
-        # ember's generator) are zeroed
-        keys = empty((rows, cols)).uniform_(0, 1)._data
-        zero_rows = np.argsort(keys, axis=0)[:num_zeros]
-        tensor._data[zero_rows, np.arange(cols)[None, :]] = 0
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 

@@ -16,6 +16,9 @@ T = np.array([1, 0, 4, 2])
 X3 = rng.standard_normal((2, 5, 3)).astype(np.float32)
 T3 = rng.integers(0, 5, (2, 3))
 SIGN = np.array([1., -1., 1., -1.], np.float32)
+BAG_IDX = np.array([1, 2, 0, 3, 3, 1])
+BAG_OFFS = np.array([0, 2, 2, 5])  # bag 1 is empty
+FOLD = rng.standard_normal(96).astype(np.float32)
 ML = np.array([[3, 0, -1, 1, 2], [1, 2, 4, -1, 0], [0, -1, 0, 0, 0], [4, 3, 2, 1, 0]])
 
 LOSSES = [
@@ -47,10 +50,39 @@ LOSSES = [
     ("triplet", lambda F, a, b, c: F.triplet_margin_loss(a, b, c, swap=True), [X, Y, P]),
     ("normalize", lambda F, x: F.normalize(x, p=3, dim=0), [X]),
     ("one_hot", lambda F, t: F.one_hot(t, 6), [T]),
+    ("one_hot_inferred_2d", lambda F, t: F.one_hot(t), [T3]),
+    ("one_hot_negative", lambda F, t: F.one_hot(t - 1), [T]),
+    ("one_hot_too_large", lambda F, t: F.one_hot(t, 3), [T]),
+    ("one_hot_empty", lambda F, t: F.one_hot(t[:0]), [T]),
+    ("multilabel_margin_1d", lambda F, x, t: F.multilabel_margin_loss(x[1], t[1], reduction="none"), [X, ML]),
+    ("multilabel_margin_range", lambda F, x, t: F.multilabel_margin_loss(x, t + 1), [X, ML]),
+    ("multi_margin_range", lambda F, x, t: F.multi_margin_loss(x, t + 1), [X, T]),
+    ("unfold", lambda F, x: F.unfold(x.reshape(1, 2, 5, 3), (2, 2), padding=1, stride=(1, 2)), [X3]),
+    ("fold", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 4), (2, 2), padding=(1, 0)), [FOLD]),
+    ("fold_blocks_error", lambda F, x: F.fold(x.reshape(1, 8, 12), (3, 5), (2, 2), padding=(1, 0)), [FOLD]),
+    ("embedding_out_of_range", lambda F, w, t: F.embedding(t, w), [X, T]),
+    ("embedding_negative_index", lambda F, w, t: F.embedding(t - 2, w), [X, T]),
+    ("embedding_float_index", lambda F, w, t: F.embedding(t.float(), w), [X, T]),
+    ("embedding_max_norm_out_of_range", lambda F, w, t: F.embedding(t, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_max_norm_negative", lambda F, w, t: F.embedding(t - 2, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_max_norm_below", lambda F, w, t: F.embedding(t - 9, w.detach().clone(), max_norm=1.0), [X, T]),
+    ("embedding_bag_mean_pad", lambda F, w, i, o: F.embedding_bag(i, w, o, mode="mean", padding_idx=3),
+     [X, BAG_IDX, BAG_OFFS]),
+    ("embedding_bag_sum_last_offset", lambda F, w, i, o, p: F.embedding_bag(
+        i, w, o, mode="sum", include_last_offset=True, per_sample_weights=p), [X, BAG_IDX, BAG_OFFS, Y[0, :6]]),
+    ("embedding_bag_weights_shape", lambda F, w, i, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+     [X, BAG_IDX, BAG_OFFS, P[0, :4]]),
+    ("embedding_bag_max_empty_bag", lambda F, w, i, o: F.embedding_bag(i, w, o, mode="max"), [X, BAG_IDX, BAG_OFFS]),
+    ("embedding_bag_2d_pad", lambda F, w, i: F.embedding_bag(i.reshape(2, 3), w, padding_idx=-1), [X, BAG_IDX]),
     ("pad_reflect", lambda F, x: F.pad(x, (2, 1), mode="reflect"), [X]),
     ("grid_sample", lambda F, x, g: F.grid_sample(x, g, align_corners=False), [X3.reshape(1, 2, 5, 3),
                                                                                 np.tanh(Y).reshape(1, 2, 5, 2)]),
     ("grid_sample_border", lambda F, x, g: F.grid_sample(x, g * 2, padding_mode="border", align_corners=True),
+     [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
+    ("grid_sample_zeros_far", lambda F, x, g: F.grid_sample(x, g * 1.7, align_corners=True),
+     [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
+    ("grid_sample_nearest_reflect", lambda F, x, g: F.grid_sample(x, g.detach() * 1.7, mode="nearest",
+                                                                  padding_mode="reflection", align_corners=False),
      [X3.reshape(1, 2, 5, 3), np.tanh(Y).reshape(1, 2, 5, 2)]),
     ("affine_grid", lambda F, th: F.affine_grid(th.reshape(2, 2, 3)[:, :, :3], (2, 1, 3, 4), align_corners=False),
      [X[:3, :4].reshape(-1)]),

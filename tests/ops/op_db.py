@@ -616,6 +616,8 @@ add("linalg.svd", id="linalg.svd_vectors",
 add("linalg.qr", id="linalg.qr_q",
     fn=lambda lib, a: (lambda qr: qr[0] * qr[1].diagonal(0, -2, -1).sign().unsqueeze(-2))(lib.linalg.qr(a)),
     samples=_mats(((4, 3),), ((3, 3),)), rtol=1e-5, atol=1e-5, node=False, gradgrad=False)
+add("geqrf", fn=lambda lib, a: tuple(lib.geqrf(a)), samples=_mats(((4, 3),), ((3, 5),), ((2, 4, 3),)),
+    rtol=1e-5, atol=1e-5, grad=False, errors=_err(lambda r: Sample(arr(r, (3,), "float32"))))
 add("linalg.pinv", fn=lambda lib, a: lib.linalg.pinv(a), samples=_mats(((3, 4),), ((4, 2),)), rtol=1e-5, atol=1e-5,
     gradgrad=False)
 add("linalg.lstsq", fn=lambda lib, a, b: lib.linalg.lstsq(a, b).solution,
@@ -1110,11 +1112,16 @@ for _name, _nl, _extra, _kw in [("abs", 1, (), {}), ("exp", 1, (), {}), ("neg", 
                                 ("sub", 2, (), {}), ("mul", 2, (), {}), ("div", 2, (), {}), ("maximum", 2, (), {}),
                                 ("minimum", 2, (), {}), ("pow", 2, (), {}), ("add", 1, (1.5,), {}),
                                 ("mul", 1, (0.5,), {}), ("addcmul", 3, (), {"value": 0.5}), ("addcdiv", 3, (), {}),
-                                ("lerp", 2, (0.3,), {}), ("norm", 1, (), {})]:
+                                ("lerp", 2, (0.3,), {}), ("norm", 1, (), {}), ("clamp_min", 1, (0.8,), {}),
+                                ("clamp_max", 1, (1.2,), {}), ("clamp_min", 2, (), {})]:
     for _inplace in ((False, True) if _name != "norm" else (False,)):
         _fname = f"_foreach_{_name}" + ("_" if _inplace else "")
         add(_fname, id=_fname + ("_scalar" if _extra else ""), fn=_foreach(_fname, _nl, *_extra, **_kw),
             samples=_two(_nl), grad=False, noncontig=False)  # (ember's foreach ops have no derivative yet)
+add("nn.functional.interpolate", id="interpolate_uint8",  # the fixed-point uint8 path: one `_resample_uint8`
+    fn=lambda lib, x: (lib.nn.functional.interpolate(x, size=(5, 3), mode="bilinear"),
+                       lib.nn.functional.interpolate(x, size=(2, 9), mode="bicubic", antialias=True)),
+    samples=same(lambda d, r: Sample(arr(r, (1, 2, 4, 6), d))), dtypes=("uint8",), grad=False, noncontig=False)
 add("_foreach_zero_", fn=_foreach("_foreach_zero_", 1), samples=_two(1), grad=False, noncontig=False)
 add("_foreach_copy_", fn=_foreach("_foreach_copy_", 2), samples=_two(2), grad=False, noncontig=False)
 add("zero_", fn=lambda lib, x: x.clone().zero_(), samples=unary(), dtypes=FLOAT + ("int64",))

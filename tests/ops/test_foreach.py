@@ -12,6 +12,9 @@ F = [np.asarray(R.standard_normal(s), np.float32) for s in ((3,), (2, 3), ())]
 G = [np.asarray(R.standard_normal(s), np.float32) for s in ((3,), (2, 3), ())]
 P = [np.asarray(np.abs(R.standard_normal(s)) + 0.5, np.float32) for s in ((3,), (2, 3), ())]
 D = [R.standard_normal(s) for s in ((3,), (2,))]  # float64
+NAN = [np.array([np.nan, -np.inf, np.inf, 0.0, -0.5, 0.5], np.float32),
+       np.asarray(R.standard_normal((2, 3)), np.float32)]
+H = [np.asarray(R.standard_normal(s), np.float16) for s in ((4,), (2, 2))]
 N = [np.arange(3, dtype=np.int64), np.arange(4, dtype=np.int64).reshape(2, 2)]
 
 
@@ -36,6 +39,12 @@ CASES = {
     "div_": (lambda lib, a, b: _versions(lib, a, lib._foreach_div_(a, b)), F, P),
     "maximum_": (lambda lib, a, b: _versions(lib, a, lib._foreach_maximum_(a, b)), F, G),
     "minimum": (lambda lib, a: lib._foreach_minimum(a, 0.1), F),
+    "clamp_min_": (lambda lib, a: _versions(lib, a, lib._foreach_clamp_min_(a, -0.2)), NAN),
+    "clamp_max_": (lambda lib, a: _versions(lib, a, lib._foreach_clamp_max_(a, 0.3)), NAN),
+    "clamp_min_list": (lambda lib, a, b: lib._foreach_clamp_min(a, b), F, G),
+    "clamp_max_half": (lambda lib, a: _versions(lib, a, lib._foreach_clamp_max_(a, 0.3)), H),
+    "div_zero_": (lambda lib, a: _versions(lib, a, lib._foreach_div_(a, 0.0)), NAN),
+    "mul_0d_": (lambda lib, a, s: _versions(lib, a, lib._foreach_mul_(a, s)), D, np.array(0.5, np.float32)),
     "pow": (lambda lib, a: lib._foreach_pow(a, 2), P),
     "sqrt": (lambda lib, a: lib._foreach_sqrt(a), P),
     "sqrt_int": (lambda lib, a: lib._foreach_sqrt(a), N),
@@ -72,6 +81,20 @@ CASES = {
 def test_foreach_matches_torch(name):
     fn, *inputs = CASES[name]
     check(fn, *[[x.copy() for x in v] if isinstance(v, list) else v for v in inputs])
+
+
+def test_in_place_lists_do_not_warn():
+    """Under warnings-as-errors an in-place foreach op neither warns nor updates any tensor twice (NOTE [ Foreach
+    in place ])."""
+    import warnings
+
+    a = [ember.tensor([1.0, 0.0, -1.0]), ember.tensor([2.0, 0.0])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember._foreach_div_(a, 0.0)
+        ember._foreach_mul_(a, 2.0)
+    np.testing.assert_array_equal(np.concatenate([t.numpy() for t in a]), [np.inf, np.nan, -np.inf, np.inf, np.nan])
+    assert [t._version for t in a] == [2, 2]
 
 
 class _Recorder:

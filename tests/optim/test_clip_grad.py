@@ -110,11 +110,50 @@ def test_clip_grad_value(clip_value):
 
 
 def test_clipping_bumps_grad_versions():
-    p = _params(ember, GRADS[:1], False)[0]
-    v = p.grad._version
-    ember.nn.utils.clip_grad_norm_([p], 1.0)
-    ember.nn.utils.clip_grad_value_([p], 1.0)
-    assert p.grad._version == v + 2
+    """As torch's in-place foreach ops bump them: one `_foreach_mul_`, then `_foreach_clamp_min_/max_`."""
+    out = []
+    for lib in (ember, torch):
+        p = _params(lib, GRADS[:1], False)[0]
+        v = [p.grad._version]
+        lib.nn.utils.clip_grad_norm_([p], 1.0)
+        v.append(p.grad._version)
+        lib.nn.utils.clip_grad_value_([p], 1.0)
+        out.append(v + [p.grad._version])
+    assert out[0] == out[1]
+
+
+META = {  # clipping meta gradients: shapes and dtypes propagate, no data is read (as torch's meta kernels)
+    "norm": lambda lib, ps: (lib.nn.utils.clip_grad_norm_(ps, 1.0), [p.grad for p in ps]),
+    "norm_inf": lambda lib, ps: lib.nn.utils.clip_grad_norm_(ps, 1.0, norm_type="inf"),
+    "total_norm": lambda lib, ps: lib.nn.utils.get_total_norm([p.grad for p in ps], 3.0),
+    "value": lambda lib, ps: (lib.nn.utils.clip_grad_value_(ps, 0.5), [p.grad._version for p in ps]),
+}
+
+
+@pytest.mark.parametrize("name", list(META))
+def test_clipping_meta_gradients(name):
+    out = []
+    for lib in (ember, torch):
+        ps = []
+        for shape, dtype in (((4, 5), lib.float32), ((3,), lib.float64), ((2, 2), lib.float32)):
+            p = lib.empty(shape, dtype=dtype, device="meta", requires_grad=True)
+            p.grad = lib.empty(shape, dtype=dtype, device="meta")
+            ps.append(p)
+        out.append(META[name](lib, ps))
+    _same_meta(out[0], out[1])
+
+
+def _same_meta(e, t):
+    if isinstance(e, (list, tuple)):
+        assert len(e) == len(t)
+        for a, b in zip(e, t):
+            _same_meta(a, b)
+    elif isinstance(e, ember.Tensor):
+        assert e.device.type == t.device.type == "meta"
+        assert (tuple(e.shape), str(e.dtype).split(".")[-1], e.stride()) == \
+            (tuple(t.shape), str(t.dtype).split(".")[-1], t.stride())
+    else:
+        assert e == t
 
 
 def test_deprecated_clip_grad_norm():

@@ -15,7 +15,8 @@ import warnings
 
 import numpy as np
 
-from ..._ops.creation import zeros
+from ... import _dtypes
+from ..._ops.creation import ones, zeros
 from ..._ops.shape import cat
 from .activation import linear, softmax
 from .norm import dropout
@@ -61,22 +62,17 @@ def _repeat_heads(t, n):
     return t.unsqueeze(-3).expand(*shape[:-2], n, *shape[-2:]).reshape(*shape[:-3], shape[-3] * n, *shape[-2:])
 
 
-def _attention_bias(attn_mask, is_causal, L, S, dtype):
+def _attention_bias(attn_mask, is_causal, L, S, dtype, device):
     """The additive float bias (or None) from a bool/float mask or the causal flag."""
     if is_causal:
-        causal = np.tril(np.ones((L, S), dtype=bool))
-        return zeros(L, S, dtype=dtype).masked_fill(_bool(~causal), float("-inf"))
+        causal = ones(L, S, dtype=_dtypes.bool, device=device).tril()
+        return zeros(L, S, dtype=dtype, device=device).masked_fill(causal.logical_not(), float("-inf"))
     if attn_mask is None:
         return None
     if attn_mask.dtype.name == "bool":
-        return zeros(attn_mask.shape, dtype=dtype).masked_fill(attn_mask.logical_not(), float("-inf"))
+        return zeros(attn_mask.shape, dtype=dtype, device=attn_mask.device).masked_fill(attn_mask.logical_not(),
+                                                                                       float("-inf"))
     return attn_mask
-
-
-def _bool(arr):
-    from ..._ops.creation import tensor
-
-    return tensor(arr)
 
 
 def _masked_softmax(scores, bias):
@@ -84,12 +80,12 @@ def _masked_softmax(scores, bias):
     if bias is None:
         return softmax(scores, -1)
     scores = scores + bias
-    b = bias._data
-    full = np.isneginf(b).all(-1, keepdims=True) if b.dtype.kind == "f" else None
-    if full is None or not full.any():
+    if not bias.is_floating_point():
         return softmax(scores, -1)
-    full_t = _bool(np.broadcast_to(full, scores.shape[:-1] + (1,)).copy())
-    return softmax(scores.masked_fill(full_t, 0.0), -1).masked_fill(full_t, 0.0)
+    full = bias.isneginf().all(-1, keepdim=True)  # rows masked everywhere (broadcasts against scores)
+    if full.is_meta or not full.any():  # (on meta both branches give the same shape and layout)
+        return softmax(scores, -1)
+    return softmax(scores.masked_fill(full, 0.0), -1).masked_fill(full, 0.0)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -122,7 +118,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     else:  # torch's math fallback scales q and k by sqrt(scale) first: integer or bool inputs become float
         root = math.sqrt(scale_factor)
         scores = (query * root).matmul(key.transpose(-2, -1) * root)
-    weights = _masked_softmax(scores, _attention_bias(attn_mask, is_causal, L, S, query.dtype))
+    weights = _masked_softmax(scores, _attention_bias(attn_mask, is_causal, L, S, query.dtype, query.device))
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)

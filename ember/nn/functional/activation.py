@@ -313,20 +313,21 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def one_hot(tensor, num_classes=-1):
-    from ..._ops.creation import from_numpy
+    from ..._ops.creation import arange
 
     if tensor.dtype is not _dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    a = tensor._data
+    n = tensor.numel()
     if num_classes == -1:
-        if a.size == 0:
+        if n == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(a.max()) + 1
-    if a.size and (a.min() < 0):
-        raise RuntimeError("Class values must be non-negative.")
-    if a.size and a.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return from_numpy((a[..., None] == np.arange(num_classes)).astype(np.int64))
+        num_classes = int(tensor.max()) + 1
+    if n and not tensor.is_meta:  # (torch checks the values where it has them)
+        if tensor.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if tensor.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).to(_dtypes.int64)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -1,13 +1,11 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
-import numpy as np
-
 from ... import _dtypes
 from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
-from ..._ops.creation import from_numpy
+from ..._ops.creation import eye as _eye
 from ...autograd.grad_mode import is_grad_enabled as grad_enabled
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -49,7 +47,7 @@ def _conv_pads(padding, nd, ksize, dil, stride):
 def _check_conv(x, w, b, groups, name, transposed=False, params=()):
     op = C.conv_transpose if transposed else C.convolution
     require_op_dtype(op, x.dtype, (x, w, b) + params)  # torch checks the dtype first
-    if x.dtype != w.dtype and x._data.dtype.name in ("bfloat16", "complex64", "complex128"):
+    if x.dtype != w.dtype and x.dtype in (_dtypes.bfloat16, _dtypes.complex64, _dtypes.complex128):
         tail = "" if x.is_complex() else (" or input should be a MKLDNN tensor and weight is a dense "
                                           "tensor")
         raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be "
@@ -286,12 +284,12 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
     require_dtype(input, _FOLD, "im2col_out_cpu")
-    mask = input._data.dtype == np.bool_  # the convolution below takes no bool; in uint8 it is exact
+    mask = input.dtype is _dtypes.bool  # the convolution below takes no bool; in uint8 it is exact
     src = input.to(_dtypes.uint8) if mask else input
     x, unbatched = _batched(src, 2, "unfold") if src.dim() == 3 else (src, False)
     k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
-    eye = from_numpy(np.eye(c * k[0] * k[1], dtype=x._data.dtype).reshape(c * k[0] * k[1], c, *k))
+    eye = _eye(c * k[0] * k[1], dtype=x.dtype, device=x.device).reshape(c * k[0] * k[1], c, *k)
     out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     out = out.reshape(out.shape[0], out.shape[1], -1)
     out = out.to(input.dtype) if mask else out
@@ -307,7 +305,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     c = ck // (k[0] * k[1])
     oh = (o[0] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
     ow = (o[1] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
-    eye = from_numpy(np.eye(ck, dtype=x._data.dtype).reshape(ck, c, *k))
+    if x.shape[2] != oh * ow:
+        raise RuntimeError(
+            f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+            f"padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the "
+            f"calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)={x.shape[2]}.")
+    eye = _eye(ck, dtype=x.dtype, device=x.device).reshape(ck, c, *k)
     g = x.reshape(x.shape[0], ck, oh, ow)
     out = dispatch(C.conv_input_grad, (g, eye), (o, s, ((p[0], p[0]), (p[1], p[1])), d, 1))
     return out.squeeze(0) if unbatched else out

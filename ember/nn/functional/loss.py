@@ -6,8 +6,10 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 
 import warnings
 
+from ... import _dtypes
 from ..._dispatch import FLOATING, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
+from ..._ops.creation import arange
 from ..._ops.pointwise import where
 from .activation import log_softmax
 
@@ -108,7 +110,7 @@ def _check_nll_args(input, target, weight):
             raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
         if weight is not None and weight.numel() != c:
             raise RuntimeError("weight tensor should be defined either for all or no classes")
-    td = target._data.dtype
+    td = target.dtype
     if td.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dtype_word(target.dtype)}")
     if n > 2 and td.name != "int64":  # (the spatial kernel takes Long only)
@@ -492,10 +494,6 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C, targets read up to the first -1."""
-    import numpy as np
-
-    from ..._ops.creation import from_numpy
-
     reduction = _reduction(size_average, reduce, reduction)
     require_dtype(input, _F32_F64, "multilabel_margin_loss_forward_out_frame")
     if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
@@ -503,17 +501,16 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
-    t = target._data if target.dim() == 2 else target._data[None]
-    if t.size and (t.min() < -1 or t.max() >= x.shape[1]):
+    t = target if target.dim() == 2 else target.unsqueeze(0)
+    if t.numel() and not t.is_meta and (t.min() < -1 or t.max() >= x.shape[1]):  # (values, where there are)
         raise RuntimeError("argument #2 'target' is out of range")
     c = x.shape[1]
-    valid = np.cumprod(t != -1, axis=1).astype(bool)
-    is_target = np.zeros(t.shape, bool)
-    rows = np.nonzero(valid)
-    is_target[rows[0], t[rows]] = True
+    # a row's targets are its entries before the first -1; is_target[n, k]: class k is one of them
+    valid = (t != -1).to(_dtypes.int64).cumprod(1).to(_dtypes.bool)
+    is_target = ((t.unsqueeze(2) == arange(c, device=t.device)) & valid.unsqueeze(2)).any(1)
     xt = x.unsqueeze(2)  # j: target classes
     xi = x.unsqueeze(1)  # i: other classes
-    pair = from_numpy(is_target[:, :, None] & ~is_target[:, None, :])
+    pair = is_target.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
     loss = where(pair, (1 - (xt - xi)).clamp_min(0), 0.0).sum((1, 2)) / c
     if input.dim() == 1:
         loss = loss.squeeze(0)
@@ -537,22 +534,17 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
-    td = target._data
-    if td.size and (td.min() < 0 or td.max() >= c):
+    if target.numel() and not target.is_meta and (target.min() < 0 or target.max() >= c):
         raise RuntimeError("target out of range")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)
-    import numpy as np
-
-    from ..._ops.creation import from_numpy
-
     xy = x.index_select(1, target.reshape(-1)).diagonal().unsqueeze(1) if x.shape[0] > 0 else x[:, :1]
     z = (margin - xy + x).clamp_min(0)
     if p == 2:
         z = z * z
     if weight is not None:
         z = z * weight.index_select(0, target.reshape(-1)).unsqueeze(1)
-    not_target = from_numpy(np.arange(x.shape[1])[None, :] != tgt._data)
+    not_target = arange(x.shape[1], device=x.device).unsqueeze(0) != tgt
     loss = where(not_target, z, 0.0).sum(1) / x.shape[1]
     if input.dim() == 1:
         loss = loss.squeeze(0)

@@ -7,12 +7,12 @@ ops (NOTE [ Native norms ] in ember/_ops/nn_ops.py); the argument checks and dty
 import math
 
 import ml_dtypes
-import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
-from ..._ops.creation import from_numpy
+from ..._ops.creation import arange
+from ..._ops.sorting import searchsorted
 from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
 
@@ -36,17 +36,17 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
 def _mixed_dtypes(input, *params):
     """torch's CPU batch norm takes parameters of the input's dtype, or float32 ones for a reduced-precision
     input; anything else is "mixed dtype"."""
-    d = input._data.dtype
+    d = input.dtype
     for t in params:
-        if t is not None and t._data.dtype != d and not (
-                d.name in ("float16", "bfloat16") and t._data.dtype.name == "float32"):
+        if t is not None and t.dtype is not d and not (
+                d in (_dtypes.float16, _dtypes.bfloat16) and t.dtype is _dtypes.float32):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _widened(input, *params):
     """A float16 / bfloat16 input with float32 parameters: torch computes in float32 and returns the input's
     dtype (`_mixed_dtypes` allows no other mix)."""
-    return any(t is not None and t._data.dtype != input._data.dtype for t in params)
+    return any(t is not None and t.dtype is not input.dtype for t in params)
 
 
 def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
@@ -279,7 +279,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -weight.shape[0]:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
-    require_dtype(input, _INDICES, _embedding_error)
+    require_dtype(input, _INDICES, _embedding_error)  # (the kernel checks the range: no extra pass here)
+    if max_norm is not None and input.numel():  # torch's renorm selects the distinct rows in sorted order
+        u = input.unique()
+        bad = u[(u < -weight.shape[0]) | (u >= weight.shape[0])]
+        if bad.numel():
+            raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size "
+                             f"{list(weight.shape)} at dimension 0")
     if max_norm is not None:
         _renorm_(weight, input, max_norm, norm_type)
     # sparse=True: ember has no sparse tensors, so the gradient is the same values as a dense tensor
@@ -305,39 +311,42 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
     require_dtype(weight, FLOATING, _embedding_bag_error)
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
     if input.device.type == "meta" or (offsets is not None and offsets.device.type == "meta"):
         return _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type)
+    # bag b holds the positions j with seg[j] == b (all ops: the indices and offsets stay op inputs)
     if input.dim() == 2:
         n, length = input.shape
         flat = input.reshape(-1)
-        seg = np.repeat(np.arange(n), length)
+        seg = arange(n, device=input.device).repeat_interleave(length)
         nbags = n
     else:
         flat = input
-        offs = offsets._data.astype(np.int64)  # See NOTE [ Embedding indices are params for now ]
+        offs = offsets.to(_dtypes.int64)
         if include_last_offset:
             offs = offs[:-1]
-        nbags = len(offs)
-        seg = np.searchsorted(offs, np.arange(flat.shape[0]), side="right") - 1
+        nbags = offs.numel()
+        seg = searchsorted(offs, arange(flat.shape[0], device=flat.device), right=True) - 1
     emb = embedding(flat, weight, padding_idx, max_norm, norm_type)
-    keep = np.ones(flat.shape[0], bool) if padding_idx is None else \
-        flat._data != (padding_idx % weight.shape[0])  # See NOTE [ Embedding indices are params for now ]
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.reshape(-1, 1)
-    onehot = (seg[None, :] == np.arange(nbags)[:, None]) & keep[None, :]
+    onehot = seg.unsqueeze(0) == arange(nbags, device=seg.device).unsqueeze(1)  # (bags, positions)
+    if padding_idx is not None:
+        onehot = onehot & (flat != padding_idx % weight.shape[0]).unsqueeze(0)
     if mode == "max":
         from ..._ops.pointwise import where
 
-        big = from_numpy(onehot[:, :, None])
-        vals = where(big, emb.unsqueeze(0), float("-inf")).amax(1)
-        return where(from_numpy(onehot.any(1)[:, None]), vals, 0.0)
-    m = onehot.astype(_dtypes.to_numpy(weight.dtype))
+        vals = where(onehot.unsqueeze(2), emb.unsqueeze(0), float("-inf")).amax(1)
+        return where(onehot.any(1).unsqueeze(1), vals, 0.0)
+    m = onehot.to(weight.dtype)
     if mode == "mean":
-        m = m / np.maximum(m.sum(1, keepdims=True), 1)
-    return from_numpy(m).matmul(emb)
+        m = m / m.sum(1, keepdim=True).clamp_min(1)
+    return m.matmul(emb)
 
 

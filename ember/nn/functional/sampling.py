@@ -6,12 +6,19 @@ import math
 
 import numpy as np
 
-from ..._dispatch import FLOATING, NUMERIC, require_dtype
-from ..._ops.creation import constant_like, from_numpy
+from ... import _dtypes
+from ..._dispatch import FLOATING, NUMERIC, dispatch, require_dtype
+from ..._ops import pooling as PL
+from ..._ops.creation import arange, constant_like
 from ..._ops.pointwise import where
 from ..._ops.shape import cat
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid"]
+
+
+def _np_dtype(t):
+    """The NumPy dtype of tensor `t` (the weights built here from shapes are NumPy arrays of it)."""
+    return _dtypes.to_numpy(t.dtype)
 
 
 def _index(x, dim, idx):
@@ -96,7 +103,7 @@ def _linear_dim(x, dim, out, scale, align_corners):
         _src_coords(out, n, scale, align_corners)
     i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
     i1 = np.minimum(i0 + 1, n - 1)
-    lam = (src - i0).astype(x._data.dtype)
+    lam = (src - i0).astype(_np_dtype(x))
     shape = [1] * x.dim()
     shape[dim] = out
     w1 = constant_like(lam.reshape(shape), x)
@@ -121,7 +128,7 @@ def _cubic_dim(x, dim, out, scale, align_corners):
     shape = [1] * x.dim()
     shape[dim] = out
     for k, w in zip(range(-1, 3), _cubic_weights(t)):
-        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * constant_like(w.astype(x._data.dtype).reshape(shape), x)
+        term = _index(x, dim, np.clip(i + k, 0, n - 1)) * constant_like(w.astype(_np_dtype(x)).reshape(shape), x)
         res = term if res is None else res + term
     return res
 
@@ -164,7 +171,7 @@ def _aa_dim(x, dim, out, scale, align_corners, kind):
     mat = np.zeros((out, n))
     rows = np.broadcast_to(np.arange(out)[:, None], live.shape)
     mat[rows[live], (j + xmin[:, None])[live]] = w[live]
-    y = x.movedim(dim, -1).matmul(constant_like(mat.T.astype(x._data.dtype), x))
+    y = x.movedim(dim, -1).matmul(constant_like(mat.T.astype(_np_dtype(x)), x))
     return y.movedim(-1, dim)
 
 
@@ -223,21 +230,20 @@ def _uint8_weights(n, out, scale, align_corners, mode, antialias):
 
 
 def _uint8_resample(x, out, scales, align_corners, mode, antialias):
-    """NOTE [ uint8 resampling ]: `x` a uint8 tensor (N, C, *spatial), `out` the output spatial sizes."""
-    a = x._data
+    """NOTE [ uint8 resampling ]: `x` a uint8 tensor (N, C, *spatial), `out` the output spatial sizes. The
+    fixed-point weights come from the shapes here; the op `_resample_uint8` applies them."""
+    steps = []
     for i in reversed(range(len(out))):
         dim = 2 + i
-        if out[i] == a.shape[dim]:
+        if out[i] == x.shape[dim]:
             continue
-        w = _uint8_weights(a.shape[dim], out[i], scales[i], align_corners, mode, antialias)
+        w = _uint8_weights(x.shape[dim], out[i], scales[i], align_corners, mode, antialias)
         p = 0
         while p < 22 and int(0.5 + max(float(w.max()), 0.0) * (1 << (p + 1))) < (1 << 15):
             p += 1
         v = w * (1 << p)
-        wi = np.where(v < 0, np.trunc(v - 0.5), np.trunc(v + 0.5)).astype(np.int64)
-        acc = np.moveaxis(a, dim, -1).astype(np.int64) @ wi.T + (1 << p >> 1)
-        a = np.moveaxis(np.clip(acc >> p, 0, 255).astype(np.uint8), -1, dim)
-    return from_numpy(np.ascontiguousarray(a))
+        steps.append((dim, np.where(v < 0, np.trunc(v - 0.5), np.trunc(v + 0.5)).astype(np.int64), p))
+    return dispatch(PL.resample_uint8, (x,), (tuple(steps),))
 
 
 _INTERPOLATE_DTYPES = {m: FLOATING | {"uint8"} for m in ("nearest", "nearest-exact", "bilinear", "bicubic")}
@@ -285,10 +291,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias:  # torch's separable antialias kernels: float32, float64 and uint8 only
         require_dtype(input, _ANTIALIAS_DTYPES, "compute_index_ranges_weights")
     require_dtype(input, _INTERPOLATE_DTYPES.get(mode, FLOATING), _interpolate_kernel(mode, nd))
-    if input._data.dtype == np.uint8 and mode in ("bilinear", "bicubic"):
+    if input.dtype is _dtypes.uint8 and mode in ("bilinear", "bicubic"):
         return _uint8_resample(input, out, scales, bool(align_corners), mode, antialias)
     # reduced-precision floats interpolate in float32 and round once, as torch's opmath kernels do
-    low = input._data.dtype.name in ("float16", "bfloat16") and mode not in ("nearest", "nearest-exact")
+    low = input.dtype in (_dtypes.float16, _dtypes.bfloat16) and mode not in ("nearest", "nearest-exact")
     x = input.float() if low else input
     for i in range(nd):
         dim = 2 + i
@@ -339,7 +345,7 @@ def affine_grid(theta, size, align_corners=None):
         v = np.linspace(-1, 1, k)
         return v if align_corners else v * (k - 1) / k
     ys, xs = np.meshgrid(lin(h), lin(w), indexing="ij")
-    base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(theta._data.dtype)  # (H, W, 3)
+    base = np.stack([xs, ys, np.ones_like(xs)], -1).astype(_np_dtype(theta))  # (H, W, 3)
     grid = constant_like(base.reshape(1, h * w, 3), theta).matmul(theta.transpose(1, 2))  # (N, H*W, 2)
     return grid.reshape(n, h, w, 2)
 
@@ -376,17 +382,17 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     flat = input.reshape(n, c, h * w)
 
     def tap(ix, iy):
-        ixa, iya = ix._data.astype(np.int64), iy._data.astype(np.int64)
+        ixa, iya = ix.to(_dtypes.int64), iy.to(_dtypes.int64)
         ok = (ixa >= 0) & (ixa < w) & (iya >= 0) & (iya < h)
-        lin = np.where(ok, iya * w + ixa, 0) + (np.arange(n) * h * w).reshape(-1, 1, 1)
-        vals = flat.transpose(0, 1).reshape(c, n * h * w).index_select(1, from_numpy(lin.reshape(-1)))
+        lin = where(ok, iya * w + ixa, 0) + (arange(n, device=ixa.device) * (h * w)).reshape(-1, 1, 1)
+        vals = flat.transpose(0, 1).reshape(c, n * h * w).index_select(1, lin.reshape(-1))
         vals = vals.reshape(c, *ixa.shape).transpose(0, 1)
-        return where(from_numpy(ok).unsqueeze(1), vals, 0.0)
+        return where(ok.unsqueeze(1), vals, 0.0)
     if mode == "nearest":
-        return tap(gx.round(), gy.round())
+        return tap(gx.round(), gy.round()).contiguous()  # (the taps come out channel-major; torch's is not)
     x0, y0 = gx.floor(), gy.floor()
     x1, y1 = x0 + 1, y0 + 1
     wx1, wy1 = (gx - x0).unsqueeze(1), (gy - y0).unsqueeze(1)
     wx0, wy0 = 1 - wx1, 1 - wy1
     return (tap(x0, y0) * wx0 * wy0 + tap(x1, y0) * wx1 * wy0 + tap(x0, y1) * wx0 * wy1
-            + tap(x1, y1) * wx1 * wy1)
+            + tap(x1, y1) * wx1 * wy1).contiguous()

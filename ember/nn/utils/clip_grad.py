@@ -1,52 +1,28 @@
 """Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_.
 
 NOTE [ Clipping arithmetic ]
-Like torch, the total norm is the vector norm of the per-tensor norms (each in its tensor's dtype; mixed
-dtypes promote), and the scale is ``clamp((total + 1e-6).reciprocal() * max_norm, max=1)`` computed in the
-norm's dtype (torch evaluates ``max_norm / tensor`` as ``tensor.reciprocal() * max_norm``); every gradient
-is multiplied in place by it, even when it is 1. The work is done on the NumPy arrays, with each gradient's
-version counter bumped as an in-place op would. An inf or nan gradient gives an inf/nan norm and scale as in
-torch, silently: the NumPy work runs under `quiet_numpy()` (NOTE [ Quiet NumPy ] in ember/_dispatch.py).
+As torch's: the gradients are grouped by device and dtype (in order of first appearance); each group's norms
+come from one `_foreach_norm`, the total norm is `linalg.vector_norm` of their stack (mixed dtypes promote),
+and the scale is ``clamp(max_norm / (total + 1e-6), max=1)`` in the norm's dtype, multiplied into every
+gradient in place by one `_foreach_mul_` per group, even when it is 1 (no data-dependent branch).
+`clip_grad_value_` is `_foreach_clamp_min_` then `_foreach_clamp_max_`. On meta tensors torch has no foreach
+kernels and loops with single-tensor ops (`vector_norm`, `mul_`, `clamp_`), and so does ember, version counts
+included. All of it is ops: meta gradients work and a mode sees it; an inf or nan gradient gives an inf/nan
+norm and scale silently, as in torch.
 """
 
-import functools
-import math
 import types
 import warnings
 
-import numpy as np
-
-from ... import _dtypes
-from ..._dispatch import quiet_numpy
 from ..._naming import named
-from ..._tensor import Tensor, _version_counter, _wrap
+from ..._ops.creation import tensor as _tensor
+from ..._ops.foreach import _foreach_clamp_max_, _foreach_clamp_min_, _foreach_mul_, _foreach_norm
+from ..._ops.linalg_ext import vector_norm
+from ..._ops.shape import stack
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
-
-_LOW = (np.dtype(np.float16), np.dtype(_dtypes.to_numpy(_dtypes.bfloat16)))
-
-
-def _norm(a, norm_type):
-    """torch.linalg.vector_norm(a, norm_type) of an array, as a 0-d array of a's real dtype."""
-    if a.dtype.kind == "c":
-        a = np.abs(a)
-    out_dtype = a.dtype
-    if a.dtype in _LOW:
-        a = a.astype(np.float32)  # torch accumulates low-precision norms in float32
-    if norm_type == 2:
-        flat = a.reshape(-1)
-        r = np.sqrt(np.dot(flat, flat))
-    elif norm_type == math.inf:
-        r = np.abs(a).max() if a.size else 0
-    elif norm_type == -math.inf:
-        r = np.abs(a).min() if a.size else math.inf
-    elif norm_type == 0:
-        r = np.count_nonzero(a)
-    elif norm_type == 1:
-        r = np.abs(a).sum()
-    else:
-        r = np.sum(np.abs(a) ** norm_type) ** (1.0 / norm_type)
-    return np.asarray(r).astype(out_dtype)
 
 
 def _grads(parameters):
@@ -55,6 +31,17 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+def _by_dtype(tensors):
+    """The tensors grouped by device and dtype, groups in order of first appearance (torch's
+    `_group_tensors_by_device_and_dtype`), each with whether torch runs it with foreach ops (on the CPU; not
+    on meta tensors, where it loops over the tensors with single-tensor ops)."""
+    groups = {}
+    for t in tensors:
+        groups.setdefault((t.device.type, t.dtype), []).append(t)
+    return [(g, dev == "cpu") for (dev, _), g in groups.items()]
+
+
+@no_grad()
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     r"""The norm of the norms of `tensors` (as if they were concatenated into one vector).
 
@@ -70,19 +57,20 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
-        return _wrap(np.array(0.0, _dtypes.to_numpy(_dtypes.get_default_dtype())))
-    with quiet_numpy():
-        norms = [_norm(t._data, norm_type) for t in tensors]
-        dtype = functools.reduce(_dtypes.promote_types, [_dtypes.from_numpy(n.dtype) for n in norms])
-        total = _norm(np.array([n.astype(_dtypes.to_numpy(dtype)) for n in norms]), norm_type)
-    if error_if_nonfinite and not np.isfinite(total.astype(np.float64)):
+        return _tensor(0.0)
+    norms = []
+    for group, foreach in _by_dtype(tensors):
+        norms.extend(_foreach_norm(group, norm_type) if foreach else [vector_norm(g, norm_type) for g in group])
+    total = vector_norm(stack(norms), norm_type)
+    if error_if_nonfinite and (total.isnan() | total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
             "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
             "`error_if_nonfinite=False`")
-    return _wrap(total)
+    return total
 
 
+@no_grad()
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     r"""Scale the gradients of `parameters` in place by ``min(1, max_norm / (total_norm + 1e-6))``.
 
@@ -96,16 +84,16 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     max_norm = float(max_norm)
     if len(grads) == 0:
         return
-    t = total_norm._data
-    with quiet_numpy():
-        wide = t.astype(np.float32) if t.dtype in _LOW else t  # low precision: one rounding at the end
-        coef = np.minimum(np.reciprocal(wide + 1e-6) * max_norm, 1.0)  # See NOTE [ Clipping arithmetic ]
-        coef = np.asarray(coef).astype(t.dtype)
-        for g in grads:
-            np.multiply(g._data, coef, out=g._data, casting="unsafe")
-            _version_counter(g)[0] += 1
+    coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)  # See NOTE [ Clipping arithmetic ]
+    for group, foreach in _by_dtype(grads):
+        if foreach:
+            _foreach_mul_(group, coef)
+        else:
+            for g in group:
+                g.mul_(coef)
 
 
+@no_grad()
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     r"""Clip the gradient norm of an iterable of parameters, in place.
 
@@ -145,6 +133,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
+@no_grad()
 def clip_grad_value_(parameters, clip_value, foreach=None):
     r"""Clamp the gradients of `parameters` in place to ``[-clip_value, clip_value]``.
 
@@ -157,7 +146,10 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         >>> ember.nn.utils.clip_grad_value_(model.parameters(), clip_value=0.5)
     """
     clip_value = float(clip_value)
-    with quiet_numpy():
-        for g in _grads(parameters):
-            np.clip(g._data, -clip_value, clip_value, out=g._data)
-            _version_counter(g)[0] += 1
+    for group, foreach in _by_dtype(_grads(parameters)):
+        if foreach:
+            _foreach_clamp_min_(group, -clip_value)
+            _foreach_clamp_max_(group, clip_value)
+        else:
+            for g in group:
+                g.clamp_(min=-clip_value, max=clip_value)

@@ -8,16 +8,16 @@ NOTE [ Orthogonal maps without a LAPACK binding ]
 torch computes `matrix_exp` with a Taylor/Padé kernel, `householder_product` with LAPACK's orgqr and
 `geqrf` directly. Here `matrix_exp` is scaling and squaring of a degree-18 Taylor polynomial (Horner form,
 error < 1e-17 once the scaled norm is <= 1), `householder_product` applies the reflectors one column at a
-time, and `geqrf` is NumPy's `qr(mode="raw")` (the same LAPACK routine, transposed). All three are
-composites of differentiable ember ops (geqrf is only used without grad), so gradients come for free.
+time; both are composites of differentiable ember ops, so gradients come for free. `geqrf` is the op
+`ember.geqrf` (NumPy's `qr(mode="raw")`, the same LAPACK routine, transposed; used without grad).
 """
 
+import math
 from enum import Enum, auto
 
 import numpy as np
 
-from ... import _ops
-from ..._ops.creation import from_numpy
+from ... import _dtypes, _ops
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -32,13 +32,14 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 def _eye_like(a, n):
-    return from_numpy(np.broadcast_to(np.eye(n, dtype=a._data.dtype), tuple(a.shape[:-2]) + (n, n)).copy())
+    eye = _ops.creation.eye(n, dtype=a.dtype, device=a.device)
+    return eye.expand(*a.shape[:-2], n, n).contiguous() if a.dim() > 2 else eye
 
 
 def _matrix_exp(a):
     n = a.shape[-1]
-    norm = float(np.abs(a._data).sum(-2).max()) if a.numel() else 0.0
-    s = max(0, int(np.ceil(np.log2(norm)))) if norm > 1 else 0
+    norm = float(a.detach().abs().sum(-2).max()) if a.numel() else 0.0  # the 1-norm picks the scaling
+    s = max(0, math.ceil(math.log2(norm))) if norm > 1 else 0
     a = a / (2.0 ** s)
     eye = _eye_like(a, n)
     p = eye
@@ -53,29 +54,17 @@ def _householder_product(a, tau):
     """Q = H_0 H_1 ... H_{k-1} (first n columns) with H_i = I - tau_i v_i v_i^T, v_i = e_i + a[:, i] below i."""
     m, n = a.shape[-2], a.shape[-1]
     q = _eye_like(a, m)[..., :n]
+    rows = _ops.creation.arange(m, device=a.device).unsqueeze(1)
     for i in range(tau.shape[-1] - 1, -1, -1):
-        e = np.zeros((m, 1), a._data.dtype)
-        e[i] = 1
-        below = from_numpy(np.arange(m)[:, None] > i)
-        v = _ops.pointwise.where(below, a[..., :, i:i + 1], 0.0) + from_numpy(e)  # (..., m, 1)
+        v = _ops.pointwise.where(rows > i, a[..., :, i:i + 1], (rows == i).to(a.dtype))  # (..., m, 1)
         q = q - (tau[..., i:i + 1].unsqueeze(-1) * v) @ (v.mT @ q)
     return q
 
 
-def _geqrf(a):
-    """LAPACK geqrf of a (..., m, n): (reflectors with R above the diagonal, tau); no gradient."""
-    x = a.detach()._data
-    flat = x.reshape((-1,) + x.shape[-2:])
-    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat)) if flat.shape[0] else ((), ())
-    h = np.stack([h.T for h in hs]).reshape(x.shape) if hs else x.copy()
-    tau = np.stack(taus).reshape(x.shape[:-2] + (-1,)) if taus else np.zeros(x.shape[:-2] + (0,), x.dtype)
-    return from_numpy(h.astype(x.dtype)), from_numpy(tau.astype(x.dtype))
-
-
 def _is_orthogonal(q):
     n, k = q.shape[-2], q.shape[-1]
-    eps = 10.0 * n * float(np.finfo(q._data.dtype).eps)
-    return bool(np.allclose((q.mH @ q)._data, np.eye(k), atol=eps, rtol=1e-5))
+    eps = 10.0 * n * float(np.finfo(_dtypes.to_numpy(q.dtype)).eps)
+    return (q.mH @ q).allclose(_ops.creation.eye(k, dtype=q.dtype, device=q.device), atol=eps)
 
 
 def _make_orthogonal(a):
@@ -150,11 +139,11 @@ class _Orthogonal(Module):
             if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
                 raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                           "parametrizations when use_trivialization=False.")
-            a, tau = _geqrf(q)
-            d = a._data.diagonal(axis1=-2, axis2=-1)
-            fixed = np.sign(d) * np.where(tau._data == 0.0, -1, 1)
-            idx = np.arange(d.shape[-1])
-            a._data[..., idx, idx] = fixed
+            a, tau = _ops.factorizations.geqrf(q)
+            # diag(R) > 0 (else an orthogonal Q = (-Q)(-I) would be a valid QR too); LAPACK gives tau == 0
+            # exactly where it skips a reflection, and there the sign flips (as torch's right_inverse does)
+            d = a.diagonal(dim1=-2, dim2=-1)
+            d.copy_(d.sign() * (1 - 2 * (tau == 0.0).to(a.dtype)))
             return a.mT if transpose else a
         if n == k:
             q = _make_orthogonal(q) if not _is_orthogonal(q) else q.clone()

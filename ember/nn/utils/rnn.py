@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._ops.creation import arange
 from ..._ops.creation import tensor as _tensor
+from ..._ops.shape import cat
 from ..._ops.sorting import _argsort
 from ..._tensor import Tensor
 
@@ -110,10 +111,8 @@ def invert_permutation(permutation):
     """The inverse of a permutation tensor (None stays None)."""
     if permutation is None:
         return None
-    p = permutation._data
-    out = np.empty_like(p)
-    out[p] = np.arange(p.size, dtype=p.dtype)
-    return _tensor(out)
+    out = permutation.new_empty(permutation.shape)  # torch: scatter arange into an empty tensor
+    return out.scatter_(0, permutation, arange(permutation.numel(), device=permutation.device))
 
 
 # ---- packing ---------------------------------------------------------------------------------------------
@@ -124,7 +123,7 @@ def _lengths_array(lengths):
         if lengths.dim() != 1:
             raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D cpu "
                                f"{_word(lengths)} tensor")
-        return lengths._data.astype(np.int64)
+        return np.asarray(lengths.tolist(), dtype=np.int64)  # host metadata, as torch reads it
     return np.asarray([int(v) for v in lengths], dtype=np.int64)
 
 
@@ -165,10 +164,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            "is <= 0")
     if lens.size and lens[0] > T:
         raise RuntimeError(f"Expected lengths to be at most the sequence length {T}, but got {lens[0]}")
-    steps = np.arange(lens[0] if lens.size else 0)
-    mask = steps[:, None] < lens[None, :]  # time-major: row-major order of the True cells is the packed order
-    data = input[:len(steps)][_tensor(mask)]
-    batch_sizes = _int64(mask.sum(1))
+    steps = int(lens[0]) if lens.size else 0
+    # time-major: row-major order of the True cells is the packed order
+    mask = arange(steps).unsqueeze(1) < _int64(lens).unsqueeze(0)
+    data = input[:steps][mask]
+    batch_sizes = mask.sum(1)
     return PackedSequence(data, batch_sizes, sorted_indices, None)
 
 
@@ -178,25 +178,27 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     Returns:
         (padded Tensor, int64 Tensor of the lengths), in the original order of the batch.
     """
-    bs = sequence.batch_sizes._data.astype(np.int64)
-    T = bs.size
+    bs = sequence.batch_sizes
+    n = bs.numel()
+    T = n
     if total_length is not None:
         if total_length < T:
             raise ValueError("Expected total_length to be at least the length of the longest sequence in input, but "
                              f"got total_length={total_length} and max sequence length being {T}")
         T = total_length
-    B = int(bs[0]) if bs.size else 0
+    B = int(bs[0]) if n else 0
     data = sequence.data
-    mask = np.zeros((T, B), dtype=bool)
-    mask[:bs.size] = np.arange(B)[None, :] < bs[:, None]
-    padded = data.new_full((T, B, *data.shape[1:]), padding_value).index_put((_tensor(mask),), data)
-    lengths = mask.sum(0).astype(np.int64)
+    mask = arange(B).unsqueeze(0) < bs.unsqueeze(1)  # (steps, B): which sequences are alive at each step
+    if T > n:
+        mask = cat([mask, mask.new_zeros((T - n, B))])
+    padded = data.new_full((T, B, *data.shape[1:]), padding_value).index_put((mask,), data)
+    lengths = mask.sum(0)
     if batch_first:
         padded = padded.transpose(0, 1)
     if sequence.unsorted_indices is not None:
         unsorted = sequence.unsorted_indices
-        return padded.index_select(0 if batch_first else 1, unsorted), _int64(lengths[unsorted._data])
-    return padded, _int64(lengths)
+        return padded.index_select(0 if batch_first else 1, unsorted), lengths.index_select(0, unsorted)
+    return padded, lengths
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import _dtypes
 from ._grad_state import state as _grad_state
-from ._meta import MetaArray, NoData, derived_rule
+from ._meta import MetaArray, NoData, broadcast_error, derived_rule
 from ._tensor import Tensor, _version_counter, _wrap
 
 _new = object.__new__
@@ -528,17 +528,7 @@ def _run_quiet(op, inputs, params):
 
 def _broadcast_error(inputs):
     """torch's RuntimeError for inputs whose shapes do not broadcast (None if they do)."""
-    shapes = [t._data.shape for t in inputs if isinstance(t, Tensor)]
-    for i in range(1, len(shapes)):
-        a, b = shapes[0], shapes[i]
-        n = max(len(a), len(b))
-        for k in range(1, n + 1):
-            sa = a[-k] if k <= len(a) else 1
-            sb = b[-k] if k <= len(b) else 1
-            if sa != sb and sa != 1 and sb != 1:
-                return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                                    f"non-singleton dimension {n - k}")
-    return None
+    return broadcast_error([t._data.shape for t in inputs if isinstance(t, Tensor)])
 
 
 def _wrap_out(op, out, want, x):

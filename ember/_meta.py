@@ -26,6 +26,7 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
+           "broadcast_error",
            "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
            "reduction_meta", "unary_meta", "where_led_rule", "lapack_strides", "real_dtype", "matmul_meta",
            "conv_out_size", "conv_transpose_out_size", "pool_out_size"]
@@ -276,6 +277,16 @@ def broadcast_shapes(*shapes) -> tuple:
                 raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
                                    f"non-singleton dimension {n - k}")
     return tuple(out)
+
+
+def broadcast_error(shapes) -> RuntimeError | None:
+    """torch's error for the first shape that does not broadcast with the first one (None if all do)."""
+    for s in shapes[1:]:
+        try:
+            broadcast_shapes(shapes[0], s)
+        except RuntimeError as e:
+            return e
+    return None
 
 
 def pointwise_strides(shape, operands) -> tuple:

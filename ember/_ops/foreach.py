@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
-from .._meta import broadcast_shapes, meta_array
+from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
@@ -119,17 +119,8 @@ def _foreach_meta(base, nargs):
 
 
 def _broadcast_error(shapes):
-    """torch's error for the first pair of shapes (against the first) that do not broadcast."""
-    a = shapes[0]
-    for b in shapes[1:]:
-        n = max(len(a), len(b))
-        for k in range(1, n + 1):
-            sa = a[-k] if k <= len(a) else 1
-            sb = b[-k] if k <= len(b) else 1
-            if sa != sb and sa != 1 and sb != 1:
-                return RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                                    f"non-singleton dimension {n - k}")
-    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+    """torch's error for the first shape (against the first) that does not broadcast."""
+    return broadcast_error(shapes) or RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
 
 
 def _check_lists(first, *others):

@@ -31,7 +31,16 @@ from .._dispatch import (
     run_meta,
 )
 from .._generator import FUSED, Generator, chunked, default_generator, fma32, fma64, libm, normal_fill, normal_scalar
-from .._meta import MetaArray, NoData, broadcast_shapes, contiguous_strides, like_strides, meta_array, pointwise_strides
+from .._meta import (
+    MetaArray,
+    NoData,
+    broadcast_error,
+    broadcast_shapes,
+    contiguous_strides,
+    like_strides,
+    meta_array,
+    pointwise_strides,
+)
 from .._size import Size
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, public
@@ -712,14 +721,6 @@ _normal_float_tensor.meta_(lambda std, gen, mean: _normal_meta(mean, std))
 _normal_tensor_tensor.meta_(lambda mean, std, gen: _normal_meta(mean, std))
 
 
-def _broadcast_error(a, b):
-    for k in range(1, min(len(a), len(b)) + 1):
-        if a[-k] != b[-k] and 1 not in (a[-k], b[-k]):
-            return RuntimeError(f"The size of tensor a ({a[-k]}) must match the size of tensor b ({b[-k]}) at "
-                                f"non-singleton dimension {max(len(a), len(b)) - k}")
-    return None
-
-
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2): `mean` and/or `std` tensors (broadcast together), or numbers with `size`."""
@@ -729,7 +730,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         if not std.is_meta and float(std._data.min(initial=0)) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        err = _broadcast_error(mean._data.shape, std._data.shape)
+        err = broadcast_error((mean._data.shape, std._data.shape))
         if err:
             raise err
         r = dispatch(_normal_tensor_tensor, (mean, std), (gen,))

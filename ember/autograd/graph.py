@@ -470,18 +470,7 @@ class OpNode(Node):
             return (None,) * len(self.next_functions)  # formula gave None): its inputs get none, as in torch
         op = self._op
         if op.saves == "all":
-            vs = self._versions
-            if vs is None:
-                raise RuntimeError(_FREED)
-            inputs = []
-            for s, v in zip(self._saved, vs):
-                if v is not None:  # a tensor saved as it is: check nobody wrote to it since
-                    vc = s._vc
-                    if (vc[0] if vc is not None else _version_counter(s)[0]) != v:
-                        _raise_version_error(s, v)
-                elif type(s) is SavedTensor:
-                    s = s.unpack(self)
-                inputs.append(s)
+            inputs = _unpack_saved(self, self._saved, self._versions)
         else:
             inputs = self._saved  # shapes, numbers or nothing: no versions to check
         g = grads[0] if len(grads) == 1 else grads
@@ -556,25 +545,31 @@ class OpNode(Node):
         return out.unpack(self) if type(out) is not tuple else tuple(o.unpack(self, i) for i, o in enumerate(out))
 
 
+def _unpack_saved(node, saved, vs):
+    """A node's saved inputs as its derivative takes them: each tensor saved as it is checked against the
+    version it was saved at (nobody wrote to it since), each SavedTensor unpacked through its hooks."""
+    if vs is None:
+        raise RuntimeError(_FREED)
+    inputs = []
+    for s, v in zip(saved, vs):
+        if v is not None:
+            vc = s._vc
+            if (vc[0] if vc is not None else _version_counter(s)[0]) != v:
+                _raise_version_error(s, v)
+        elif type(s) is SavedTensor:
+            s = s.unpack(node)
+        inputs.append(s)
+    return inputs
+
+
 class IndexOpNode(OpNode):
     """The node of an op whose index, mask or target tensors are inputs (NOTE [ Index inputs ]) and that
     saves only metadata (or nothing) of its other inputs: the index tensors are saved whole, with their
     versions, and checked and unpacked here before the derivative runs."""
 
     def _run(self, grads, free):
-        saved, vs = self._saved, self._versions
-        if vs is None:
-            raise RuntimeError(_FREED)
-        inputs = []
-        for s, v in zip(saved, vs):
-            if v is not None:
-                vc = s._vc
-                if (vc[0] if vc is not None else _version_counter(s)[0]) != v:
-                    _raise_version_error(s, v)
-            elif type(s) is SavedTensor:
-                s = s.unpack(self)
-            inputs.append(s)
-        self._saved = tuple(inputs)
+        saved = self._saved
+        self._saved = tuple(_unpack_saved(self, saved, self._versions))
         try:
             res = OpNode._run(self, grads, False)
         finally:

@@ -735,6 +735,9 @@ INDEX_ERRORS_BY_POSITION = [  # the dim an error names, the bound it checks, how
     lambda L: L.zeros(3, 4).masked_fill(L.ones(3, 5, dtype=L.bool), 1.0),
     lambda L: L.zeros(3, 4).masked_fill_(L.ones(2, 4, dtype=L.bool), 1.0),
     lambda L: L.nn.functional.embedding(L.tensor([-1]), L.zeros(3, 4)),
+    # one uint8 mask with a scalar: torch fills through masked_fill_, which refuses uint8
+    lambda L: L.zeros(4).__setitem__(L.tensor([1, 0, 1, 0], dtype=L.uint8), 5.0),
+    lambda L: L.zeros(2, 2).__setitem__((..., L.tensor([[1, 0], [0, 1]], dtype=L.uint8)), L.tensor(1.0)),
 ]
 
 
@@ -746,6 +749,7 @@ def test_index_errors_name_torchs_dim(i):
 INDEX_OK = [  # where torch computes, ember computes the same
     lambda L: L.zeros(3, 4).gather(1, L.tensor([[0, 3]], dtype=L.int32)),
     lambda L: L.arange(12.).reshape(3, 4)[L.tensor([1, 0, 1], dtype=L.uint8)],
+    lambda L: (lambda x: (x.__setitem__(L.tensor([1, 0, 1], dtype=L.uint8), L.ones(2, 4)), x)[1])(L.zeros(3, 4)),
     lambda L: L.arange(12.).reshape(3, 4).index_fill(1, L.tensor([-1]), 5.0),
     lambda L: L.arange(12.).reshape(3, 4).scatter(1, L.tensor([[0, 1]], dtype=L.int32), 9.0),
 ]

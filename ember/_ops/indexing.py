@@ -192,6 +192,7 @@ def _check_advanced(self, key):
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
                       UserWarning, stacklevel=3)
         key = tuple(k.astype(np.bool_) if isinstance(k, np.ndarray) and k.dtype == np.uint8 else k for k in key)
+        # (this key only drives the checks below; the op gets uint8 masks as bool through `_masks_as_bool`)
     if len(shapes) > 1:
         try:
             np.broadcast_shapes(*(tuple(s) for s in shapes))
@@ -382,7 +383,10 @@ def _setitem(self, key, value):
         raise ValueError("Overflow when unpacking long long")  # torch reads a Python int as int64 here
     k, advanced, tensors = _prep_key(self, key)
     if advanced:
-        k = _check_advanced(self, k)
+        if (scalar or isinstance(value, Tensor) and value.dim() == 0) and len(tensors) == 1 \
+                and tensors[0]._data.dtype == np.uint8 and all(x is Ellipsis for x in k if type(x) is not np.ndarray):
+            # torch fills through masked_fill_ for one mask and a scalar, which takes no uint8 mask
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
             value = value.to(self.dtype)
         elif scalar:

@@ -8,25 +8,16 @@ the handler runs it at the next level down. It is an ember `Mode` at level "abov
 
 from __future__ import annotations
 
-from ._dispatch import OpCall
-from ._modes import Mode
-from .utils._python_dispatch import _InplaceCall, _types
+from .utils._python_dispatch import _TorchHookMode
 
 __all__ = ["TorchFunctionMode"]
 
 
-class TorchFunctionMode(Mode):
+class TorchFunctionMode(_TorchHookMode):
     """Base class of modes that see every op above autograd (torch's `TorchFunctionMode`)."""
 
     level = "above"
+    _hook = "__torch_function__"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError(f"{type(self).__name__} must implement __torch_function__")
-
-    def dispatch(self, op, inputs, params):
-        args = tuple(inputs) + tuple(params)
-        return self.__torch_function__(OpCall(op, len(inputs)), _types(inputs), args, {})
-
-    def dispatch_inplace(self, op, self_, inputs, params):
-        args = tuple(inputs) + tuple(params)
-        return self.__torch_function__(_InplaceCall(op, len(inputs)), _types(inputs), args, {})

@@ -35,24 +35,30 @@ class _InplaceCall(OpCall):
         return f"{name}.{self.op.overload or 'default'}"
 
 
-class TorchDispatchMode(Mode):
+class _TorchHookMode(Mode):
+    """A mode that hands each op to a torch-style hook (`_hook` names it) as `(func, types, args, kwargs)`."""
+
+    _hook = ""
+
+    def dispatch(self, op, inputs, params):
+        return getattr(self, self._hook)(OpCall(op, len(inputs)), _types(inputs), tuple(inputs) + tuple(params), {})
+
+    def dispatch_inplace(self, op, self_, inputs, params):
+        return getattr(self, self._hook)(_InplaceCall(op, len(inputs)), _types(inputs),
+                                         tuple(inputs) + tuple(params), {})
+
+
+class TorchDispatchMode(_TorchHookMode):
     """Base class of modes that see every op below autograd (torch's `TorchDispatchMode`)."""
 
     level = "below"
+    _hook = "__torch_dispatch__"
 
     def __init__(self, _dispatch_key=None):
         pass
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError(f"{type(self).__name__} must implement __torch_dispatch__")
-
-    def dispatch(self, op, inputs, params):
-        args = tuple(inputs) + tuple(params)
-        return self.__torch_dispatch__(OpCall(op, len(inputs)), _types(inputs), args, {})
-
-    def dispatch_inplace(self, op, self_, inputs, params):
-        args = tuple(inputs) + tuple(params)
-        return self.__torch_dispatch__(_InplaceCall(op, len(inputs)), _types(inputs), args, {})
 
     @classmethod
     def push(cls, *args, **kwargs):

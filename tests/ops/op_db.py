@@ -1146,3 +1146,11 @@ for _name, _kind in [("max_pool2d", "2d"), ("avg_pool2d", "2d"), ("adaptive_avg_
     add(f"nn.functional.{_name}", id=f"nn.functional.{_name}_backward", fn=_pool_grad(_name),
         samples=lambda d, r, _kind=_kind: [Sample(arr(r, x, d), arr(r, v, d), **k) for x, v, k in _POOL_GRAD[_kind]],
         grad_inputs=(1,), gradcheck=False, noncontig=False)
+
+
+# NOTE [ Table files by area ]
+# Areas with many ops (special functions, fft, linalg, ...) keep their entries in `op_db_<area>.py` beside
+# this file; each imports `add` and the sample builders from here and calls `add` at import. They load
+# last, in name order, so every generic test sees one table.
+for _path in sorted(__import__("pathlib").Path(__file__).parent.glob("op_db_*.py")):
+    __import__(_path.stem)

@@ -108,6 +108,14 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
+def _hardshrink_public(input, lambd=0.5):
+    return dispatch(hardshrink, (input,), (lambd,))
+
+
+_hardshrink_public.__name__ = "hardshrink"
+method("hardshrink")(_hardshrink_public)  # (area N: torch.hardshrink, Tensor.hardshrink)
+
+
 @defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="softshrink_check")
 def softshrink(a, lambd):
     lam = _as(lambd, a)

@@ -1,5 +1,6 @@
 """ember.nn: Modules, Parameters, layers, losses, `functional`, `init` and `utils` (torch.nn's API)."""
 
+from . import attention as attention  # (area N)
 from . import functional as functional
 from . import init as init
 from . import parallel as parallel  # (area N: DataParallel)

@@ -15,7 +15,8 @@ __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "ce
            "prelu", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
            "softmax", "softshrink", "log_softmax", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
            "hardtanh", "hardtanh_", "threshold", "threshold_", "linear", "bilinear", "normalize", "one_hot",
-           "cosine_similarity", "pairwise_distance", "pdist", "rrelu", "gumbel_softmax"]
+           "cosine_similarity", "pairwise_distance", "pdist", "rrelu", "gumbel_softmax",
+           "rrelu_"]  # (area N)
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -107,6 +108,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     slope = empty_like(input).uniform_(lower, upper)
     out = dispatch(P.prelu, (input, slope))
     return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, True)
 
 
 def _threshold(input, th, value, inplace):

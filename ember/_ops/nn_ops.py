@@ -109,6 +109,8 @@ def _(g, a, lambd):
 
 
 def _hardshrink_public(input, lambd=0.5):
+    if not isinstance(lambd, (int, float)):  # (torch's argument parser; bool is an int there too)
+        raise TypeError(f"hardshrink(): argument 'lambd' must be Number, not {type(lambd).__name__}")
     return dispatch(hardshrink, (input,), (lambd,))
 
 

@@ -499,7 +499,19 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*b, c * r * r, h // r, w // r)
 
 
+def _check_shuffle(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+
+
 def channel_shuffle(input, groups):
+    _check_shuffle(input, groups)
     n, c = input.shape[:2]
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
@@ -507,7 +519,10 @@ def channel_shuffle(input, groups):
 
 def native_channel_shuffle(input, groups):
     """channel_shuffle's native kernel (the same permutation of channels)."""
-    return channel_shuffle(input, groups)
+    _check_shuffle(input, groups)
+    n, c = input.shape[:2]
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).contiguous().view(n, c, *rest)
 
 
 def conv_tbc(input, weight, bias, pad=0):
@@ -523,4 +538,4 @@ def conv_tbc(input, weight, bias, pad=0):
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
-    return out.permute(2, 0, 1)
+    return out.permute(2, 0, 1).contiguous()  # (torch returns a fresh (T, B, C_out) tensor)

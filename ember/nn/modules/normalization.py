@@ -125,6 +125,16 @@ class _InstanceNorm(_NormBase):
         nd = self._nd
         if input.dim() not in (nd + 1, nd + 2):
             raise ValueError(f"expected {nd + 1}D or {nd + 2}D input (got {input.dim()}D input)")
+        feature_dim = input.dim() - (nd + 1)
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            import warnings
+
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
         unbatched = input.dim() == nd + 1
         x = input.unsqueeze(0) if unbatched else input
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,

@@ -33,7 +33,7 @@ def _swap(owner, attr, value):
 def _reparametrize(module, parameters_and_buffers, tie_weights=False, strict=False):
     members = dict(module.named_parameters(remove_duplicate=False))
     members.update(dict(module.named_buffers(remove_duplicate=False)))
-    given = dict(parameters_and_buffers)
+    given = {k: parameters_and_buffers[k] for k in parameters_and_buffers.keys()}
     if tie_weights:  # a name tied to a given one (the same tensor in the module) takes the same value
         by_id = {}
         for name, t in members.items():
@@ -69,11 +69,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
                   "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
                   "drop-in replacement.", FutureWarning, stacklevel=2)
-    if isinstance(parameters_and_buffers, (list, tuple)):
-        merged = {}
-        for d in parameters_and_buffers:
-            merged.update(d)
-        parameters_and_buffers = merged
     if kwargs is None:
         kwargs = {}
     if args is None:

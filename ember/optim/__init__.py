@@ -2,6 +2,11 @@
 
 from . import lr_scheduler as lr_scheduler
 from . import swa_utils as swa_utils
+
+# (area N: Adafactor, Muon, swap_in_optimizer_params_and_state)
+from ._adafactor import Adafactor as Adafactor  # noqa: E402
+from ._muon import Muon as Muon  # noqa: E402
+from ._stateless import swap_in_optimizer_params_and_state as swap_in_optimizer_params_and_state  # noqa: E402
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
@@ -17,7 +22,7 @@ from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
 
 # SparseAdam is absent on purpose: ember has no sparse tensors, so no parameter can have the sparse gradients
-# it requires.
+# it requires (torch's SparseAdam raises on every dense gradient; tools/coverage.py lists it as sparse-only).
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

@@ -660,3 +660,143 @@ def test_flash_attention_registry():
         assert EA.current_flash_attention_impl() is None and Handle.removed == 1
     finally:
         EA._FLASH_ATTENTION_IMPLS.pop("Mine")
+
+
+# ---- linear_cross_entropy, grouped_mm, the scaled-matmul enums ------------------------------------------------------
+
+TARGET = RNG.integers(0, 5, size=6)
+TARGET_IGNORED = np.where(np.arange(6) % 3 == 0, 2, TARGET)
+LCE = {
+    "plain": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t), arr(6, 4), arr(5, 4), TARGET),
+    "bias_sum": (lambda lib, x, w, b, t: lib.nn.functional.linear_cross_entropy(x, w, t, linear_bias=b,
+                                                                                 reduction="sum"),
+                 arr(6, 4), arr(5, 4), arr(5), TARGET),
+    "weight_ignore_smooth": (lambda lib, x, w, cw, t: lib.nn.functional.linear_cross_entropy(
+        x, w, t, weight=cw, ignore_index=2, label_smoothing=0.1), arr(6, 4), arr(5, 4), np.abs(arr(5)),
+        TARGET_IGNORED),
+    "none": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t, reduction="none"),
+             arr(6, 4), arr(5, 4), TARGET),
+    "unbatched": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t), arr(4), arr(5, 4),
+                  np.array(3)),
+    "k_dim": (lambda lib, x, w, b, t: lib.nn.functional.linear_cross_entropy(x, w, t, linear_bias=b),
+              arr(6, 4), arr(5, 3, 4), arr(5, 3), RNG.integers(0, 5, size=(6, 3))),
+    "probabilities": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t.softmax(-1)),
+                      arr(6, 4), arr(5, 4), arr(6, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(LCE))
+def test_linear_cross_entropy(name):
+    fn, *inputs = LCE[name]
+    check(fn, *inputs, grad=[0, 1] + ([2] if name == "bias_sum" or name == "k_dim" else []), rtol=1e-5,
+          atol=1e-5)
+
+
+LCE_ERRORS = {
+    "input_dims": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x[None], w, t), arr(6, 4),
+                   arr(5, 4), TARGET),
+    "weight_dims": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w[0], t), arr(6, 4),
+                    arr(5, 4), TARGET),
+    "in_features": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w[:, :3], t), arr(6, 4),
+                    arr(5, 4), TARGET),
+    "bias_shape": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t, linear_bias=w[0]),
+                   arr(6, 4), arr(5, 4), TARGET),
+    "k_dim_unbatched": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x[0], w, t), arr(6, 4),
+                        arr(5, 3, 4), TARGET),
+    "ignore_with_probabilities": (lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(
+        x, w, t, ignore_index=1), arr(6, 4), arr(5, 4), arr(6, 5)),
+    "module_weight": (lambda lib, w: lib.nn.LinearCrossEntropyLoss(4, 5, weight=w), arr(4)),
+    "module_smoothing": (lambda lib: lib.nn.LinearCrossEntropyLoss(4, 5, label_smoothing=1.5),),
+    "options_policy": (lambda lib: lib.nn.LinearCrossEntropyOptions(acc_policy="fast"),),
+    "options_chunking": (lambda lib: lib.nn.LinearCrossEntropyOptions(chunking_method="rows"),),
+    "options_chunk_size": (lambda lib: lib.nn.LinearCrossEntropyOptions(batch_chunk_size=0),),
+    "options_acc_dtype": (lambda lib: lib.nn.LinearCrossEntropyOptions(acc_dtype=lib.int32),),
+}
+
+
+@pytest.mark.parametrize("name", list(LCE_ERRORS))
+def test_linear_cross_entropy_errors(name):
+    fn, *inputs = LCE_ERRORS[name]
+    assert_same_error(fn, *inputs)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"bias": True, "reduction": "sum"}, {"out_features": (3,), "bias": True},
+                                    {"options": "default"}])
+def test_linear_cross_entropy_loss_module(kwargs):
+    def build(lib):
+        kw = dict(kwargs)
+        if kw.get("options") == "default":
+            kw["options"] = lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+        return lib.nn.LinearCrossEntropyLoss(4, 5, **kw)
+    torch.manual_seed(0)
+    tmod = build(torch)
+    emod = build(ember)
+    emod.load_state_dict({k: to_ember(v.detach().numpy()) for k, v in tmod.state_dict().items()})
+    assert repr(emod) == repr(tmod)
+    assert list(emod.state_dict()) == list(tmod.state_dict())
+    target = RNG.integers(0, 5, size=(6, 3) if "out_features" in kwargs else 6)
+    run_pair(emod, tmod, [arr(6, 4), target], rtol=1e-5, atol=1e-5)
+
+
+def test_linear_cross_entropy_options_ignored_warning():
+    def fn(lib, x, w, t):
+        with pytest.warns(UserWarning, match="``options`` ignored") as rec:
+            out = lib.nn.functional.linear_cross_entropy(x, w, t, label_smoothing=0.1,
+                                                         options=lib.nn.LinearCrossEntropyOptions())
+        return out, str(rec[0].message).replace("torch.", "")
+    check(fn, arr(6, 4), arr(5, 4), TARGET, rtol=1e-5, atol=1e-5)
+
+
+OFFS = np.array([3, 8], np.int32)
+GROUPED = {
+    "2d_3d": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(8, 16), arr(2, 16, 8), OFFS),
+    "3d_2d": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(2, 8, 16), arr(16, 8), OFFS),
+    "2d_2d": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(8, 16), arr(16, 8),
+              np.array([4, 16], np.int32)),
+    "3d_3d": (lambda lib, a, b: lib.nn.functional.grouped_mm(a, b), arr(2, 8, 16), arr(2, 16, 8)),
+    "bf16": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a.bfloat16(), b.bfloat16(), offs=o,
+                                                               out_dtype=lib.bfloat16), arr(8, 16), arr(2, 16, 8),
+             OFFS),
+}
+
+
+@pytest.mark.parametrize("name", list(GROUPED))
+def test_grouped_mm(name):
+    fn, *inputs = GROUPED[name]
+    check(fn, *inputs, grad=[0, 1], rtol=1e-5, atol=1e-5, check_stride=False)
+
+
+GROUPED_ERRORS = {
+    "offs_3d": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(2, 8, 16), arr(2, 16, 8),
+                OFFS),
+    "no_offs": (lambda lib, a, b: lib.nn.functional.grouped_mm(a, b), arr(8, 16), arr(2, 16, 8)),
+    "offs_long": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o.long()), arr(8, 16),
+                  arr(2, 16, 8), OFFS),
+    "double": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a.double(), b, offs=o), arr(8, 16),
+               arr(2, 16, 8), OFFS),
+    "mixed": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b.bfloat16(), offs=o), arr(8, 16),
+              arr(2, 16, 8), OFFS),
+    "contraction": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(8, 16), arr(2, 15, 8),
+                    OFFS),
+    "bias": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o, bias=b[:, 0]), arr(8, 16),
+             arr(2, 16, 8), OFFS),
+    "out_dtype": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o, out_dtype=lib.float16),
+                  arr(8, 16), arr(2, 16, 8), OFFS),
+    "groups": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(8, 16), arr(2, 16, 8),
+               np.array([3, 6, 7], np.int32)),
+    "batch": (lambda lib, a, b: lib.nn.functional.grouped_mm(a, b), arr(2, 8, 16), arr(3, 16, 8)),
+    "1d": (lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o), arr(8), arr(2, 16, 8), OFFS),
+}
+
+
+@pytest.mark.parametrize("name", list(GROUPED_ERRORS))
+def test_grouped_mm_errors(name):
+    fn, *inputs = GROUPED_ERRORS[name]
+    assert_same_error(fn, *inputs)
+
+
+@pytest.mark.parametrize("enum", ["ScalingType", "SwizzleType"])
+def test_scaled_mm_enums(enum):
+    e, t = getattr(ember.nn.functional, enum), getattr(torch.nn.functional, enum)
+    assert {k: int(v) for k, v in e.__members__.items()} == {k: int(v.value) for k, v in t.__members__.items()}
+    assert [repr(v) for v in e.__members__.values()] == [repr(v) for v in t.__members__.values()]

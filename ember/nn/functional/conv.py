@@ -537,5 +537,7 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.dtype is _dtypes.bool:  # (torch's conv_tbc is a loop of addmm calls)
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
     return out.permute(2, 0, 1).contiguous()  # (torch returns a fresh (T, B, C_out) tensor)

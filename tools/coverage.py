@@ -99,7 +99,8 @@ _CATEGORIES = [
 _REMOVED = {"torch.eig", "torch.lstsq", "torch.solve", "torch.symeig", "torch.matrix_rank",
             "torch.Tensor.eig", "torch.Tensor.lstsq", "torch.Tensor.solve", "torch.Tensor.symeig",
             "torch.Tensor.volatile"}
-_KEPT = {"torch.nn.init.sparse_", "torch.nn.init.sparse"}
+_KEPT = {"torch.nn.init.sparse_", "torch.nn.init.sparse",
+         "torch.optim.SparseAdam"}  # (behaves as torch's on dense gradients: it raises)
 
 # The pybind types of torch._C that torch documents as part of the tensor model (rule 3).
 _C_TYPES_KEPT = {"dtype", "device", "layout", "memory_format", "finfo", "iinfo", "Size", "Generator"}

@@ -114,7 +114,7 @@ def test_swap_in_optimizer_params_and_state():
             opt.step()
             inside = opt.param_groups[0]["params"][0] is swap["a"]
         results[lib.__name__] = (swap, sd, before, ps, inside, opt.param_groups[0]["params"][0] is ps[0])
-    (se, sde, be, pe, ie, re), (st, sdt, bt, pt, it, rt) = results["ember"], results["torch"]
+    (se, sde, be, pe, ie, re), (st, sdt, _, pt, it, rt) = results["ember"], results["torch"]
     assert ie and it and re and rt
     for k in ("a", "b"):
         assert_same(se[k].detach(), st[k].detach(), path=k)
@@ -152,7 +152,26 @@ def test_swap_in_errors(name):
     assert_same_error(fn)
 
 
-def test_sparse_adam_stays_out():
-    """torch's SparseAdam raises on every dense gradient; ember has no sparse gradients, so it is not there."""
-    with pytest.raises(AttributeError, match="ember does not implement torch.optim.SparseAdam"):
-        ember.optim.SparseAdam  # noqa: B018
+SPARSE_ADAM_ERRORS = [dict(lr=0.0), dict(eps=0.0), dict(betas=(1.0, 0.9)), dict(betas=(0.9, -0.1))]
+
+
+@pytest.mark.parametrize("kwargs", SPARSE_ADAM_ERRORS)
+def test_sparse_adam_arguments(kwargs):
+    assert_same_error(lambda lib: lib.optim.SparseAdam(_params(lib), **kwargs))
+
+
+def test_sparse_adam_on_dense_gradients():
+    """torch's SparseAdam raises on a dense gradient, and every ember gradient is dense: the same error; a
+    step without gradients does nothing; complex parameters are refused."""
+    def step(lib, with_grad):
+        ps = _params(lib)
+        opt = lib.optim.SparseAdam(ps)
+        if with_grad:
+            ps[0].grad = lib.ones(3, 2)
+        opt.step()
+        return ps[0] * 1, opt.state_dict()["param_groups"]
+    assert_same_error(lambda lib: step(lib, True))
+    ours, theirs = step(ember, False), step(torch, False)
+    assert_same(ours[0], theirs[0].detach())
+    assert ours[1] == theirs[1]
+    assert_same_error(lambda lib: lib.optim.SparseAdam([lib.zeros(2, dtype=lib.complex64, requires_grad=True)]))

@@ -179,6 +179,10 @@ TORCH_NAMES = {
     "celu_": (lambda lib, x: lib.celu_(x.clone(), 0.5), arr(3, 4)),
     "rrelu_": (lambda lib, x: lib.rrelu_(x.clone(), 0.1, 0.3), arr(3, 4)),
     "F.rrelu_": (lambda lib, x: lib.nn.functional.rrelu_(x.clone()), arr(3, 4)),
+    "rrelu_training": (lambda lib, x: (lib.manual_seed(5), lib.rrelu_(x.clone(), 0.1, 0.3, True),
+                                       lib.rand(2))[1:], arr(30, 20)),
+    "F.rrelu_training_inplace": (lambda lib, x: (lib.manual_seed(5), lib.nn.functional.rrelu(
+        x.clone(), training=True, inplace=True))[1], arr(4, 5).T),
     "threshold_": (lambda lib, x: lib.threshold_(x.clone(), 0.1, 2.0), arr(3, 4)),
 }
 
@@ -197,6 +201,7 @@ def test_hardshrink_errors():
 # ---- modules from the same weights --------------------------------------------------------------------------------
 
 LAYERS = [
+    ("RReLU", (0.1, 0.3), {}, [(20, 10)]),  # (train mode draws as torch's after the same seed)
     ("LPPool3d", (2, 2), {}, [(1, 2, 4, 4, 6)]),
     ("LPPool3d", (1.5, (2, 1, 2)), {"stride": 1, "ceil_mode": True}, [(2, 3, 4, 5)]),
     ("CrossMapLRN2d", (3,), {"alpha": 0.1, "beta": 0.75, "k": 1}, [(2, 7, 3, 3)]),
@@ -234,6 +239,8 @@ def test_layers(i, train):
     from _harness import make_inputs
 
     arrays = make_inputs(specs, np.random.default_rng(i))
+    torch.manual_seed(1)
+    ember.manual_seed(1)
     run_pair(emod, tmod, arrays, rtol=1e-5, atol=1e-5)
     assert list(emod.state_dict()) == list(tmod.state_dict())
     for k, v in tmod.state_dict().items():

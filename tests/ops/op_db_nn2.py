@@ -48,3 +48,16 @@ for _nd in (2, 3):
     add(f"nn.functional.fractional_max_pool{_nd}d", gradcheck=False, grad_inputs=(0,), dtypes=FLOAT + HALF,
         fn=lambda lib, x, s, k, o, _nd=_nd: tuple(getattr(lib.nn.functional, f"fractional_max_pool{_nd}d")(
             x, k, output_size=o, return_indices=True, _random_samples=s)), samples=_fractional(_nd))
+
+
+def _rrelu_training(lib, x, lower=0.1, upper=0.3):
+    lib.manual_seed(0)
+    return lib.nn.functional.rrelu(x, lower, upper, training=True)
+
+
+add("nn.functional.rrelu", id="nn.functional.rrelu_training", fn=_rrelu_training, gradcheck=False,
+    dtypes=FLOAT + ("bfloat16",))
+# (upper - lower <= 1e-6: leaky_relu's gradient with the mean slope; its double backward is not held to torch's:
+# torch's backward op takes the input as an input, ember's formula reads the output)
+add("nn.functional.rrelu", id="nn.functional.rrelu_training_narrow", gradcheck=False, gradgrad=False,
+    fn=lambda lib, x: _rrelu_training(lib, x, 0.2, 0.2 + 1e-7))

@@ -239,6 +239,7 @@ FUNCTIONALS = [  # (id, fn(lib, *inputs), inputs)
     ("conv_tbc", F("conv_tbc"), [_x(5, 2, 3), _x(2, 3, 4), _x(4)]),
     ("native_channel_shuffle", F("native_channel_shuffle", 2), [_x(2, 4, 3)]),
     ("rrelu_", _inplace("rrelu_"), [_X]),
+    ("rrelu_training", _seeded(F("rrelu", training=True)), [_X]),
     ("grouped_mm", lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o),
      [_x(8, 16), _x(2, 16, 8), keep(np.array([3, 8], np.int32))]),
     ("linear_cross_entropy", lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t),

@@ -100,13 +100,13 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU: a slope drawn from U(lower, upper) per element in training, the mean otherwise."""
+    """Randomized leaky ReLU: in training, each element <= 0 gets a slope drawn from U(lower, upper) (torch's
+    draws, NOTE [ rrelu's draws ] in _ops/random.py); otherwise leaky_relu with the mean slope."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    from ..._ops.creation import empty_like
+    from ..._ops.random import rrelu_with_noise
 
-    slope = empty_like(input).uniform_(lower, upper)
-    out = dispatch(P.prelu, (input, slope))
+    out = rrelu_with_noise(input, lower, upper)[0]
     return input.copy_(out) if inplace else out
 
 

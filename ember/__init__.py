@@ -101,6 +101,12 @@ def typename(obj):
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+# (area N: torch.* names of nn.functional's functions, same signatures; nn loads on first use)
+_LAZY_ATTRS.update(dict.fromkeys((
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc",
+    "avg_pool1d", "adaptive_avg_pool1d", "bilinear", "prelu", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle", "pairwise_distance", "pdist", "cosine_similarity", "relu_",
+    "selu_", "celu_", "rrelu_", "threshold_"), "nn.functional"))
 
 
 def __getattr__(name):

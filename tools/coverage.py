@@ -25,8 +25,8 @@ A namespace is walked the same way everywhere, and the rules are printed at the 
      (`dtype`, `device`, `layout`, `memory_format`, `finfo`, `iinfo`, `Size`, `Generator`); the rest are
      TorchScript IR and tooling (`Graph`, `Node`, `ScriptModule`, `FileCheck`).
   4. Left out by category, by name (see `_CATEGORIES`): accelerators (CUDA, cuDNN, MPS, XPU, ...),
-     quantized tensors, sparse-only layouts, TorchScript and compiler internals (symbolic shapes,
-     dispatch keys), and names torch removed that now only raise (`_REMOVED`); `_KEPT` overrides the
+     quantized tensors, float8-only functions, sparse-only layouts, TorchScript and compiler internals
+     (symbolic shapes, dispatch keys), and names torch removed that now only raise (`_REMOVED`); `_KEPT` overrides the
      patterns for dense functions whose names merely look like a category's (`nn.init.sparse_`).
   5. Whole namespaces not walked (see `_NOT_WALKED`): device modules, sparse, quantization, TorchScript,
      and extension/tooling APIs; the page lists them with the reason.
@@ -84,6 +84,9 @@ _CATEGORIES = [
         r"cuda|cudnn|miopen|mkldnn|onednn|(^|_)mps|xpu|hpu|mtia|maia|(^|_)xla|ipu(_|$)|vulkan|metal|"
         r"fbgemm|nnpack|(^|_)hip|pin_memory|is_pinned|^stream$|^event$|acceleratorerror|outofmemoryerror")),
     ("quantized", re.compile(r"quantiz|qscheme|qint|quint|^q_|int_repr|qparams")),
+    # nn.functional's scaled matmuls take float8 matrices only (torch's CPU build runs their TensorWise form
+    # on float8 inputs); ember has no float8 dtypes
+    ("float8-only", re.compile(r"^scaled_mm$|^scaled_grouped_mm$")),
     ("sparse-only", re.compile(
         r"sparse|(^|_)coo|csr|csc|bsr|bsc|^(indices|values|crow_indices|col_indices|ccol_indices|"
         r"row_indices|coalesce|is_coalesced|dense_dim|smm|sspaddmm|hspmm|dsmm|saddmm|spmm|to_dense)$")),
@@ -96,7 +99,8 @@ _CATEGORIES = [
 _REMOVED = {"torch.eig", "torch.lstsq", "torch.solve", "torch.symeig", "torch.matrix_rank",
             "torch.Tensor.eig", "torch.Tensor.lstsq", "torch.Tensor.solve", "torch.Tensor.symeig",
             "torch.Tensor.volatile"}
-_KEPT = {"torch.nn.init.sparse_", "torch.nn.init.sparse"}
+_KEPT = {"torch.nn.init.sparse_", "torch.nn.init.sparse",
+         "torch.optim.SparseAdam"}  # (behaves as torch's on dense gradients: it raises)
 
 # The pybind types of torch._C that torch documents as part of the tensor model (rule 3).
 _C_TYPES_KEPT = {"dtype", "device", "layout", "memory_format", "finfo", "iinfo", "Size", "Generator"}
@@ -269,8 +273,9 @@ def render(rows, left_out):
               "`memory_format`, `finfo`, `iinfo`, `Size`, `Generator`) count; the rest are TorchScript IR "
               "types.", bullet=True),
         _para("Left out by name: accelerators (CUDA, cuDNN, MPS, XPU, pinned memory, streams), quantized "
-              "tensors, sparse-only layouts, TorchScript and compiler internals, and names torch removed "
-              "that now only raise. They are listed at the end of the page.", bullet=True),
+              "tensors, float8-only functions (ember has no float8 dtypes), sparse-only layouts, TorchScript "
+              "and compiler internals, and names torch removed that now only raise. They are listed at the "
+              "end of the page.", bullet=True),
         "",
         "## By namespace",
         "",

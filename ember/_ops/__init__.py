@@ -25,5 +25,6 @@ from . import (  # noqa: F401 - imported for their registrations
     sorting,
     stats,
     unary,
+    unpool,  # (area N: max unpooling, fractional max pooling)
 )
 from ._util import public as public

@@ -38,6 +38,7 @@ from numpy.lib.stride_tricks import as_strided
 from .._dispatch import COMPLEX, FLOATING, NN, NUMERIC, defop, dispatch, not_implemented
 from .._meta import conv_out_size, meta_array
 from ..autograd.graph import needs_grad
+from ._util import c_contiguous
 
 __all__ = []
 
@@ -311,7 +312,7 @@ def _conv_transpose(x, w, b, out_sp, stride, pads, dil, groups):
     out = _conv_input_grad(x, w, out_sp, stride, pads, dil, groups)
     if b is not None:
         out += b.reshape((-1,) + (1,) * len(out_sp))
-    return out
+    return c_contiguous(out)  # (a batch of 1 keeps torch's stride for its size-1 dim)
 
 
 conv_transpose = defop("convolution_transpose", "ConvolutionBackward0", NN,

@@ -108,6 +108,16 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
+def _hardshrink_public(input, lambd=0.5):
+    if not isinstance(lambd, (int, float)):  # (torch's argument parser; bool is an int there too)
+        raise TypeError(f"hardshrink(): argument 'lambd' must be Number, not {type(lambd).__name__}")
+    return dispatch(hardshrink, (input,), (lambd,))
+
+
+_hardshrink_public.__name__ = "hardshrink"
+method("hardshrink")(_hardshrink_public)  # (area N: torch.hardshrink, Tensor.hardshrink)
+
+
 @defop("softshrink", "SoftshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="softshrink_check")
 def softshrink(a, lambd):
     lam = _as(lambd, a)

@@ -935,3 +935,53 @@ for _fn in (uniform_, normal_, exponential_, geometric_, cauchy_, log_normal_, r
     setattr(Tensor, _fn.__name__, _fn)
 public.update(rand=rand, randn=randn, randint=randint, randperm=randperm, normal=normal, rand_like=rand_like,
               randn_like=randn_like, randint_like=randint_like)
+
+
+# ---- rrelu's noise (area N) ------------------------------------------------------------------------------------
+# NOTE [ rrelu's draws ]
+# torch's training-mode rrelu (`rrelu_with_noise`) walks the contiguous input and draws one double uniform in
+# [lower, upper) only for an element <= 0 (lower and upper first rounded to the input's math type), which
+# becomes that element's slope and its noise; a positive (or NaN) element keeps noise 1 and draws nothing.
+# The gradient is the noise (or leaky_relu's with the mean slope when upper - lower <= 1e-6).
+
+_RRELU = frozenset({"float32", "float64", "bfloat16"})
+
+
+@_seeded("rrelu_with_noise", "RreluWithNoiseBackward0", POINTWISE, saves="none", save_output=True, dtypes=_RRELU,
+         error="rrelu_with_noise_out_cpu")
+def _rrelu_with_noise(x, gen, lower, upper):
+    _no_meta(x)
+    math_t = np.float64 if x.dtype == np.float64 else np.float32
+    lo, hi = float(math_t(lower)), float(math_t(upper))
+    flat = np.ascontiguousarray(x).reshape(-1)
+    neg = flat <= 0
+    slopes = chunked(lambda v: _mul_add(v, hi - lo, lo), gen._uniform_double(int(neg.sum())), np.float64)
+    noise = np.ones(flat.shape, math_t)
+    noise[neg] = slopes.astype(math_t)
+    out = flat.astype(math_t)
+    out[neg] = out[neg] * noise[neg]
+    return out.astype(x.dtype).reshape(x.shape), noise.astype(x.dtype).reshape(x.shape)
+
+
+@_rrelu_with_noise.meta_
+def _(x, gen, lower, upper):  # (nothing drawn: NOTE [ Samplers on meta tensors ])
+    # torch's meta function lays the output out as the input (its CPU kernel writes a contiguous one)
+    from .._meta import contiguous_strides, like_strides
+
+    strides = contiguous_strides(tuple(x.shape)) if 0 in tuple(x.shape) else like_strides(x)
+    return meta_array(tuple(x.shape), x._data.dtype, strides), meta_array(tuple(x.shape), x._data.dtype, strides)
+
+
+@_rrelu_with_noise.derivative_
+def _(g, x, gen, lower, upper, *, out):
+    g = g[0] if type(g) is tuple else g  # (from the output and the noise, as torch's is_result backward)
+    if upper - lower > 1e-6:
+        return g * out[1]
+    from .pointwise import where
+
+    return where(out[0] > 0, g, g * ((lower + upper) / 2))
+
+
+def rrelu_with_noise(input, lower, upper, generator=None):
+    """(output, noise) of training-mode rrelu (NOTE [ rrelu's draws ])."""
+    return dispatch(_rrelu_with_noise, (input,), (_gen(generator), lower, upper))

@@ -8,7 +8,7 @@ import math
 import warnings
 
 from .._ops.copying import diag
-from .._ops.creation import eye
+from .._ops.creation import eye as _eye
 from .._ops.factorizations import qr
 from .._ops.random import randperm
 from ..autograd.grad_mode import no_grad
@@ -88,7 +88,7 @@ def eye_(tensor):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():  # torch writes `eye(*shape, out=tensor)`: one in-place write
-        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+        return tensor.copy_(_eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
 
 def dirac_(tensor, groups=1):
@@ -214,6 +214,8 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+dirac = _deprecated(dirac_)  # (area N)
+eye = _deprecated(eye_)  # (area N: was the creation op, not torch.nn.init.eye)
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

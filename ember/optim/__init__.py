@@ -2,6 +2,11 @@
 
 from . import lr_scheduler as lr_scheduler
 from . import swa_utils as swa_utils
+
+# (area N: Adafactor, Muon, swap_in_optimizer_params_and_state)
+from ._adafactor import Adafactor as Adafactor
+from ._muon import Muon as Muon
+from ._stateless import swap_in_optimizer_params_and_state as swap_in_optimizer_params_and_state
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
@@ -15,9 +20,7 @@ from .radam import RAdam as RAdam
 from .rmsprop import RMSprop as RMSprop
 from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
-
-# SparseAdam is absent on purpose: ember has no sparse tensors, so no parameter can have the sparse gradients
-# it requires.
+from .sparse_adam import SparseAdam as SparseAdam  # (area N: NOTE [ SparseAdam without sparse tensors ])
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

@@ -228,6 +228,22 @@ FUNCTIONALS = [  # (id, fn(lib, *inputs), inputs)
      lambda lib, q, k, v, w, b, ow, ob: lib.nn.functional.multi_head_attention_forward(
          q, k, v, 4, 2, w, b, None, None, False, 0.0, ow, ob, training=False)[0],
      [_x(2, 1, 4), _x(2, 1, 4), _x(2, 1, 4), _x(12, 4), _x(12), _x(4, 4), _x(4)]),
+    # (area N: unpooling, fractional and 3-d pools, conv_tbc, channel shuffle, grouped_mm, linear_cross_entropy)
+    *[(f"max_unpool{n}d", F(f"max_unpool{n}d", 2), [_x(2, 3, *(2,) * n), keep(np.zeros((2, 3) + (2,) * n,
+                                                                                         np.int64) + 1)])
+      for n in (1, 2, 3)],
+    *[(f"fractional_max_pool{n}d_with_indices", _seeded(F(f"fractional_max_pool{n}d_with_indices", 2,
+                                                          output_size=2)), [x]) for n, x in ((2, _X2D), (3, _X3D))],
+    ("lp_pool3d", F("lp_pool3d", 2, 2), [_X3D]),
+    ("adaptive_max_pool3d_with_indices", F("adaptive_max_pool3d_with_indices", 2), [_X3D]),
+    ("conv_tbc", F("conv_tbc"), [_x(5, 2, 3), _x(2, 3, 4), _x(4)]),
+    ("native_channel_shuffle", F("native_channel_shuffle", 2), [_x(2, 4, 3)]),
+    ("rrelu_", _inplace("rrelu_"), [_X]),
+    ("rrelu_training", _seeded(F("rrelu", training=True)), [_X]),
+    ("grouped_mm", lambda lib, a, b, o: lib.nn.functional.grouped_mm(a, b, offs=o),
+     [_x(8, 16), _x(2, 16, 8), keep(np.array([3, 8], np.int32))]),
+    ("linear_cross_entropy", lambda lib, x, w, t: lib.nn.functional.linear_cross_entropy(x, w, t),
+     [_X, _x(5, 4), keep(_T)]),
 ]
 
 

@@ -16,6 +16,11 @@ from ._attention import multi_head_attention_forward as multi_head_attention_for
 from ._attention import scaled_dot_product_attention as scaled_dot_product_attention  # noqa: E402
 
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
+from ._grouped import ScalingType as ScalingType  # noqa: E402  (area N)
+from ._grouped import SwizzleType as SwizzleType  # noqa: E402
+from ._grouped import grouped_mm as grouped_mm  # noqa: E402
+
+__all__ += ["grouped_mm", "ScalingType", "SwizzleType"]
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

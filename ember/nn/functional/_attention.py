@@ -18,6 +18,7 @@ import numpy as np
 from ... import _dtypes
 from ..._ops.creation import ones, zeros
 from ..._ops.shape import cat
+from ..attention import _check_backends
 from .activation import linear, softmax
 from .norm import dropout
 
@@ -104,6 +105,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         Tensor (N, ..., Hq, L, Ev).
     """
     _sdpa_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    _check_backends()  # (area N: sdpa_kernel, NOTE [ SDPA backends on the CPU ])
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     scale_factor = 1 / math.sqrt(E) if scale is None else scale
     if enable_gqa and query.dim() >= 3:

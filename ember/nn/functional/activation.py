@@ -15,7 +15,8 @@ __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "ce
            "prelu", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
            "softmax", "softshrink", "log_softmax", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
            "hardtanh", "hardtanh_", "threshold", "threshold_", "linear", "bilinear", "normalize", "one_hot",
-           "cosine_similarity", "pairwise_distance", "pdist", "rrelu", "gumbel_softmax"]
+           "cosine_similarity", "pairwise_distance", "pdist", "rrelu", "gumbel_softmax",
+           "rrelu_"]  # (area N)
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -99,14 +100,19 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU: a slope drawn from U(lower, upper) per element in training, the mean otherwise."""
+    """Randomized leaky ReLU: in training, each element <= 0 gets a slope drawn from U(lower, upper) (torch's
+    draws, NOTE [ rrelu's draws ] in _ops/random.py); otherwise leaky_relu with the mean slope."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    from ..._ops.creation import empty_like
+    from ..._ops.random import rrelu_with_noise
 
-    slope = empty_like(input).uniform_(lower, upper)
-    out = dispatch(P.prelu, (input, slope))
+    out = rrelu_with_noise(input, lower, upper)[0]
     return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, True)
 
 
 def _threshold(input, th, value, inplace):

@@ -5,6 +5,7 @@ from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
+from ..._ops import unpool as UP
 from ..._ops.creation import eye as _eye
 from ...autograd.grad_mode import is_grad_enabled as grad_enabled
 
@@ -13,7 +14,11 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "lp_pool1d", "lp_pool2d", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+           "lp_pool1d", "lp_pool2d", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           # (area N: unpooling, fractional and 3-d pools, conv_tbc, native_channel_shuffle)
+           "adaptive_max_pool3d_with_indices", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+           "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d_with_indices", "conv_tbc", "native_channel_shuffle"]
 
 
 def _tup(v, n):
@@ -266,16 +271,175 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return r if return_indices else r[0]
 
 
+def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
+    k = _tup(kernel_size, nd)
+    if isinstance(norm_type, (int, float)) and norm_type in (float("inf"), -float("inf")):
+        pooled = _max_poolnd(nd, input.abs() if norm_type > 0 else -input.abs(), kernel_size, stride, 0, 1,
+                             ceil_mode)[0]
+        return pooled if norm_type > 0 else -pooled
+    avg = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    out = avg(input.pow(norm_type), k, stride, 0, ceil_mode)
+    n = 1
+    for kk in k:
+        n *= kk
+    return (out.sign() * out.abs().relu()).mul(n).pow(1.0 / norm_type)
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    k = _tup(kernel_size, 1)
-    out = avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(k[0]).pow(1.0 / norm_type)
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    kw, kh = _tup(kernel_size, 2)
-    out = avg_pool2d(input.pow(norm_type), (kw, kh), stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(3, input, output_size)
+
+
+# ---- unpooling and fractional max pooling (area N) ----------------------------------------------------------
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """torch's nn.functional._unpool_output_size: the default size, or `output_size` checked against it."""
+    nd = len(kernel_size)
+    default = [(input.shape[-nd + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(nd)]
+    if output_size is None:
+        ret = default
+    else:
+        if len(output_size) == nd + 2:
+            output_size = output_size[2:]
+        if len(output_size) != nd:
+            raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has "
+                             f"a length of '{len(output_size)}'")
+        for d in range(nd):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+        ret = output_size
+    for d in range(nd):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _check_unpool(nd, input, indices):
+    op = f"max_unpooling{nd}d_forward_out_cpu"
+    if indices.dtype is not _dtypes.int64:
+        got = f" but got: {dtype_word(indices.dtype)}" if nd == 2 else ""
+        raise RuntimeError(f"elements in indices should be type int64{got}")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor "
+                           f"with {input.dim()} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    for d in range(1, input.dim()):
+        if input.shape[d] <= 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {d} being empty.")
+    require_dtype(input, FLOATING, f"max_unpool{nd}d")
+
+
+def _max_unpoolnd(nd, input, indices, kernel_size, stride, padding, output_size):
+    k = _tup(kernel_size, nd)
+    s = _tup(stride, nd) if stride is not None else k
+    p = _tup(padding, nd)
+    if output_size is not None and not isinstance(output_size, (tuple, list)):
+        output_size = _tup(output_size, nd)
+    size = [int(v) for v in _unpool_output_size(input, k, s, p, output_size)]
+    if nd == 1:
+        return _max_unpoolnd(2, input.unsqueeze(-1), indices.unsqueeze(-1), (k[0], 1), (s[0], 1), (p[0], 0),
+                             size + [1]).squeeze(-1)
+    _check_unpool(nd, input, indices)
+    params = (tuple(size),) if nd == 2 else (tuple(size), s, p)
+    return dispatch(UP.max_unpool[nd], (input, indices), params)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of MaxPool1d: values back at their indices, zeros elsewhere."""
+    return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of MaxPool2d: values back at their indices, zeros elsewhere."""
+    return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of MaxPool3d: values back at their indices, zeros elsewhere."""
+    return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
+
+
+def _fractional(nd, input, kernel_size, output_size, output_ratio, _random_samples):
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and len(output_ratio) > 2:  # (torch takes len() of a plain number too: a TypeError)
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * nd
+        ratio = ratio * nd if len(ratio) == 1 else ratio
+        output_size = [int(input.shape[-nd + d] * ratio[d]) for d in range(nd)]
+    k = _tup(kernel_size, nd)
+    out = _tup(output_size, nd)
+    if _random_samples is None:
+        from ..._ops.random import rand
+
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    _check_fractional(nd, input, k, out, _random_samples)
+    return dispatch(UP.fractional_max_pool[nd], (input, _random_samples), (k, out))
+
+
+def _check_fractional(nd, x, k, out, samples):
+    name = f"fractional_max_pool{nd}d"
+    if samples.dtype is not x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if x.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(x.shape)}")
+    for d in range(1, x.dim()):
+        if x.shape[d] <= 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(x.shape)} with dimension {d} being empty.")
+    if samples.dim() != 3 or samples.shape[1] != x.shape[-nd - 1] or samples.shape[2] != nd:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    prefix = f"{name}()" if nd == 2 else f"{name}_out()"
+    for d in range(nd):
+        size = x.shape[-nd + d]
+        if out[d] + k[d] - 1 > size:
+            word = ("height", "width")[d] if nd == 2 else ("time", "height", "width")[d]
+            raise RuntimeError(f"{prefix}: pool {word} {k[d]} too large relative to input {word} {size}")
+    require_dtype(x, FLOATING, f"{name}_out_frame")
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Fractional max pooling (Graham, 2014) over (N, C, H, W): windows at random fractional strides."""
+    return _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Fractional max pooling (Graham, 2014) over (N, C, T, H, W): windows at random fractional strides."""
+    return _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    r = _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return r if return_indices else r[0]
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    r = _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return r if return_indices else r[0]
 
 
 # ---- patches and channel shuffles ------------------------------------------------------------------------------
@@ -335,7 +499,45 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*b, c * r * r, h // r, w // r)
 
 
+def _check_shuffle(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+
+
 def channel_shuffle(input, groups):
+    _check_shuffle(input, groups)
     n, c = input.shape[:2]
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle's native kernel (the same permutation of channels)."""
+    _check_shuffle(input, groups)
+    n, c = input.shape[:2]
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).contiguous().view(n, c, *rest)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-d convolution over (time, batch, channels) input with a (kernel, in, out) weight."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.dtype is _dtypes.bool:  # (torch's conv_tbc is a loop of addmm calls)
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1).contiguous()  # (torch returns a fresh (T, B, C_out) tensor)

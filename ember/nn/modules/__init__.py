@@ -11,6 +11,7 @@ from ._hooks import (  # noqa: F401
                      register_module_parameter_registration_hook,
 )
 from .activation import *  # noqa: F403
+from .adaptive import *  # noqa: F403  (area N)
 from .attention import *  # noqa: F403  (issue 6)
 from .batchnorm import *  # noqa: F403
 from .container import *  # noqa: F403
@@ -51,3 +52,10 @@ __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsi
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer",
            "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Module"]
+
+# (area N: lazy layers, unpooling, fractional pooling, the legacy and parallel layers)
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "SyncBatchNorm", "CrossMapLRN2d", "NLLLoss2d", "LPPool3d",
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

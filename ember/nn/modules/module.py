@@ -781,3 +781,21 @@ class _NonFullHook:
     def __call__(self, grad_inputs, grad_outputs):
         return self.hook(self.module, grad_inputs, grad_outputs)
 
+
+
+def factory_kwargs(kwargs):
+    """The `device`/`dtype`/`memory_format` keywords of `kwargs`, merged with its `factory_kwargs` dict, as
+    torch.nn.factory_kwargs returns them for module constructors (a name given twice is a TypeError)."""
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r

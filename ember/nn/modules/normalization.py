@@ -6,11 +6,11 @@ from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .batchnorm import _affine_parameters, _NormBase, _reset_affine
+from .batchnorm import _affine_parameters, _LazyNormBase, _NormBase, _reset_affine
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d",
-           "InstanceNorm3d"]
+           "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "CrossMapLRN2d"]
 
 
 def _shape(normalized_shape):
@@ -125,6 +125,16 @@ class _InstanceNorm(_NormBase):
         nd = self._nd
         if input.dim() not in (nd + 1, nd + 2):
             raise ValueError(f"expected {nd + 1}D or {nd + 2}D input (got {input.dim()}D input)")
+        feature_dim = input.dim() - (nd + 1)
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            import warnings
+
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
         unbatched = input.dim() == nd + 1
         x = input.unsqueeze(0) if unbatched else input
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
@@ -143,3 +153,109 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _nd = 3
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    """(torch's lazy instance norms take _LazyNormBase's defaults: affine and track_running_stats True.)"""
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    """An InstanceNorm1d whose num_features is inferred from the first input (its dim 1)."""
+
+    cls_to_become = InstanceNorm1d
+    _nd = 1
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    """An InstanceNorm2d whose num_features is inferred from the first input (its dim 1)."""
+
+    cls_to_become = InstanceNorm2d
+    _nd = 2
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    """An InstanceNorm3d whose num_features is inferred from the first input (its dim 1)."""
+
+    cls_to_become = InstanceNorm3d
+    _nd = 3
+
+
+# ---- CrossMapLRN2d ---------------------------------------------------------------------------------------------
+# NOTE [ CrossMapLRN2d ]
+# torch's legacy (Lua) cross-channel LRN is an autograd.Function whose forward builds each channel's sum of
+# squares with a running window that never drops channel 0 once past it, while its backward is the gradient of
+# the symmetric window: the backward is not the derivative of the forward. ember keeps both as torch writes
+# them (a Function with the same two passes, vectorized over channels), so values and gradients are torch's.
+
+
+def _lrn_scale(sq, size, alpha, k):
+    channels = sq.shape[1]
+    pre_pad = int((size - 1) / 2 + 1)
+    first = sq[:, :min(pre_pad, channels)].sum(1)
+    scales = [first]
+    for c in range(1, channels):
+        cur = scales[-1]
+        if c < channels - pre_pad + 1:
+            cur = cur + sq[:, c + pre_pad - 1]
+        if c > pre_pad:
+            cur = cur - sq[:, c - pre_pad]
+        scales.append(cur)
+    from ..._ops.shape import stack
+
+    return stack(scales, 1).mul(alpha / size).add(k)
+
+
+def _cross_map_lrn2d_function():
+    from ...autograd.function import Function
+
+    class _CrossMapLRN2d(Function):
+        @staticmethod
+        def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):
+            if input.dim() != 4:
+                raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+            scale = _lrn_scale(input.pow(2), size, alpha, k)
+            output = scale.pow(-beta).mul(input)
+            ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
+            ctx.save_for_backward(input, output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            from ..._ops.creation import zeros
+
+            input, output = ctx.saved_tensors
+            n, channels, h, w = input.shape
+            size = ctx.size
+            inv = int(size - (size - 1) / 2)
+            ratio = grad_output.mul(output).div(ctx.scale)
+            padded = zeros((n, channels + size - 1, h, w), dtype=input.dtype)
+            padded[:, inv:inv + channels] = ratio
+            csum = padded.cumsum(1)
+            lo = csum[:, :channels] - padded[:, :channels]  # sum of padded[c .. c + size - 1] per channel c
+            accum = csum[:, size - 1:size - 1 + channels] - lo
+            grad_input = ctx.scale.pow(-ctx.beta).mul(grad_output)
+            return grad_input - input * accum * (2 * ctx.alpha * ctx.beta / size), None, None, None, None
+
+    return _CrossMapLRN2d
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalization across channels of a 4-d input (torch's legacy form,
+    NOTE [ CrossMapLRN2d ])."""
+
+    _function = None
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if CrossMapLRN2d._function is None:
+            CrossMapLRN2d._function = _cross_map_lrn2d_function()
+        return CrossMapLRN2d._function.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

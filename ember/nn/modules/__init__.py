@@ -12,23 +12,27 @@ from ._hooks import (  # noqa: F401
 )
 from .activation import *  # noqa: F403
 from .adaptive import *  # noqa: F403  (area N)
-from .attention import *  # noqa: F403  (issue 6)
 from .batchnorm import *  # noqa: F403
+from .channelshuffle import *  # noqa: F403
 from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .fold import *  # noqa: F403
+from .instancenorm import *  # noqa: F403
 from .lazy import LazyModuleMixin  # noqa: F401
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
-from .misc import *  # noqa: F403
 from .module import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
+from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403  (issue 6: recurrent layers)
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403  (issue 6)
+from .upsampling import *  # noqa: F403
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish",
            "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus",

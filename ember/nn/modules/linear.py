@@ -9,7 +9,7 @@ from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["NonDynamicallyQuantizableLinear", "Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -110,3 +110,7 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that quantization tooling leaves alone: MultiheadAttention's `out_proj`, as in torch."""

@@ -1,4 +1,5 @@
-"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and the InstanceNorm family."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and the legacy CrossMapLRN2d (torch.nn.modules.normalization);
+the instance norms are in instancenorm.py, as in torch."""
 
 import numbers
 
@@ -6,11 +7,10 @@ from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .batchnorm import _affine_parameters, _LazyNormBase, _NormBase, _reset_affine
+from .batchnorm import _affine_parameters, _reset_affine
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d",
-           "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "CrossMapLRN2d"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _shape(normalized_shape):
@@ -112,72 +112,6 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
-
-
-class _InstanceNorm(_NormBase):
-    _nd = 2
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None, *, bias=True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
-
-    def forward(self, input):
-        nd = self._nd
-        if input.dim() not in (nd + 1, nd + 2):
-            raise ValueError(f"expected {nd + 1}D or {nd + 2}D input (got {input.dim()}D input)")
-        feature_dim = input.dim() - (nd + 1)
-        if input.shape[feature_dim] != self.num_features:
-            if self.affine:
-                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
-                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
-            import warnings
-
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
-        unbatched = input.dim() == nd + 1
-        x = input.unsqueeze(0) if unbatched else input
-        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                              self.training or not self.track_running_stats, self.momentum if
-                              self.momentum is not None else 0.0, self.eps)
-        return out.squeeze(0) if unbatched else out
-
-
-class InstanceNorm1d(_InstanceNorm):
-    _nd = 1
-
-
-class InstanceNorm2d(_InstanceNorm):
-    _nd = 2
-
-
-class InstanceNorm3d(_InstanceNorm):
-    _nd = 3
-
-
-class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
-    """(torch's lazy instance norms take _LazyNormBase's defaults: affine and track_running_stats True.)"""
-
-
-class LazyInstanceNorm1d(_LazyInstanceNorm):
-    """An InstanceNorm1d whose num_features is inferred from the first input (its dim 1)."""
-
-    cls_to_become = InstanceNorm1d
-    _nd = 1
-
-
-class LazyInstanceNorm2d(_LazyInstanceNorm):
-    """An InstanceNorm2d whose num_features is inferred from the first input (its dim 1)."""
-
-    cls_to_become = InstanceNorm2d
-    _nd = 2
-
-
-class LazyInstanceNorm3d(_LazyInstanceNorm):
-    """An InstanceNorm3d whose num_features is inferred from the first input (its dim 1)."""
-
-    cls_to_become = InstanceNorm3d
-    _nd = 3
 
 
 # ---- CrossMapLRN2d ---------------------------------------------------------------------------------------------

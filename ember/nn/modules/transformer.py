@@ -20,8 +20,7 @@ from ...autograd.grad_mode import state as _grad_state
 from .. import functional as F
 from .. import init
 from ..functional._attention import _canonical_mask
-from .activation import GELU, ReLU
-from .attention import MultiheadAttention
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

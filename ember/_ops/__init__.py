@@ -13,6 +13,7 @@ from . import (  # noqa: F401 - imported for their registrations
     indexing,
     linalg,
     linalg_ext,
+    linalg_funcs,  # linalg (L)
     lu,  # linalg (L)
     nn_ops,
     optim,

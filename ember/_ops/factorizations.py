@@ -458,6 +458,11 @@ def _(a, mode):
 
 @_qr.derivative_
 def _(grads, a, mode, *, out):
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    if mode == "complete" and out[1].shape[-2] > out[1].shape[-1]:  # (R is m x n)
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     gq, gr = grads
     q, r = out
     m = (r @ gr.mT) - (gq.mT @ q)

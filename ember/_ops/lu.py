@@ -382,7 +382,7 @@ def lu(A, *, pivot=True, out=None):
     return return_types.linalg_lu(*lu_unpack(LU, piv))
 
 
-@method("lu")
+@method("lu", top=False)
 def torch_lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated): (LU, pivots) or, with `get_infos`, (LU, pivots, infos); never raises."""
     warn_once("lu", _LU_WARNING)
@@ -485,7 +485,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return finish_out(dispatch(_lu_solve, (LU, pivots, B), (bool(left), bool(adjoint))), out)
 
 
-@method("lu_solve")
+@method("lu_solve", top=False)
 def torch_lu_solve(input, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve (deprecated): linalg.lu_solve(LU_data, LU_pivots, input)."""
     warn_once("lu_solve", _LU_SOLVE_WARNING)

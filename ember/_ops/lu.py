@@ -498,3 +498,250 @@ _LU_SOLVE_WARNING = (
     "should be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
 
 public.update(lu=torch_lu, lu_solve=torch_lu_solve)
+
+
+# ---- ldl_factor, ldl_solve -------------------------------------------------------------------------------
+# NOTE [ LDL pivots ]
+# torch calls LAPACK's sytrf / hetrf with the lower triangle: the Bunch-Kaufman diagonal pivoting of sytf2,
+# reproduced here matrix by matrix. pivots[k] > 0: a 1x1 block, rows k and pivots[k] - 1 interchanged;
+# pivots[k] = pivots[k + 1] < 0: a 2x2 block, rows k + 1 and -pivots[k] - 1 interchanged. info is the first
+# exactly zero diagonal block (1-based; the factorization still completes). torch zeroes LD's upper triangle.
+
+_BK_ALPHA = (1 + 17 ** 0.5) / 8
+
+
+def _mag(x, herm):
+    """LAPACK's magnitude for pivot choice: |x| for real, |re| + |im| (cabs1) for complex."""
+    return abs(x.real) + abs(x.imag) if np.iscomplexobj(x) else abs(x)
+
+
+def _sytf2(a, herm):
+    """One matrix: (factor in the lower triangle, 1-based pivots, info), as LAPACK's sytf2 / hetf2 ('L')."""
+    A = np.array(a, copy=True)
+    n = A.shape[-1]
+    cj = np.conj if herm else (lambda x: x)
+    piv = np.zeros(n, np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        akk = abs(A[k, k].real) if herm else _mag(A[k, k], herm)
+        if k + 1 < n:
+            col = _mag(A[k + 1:, k], herm)
+            imax = k + 1 + int(np.argmax(col))
+            colmax = col[imax - k - 1]
+        else:
+            imax, colmax = k, 0.0
+        if max(akk, colmax) == 0 or np.isnan(akk):
+            info = info or k + 1
+            kp = k
+            if herm:
+                A[k, k] = A[k, k].real
+        else:
+            if akk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                row = _mag(A[imax, k:imax], herm)
+                rowmax = row.max()
+                if imax + 1 < n:
+                    rowmax = max(rowmax, _mag(A[imax + 1:, imax], herm).max())
+                aii = abs(A[imax, imax].real) if herm else _mag(A[imax, imax], herm)
+                if akk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif aii >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:  # interchange rows and columns kk and kp of the trailing submatrix
+                A[kp + 1:, kk], A[kp + 1:, kp] = A[kp + 1:, kp].copy(), A[kp + 1:, kk].copy()
+                seg = A[kk + 1:kp, kk].copy()
+                A[kk + 1:kp, kk] = cj(A[kp, kk + 1:kp])
+                A[kp, kk + 1:kp] = cj(seg)
+                if herm:
+                    A[kp, kk] = np.conj(A[kp, kk])
+                A[kk, kk], A[kp, kp] = A[kp, kp], A[kk, kk]
+                if kstep == 2:
+                    A[k + 1, k], A[kp, k] = A[kp, k], A[k + 1, k]
+            if kstep == 1:
+                if herm:
+                    A[k, k] = A[k, k].real
+                if k + 1 < n:
+                    d11 = 1 / (A[k, k].real if herm else A[k, k])
+                    x = A[k + 1:, k].copy()
+                    A[k + 1:, k + 1:] -= np.tril(d11 * np.outer(x, cj(x)))
+                    A[k + 1:, k] = d11 * x
+            else:
+                if herm:
+                    A[k, k], A[k + 1, k + 1] = A[k, k].real, A[k + 1, k + 1].real
+                if k + 2 < n:
+                    if herm:
+                        d = abs(A[k + 1, k])
+                        d11, d22 = A[k + 1, k + 1].real / d, A[k, k].real / d
+                        tt = 1 / (d11 * d22 - 1)
+                        d21 = A[k + 1, k] / d
+                        d = tt / d
+                        wk = d * (d11 * A[k + 2:, k] - d21 * A[k + 2:, k + 1])
+                        wkp1 = d * (d22 * A[k + 2:, k + 1] - np.conj(d21) * A[k + 2:, k])
+                    else:
+                        d21 = A[k + 1, k]
+                        d11, d22 = A[k + 1, k + 1] / d21, A[k, k] / d21
+                        t = 1 / (d11 * d22 - 1)
+                        d21 = t / d21
+                        wk = d21 * (d11 * A[k + 2:, k] - A[k + 2:, k + 1])
+                        wkp1 = d21 * (d22 * A[k + 2:, k + 1] - A[k + 2:, k])
+                    A[k + 2:, k + 2:] -= np.tril(np.outer(A[k + 2:, k], cj(wk)) + np.outer(A[k + 2:, k + 1], cj(wkp1)))
+                    A[k + 2:, k], A[k + 2:, k + 1] = wk, wkp1
+                    if herm:
+                        idx = np.arange(k + 2, n)
+                        A[idx, idx] = A[idx, idx].real
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return np.tril(A), piv, info
+
+
+def _per_matrix_loop(fn, *arrays):
+    """Run fn over the matrices of a batch (the leading dims of the first array)."""
+    batch = arrays[0].shape[:-2]
+    results = [fn(*(x[i] for x in arrays)) for i in np.ndindex(batch)]
+    return results, batch
+
+
+_LDL_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+               'BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. ')
+
+
+@defop("linalg_ldl_factor_ex", "NotImplemented", MATMUL, saves="none", dtypes=_LAPACK,
+       error=lambda d, *a: RuntimeError(f"torch.linalg.ldl_factor_ex: Expected a floating point or complex "
+                                        f"tensor as input. Got {dtype_word(d)}"))
+def _ldl_factor_ex(a, hermitian, check):
+    herm = bool(hermitian) and a.dtype.kind == "c"
+    results, batch = _per_matrix_loop(lambda m: _sytf2(m, herm), a)
+    n = a.shape[-1]
+    ld = np.array([r[0] for r in results]).reshape(batch + (n, n)) if results else np.zeros(a.shape, a.dtype)
+    piv = np.array([r[1] for r in results], np.int32).reshape(batch + (n,))
+    info = np.array([r[2] for r in results], np.int32).reshape(batch)
+    if check:
+        hit = info.reshape(-1)[np.flatnonzero(info.reshape(-1))[:1]]
+        if hit.size:  # torch has no message for sytrf's info > 0: its internal assert reports the code
+            raise RuntimeError(named(f"{_LDL_ASSERT}{check}: Unknown error code: {int(hit[0])}."))
+    return _colmajor(ld.astype(a.dtype, copy=False)), piv, info
+
+
+@_ldl_factor_ex.meta_
+def _(a, hermitian, check):
+    shape = tuple(a.shape)
+    return (_lapack_meta(shape, a._data.dtype), meta_array(shape[:-1], _dtypes.int32),
+            meta_array(shape[:-2], _dtypes.int32))
+
+
+def _no_derivative(name):
+    def derivative(grads, *args):  # torch's node for an op without a formula (it fails only in backward)
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return derivative
+
+
+_ldl_factor_ex.derivative_(_no_derivative("linalg_ldl_factor_ex"))
+
+
+def _ldl_checks(name, A):
+    _square(name, A)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{dtype_word(A.dtype)}")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """The LDL^T (LDL^H with `hermitian`) factorization with Bunch-Kaufman pivoting: (LD, pivots, info)
+    (NOTE [ LDL pivots ])."""
+    _ldl_checks("torch.linalg.ldl_factor_ex", A)
+    check = "ember.linalg.ldl_factor_ex" if check_errors else None
+    return return_types.linalg_ldl_factor_ex(*dispatch(_ldl_factor_ex, (A,), (bool(hermitian), check)))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """The LDL^T (LDL^H with `hermitian`) factorization with Bunch-Kaufman pivoting: (LD, pivots)."""
+    _ldl_checks("torch.linalg.ldl_factor_ex", A)
+    LD, piv, _ = dispatch(_ldl_factor_ex, (A,), (bool(hermitian), "ember.linalg.ldl_factor"))
+    return return_types.linalg_ldl_factor(LD, piv)
+
+
+def _sytrs(ld, piv, b, herm):
+    """One matrix: solve A X = B from sytf2's factors (LAPACK's sytrs / hetrs, 'L')."""
+    A, B = ld, np.array(b, copy=True)
+    n = A.shape[-1]
+    cj = np.conj if herm else (lambda x: x)
+    k = 0
+    while k < n:  # L D Y = B
+        if piv[k] > 0:
+            kp = piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            B[k + 1:] -= np.outer(A[k + 1:, k], B[k])
+            B[k] = B[k] / (A[k, k].real if herm else A[k, k])
+            k += 1
+        else:
+            kp = -piv[k] - 1
+            B[[k + 1, kp]] = B[[kp, k + 1]]
+            B[k + 2:] -= np.outer(A[k + 2:, k], B[k]) + np.outer(A[k + 2:, k + 1], B[k + 1])
+            akm1k = A[k + 1, k]
+            akm1, ak = A[k, k] / cj(akm1k), A[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1, bk = B[k] / cj(akm1k), B[k + 1] / akm1k
+            B[k], B[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:  # L^T X = Y (L^H for hetrs)
+        if piv[k] > 0:
+            B[k] -= cj(A[k + 1:, k]) @ B[k + 1:]
+            kp = piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            k -= 1
+        else:
+            B[k] -= cj(A[k + 1:, k]) @ B[k + 1:]
+            B[k - 1] -= cj(A[k + 1:, k - 1]) @ B[k + 1:]
+            kp = -piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            k -= 2
+    return B
+
+
+@defop("linalg_ldl_solve", "NotImplemented", MATMUL, saves="none", tags=("index",), dtypes=_LAPACK,
+       error=_not_lapack("ldl_solve_cpu"))
+def _ldl_solve(ld, piv, b, hermitian):
+    herm = bool(hermitian) and ld.dtype.kind == "c"
+    batch = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])
+    ld = np.broadcast_to(ld, batch + ld.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, np.result_type(ld, b))
+    with np.errstate(all="ignore"):
+        for i in np.ndindex(batch):
+            x[i] = _sytrs(ld[i], piv[i].astype(np.intp), b[i].astype(x.dtype), herm)
+    return _colmajor(x)
+
+
+@_ldl_solve.meta_
+def _(ld, piv, b, hermitian):
+    batch = broadcast_shapes(tuple(ld.shape[:-2]), tuple(piv.shape[:-1]), tuple(b.shape[:-2]))
+    return _lapack_meta(batch + tuple(b.shape[-2:]), b._data.dtype)
+
+
+_ldl_solve.derivative_(_no_derivative("linalg_ldl_solve"))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """The solution of A X = B from `ldl_factor`'s (LD, pivots)."""
+    name = "torch.linalg.ldl_solve"
+    _square(name, LD)
+    if B.dim() < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype.name == "bool":
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {dtype_word(pivots.dtype)}")
+    _same_dtype("", "b", "A", B, LD, ".")
+    if B.shape[-2] != LD.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {LD.shape[-1]} by "
+                           f"{LD.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    return finish_out(dispatch(_ldl_solve, (LD, pivots, B), (bool(hermitian),)), out)

@@ -100,7 +100,9 @@ def typename(obj):
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization",
+               # linalg (L): torch's Python algorithms, ported (torch._lobpcg, torch._lowrank)
+               "lobpcg": "_lobpcg", "svd_lowrank": "_lowrank", "pca_lowrank": "_lowrank"}
 
 
 def __getattr__(name):

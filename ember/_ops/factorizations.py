@@ -572,11 +572,12 @@ def eigh_arrays(a, uplo="L", compute_v=True):
 
 @defop("linalg_svd", "LinalgSvdBackward0", MATMUL, saves="meta", save_output=True)
 def _svd(a, full):
-    return svd_arrays(a, full)
+    u, s, vh = svd_arrays(a, full)
+    return _colmajor(u), s, _colmajor(vh)  # LAPACK's column-major U and V^H, as torch's CPU kernel gives
 
 
 @_svd.meta_
-def _(a, full):  # U column-major, V^H row-major (the transpose of LAPACK's column-major V), as torch's
+def _(a, full):  # U column-major, V^H row-major: torch's meta function (its CPU kernel gives V^H column-major)
     *batch, m, n = a.shape
     k = min(m, n)
     dt = a._data.dtype

@@ -248,15 +248,12 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     along = -2 if left else -1
     if C.shape[along] != A.shape[-2]:
         raise RuntimeError(f"{name}: other.shape[{along}] must be equal to input.shape[-2]")
-    if tau.shape[-1] > min(C.shape[along], A.shape[-1]):
-        raise RuntimeError(f"{name}: tau.shape[-1] must be less than or equal to min(other.shape[{along}], "
-                           "input.shape[-1])")
-    if A.dim() - tau.dim() != 1:
-        raise RuntimeError(f"{name}: input.dim() must be equal to tau.dim() + 1")
+    if tau.dim() != A.dim() - 1 or tau.shape[-1] != min(C.shape[along], A.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{along}], input.shape[-1])")
     for t, word in ((tau, "tau"), (C, "other")):
         if t.dtype != A.dtype:
-            raise RuntimeError(f"{name}: Expected input and {word} to have the same dtype, but input has dtype "
-                               f"{dtype_word(A.dtype)} and {word} has dtype {dtype_word(t.dtype)}")
+            raise RuntimeError(f"{name}: Expected input and {word} to have the same dtype, but input has dtype"
+                               f"{dtype_word(A.dtype)} and {word} has dtype {dtype_word(t.dtype)}")  # (sic)
     if A.dtype.name not in _LAPACK:
         raise not_implemented("ormqr_cpu", A.dtype)
     k = tau.shape[-1]
@@ -282,6 +279,8 @@ def cond(A, p=None, *, out=None):
     if not isinstance(ord, str) and ord not in (1, -1, 2, -2, float("inf"), float("-inf")):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {_num(ord)}")
     if not isinstance(ord, str) and abs(ord) == 2:
+        if A.numel() == 0:
+            return finish_out(_empty_cond(A), out)
         s = svdvals(A)
         res = (s[..., -1] / s[..., 0]) if ord == -2 else (s[..., 0] / s[..., -1])
         return finish_out(res, out)
@@ -289,7 +288,7 @@ def cond(A, p=None, *, out=None):
     _square(f"linalg.cond(ord={word})", A)
     require_linalg_dtype("inv", A)
     if A.numel() == 0:
-        return finish_out(matrix_norm(A, ord) * 0, out)
+        return finish_out(_empty_cond(A), out)
     if ord == "nuc":  # torch's: the sums of the singular values of A and of their reciprocals
         s = svdvals(A)
         return finish_out(s.sum(-1) * s.reciprocal().sum(-1), out)
@@ -299,6 +298,13 @@ def cond(A, p=None, *, out=None):
     inverse.masked_fill_((info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
     res = matrix_norm(A, ord) * matrix_norm(inverse, ord)
     return finish_out(res.nan_to_num_(float("inf"), float("inf"), float("-inf")), out)
+
+
+def _empty_cond(A):
+    """torch's condition number of empty matrices: zeros over the batch, in A's real dtype."""
+    from .creation import zeros
+
+    return zeros(tuple(A.shape[:-2]), dtype=A.real.dtype if A.is_complex() else A.dtype)
 
 
 def _num(x):

@@ -131,6 +131,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     x = solve_triangular(A.mT if transpose else A, input, upper=bool(upper) != bool(transpose),
                          unitriangular=unitriangular)
     # (the copy of A is column-major, as LAPACK's buffer is)
+    batch = tuple(x.shape[:-2])
+    if tuple(A.shape[:-2]) != batch:  # (the copy is of A broadcast to the solution's batch)
+        A = A.expand(batch + tuple(A.shape[-2:]))
     return return_types.triangular_solve(x, A.mT.clone().contiguous().mT)
 
 
@@ -333,6 +336,8 @@ def _(lu, piv, unpack_data, unpack_pivots):
 
 @_lu_unpack.derivative_
 def _(grads, lu, piv, unpack_data, unpack_pivots):  # torch's lu_unpack_backward
+    if not unpack_data:
+        return None
     gL, gU = grads[1], grads[2]
     m, n = lu.shape[-2:]
     k = min(m, n)
@@ -360,7 +365,7 @@ def _pad(t, dim, extra):
 @method()
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) from `lu_factor`'s packed factors and pivots, with A = P L U (NOTE [ LU pivots ])."""
-    if LU_pivots.dtype != _dtypes.int32 or not LU_pivots.is_contiguous():
+    if LU_pivots.dtype != _dtypes.int32:
         raise RuntimeError(named("ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
                                  "ember.int32 dtype.\nNote: this function is intended to be used with the output "
                                  "produced by ember.linalg.lu_factor"))

@@ -286,12 +286,12 @@ def cond(A, p=None, *, out=None):
         return finish_out(res, out)
     word = ord if isinstance(ord, str) else _num(ord)
     _square(f"linalg.cond(ord={word})", A)
-    require_linalg_dtype("inv", A)
     if A.numel() == 0:
         return finish_out(_empty_cond(A), out)
     if ord == "nuc":  # torch's: the sums of the singular values of A and of their reciprocals
         s = svdvals(A)
         return finish_out(s.sum(-1) * s.reciprocal().sum(-1), out)
+    require_linalg_dtype("inv", A)
     inverse, info = inv_ex(A)
     # in place, as torch's: so, as in torch, this result has no usable gradient (backward reports the
     # modified inverse)
@@ -331,7 +331,7 @@ def vander(x, *, N=None):
     from .scan import cumprod
     from .shape import cat
 
-    if x.dtype.name == "bool":
+    if x.dtype.name in ("bool", "float16", "bfloat16"):
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{dtype_word(x.dtype)}")
     x_ = x.unsqueeze(-1) if x.dim() == 0 else x

@@ -22,7 +22,7 @@ from .._meta import broadcast_shapes, lapack_strides, meta_array
 from .._naming import named
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public
-from .factorizations import _colmajor, _s, require_linalg_dtype
+from .factorizations import _colmajor, _s
 from .lapack import getrf, raise_for_info
 
 _LAPACK = frozenset({"float32", "float64", "complex64", "complex128"})
@@ -82,8 +82,15 @@ def _solve_tri(a, b, upper, left, unit):
     return np.swapaxes(trsm(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper, unit), -1, -2)
 
 
-def _not_lapack(kernel):
-    return lambda d, *a: not_implemented(kernel, d)
+def _not_lapack(kernel, name=None):
+    """torch's error for a dtype LAPACK does not take: the kernel's "not implemented" (or, given `name`, the
+    function's own message for integers and bool, which it checks before its kernel sees them)."""
+    def error(d, *a):
+        if name is not None and not (d.is_floating_point or d.is_complex):
+            return RuntimeError(named(f"{name}: Expected a floating point or complex tensor as input. Got "
+                                      f"{dtype_word(d)}"))
+        return not_implemented(kernel, d)
+    return error
 
 
 @defop("linalg_solve_triangular", "LinalgSolveTriangularBackward0", MATMUL, "same", save_output=True,
@@ -191,6 +198,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 def cholesky_inverse(input, upper=False, *, out=None):
     """The inverse of A from its Cholesky factor (A = L L^H, or U^H U with `upper=True`)."""
     _square("cholesky_inverse", input)
+    if input.dtype.name not in _LAPACK:
+        raise not_implemented("cholesky_inverse_out_cpu", input.dtype)
     from .creation import eye
 
     I = eye(input.shape[-1], dtype=input.dtype).expand(input.shape)  # noqa: E741
@@ -204,7 +213,8 @@ def cholesky(input, upper=False, *, out=None):
 
     warn_once("cholesky", _CHOLESKY_WARNING)
     _square("cholesky", input)
-    require_linalg_dtype("cholesky", input)
+    if input.dtype.name not in _LAPACK:  # (torch.cholesky's kernel names itself, unlike linalg.cholesky)
+        raise not_implemented("cholesky_cpu", input.dtype)
     return finish_out(dispatch(_cholesky_ex, (input,), (bool(upper), "cholesky"))[0], out)
 
 
@@ -429,7 +439,7 @@ def _lu_solve_left(lu, piv, b, adjoint):
 
 
 @defop("linalg_lu_solve", "LinalgLuSolveBackward0", MATMUL, save_output=True, tags=("index", "not_holomorphic"),
-       dtypes=_LAPACK, error=_not_lapack("lu_solve_cpu"))
+       dtypes=_LAPACK, error=_not_lapack("linalg.lu_solve_cpu", "ember.linalg.lu_solve"))
 def _lu_solve(lu, piv, b, left, adjoint):
     if left:
         return _colmajor(_lu_solve_left(lu, piv, b, adjoint))
@@ -654,6 +664,8 @@ _ldl_factor_ex.derivative_(_no_derivative("linalg_ldl_factor_ex"))
 
 def _ldl_checks(name, A):
     _square(name, A)
+    if A.dtype.name in ("float16", "bfloat16"):
+        raise not_implemented("ldl_factor_kernel_cpu", A.dtype)
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dtype_word(A.dtype)}")
@@ -714,7 +726,7 @@ def _sytrs(ld, piv, b, herm):
 
 
 @defop("linalg_ldl_solve", "NotImplemented", MATMUL, saves="none", tags=("index",), dtypes=_LAPACK,
-       error=_not_lapack("ldl_solve_cpu"))
+       error=_not_lapack("ldl_solve_kernel_cpu", "ember.linalg.ldl_solve"))
 def _ldl_solve(ld, piv, b, hermitian):
     herm = bool(hermitian) and ld.dtype.kind == "c"
     batch = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
-from .._meta import lapack_strides, meta_array
+from .._meta import meta_array
 from ._util import finish_out, method, public
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
 from .lu import _square, warn_once
@@ -50,7 +50,7 @@ def _eig(a):
 def _(a):
     shape = tuple(a.shape)
     ct = _COMPLEX[a.dtype.name]
-    return meta_array(shape[:-1], ct), meta_array(shape, ct, lapack_strides(shape))
+    return meta_array(shape[:-1], ct), meta_array(shape, ct)  # (torch's meta function: row-major vectors)
 
 
 _EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
@@ -152,8 +152,11 @@ def _matrix_exp_error(d, *args):
        dtypes=_LAPACK | {"float16", "bfloat16"}, error=_matrix_exp_error)
 def _matrix_exp(a):
     if a.dtype.itemsize == 2 and a.dtype.kind in "fV":  # float16 / bfloat16 through float32
-        return expm_array(a.astype(np.float32)).astype(a.dtype)
-    return expm_array(a)
+        return np.ascontiguousarray(expm_array(a.astype(np.float32)).astype(a.dtype))
+    return np.ascontiguousarray(expm_array(a))
+
+
+_matrix_exp.meta_(lambda a: meta_array(tuple(a.shape), a._data.dtype))
 
 
 @_matrix_exp.derivative_
@@ -304,7 +307,7 @@ def _empty_cond(A):
     """torch's condition number of empty matrices: zeros over the batch, in A's real dtype."""
     from .creation import zeros
 
-    return zeros(tuple(A.shape[:-2]), dtype=A.real.dtype if A.is_complex() else A.dtype)
+    return zeros(tuple(A.shape[:-2]), dtype=A.real.dtype if A.is_complex() else A.dtype, device=A.device)
 
 
 def _num(x):

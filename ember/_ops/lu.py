@@ -62,7 +62,8 @@ def trsm(t, b, upper, unit):
     trsm: a column loop, vectorized over the batch and B's columns. A zero on the diagonal gives infinities
     and NaNs, as LAPACK's do."""
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
-    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(t, b), copy=True)
+    # (C order: a result's root buffer is row-major, NOTE [ Storage is derived, not stored ])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(t, b), copy=True, order="C")
     t = np.broadcast_to(t, batch + t.shape[-2:])
     n = t.shape[-1]
     with np.errstate(all="ignore"):
@@ -202,7 +203,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         raise not_implemented("cholesky_inverse_out_cpu", input.dtype)
     from .creation import eye
 
-    I = eye(input.shape[-1], dtype=input.dtype).expand(input.shape)  # noqa: E741
+    I = eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(input.shape)  # noqa: E741
     return finish_out(cholesky_solve(I, input, upper), out)
 
 
@@ -430,7 +431,7 @@ def _permute_rows(x, piv, reverse):
 
 def _lu_solve_left(lu, piv, b, adjoint):
     batch = np.broadcast_shapes(lu.shape[:-2], piv.shape[:-1], b.shape[:-2])
-    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(lu, b), copy=True)
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(lu, b), copy=True, order="C")
     if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B
         _permute_rows(x, piv, False)
         return trsm(lu, trsm(lu, x, False, True), True, False)

@@ -24,6 +24,25 @@ def _leaves(obj, out):
     return isinstance(obj, Tensor)
 
 
+class _Leaf:
+    """Where a tensor goes in the operands' template (an op's params hold no tensors)."""
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_LEAF = _Leaf()
+
+
+def _template(obj):
+    if isinstance(obj, (list, tuple)):
+        items = [_template(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: _template(v) for k, v in obj.items()}
+    return _LEAF
+
+
 def _rebuild(proto, it):
     if isinstance(proto, (list, tuple)):
         items = [_rebuild(p, it) for p in proto]
@@ -62,7 +81,7 @@ def cond(pred, true_fn, false_fn, operands=()):
     if not isinstance(operands, (tuple, list)) or not _leaves(operands, leaves):
         raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
                            f"tensor leaves, but got {operands}.")
-    return dispatch_higher_order(_cond, (pred, *leaves), (true_fn, false_fn, operands))
+    return dispatch_higher_order(_cond, (pred, *leaves), (true_fn, false_fn, _template(operands)))
 
 
 public["cond"] = cond

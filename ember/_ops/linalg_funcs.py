@@ -12,7 +12,7 @@ from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array
 from ._util import finish_out, method, public
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
-from .lu import _square, warn_once
+from .lu import _square, deprecated
 
 _LAPACK = frozenset({"float32", "float64", "complex64", "complex128"})
 _COMPLEX = {"float32": _dtypes.complex64, "float64": _dtypes.complex128, "complex64": _dtypes.complex64,
@@ -36,18 +36,23 @@ def _eig_dtype_error(d, *args):
 
 @defop("linalg_eig", "LinalgEigBackward0", MATMUL, saves="none", save_output=True, dtypes=_LAPACK,
        error=_eig_dtype_error, tags=("not_holomorphic",))
-def _eig(a):
-    if not np.isfinite(a).all():
+def _eig(a, check):
+    # check: eig refuses a non-finite input; eigvals hands it to LAPACK, which gives NaNs (here: the NaNs)
+    bad = ~np.isfinite(a).all(axis=(-2, -1))
+    if check and bad.any():
         raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     ct = np.result_type(a.dtype, np.complex64)
     if a.shape[-1] == 0:
         return np.empty(a.shape[:-1], ct), _colmajor(np.empty(a.shape, ct))
-    w, v = np.linalg.eig(a)  # LAPACK's geev: unit-norm eigenvectors whose largest component is real
-    return w.astype(ct), _colmajor(v.astype(ct))
+    w, v = np.linalg.eig(np.where(bad[..., None, None], 0, a))  # LAPACK's geev: unit-norm eigenvectors
+    w, v = w.astype(ct), v.astype(ct)                             # whose largest component is real
+    if bad.any():
+        w[bad], v[bad] = np.nan, np.nan
+    return w, _colmajor(v)
 
 
 @_eig.meta_
-def _(a):
+def _(a, check):
     shape = tuple(a.shape)
     ct = _COMPLEX[a.dtype.name]
     return meta_array(shape[:-1], ct), meta_array(shape, ct)  # (torch's meta function: row-major vectors)
@@ -58,7 +63,7 @@ _EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are spe
 
 
 @_eig.derivative_
-def _(grads, a, *, out):  # torch's linalg_eig_backward, in its conjugate convention
+def _(grads, a, check, *, out):  # torch's linalg_eig_backward, in its conjugate convention
     gL, gV = grads
     L, V = out
     Vh = V.mH
@@ -82,7 +87,7 @@ def eig(A, *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
     _square("linalg.eig", A)
-    return return_types.linalg_eig(*dispatch(_eig, (A,)))
+    return return_types.linalg_eig(*dispatch(_eig, (A,), (True,)))
 
 
 def eigvals(A, *, out=None):
@@ -90,7 +95,8 @@ def eigvals(A, *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
     _square("linalg.eigvals", A)
-    return finish_out(dispatch(_eig, (A,))[0], out)
+    # (torch differentiates eigvals through eig, which refuses a non-finite input)
+    return finish_out(dispatch(_eig, (A,), (A.requires_grad,))[0], out)
 
 
 # ---- matrix_exp --------------------------------------------------------------------------------------------
@@ -390,8 +396,7 @@ def torch_qr(input, some=True, *, out=None):
     """torch.qr (deprecated): linalg.qr in 'reduced' (some=True) or 'complete' mode."""
     from .factorizations import qr
 
-    warn_once("qr", _QR_WARNING)
-    return qr(input, "reduced" if some else "complete")
+    return deprecated("qr", _QR_WARNING, lambda: qr(input, "reduced" if some else "complete"))
 
 
 _QR_WARNING = (

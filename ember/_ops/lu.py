@@ -29,11 +29,16 @@ _LAPACK = frozenset({"float32", "float64", "complex64", "complex128"})
 _WARNED = set()
 
 
-def warn_once(key, text):
-    """torch's TORCH_WARN_ONCE: a UserWarning the first time in the process."""
-    if key not in _WARNED:
-        _WARNED.add(key)
+def deprecated(key, text, compute):
+    """`compute()` under torch's TORCH_WARN_ONCE: the first call in the process warns with `text` once it has
+    computed (torch hands its C++ warnings to Python when the op returns: an op that fails raises its own
+    error, and under `-W error` the warning replaces the result)."""
+    first = key not in _WARNED
+    _WARNED.add(key)
+    result = compute()
+    if first:
         warnings.warn(text, UserWarning, stacklevel=3)
+    return result
 
 
 def _lapack_meta(shape, dtype):
@@ -133,11 +138,10 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 @method()
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve (deprecated): (solution of op(A) X = b, a copy of A)."""
-    warn_once("triangular_solve", _TRIANGULAR_SOLVE_WARNING)
     _square("torch.triangular_solve", A, prefix=False)
     _same_dtype("", "b", "A", input, A, ".")
-    x = solve_triangular(A.mT if transpose else A, input, upper=bool(upper) != bool(transpose),
-                         unitriangular=unitriangular)
+    x = deprecated("triangular_solve", _TRIANGULAR_SOLVE_WARNING, lambda: solve_triangular(
+        A.mT if transpose else A, input, upper=bool(upper) != bool(transpose), unitriangular=unitriangular))
     # (the copy of A is column-major, as LAPACK's buffer is)
     batch = tuple(x.shape[:-2])
     if tuple(A.shape[:-2]) != batch:  # (the copy is of A broadcast to the solution's batch)
@@ -212,11 +216,12 @@ def cholesky(input, upper=False, *, out=None):
     """torch.cholesky (deprecated): linalg.cholesky, with torch's older error name."""
     from .factorizations import _cholesky_ex
 
-    warn_once("cholesky", _CHOLESKY_WARNING)
     _square("cholesky", input)
     if input.dtype.name not in _LAPACK:  # (torch.cholesky's kernel names itself, unlike linalg.cholesky)
         raise not_implemented("cholesky_cpu", input.dtype)
-    return finish_out(dispatch(_cholesky_ex, (input,), (bool(upper), "cholesky"))[0], out)
+    L = deprecated("cholesky", _CHOLESKY_WARNING,
+                   lambda: dispatch(_cholesky_ex, (input,), (bool(upper), "cholesky"))[0])
+    return finish_out(L, out)
 
 
 _CHOLESKY_WARNING = (
@@ -401,9 +406,8 @@ def lu(A, *, pivot=True, out=None):
 @method("lu", top=False)
 def torch_lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated): (LU, pivots) or, with `get_infos`, (LU, pivots, infos); never raises."""
-    warn_once("lu", _LU_WARNING)
     _lu_checks("torch.lu_factor", A, pivot)
-    LU, piv, info = dispatch(_lu_factor_ex, (A,), (None,))
+    LU, piv, info = deprecated("lu", _LU_WARNING, lambda: dispatch(_lu_factor_ex, (A,), (None,)))
     return (LU, piv, info) if get_infos else (LU, piv)
 
 
@@ -504,8 +508,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 @method("lu_solve", top=False)
 def torch_lu_solve(input, LU_data, LU_pivots, *, out=None):
     """torch.lu_solve (deprecated): linalg.lu_solve(LU_data, LU_pivots, input)."""
-    warn_once("lu_solve", _LU_SOLVE_WARNING)
-    return lu_solve(LU_data, LU_pivots, input, out=out)
+    return deprecated("lu_solve", _LU_SOLVE_WARNING, lambda: lu_solve(LU_data, LU_pivots, input, out=out))
 
 
 _LU_SOLVE_WARNING = (
@@ -548,17 +551,18 @@ def _sytf2(a, herm):
             colmax = col[imax - k - 1]
         else:
             imax, colmax = k, 0.0
-        if max(akk, colmax) == 0 or np.isnan(akk):
+        if akk == 0 and colmax == 0:
             info = info or k + 1
             kp = k
             if herm:
                 A[k, k] = A[k, k].real
         else:
-            if akk >= _BK_ALPHA * colmax:
+            # (a NaN: reference LAPACK stops with info = k; MKL's sytrf, which torch calls, goes on. ember takes
+            # a 1x1 pivot in place and lets the NaNs spread, with no info)
+            if akk >= _BK_ALPHA * colmax or np.isnan(akk) or np.isnan(colmax):
                 kp = k
             else:
-                row = _mag(A[imax, k:imax], herm)
-                rowmax = row.max()
+                rowmax = _mag(A[imax, k:imax], herm).max()
                 if imax + 1 < n:
                     rowmax = max(rowmax, _mag(A[imax + 1:, imax], herm).max())
                 aii = abs(A[imax, imax].real) if herm else _mag(A[imax, imax], herm)
@@ -635,7 +639,8 @@ _LDL_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/A
                                         f"tensor as input. Got {dtype_word(d)}"))
 def _ldl_factor_ex(a, hermitian, check):
     herm = bool(hermitian) and a.dtype.kind == "c"
-    results, batch = _per_matrix_loop(lambda m: _sytf2(m, herm), a)
+    with np.errstate(all="ignore"):  # (infinities and NaNs go through, as in LAPACK)
+        results, batch = _per_matrix_loop(lambda m: _sytf2(m, herm), a)
     n = a.shape[-1]
     ld = np.array([r[0] for r in results]).reshape(batch + (n, n)) if results else np.zeros(a.shape, a.dtype)
     piv = np.array([r[1] for r in results], np.int32).reshape(batch + (n,))

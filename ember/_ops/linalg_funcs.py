@@ -12,7 +12,7 @@ from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array
 from ._util import finish_out, method, public
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
-from .lu import _square, deprecated
+from .lu import _square, deprecated, finish_outs
 
 _LAPACK = frozenset({"float32", "float64", "complex64", "complex128"})
 _COMPLEX = {"float32": _dtypes.complex64, "float64": _dtypes.complex128, "complex64": _dtypes.complex64,
@@ -87,7 +87,7 @@ def eig(A, *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
     _square("linalg.eig", A)
-    return return_types.linalg_eig(*dispatch(_eig, (A,), (True,)))
+    return finish_outs(return_types.linalg_eig(*dispatch(_eig, (A,), (True,))), out, return_types.linalg_eig)
 
 
 def eigvals(A, *, out=None):
@@ -396,7 +396,8 @@ def torch_qr(input, some=True, *, out=None):
     """torch.qr (deprecated): linalg.qr in 'reduced' (some=True) or 'complete' mode."""
     from .factorizations import qr
 
-    return deprecated("qr", _QR_WARNING, lambda: qr(input, "reduced" if some else "complete"))
+    res = deprecated("qr", _QR_WARNING, lambda: qr(input, "reduced" if some else "complete"))
+    return finish_outs(res, out, return_types.qr)
 
 
 _QR_WARNING = (
@@ -420,7 +421,7 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
         *batch, m, n = input.shape
         U = input.new_zeros((*batch, m, m))
         Vh = input.new_zeros((*batch, n, n))
-    return return_types.svd(U, S, Vh.mH)
+    return finish_outs(return_types.svd(U, S, Vh.mH), out, return_types.svd)
 
 
 public.update(qr=torch_qr, svd=torch_svd)

@@ -41,6 +41,16 @@ def deprecated(key, text, compute):
     return result
 
 
+def finish_outs(results, out, kind=tuple):
+    """`out=` for a function returning several tensors: each result written into its out tensor
+    (`finish_out`), returned as `kind` (a named tuple type) of the out tensors."""
+    if out is None:
+        return results
+    if not isinstance(out, (tuple, list)) or len(out) != len(results):
+        raise TypeError(f"out must be a tuple of {len(results)} tensors")
+    return kind(*[finish_out(r, o) for r, o in zip(results, out)])
+
+
 def _lapack_meta(shape, dtype):
     return meta_array(tuple(shape), dtype, lapack_strides(tuple(shape)))
 
@@ -146,7 +156,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     batch = tuple(x.shape[:-2])
     if tuple(A.shape[:-2]) != batch:  # (the copy is of A broadcast to the solution's batch)
         A = A.expand(batch + tuple(A.shape[-2:]))
-    return return_types.triangular_solve(x, A.mT.clone().contiguous().mT)
+    return finish_outs(return_types.triangular_solve(x, A.mT.clone().contiguous().mT), out,
+                       return_types.triangular_solve)
 
 
 _TRIANGULAR_SOLVE_WARNING = (
@@ -301,14 +312,15 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     getrf's info per matrix (NOTE [ LU pivots ])."""
     _lu_checks("torch.lu_factor", A, pivot)
     check = "ember.linalg.lu_factor_ex" if check_errors else None
-    return return_types.linalg_lu_factor_ex(*dispatch(_lu_factor_ex, (A,), (check,)))
+    return finish_outs(return_types.linalg_lu_factor_ex(*dispatch(_lu_factor_ex, (A,), (check,))), out,
+                       return_types.linalg_lu_factor_ex)
 
 
 def lu_factor(A, *, pivot=True, out=None):
     """LU with partial pivoting: (LU, pivots); a zero on U's diagonal raises LinAlgError."""
     _lu_checks("torch.lu_factor", A, pivot)
     LU, piv, _ = dispatch(_lu_factor_ex, (A,), ("ember.linalg.lu_factor",))
-    return return_types.linalg_lu_factor(LU, piv)
+    return finish_outs(return_types.linalg_lu_factor(LU, piv), out, return_types.linalg_lu_factor)
 
 
 @defop("lu_unpack", "LuUnpackBackward0", MATMUL, saves="meta", tags=("index",))
@@ -393,14 +405,15 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
                            "Did you properly pass the result of lu_factor?")
     P, L, U = dispatch(_lu_unpack, (LU_data, LU_pivots), (bool(unpack_data), bool(unpack_pivots)))
-    return return_types.lu_unpack(P.detach() if P.requires_grad else P, L, U)  # (P is not differentiable)
+    res = return_types.lu_unpack(P.detach() if P.requires_grad else P, L, U)  # (P is not differentiable)
+    return finish_outs(res, out, return_types.lu_unpack)
 
 
 def lu(A, *, pivot=True, out=None):
     """linalg.lu: (P, L, U) with A = P L U."""
     _lu_checks("linalg.lu", A, pivot)
     LU, piv, _ = dispatch(_lu_factor_ex, (A,), (None,))
-    return return_types.linalg_lu(*lu_unpack(LU, piv))
+    return finish_outs(return_types.linalg_lu(*lu_unpack(LU, piv)), out, return_types.linalg_lu)
 
 
 @method("lu", top=False)
@@ -408,7 +421,7 @@ def torch_lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated): (LU, pivots) or, with `get_infos`, (LU, pivots, infos); never raises."""
     _lu_checks("torch.lu_factor", A, pivot)
     LU, piv, info = deprecated("lu", _LU_WARNING, lambda: dispatch(_lu_factor_ex, (A,), (None,)))
-    return (LU, piv, info) if get_infos else (LU, piv)
+    return finish_outs((LU, piv, info) if get_infos else (LU, piv), out)
 
 
 _LU_WARNING = (
@@ -682,14 +695,15 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     (NOTE [ LDL pivots ])."""
     _ldl_checks("torch.linalg.ldl_factor_ex", A)
     check = "ember.linalg.ldl_factor_ex" if check_errors else None
-    return return_types.linalg_ldl_factor_ex(*dispatch(_ldl_factor_ex, (A,), (bool(hermitian), check)))
+    res = return_types.linalg_ldl_factor_ex(*dispatch(_ldl_factor_ex, (A,), (bool(hermitian), check)))
+    return finish_outs(res, out, return_types.linalg_ldl_factor_ex)
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
     """The LDL^T (LDL^H with `hermitian`) factorization with Bunch-Kaufman pivoting: (LD, pivots)."""
     _ldl_checks("torch.linalg.ldl_factor_ex", A)
     LD, piv, _ = dispatch(_ldl_factor_ex, (A,), (bool(hermitian), "ember.linalg.ldl_factor"))
-    return return_types.linalg_ldl_factor(LD, piv)
+    return finish_outs(return_types.linalg_ldl_factor(LD, piv), out, return_types.linalg_ldl_factor)
 
 
 def _sytrs(ld, piv, b, herm):

@@ -159,3 +159,20 @@ def test_lowrank_methods_follow_torchs_random_stream():
     s = s @ s.T + np.diag(np.arange(30.0))
     check(seeded(lambda L, x: (lambda ev: (ev[0], ev[1].abs()))(L.lobpcg(x, k=2, largest=False, method="basic"))),
           s, rtol=1e-6, atol=1e-6)
+
+
+def test_out_of_copying_composites_records_the_copy():
+    """tensorinv / tensorsolve copy into out= as torch's composites do: no refusal under grad, and the copy is
+    recorded (CopyBackwards), so gradients flow through out."""
+    import torch
+
+    a = np.eye(4).reshape(4, 2, 2) * 3 + _r(4, 2, 2)
+    names = []
+    for L in (torch, ember):
+        x = L.from_numpy(a.copy()).requires_grad_()
+        o = L.empty(0, dtype=x.dtype)
+        r = L.linalg.tensorinv(x, ind=1, out=o)
+        names.append((r is o, o.requires_grad, type(o.grad_fn).__name__))
+    assert names[0] == names[1]
+    check(lambda L, x: (lambda o: (L.linalg.tensorinv(x, ind=1, out=o), o)[1])(L.empty(0, dtype=x.dtype)), a,
+          grad=[0], check_stride=False)

@@ -357,6 +357,17 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
+def _copy_out(result, out):
+    """torch's out= of a composite that copies its result in (tensorinv, tensorsolve): no refusal under grad,
+    and the copy is recorded (out's grad_fn is CopyBackwards)."""
+    if out is None:
+        return result
+    finish_out(result.detach(), out)
+    if result.requires_grad:
+        out.copy_(result)
+    return out
+
+
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a map from its last dims to its first `ind` dims."""
     if ind <= 0:
@@ -369,7 +380,7 @@ def tensorinv(A, ind=2, *, out=None):
     square = A.reshape(p_tail, p_tail)
     require_linalg_dtype("inv", square)
     result = dispatch(_inv_ex, (square,), ("inv",))[0]
-    return finish_out(result.reshape(tail + head), out)
+    return _copy_out(result.reshape(tail + head), out)
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -385,7 +396,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     if rp != bp:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
                            f"prod(self.shape[:other.ndim]), but got {rp} != {bp}")
-    return finish_out(solve(A.reshape(rp, rp), B.flatten()).reshape(rshape), out)
+    return _copy_out(solve(A.reshape(rp, rp), B.flatten()).reshape(rshape), out)
 
 
 # ---- torch.qr, torch.svd ------------------------------------------------------------------------------------

@@ -100,7 +100,9 @@ def typename(obj):
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization",
+                # linalg (L): torch's Python algorithms, ported (torch._lobpcg, torch._lowrank)
+                "lobpcg": "_lobpcg", "svd_lowrank": "_lowrank", "pca_lowrank": "_lowrank"}
 # (area N: torch.* names of nn.functional's functions, same signatures; nn loads on first use)
 _LAZY_ATTRS.update(dict.fromkeys((
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc",

@@ -14,6 +14,8 @@ class _State(threading.local):
 
     enabled = True
     inference = False
+    grad_layout_enforced = True  # autograd.enforce_grad_layout_policy (read only where a .grad is created)
+    multithreading = True  # autograd.set_multithreading_enabled (ember's engine runs on the calling thread)
 
 
 state = _State()

@@ -7,7 +7,9 @@ from . import _naming
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
            "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "linalg_lstsq", "geqrf", "frexp",
            "histogram", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex", "linalg_lu_factor",
-           "linalg_lu_factor_ex", "triangular_solve"]
+           "linalg_lu_factor_ex", "triangular_solve",
+           # linalg (L)
+           "linalg_lu", "lu_unpack", "linalg_eig", "linalg_ldl_factor", "linalg_ldl_factor_ex"]
 
 
 def _make(name, fields):
@@ -47,3 +49,10 @@ linalg_cholesky_ex = _make("linalg_cholesky_ex", "L info")
 linalg_lu_factor = _make("linalg_lu_factor", "LU pivots")
 linalg_lu_factor_ex = _make("linalg_lu_factor_ex", "LU pivots info")
 triangular_solve = _make("triangular_solve", "solution cloned_coefficient")
+
+# ---- linalg (L) ----
+linalg_lu = _make("linalg_lu", "P L U")
+lu_unpack = _make("lu_unpack", "P L U")
+linalg_eig = _make("linalg_eig", "eigenvalues eigenvectors")
+linalg_ldl_factor = _make("linalg_ldl_factor", "LD pivots")
+linalg_ldl_factor_ex = _make("linalg_ldl_factor_ex", "LD pivots info")

@@ -33,8 +33,9 @@ JUSTIFIED = {
     # the engine's gradient sums and accumulation run NumPy directly when no mode or grad mode can see them
     "ember/autograd/graph.py": (13, "recording: outputs' shape/dtype (direct and general paths, saved-output "
                                     "aliases, per-output metadata) and the backward's grad-metadata checks"),
-    "ember/autograd/engine.py": (7, "gradient sums (NOTE [ Summing gradients ]) and AccumulateGrad's in-place "
-                                    "accumulation into .grad, without a dispatch"),
+    "ember/autograd/engine.py": (8, "gradient sums (NOTE [ Summing gradients ]) and AccumulateGrad's in-place "
+                                    "accumulation into .grad (laid out like the parameter or, with the layout "
+                                    "contract relaxed, like the gradient), without a dispatch"),
     "ember/autograd/copy_slices.py": (2, "an in-place op on a view: the view's old value and the op's output "
                                          "aliased as tensors for the recorded node (NOTE [ CopySlices ])"),
 }
@@ -86,7 +87,8 @@ LAYERS = [
     ("ember._tensor", "ember._tensortype", "ember._tensor_str", "ember._generator"),
     ("ember._dispatch", "ember._modes"),
     ("ember.autograd.graph", "ember.autograd.engine", "ember.autograd.grad_mode", "ember.autograd._inference",
-     "ember.autograd.copy_slices", "ember.autograd.anomaly_mode", "ember.autograd.graph_print"),
+     "ember.autograd.copy_slices", "ember.autograd.anomaly_mode", "ember.autograd.graph_print",
+     "ember.autograd.graph_edges"),
     ("ember._ops",),
 ]
 

@@ -5,6 +5,7 @@ Each op name is defined in exactly one module, so the import order below does no
 
 from . import (  # noqa: F401 - imported for their registrations
     binary,
+    control_flow,  # torch.cond (L)
     conv,
     copying,
     creation,
@@ -13,6 +14,8 @@ from . import (  # noqa: F401 - imported for their registrations
     indexing,
     linalg,
     linalg_ext,
+    linalg_funcs,  # linalg (L)
+    lu,  # linalg (L)
     nn_ops,
     optim,
     pointwise,

@@ -458,6 +458,11 @@ def _(a, mode):
 
 @_qr.derivative_
 def _(grads, a, mode, *, out):
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    if mode == "complete" and out[1].shape[-2] > out[1].shape[-1]:  # (R is m x n)
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     gq, gr = grads
     q, r = out
     m = (r @ gr.mT) - (gq.mT @ q)
@@ -567,11 +572,12 @@ def eigh_arrays(a, uplo="L", compute_v=True):
 
 @defop("linalg_svd", "LinalgSvdBackward0", MATMUL, saves="meta", save_output=True)
 def _svd(a, full):
-    return svd_arrays(a, full)
+    u, s, vh = svd_arrays(a, full)
+    return _colmajor(u), s, _colmajor(vh)  # LAPACK's column-major U and V^H, as torch's CPU kernel gives
 
 
 @_svd.meta_
-def _(a, full):  # U column-major, V^H row-major (the transpose of LAPACK's column-major V), as torch's
+def _(a, full):  # U column-major, V^H row-major: torch's meta function (its CPU kernel gives V^H column-major)
     *batch, m, n = a.shape
     k = min(m, n)
     dt = a._data.dtype

@@ -20,13 +20,16 @@ from .engine import queue_callback as queue_callback
 from .engine import run_backward as _run_backward
 from .function import Function as Function
 from .function import InplaceFunction as InplaceFunction
+from .function import NestedIOFunction as NestedIOFunction
 from .function import once_differentiable as once_differentiable
 from .grad_mode import enable_grad as enable_grad
+from .grad_mode import enforce_grad_layout_policy as enforce_grad_layout_policy  # autograd names (L)
 from .grad_mode import inference_mode as inference_mode
 from .grad_mode import is_grad_enabled as is_grad_enabled
 from .grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from .grad_mode import no_grad as no_grad
 from .grad_mode import set_grad_enabled as set_grad_enabled
+from .grad_mode import set_multithreading_enabled as set_multithreading_enabled
 from .gradcheck import GradcheckError as GradcheckError
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
@@ -34,13 +37,14 @@ from .variable import Variable as Variable
 
 __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph",
-           "detect_anomaly", "set_detect_anomaly", "functional", "once_differentiable"]
+           "detect_anomaly", "set_detect_anomaly", "functional", "once_differentiable",
+           "enforce_grad_layout_policy", "set_multithreading_enabled", "NestedIOFunction"]
 
 
 def _seq(x, what="tensors"):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, graph.GradientEdge)):
         return (x,)
     if isinstance(x, (list, tuple)):
         return tuple(x)

@@ -71,6 +71,11 @@ def _make_root_grads(tensors, grad_tensors):
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not isinstance(t, Tensor):
+            if isinstance(t, GradientEdge):  # an edge as an output: its gradient must be given
+                if g is None:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                roots.append(((t.node, t.output_nr), g))
+                continue
             raise TypeError(f"backward(): argument 'tensors' must be tuple of Tensors, not {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -101,7 +106,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     targets = {}  # (node, nr) -> positions in inputs
     if inputs is not None:
         for i, t in enumerate(inputs):
-            edge = grad_edge(t)
+            edge = grad_edge(t) if type(t) is not GradientEdge else (t.node, t.output_nr)
             if edge[0] is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets.setdefault(edge, []).append(i)
@@ -394,7 +399,10 @@ def _accumulate(node, g, create_graph):
             # a fresh buffer laid out like the variable (torch's layout contract); never alias g, which
             # may be shared with another edge or be the caller's own gradient tensor
             try:
-                buf = np.empty_like(var._data)
+                # with the layout contract relaxed (enforce_grad_layout_policy(False)), torch steals the
+                # incoming gradient: .grad takes g's layout (a copy here, so nothing is aliased)
+                like = var._data if _grad_state.grad_layout_enforced or g.dtype != var.dtype else g._data
+                buf = np.empty_like(like)
                 np.copyto(buf, g._data, casting="unsafe")
             except NoData:  # a meta variable: its gradient is a meta tensor laid out as it is
                 if not (var.is_meta and g.is_meta):
@@ -425,3 +433,4 @@ def _accumulate_targets(inputs, captured, create_graph):
 
 
 from .graph import _anomaly  # noqa: E402  (shared flag list, see anomaly_mode)
+from .graph_edges import GradientEdge  # noqa: E402

@@ -26,7 +26,8 @@ from .._tensor import Tensor, _version_counter
 from .grad_mode import state as _grad_state
 from .graph import Node, SavedTensor, fit_grads, grad_edge
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
+           "NestedIOFunction"]
 
 
 class FunctionCtx:
@@ -364,3 +365,89 @@ class InplaceFunction(Function):
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
+
+
+# ---- NestedIOFunction: torch's legacy class, kept for old code that names it -----------------------------------
+
+
+def _iter_tensors(obj):
+    """The tensors of a nested structure of tuples, lists and dicts, in order."""
+    if isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _iter_tensors(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _iter_tensors(o)
+
+
+def _unflatten(flat, proto):
+    """A flat sequence put back into the nested tuple/list structure of `proto`."""
+    def helper(flat, proto):
+        if not isinstance(proto, (list, tuple)):
+            return flat[0], flat[1:]
+        res = []
+        for e in proto:
+            if e is None:
+                res.append(e)
+            else:
+                r, flat = helper(flat, e)
+                res.append(r)
+        return type(proto)(res), flat
+    return helper(flat, proto)[0]
+
+
+class NestedIOFunction(Function):
+    """This class is here only for backward compatibility reasons. Use :class:`Function` instead.
+
+    Its methods are torch's: like torch 2.13's, an instance call reaches the `_do_forward` that `Function` no
+    longer has (an AttributeError), so the class only serves code that names or subclasses it.
+    """
+
+    def _do_forward(self, *input):
+        self._nested_input = input
+        flat_output = super()._do_forward(*tuple(_iter_tensors(input)))
+        return _unflatten(flat_output, self._nested_output)
+
+    def _do_backward(self, gradients, retain_variables):
+        self.retain_variables = retain_variables
+        result = super()._do_backward(gradients, retain_variables)
+        if not retain_variables:
+            del self._nested_output
+            del self._to_save_nested
+        return result
+
+    def backward(self, *gradients):
+        result = self.backward_extended(*_unflatten(gradients, self._nested_output))
+        return tuple(None if r is None else r for r in _iter_tensors(result))
+
+    __call__ = _do_forward
+
+    def forward(self, *args):
+        result = self.forward_extended(*self._nested_input)
+        del self._nested_input
+        self._nested_output = result
+        return tuple(_iter_tensors(result))
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return _unflatten(super().saved_tensors, self._to_save_nested)
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input):
+        """User defined forward."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        """User defined backward."""
+        raise NotImplementedError

@@ -10,7 +10,7 @@ import inspect
 
 __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled",
+    "is_inference_mode_enabled", "set_multithreading_enabled", "enforce_grad_layout_policy",
 ]
 
 
@@ -152,3 +152,54 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# ---- settings that are context managers too (torch.autograd.grad_mode) --------------------------------------
+
+
+class _FlagSetting(_DecoratorContextManager):
+    """A per-thread flag set on construction and restored on exit (or when used as a decorator)."""
+
+    _flag = None
+
+    def __init__(self, mode):
+        self.prev = getattr(state, self._flag)
+        setattr(state, self._flag, bool(mode))
+        self.mode = mode
+
+    def __call__(self, orig_func):
+        setattr(state, self._flag, self.prev)
+        return super().__call__(orig_func)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        setattr(state, self._flag, self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_FlagSetting):
+    """Context manager (or function) that turns multithreaded backwards on or off.
+
+    torch runs each device's part of a backward on its own thread; ember's engine always runs on the calling
+    thread, so on a CPU the setting changes nothing but is kept and restored as torch keeps it.
+    """
+
+    _flag = "multithreading"
+
+
+class enforce_grad_layout_policy(_FlagSetting):
+    """Context manager (or function) that controls the gradient layout contract.
+
+    With ``enable=True`` (the default), a gradient accumulated into a fresh ``.grad`` is laid out like its
+    parameter; with ``False``, ``.grad`` keeps the incoming gradient's layout, as torch's stolen gradient
+    does. Thread-local.
+    """
+
+    _flag = "grad_layout_enforced"
+
+    def __init__(self, enable=True):
+        super().__init__(enable)

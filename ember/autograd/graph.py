@@ -35,7 +35,9 @@ from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-           "increment_version", "format_graph", "print_graph", "to_dot"]
+           "increment_version", "format_graph", "print_graph", "to_dot", "GradientEdge", "get_gradient_edge",
+           "allow_mutation_on_saved_tensors", "region_activation_memory_budget",
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)
@@ -1027,6 +1029,14 @@ def saved_before_write(node, vc):
     node._versions = tuple(versions)
 
 
+from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
+    GradientEdge,
+    allow_mutation_on_saved_tensors,
+    get_gradient_edge,
+    region_activation_memory_budget,
+    set_override_stale_capture_stream,
+    set_warn_on_accumulate_grad_stream_mismatch,
+)
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
 _dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

@@ -269,6 +269,29 @@ NO_COMPLEX32 = {("conj", "float16"), ("conj_physical", "float16"), ("view_as_com
 _COMPLEX32_ERROR = "ember has no complex32 (ComplexHalf) dtype for view_as_complex of a half tensor"
 
 
+# NOTE [ Half-precision matrix_exp ] (area L)
+# torch 2.13's CPU matrix_exp runs its Taylor/Padé constants in float16 / bfloat16 themselves, which overflow:
+# every input, even a tiny one, gives infinities and NaNs. ember computes a half matrix exponential in float32
+# and rounds once. These cases are held to exactly that: torch's result is not finite, ember's is the float32
+# exponential of the same input, rounded.
+HALF_MATRIX_EXP = {(name, d) for name in ("linalg.matrix_exp", "matrix_exp") for d in ("float16", "bfloat16")}
+
+
+def _check_half_matrix_exp(op, dtype):
+    import torch
+    from compare import numpy_of, to_ember, to_torch
+
+    import ember
+    for inputs, kwargs in _op_samples(op, dtype):
+        t = op.fn(torch, *[to_torch(x) for x in inputs], **kwargs)
+        assert t.numel() == 0 or not torch.isfinite(t).all()
+        e = op.fn(ember, *[to_ember(x) for x in inputs], **kwargs)
+        want = torch.linalg.matrix_exp(to_torch(inputs[0]).float())
+        assert e.dtype == (ember.float16 if dtype == "float16" else ember.bfloat16)
+        ulp = 2.0 ** (-10 if dtype == "float16" else -7)  # (one rounding to the half dtype)
+        np.testing.assert_allclose(numpy_of(e), numpy_of(want), rtol=ulp, atol=ulp)
+
+
 # NOTE [ Half-precision recurrent layers ]
 # ember's RNN/LSTM/GRU layers round where torch's per-op CPU cells round (NOTE [ Rounding of a recurrent layer ]
 # in ember/_ops/rnn.py). Two things torch does differ from that path, and the test says exactly how:
@@ -305,6 +328,9 @@ def test_dtype_acceptance(kind, name, dtype):
         return
     if kind == "op" and name.startswith(("nn.RNN", "nn.LSTM", "nn.GRU")) and dtype in ("float16", "bfloat16"):
         _check_half_recurrent(_OPS[name], dtype)
+        return
+    if kind == "op" and (name, dtype) in HALF_MATRIX_EXP:
+        _check_half_matrix_exp(_OPS[name], dtype)
         return
     if kind == "op":
         op = _OPS[name]

@@ -1,0 +1,87 @@
+"""torch.cond, the control-flow operator, run eagerly: one higher-order op (`cond`) whose body calls the branch
+the predicate picks (NOTE [ Higher-order ops ] in _dispatch.py), so modes see it and then the branch's ops.
+
+NOTE [ Eager cond ]
+torch runs a tensor-predicate `cond` through torch.compile, tracing both branches: a branch that mutates or
+returns an operand, or branches whose outputs differ in structure or metadata, are refused at tracing time,
+and the result's grad_fn is a `CondAutogradOpBackward`. ember has no compiler yet: it checks the arguments as
+torch does, then runs only the chosen branch, whose own ops are recorded for autograd (the same gradients,
+under the branch's own node names); the both-branch checks come with the compiler.
+"""
+
+from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order
+from .._tensor import Tensor
+from ._util import public
+
+
+def _leaves(obj, out):
+    """Append the leaves of a nested dict/list/tuple to `out`; False if one is not a tensor."""
+    if isinstance(obj, (list, tuple)):
+        return all([_leaves(o, out) for o in obj])
+    if isinstance(obj, dict):
+        return all([_leaves(o, out) for o in obj.values()])
+    out.append(obj)
+    return isinstance(obj, Tensor)
+
+
+class _Leaf:
+    """Where a tensor goes in the operands' template (an op's params hold no tensors)."""
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_LEAF = _Leaf()
+
+
+def _template(obj):
+    if isinstance(obj, (list, tuple)):
+        items = [_template(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: _template(v) for k, v in obj.items()}
+    return _LEAF
+
+
+def _rebuild(proto, it):
+    if isinstance(proto, (list, tuple)):
+        items = [_rebuild(p, it) for p in proto]
+        return type(proto)(*items) if hasattr(proto, "_fields") else type(proto)(items)
+    if isinstance(proto, dict):
+        return {k: _rebuild(v, it) for k, v in proto.items()}
+    return next(it)
+
+
+def _cond_kernel(pred, *rest):
+    *leaves, true_fn, false_fn, operands = rest
+    args = _rebuild(operands, iter(leaves))
+    return (true_fn if bool(pred) else false_fn)(*args)
+
+
+_cond = defop("cond", None, HIGHER_ORDER)(_cond_kernel)
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """Run `true_fn(*operands)` if `pred` is true, else `false_fn(*operands)` (see NOTE [ Eager cond ]).
+
+    Args:
+        pred: a Python bool or a one-element tensor.
+        true_fn, false_fn: callables taking the operands and returning tensors.
+        operands: a tuple (or list) of tensors, possibly nested in dicts, lists and tuples.
+    """
+    if isinstance(pred, (bool, int, float)):
+        return true_fn(*operands) if pred else false_fn(*operands)
+    if not isinstance(pred, Tensor):
+        raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
+    if pred.numel() != 1:
+        raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+    if not callable(true_fn) or not callable(false_fn):
+        raise RuntimeError("Expect both branches to be callable.")
+    leaves = []
+    if not isinstance(operands, (tuple, list)) or not _leaves(operands, leaves):
+        raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
+                           f"tensor leaves, but got {operands}.")
+    return dispatch_higher_order(_cond, (pred, *leaves), (true_fn, false_fn, _template(operands)))
+
+
+public["cond"] = cond

@@ -10,15 +10,67 @@ the underlying stream is torch-exact (NOTE [ Which samplers match torch's stream
 
 from . import constraints as constraints
 from . import transforms as transforms
+from .beta import Beta as Beta
+from .cauchy import Cauchy as Cauchy
+from .chi2 import Chi2 as Chi2
 from .constraint_registry import biject_to as biject_to
 from .constraint_registry import transform_to as transform_to
+from .continuous_bernoulli import ContinuousBernoulli as ContinuousBernoulli
+from .dirichlet import Dirichlet as Dirichlet
 from .distribution import Distribution as Distribution
 from .exp_family import ExponentialFamily as ExponentialFamily
+from .exponential import Exponential as Exponential
+from .fishersnedecor import FisherSnedecor as FisherSnedecor
+from .gamma import Gamma as Gamma
+from .generalized_pareto import GeneralizedPareto as GeneralizedPareto
+from .gumbel import Gumbel as Gumbel
+from .half_cauchy import HalfCauchy as HalfCauchy
+from .half_normal import HalfNormal as HalfNormal
+from .independent import Independent as Independent
+from .inverse_gamma import InverseGamma as InverseGamma
+from .kumaraswamy import Kumaraswamy as Kumaraswamy
+from .laplace import Laplace as Laplace
+from .log_normal import LogNormal as LogNormal
+from .logistic_normal import LogisticNormal as LogisticNormal
+from .mixture_same_family import MixtureSameFamily as MixtureSameFamily
+from .normal import Normal as Normal
+from .pareto import Pareto as Pareto
+from .studentT import StudentT as StudentT
+from .transformed_distribution import TransformedDistribution as TransformedDistribution
 from .transforms import *  # noqa: F403
+from .uniform import Uniform as Uniform
+from .von_mises import VonMises as VonMises
+from .weibull import Weibull as Weibull
 
 __all__ = [
+    "Beta",
+    "Cauchy",
+    "Chi2",
+    "ContinuousBernoulli",
+    "Dirichlet",
     "Distribution",
+    "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
+    "Gamma",
+    "GeneralizedPareto",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
+    "Laplace",
+    "LogNormal",
+    "LogisticNormal",
+    "MixtureSameFamily",
+    "Normal",
+    "Pareto",
+    "StudentT",
+    "TransformedDistribution",
+    "Uniform",
+    "VonMises",
+    "Weibull",
     "biject_to",
     "transform_to",
 ]

@@ -202,6 +202,18 @@ class Distribution:
             )
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expand_params(self, cls, names, batch_shape, _instance=None, event_shape=None):
+        """`expand` of a distribution whose state is the tensors `names`: an instance (of cls, or
+        `_instance`) holding each expanded to `batch_shape` (+ `event_shape`, default this one's)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        event_shape = self._event_shape if event_shape is None else event_shape
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape + event_shape))
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def __repr__(self):
         names = [k for k in self.arg_constraints if k in self.__dict__]
         args = ", ".join(

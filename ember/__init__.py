@@ -101,6 +101,8 @@ def typename(obj):
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+# distributions (D1): ember.distributions loads on first use too
+_LAZY_MODULES.add("distributions")
 
 
 def __getattr__(name):

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .._dispatch import FLOATING, POINTWISE, dispatch, dtype_word
-from .._meta import broadcast_shapes, meta_array
+from .._meta import broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
 from ._util import method, public
 from .random import _gen, _no_meta, _seeded
@@ -133,7 +133,8 @@ def _(g, rates, gen):
     return g.new_zeros(g.shape)
 
 
-_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype))
+# (torch's CPU kernel writes a fresh contiguous tensor; its meta kernel keeps the input's layout)
+_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype, like_strides(rates)))
 
 
 @method()

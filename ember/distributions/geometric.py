@@ -76,7 +76,7 @@ class Geometric(Distribution):
         shape = self._extended_shape(sample_shape)
         tiny = finfo(self.probs.dtype).tiny
         with ember.no_grad():
-            u = self.probs.new(shape).uniform_(tiny, 1)
+            u = ember.empty(shape, dtype=self.probs.dtype, device=self.probs.device).uniform_(tiny, 1)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):

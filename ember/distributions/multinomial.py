@@ -77,7 +77,7 @@ class Multinomial(Distribution):
         shifted_idx = list(range(samples.dim()))
         shifted_idx.append(shifted_idx.pop(0))
         samples = samples.permute(*shifted_idx)
-        counts = samples.new(self._extended_shape(sample_shape)).zero_()
+        counts = ember.zeros(self._extended_shape(sample_shape), dtype=samples.dtype, device=samples.device)
         counts.scatter_add_(-1, samples, ember.ones_like(samples))
         return counts.type_as(self.probs)
 

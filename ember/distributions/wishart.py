@@ -152,7 +152,8 @@ class Wishart(ExponentialFamily):
         # torch 2.13 flags a sample as singular with `support.check(sample)`, which is True for a *valid*
         # sample, so every batch "is singular" at first: it warns and draws again, and keeps a redrawn sample
         # once that one passes `~support.check`. ember does the same, so the same seed gives torch's numbers
-        # (and torch's warning).
+        # (and torch's warning). The mask indexing `sample` is then changed in place, so, as in torch, a
+        # backward pass through a corrected sample fails with the "modified by an inplace operation" error.
         if max_try_correction is None:
             max_try_correction = 10
         sample_shape = Size(sample_shape)

@@ -134,7 +134,8 @@ def _(g, rates, gen):
 
 
 # (torch's CPU kernel writes a fresh contiguous tensor; its meta kernel keeps the input's layout)
-_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype, like_strides(rates)))
+_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype,
+                                             like_strides(rates) if rates.numel() else None))
 
 
 @method()

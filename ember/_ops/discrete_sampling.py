@@ -64,7 +64,7 @@ _lgamma = _LIBM.lgamma  # (math.lgamma is CPython's own approximation, not the C
 
 def _int64(x):
     """C's `(int64_t)std::floor(x)` on x86-64: out of range (an infinite or NaN rate) gives INT64_MIN."""
-    return math.floor(x) if -9.2e18 < x < 9.2e18 else -2 ** 63
+    return math.floor(x) if -9.2e18 < x < 9.2e18 else -(2**63)
 
 
 def _log(x):
@@ -75,6 +75,7 @@ def _log(x):
 
 
 # ---- poisson ---------------------------------------------------------------------------------------------
+
 
 def _poisson_one(lam, u):
     """One draw of torch's `sample_poisson` (Hoermann's transformed rejection for rate >= 10, else the
@@ -134,8 +135,11 @@ def _(g, rates, gen):
 
 
 # (torch's CPU kernel writes a fresh contiguous tensor; its meta kernel keeps the input's layout)
-_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype,
-                                             like_strides(rates) if rates.numel() else None))
+_poisson.meta_(
+    lambda rates, gen: meta_array(
+        rates.shape, rates._data.dtype, like_strides(rates) if rates.numel() else None
+    )
+)
 
 
 @method()
@@ -157,8 +161,18 @@ def poisson(input, generator=None):
 # float32 (a float64 +, -, * or / of two float32 values rounded to float32 is float32's own result), so the
 # branch taken and every value match torch's.
 
-_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
-         0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287)
+_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
 
 
 def _stirling_tail(k):
@@ -200,11 +214,15 @@ def _btrs(count, prob, u, r):
             return k
         v = _log(v * alpha / (a / (us * us) + b))
         cmk1 = r(r(count - k) + 1)
-        upper = ((m + 0.5) * _log((m + 1) / (ratio * (count - m + 1)))
-                 + r(count + 1) * _log((count - m + 1) / cmk1)
-                 + (k + 0.5) * _log(ratio * cmk1 / r(k + 1))
-                 + _stirling_tail(m) + _stirling_tail(count - m)
-                 - _stirling_tail(k) - _stirling_tail(r(count - k)))
+        upper = (
+            (m + 0.5) * _log((m + 1) / (ratio * (count - m + 1)))
+            + r(count + 1) * _log((count - m + 1) / cmk1)
+            + (k + 0.5) * _log(ratio * cmk1 / r(k + 1))
+            + _stirling_tail(m)
+            + _stirling_tail(count - m)
+            - _stirling_tail(k)
+            - _stirling_tail(r(count - k))
+        )
         if v <= upper:
             return k
 
@@ -234,13 +252,21 @@ def _binomial_one(count, prob, u, r):
     return math.nan
 
 
-@_seeded("binomial", "NotImplemented", POINTWISE, saves="none", dtypes=frozenset({"float32", "float64"}),
-         error="binomial_cpu")
+@_seeded(
+    "binomial",
+    "NotImplemented",
+    POINTWISE,
+    saves="none",
+    dtypes=frozenset({"float32", "float64"}),
+    error="binomial_cpu",
+)
 def _binomial(count, prob, gen):
     """torch's `_s_binomial_cpu`: one `sample_binomial` per element, in the output's C order."""
     _no_meta(count, prob)
     shape = np.broadcast_shapes(count.shape, prob.shape)
-    pairs = zip(np.broadcast_to(count, shape).reshape(-1).tolist(), np.broadcast_to(prob, shape).reshape(-1).tolist())
+    pairs = zip(
+        np.broadcast_to(count, shape).reshape(-1).tolist(), np.broadcast_to(prob, shape).reshape(-1).tolist()
+    )
     r = _f32 if count.dtype == np.float32 else _exact
     u = _Uniforms(gen, int(np.prod(shape)))
     try:
@@ -255,7 +281,9 @@ def _(g, count, prob, gen):
     raise RuntimeError("derivative for aten::binomial is not implemented")
 
 
-_binomial.meta_(lambda count, prob, gen: meta_array(broadcast_shapes(count.shape, prob.shape), count._data.dtype))
+_binomial.meta_(
+    lambda count, prob, gen: meta_array(broadcast_shapes(count.shape, prob.shape), count._data.dtype)
+)
 
 
 def binomial(count, prob, generator=None):
@@ -268,16 +296,22 @@ def binomial(count, prob, generator=None):
     """
     for what, t in (("count", count), ("prob", prob)):
         if isinstance(t, Tensor) and not t.dtype.is_floating_point:
-            raise ValueError(f"binomial only supports floating-point dtypes for {what}, got: {dtype_word(t.dtype)}")
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {what}, got: {dtype_word(t.dtype)}"
+            )
     if prob.dtype is not count.dtype:
         raise RuntimeError(f"Found dtype {dtype_word(prob.dtype)} but expected {dtype_word(count.dtype)}")
     shape = broadcast_shapes(tuple(count.shape), tuple(prob.shape))
     if shape != tuple(count.shape) and count.numel() != 0:
-        warnings.warn(f"An output with one or more elements was resized since it had shape {list(count.shape)}, "
-                      f"which does not match the required output shape {list(shape)}. This behavior is "
-                      "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
-                      "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                      "elements with t.resize_(0).", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(count.shape)}, "
+            f"which does not match the required output shape {list(shape)}. This behavior is "
+            "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+            "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+            "elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=2,
+        )
     return dispatch(_binomial, (count, prob), (_gen(generator, "binomial"),))
 
 

@@ -73,7 +73,9 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return ember.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device)
+        return ember.full(
+            self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     @property
     def mode(self):
@@ -81,7 +83,9 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return ember.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device)
+        return ember.full(
+            self._extended_shape(), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     def sample(self, sample_shape=Size()):
         if not isinstance(sample_shape, Size):

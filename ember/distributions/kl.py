@@ -28,7 +28,11 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
-from .lowrank_multivariate_normal import LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_tril
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -139,12 +143,13 @@ def kl_divergence(p, q):
         fun = _KL_MEMOIZE[key] = _dispatch_kl(*key)
     if fun is NotImplemented:
         raise NotImplementedError(
-            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}"
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and "
+            f"q type {q.__class__.__name__}"
         )
     return fun(p, q)
 
 
-# ---- helpers -------------------------------------------------------------------------------------------------
+# ---- helpers ----------------------------------------------------------------------------------------------
 
 
 def _infinite_like(tensor):
@@ -163,8 +168,10 @@ def _batch_trace_XXT(bmat):  # noqa: N802 - the matrix's name
 
 def _same_event_shape(p, q, what):
     if p.event_shape != q.event_shape:
-        raise ValueError(f"KL-divergence between two {what} with                         different event shapes "
-                         "cannot be computed")
+        raise ValueError(
+            f"KL-divergence between two {what} with                         different event shapes "
+            "cannot be computed"
+        )
 
 
 def _log_det_tril(tril):
@@ -172,7 +179,7 @@ def _log_det_tril(tril):
     return tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
-# ---- same family -----------------------------------------------------------------------------------------------
+# ---- same family ------------------------------------------------------------------------------------------
 
 
 @register_kl(Bernoulli, Bernoulli)
@@ -203,7 +210,9 @@ def _kl_beta_beta(p, q):
 def _kl_binomial_binomial(p, q):
     # (Jensen-Shannon would need q's count >= p's; a larger p count leaves q's support: infinite)
     if (p.total_count < q.total_count).any():
-        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     inf_idxs = p.total_count > q.total_count
     kl[inf_idxs] = _infinite_like(kl[inf_idxs])
@@ -247,8 +256,10 @@ def _kl_exponential_exponential(p, q):
 def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log normalizer, for two members of the same exponential family."""
     if type(p) is not type(q):
-        raise NotImplementedError("The cross KL-divergence between different exponential families cannot"
-                                  "                             be computed using Bregman divergences")
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot"
+            "                             be computed using Bregman divergences"
+        )
     p_nparams = [t.detach().requires_grad_() for t in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
@@ -360,8 +371,9 @@ def _kl_cauchy_cauchy(p, q):
     return t1 - t2
 
 
-# ---- the multivariate normals ----------------------------------------------------------------------------------
-# With Σ = L L^T (or W W^T + D): KL = 1/2 [log det Σq - log det Σp + tr(Σq^-1 Σp) + Mahalanobis(μq - μp) - n].
+# ---- the multivariate normals -----------------------------------------------------------------------------
+# With Σ = L L^T (or W W^T + D):
+# KL = 1/2 [log det Σq - log det Σp + tr(Σq^-1 Σp) + Mahalanobis(μq - μp) - n].
 
 
 def _lowrank_q_solve(q):
@@ -375,8 +387,9 @@ def _lowrank_log_det(d):
 
 
 def _lowrank_mahalanobis(q, diff):
-    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, diff,
-                                      q._capacitance_tril)
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, diff, q._capacitance_tril
+    )
 
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
@@ -411,7 +424,9 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     term1 = 2 * _log_det_tril(q._unbroadcasted_scale_tril) - _lowrank_log_det(p)
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     # the solves are batched over the broadcast of both batch shapes
-    batch = ember.broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    batch = ember.broadcast_shapes(
+        q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]
+    )
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
     p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
@@ -425,7 +440,9 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
 def _kl_multivariatenormal_multivariatenormal(p, q):
     _same_event_shape(p, q, "Multivariate Normals")
     half_term1 = _log_det_tril(q._unbroadcasted_scale_tril) - _log_det_tril(p._unbroadcasted_scale_tril)
-    batch = ember.broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_scale_tril.shape[:-2])
+    batch = ember.broadcast_shapes(
+        q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_scale_tril.shape[:-2]
+    )
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand(batch + (n, n))
@@ -434,13 +451,15 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
-# ---- different families ------------------------------------------------------------------------------------------
-# Where q's support does not cover p's, KL(p || q) is infinite: those pairs return inf of p's parameter's shape.
+# ---- different families -----------------------------------------------------------------------------------
+# Where q's support does not cover p's, KL(p || q) is infinite: those pairs return inf shaped like a
+# parameter of p.
 
 
 def _register_infinite(type_p, param, types_q):
     def kl(p, q):
         return _infinite_like(getattr(p, param))
+
     kl.__name__ = f"_kl_{type_p.__name__.lower()}_infinity"
     for type_q in types_q:
         register_kl(type_p, type_q)(kl)
@@ -476,7 +495,9 @@ def _kl_beta_exponential(p, q):
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
     t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
+    t3 = (q.concentration - 1) * (
+        p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
+    )
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -565,7 +586,10 @@ def _kl_gamma_gumbel(p, q):
     loc_scale_ratio = q.loc / q.scale
     t1 = (p.concentration - 1) * p.concentration.digamma() - p.concentration.lgamma() - p.concentration
     t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
-    t3 = ember.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration) - loc_scale_ratio
+    t3 = (
+        ember.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
+        - loc_scale_ratio
+    )
     return t1 + t2 + t3
 
 
@@ -664,7 +688,9 @@ def _kl_uniform_beta(p, q):
     t1 = ember.log(common_term)
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
-    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    t4 = (
+        q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    )
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = _INF
     return result
@@ -729,7 +755,9 @@ def _add_kl_info():
     rows = ["KL divergence is currently implemented for the following distribution pairs:"]
     prefix = "ember" if __name__.startswith("ember") else "torch"
     for p, q in sorted(_KL_REGISTRY, key=lambda p_q: (p_q[0].__name__, p_q[1].__name__)):
-        rows.append(f"* :class:`~{prefix}.distributions.{p.__name__}` and "
-                    f":class:`~{prefix}.distributions.{q.__name__}`")
+        rows.append(
+            f"* :class:`~{prefix}.distributions.{p.__name__}` and "
+            f":class:`~{prefix}.distributions.{q.__name__}`"
+        )
     if kl_divergence.__doc__:
         kl_divergence.__doc__ += "\n\t".join(rows)

@@ -48,8 +48,11 @@ class LowRankMultivariateNormal(Distribution):
         >>> m.sample()  # normally distributed with mean=`[0,0]`, cov_factor=`[[1],[0]]`, cov_diag=`[1,1]`
     """
 
-    arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
-                       "cov_diag": constraints.independent(constraints.positive, 1)}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -58,7 +61,9 @@ class LowRankMultivariateNormal(Distribution):
             raise ValueError("loc must be at least one-dimensional.")
         event_shape = loc.shape[-1:]
         if cov_factor.dim() < 2:
-            raise ValueError("cov_factor must be at least two-dimensional, with optional leading batch dimensions")
+            raise ValueError(
+                "cov_factor must be at least two-dimensional, with optional leading batch dimensions"
+            )
         if cov_factor.shape[-2:-1] != event_shape:
             raise ValueError(f"cov_factor must be a batch of matrices with shape {event_shape[0]} x m")
         if cov_diag.shape[-1:] != event_shape:
@@ -68,8 +73,10 @@ class LowRankMultivariateNormal(Distribution):
         try:
             loc_, self.cov_factor, cov_diag_ = ember.broadcast_tensors(loc_, cov_factor, cov_diag_)
         except RuntimeError as e:
-            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, "
-                             f"cov_diag {cov_diag.shape}") from e
+            raise ValueError(
+                f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, "
+                f"cov_diag {cov_diag.shape}"
+            ) from e
         self.loc = loc_[..., 0]
         self.cov_diag = cov_diag_[..., 0]
         batch_shape = self.loc.shape[:-1]
@@ -106,7 +113,8 @@ class LowRankMultivariateNormal(Distribution):
     @lazy_property
     def variance(self):
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1) + self._unbroadcasted_cov_diag).expand(
-            self._batch_shape + self._event_shape)
+            self._batch_shape + self._event_shape
+        )
 
     @lazy_property
     def scale_tril(self):
@@ -136,21 +144,27 @@ class LowRankMultivariateNormal(Distribution):
         w_shape = shape[:-1] + self.cov_factor.shape[-1:]
         eps_w = _standard_normal(w_shape, dtype=self.loc.dtype, device=self.loc.device)
         eps_d = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_w)
-                + self._unbroadcasted_cov_diag.sqrt() * eps_d)
+        return (
+            self.loc
+            + _batch_mv(self._unbroadcasted_cov_factor, eps_w)
+            + self._unbroadcasted_cov_diag.sqrt() * eps_d
+        )
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        m = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff,
-                                       self._capacitance_tril)
-        log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
-                                        self._capacitance_tril)
+        m = _batch_lowrank_mahalanobis(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff, self._capacitance_tril
+        )
+        log_det = _batch_lowrank_logdet(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, self._capacitance_tril
+        )
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + log_det + m)
 
     def entropy(self):
-        log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
-                                        self._capacitance_tril)
+        log_det = _batch_lowrank_logdet(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, self._capacitance_tril
+        )
         h = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)
         return h if len(self._batch_shape) == 0 else h.expand(self._batch_shape)

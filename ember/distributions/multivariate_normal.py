@@ -26,7 +26,9 @@ def _solve_tril(L, B):
     solve = getattr(ember.linalg, "solve_triangular", None)
     if solve is not None:
         return solve(L, B, upper=False)
-    return ember.linalg.solve(L.tril(), B)  # (tril: only the lower triangle is read, so only it gets a gradient)
+    return ember.linalg.solve(
+        L.tril(), B
+    )  # (tril: only the lower triangle is read, so only it gets a gradient)
 
 
 def _cholesky_solve(B, L):
@@ -34,7 +36,8 @@ def _cholesky_solve(B, L):
     fn = getattr(ember, "cholesky_solve", None)
     if fn is not None:
         return fn(B, L)
-    return ember.linalg.solve(L.tril().mT, _solve_tril(L, B))
+    # (as a function of all of L, like torch's: its gradient reaches L's upper triangle too)
+    return ember.linalg.solve(L @ L.mT, B)
 
 
 def _cholesky_inverse(L):
@@ -42,8 +45,7 @@ def _cholesky_inverse(L):
     fn = getattr(ember, "cholesky_inverse", None)
     if fn is not None:
         return fn(L)
-    linv = _solve_tril(L, ember.eye(L.shape[-1], dtype=L.dtype).expand(L.shape))
-    return linv.mT @ linv
+    return ember.linalg.inv(L @ L.mT)  # (a function of all of L, as torch's gradient takes it)
 
 
 def _mvlgamma(x, p):
@@ -84,8 +86,12 @@ def _batch_mahalanobis(bL, bx):
         bx_new_shape += (s_x // s_l, s_l)
     bx_new_shape += (n,)
     bx = bx.reshape(bx_new_shape)
-    permute_dims = (list(range(outer_batch_dims)) + list(range(outer_batch_dims, new_batch_dims, 2))
-                    + list(range(outer_batch_dims + 1, new_batch_dims, 2)) + [new_batch_dims])
+    permute_dims = (
+        list(range(outer_batch_dims))
+        + list(range(outer_batch_dims, new_batch_dims, 2))
+        + list(range(outer_batch_dims + 1, new_batch_dims, 2))
+        + [new_batch_dims]
+    )
     bx = bx.permute(permute_dims)
 
     flat_l = bL.reshape(-1, n, n)
@@ -121,24 +127,35 @@ class MultivariateNormal(Distribution):
         >>> m.sample()  # normally distributed with mean=`[0,0]` and covariance_matrix=`I`
     """
 
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite,
-                       "scale_tril": constraints.lower_cholesky}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+    def __init__(
+        self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None
+    ):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        for name, m in (("scale_tril", scale_tril), ("covariance_matrix", covariance_matrix),
-                        ("precision_matrix", precision_matrix)):
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+            )
+        for name, m in (
+            ("scale_tril", scale_tril),
+            ("covariance_matrix", covariance_matrix),
+            ("precision_matrix", precision_matrix),
+        ):
             if m is not None:
                 if m.dim() < 2:
                     what = "scale_tril matrix" if name == "scale_tril" else name
-                    raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch "
-                                     "dimensions")
+                    raise ValueError(
+                        f"{what} must be at least two-dimensional, with optional leading batch dimensions"
+                    )
                 batch_shape = ember.broadcast_shapes(m.shape[:-2], loc.shape[:-1])
                 setattr(self, name, m.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))

@@ -65,7 +65,9 @@ class ExpRelaxedCategorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        log_scale = ember.full_like(self.temperature, float(k)).lgamma() - self.temperature.log().mul(-(k - 1))
+        log_scale = ember.full_like(self.temperature, float(k)).lgamma() - self.temperature.log().mul(
+            -(k - 1)
+        )
         score = logits - value.mul(self.temperature)
         score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
         return score + log_scale

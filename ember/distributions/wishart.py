@@ -48,16 +48,25 @@ class Wishart(ExponentialFamily):
 
     @property
     def arg_constraints(self):
-        return {"covariance_matrix": constraints.positive_definite,
-                "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky,
-                "df": constraints.greater_than(self.event_shape[-1] - 1)}
+        return {
+            "covariance_matrix": constraints.positive_definite,
+            "precision_matrix": constraints.positive_definite,
+            "scale_tril": constraints.lower_cholesky,
+            "df": constraints.greater_than(self.event_shape[-1] - 1),
+        }
 
-    def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+    def __init__(
+        self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None
+    ):
         if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
-            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+            raise AssertionError(
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+            )
         param = next(p for p in (covariance_matrix, precision_matrix, scale_tril) if p is not None)
         if param.dim() < 2:
-            raise ValueError("scale_tril must be at least two-dimensional, with optional leading batch dimensions")
+            raise ValueError(
+                "scale_tril must be at least two-dimensional, with optional leading batch dimensions"
+            )
         if isinstance(df, _NUMBER):
             batch_shape = Size(param.shape[:-2])
             self.df = ember.tensor(df, dtype=param.dtype, device=param.device)
@@ -66,14 +75,22 @@ class Wishart(ExponentialFamily):
             self.df = df.expand(batch_shape)
         event_shape = param.shape[-2:]
         if self.df.le(event_shape[-1] - 1).any():
-            raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}.")
-        for name, m in (("scale_tril", scale_tril), ("covariance_matrix", covariance_matrix),
-                        ("precision_matrix", precision_matrix)):
+            raise ValueError(
+                f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}."
+            )
+        for name, m in (
+            ("scale_tril", scale_tril),
+            ("covariance_matrix", covariance_matrix),
+            ("precision_matrix", precision_matrix),
+        ):
             if m is not None:
                 setattr(self, name, param.expand(batch_shape + (-1, -1)))
         if self.df.lt(event_shape[-1]).any():
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
-                          stacklevel=2)
+            warnings.warn(
+                "Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
+                "< ndim.",
+                stacklevel=2,
+            )
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:
@@ -135,15 +152,20 @@ class Wishart(ExponentialFamily):
     def variance(self):
         v = self.covariance_matrix
         diag_v = v.diagonal(dim1=-2, dim2=-1)
-        return self.df.view(self._batch_shape + (1, 1)) * (v.pow(2) + ember.einsum("...i,...j->...ij", diag_v, diag_v))
+        return self.df.view(self._batch_shape + (1, 1)) * (
+            v.pow(2) + ember.einsum("...i,...j->...ij", diag_v, diag_v)
+        )
 
     def _bartlett_sampling(self, sample_shape=Size()):
         p = self._event_shape[-1]
         # Bartlett: the diagonal is sqrt(chi2), the lower triangle standard normal
         noise = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(dim1=-2, dim2=-1)
         i, j = _tril_indices(p, -1)
-        noise[..., i, j] = ember.randn(Size(sample_shape) + self._batch_shape + (int(p * (p - 1) / 2),),
-                                       dtype=noise.dtype, device=noise.device)
+        noise[..., i, j] = ember.randn(
+            Size(sample_shape) + self._batch_shape + (int(p * (p - 1) / 2),),
+            dtype=noise.dtype,
+            device=noise.device,
+        )
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 
@@ -165,7 +187,9 @@ class Wishart(ExponentialFamily):
             warnings.warn("Singular sample detected.", stacklevel=2)
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
-                sample[is_singular] = sample_new
+                # (torch reads a 0-d bool index as a Python bool and saves nothing; ember's index op saves
+                # the mask, so a 0-d one is given as a copy to keep torch's behaviour)
+                sample[is_singular.clone() if is_singular.dim() == 0 else is_singular] = sample_new
                 is_singular_new = ~self.support.check(sample_new)
                 if self._batch_shape:
                     is_singular_new = is_singular_new.amax(self._batch_dims)
@@ -180,16 +204,23 @@ class Wishart(ExponentialFamily):
         nu = self.df
         p = self._event_shape[-1]
         tril = self._unbroadcasted_scale_tril
-        return (-nu * (p * _log_2 / 2 + tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-                - _mvlgamma(nu / 2, p=p)
-                + (nu - p - 1) / 2 * ember.linalg.slogdet(value).logabsdet
-                - _cholesky_solve(value, tril).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2)
+        return (
+            -nu * (p * _log_2 / 2 + tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+            - _mvlgamma(nu / 2, p=p)
+            + (nu - p - 1) / 2 * ember.linalg.slogdet(value).logabsdet
+            - _cholesky_solve(value, tril).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2
+        )
 
     def entropy(self):
         nu = self.df
         p = self._event_shape[-1]
-        return ((p + 1) * (p * _log_2 / 2 + self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-                + _mvlgamma(nu / 2, p=p) - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p) + nu * p / 2)
+        return (
+            (p + 1)
+            * (p * _log_2 / 2 + self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+            + _mvlgamma(nu / 2, p=p)
+            - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p)
+            + nu * p / 2
+        )
 
     @property
     def _natural_params(self):
@@ -199,5 +230,6 @@ class Wishart(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         p = self._event_shape[-1]
-        return ((y + (p + 1) / 2) * (-ember.linalg.slogdet(-2 * x).logabsdet + _log_2 * p)
-                + _mvlgamma(y + (p + 1) / 2, p=p))
+        return (y + (p + 1) / 2) * (-ember.linalg.slogdet(-2 * x).logabsdet + _log_2 * p) + _mvlgamma(
+            y + (p + 1) / 2, p=p
+        )

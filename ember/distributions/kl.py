@@ -168,9 +168,9 @@ def _batch_trace_XXT(bmat):  # noqa: N802 - the matrix's name
 
 def _same_event_shape(p, q, what):
     if p.event_shape != q.event_shape:
+        # (torch's message keeps the indentation of its continued source line: 26 spaces)
         raise ValueError(
-            f"KL-divergence between two {what} with                         different event shapes "
-            "cannot be computed"
+            f"KL-divergence between two {what} with{' ' * 26}different event shapes cannot be computed"
         )
 
 

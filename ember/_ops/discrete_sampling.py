@@ -10,6 +10,7 @@ torch's numbers and leaves the generator where torch leaves it (NOTE [ Counting 
 import ctypes
 import ctypes.util
 import math
+import struct
 import warnings
 
 import numpy as np
@@ -90,6 +91,8 @@ def _poisson_one(lam, u):
             big_u = u() - 0.5
             v = u()
             us = 0.5 - abs(big_u)
+            if us == 0:  # (C's 2a/0 is inf: k is INT64_MIN, rejected below)
+                continue
             k = _int64((2 * a / us + b) * big_u + lam + 0.43)
             if us >= 0.07 and v <= vr:
                 return k
@@ -203,36 +206,51 @@ def _btrs(count, prob, u, r):
     ratio = r(prob / r(1 - prob))
     alpha = (2.83 + 5.1 / b) * stddev
     m = math.floor(r(r(count + 1) * prob))
+    count1 = r(count + 1)
+    # the loop's float32 steps round integers, which are exact below 2^24 (an integral count keeps them so)
+    ri = _exact if count.is_integer() and count < _F32_EXACT else r
     while True:
         big_u = u() - 0.5
         v = u()
         us = 0.5 - abs(big_u)
-        k = r(math.floor((2 * a / us + b) * big_u + c))
+        if us == 0:  # (C's 2a/0 is inf: k is -inf, rejected)
+            continue
+        k = math.floor((2 * a / us + b) * big_u + c)
+        if ri is not _exact:
+            k = r(k)
         if k < 0 or k > count:
             continue
         if us >= 0.07 and v <= v_r:
-            return k
+            return float(k)
         v = _log(v * alpha / (a / (us * us) + b))
-        cmk1 = r(r(count - k) + 1)
+        cmk1 = ri(ri(count - k) + 1)
         upper = (
             (m + 0.5) * _log((m + 1) / (ratio * (count - m + 1)))
-            + r(count + 1) * _log((count - m + 1) / cmk1)
-            + (k + 0.5) * _log(ratio * cmk1 / r(k + 1))
+            + count1 * _log((count - m + 1) / cmk1)
+            + (k + 0.5) * _log(ratio * cmk1 / ri(k + 1))
             + _stirling_tail(m)
             + _stirling_tail(count - m)
             - _stirling_tail(k)
-            - _stirling_tail(r(count - k))
+            - _stirling_tail(ri(count - k))
         )
         if v <= upper:
-            return k
+            return float(k)
+
+
+_F32_EXACT = 2.0**24
 
 
 def _exact(x):
     return x
 
 
+_F32 = struct.Struct("f")
+_pack32, _unpack32 = _F32.pack, _F32.unpack
+
+
 def _f32(x):
-    return float(np.float32(x))
+    """x rounded to float32 (IEEE round-to-nearest-even, as a C cast) and back."""
+    return _unpack32(_pack32(x))[0]
 
 
 def _binomial_one(count, prob, u, r):

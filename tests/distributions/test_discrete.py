@@ -220,6 +220,20 @@ def test_binomial_draws_in_every_regime():
     check(fn, _f32(n), _f32(p))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_count_samplers_match_torch_over_a_sweep(dtype):
+    """A thousand (count, prob) and rate values across every branch of the rejection samplers."""
+    rng = np.random.default_rng(3)
+    n = np.floor(rng.uniform(0, 300, 1000)).astype(dtype)
+    n[::7] += 0.5  # (non-integral counts take the float32 rounding steps)
+    p, rate = rng.random(1000).astype(dtype), rng.uniform(0, 60, 1000).astype(dtype)
+
+    def fn(lib, n, p, rate):
+        lib.manual_seed(7)
+        return lib.binomial(n, p), lib.poisson(rate), lib.rand(2, dtype=lib.float64)
+    check(fn, n, p, rate)
+
+
 def test_poisson_gradient_is_zero():
     check(lambda lib, r: lib.poisson(r), np.array([0.5, 20.0]), grad=[0])
 

@@ -215,7 +215,8 @@ def test_errors_are_torchs(case):
 
 
 def test_infinite_and_zero_branches():
-    """Probabilities of exactly 0 and 1 hit the masked assignments (inf where q has no mass, 0 where p has none)."""
+    """Probabilities of exactly 0 and 1 hit the masked assignments (inf where q has no mass, 0 where p has
+    none)."""
 
     def fn(lib, a, b, c, e):
         kl = lib.distributions.kl_divergence

@@ -83,7 +83,8 @@ FAMILIES = [
     Family("Independent", lambda lib, m, s: lib.distributions.Independent(lib.distributions.Normal(m, s), 1),
            [_real((2, 3)), _pos((2, 3))], _real((4, 2, 3))),
     Family("TransformedDistribution", lambda lib, m, s: lib.distributions.TransformedDistribution(
-        lib.distributions.Normal(m, s), [lib.distributions.ExpTransform(), lib.distributions.AffineTransform(1.0, 2.0)]),
+        lib.distributions.Normal(m, s),
+        [lib.distributions.ExpTransform(), lib.distributions.AffineTransform(1.0, 2.0)]),
         [_real((3,)), _pos((3,))], _pos((2, 3), 1.5, 4)),
     Family("TransformedDistribution_sigmoid", lambda lib, m, s: lib.distributions.TransformedDistribution(
         lib.distributions.Uniform(m, s), lib.distributions.SigmoidTransform().inv),

@@ -140,7 +140,7 @@ def _contiguous_like(alpha):
     return meta_array(alpha.shape, alpha._data.dtype, contiguous_strides(alpha.shape))
 
 
-# ---- _standard_gamma ----------------------------------------------------------------------------------------
+# ---- _standard_gamma ------------------------------------------------------------------------------------
 
 
 @_seeded("_standard_gamma", "StandardGammaBackward0", POINTWISE, saves="all", save_output=True,
@@ -158,7 +158,8 @@ def _(g, alpha, gen, *, out):
 
 # (torch's meta function keeps alpha's layout; its CPU kernel writes a fresh contiguous tensor)
 _standard_gamma_op.meta_(lambda alpha, gen: meta_array(
-    alpha.shape, alpha._data.dtype, like_strides(alpha) if alpha.numel() else contiguous_strides(alpha.shape)))
+    alpha.shape, alpha._data.dtype,
+    like_strides(alpha) if alpha.numel() else contiguous_strides(alpha.shape)))
 
 
 def _standard_gamma(input, generator=None):
@@ -232,7 +233,8 @@ def _standard_gamma_grad_op(alpha, x):
 
 
 def _fresh_broadcast(*tensors):
-    """The CPU kernels' output: a fresh contiguous tensor of the broadcast shape (torch has no meta kernel)."""
+    """The CPU kernels' output: a fresh contiguous tensor of the broadcast shape (torch has no meta
+    kernel for these ops)."""
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return meta_array(shape, np.result_type(*(t._data.dtype for t in tensors)), contiguous_strides(shape))
 
@@ -387,7 +389,7 @@ def _sample_dirichlet(input, generator=None):
     return dispatch(_sample_dirichlet_op, (input,), (_gen(generator, "_sample_dirichlet"),))
 
 
-# ---- the gamma cdf ------------------------------------------------------------------------------------------
+# ---- the gamma cdf --------------------------------------------------------------------------------------
 #
 # NOTE [ The gamma cdf ]
 # Gamma.cdf is torch.special.gammainc, the regularized lower incomplete gamma function P(a, x). That function
@@ -403,7 +405,8 @@ def _iterator_layout(out, *inputs):
     """`out` (C order) laid out as torch's TensorIterator lays out a pointwise op's output on `inputs`."""
     if out.ndim < 2:
         return out
-    strides = pointwise_strides(out.shape, [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in inputs])
+    operands = [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in inputs]
+    strides = pointwise_strides(out.shape, operands)
     perm = sorted(range(out.ndim), key=lambda i: -strides[i])
     if perm == list(range(out.ndim)):
         return out

@@ -324,7 +324,8 @@ class IndependentTransform(Transform):
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
             return self
-        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
@@ -423,7 +424,8 @@ class CatTransform(Transform):
         _check_along(self.dim, y, self.length, ("y", "length"), "y")
         terms, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
-            term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length), y.narrow(self.dim, start, length))
+            term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                          y.narrow(self.dim, start, length))
             if t.event_dim < self.event_dim:
                 term = _sum_rightmost(term, self.event_dim - t.event_dim)
             terms.append(term)
@@ -475,7 +477,8 @@ class StackTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         _check_along(self.dim, x, len(self.transforms), ("x", "len(transforms)"), "x")
         _check_along(self.dim, y, len(self.transforms), ("y", "len(transforms)"), "y")
-        terms = [t.log_abs_det_jacobian(a, b) for a, b, t in zip(self._slice(x), self._slice(y), self.transforms)]
+        pieces = zip(self._slice(x), self._slice(y), self.transforms)
+        terms = [t.log_abs_det_jacobian(a, b) for a, b, t in pieces]
         return ember.stack(terms, dim=self.dim)
 
     @property

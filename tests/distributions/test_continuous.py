@@ -59,8 +59,8 @@ FAMILIES = [
     Family("HalfCauchy", _d("HalfCauchy"), [_pos((3,))], _pos((2, 3))),
     Family("Weibull", _d("Weibull"), [_pos((3,)), _pos((3,), 1.2, 3)], _pos((2, 3))),
     Family("Pareto", _d("Pareto"), [_pos((3,), 0.5, 1), _pos((3,), 2.5, 4)], _pos((2, 3), 1.0, 3)),
-    Family("GeneralizedPareto", _d("GeneralizedPareto"), [_real((3,), -1, 0), _pos((3,)), np.array([0.3, 0.0, 0.1])],
-           _pos((2, 3), 0.1, 2)),
+    Family("GeneralizedPareto", _d("GeneralizedPareto"),
+           [_real((3,), -1, 0), _pos((3,)), np.array([0.3, 0.0, 0.1])], _pos((2, 3), 0.1, 2)),
     Family("Kumaraswamy", _d("Kumaraswamy"), [_pos((3,), 1.2, 3), _pos((3,), 1.2, 3)], _pos((2, 3), 0.1, 0.9),
            rtol=1e-6),
     Family("StudentT", _d("StudentT"), [np.array([0.8, 1.5, 4.0]), _real((3,)), _pos((3,))], _real((2, 3))),
@@ -68,7 +68,8 @@ FAMILIES = [
     Family("Gamma", _d("Gamma"), [_pos((3,), 0.3, 4), _pos((3,))], _pos((2, 3)), cdf_grad=False),
     Family("Gamma_f32", _d("Gamma"), [_pos((2, 3), 0.3, 4, "float32"), _pos((3,), dtype="float32")],
            _pos((2, 3), dtype="float32"), cdf_grad=False),
-    Family("InverseGamma", _d("InverseGamma"), [_pos((3,), 2.5, 4), _pos((3,))], _pos((2, 3)), cdf_grad=False),
+    Family("InverseGamma", _d("InverseGamma"), [_pos((3,), 2.5, 4), _pos((3,))], _pos((2, 3)),
+           cdf_grad=False),
     Family("Beta", _d("Beta"), [_pos((3,)), _pos((3,))], _pos((2, 3), 0.1, 0.9), rtol=1e-6),
     Family("Dirichlet", _d("Dirichlet"), [_pos((2, 3))], _SIMPLEX, rtol=1e-6),
     Family("FisherSnedecor", _d("FisherSnedecor"), [np.array([1.5, 3.0, 6.0]), np.array([1.5, 4.5, 8.0])],
@@ -182,12 +183,14 @@ INVALID = [
     ("HalfNormal", lambda lib, a: lib.distributions.HalfNormal(-a.abs())),
     ("Pareto", lambda lib, a: lib.distributions.Pareto(a.abs() + 1, -a.abs())),
     ("VonMises", lambda lib, a: lib.distributions.VonMises(a, -a.abs())),
-    ("ContinuousBernoulli", lambda lib, a: lib.distributions.ContinuousBernoulli(a.abs() + 1.5, validate_args=True)),
+    ("ContinuousBernoulli", lambda lib, a: lib.distributions.ContinuousBernoulli(a.abs() + 1.5,
+                                                                                validate_args=True)),
     ("ContinuousBernoulli_both", lambda lib, a: lib.distributions.ContinuousBernoulli(a, a)),
     ("Independent", lambda lib, a: lib.distributions.Independent(lib.distributions.Normal(a, 1.0), 2)),
     ("Transformed_list", lambda lib, a: lib.distributions.TransformedDistribution(
         lib.distributions.Normal(a, 1.0), [lib.distributions.ExpTransform(), 3])),
-    ("Transformed_type", lambda lib, a: lib.distributions.TransformedDistribution(lib.distributions.Normal(a, 1.0), 3)),
+    ("Transformed_type", lambda lib, a: lib.distributions.TransformedDistribution(
+        lib.distributions.Normal(a, 1.0), 3)),
     ("log_prob_support", lambda lib, a: lib.distributions.Exponential(a.abs() + 1).log_prob(-a.abs() - 1)),
     ("log_prob_shape", lambda lib, a: lib.distributions.Normal(a, 1.0).log_prob(lib.zeros(5))),
     ("log_prob_event", lambda lib, a: lib.distributions.Dirichlet(a.abs() + 1).log_prob(lib.ones(2))),
@@ -214,7 +217,8 @@ def test_gamma_cdf_has_no_gradient_in_the_concentration():
 
 
 def test_validation_can_be_turned_off():
-    check(lambda lib, a: lib.distributions.Normal(a, -a.abs() - 1, validate_args=False).log_prob(a), _real((3,)))
+    check(lambda lib, a: lib.distributions.Normal(a, -a.abs() - 1, validate_args=False).log_prob(a),
+          _real((3,)))
     for lib in (torch, ember):
         lib.distributions.Distribution.set_default_validate_args(False)
         try:
@@ -224,14 +228,15 @@ def test_validation_can_be_turned_off():
     assert_same_error(lambda lib: lib.distributions.Distribution.set_default_validate_args(3))
 
 
-# ---- MixtureSameFamily --------------------------------------------------------------------------------------
+# ---- MixtureSameFamily ------------------------------------------------------------------------------
 
 def _mixture(lib, logits, loc, scale):
     mix = lib.distributions.Categorical(logits=logits)
     return lib.distributions.MixtureSameFamily(mix, lib.distributions.Normal(loc, scale))
 
 
-@pytest.mark.parametrize("what", ["mean", "variance", "log_prob", "cdf", "sample", "expand", "repr", "support"])
+@pytest.mark.parametrize("what", ["mean", "variance", "log_prob", "cdf", "sample", "expand", "repr",
+                                  "support"])
 def test_mixture_same_family(what):
     def fn(lib, logits, loc, scale, x):
         m = _mixture(lib, logits, loc, scale)

@@ -26,14 +26,22 @@ def _dirichlet_grad_samples(dtype, rng):
     return out
 
 
+def _same_shapes(lo, hi, lo2, hi2):
+    """Pairs of one shape (torch's gradient kernels size their output by the first argument)."""
+    def gen(dtype, rng):
+        shapes = [(3, 4), (2, 3, 2), (), (0, 3)]
+        return [Sample(arr(rng, s, dtype, lo, hi), arr(rng, s, dtype, lo2, hi2)) for s in shapes]
+    return gen
+
+
 def _gamma_cdf(lib, a, x):
     return lib.distributions.Gamma(a, 1.0, validate_args=False).cdf(x)
 
 
 add("_standard_gamma", fn=_seeded(lambda lib, a: lib._standard_gamma(a)), samples=unary(0.2, 4),
     gradcheck=False, gradgrad=False)
-add("_standard_gamma_grad", fn=lambda lib, a, x: lib._standard_gamma_grad(a, x), samples=binary(0.2, 12, 0.05, 15),
-    grad=False)
+add("_standard_gamma_grad", fn=lambda lib, a, x: lib._standard_gamma_grad(a, x),
+    samples=_same_shapes(0.2, 12, 0.05, 15), grad=False)
 add("_sample_dirichlet", fn=_seeded(lambda lib, a: lib._sample_dirichlet(a)), samples=_dirichlet_samples,
     grad=False)
 add("_dirichlet_grad", fn=lambda lib, x, a, t: lib._dirichlet_grad(x, a, t), samples=_dirichlet_grad_samples,

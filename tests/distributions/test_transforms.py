@@ -137,8 +137,8 @@ TRANSFORM_ERRORS = [
     ("sign", lambda lib: lib.distributions.transforms.Transform().sign),
     ("event_dim", lambda lib: lib.distributions.transforms.CorrCholeskyTransform().event_dim),
     ("with_cache", lambda lib: type("MyTransform", (lib.distributions.transforms.Transform,), {
-        "__init__": lambda self, cache_size=0: lib.distributions.transforms.Transform.__init__(self, cache_size)
-    })().with_cache(1)),
+        "__init__": lambda self, cache_size=0:
+            lib.distributions.transforms.Transform.__init__(self, cache_size)})().with_cache(1)),
     ("reshape", lambda lib: lib.distributions.transforms.ReshapeTransform((2, 3), (4,))),
     ("reshape_shape", lambda lib: lib.distributions.transforms.ReshapeTransform((2, 3), (6,))
      .forward_shape((3, 2))),

@@ -28,7 +28,10 @@ from .special import lgamma as _lgamma
 # are used at float precision here too). The uniforms are read ahead in one block from a copy of the
 # engine's state, and afterwards the engine is advanced by exactly the words used, so the generator ends
 # where torch's does. For a float32 alpha, torch computes `1 / alpha`, `alpha + 1` and `alpha - 1/3` in
-# float; these are computed up front, vectorised, in float32.
+# float; these are computed up front, vectorised, in float32. `_sample_dirichlet` normalizes the gammas by
+# their sum along the last dim; ember's float64 sum adds in NumPy's order, not torch's vectorised one, so for
+# float64 draws of more than four categories the last bit may differ from torch's (float32 draws, rounded
+# after the division, agree).
 
 _SINGLE_DOUBLE = frozenset({"float32", "float64"})  # (torch's AT_DISPATCH_FLOATING_TYPES: no half types)
 

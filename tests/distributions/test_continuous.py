@@ -8,6 +8,8 @@ parameters), shapes, support and expand, seeded sampling (same numbers as torch 
 reparameterized gradients, validate_args errors, and repr.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -212,6 +214,30 @@ INVALID = [
 @pytest.mark.parametrize("case", INVALID, ids=lambda c: c[0])
 def test_validation_errors_are_torchs(case):
     assert_same_error(case[1], _real((3,)))
+
+
+def _subclass(lib, name, base, **attrs):
+    return type(name, (getattr(lib.distributions, base),), attrs)
+
+
+def test_subclass_checks_and_warnings_are_torchs():
+    def custom_init(lib, a):
+        cls = _subclass(lib, "MyNormal", "Normal",
+                        __init__=lambda self, loc: lib.distributions.Normal.__init__(self, loc, 1.0))
+        return cls(a).expand((2, 3))
+    assert_same_error(custom_init, _real((3,)))
+
+    def warned(lib, a):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bare = _subclass(lib, "Bare", "Distribution")
+            bare(validate_args=True)
+            unsupported = _subclass(lib, "Unsupported", "Distribution", arg_constraints={},
+                                    log_prob=lambda self, v: self._validate_sample(v))
+            unsupported(validate_args=True).log_prob(a)
+            lib.distributions.Normal(a, 1.0).sample_n(2)
+        return [(w.category.__name__, str(w.message).replace(lib.__name__ + ".", "")) for w in caught]
+    check(warned, _real((3,)))
 
 
 def test_gamma_cdf_has_no_gradient_in_the_concentration():

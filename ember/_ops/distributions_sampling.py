@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .._dispatch import FLOATING, POINTWISE, defop, dispatch
-from .._meta import contiguous_strides, meta_array
+from .._meta import broadcast_shapes, contiguous_strides, like_strides, meta_array, pointwise_strides
 from ..autograd.graph import needs_grad
 from ._util import public
 from .random import _gen, _no_meta, _seeded
@@ -28,7 +28,12 @@ from .special import lgamma as _lgamma
 # are used at float precision here too). The uniforms are read ahead in one block from a copy of the
 # engine's state, and afterwards the engine is advanced by exactly the words used, so the generator ends
 # where torch's does. For a float32 alpha, torch computes `1 / alpha`, `alpha + 1` and `alpha - 1/3` in
-# float; these are computed up front, vectorised, in float32.
+# float; these are computed up front, vectorised, in float32. `_sample_dirichlet` normalizes the gammas by
+# their sum along the last dim; ember's float64 sum adds in NumPy's order, not torch's vectorised one, so for
+# float64 draws of more than four categories the last bit may differ from torch's (float32 draws, rounded
+# after the division, agree).
+
+_SINGLE_DOUBLE = frozenset({"float32", "float64"})  # (torch's AT_DISPATCH_FLOATING_TYPES: no half types)
 
 _THIRD_F = float(np.float32(1.0) / np.float32(3.0))
 _C0331_F = float(np.float32(0.0331))
@@ -138,11 +143,11 @@ def _contiguous_like(alpha):
     return meta_array(alpha.shape, alpha._data.dtype, contiguous_strides(alpha.shape))
 
 
-# ---- _standard_gamma ----------------------------------------------------------------------------------------
+# ---- _standard_gamma ------------------------------------------------------------------------------------
 
 
 @_seeded("_standard_gamma", "StandardGammaBackward0", POINTWISE, saves="all", save_output=True,
-         dtypes=FLOATING, error="gamma_cpu", empty_ok=True)
+         dtypes=_SINGLE_DOUBLE, error="gamma_cpu")
 def _standard_gamma_op(alpha, gen):
     _no_meta(alpha)
     draws = _gamma_draws(alpha, gen, alpha.dtype == np.float32).astype(alpha.dtype)
@@ -154,7 +159,10 @@ def _(g, alpha, gen, *, out):
     return g * _standard_gamma_grad(alpha, out)
 
 
-_standard_gamma_op.meta_(lambda alpha, gen: _contiguous_like(alpha))
+# (torch's meta function keeps alpha's layout; its CPU kernel writes a fresh contiguous tensor)
+_standard_gamma_op.meta_(lambda alpha, gen: meta_array(
+    alpha.shape, alpha._data.dtype,
+    like_strides(alpha) if alpha.numel() else contiguous_strides(alpha.shape)))
 
 
 def _standard_gamma(input, generator=None):
@@ -221,10 +229,20 @@ def _gamma_grad_kernel(alpha, x):
     return out.astype(np.result_type(alpha, x))
 
 
-@defop("_standard_gamma_grad", None, POINTWISE, "same", saves="none", dtypes=FLOATING,
+@defop("_standard_gamma_grad", None, POINTWISE, "same", saves="none", dtypes=_SINGLE_DOUBLE,
        error="_standard_gamma_grad_cpu")
 def _standard_gamma_grad_op(alpha, x):
     return _gamma_grad_kernel(alpha, x)
+
+
+def _fresh_broadcast(*tensors):
+    """The CPU kernels' output: a fresh contiguous tensor of the broadcast shape (torch has no meta
+    kernel for these ops)."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return meta_array(shape, np.result_type(*(t._data.dtype for t in tensors)), contiguous_strides(shape))
+
+
+_standard_gamma_grad_op.meta_(_fresh_broadcast)
 
 
 def _standard_gamma_grad(input, output):
@@ -338,9 +356,13 @@ def _dirichlet_grad_kernel(x, alpha, total):
     return out.astype(dt)
 
 
-@defop("_dirichlet_grad", None, POINTWISE, "same", saves="none", dtypes=FLOATING, error="_dirichlet_grad_cpu")
+@defop("_dirichlet_grad", None, POINTWISE, "same", saves="none", dtypes=_SINGLE_DOUBLE,
+       error="_dirichlet_grad_cpu")
 def _dirichlet_grad_op(x, alpha, total):
     return _dirichlet_grad_kernel(x, alpha, total)
+
+
+_dirichlet_grad_op.meta_(_fresh_broadcast)
 
 
 def _dirichlet_grad(x, alpha, total):
@@ -352,7 +374,7 @@ def _dirichlet_grad(x, alpha, total):
 # ---- _sample_dirichlet ----------------------------------------------------------------------------------
 
 
-@_seeded("_sample_dirichlet", None, POINTWISE, saves="none", dtypes=FLOATING, error="dirichlet", empty_ok=True)
+@_seeded("_sample_dirichlet", None, POINTWISE, saves="none", dtypes=_SINGLE_DOUBLE, error="dirichlet")
 def _sample_dirichlet_op(alpha, gen):
     _no_meta(alpha)
     # torch draws the gammas in double whatever alpha's dtype, then normalizes and clamps into (0, 1)
@@ -370,7 +392,7 @@ def _sample_dirichlet(input, generator=None):
     return dispatch(_sample_dirichlet_op, (input,), (_gen(generator, "_sample_dirichlet"),))
 
 
-# ---- the gamma cdf ------------------------------------------------------------------------------------------
+# ---- the gamma cdf --------------------------------------------------------------------------------------
 #
 # NOTE [ The gamma cdf ]
 # Gamma.cdf is torch.special.gammainc, the regularized lower incomplete gamma function P(a, x). That function
@@ -382,9 +404,22 @@ def _sample_dirichlet(input, generator=None):
 _IGAMMA_STEPS = 400
 
 
-def _igamma_kernel(a, x):
-    dt = np.result_type(a, x)
-    a, x = (v.astype(np.float64) for v in np.broadcast_arrays(a, x))
+def _iterator_layout(out, *inputs):
+    """`out` (C order) laid out as torch's TensorIterator lays out a pointwise op's output on `inputs`."""
+    if out.ndim < 2:
+        return out
+    operands = [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in inputs]
+    strides = pointwise_strides(out.shape, operands)
+    perm = sorted(range(out.ndim), key=lambda i: -strides[i])
+    if perm == list(range(out.ndim)):
+        return out
+    dense = np.ascontiguousarray(out.transpose(perm))
+    return dense.transpose(np.argsort(perm))
+
+
+def _igamma_kernel(a0, x0):
+    dt = np.result_type(a0, x0)
+    a, x = (v.astype(np.float64) for v in np.broadcast_arrays(a0, x0))
     with np.errstate(all="ignore"):
         log_front = a * np.log(x) - x - _lgamma(a)
         # series: P = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n))
@@ -414,10 +449,10 @@ def _igamma_kernel(a, x):
         out = np.where(x < a + 1, series, fraction)
         out = np.where(x == 0, 0.0, np.where(np.isinf(x) & (x > 0), 1.0, out))
         out = np.where((a < 0) | (x < 0) | np.isnan(a) | np.isnan(x), np.nan, out)
-    return out.astype(dt)
+    return _iterator_layout(out.astype(dt), a0, x0)
 
 
-@defop("_gamma_cdf", "IgammaBackward0", POINTWISE, "float", saves="all", dtypes=FLOATING, error="igamma_cpu")
+@defop("_gamma_cdf", "IgammaBackward0", POINTWISE, "same", saves="all", dtypes=FLOATING, error="igamma_cpu")
 def _gamma_cdf_op(a, x):
     return _igamma_kernel(a, x)
 

@@ -71,7 +71,8 @@ def _interval(c):
 
 _register(_BOTH, [constraints.real], lambda c: transforms.identity_transform)
 _register([biject_to], [constraints.independent],
-          lambda c: transforms.IndependentTransform(biject_to(c.base_constraint), c.reinterpreted_batch_ndims))
+          lambda c: transforms.IndependentTransform(biject_to(c.base_constraint),
+                                                    c.reinterpreted_batch_ndims))
 _register([transform_to], [constraints.independent],
           lambda c: transforms.IndependentTransform(transform_to(c.base_constraint),
                                                     c.reinterpreted_batch_ndims))

@@ -129,7 +129,8 @@ class _IndependentConstraint(Constraint):
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
         if not isinstance(reinterpreted_batch_ndims, int):
             raise AssertionError("reinterpreted_batch_ndims must be an int, got "
                                  f"{type(reinterpreted_batch_ndims).__name__}")
@@ -162,7 +163,8 @@ class MixtureSameFamilyConstraint(Constraint):
 
     def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
         self.base_constraint = base_constraint
         super().__init__()
 

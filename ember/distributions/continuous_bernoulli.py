@@ -69,7 +69,8 @@ class ContinuousBernoulli(ExponentialFamily):
         return ember.max(ember.le(self.probs, self._lims[0]), ember.gt(self.probs, self._lims[1]))
 
     def _cut_probs(self):
-        return ember.where(self._outside_unstable_region(), self.probs, self._lims[0] * ember.ones_like(self.probs))
+        return ember.where(self._outside_unstable_region(), self.probs,
+                           self._lims[0] * ember.ones_like(self.probs))
 
     def _cont_bern_log_norm(self):
         """log of the normalizing constant, a Taylor expansion near p = 0.5."""
@@ -144,7 +145,8 @@ class ContinuousBernoulli(ExponentialFamily):
         cut = self._cut_probs()
         return ember.where(
             self._outside_unstable_region(),
-            (ember.log1p(-cut + value * (2.0 * cut - 1.0)) - ember.log1p(-cut)) / (ember.log(cut) - ember.log1p(-cut)),
+            (ember.log1p(-cut + value * (2.0 * cut - 1.0)) - ember.log1p(-cut))
+            / (ember.log(cut) - ember.log1p(-cut)),
             value)
 
     def entropy(self):

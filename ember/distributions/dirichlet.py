@@ -65,8 +65,8 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (ember.xlogy(self.concentration - 1.0, value).sum(-1) + ember.lgamma(self.concentration.sum(-1))
-                - ember.lgamma(self.concentration).sum(-1))
+        return (ember.xlogy(self.concentration - 1.0, value).sum(-1)
+                + ember.lgamma(self.concentration.sum(-1)) - ember.lgamma(self.concentration).sum(-1))
 
     @property
     def mean(self):

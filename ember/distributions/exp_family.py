@@ -1,5 +1,5 @@
-"""`ExponentialFamily`: distributions whose density is p(x; θ) = exp(<t(x), θ> - F(θ) + k(x)), whose entropy
-follows from the log normalizer F by one autograd pass (torch.distributions.exp_family).
+"""`ExponentialFamily`: distributions whose density is p(x; θ) = exp(<t(x), θ> - F(θ) + k(x)), whose
+entropy follows from the log normalizer F by one autograd pass (torch.distributions.exp_family).
 """
 
 import ember

@@ -23,7 +23,8 @@ class GeneralizedPareto(Distribution):
         >>> m.sample()
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive, "concentration": constraints.real}
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive,
+                       "concentration": constraints.real}
     has_rsample = True
 
     def __init__(self, loc, scale, concentration, validate_args=None):
@@ -32,7 +33,8 @@ class GeneralizedPareto(Distribution):
         super().__init__(Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_params(GeneralizedPareto, ("loc", "scale", "concentration"), batch_shape, _instance)
+        return self._expand_params(GeneralizedPareto, ("loc", "scale", "concentration"), batch_shape,
+                                   _instance)
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

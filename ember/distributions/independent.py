@@ -1,5 +1,7 @@
 """`Independent`: reinterpret some of a distribution's batch dims as event dims."""
 
+from typing import Generic, TypeVar
+
 from .._size import Size
 from . import constraints
 from .distribution import Distribution
@@ -7,8 +9,10 @@ from .utils import _sum_rightmost
 
 __all__ = ["Independent"]
 
+D = TypeVar("D", bound=Distribution)
 
-class Independent(Distribution):
+
+class Independent(Distribution, Generic[D]):
     """Treat the `reinterpreted_batch_ndims` rightmost batch dims of `base_distribution` as event dims:
     `log_prob` and `entropy` sum over them. (A diagonal multivariate normal is
     `Independent(Normal(loc, scale), 1)`.)

@@ -58,12 +58,13 @@ class MixtureSameFamily(Distribution):
     def expand(self, batch_shape, _instance=None):
         batch_shape = Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
-        new._component_distribution = self._component_distribution.expand(batch_shape + (self._num_component,))
+        new._component_distribution = self._component_distribution.expand(
+            batch_shape + (self._num_component,))
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        Distribution.__init__(new, batch_shape=batch_shape, event_shape=new._component_distribution.event_shape,
-                              validate_args=False)
+        Distribution.__init__(new, batch_shape=batch_shape,
+                              event_shape=new._component_distribution.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -147,46 +147,53 @@ class Transform:
 
 
 class _InverseTransform(Transform):
-    """The inverse of a transform: forwards its calls to the original's inverse methods."""
+    """The inverse of a transform: forwards its calls to the original's inverse methods. (A pickled
+    inverse has lost its original, since Transform.__getstate__ drops `_inv`: using it then fails.)"""
 
     def __init__(self, transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
+    @property
+    def _base(self):
+        if self._inv is None:
+            raise AssertionError("_inv must not be None")
+        return self._inv
+
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
-        return self._inv.codomain
+        return self._base.codomain
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
-        return self._inv.domain
+        return self._base.domain
 
     @property
     def bijective(self):
-        return self._inv.bijective
+        return self._base.bijective
 
     @property
     def sign(self):
-        return self._inv.sign
+        return self._base.sign
 
     @property
     def inv(self):
         return self._inv
 
     def with_cache(self, cache_size=1):
-        return self.inv.with_cache(cache_size).inv
+        return self._base.with_cache(cache_size).inv
 
     def __eq__(self, other):
-        return isinstance(other, _InverseTransform) and self._inv == other._inv
+        return isinstance(other, _InverseTransform) and self._base == other._inv
 
     def __repr__(self):
         return f"{type(self).__name__}({self._inv!r})"
 
     def __call__(self, x):
-        return self._inv._inv_call(x)
+        return self._base._inv_call(x)
 
     def log_abs_det_jacobian(self, x, y):
-        return -self._inv.log_abs_det_jacobian(y, x)
+        return -self._base.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape):
         return self._inv.inverse_shape(shape)
@@ -317,7 +324,8 @@ class IndependentTransform(Transform):
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
             return self
-        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
@@ -416,7 +424,8 @@ class CatTransform(Transform):
         _check_along(self.dim, y, self.length, ("y", "length"), "y")
         terms, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
-            term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length), y.narrow(self.dim, start, length))
+            term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                          y.narrow(self.dim, start, length))
             if t.event_dim < self.event_dim:
                 term = _sum_rightmost(term, self.event_dim - t.event_dim)
             terms.append(term)
@@ -468,7 +477,8 @@ class StackTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         _check_along(self.dim, x, len(self.transforms), ("x", "len(transforms)"), "x")
         _check_along(self.dim, y, len(self.transforms), ("y", "len(transforms)"), "y")
-        terms = [t.log_abs_det_jacobian(a, b) for a, b, t in zip(self._slice(x), self._slice(y), self.transforms)]
+        pieces = zip(self._slice(x), self._slice(y), self.transforms)
+        terms = [t.log_abs_det_jacobian(a, b) for a, b, t in pieces]
         return ember.stack(terms, dim=self.dim)
 
     @property

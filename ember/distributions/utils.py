@@ -67,8 +67,11 @@ def broadcast_all(*values):
     if all(_is_tensor_like(v) for v in values):
         return ember.broadcast_tensors(*values)
     like = next((v for v in values if isinstance(v, ember.Tensor)), None)
-    dtype = like.dtype if like is not None else ember.get_default_dtype()
-    return ember.broadcast_tensors(*[v if _is_tensor_like(v) else ember.tensor(v, dtype=dtype) for v in values])
+    if like is None:
+        options = {"dtype": ember.get_default_dtype()}
+    else:
+        options = {"dtype": like.dtype, "device": like.device}
+    return ember.broadcast_tensors(*[v if _is_tensor_like(v) else ember.tensor(v, **options) for v in values])
 
 
 def _standard_normal(shape, dtype, device):

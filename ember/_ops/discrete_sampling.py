@@ -65,7 +65,12 @@ _lgamma = _LIBM.lgamma  # (math.lgamma is CPython's own approximation, not the C
 
 def _int64(x):
     """C's `(int64_t)std::floor(x)` on x86-64: out of range (an infinite or NaN rate) gives INT64_MIN."""
-    return math.floor(x) if -9.2e18 < x < 9.2e18 else -(2**63)
+    return math.floor(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
+
+
+def _floor(x):
+    """C's floor: infinities and NaN stay as they are (math.floor raises on them)."""
+    return math.floor(x) if -math.inf < x < math.inf else x
 
 
 def _log(x):
@@ -205,7 +210,7 @@ def _btrs(count, prob, u, r):
     v_r = 0.92 - 4.2 / b
     ratio = r(prob / r(1 - prob))
     alpha = (2.83 + 5.1 / b) * stddev
-    m = math.floor(r(r(count + 1) * prob))
+    m = _floor(r(r(count + 1) * prob))
     count1 = r(count + 1)
     # the loop's float32 steps round integers, which are exact below 2^24 (an integral count keeps them so)
     ri = _exact if count.is_integer() and count < _F32_EXACT else r
@@ -215,7 +220,7 @@ def _btrs(count, prob, u, r):
         us = 0.5 - abs(big_u)
         if us == 0:  # (C's 2a/0 is inf: k is -inf, rejected)
             continue
-        k = math.floor((2 * a / us + b) * big_u + c)
+        k = _floor((2 * a / us + b) * big_u + c)
         if ri is not _exact:
             k = r(k)
         if k < 0 or k > count:
@@ -258,6 +263,8 @@ def _binomial_one(count, prob, u, r):
         return 0.0
     if prob >= 1.0:
         return count
+    if count != count:  # (torch's inversion loop never ends for a NaN count; ember answers NaN)
+        return math.nan
     if prob <= 0.5:
         if r(count * prob) >= 10.0:
             return _btrs(count, prob, u, r)

@@ -456,11 +456,15 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
 # parameter of p.
 
 
+_SNAKE = {"ContinuousBernoulli": "continuous_bernoulli"}
+
+
 def _register_infinite(type_p, param, types_q):
     def kl(p, q):
         return _infinite_like(getattr(p, param))
 
-    kl.__name__ = f"_kl_{type_p.__name__.lower()}_infinity"
+    kl.__name__ = kl.__qualname__ = f"_kl_{_SNAKE.get(type_p.__name__, type_p.__name__.lower())}_infinity"
+    globals()[kl.__name__] = kl  # (importable under torch's name)
     for type_q in types_q:
         register_kl(type_p, type_q)(kl)
 

@@ -234,6 +234,17 @@ def test_count_samplers_match_torch_over_a_sweep(dtype):
     check(fn, n, p, rate)
 
 
+def test_extreme_parameters_give_torchs_draws():
+    """Infinite and huge rates and counts go through C's conversions (an out-of-range int64 is INT64_MIN)."""
+    def fn(lib, rate, n, p):
+        lib.manual_seed(2)
+        return lib.poisson(rate), lib.binomial(n, p), lib.rand(2, dtype=lib.float64)
+    big = np.finfo(np.float32).max
+    check(fn, np.array([np.inf, 3.3e38, 1e-40, 0.0, 9.3e18], np.float32),
+          np.array([np.inf, np.inf, big, big, 5.0, 5.0, 0.0], np.float32),
+          np.array([0.5, 0.7, 0.5, 1e-30, np.nan, 1e-40, 0.5], np.float32))
+
+
 def test_poisson_gradient_is_zero():
     check(lambda lib, r: lib.poisson(r), np.array([0.5, 20.0]), grad=[0])
 

@@ -2,7 +2,7 @@
 Poisson, Multinomial, OneHotCategorical and its straight-through form) and the relaxed ones (RelaxedBernoulli,
 LogitRelaxedBernoulli, RelaxedOneHotCategorical, ExpRelaxedCategorical), held to torch.distributions.
 
-FAMILIES is the table; each test runs over it in both libraries (see _harness.py): statistics with their
+FAMILIES is the table; each test runs over it in both libraries (see family_checks.py): statistics with their
 gradients, shapes/support/expand, enumerate_support, seeded samples equal to torch's (the count samplers run
 torch's own rejection algorithms, ember/_ops/discrete_sampling.py), reparameterized gradients, repr, and the
 argument checks with torch's errors.
@@ -10,7 +10,8 @@ argument checks with torch's errors.
 
 import numpy as np
 import pytest
-from _harness import (
+from compare import assert_same_error, check
+from family_checks import (
     STATS,
     Family,
     check_enumerate_support,
@@ -20,7 +21,6 @@ from _harness import (
     check_stat,
     d,
 )
-from compare import assert_same_error, check
 
 _R = np.random.default_rng(11)
 _P = np.array([0.2, 0.5, 0.9])

@@ -1,13 +1,13 @@
 """ember.distributions' multivariate families (MultivariateNormal in its three parameterisations,
 LowRankMultivariateNormal, LKJCholesky, Wishart), held to torch.distributions over one table (see
-_harness.py): statistics with their gradients in the parameters, shapes/support/expand, seeded samples equal
-to torch's, reparameterized gradients, repr, and the argument checks with torch's errors.
+family_checks.py): statistics with their gradients in the parameters, shapes/support/expand, seeded samples
+equal to torch's, reparameterized gradients, repr, and the argument checks with torch's errors.
 """
 
 import numpy as np
 import pytest
-from _harness import STATS, Family, check_repr, check_samples, check_shapes, check_stat, d
 from compare import assert_same_error, check
+from family_checks import STATS, Family, check_repr, check_samples, check_shapes, check_stat, d
 
 _R = np.random.default_rng(23)
 

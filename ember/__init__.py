@@ -109,6 +109,8 @@ _LAZY_ATTRS.update(dict.fromkeys((
     "avg_pool1d", "adaptive_avg_pool1d", "bilinear", "prelu", "pixel_shuffle", "pixel_unshuffle",
     "channel_shuffle", "native_channel_shuffle", "pairwise_distance", "pdist", "cosine_similarity", "relu_",
     "selu_", "celu_", "rrelu_", "threshold_"), "nn.functional"))
+# distributions (D1): ember.distributions loads on first use too
+_LAZY_MODULES.add("distributions")
 
 
 def __getattr__(name):

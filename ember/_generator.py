@@ -27,8 +27,8 @@ float64, float16, bfloat16, complex and integer dtypes, contiguous or not; and g
 exchange states with torch. Two caveats: bernoulli_/bernoulli with a scalar p (dropout's kernel) match
 torch on non-Intel CPUs only, because on Intel CPUs torch switches to MKL's own generator; the
 transcendental steps are computed as torch's kernel computes them on this CPU (See NOTE [ Exact
-transcendental steps ]). poisson matches the distribution only (torch's rejection sampler consumes a data-
-dependent number of draws per element; ember seeds NumPy's Poisson sampler from one 64-bit draw).
+transcendental steps ]). poisson and binomial (rejection samplers consuming a data-dependent number of
+draws per element) are reproduced too, in ember/_ops/discrete_sampling.py (NOTE [ Counting draws ]).
 """
 
 import math

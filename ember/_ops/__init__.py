@@ -9,6 +9,8 @@ from . import (  # noqa: F401 - imported for their registrations
     conv,
     copying,
     creation,
+    discrete_sampling,  # distributions (D2): poisson, binomial
+    distributions_sampling,  # distributions (D1): gamma and Dirichlet samplers, their gradients
     factorizations,
     foreach,
     indexing,

@@ -751,30 +751,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return finish_out(r, out)
 
 
-@_seeded("poisson", "PoissonBackward0", POINTWISE, saves="none", dtypes=FLOATING, error="poisson_cpu")
-def _poisson(rates, gen):
-    """Distribution only: torch's rejection sampler consumes a data-dependent number of draws per element,
-    so ember seeds NumPy's Poisson sampler from one 64-bit draw of the generator."""
-    if (rates < 0).any():
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    rng = np.random.Generator(np.random.PCG64(int(gen._random64(1)[0])))
-    return np.asarray(rng.poisson(rates.astype(np.float64))).astype(rates.dtype)
-
-
-@_poisson.derivative_
-def _(g, rates, gen):
-    return g.new_zeros(g.shape)
-
-
-_poisson.meta_(lambda rates, gen: meta_array(rates.shape, rates._data.dtype, like_strides(rates)))
-
-
-@method()
-def poisson(input, generator=None):
-    """Samples of Poisson(rate) for each element `rate` of `input`."""
-    return dispatch(_poisson, (input,), (_gen(generator, "poisson"),))
-
-
 # ---- creation functions ----------------------------------------------------------------------------------
 
 def _size(name, size):

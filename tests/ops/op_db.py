@@ -973,10 +973,6 @@ def _distribution(sample, check):
     return fn
 
 
-add("poisson", fn=_distribution(lambda lib, rate: lib.poisson(rate),  # mean within 6 sigma, integral draws
-                                lambda lib, x, rate: ((x.mean(0) - rate[0]).abs() < 6 * (rate[0] / x.shape[0]).sqrt())
-                                .all() & (x == x.round()).all()),
-    samples=lambda d, r: [Sample(np.broadcast_to(arr(r, (3,), d, 0.5, 20), (4000, 3)).copy())], **_RANDOM)
 add("bernoulli", id="bernoulli_p", fn=_distribution(  # (torch draws a scalar p from MKL's stream on Intel CPUs)
     lambda lib, x, p: lib.bernoulli(x, p),
     lambda lib, x, _, p: ((x.mean() - p).abs() < 0.05) & ((x == 0) | (x == 1)).all()),

@@ -100,9 +100,10 @@ def typename(obj):
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
-# area M (issue 15's namespaces): the device-agnostic modules, hub, types and the pytree utilities
+# area M (issue 15's namespaces): the device-agnostic modules, hub and types; torch.GradScaler
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+_LAZY_ATTRS_M = {"GradScaler": "amp"}  # (torch.GradScaler is torch.amp.GradScaler)
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", **_LAZY_ATTRS_M}
 
 
 def __getattr__(name):

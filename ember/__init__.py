@@ -102,7 +102,7 @@ _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distribute
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
 # area M (issue 15's namespaces): the device-agnostic modules, hub and types; torch.GradScaler
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
-_LAZY_ATTRS_M = {"GradScaler": "amp"}  # (torch.GradScaler is torch.amp.GradScaler)
+_LAZY_ATTRS_M = {"GradScaler": "amp", "thread_safe_generator": "random"}  # (torch.GradScaler is torch.amp's)
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", **_LAZY_ATTRS_M}
 
 

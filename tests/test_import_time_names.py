@@ -92,3 +92,22 @@ def test_script_header_imports():
 
     with pytest.raises(NotImplementedError, match="ember does not implement torch.distributed.init_process_group"):
         init_process_group("gloo")
+
+
+class _GeneratorProbe:
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.lib.random.thread_safe_generator() is None
+
+
+def test_thread_safe_generator_outside_thread_workers():
+    for lib in (torch, ember):
+        assert lib.thread_safe_generator is lib.random.thread_safe_generator
+        assert lib.random.thread_safe_generator() is None
+        loader = lib.utils.data.DataLoader(_GeneratorProbe(lib), num_workers=1)
+        assert [bool(b) for b in loader] == [True, True]

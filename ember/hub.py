@@ -360,3 +360,8 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
         return _legacy_zip_load(cached_file, model_dir, map_location, weights_only)
     return _load(cached_file, map_location=map_location, weights_only=weights_only)
 
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -44,3 +44,9 @@ FloatLikeType: TypeAlias = float | SymFloat
 BoolLikeType: TypeAlias = bool | SymBool
 py_sym_types = (SymInt, SymFloat, SymBool)
 PySymType: TypeAlias = SymInt | SymFloat | SymBool
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -111,3 +111,9 @@ class Graph:
 
     def __init__(self, *args, **kwargs):
         _no_accelerator()
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

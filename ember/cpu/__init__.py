@@ -145,3 +145,9 @@ def get_capabilities():
     if caps["architecture"] in ("x86_64", "AMD64", "i386", "i686"):
         caps.update({key: flag in flags for key, flag in _X86_FLAGS})
     return types.MappingProxyType(caps)
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

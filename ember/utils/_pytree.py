@@ -715,3 +715,9 @@ class _Asterisk(str):
 def treespec_pprint(treespec):
     """The spec drawn as its pytree with `*` at the leaves."""
     return repr(tree_unflatten([_Asterisk()] * treespec.num_leaves, treespec))
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

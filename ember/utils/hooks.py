@@ -45,4 +45,6 @@ def __getattr__(name):
         from ..nn.modules._hooks import BackwardHook
 
         return BackwardHook
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

@@ -36,3 +36,9 @@ class DistributedDataParallel(Module):
         super().__init__()
         raise ValueError("Default process group has not been initialized, please make sure to call "
                          "init_process_group.")
+
+
+def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    from ember._torch_alias import missing_attribute
+
+    return missing_attribute(__name__)(name)

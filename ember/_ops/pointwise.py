@@ -706,9 +706,11 @@ def where(condition, input=None, other=None, *, out=None):
 
 @method()
 def clone(input, *, memory_format=None):
+    if memory_format is None:
+        return dispatch(_clone, (input,))
     from .. import channels_last, channels_last_3d, contiguous_format, preserve_format
 
-    if memory_format is None or memory_format is preserve_format:
+    if memory_format is preserve_format:
         return dispatch(_clone, (input,))
     if memory_format is contiguous_format:
         return input.contiguous() if not input.is_contiguous() else dispatch(_clone, (input,))

@@ -305,8 +305,33 @@ STANDARD_DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})
 BUILTIN_TYPES = frozenset({tuple, list, dict, namedtuple, OrderedDict, defaultdict, deque})
 
 
+def _register_return_types():
+    """torch registers its `torch.return_types` struct sequences (what `max(dim)`, `sort`, ... return) as
+    node types of their own; ember's are namedtuple classes, registered the same way and looked up first."""
+    from .. import return_types
+
+    def flatten(seq):
+        return list(seq), None
+
+    def flatten_with_keys(seq):
+        return [(SequenceKey(i), v) for i, v in enumerate(seq)], None
+
+    for name in dir(return_types):
+        cls = getattr(return_types, name)
+        if isinstance(cls, type) and issubclass(cls, tuple) and cls not in SUPPORTED_NODES:
+            _private_register_pytree_node(cls, flatten, lambda values, context, cls=cls: cls(*values),
+                                          flatten_with_keys_fn=flatten_with_keys)
+            _RETURN_TYPES.add(cls)
+
+
+_RETURN_TYPES = set()
+_register_return_types()
+
+
 def _get_node_type(tree):
     node_type = type(tree)
+    if node_type in _RETURN_TYPES:
+        return node_type
     return namedtuple if is_namedtuple_class(node_type) else node_type
 
 

@@ -138,3 +138,34 @@ def test_leafspec_and_frozen():
     with pytest.raises(Exception) as t_err:
         tp.tree_structure([1]).num_leaves = 3
     assert type(e_err.value).__name__ == type(t_err.value).__name__
+
+
+RETURN_TYPES = [
+    lambda lib, x: lib.max(x, 0),
+    lambda lib, x: lib.sort(x),
+    lambda lib, x: lib.aminmax(x),
+    lambda lib, x: [lib.topk(x, 1), {"m": lib.min(x, 1)}],
+]
+
+
+@pytest.mark.parametrize("make", RETURN_TYPES)
+def test_return_types_are_nodes_of_their_own(make):
+    import numpy as np
+    import torch
+
+    import ember
+
+    x = np.arange(6.0).reshape(2, 3)
+    results = []
+    for lib, m in ((torch, tp), (ember, ep)):
+        tree = make(lib, lib.tensor(x))
+        spec = m.tree_structure(tree)
+        shapes = m.tree_map(lambda t: tuple(t.shape), tree)
+        rebuilt = m.tree_unflatten(m.tree_leaves(tree), spec)
+        try:
+            dumped = m.treespec_dumps(spec)
+        except NotImplementedError as err:
+            dumped = normalize_message(str(err))
+        results.append((repr(spec), repr(shapes).replace(lib.__name__, "LIB"), type(rebuilt).__name__,
+                        [m.keystr(k) for k, _ in m.tree_leaves_with_path(tree)], dumped))
+    assert results[1] == results[0]

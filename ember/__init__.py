@@ -111,6 +111,9 @@ _LAZY_ATTRS.update(dict.fromkeys((
     "selu_", "celu_", "rrelu_", "threshold_"), "nn.functional"))
 # distributions (D1): ember.distributions loads on first use too
 _LAZY_MODULES.add("distributions")
+# area M (issue 15's namespaces): the device-agnostic modules, hub and types; torch.GradScaler
+_LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
+_LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 
 
 def __getattr__(name):

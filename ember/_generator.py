@@ -255,6 +255,8 @@ def chunked(fn, x, out_dtype):
 def fma64(a, b, c):
     """float64 fma(a, b, c) from an exact two-product and two-sum (rounded once but in rare ties)."""
     a, b = np.asarray(a, np.float64), np.float64(b)
+    if abs(b) > 2.0 ** 995:  # the split of b would overflow: scale by a power of two (exact) and back
+        return fma64(a, b * 2.0 ** -64, np.multiply(c, 2.0 ** -64)) * 2.0 ** 64
     p = a * b
     ca, cb = 134217729.0 * a, 134217729.0 * b  # Veltkamp split: 2**27 + 1
     ah, bh = ca - (ca - a), cb - (cb - b)

@@ -90,7 +90,9 @@ class UntypedStorage:
         return self
 
     def is_shared(self):
-        return False
+        from ._shared_memory import is_shared_array
+
+        return is_shared_array(self._bytes)
 
     @property
     def is_cuda(self):

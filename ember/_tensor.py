@@ -193,8 +193,14 @@ class Tensor:
     def get_device(self):
         return -1
 
-    def is_shared(self):
-        return False
+    def is_shared(self):  # area M: See NOTE [ Shared storages ] in ember/_shared_memory.py
+        """Whether the tensor's storage is in memory shared between processes."""
+        from ._shared_memory import is_shared_array, share_
+
+        if type(self._data) is MetaArray or not is_shared_array(self._data):
+            return False
+        share_(self)  # (re-points a view made before its base was shared: NOTE [ Shared storages ])
+        return True
 
     def is_pinned(self):
         return False
@@ -454,8 +460,11 @@ class Tensor:
     def pin_memory(self):
         return self
 
-    def share_memory_(self):
-        return self
+    def share_memory_(self):  # area M: See NOTE [ Shared storages ] in ember/_shared_memory.py
+        """Move the storage to memory shared between processes (a no-op if it is already there)."""
+        from ._shared_memory import share_
+
+        return share_(self)
 
     def as_subclass(self, cls: type) -> Tensor:
         """The same tensor (data, version counter, autograd history) as an instance of `cls`."""

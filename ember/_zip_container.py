@@ -54,6 +54,8 @@ def _zip64_extra(size, offset):
 class ZipWriter:
     """Writes records sequentially to a binary file object; `finish()` writes the central directory."""
 
+    compute_crc32 = True  # (`ember.serialization.set_crc32_options(False)` writes 0)
+
     def __init__(self, f, name):
         self._f = f
         self._pos = 0
@@ -69,7 +71,7 @@ class ZipWriter:
         full = f"{self._name}/{name}".encode("utf-8")
         size = len(data) if isinstance(data, bytes) else data.nbytes
         offset = self._pos
-        crc = zlib.crc32(data) if size else 0
+        crc = zlib.crc32(data) if size and self.compute_crc32 else 0
         extra = _zip64_extra(size, offset)
         start = offset + 30 + len(full) + len(extra) + 4
         pad = (-start) % _ALIGN

@@ -11,7 +11,7 @@ from ._device import device as _device
 from ._generator import Generator, default_generator
 
 __all__ = ["default_generator", "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "fork_rng"]
+           "set_rng_state", "fork_rng", "thread_safe_generator"]
 
 
 def manual_seed(seed):
@@ -62,3 +62,20 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         yield
     finally:
         default_generator.set_state(state)
+
+
+def thread_safe_generator():
+    """The generator for random numbers in a DataLoader *thread* worker (its thread-local generator), or None
+    elsewhere (the default generator is then used). ember's DataLoader workers are processes, so this is
+    None except under a worker whose `worker_method` is "thread".
+
+    Example::
+
+        >>> ember.randint(0, 10, (5,), generator=ember.random.thread_safe_generator())
+    """
+    from .utils.data import get_worker_info
+
+    info = get_worker_info()
+    if info is not None and getattr(info, "worker_method", None) == "thread" and getattr(info, "rng", None):
+        return info.rng.torch_generator
+    return None

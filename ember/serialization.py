@@ -38,18 +38,42 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtypes, _utils
+from . import _serialization_options as _opts
 from . import _weights_only_unpickler as _wo
 from ._device import device as _device
 from ._naming import named
+from ._serialization_options import (  # area M: torch.serialization's settings and helpers
+    LoadEndianness,
+    SourceChangeWarning,
+    check_module_version_greater_or_equal,
+    get_crc32_options,
+    get_default_load_endianness,
+    location_tag,
+    mkdtemp,
+    normalize_storage_type,
+    register_package,
+    set_crc32_options,
+    set_default_load_endianness,
+    skip_data,
+    storage_to_tensor_type,
+    validate_cuda_device,
+    validate_hpu_device,
+)
 from ._storage import TypedStorage, UntypedStorage, _address, _flat_bytes, _root
 from ._tensor import Tensor
 from ._zip_container import ZipReader, ZipWriter, archive_name
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-           "get_unsafe_globals_in_checkpoint", "StorageType", "default_restore_location", "DEFAULT_PROTOCOL",
-           "get_default_mmap_options", "set_default_mmap_options"]
+           "get_unsafe_globals_in_checkpoint", "StorageType", "default_restore_location",
+           "get_default_mmap_options", "set_default_mmap_options",
+           # area M: the rest of torch.serialization's names
+           "SourceChangeWarning", "mkdtemp", "register_package", "check_module_version_greater_or_equal",
+           "validate_cuda_device", "validate_hpu_device", "location_tag", "normalize_storage_type",
+           "storage_to_tensor_type", "LoadEndianness", "get_crc32_options", "set_crc32_options",
+           "get_default_load_endianness", "set_default_load_endianness", "skip_data"]
 
 DEFAULT_PROTOCOL = 2
+_package_registry = _opts._package_registry  # (torch's name for it: [(priority, tagger, deserializer)])
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
 
@@ -145,7 +169,7 @@ def get_unsafe_globals_in_checkpoint(f):
             if (module, name) in _wo.NAME_MAPPING:
                 module, name = _wo.NAME_MAPPING[(module, name)]
             names.add(f"{_wo.IMPORT_MAPPING.get(module, module)}.{name}")
-    safe = set(_wo._get_allowed_globals()) | set(_wo._get_user_allowed_globals())
+    safe = set(_wo._get_allowed_globals()) | set(_wo._get_user_allowed_globals()) | _wo._TORCH_ONLY
     return sorted(names - safe)
 
 
@@ -336,6 +360,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
         if _use_new_zipfile_serialization:
             _save(obj, ZipWriter(fh, name), pickle_module, pickle_protocol, _disable_byteorder_record)
         else:
+            if _opts.skipping_data():
+                raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
             _legacy_save(obj, fh, pickle_module, pickle_protocol)
 
     if isinstance(f, (str, os.PathLike)):
@@ -367,14 +393,16 @@ def _pickle_with_ids(obj, pickle_module, protocol, registry):
 
 def _save(obj, zip_file, pickle_module, pickle_protocol, _disable_byteorder_record):
     registry = _StorageRegistry()
+    zip_file.compute_crc32 = _opts.get_crc32_options()
     zip_file.write_record("data.pkl", _pickle_with_ids(obj, pickle_module, pickle_protocol, registry))
     zip_file.write_record(".format_version", b"1")
     zip_file.write_record(".storage_alignment", b"64")
     if not _disable_byteorder_record:
         zip_file.write_record("byteorder", sys.byteorder.encode())
     crc = 0
+    skip = _opts.skipping_data()
     for key, (flat, _) in registry.storages.items():
-        zip_file.write_record(f"data/{key}", flat)
+        zip_file.write_record(f"data/{key}", np.zeros_like(flat) if skip else flat)
         crc = zlib.crc32(key.encode(), crc)
     zip_file.write_record("version", b"3\n")
     nonce = int.from_bytes(os.urandom(8), "little")
@@ -571,8 +599,9 @@ def default_restore_location(storage, location):
     """The storage restored at `location`: itself for 'cpu'; any other device fails as on a CPU-only torch."""
     import re
 
-    if location == "cpu":
-        return storage
+    restored = _opts.registered_restore(storage, location)
+    if restored is not None:
+        return restored
     for backend in _ACCELERATORS + ("hpu", "privateuseone"):
         if location == backend or re.match(f"{backend}(:|[0-9]+)", location):
             if backend in _ACCELERATORS:
@@ -628,11 +657,13 @@ def _byteswap(flat, dtype):
 def _load(zip_file, map_location, pickle_module, overall_storage=None, **pickle_load_args):
     restore_location = _get_restore_location(map_location)
     loaded_storages = {}
-    byteorder = "little"
     if zip_file.has_record("byteorder"):
         byteorder = zip_file.get_record("byteorder").decode("ascii", "replace")
         if byteorder not in ("little", "big"):
             raise ValueError("Unknown endianness type: " + byteorder)
+    else:
+        byteorder = _opts.fallback_byteorder(sys.byteorder)
+    skip = _opts.skipping_data()
 
     def load_tensor(dtype, nbytes, key, location):
         name = f"data/{key}"
@@ -640,7 +671,9 @@ def _load(zip_file, map_location, pickle_module, overall_storage=None, **pickle_
         if size != nbytes:
             raise RuntimeError(f"record size ({size} bytes) does not match expected size ({nbytes} bytes = {nbytes} "
                                "elements * 1 bytes/element) for dtype Byte")
-        if overall_storage is not None and zip_file.is_stored(name):
+        if skip:
+            flat = np.zeros(nbytes, np.uint8)
+        elif overall_storage is not None and zip_file.is_stored(name):
             flat = np.ndarray((nbytes,), np.uint8, buffer=overall_storage, offset=zip_file.get_record_offset(name))
         else:
             flat = zip_file.read_into(name, np.empty(nbytes, np.uint8))

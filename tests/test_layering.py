@@ -25,6 +25,8 @@ OWNERS = {
 JUSTIFIED = {
     "ember/utils/data/_shared.py": (2, "shared-memory transport: a batch's array is moved into a /dev/shm "
                                        "segment and pickled as a handle (or by value for spawn)"),
+    "ember/_shared_memory.py": (4, "shared storages: a tensor's array re-pointed into a shared mapping, and "
+                                   "sent to another process as a handle (NOTE [ Shared storages ])"),
     "ember/utils/safetensors.py": (2, "serialization (the safetensors format): the tensors' raw bytes"),
     "ember/_utils.py": (1, "serialization (torch._utils' rebuild helpers): a legacy pickle's BUILD sets a "
                            "tensor's payload to a view of a storage's bytes"),

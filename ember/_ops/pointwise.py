@@ -706,7 +706,21 @@ def where(condition, input=None, other=None, *, out=None):
 
 @method()
 def clone(input, *, memory_format=None):
-    return dispatch(_clone, (input,))
+    if memory_format is None:
+        return dispatch(_clone, (input,))
+    from .. import channels_last, channels_last_3d, contiguous_format, preserve_format
+
+    if memory_format is preserve_format:
+        return dispatch(_clone, (input,))
+    if memory_format is contiguous_format:
+        return input.contiguous() if not input.is_contiguous() else dispatch(_clone, (input,))
+    ndim = 4 if memory_format is channels_last else 5 if memory_format is channels_last_3d else -1
+    if input.dim() != ndim:
+        name = "channels_last" if ndim == 4 else "channels_last_3d" if ndim == 5 else str(memory_format)
+        raise RuntimeError(f"required rank {max(ndim, 4)} tensor to use {name} format")
+    perm = (0, *range(2, ndim), 1)  # row-major in (N, *spatial, C) order is channels-last
+    back = (0, ndim - 1, *range(1, ndim - 1))
+    return input.permute(perm).contiguous().permute(back)
 
 
 def _cmp(name, op, *aliases):

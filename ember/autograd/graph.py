@@ -45,24 +45,44 @@ _new = _new_saved = object.__new__
 
 
 class RemovableHandle:
-    """Returned by every register_*hook; `remove()` unregisters the hook."""
+    """A handle which provides the capability to remove a hook: returned by every register_*hook.
+
+    The one class of `ember.utils.hooks.RemovableHandle` (autograd, nn.Module and optimizer hooks all use
+    it); it lives here, at the bottom of the layers that use it.
+
+    Args:
+        hooks_dict (dict): the hooks, by handle ``id``.
+        extra_dict (dict or list of dicts): more dictionaries whose ``id`` key is removed with it.
+    """
 
     __module__ = "ember.utils.hooks"
-    _ids = itertools.count()
+    next_id = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._ids)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
         self.extra_dict_ref = ()
-        if extra_dict is not None:
-            extras = extra_dict if isinstance(extra_dict, list) else [extra_dict]
-            self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
+        if isinstance(extra_dict, dict):
+            self.extra_dict_ref = (weakref.ref(extra_dict),)
+        elif isinstance(extra_dict, list):
+            self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self):
         for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
             d = ref()
-            if d is not None:
-                d.pop(self.id, None)
+            if d is not None and self.id in d:
+                del d[self.id]
+
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state):
+        self.hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])  # (dead if None)
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        self.extra_dict_ref = () if len(state) < 3 or state[2] is None else \
+            tuple(weakref.ref(d) for d in state[2])
 
     def __enter__(self):
         return self

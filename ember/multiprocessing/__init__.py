@@ -5,14 +5,17 @@ Everything in `multiprocessing` is re-exported (`Process`, `Queue`, `Pool`, `get
 processes and join them, and the sharing-strategy switches. Under `ember run` every child process these
 start, whatever the start method, imports ember for `torch` (NOTE [ The alias in child processes ]).
 
-Tensors sent to another process are pickled by value: ember has no shared-memory tensor storage yet, so
-`share_memory_()` does not make a tensor visible to other processes (see the notes in ember/_tensor.py).
+Importing it registers ember's tensor reducer with multiprocessing, as importing torch.multiprocessing does:
+a tensor sent through a queue, a pipe or as a Process argument moves to shared memory and travels as a
+handle, so the receiver's in-place writes are seen by the sender (NOTE [ Shared storages ] in
+ember/_shared_memory.py). `set_sharing_strategy` picks how the memory is shared.
 """
 
 import multiprocessing
 import sys
 from multiprocessing import *  # noqa: F403
 
+from .._shared_memory import register_reductions as _register_reductions
 from .spawn import (
     ENV_VAR_PARALLEL_START,
     ProcessContext,
@@ -54,3 +57,6 @@ def get_sharing_strategy():
 def get_all_sharing_strategies():
     """Return a set of sharing strategies supported on a current system."""
     return _all_sharing_strategies
+
+
+_register_reductions()

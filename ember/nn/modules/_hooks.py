@@ -9,7 +9,6 @@ sees the gradients w.r.t. the module inputs (grad_input) and runs the user hooks
 op is an ordinary dispatched op, so the engine needs no special case.
 """
 
-import itertools
 import warnings
 import weakref
 from collections import OrderedDict
@@ -18,33 +17,9 @@ from ..._dispatch import OTHER, defop, dispatch
 from ..._meta import meta_array
 from ..._tensor import Tensor, _version_counter
 from ...autograd.grad_mode import state as _grad_state
+from ...autograd.graph import RemovableHandle as RemovableHandle  # the one class, ember.utils.hooks's
 
 __all__ = ["RemovableHandle", "BackwardHook"]
-
-
-class RemovableHandle:
-    """A handle which provides the capability to remove a hook (torch.utils.hooks.RemovableHandle)."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle.next_id)
-        if isinstance(extra_dict, dict):
-            extra_dict = [extra_dict]
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in (extra_dict or ()))
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 # ---- the global module hooks (for debugging / profiling, apply to every module) -----------------------

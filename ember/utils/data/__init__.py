@@ -7,6 +7,18 @@ from .collate import default_collate as default_collate
 from .collate import default_convert as default_convert
 from .dataloader import DataLoader as DataLoader
 from .dataloader import _DatasetKind as _DatasetKind
+from .datapipes import (  # area M: the deprecated DataPipes (NOTE [ What ember has of DataPipes ])
+    DataChunk,
+    DFIterDataPipe,
+    IterDataPipe,
+    MapDataPipe,
+    argument_validation,
+    functional_datapipe,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
 from .dataset import ChainDataset as ChainDataset
 from .dataset import ConcatDataset as ConcatDataset
 from .dataset import Dataset as Dataset
@@ -26,7 +38,10 @@ from .sampler import WeightedRandomSampler as WeightedRandomSampler
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate",
-           "default_convert", "get_worker_info", "random_split"]
+           "default_convert", "get_worker_info", "random_split",
+           "IterDataPipe", "MapDataPipe", "DFIterDataPipe", "DataChunk", "functional_datapipe",
+           "guaranteed_datapipes_determinism", "non_deterministic", "runtime_validation",
+           "runtime_validation_disabled", "argument_validation"]
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's

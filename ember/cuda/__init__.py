@@ -70,4 +70,9 @@ class device:
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
     from ember._torch_alias import missing_attribute
 
+    if name == "amp":  # area M: the deprecated torch.cuda.amp (a disabled GradScaler), loaded on first use
+        import importlib
+
+        return importlib.import_module(".amp", __name__)
+
     return missing_attribute(__name__)(name)

@@ -10,7 +10,10 @@ the underlying stream is torch-exact (NOTE [ Which samplers match torch's stream
 
 from . import constraints as constraints
 from . import transforms as transforms
+from .bernoulli import Bernoulli as Bernoulli
 from .beta import Beta as Beta
+from .binomial import Binomial as Binomial
+from .categorical import Categorical as Categorical
 from .cauchy import Cauchy as Cauchy
 from .chi2 import Chi2 as Chi2
 from .constraint_registry import biject_to as biject_to
@@ -23,24 +26,39 @@ from .exponential import Exponential as Exponential
 from .fishersnedecor import FisherSnedecor as FisherSnedecor
 from .gamma import Gamma as Gamma
 from .generalized_pareto import GeneralizedPareto as GeneralizedPareto
+from .geometric import Geometric as Geometric
 from .gumbel import Gumbel as Gumbel
 from .half_cauchy import HalfCauchy as HalfCauchy
 from .half_normal import HalfNormal as HalfNormal
 from .independent import Independent as Independent
 from .inverse_gamma import InverseGamma as InverseGamma
+from .kl import _add_kl_info
+from .kl import kl_divergence as kl_divergence
+from .kl import register_kl as register_kl
 from .kumaraswamy import Kumaraswamy as Kumaraswamy
 from .laplace import Laplace as Laplace
+from .lkj_cholesky import LKJCholesky as LKJCholesky
 from .log_normal import LogNormal as LogNormal
 from .logistic_normal import LogisticNormal as LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal as LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily as MixtureSameFamily
+from .multinomial import Multinomial as Multinomial
+from .multivariate_normal import MultivariateNormal as MultivariateNormal
+from .negative_binomial import NegativeBinomial as NegativeBinomial
 from .normal import Normal as Normal
+from .one_hot_categorical import OneHotCategorical as OneHotCategorical
+from .one_hot_categorical import OneHotCategoricalStraightThrough as OneHotCategoricalStraightThrough
 from .pareto import Pareto as Pareto
+from .poisson import Poisson as Poisson
+from .relaxed_bernoulli import RelaxedBernoulli as RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical as RelaxedOneHotCategorical
 from .studentT import StudentT as StudentT
 from .transformed_distribution import TransformedDistribution as TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform as Uniform
 from .von_mises import VonMises as VonMises
 from .weibull import Weibull as Weibull
+from .wishart import Wishart as Wishart
 
 __all__ = [
     "Beta",
@@ -74,34 +92,13 @@ __all__ = [
     "biject_to",
     "transform_to",
 ]
+__all__ += [
+    "Bernoulli", "Binomial", "Categorical", "Geometric", "LKJCholesky", "LowRankMultivariateNormal",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "Wishart", "kl_divergence", "register_kl"
+]
 __all__.extend(transforms.__all__)
 
-# D2's families (discrete, multivariate, kl): guarded until they land; the lead removes the guard at merge.
-try:
-    from .bernoulli import Bernoulli
-    from .binomial import Binomial
-    from .categorical import Categorical
-    from .geometric import Geometric
-    from .kl import _add_kl_info, kl_divergence, register_kl
-    from .lkj_cholesky import LKJCholesky
-    from .lowrank_multivariate_normal import LowRankMultivariateNormal
-    from .multinomial import Multinomial
-    from .multivariate_normal import MultivariateNormal
-    from .negative_binomial import NegativeBinomial
-    from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-    from .poisson import Poisson
-    from .relaxed_bernoulli import RelaxedBernoulli
-    from .relaxed_categorical import RelaxedOneHotCategorical
-    from .wishart import Wishart
-
-    _add_kl_info()
-    del _add_kl_info
-    __all__ += [
-        "Bernoulli", "Binomial", "Categorical", "Geometric", "LKJCholesky", "LowRankMultivariateNormal",
-        "Multinomial", "MultivariateNormal", "NegativeBinomial", "OneHotCategorical",
-        "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-        "Wishart", "kl_divergence", "register_kl",
-    ]
-except ImportError as _e:
-    if not (_e.name or "").startswith(__name__ + "."):
-        raise
+_add_kl_info()  # kl_divergence's docstring lists the registered pairs, as torch's does
+del _add_kl_info

@@ -1,0 +1,105 @@
+"""The Python side of the native kernels: one wrapper per kernel, called from the op's own NumPy kernel.
+
+Each wrapper returns the result arrays, or None when the native path does not apply (native off or
+unavailable, too small, a dtype or layout the C code does not take: NOTE [ Choosing the native kernel ] in
+__init__.py); the op then runs its NumPy code. The wrappers take what the op's kernel already computes
+with (float16/bfloat16 widened to float32 by the op's `_wide`), and return float32 arrays the op rounds.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import MIN_SIZE, function, threads_for
+
+_P, _I, _C, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
+_F32 = np.dtype(np.float32)
+
+
+def _fn(group, name, *argtypes):
+    return function(group, name, list(argtypes))
+
+
+def _ok(*arrays) -> bool:
+    """All float32 and C-contiguous (None entries: absent optional inputs)."""
+    return all(a is None or (a.dtype == _F32 and a.flags.c_contiguous) for a in arrays)
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def _rows(a, dim):
+    """(rows, n) of a reduction over `dim` when it is the last dim, else None."""
+    if not isinstance(dim, int) or a.ndim == 0 or dim % a.ndim != a.ndim - 1:
+        return None
+    n = a.shape[-1]
+    return (a.size // n, n) if n else None
+
+
+# ---- softmax family ----------------------------------------------------------------------------------------
+
+def softmax(w, dim, log):
+    """softmax (log: log_softmax) of float32 `w` over `dim`, or None."""
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    shape = _rows(w, dim)
+    fn = shape and _fn("softmax", "softmax_f32", _P, _P, _I, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, shape[0], shape[1], int(log), threads_for(w.size))
+    return out
+
+
+def softmax_backward(g, y, dim, log):
+    """The gradient of (log_)softmax's input from the output gradient `g` and the output `y`, or None."""
+    if y.size < MIN_SIZE or g.shape != y.shape or not _ok(g, y):
+        return None
+    shape = _rows(y, dim)
+    fn = shape and _fn("softmax", "softmax_backward_f32", _P, _P, _P, _I, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(y.shape, _F32)
+    fn(g.ctypes.data, y.ctypes.data, out.ctypes.data, shape[0], shape[1], int(log), threads_for(y.size))
+    return out
+
+
+# ---- layer_norm ------------------------------------------------------------------------------------------
+
+def layer_norm(x, w, b, n_axes, eps):
+    """(out, mean, rstd) of layer_norm of float32 `x` over its last `n_axes` dims (mean and rstd shaped with
+    those dims kept as 1), or None."""
+    if x.size < MIN_SIZE or not _ok(x, w, b):
+        return None
+    n = int(np.prod(x.shape[x.ndim - n_axes:], dtype=np.int64))
+    fn = n and _fn("norm", "layer_norm_f32", _P, _P, _P, _P, _P, _P, _I, _I, _D, _C)
+    if not fn:
+        return None
+    rows = x.size // n
+    out = np.empty(x.shape, _F32)
+    stats_shape = x.shape[:x.ndim - n_axes] + (1,) * n_axes
+    mean, rstd = np.empty(stats_shape, _F32), np.empty(stats_shape, _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, rows, n,
+       float(eps), threads_for(x.size))
+    return out, mean, rstd
+
+
+def layer_norm_backward(g, x, w, mean, rstd):
+    """(gx, gw, gb) of layer_norm from its saved statistics (gw, gb None without a weight), or None."""
+    if x.size < MIN_SIZE or g.shape != x.shape or not _ok(g, x, w, mean, rstd):
+        return None
+    rows = mean.size
+    n = x.size // rows if rows else 0
+    fn = n and _fn("norm", "layer_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(w.shape, _F32), np.empty(w.shape, _F32)
+    fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
+       _ptr(gb), rows, n, threads_for(x.size))
+    return gx, gw, gb

@@ -16,6 +16,7 @@ from . import MIN_SIZE, function, threads_for
 
 _P, _I, _C, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
 _F32 = np.dtype(np.float32)
+_ND = np.ndarray
 
 
 def _fn(group, name, *argtypes):
@@ -23,8 +24,9 @@ def _fn(group, name, *argtypes):
 
 
 def _ok(*arrays) -> bool:
-    """All float32 and C-contiguous (None entries: absent optional inputs)."""
-    return all(a is None or (a.dtype == _F32 and a.flags.c_contiguous) for a in arrays)
+    """All float32 C-contiguous NumPy arrays (None entries: absent optional inputs; a meta tensor's
+    MetaArray is not one, so meta inputs take the NumPy code, which answers them with the meta rule)."""
+    return all(a is None or (type(a) is _ND and a.dtype == _F32 and a.flags.c_contiguous) for a in arrays)
 
 
 def _ptr(a):
@@ -103,3 +105,67 @@ def layer_norm_backward(g, x, w, mean, rstd):
     fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
        _ptr(gb), rows, n, threads_for(x.size))
     return gx, gw, gb
+
+
+# ---- activations -----------------------------------------------------------------------------------------
+
+def gelu(w, approximate):
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    fn = _fn("activation", "gelu_f32", _P, _P, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, w.size, int(approximate == "tanh"), threads_for(w.size))
+    return out
+
+
+def gelu_backward(g, w, approximate):
+    if w.size < MIN_SIZE or g.shape != w.shape or not _ok(g, w):
+        return None
+    fn = _fn("activation", "gelu_backward_f32", _P, _P, _P, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(g.ctypes.data, w.ctypes.data, out.ctypes.data, w.size, int(approximate == "tanh"), threads_for(w.size))
+    return out
+
+
+def silu(w):
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    fn = _fn("activation", "silu_f32", _P, _P, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, w.size, threads_for(w.size))
+    return out
+
+
+# ---- optimizer updates -----------------------------------------------------------------------------------
+
+def sgd(p, g, buf, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):
+    """One parameter's SGD update in place (buf: the momentum buffer to update or, without has_buf, fill;
+    None when momentum is 0); False when the native path does not apply."""
+    if p.size < MIN_SIZE or g.shape != p.shape or not _ok(p, g, buf):
+        return False
+    fn = _fn("optim", "sgd_f32", _P, _P, _P, _I, _C, _D, _D, _D, _D, _C, _C, _C)
+    if not fn:
+        return False
+    fn(p.ctypes.data, g.ctypes.data, _ptr(buf), p.size, int(has_buf), float(weight_decay), float(momentum),
+       float(lr), float(dampening), int(nesterov), int(maximize), threads_for(p.size))
+    return True
+
+
+def adam(p, g, m, v, vmax, beta1, beta2, lr, weight_decay, decoupled, eps, step_size, bc2_sqrt, maximize):
+    """One parameter's Adam/AdamW update in place (vmax: amsgrad's running maximum, or None); False when the
+    native path does not apply."""
+    if p.size < MIN_SIZE or not (g.shape == m.shape == v.shape == p.shape) or not _ok(p, g, m, v, vmax):
+        return False
+    fn = _fn("optim", "adam_f32", _P, _P, _P, _P, _P, _I, _D, _D, _D, _D, _C, _D, _D, _D, _C, _C)
+    if not fn:
+        return False
+    fn(p.ctypes.data, g.ctypes.data, m.ctypes.data, v.ctypes.data, _ptr(vmax), p.size, float(beta1),
+       float(beta2), float(lr), float(weight_decay), int(decoupled), float(eps), float(step_size),
+       float(bc2_sqrt), int(maximize), threads_for(p.size))
+    return True

@@ -67,7 +67,7 @@ PARALLEL_SIZE = 0 if _MODE == "force" else 65536
 _lock = threading.Lock()
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
 _funcs: dict = {}  # (group, name) -> ctypes function
-_state = {"warned": False, "compiler": None, "threads": None}
+_state = {"warned": False, "compiler": None, "threads": None, "built": []}  # built: groups compiled here
 
 
 def enabled() -> bool:
@@ -151,6 +151,7 @@ def _build(group: str):
                     errors.append(out.stderr.strip().splitlines()[-1:] or ["failed"])
                     continue
                 os.replace(tmp, path)
+                _state["built"].append(group)
             finally:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
@@ -164,8 +165,10 @@ def _build(group: str):
 
 def function(group: str, name: str, argtypes=None):
     """The C function `name` of kernel group `group`, or None (native off, or no compiler: NOTE [ No compiler ])."""
+    if _OFF:
+        return None
     fn = _funcs.get((group, name))
-    if fn is not None or _OFF:
+    if fn is not None:
         return fn
     with _lock:
         if group not in _libs:

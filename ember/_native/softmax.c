@@ -61,3 +61,16 @@ void softmax_backward_f32(const float *g, const float *y, float *gx, idx rows, i
         }
     }
 }
+
+/* How many threads a parallel region asked for `nt` threads gets (tests check set_num_threads with it). */
+int threads_used(int nt) {
+    int got = 1;
+#ifdef _OPENMP
+    #pragma omp parallel num_threads(nt)
+    {
+        #pragma omp single
+        got = omp_get_num_threads();
+    }
+#endif
+    return got;
+}

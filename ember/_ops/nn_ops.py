@@ -328,6 +328,10 @@ def _(g, a, dim, *, out):
 #   log_softmax: dg = gg - S(gg exp(y)),                  dy = -gg exp(y) S(g)
 def _softmax_backward_kernel(log):
     def kernel(g, y, dim, input_dtype):
+        if g.shape != y.shape:
+            raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument "
+                               f"#2 'output'; but {list(g.shape)} does not equal {list(y.shape)} (while checking "
+                               f"arguments for {'log_' if log else ''}softmax_backward)")
         if _dtypes.from_numpy(g.dtype) is not input_dtype:
             raise RuntimeError(f"expected scalar type {dtype_word(_dtypes.from_numpy(g.dtype))} but found "
                                f"{dtype_word(input_dtype)}")
@@ -342,12 +346,16 @@ def _softmax_backward_kernel(log):
     return kernel
 
 
-softmax_backward_data = defop("_softmax_backward_data", "SoftmaxBackwardDataBackward0", NN, dtypes=FLOATING,
-                              error="softmax_backward_cpu")(_softmax_backward_kernel(False))
-log_softmax_backward_data = defop("_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", NN,
-                                  dtypes=FLOATING, error="log_softmax_backward_cpu")(_softmax_backward_kernel(True))
+softmax_backward_data = defop(
+    "_softmax_backward_data", "SoftmaxBackwardDataBackward0", NN, dtypes=FLOATING, empty_ok=True,
+    error=lambda d, g, y, dim, _: _softmax_error("softmax_backward", d, g, dim))(_softmax_backward_kernel(False))
+log_softmax_backward_data = defop(
+    "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", NN, dtypes=FLOATING, empty_ok=True,
+    error=lambda d, g, y, dim, _: _softmax_error("log_softmax_backward", d, g, dim))(_softmax_backward_kernel(True))
 softmax_backward_data.meta_(_same_shape)
-log_softmax_backward_data.meta_(_same_shape)
+# (torch's meta function for log_softmax's backward allocates like the gradient; its CPU kernel, contiguous)
+log_softmax_backward_data.meta_(lambda g, *_: meta_array(tuple(g.shape), g._data.dtype, like_strides(g))
+                                if g.numel() else _same_shape(g))
 
 
 @softmax_backward_data.derivative_

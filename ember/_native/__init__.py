@@ -163,7 +163,7 @@ def _build(group: str):
     return None
 
 
-def function(group: str, name: str, argtypes=None):
+def function(group: str, name: str, argtypes=None, restype=None):
     """The C function `name` of kernel group `group`, or None (native off, or no compiler: NOTE [ No compiler ])."""
     if _OFF:
         return None
@@ -177,7 +177,7 @@ def function(group: str, name: str, argtypes=None):
         if lib is None:
             return None
         fn = getattr(lib, name)
-        fn.restype = None
+        fn.restype = restype
         if argtypes is not None:
             fn.argtypes = argtypes
         _funcs[(group, name)] = fn

@@ -42,7 +42,7 @@ void gelu_backward_f32(const float *g, const float *x, float *gx, idx n, int tan
         for (idx i = 0; i < n; i++) {
             float w = x[i];
             float cdf = 0.5f * (1.0f + (float)em_erf_single((double)(w * SQRT1_2)));
-            float d = cdf + w * (float)em_exp((double)(-0.5f * w * w)) * INV_SQRT_2PI;
+            float d = cdf + w * em_expf(-0.5f * w * w) * INV_SQRT_2PI;
             gx[i] = g[i] * d;
         }
     }
@@ -53,7 +53,7 @@ void silu_f32(const float *x, float *y, idx n, int nt) {
     EM_PARALLEL_FOR(nt)
     for (idx i = 0; i < n; i++) {
         float w = x[i];
-        float e = (float)em_exp((double)(w < 0 ? w : -w));
+        float e = em_expf(w < 0 ? w : -w);
         float s = w >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
         y[i] = w * s;
     }

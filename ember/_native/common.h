@@ -45,6 +45,33 @@ static inline double em_exp(double x) {
     return x != x ? x : y;
 }
 
+/* exp in float32, for float32 kernels whose NumPy counterpart calls np.exp on float32 data (softmax, silu,
+ * gelu's backward): the same reduction in single precision (n ln2 split in two parts, the first exact in
+ * float), Cephes' degree-6 polynomial, and 2^n applied as two powers of two so that results down to the
+ * smallest subnormal round once. Within 2 ulp of the correctly rounded value (NumPy's and torch's SIMD expf
+ * are within 1-2 ulp too); 16 lanes per AVX-512 instruction where em_exp has 8. */
+static inline float em_expf(float x) {
+    float xc = x < -110.0f ? -110.0f : (x > 89.0f ? 89.0f : x);
+    float n = nearbyintf(xc * 1.44269504088896341f);
+    float r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    float y = (p * (r * r) + r) + 1.0f;
+    int32_t ni = (int32_t)n, n1 = ni / 2, n2 = ni - n1;
+    int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    y = (y * s1) * s2;
+    y = x > 89.0f ? INFINITY : (x < -110.0f ? 0.0f : y);
+    return x != x ? x : y;
+}
+
 /* erf for float32 results, NOTE [ erf in single precision ] in ember/_ops/special.py: x P(x^2) / Q(x^2)
  * in double with x clamped to [-4, 4], the same polynomials as the NumPy kernel, evaluated the same way. */
 static inline double em_erf_single(double x) {

@@ -25,13 +25,13 @@ void softmax_f32(const float *x, float *y, idx rows, idx n, int log_, int nt) {
         double s = 0.0;
         if (log_) {
             #pragma omp simd reduction(+:s)
-            for (idx j = 0; j < n; j++) s += em_exp((double)(xr[j] - m));
+            for (idx j = 0; j < n; j++) s += em_expf(xr[j] - m);
             float ls = (float)log(s);
             for (idx j = 0; j < n; j++) yr[j] = (xr[j] - m) - ls;
         } else {
             #pragma omp simd reduction(+:s)
             for (idx j = 0; j < n; j++) {
-                float e = (float)em_exp((double)(xr[j] - m));
+                float e = em_expf(xr[j] - m);
                 yr[j] = e;
                 s += e;
             }
@@ -52,7 +52,7 @@ void softmax_backward_f32(const float *g, const float *y, float *gx, idx rows, i
             #pragma omp simd reduction(+:s)
             for (idx j = 0; j < n; j++) s += gr[j];
             float sf = (float)s;
-            for (idx j = 0; j < n; j++) o[j] = gr[j] - (float)em_exp((double)yr[j]) * sf;
+            for (idx j = 0; j < n; j++) o[j] = gr[j] - em_expf(yr[j]) * sf;
         } else {
             #pragma omp simd reduction(+:s)
             for (idx j = 0; j < n; j++) s += (double)gr[j] * (double)yr[j];

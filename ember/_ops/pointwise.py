@@ -129,8 +129,27 @@ def _pow_scalar(a, e):
 # These exponents take torch's formulas, which give its results to the bit; other exponents (4, 5, -3, ...)
 # go through torch's general pow, and through NumPy's here.
 _POW_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-_POW_FAST = {2: np.square, 3: lambda a: a * a * a, -2: lambda a: np.reciprocal(a * a), 0.5: np.sqrt,
-             -0.5: lambda a: np.reciprocal(np.sqrt(a)), -1: np.reciprocal}
+
+
+def _cube(a):
+    out = np.multiply(a, a)
+    if not a.ndim:  # (a 0-d product is a NumPy scalar, which has no memory to write into)
+        return out * a
+    out *= a  # ((a a) a, in place: one temporary fewer)
+    return out
+
+
+def _inv_square(a):
+    out = np.multiply(a, a)
+    return np.reciprocal(out, out=out) if a.ndim else np.reciprocal(out)
+
+
+def _rsqrt(a):
+    out = np.sqrt(a)
+    return np.reciprocal(out, out=out) if a.ndim else np.reciprocal(out)
+
+
+_POW_FAST = {2: np.square, 3: _cube, -2: _inv_square, 0.5: np.sqrt, -0.5: _rsqrt, -1: np.reciprocal}
 
 
 @_pow_scalar.derivative_

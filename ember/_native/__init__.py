@@ -40,15 +40,13 @@ kernel: slower, same results. `EMBER_NATIVE=0` chooses that path silently.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import warnings
+
+# (hashlib, subprocess, tempfile, shutil and platform are imported by the build, on first use: together they
+# cost ~20 ms, which `import ember` must not pay)
 
 __all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir"]
 
@@ -92,6 +90,8 @@ def _warn_once(why: str) -> None:
 def _compiler():
     """(path, version line) of the C compiler, or (None, why)."""
     if _state["compiler"] is None:
+        import shutil
+        import subprocess
         cc = os.environ.get("CC") or "cc"
         path = shutil.which(cc)
         if path is None:
@@ -110,6 +110,7 @@ def _compiler():
 
 def _cpu() -> str:
     """The CPU's model and feature flags (what -march=native compiles for)."""
+    import platform
     try:
         with open("/proc/cpuinfo") as f:
             lines = [ln for ln in f.read().splitlines() if ln.startswith(("model name", "flags", "Features"))]
@@ -124,6 +125,9 @@ _BASE_FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", 
 
 def _build(group: str):
     """The loaded library of `group`, compiled into the cache if needed (NOTE [ Native build cache ])."""
+    import hashlib
+    import subprocess
+    import tempfile
     cc, version = _compiler()
     if cc is None:
         _warn_once(version)

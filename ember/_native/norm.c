@@ -82,3 +82,72 @@ void layer_norm_backward_f32(const float *g, const float *x, const float *mean, 
         }
     }
 }
+
+/* batch_norm in training mode over (N, C, S) C-contiguous float32 (S: the spatial size), per channel: mean
+ * and biased variance (double, two passes), rstd = 1 / sqrt(var + eps), and torch's form of the output,
+ * y = x alpha + beta with alpha = rstd w, beta = -mean alpha + b (the NumPy kernel's order). Channels are
+ * split over threads. var gets the biased variance, from which the caller updates the running statistics. */
+void batch_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                    float *var, idx N, idx C, idx S, double eps, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < C; c++) {
+        double s = 0.0, v = 0.0, cnt = (double)N * (double)S;
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:s)
+            for (idx j = 0; j < S; j++) s += xr[j];
+        }
+        float m = (float)(s / cnt);
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:v)
+            for (idx j = 0; j < S; j++) {
+                double d = (double)(xr[j] - m);
+                v += d * d;
+            }
+        }
+        float vf = (float)(v / cnt);
+        float rs = (float)(1.0 / sqrt((double)vf + eps));
+        float alpha = w ? rs * w[c] : rs;
+        float beta = -m * alpha;
+        if (b) beta = beta + b[c];
+        mean[c] = m;
+        rstd[c] = rs;
+        var[c] = vf;
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            float *yr = y + (n * C + c) * S;
+            for (idx j = 0; j < S; j++) yr[j] = xr[j] * alpha + beta;
+        }
+    }
+}
+
+/* Its backward in training mode: with xhat = (x - mean) rstd, sg = sum(g), sgx = sum(g xhat) per channel,
+ * gx = (g - sg / n - xhat sgx / n) rstd w, gw = sgx, gb = sg (gw, gb NULL without a weight). */
+void batch_norm_backward_f32(const float *g, const float *x, const float *w, const float *mean,
+                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < C; c++) {
+        float m = mean[c], rs = rstd[c];
+        double sg = 0.0, sgx = 0.0, cnt = (double)N * (double)S;
+        for (idx n = 0; n < N; n++) {
+            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:sg, sgx)
+            for (idx j = 0; j < S; j++) {
+                sg += gr[j];
+                sgx += (double)(gr[j] * ((xr[j] - m) * rs));
+            }
+        }
+        float mg = (float)(sg / cnt), mgx = (float)(sgx / cnt);
+        float scale = w ? rs * w[c] : rs;
+        for (idx n = 0; n < N; n++) {
+            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
+            float *o = gx + (n * C + c) * S;
+            for (idx j = 0; j < S; j++) o[j] = ((gr[j] - mg) - ((xr[j] - m) * rs) * mgx) * scale;
+        }
+        if (gw) {
+            gw[c] = (float)sgx;
+            gb[c] = (float)sg;
+        }
+    }
+}

@@ -169,3 +169,38 @@ def adam(p, g, m, v, vmax, beta1, beta2, lr, weight_decay, decoupled, eps, step_
        float(beta2), float(lr), float(weight_decay), int(decoupled), float(eps), float(step_size),
        float(bc2_sqrt), int(maximize), threads_for(p.size))
     return True
+
+
+# ---- batch_norm (training mode) --------------------------------------------------------------------------------
+
+def batch_norm(x, w, b, eps):
+    """(out, mean, rstd, biased var) of training-mode batch_norm of float32 `x` (N, C, ...), the statistics
+    shaped (C,), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not _ok(x, w, b):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "batch_norm_f32", _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _D, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    mean, rstd, var = np.empty(c, _F32), np.empty(c, _F32), np.empty(c, _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, var.ctypes.data,
+       n, c, x.size // (n * c), float(eps), threads_for(x.size))
+    return out, mean, rstd, var
+
+
+def batch_norm_backward(g, x, w, mean, rstd):
+    """(gx, gw, gb) of training-mode batch_norm from its (C,) statistics (gw, gb None without a weight)."""
+    if x.size < MIN_SIZE or g.shape != x.shape or not _ok(g, x, w, mean, rstd):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "batch_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(c, _F32), np.empty(c, _F32)
+    fn(g.ctypes.data, x.ctypes.data, _ptr(w), mean.ctypes.data, rstd.ctypes.data, gx.ctypes.data, _ptr(gw),
+       _ptr(gb), n, c, x.size // (n * c), threads_for(x.size))
+    return gx, gw, gb

@@ -738,12 +738,18 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
         out, _, _ = _norm_forward("batch", a, weight, bias, (training, eps, False), eps, (running_mean, running_var))
         return out, np.zeros(0, out.dtype), np.zeros(0, out.dtype)
     p = (training, eps, per_instance)
-    out, mean, rstd = _norm_forward("batch", a, weight, bias, p, eps)
+    done = None if per_instance or a.dtype != np.float32 else _native.batch_norm(a, weight, bias, eps)
+    if done is None:
+        out, mean, rstd = _norm_forward("batch", a, weight, bias, p, eps)
+    else:
+        out, mean, rstd, var = done
     if running_mean is not None:
         axes = _layout("batch", a.shape, p)[1]
         n = int(np.prod([a.shape[d] for d in axes]))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if per_instance:
+            if done is not None:  # (the C kernel's statistics, as the NumPy lines below compute them)
+                mean_, var = mean, var * (n / (n - 1))
+            elif per_instance:
                 mean_, var = a.mean(axis=axes).mean(0), (a.var(axis=axes) * n / (n - 1)).mean(0)
             else:
                 w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
@@ -757,7 +763,7 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
                 continue
             # torch's update, `momentum * stat + (1 - momentum) * running` in double, rounded once
             running[...] = momentum * np.asarray(stat, np.float64) + (1 - momentum) * running.astype(np.float64)
-    stats = mean.shape[1] if not per_instance else mean.shape[:2]
+    stats = a.shape[1] if not per_instance else mean.shape[:2]
     return out, mean.reshape(stats), rstd.reshape(stats)
 
 
@@ -765,6 +771,12 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
 def batch_norm_backward(g, x, weight, mean, rstd, running_mean, running_var, training, eps, per_instance=False):
     p = (training, eps, per_instance)
     wshape = _layout("batch", x.shape, p)[2]
+    if training and not per_instance and x.dtype == np.float32:
+        done = _native.batch_norm_backward(g, x, weight, mean, rstd)
+        if done is not None:
+            if weight is None:
+                return done[0], np.zeros(0, x.dtype), np.zeros(0, x.dtype)
+            return done
     if training:
         keep = (1,) + wshape if not per_instance else x.shape[:2] + (1,) * (x.ndim - 2)
         return _norm_backward("batch", g, x, weight, mean.reshape(keep), rstd.reshape(keep), p)

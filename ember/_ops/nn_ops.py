@@ -11,8 +11,10 @@ at the end, as torch's CPU kernels accumulate in float.
 
 import numpy as np
 
-from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, not_implemented
+from .. import _dtypes
+from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, dtype_word, not_implemented
 from .._meta import like_strides, meta_array
+from .._native import ops as _native
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, method, public
 from .pointwise import where
@@ -184,6 +186,9 @@ def _(g, a, beta, thresh):
 @defop("gelu", "GeluBackward0", POINTWISE, "same", dtypes=FLOATING, error="GeluKernelImpl")
 def gelu(a, approximate):
     w, dt = _wide(a)
+    done = _native.gelu(w, approximate)
+    if done is not None:
+        return done.astype(dt, copy=False)
     if approximate == "tanh":
         inner = 0.7978845608028654 * (w + 0.044715 * w * w * w)
         return (0.5 * w * (1 + np.tanh(inner))).astype(dt, copy=False)
@@ -193,6 +198,9 @@ def gelu(a, approximate):
 @defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
 def gelu_backward(g, a, approximate):
     w, dt = _wide(a)
+    done = _native.gelu_backward(_wide(g)[0], w, approximate) if g.dtype == a.dtype else None
+    if done is not None:
+        return done.astype(dt, copy=False)
     if approximate == "tanh":
         k = 0.7978845608028654
         inner = k * (w + 0.044715 * w * w * w)
@@ -225,6 +233,9 @@ def _(gg, g, a, approximate):
 @defop("silu", "SiluBackward0", POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="silu_cpu")
 def silu(a):
     w, dt = _wide(a)
+    done = _native.silu(w)
+    if done is not None:
+        return done.astype(dt, copy=False)
     e = np.exp(-np.abs(w))
     s = np.where(w >= 0, 1 / (1 + e), e / (1 + e))
     return (w * s).astype(dt, copy=False)
@@ -278,8 +289,10 @@ def _(g, a, w):
        error=lambda d, a, dim: _softmax_error("softmax", d, a, dim))
 def softmax(a, dim):
     w, dt = _wide(a)
-    e = np.exp(w - np.max(w, axis=dim, keepdims=True))
-    e /= np.sum(e, axis=dim, keepdims=True)
+    e = _native.softmax(w, dim, False)
+    if e is None:
+        e = np.exp(w - np.max(w, axis=dim, keepdims=True))
+        e /= np.sum(e, axis=dim, keepdims=True)
     return c_contiguous(e.astype(dt, copy=False))  # (torch's softmax output is contiguous)
 
 
@@ -293,16 +306,18 @@ softmax.meta_(_same_shape)
 
 @softmax.derivative_
 def _(g, a, dim, *, out):
-    return out * (g - (g * out).sum(dim, keepdim=True))
+    return _softmax_backward_data(g, out, dim, out.dtype)
 
 
 @defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
        error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
 def log_softmax(a, dim):
     w, dt = _wide(a)
-    shifted = w - np.max(w, axis=dim, keepdims=True)
-    with np.errstate(divide="ignore"):
-        out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    out = _native.softmax(w, dim, True)
+    if out is None:
+        shifted = w - np.max(w, axis=dim, keepdims=True)
+        with np.errstate(divide="ignore"):
+            out = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
     return c_contiguous(out.astype(dt, copy=False))  # (contiguous, as torch's)
 
 
@@ -311,7 +326,72 @@ log_softmax.meta_(_same_shape)
 
 @log_softmax.derivative_
 def _(g, a, dim, *, out):
-    return g - out.exp() * g.sum(dim, keepdim=True)
+    return _log_softmax_backward_data(g, out, dim, out.dtype)
+
+
+# NOTE [ Softmax backward is an op ]
+# softmax's gradient, y (g - sum(g y)), and log_softmax's, g - exp(y) sum(g), are torch's ops
+# `_softmax_backward_data` / `_log_softmax_backward_data`, so a backward pass makes one dispatch (and one
+# fused native loop, ember/_native/softmax.c) instead of four to six whole-array NumPy passes. Their own
+# derivatives (double backward), for gg against (g, y), with S(v) = the sum over `dim`:
+#   softmax:     dg = y (gg - S(gg y)) (the op again),   dy = gg (g - S(g y)) - S(gg y) g
+#   log_softmax: dg = gg - S(gg exp(y)),                  dy = -gg exp(y) S(g)
+def _softmax_backward_kernel(log):
+    def kernel(g, y, dim, input_dtype):
+        if g.shape != y.shape:
+            raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument "
+                               f"#2 'output'; but {list(g.shape)} does not equal {list(y.shape)} (while checking "
+                               f"arguments for {'log_' if log else ''}softmax_backward)")
+        if _dtypes.from_numpy(g.dtype) is not input_dtype:
+            raise RuntimeError(f"expected scalar type {dtype_word(_dtypes.from_numpy(g.dtype))} but found "
+                               f"{dtype_word(input_dtype)}")
+        gw, dt = _wide(g)
+        yw = _wide(y)[0]
+        gx = _native.softmax_backward(gw, yw, dim, log)
+        if gx is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                gx = gw - np.exp(yw) * gw.sum(axis=dim, keepdims=True) if log \
+                    else yw * (gw - (gw * yw).sum(axis=dim, keepdims=True))
+        return c_contiguous(gx.astype(dt, copy=False))
+    return kernel
+
+
+softmax_backward_data = defop(
+    "_softmax_backward_data", "SoftmaxBackwardDataBackward0", NN, dtypes=FLOATING, empty_ok=True,
+    error=lambda d, g, y, dim, _: _softmax_error("softmax_backward", d, g, dim))(_softmax_backward_kernel(False))
+log_softmax_backward_data = defop(
+    "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", NN, dtypes=FLOATING, empty_ok=True,
+    error=lambda d, g, y, dim, _: _softmax_error("log_softmax_backward", d, g, dim))(_softmax_backward_kernel(True))
+softmax_backward_data.meta_(_same_shape)
+# (torch's meta function for log_softmax's backward allocates like the gradient; its CPU kernel, contiguous)
+log_softmax_backward_data.meta_(lambda g, *_: meta_array(tuple(g.shape), g._data.dtype, like_strides(g))
+                                if g.numel() else _same_shape(g))
+
+
+@softmax_backward_data.derivative_
+def _(gg, g, y, dim, input_dtype):
+    s1 = (gg * y).sum(dim, keepdim=True)
+    return (_softmax_backward_data(gg, y, dim, input_dtype) if needs_grad(0) else None,
+            gg * (g - (g * y).sum(dim, keepdim=True)) - s1 * g if needs_grad(1) else None)
+
+
+@log_softmax_backward_data.derivative_
+def _(gg, g, y, dim, input_dtype):
+    e = y.exp()
+    return (gg - (gg * e).sum(dim, keepdim=True) if needs_grad(0) else None,
+            -gg * e * g.sum(dim, keepdim=True) if needs_grad(1) else None)
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return dispatch(softmax_backward_data, (grad_output, output), (dim, input_dtype))
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return dispatch(log_softmax_backward_data, (grad_output, output), (dim, input_dtype))
+
+
+public["_softmax_backward_data"] = _softmax_backward_data
+public["_log_softmax_backward_data"] = _log_softmax_backward_data
 
 
 # ---- nll_loss ------------------------------------------------------------------------------------------
@@ -444,6 +524,10 @@ def _norm_forward(kind, x, w, b, p, eps, stats=None):
     """(out, mean, rstd) of a norm (NOTE [ Native norms ]); `stats`: eval mode's (running_mean, running_var)."""
     xshape, axes, wshape = _layout(kind, x.shape, p)
     xw, dt = _wide(x)
+    if kind == "layer" and stats is None:
+        done = _native.layer_norm(xw, w, b, len(axes), eps)
+        if done is not None:
+            return done[0].astype(dt, copy=False), done[1], done[2]
     xv = xw.reshape(xshape)
     if stats is None:
         mean = xv.mean(axis=axes, keepdims=True)
@@ -480,6 +564,13 @@ def _norm_backward(kind, g, x, w, mean, rstd, p, train=True):
     """(grad input, grad weight, grad bias) of a norm from its saved statistics (keepdims-shaped)."""
     xshape, axes, wshape = _layout(kind, x.shape, p)
     gw_, dt = _wide(g)
+    if kind == "layer" and train:
+        done = _native.layer_norm_backward(gw_, _wide(x)[0], w, mean, rstd)
+        if done is not None:
+            if w is None:
+                return done[0].astype(dt, copy=False), np.zeros(0, dt), np.zeros(0, dt)
+            return done[0].astype(dt, copy=False), done[1].astype(w.dtype, copy=False), \
+                done[2].astype(w.dtype, copy=False)
     gv = gw_.reshape(xshape)
     xhat = _wide(x)[0].reshape(xshape) - mean  # (in place from here: one fresh array per step)
     xhat *= rstd
@@ -657,12 +748,18 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
         out, _, _ = _norm_forward("batch", a, weight, bias, (training, eps, False), eps, (running_mean, running_var))
         return out, np.zeros(0, out.dtype), np.zeros(0, out.dtype)
     p = (training, eps, per_instance)
-    out, mean, rstd = _norm_forward("batch", a, weight, bias, p, eps)
+    done = None if per_instance or a.dtype != np.float32 else _native.batch_norm(a, weight, bias, eps)
+    if done is None:
+        out, mean, rstd = _norm_forward("batch", a, weight, bias, p, eps)
+    else:
+        out, mean, rstd, var = done
     if running_mean is not None:
         axes = _layout("batch", a.shape, p)[1]
         n = int(np.prod([a.shape[d] for d in axes]))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if per_instance:
+            if done is not None:  # (the C kernel's statistics, as the NumPy lines below compute them)
+                mean_, var = mean, var * (n / (n - 1))
+            elif per_instance:
                 mean_, var = a.mean(axis=axes).mean(0), (a.var(axis=axes) * n / (n - 1)).mean(0)
             else:
                 w = a.astype(np.float64) if a.dtype.itemsize < 4 else a
@@ -676,7 +773,7 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
                 continue
             # torch's update, `momentum * stat + (1 - momentum) * running` in double, rounded once
             running[...] = momentum * np.asarray(stat, np.float64) + (1 - momentum) * running.astype(np.float64)
-    stats = mean.shape[1] if not per_instance else mean.shape[:2]
+    stats = a.shape[1] if not per_instance else mean.shape[:2]
     return out, mean.reshape(stats), rstd.reshape(stats)
 
 
@@ -684,6 +781,12 @@ def batch_norm(a, weight, bias, running_mean, running_var, training, momentum, e
 def batch_norm_backward(g, x, weight, mean, rstd, running_mean, running_var, training, eps, per_instance=False):
     p = (training, eps, per_instance)
     wshape = _layout("batch", x.shape, p)[2]
+    if training and not per_instance and x.dtype == np.float32:
+        done = _native.batch_norm_backward(g, x, weight, mean, rstd)
+        if done is not None:
+            if weight is None:
+                return done[0], np.zeros(0, x.dtype), np.zeros(0, x.dtype)
+            return done
     if training:
         keep = (1,) + wshape if not per_instance else x.shape[:2] + (1,) * (x.ndim - 2)
         return _norm_backward("batch", g, x, weight, mean.reshape(keep), rstd.reshape(keep), p)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._dispatch import OTHER, defop
 from .._meta import MetaArray, like_strides, meta_array
+from .._native import ops as _native
 
 _ndarray = np.ndarray
 
@@ -202,6 +203,11 @@ def sgd_step(params, grads, bufs, has_buf, weight_decay, momentum, lr, dampening
     """Returns the new momentum buffers, one per False in `has_buf` (torch's first-step clone of the grad)."""
     new, j = [], 0
     for i, p in enumerate(params):
+        if p.size >= _native.MIN_SIZE and (momentum == 0 or has_buf[i]) and _native.sgd(
+                p, grads[i], bufs[j] if momentum != 0 else None, True, weight_decay, momentum, lr, dampening,
+                nesterov, maximize):
+            j += momentum != 0
+            continue
         g = grads[i]  # (`_grad` inlined: SGD's per-parameter overhead is what a step of many small params costs)
         if maximize:
             g = np.negative(g)
@@ -230,9 +236,15 @@ def sgd_step(params, grads, bufs, has_buf, weight_decay, momentum, lr, dampening
 def adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, amsgrad, beta1, beta2, lr,
               weight_decay, eps, maximize, decoupled_weight_decay):
     for i, p in enumerate(params):
-        g = np.negative(grads[i]) if maximize else grads[i]
         step_t = steps[i]
         step_t += 1
+        if p.size >= _native.MIN_SIZE and _native.adam(
+                as_real(p), as_real(grads[i]), as_real(exp_avgs[i]), as_real(exp_avg_sqs[i]),
+                as_real(max_exp_avg_sqs[i]) if amsgrad else None, beta1, beta2, lr, weight_decay,
+                decoupled_weight_decay, eps, lr / (1 - beta1 ** float(step_t)), (1 - beta2 ** float(step_t)) ** 0.5,
+                maximize):
+            continue
+        g = np.negative(grads[i]) if maximize else grads[i]
         if weight_decay != 0:
             if decoupled_weight_decay:
                 p *= 1 - lr * weight_decay

@@ -1,0 +1,219 @@
+"""The native kernel runtime: C kernels compiled at first use, loaded with ctypes, cached on disk.
+
+Each kernel group is one readable C file beside this module (`softmax.c`, `norm.c`, ...; `common.h` holds
+what they share). `function(group, name)` returns a group's C function as a ctypes function, compiling the
+group the first time any of its functions is asked for (nothing compiles at `import ember`), or None when
+native kernels are off or unavailable; the ops' kernels then run their NumPy code, which stays the
+reference and the fallback. How an op chooses is NOTE [ Choosing the native kernel ].
+
+Environment:
+    EMBER_NATIVE=0       NumPy kernels only (no compiler is looked for, no warning);
+    EMBER_NATIVE=force   native kernels at every size (tests run the OpInfo table through them this way);
+    EMBER_CACHE_DIR      where compiled libraries live (default ~/.cache/ember);
+    CC                   the C compiler (default `cc`).
+
+NOTE [ Native build cache ]
+A group's library is named by a hash of everything that decides its machine code: the C sources (the
+group's file and common.h), the flags, the compiler's `--version` line and the CPU (model and feature
+flags, since -march=native tunes to it). A process that finds the file loads it; one that does not
+compiles into a temporary file in the cache folder and `os.replace`s it into place, so processes building
+the same library at once each write their own file and the last rename wins with an identical library;
+a reader never sees a half-written one. Compiling a group takes ~0.1-0.5 s, once per machine.
+
+NOTE [ Exact flags ]
+-O3 -march=native vectorises the loops, but nothing may change a result: no -ffast-math (it reorders
+sums and drops NaN handling), and -ffp-contract=off, because GCC otherwise fuses `a * b + c` into one
+rounding (FMA) where the NumPy fallback rounds twice, and the two paths would then differ in the last
+bit. -fno-math-errno only stops libm calls from setting errno (it lets sqrt compile to one instruction);
+-fno-trapping-math lets the vectoriser compute both sides of a `?:` and blend (without it no loop that
+calls em_exp vectorises, and softmax ran 10x slower): no value changes, only floating-point exception
+flags, which nothing reads. -fno-signed-zeros, -ffinite-math-only and -fassociative-math are NOT used;
+sums are vectorised with `omp simd reduction` (a fixed order for a given build, in double for float32
+data), never by letting the compiler reassociate at will.
+
+NOTE [ No compiler ]
+Without a working compiler (none on PATH, `CC` naming a missing program, a failed build) ember warns once
+per process, `ember: native kernels unavailable (...); using NumPy kernels`, and every op runs its NumPy
+kernel: slower, same results. `EMBER_NATIVE=0` chooses that path silently.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+import warnings
+
+# (hashlib, subprocess, tempfile, shutil and platform are imported by the build, on first use: together they
+# cost ~20 ms, which `import ember` must not pay)
+
+__all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_MODE = os.environ.get("EMBER_NATIVE", "1").strip().lower()
+_OFF = _MODE in ("0", "off", "false", "no")
+
+# NOTE [ Choosing the native kernel ]
+# A ctypes call costs about 1-3 us (argument conversion and the pointers' lookups), and a NumPy ufunc on a
+# small array about 0.3 us, so an op's kernel takes its native path only from MIN_SIZE elements on (or
+# always under EMBER_NATIVE=force, for tests), and only for the layouts and dtypes the C code handles
+# (C-contiguous float32, with float16/bfloat16 widened to float32 first, as their NumPy code does): the
+# check is one integer comparison before anything else, so small tensors pay nothing measurable. Threads
+# are spent only from PARALLEL_SIZE elements on (`threads_for`): below that, waking a second thread costs
+# more than it saves.
+MIN_SIZE = 0 if _MODE == "force" else 16384
+PARALLEL_SIZE = 0 if _MODE == "force" else 65536
+
+_lock = threading.Lock()
+_libs: dict = {}  # group -> CDLL, or None when it could not be built
+_funcs: dict = {}  # (group, name) -> ctypes function
+_state = {"warned": False, "compiler": None, "threads": None, "built": []}  # built: groups compiled here
+
+
+def enabled() -> bool:
+    """Whether ops may take native kernels (False under EMBER_NATIVE=0)."""
+    return not _OFF
+
+
+def cache_dir() -> str:
+    return os.environ.get("EMBER_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "ember")
+
+
+def _warn_once(why: str) -> None:
+    if not _state["warned"]:
+        _state["warned"] = True
+        warnings.warn(f"ember: native kernels unavailable ({why}); using NumPy kernels, which are slower",
+                      RuntimeWarning, stacklevel=4)
+
+
+def _compiler():
+    """(path, version line) of the C compiler, or (None, why)."""
+    if _state["compiler"] is None:
+        import shutil
+        import subprocess
+        cc = os.environ.get("CC") or "cc"
+        path = shutil.which(cc)
+        if path is None:
+            _state["compiler"] = (None, f"no C compiler: {cc!r} not found")
+        else:
+            try:
+                out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+                _state["compiler"] = (path, (out.stdout or out.stderr).splitlines()[0] if out.returncode == 0
+                                      else None)
+            except (OSError, subprocess.SubprocessError, IndexError) as e:
+                _state["compiler"] = (None, f"C compiler {cc!r} does not run: {e}")
+            if _state["compiler"][1] is None:
+                _state["compiler"] = (None, f"C compiler {cc!r} does not run")
+    return _state["compiler"]
+
+
+def _cpu() -> str:
+    """The CPU's model and feature flags (what -march=native compiles for)."""
+    import platform
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = [ln for ln in f.read().splitlines() if ln.startswith(("model name", "flags", "Features"))]
+        return "\n".join(sorted(set(lines)))
+    except OSError:
+        return platform.processor() + platform.machine()
+
+
+_BASE_FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno",
+               "-fno-trapping-math", "-fopenmp-simd", "-std=c99")  # see NOTE [ Exact flags ]
+
+
+def _build(group: str):
+    """The loaded library of `group`, compiled into the cache if needed (NOTE [ Native build cache ])."""
+    import hashlib
+    import subprocess
+    import tempfile
+    cc, version = _compiler()
+    if cc is None:
+        _warn_once(version)
+        return None
+    with open(os.path.join(_HERE, group + ".c")) as f:
+        source = f.read()
+    with open(os.path.join(_HERE, "common.h")) as f:
+        header = f.read()
+    folder = cache_dir()
+    errors = []
+    for omp in (("-fopenmp",), ()):  # a compiler without OpenMP still gives single-threaded kernels
+        flags = _BASE_FLAGS + omp + ("-I" + _HERE,)
+        key = hashlib.sha256("\0".join((source, header, " ".join(_BASE_FLAGS + omp), version, _cpu(),
+                                        sys.platform)).encode()).hexdigest()[:24]
+        path = os.path.join(folder, f"{group}-{key}.so")
+        if not os.path.exists(path):
+            try:
+                os.makedirs(folder, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{group}-", suffix=".so", dir=folder)
+                os.close(fd)
+            except OSError as e:
+                _warn_once(f"cannot write the cache folder {folder}: {e}")
+                return None
+            try:
+                out = subprocess.run([cc, *flags, "-o", tmp, os.path.join(_HERE, group + ".c"), "-lm"],
+                                     capture_output=True, text=True, timeout=300)
+                if out.returncode != 0:
+                    errors.append(out.stderr.strip().splitlines()[-1:] or ["failed"])
+                    continue
+                os.replace(tmp, path)
+                _state["built"].append(group)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            errors.append([str(e)])
+    _warn_once(f"building {group}.c failed: {errors[0][0] if errors else '?'}")
+    return None
+
+
+def function(group: str, name: str, argtypes=None, restype=None):
+    """The C function `name` of kernel group `group`, or None (native off, or no compiler: NOTE [ No compiler ])."""
+    if _OFF:
+        return None
+    fn = _funcs.get((group, name))
+    if fn is not None:
+        return fn
+    with _lock:
+        if group not in _libs:
+            _libs[group] = _build(group)
+        lib = _libs[group]
+        if lib is None:
+            return None
+        fn = getattr(lib, name)
+        fn.restype = restype
+        if argtypes is not None:
+            fn.argtypes = argtypes
+        _funcs[(group, name)] = fn
+    return fn
+
+
+def available(group: str) -> bool:
+    """Whether `group`'s kernels are (or can be) loaded; compiles it on first call."""
+    if _OFF:
+        return False
+    with _lock:
+        if group not in _libs:
+            _libs[group] = _build(group)
+    return _libs[group] is not None
+
+
+# ---- threads --------------------------------------------------------------------------------------------
+
+def threads_for(n: int) -> int:
+    """How many threads a kernel over `n` elements uses (NOTE [ Choosing the native kernel ])."""
+    if n < PARALLEL_SIZE:
+        return 1
+    t = _state["threads"]
+    if t is None:
+        from .. import _runtime
+        t = _state["threads"] = _runtime.get_num_threads()
+    return t
+
+
+def set_threads(n: int) -> None:
+    """Called by `ember.set_num_threads`: the kernels' thread count from now on."""
+    _state["threads"] = n

@@ -1,0 +1,60 @@
+/* Pointwise activations on C-contiguous float32 data, forward and backward, each one loop, in the
+ * float32 order of operations of the NumPy kernels in ember/_ops/nn_ops.py (so both paths agree to the
+ * bit wherever exp/erf/tanh round the same): gelu (erf and tanh forms) and silu.
+ */
+#include "common.h"
+
+#define SQRT1_2 0.7071067811865476f
+#define INV_SQRT_2PI 0.3989422804014327f
+#define GELU_K 0.7978845608028654f
+#define GELU_C 0.044715f
+
+void gelu_f32(const float *x, float *y, idx n, int tanh_, int nt) {
+    if (tanh_) {
+        EM_PARALLEL_FOR(nt)
+        for (idx i = 0; i < n; i++) {
+            float w = x[i];
+            float inner = GELU_K * (w + GELU_C * w * w * w);
+            y[i] = 0.5f * w * (1.0f + (float)em_tanh((double)inner));
+        }
+    } else {
+        EM_PARALLEL_FOR(nt)
+        for (idx i = 0; i < n; i++) {
+            float w = x[i];
+            float e = (float)em_erf_single((double)(w * SQRT1_2));
+            y[i] = 0.5f * w * (1.0f + e);
+        }
+    }
+}
+
+void gelu_backward_f32(const float *g, const float *x, float *gx, idx n, int tanh_, int nt) {
+    if (tanh_) {
+        EM_PARALLEL_FOR(nt)
+        for (idx i = 0; i < n; i++) {
+            float w = x[i];
+            float inner = GELU_K * (w + GELU_C * w * w * w);
+            float t = (float)em_tanh((double)inner);
+            float d = 0.5f * (1.0f + t) + 0.5f * w * (1.0f - t * t) * GELU_K * (1.0f + 3.0f * GELU_C * w * w);
+            gx[i] = g[i] * d;
+        }
+    } else {
+        EM_PARALLEL_FOR(nt)
+        for (idx i = 0; i < n; i++) {
+            float w = x[i];
+            float cdf = 0.5f * (1.0f + (float)em_erf_single((double)(w * SQRT1_2)));
+            float d = cdf + w * em_expf(-0.5f * w * w) * INV_SQRT_2PI;
+            gx[i] = g[i] * d;
+        }
+    }
+}
+
+/* silu: x sigmoid(x), sigmoid from e = exp(-|x|) so it never overflows. */
+void silu_f32(const float *x, float *y, idx n, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < n; i++) {
+        float w = x[i];
+        float e = em_expf(w < 0 ? w : -w);
+        float s = w >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        y[i] = w * s;
+    }
+}

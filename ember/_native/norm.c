@@ -1,0 +1,153 @@
+/* layer_norm over the trailing dims (flattened to `n` per row) of C-contiguous float32 data, forward and
+ * backward, in the order of operations of the NumPy kernel (ember/_ops/nn_ops.py `_norm_forward`):
+ * mean and biased variance per row (summed in double, two passes over the row while it is in cache),
+ * rstd = 1 / sqrt(var + eps), y = (x - mean) rstd w + b in float32.
+ */
+#include "common.h"
+
+void layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                    idx rows, idx n, double eps, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        double s = 0.0, v = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (idx j = 0; j < n; j++) s += xr[j];
+        float m = (float)(s / (double)n);
+        #pragma omp simd reduction(+:v)
+        for (idx j = 0; j < n; j++) {
+            double c = (double)(xr[j] - m);
+            v += c * c;
+        }
+        float rs = (float)(1.0 / sqrt(v / (double)n + eps));
+        mean[r] = m;
+        rstd[r] = rs;
+        if (w && b) {
+            for (idx j = 0; j < n; j++) yr[j] = (xr[j] - m) * rs * w[j] + b[j];
+        } else if (w) {
+            for (idx j = 0; j < n; j++) yr[j] = (xr[j] - m) * rs * w[j];
+        } else if (b) {
+            for (idx j = 0; j < n; j++) yr[j] = (xr[j] - m) * rs + b[j];
+        } else {
+            for (idx j = 0; j < n; j++) yr[j] = (xr[j] - m) * rs;
+        }
+    }
+}
+
+/* gx = rstd (h - mean(h) - xhat mean(h xhat)), h = g w, xhat = (x - mean) rstd; and, when w is given,
+ * gw = sum over rows of g xhat, gb = sum over rows of g (column sums, split over threads by columns). */
+void layer_norm_backward_f32(const float *g, const float *x, const float *mean, const float *rstd,
+                             const float *w, float *gx, float *gw, float *gb, idx rows, idx n, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < rows; r++) {
+        const float *gr = g + r * n, *xr = x + r * n;
+        float *o = gx + r * n;
+        float m = mean[r], rs = rstd[r];
+        double sh = 0.0, shx = 0.0;
+        #pragma omp simd reduction(+:sh, shx)
+        for (idx j = 0; j < n; j++) {
+            float h = w ? gr[j] * w[j] : gr[j];
+            float xh = (xr[j] - m) * rs;
+            sh += h;
+            shx += (double)(h * xh);
+        }
+        float mh = (float)(sh / (double)n), mhx = (float)(shx / (double)n);
+        for (idx j = 0; j < n; j++) {
+            float h = w ? gr[j] * w[j] : gr[j];
+            float xh = (xr[j] - m) * rs;
+            o[j] = (h - mh - xh * mhx) * rs;
+        }
+    }
+    if (!w) return;
+    idx block = 256;
+    idx nblocks = (n + block - 1) / block;
+    EM_PARALLEL_FOR(nt)
+    for (idx bi = 0; bi < nblocks; bi++) {
+        idx c0 = bi * block, c1 = c0 + block < n ? c0 + block : n;
+        double aw[256], ab[256];
+        for (idx j = 0; j < c1 - c0; j++) aw[j] = ab[j] = 0.0;
+        for (idx r = 0; r < rows; r++) {
+            const float *gr = g + r * n + c0, *xr = x + r * n + c0;
+            float m = mean[r], rs = rstd[r];
+            #pragma omp simd
+            for (idx j = 0; j < c1 - c0; j++) {
+                aw[j] += (double)(gr[j] * ((xr[j] - m) * rs));
+                ab[j] += gr[j];
+            }
+        }
+        for (idx j = 0; j < c1 - c0; j++) {
+            gw[c0 + j] = (float)aw[j];
+            gb[c0 + j] = (float)ab[j];
+        }
+    }
+}
+
+/* batch_norm in training mode over (N, C, S) C-contiguous float32 (S: the spatial size), per channel: mean
+ * and biased variance (double, two passes), rstd = 1 / sqrt(var + eps), and torch's form of the output,
+ * y = x alpha + beta with alpha = rstd w, beta = -mean alpha + b (the NumPy kernel's order). Channels are
+ * split over threads. var gets the biased variance, from which the caller updates the running statistics. */
+void batch_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                    float *var, idx N, idx C, idx S, double eps, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < C; c++) {
+        double s = 0.0, v = 0.0, cnt = (double)N * (double)S;
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:s)
+            for (idx j = 0; j < S; j++) s += xr[j];
+        }
+        float m = (float)(s / cnt);
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:v)
+            for (idx j = 0; j < S; j++) {
+                double d = (double)(xr[j] - m);
+                v += d * d;
+            }
+        }
+        float vf = (float)(v / cnt);
+        float rs = (float)(1.0 / sqrt((double)vf + eps));
+        float alpha = w ? rs * w[c] : rs;
+        float beta = -m * alpha;
+        if (b) beta = beta + b[c];
+        mean[c] = m;
+        rstd[c] = rs;
+        var[c] = vf;
+        for (idx n = 0; n < N; n++) {
+            const float *xr = x + (n * C + c) * S;
+            float *yr = y + (n * C + c) * S;
+            for (idx j = 0; j < S; j++) yr[j] = xr[j] * alpha + beta;
+        }
+    }
+}
+
+/* Its backward in training mode: with xhat = (x - mean) rstd, sg = sum(g), sgx = sum(g xhat) per channel,
+ * gx = (g - sg / n - xhat sgx / n) rstd w, gw = sgx, gb = sg (gw, gb NULL without a weight). */
+void batch_norm_backward_f32(const float *g, const float *x, const float *w, const float *mean,
+                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < C; c++) {
+        float m = mean[c], rs = rstd[c];
+        double sg = 0.0, sgx = 0.0, cnt = (double)N * (double)S;
+        for (idx n = 0; n < N; n++) {
+            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
+            #pragma omp simd reduction(+:sg, sgx)
+            for (idx j = 0; j < S; j++) {
+                sg += gr[j];
+                sgx += (double)(gr[j] * ((xr[j] - m) * rs));
+            }
+        }
+        float mg = (float)(sg / cnt), mgx = (float)(sgx / cnt);
+        float scale = w ? rs * w[c] : rs;
+        for (idx n = 0; n < N; n++) {
+            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
+            float *o = gx + (n * C + c) * S;
+            for (idx j = 0; j < S; j++) o[j] = ((gr[j] - mg) - ((xr[j] - m) * rs) * mgx) * scale;
+        }
+        if (gw) {
+            gw[c] = (float)sgx;
+            gb[c] = (float)sg;
+        }
+    }
+}

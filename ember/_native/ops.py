@@ -1,0 +1,206 @@
+"""The Python side of the native kernels: one wrapper per kernel, called from the op's own NumPy kernel.
+
+Each wrapper returns the result arrays, or None when the native path does not apply (native off or
+unavailable, too small, a dtype or layout the C code does not take: NOTE [ Choosing the native kernel ] in
+__init__.py); the op then runs its NumPy code. The wrappers take what the op's kernel already computes
+with (float16/bfloat16 widened to float32 by the op's `_wide`), and return float32 arrays the op rounds.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import MIN_SIZE, function, threads_for
+
+_P, _I, _C, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
+_F32 = np.dtype(np.float32)
+_ND = np.ndarray
+
+
+def _fn(group, name, *argtypes):
+    return function(group, name, list(argtypes))
+
+
+def _ok(*arrays) -> bool:
+    """All float32 C-contiguous NumPy arrays (None entries: absent optional inputs; a meta tensor's
+    MetaArray is not one, so meta inputs take the NumPy code, which answers them with the meta rule)."""
+    return all(a is None or (type(a) is _ND and a.dtype == _F32 and a.flags.c_contiguous) for a in arrays)
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def _rows(a, dim):
+    """(rows, n) of a reduction over `dim` when it is the last dim, else None."""
+    if not isinstance(dim, int) or a.ndim == 0 or dim % a.ndim != a.ndim - 1:
+        return None
+    n = a.shape[-1]
+    return (a.size // n, n) if n else None
+
+
+# ---- softmax family ----------------------------------------------------------------------------------------
+
+def softmax(w, dim, log):
+    """softmax (log: log_softmax) of float32 `w` over `dim`, or None."""
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    shape = _rows(w, dim)
+    fn = shape and _fn("softmax", "softmax_f32", _P, _P, _I, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, shape[0], shape[1], int(log), threads_for(w.size))
+    return out
+
+
+def softmax_backward(g, y, dim, log):
+    """The gradient of (log_)softmax's input from the output gradient `g` and the output `y`, or None."""
+    if y.size < MIN_SIZE or g.shape != y.shape or not _ok(g, y):
+        return None
+    shape = _rows(y, dim)
+    fn = shape and _fn("softmax", "softmax_backward_f32", _P, _P, _P, _I, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(y.shape, _F32)
+    fn(g.ctypes.data, y.ctypes.data, out.ctypes.data, shape[0], shape[1], int(log), threads_for(y.size))
+    return out
+
+
+# ---- layer_norm ------------------------------------------------------------------------------------------
+
+def layer_norm(x, w, b, n_axes, eps):
+    """(out, mean, rstd) of layer_norm of float32 `x` over its last `n_axes` dims (mean and rstd shaped with
+    those dims kept as 1), or None."""
+    if x.size < MIN_SIZE or not _ok(x, w, b):
+        return None
+    n = int(np.prod(x.shape[x.ndim - n_axes:], dtype=np.int64))
+    fn = n and _fn("norm", "layer_norm_f32", _P, _P, _P, _P, _P, _P, _I, _I, _D, _C)
+    if not fn:
+        return None
+    rows = x.size // n
+    out = np.empty(x.shape, _F32)
+    stats_shape = x.shape[:x.ndim - n_axes] + (1,) * n_axes
+    mean, rstd = np.empty(stats_shape, _F32), np.empty(stats_shape, _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, rows, n,
+       float(eps), threads_for(x.size))
+    return out, mean, rstd
+
+
+def layer_norm_backward(g, x, w, mean, rstd):
+    """(gx, gw, gb) of layer_norm from its saved statistics (gw, gb None without a weight), or None."""
+    if x.size < MIN_SIZE or g.shape != x.shape or not _ok(g, x, w, mean, rstd):
+        return None
+    rows = mean.size
+    n = x.size // rows if rows else 0
+    fn = n and _fn("norm", "layer_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(w.shape, _F32), np.empty(w.shape, _F32)
+    fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
+       _ptr(gb), rows, n, threads_for(x.size))
+    return gx, gw, gb
+
+
+# ---- activations -----------------------------------------------------------------------------------------
+
+def gelu(w, approximate):
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    fn = _fn("activation", "gelu_f32", _P, _P, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, w.size, int(approximate == "tanh"), threads_for(w.size))
+    return out
+
+
+def gelu_backward(g, w, approximate):
+    if w.size < MIN_SIZE or g.shape != w.shape or not _ok(g, w):
+        return None
+    fn = _fn("activation", "gelu_backward_f32", _P, _P, _P, _I, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(g.ctypes.data, w.ctypes.data, out.ctypes.data, w.size, int(approximate == "tanh"), threads_for(w.size))
+    return out
+
+
+def silu(w):
+    if w.size < MIN_SIZE or not _ok(w):
+        return None
+    fn = _fn("activation", "silu_f32", _P, _P, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(w.ctypes.data, out.ctypes.data, w.size, threads_for(w.size))
+    return out
+
+
+# ---- optimizer updates -----------------------------------------------------------------------------------
+
+def sgd(p, g, buf, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):
+    """One parameter's SGD update in place (buf: the momentum buffer to update or, without has_buf, fill;
+    None when momentum is 0); False when the native path does not apply."""
+    if p.size < MIN_SIZE or g.shape != p.shape or not _ok(p, g, buf):
+        return False
+    fn = _fn("optim", "sgd_f32", _P, _P, _P, _I, _C, _D, _D, _D, _D, _C, _C, _C)
+    if not fn:
+        return False
+    fn(p.ctypes.data, g.ctypes.data, _ptr(buf), p.size, int(has_buf), float(weight_decay), float(momentum),
+       float(lr), float(dampening), int(nesterov), int(maximize), threads_for(p.size))
+    return True
+
+
+def adam(p, g, m, v, vmax, beta1, beta2, lr, weight_decay, decoupled, eps, step_size, bc2_sqrt, maximize):
+    """One parameter's Adam/AdamW update in place (vmax: amsgrad's running maximum, or None); False when the
+    native path does not apply."""
+    if p.size < MIN_SIZE or not (g.shape == m.shape == v.shape == p.shape) or not _ok(p, g, m, v, vmax):
+        return False
+    fn = _fn("optim", "adam_f32", _P, _P, _P, _P, _P, _I, _D, _D, _D, _D, _C, _D, _D, _D, _C, _C)
+    if not fn:
+        return False
+    fn(p.ctypes.data, g.ctypes.data, m.ctypes.data, v.ctypes.data, _ptr(vmax), p.size, float(beta1),
+       float(beta2), float(lr), float(weight_decay), int(decoupled), float(eps), float(step_size),
+       float(bc2_sqrt), int(maximize), threads_for(p.size))
+    return True
+
+
+# ---- batch_norm (training mode) --------------------------------------------------------------------------------
+
+def batch_norm(x, w, b, eps):
+    """(out, mean, rstd, biased var) of training-mode batch_norm of float32 `x` (N, C, ...), the statistics
+    shaped (C,), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not _ok(x, w, b):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "batch_norm_f32", _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _D, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    mean, rstd, var = np.empty(c, _F32), np.empty(c, _F32), np.empty(c, _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, var.ctypes.data,
+       n, c, x.size // (n * c), float(eps), threads_for(x.size))
+    return out, mean, rstd, var
+
+
+def batch_norm_backward(g, x, w, mean, rstd):
+    """(gx, gw, gb) of training-mode batch_norm from its (C,) statistics (gw, gb None without a weight)."""
+    if x.size < MIN_SIZE or g.shape != x.shape or not _ok(g, x, w, mean, rstd):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "batch_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(c, _F32), np.empty(c, _F32)
+    fn(g.ctypes.data, x.ctypes.data, _ptr(w), mean.ctypes.data, rstd.ctypes.data, gx.ctypes.data, _ptr(gw),
+       _ptr(gb), n, c, x.size // (n * c), threads_for(x.size))
+    return gx, gw, gb

@@ -196,12 +196,12 @@ class Tensor:
     def is_shared(self):
         return False
 
-    def is_pinned(self):
+    def is_pinned(self, device=None):
         return False
 
-    def is_set_to(self, other):
-        return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
-                and self.stride() == other.stride())
+    def is_set_to(self, tensor):
+        return (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
+                and self.stride() == tensor.stride())
 
     # ---- autograd fields ---------------------------------------------------------------------------------
 
@@ -451,7 +451,7 @@ class Tensor:
     def cuda(self, *args, **kwargs):
         check_device("cuda")
 
-    def pin_memory(self):
+    def pin_memory(self, device=None):
         return self
 
     def share_memory_(self):

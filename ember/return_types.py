@@ -5,7 +5,8 @@ import collections
 from . import _naming
 
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
-           "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "lstsq", "linalg_lstsq", "geqrf", "frexp",
+           "std_mean", "var_mean", "slogdet", "qr", "svd", "eigh", "linalg_svd", "linalg_eigh", "linalg_qr",
+           "linalg_slogdet", "nanmedian", "lstsq", "linalg_lstsq", "geqrf", "frexp",
            "histogram", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex", "linalg_lu_factor",
            "linalg_lu_factor_ex", "triangular_solve"]
 
@@ -36,6 +37,10 @@ var_mean = _make("var_mean", "var mean")
 slogdet = _make("slogdet", "sign logabsdet")
 qr = _make("qr", "Q R")
 svd = _make("svd", "U S V")
+linalg_svd = _make("linalg_svd", "U S Vh")
+linalg_eigh = _make("linalg_eigh", "eigenvalues eigenvectors")
+linalg_qr = _make("linalg_qr", "Q R")
+linalg_slogdet = _make("linalg_slogdet", "sign logabsdet")
 eigh = _make("eigh", "eigenvalues eigenvectors")
 lstsq = linalg_lstsq = _make("linalg_lstsq", "solution residuals rank singular_values")
 geqrf = _make("geqrf", "a tau")

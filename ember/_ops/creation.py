@@ -262,10 +262,10 @@ def _check_size(shape, name=None):
 
 
 def _creator(name, fill):
-    def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-           memory_format=None):
+    def fn(*size_, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False, memory_format=None, names=None):
         meta = check_device(device)
-        shape = _check_size(as_shape(size), name)
+        shape = _check_size(as_shape(size_ if size is None else (size,)), name)
         t = _create(_full, (shape, fill, _dtype(dtype)), meta)
         if out is not None:
             from ._util import finish_out
@@ -280,10 +280,14 @@ zeros = _creator("zeros", 0)
 ones = _creator("ones", 1)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          memory_format=None):
+def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, names=None):
     meta = check_device(device)
-    return _finish(_create(_empty, (_check_size(as_shape(size)), _dtype(dtype)), meta), requires_grad)
+    t = _create(_empty, (_check_size(as_shape(size_ if size is None else (size,))), _dtype(dtype)), meta)
+    if out is not None:
+        from ._util import finish_out
+        return finish_out(t, out)
+    return _finish(t, requires_grad)
 
 
 def _fill_dtype(value, dtype):
@@ -330,7 +334,8 @@ _empty_like.meta_(lambda a, dtype: meta_array(a.shape, dtype, _like_strides(a)))
 
 
 def _like(name, fill):
-    def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+           pin_memory=False):
         meta = check_device(device) if device is not None else input.is_meta  # (no default device)
         d = dtype if dtype is not None else input.dtype
         if meta:
@@ -355,7 +360,7 @@ empty_like = _like("empty_like", None)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              memory_format=None, pin_memory=False):
     check_device(device)
     d = dtype if dtype is not None else input.dtype
     fill_value = checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value,
@@ -379,7 +384,9 @@ _empty_strided.meta_(lambda size, stride, dtype: meta_array(size, dtype, stride)
 
 
 def _new(name, fn):
-    def method_(self, *args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    def method_(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
+        args = args if size is None else (size,)
         return fn(*args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
     method_.__name__ = name
     setattr(Tensor, name, method_)
@@ -388,11 +395,13 @@ def _new(name, fn):
 _new("new_zeros", zeros)
 _new("new_ones", ones)
 _new("new_empty", empty)
-Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False: full(
+Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, \
+    pin_memory=False: full(
     size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False: tensor(
+Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False, pin_memory=False: tensor(
     data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
-Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False: \
+Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+    layout=None, pin_memory=False: \
     empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -418,7 +427,8 @@ def _arange(start, step, n, dtype):
     return (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False):
     """Values from `start` to `end` (exclusive) by `step`; int64 unless an argument is a float."""
     meta = check_device(device)
     if end is None:
@@ -463,7 +473,8 @@ def _linspace(start, end, steps, dtype):
 _linspace.meta_(lambda start, end, steps, dtype: meta_array((steps,), dtype))
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
     meta = check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -473,7 +484,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     if check_device(device):
         return _finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
     exps = linspace(start, end, steps, dtype=_dtypes.float64)
@@ -488,7 +499,7 @@ def _eye(n, m, dtype):
 _eye.meta_(lambda n, m, dtype: meta_array((n, m), dtype))
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     meta = check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")

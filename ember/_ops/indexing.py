@@ -346,8 +346,8 @@ def _(a, src):
 
 
 @method(top=False)
-def copy_(self, src, non_blocking=False):
-    return dispatch_inplace(_copy, self, (self, src))
+def copy_(self, other, non_blocking=False):  # (torch names the source `other`)
+    return dispatch_inplace(_copy, self, (self, other))
 
 
 # inputs: (a, values, *index tensors); params: (key template, accumulate)

@@ -231,9 +231,11 @@ def _check_nonempty(input, name, dim=None):
 
 
 def _max_min(name, all_op, dim_op, pair_fn, rtype):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim=False, *, out=None, other=None):
         from .._tensor import Tensor
 
+        if other is not None:  # (max(input, other=t): the elementwise overload by keyword)
+            dim = other
         if isinstance(dim, Tensor):
             return pair_fn(input, dim, out=out)
         _check_nonempty(input, name, dim)
@@ -241,8 +243,8 @@ def _max_min(name, all_op, dim_op, pair_fn, rtype):
             return finish_out(dispatch(all_op, (input,)), out)
         d = wrap_dims(dim, _nd(input))[0]
         if input._data.ndim == 0:
-            return rtype(input.clone(), _zeros_like_long(input))
-        return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
+            return finish_out(rtype(input.clone(), _zeros_like_long(input)), out)
+        return finish_out(rtype(*dispatch(dim_op, (input,), (d, keepdim))), out)
     fn.__name__ = name
     return method()(fn)
 

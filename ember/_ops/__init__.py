@@ -13,6 +13,7 @@ from . import (  # noqa: F401 - imported for their registrations
     indexing,
     linalg,
     linalg_ext,
+    names,  # issue 15's remaining torch.* / Tensor names (area T)
     nn_ops,
     optim,
     pointwise,

@@ -775,6 +775,7 @@ def _softmax_public(op):
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
         r = dispatch(op, (input,), (dim % n if input.dim() else None,))
         return r if out is None else finish_out(r, out)
+    fn.__name__ = op.name  # (before `method` publishes it under its name)
     return fn
 
 

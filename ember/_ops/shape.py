@@ -383,7 +383,7 @@ _squeeze_dims.meta_(_squeeze_meta)
 @method()
 def squeeze(input, *dims, dim=None):
     if dims:  # (Tensor.squeeze(0, 1))
-        dim = dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims
+        dim = dims[0] if len(dims) == 1 else dims
     if dim is None:
         return dispatch(_squeeze, (input,), (None,))
     n = input._data.ndim

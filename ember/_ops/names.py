@@ -1,0 +1,714 @@
+"""The rest of torch's everyday names (issue 15): in-place forms of out-of-place ops, the `*_copy` and
+`*_scatter` functional forms of views, small numeric functions (gcd, lcm, frexp, ldexp, nextafter, angle,
+complex, polar, cov, corrcoef, trapezoid, isin, vander, renorm, ...) and index helpers.
+
+Most are composites of existing ops (they need no derivative: autograd sees the ops they are made of);
+the few with their own kernels (gcd, lcm, nextafter, frexp) are declared with `defop` here.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtypes, _naming
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, defop, dispatch, dispatch_inplace
+from .._meta import meta_array, unary_meta
+from .._tensor import Tensor
+from ._util import as_shape, finish_out, method, public, wrap_dim
+
+
+def _finish(result, out, name):
+    """finish_out for a composite: torch's out= refusal names the public function (`addr`), not the last
+    op the composite ran (`add`)."""
+    if out is not None and (result._requires_grad or out._requires_grad):
+        from .._grad_state import state
+
+        if state.enabled:
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+    return finish_out(result, out)
+
+
+def _fresh(view):
+    """A contiguous copy of `view` that shares no memory with it (the `*_copy` ops' result)."""
+    r = view.contiguous()
+    return r.clone() if r is view else r
+
+
+# ---- in-place forms of out-of-place ops --------------------------------------------------------------------
+# NOTE [ In-place comparisons keep self's dtype ]
+# torch's `x.eq_(y)`, `x.logical_and_(y)`, `x.bitwise_or_(y)` write the (bool or integer) result into x,
+# cast to x's dtype: a float x holds 1.0 / 0.0 afterwards. `dispatch_inplace` runs the op out of place and
+# copies the result into self's memory with torch's casting check, so the same op serves both forms.
+
+
+def _inplace_of(name, fn_name=None):
+    """Tensor.<name>_: the op the out-of-place public function dispatches, run in place on self."""
+    from . import pointwise
+
+    op = getattr(pointwise, fn_name or "_" + name)
+
+    def fn_(self, other):
+        if name.startswith("logical") and not isinstance(other, Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return dispatch_inplace(op, self, (self, other))
+    fn_.__name__ = name + "_"
+    return fn_
+
+
+def _publish_inplace():
+    from . import pointwise
+
+    for names, op in ((("eq",), "_eq"), (("ne", "not_equal"), "_ne"), (("lt", "less"), "_lt"),
+                      (("le", "less_equal"), "_le"), (("gt", "greater"), "_gt"),
+                      (("ge", "greater_equal"), "_ge"), (("logical_and",), "_and"), (("logical_or",), "_or"),
+                      (("logical_xor",), "_xor"), (("bitwise_and",), "_band"), (("bitwise_or",), "_bor"),
+                      (("bitwise_xor",), "_bxor")):
+        fn_ = _inplace_of(names[0], op)
+        for n in names:
+            setattr(Tensor, n + "_", fn_)
+
+    def logical_not_(self):
+        return dispatch_inplace(pointwise._not, self, (self,))
+
+    def bitwise_not_(self):
+        return self.copy_(self.bitwise_not())
+
+    def conj_physical_(self):
+        return dispatch_inplace(pointwise._conj_physical, self, (self,))
+
+    Tensor.logical_not_, Tensor.bitwise_not_, Tensor.conj_physical_ = logical_not_, bitwise_not_, conj_physical_
+    Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
+    Tensor.multiply_ = Tensor.mul_
+    Tensor.subtract_ = Tensor.sub_
+    Tensor.negative_ = Tensor.neg_
+    Tensor.deg2rad_ = lambda self: self.mul_(math.pi / 180)
+    Tensor.rad2deg_ = lambda self: self.mul_(180 / math.pi)
+
+
+_publish_inplace()
+
+
+def cumsum_(self, dim, *, dtype=None):
+    from .scan import _cumsum, _scan_dim
+
+    return dispatch_inplace(_cumsum, self, (self,), (_scan_dim(self, dim), dtype))
+
+
+def cumprod_(self, dim, *, dtype=None):
+    from .scan import _cumprod, _scan_dim
+
+    return dispatch_inplace(_cumprod, self, (self,), (_scan_dim(self, dim), dtype))
+
+
+Tensor.cumsum_, Tensor.cumprod_ = cumsum_, cumprod_
+
+
+# ---- in-place view ops: self becomes the view ------------------------------------------------------------------
+
+def _become(self, view):
+    """Make `self` the tensor `view` is (its array and history): torch's squeeze_, t_, as_strided_ change
+    self's metadata in place."""
+    from .._grad_state import state
+
+    if self._requires_grad and self._grad_fn is None and state.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    self._data = view._data
+    if view._grad_fn is not None:
+        self._grad_fn = view._grad_fn
+        self._output_nr = view._output_nr
+    return self
+
+
+Tensor.squeeze_ = lambda self, *dims, dim=None: _become(self, self.squeeze(*dims, dim=dim))
+Tensor.unsqueeze_ = lambda self, dim: _become(self, self.unsqueeze(dim))
+Tensor.t_ = lambda self: _become(self, self.t())
+Tensor.transpose_ = lambda self, dim0, dim1: _become(self, self.transpose(dim0, dim1))
+Tensor.swapaxes_ = lambda self, axis0, axis1: _become(self, self.transpose(axis0, axis1))
+Tensor.swapdims_ = lambda self, dim0, dim1: _become(self, self.transpose(dim0, dim1))
+Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _become(
+    self, self.as_strided(size, stride, storage_offset))
+
+
+# ---- *_copy: the functional forms of views (a fresh contiguous tensor) ------------------------------------------
+
+
+def _copy_of(name, view):
+    def fn(input, *args, out=None, **kwargs):
+        return _finish(_fresh(view(input, *args, **kwargs)), out, name)
+    fn.__name__ = name
+    public[name] = fn
+    return fn
+
+
+for _n, _v in (("alias", lambda x: x), ("as_strided", Tensor.as_strided), ("detach", Tensor.detach),
+               ("diagonal", Tensor.diagonal), ("expand", Tensor.expand), ("narrow", Tensor.narrow),
+               ("permute", Tensor.permute), ("select", Tensor.select), ("t", Tensor.t),
+               ("transpose", Tensor.transpose), ("unfold", Tensor.unfold), ("unsqueeze", Tensor.unsqueeze),
+               ("view", Tensor.view), ("squeeze", Tensor.squeeze), ("values", lambda x: x),
+               ("view_as_real", lambda x: __import__("ember").view_as_real(x)),
+               ("view_as_complex", lambda x: __import__("ember").view_as_complex(x))):
+    _copy_of(_n + "_copy", _v)
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
+
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    return _copies(input.split(split_size, dim), out)
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    return _copies(input.split_with_sizes(split_sizes, dim), out)
+
+
+def unbind_copy(input, dim=0, *, out=None):
+    return _copies(input.unbind(dim), out)
+
+
+def _copies(parts, out):
+    parts = [_fresh(p) for p in parts]
+    if out is None:
+        return parts
+    for p, o in zip(parts, out):
+        finish_out(p, o)
+    return None
+
+
+public.update(slice_copy=slice_copy, split_copy=split_copy, split_with_sizes_copy=split_with_sizes_copy,
+              unbind_copy=unbind_copy)
+Tensor.narrow_copy = lambda self, dim, start, length: public["narrow_copy"](self, dim, start, length)
+
+
+def _slice(input, dim, start, end, step):
+    d = wrap_dim(dim, input.dim())
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return input[key]
+
+
+# ---- *_scatter: a copy of input with a view of it replaced by src ------------------------------------------------
+
+
+def _scatter_into(input, view_of, src):
+    out = input.clone()
+    view = view_of(out)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+@method()
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: _slice(t, dim, start, end, step), src), out)
+
+
+@method()
+def select_scatter(input, src, dim, index, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.select(dim, index), src), out)
+
+
+@method()
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src), out)
+
+
+@method()
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.as_strided(size, stride, storage_offset), src), out)
+
+
+# ---- integer and floating-point helpers with their own kernels --------------------------------------------------
+
+
+def _int_pair(name, ufunc):
+    op = defop(name, None, POINTWISE, "same", dtypes=INTEGRAL, error=f"{name}_cpu")(ufunc)
+
+    def fn(input, other, *, out=None):
+        return finish_out(dispatch(op, (input, other)), out)
+    fn.__name__ = name
+    method(name)(fn)
+    setattr(Tensor, name + "_", lambda self, other: dispatch_inplace(op, self, (self, other)))
+    return op, fn
+
+
+_gcd, gcd = _int_pair("gcd", np.gcd)
+_lcm, lcm = _int_pair("lcm", np.lcm)
+
+
+@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING - {"float16", "bfloat16"}, error="nextafter_cpu")
+def _nextafter(a, b):
+    return np.nextafter(a, b)
+
+
+@method()
+def nextafter(input, other, *, out=None):
+    return finish_out(dispatch(_nextafter, (input, other)), out)
+
+
+Tensor.nextafter_ = lambda self, other: dispatch_inplace(_nextafter, self, (self, other))
+
+
+@defop("frexp", None, POINTWISE, dtypes=FLOATING, error="frexp_cpu")
+def _frexp(a):
+    m, e = np.frexp(a.astype(np.float32) if a.dtype.kind == "V" else a)
+    return m.astype(a.dtype, copy=False), e.astype(np.int32)
+
+
+_frexp.meta_(lambda a: (unary_meta(a), unary_meta(a, _dtypes.int32)))
+
+
+@method()
+def frexp(input, *, out=None):
+    from .. import return_types
+
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return finish_out(return_types.frexp(*dispatch(_frexp, (input,))), out)
+
+
+@method()
+def ldexp(input, other, *, out=None):
+    from .. import _ops
+
+    return _finish(input * _ops.public["pow"](2.0, other), out, "ldexp")
+
+
+Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))
+
+
+# ---- complex numbers -------------------------------------------------------------------------------------------
+
+
+@method()
+def angle(input, *, out=None):
+    import ember
+
+    if input.is_complex():
+        return _finish(ember.atan2(input.imag, input.real), out, "angle")
+    x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x)) + x * 0  # (NaN stays NaN)
+    return _finish(r, out, "angle")
+
+
+_COMPLEX_OF = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128}
+
+
+@defop("complex", "ComplexBackward0", POINTWISE, tags=("not_holomorphic",))
+def _complex(re, im):
+    layout = np.add(re, im)  # (the broadcast shape, laid out as TensorIterator lays out its output)
+    out = np.empty_like(layout, dtype=_COMPLEX_OF[re.dtype])
+    out.real, out.imag = re, im
+    return out
+
+
+_complex.derivative_(lambda g, re, im: (g.real, g.imag))
+
+
+@_complex.meta_
+def _(re, im):
+    from .._meta import pointwise_strides
+
+    shape = tuple(np.broadcast_shapes(tuple(re.shape), tuple(im.shape)))
+    d = _dtypes.complex64 if re.dtype == _dtypes.float32 else _dtypes.complex128
+    return meta_array(shape, d, pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in (re, im)]))
+
+
+def _complex_fn(real, imag, *, out=None):
+    import ember
+
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_word(real.dtype)} but got scalar type "
+                           f"{_word(imag.dtype)} for second argument")
+    if real.dtype not in (ember.float32, ember.float64, ember.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
+                           f"and {_word(imag.dtype)}")
+    if real.dtype == ember.float16:  # (torch makes complex32, which ember does not have: NOTE [ complex32 ])
+        raise TypeError("ember has no complex32 dtype (chalf), which torch.complex of float16 tensors makes")
+    return finish_out(dispatch(_complex, (real, imag)), out)
+
+
+def polar(abs, angle, *, out=None):  # noqa: A002 - torch's names
+    return _finish(_complex_fn(abs * angle.cos(), abs * angle.sin()), out, "polar")
+
+
+def _word(d):
+    return _dtypes._WORD[d.name]
+
+
+_complex_fn.__name__ = "complex"
+public.update(complex=_complex_fn, polar=polar)
+
+
+# ---- statistics and integration ---------------------------------------------------------------------------------
+
+
+@method()
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    import ember
+
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(ember.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        w_sum = ember.tensor(float(n), dtype=x.real.dtype if x.is_complex() else x.dtype)
+        norm = w_sum - correction
+    else:
+        w = w.to(x.real.dtype if x.is_complex() else x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+    norm = ember.clamp(norm, min=0)
+    xm = x - avg.unsqueeze(1)
+    c = (xm * w if w is not None else xm) @ xm.mT.conj()
+    return (c / norm).squeeze()
+
+
+@method()
+def corrcoef(input):
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.real.sqrt() if c.is_complex() else d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    if c.is_complex():
+        return _complex_fn(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d) * 0
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None:
+        return (left + right).sum(d) * ((1 if dx is None else dx) / 2)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    dxs = x.diff(dim=d if x.dim() == y.dim() else -1)
+    return ((left + right) * dxs).sum(d) / 2
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y.narrow(d, 0, 0)
+    if x is None:
+        return ((left + right) * ((1 if dx is None else dx) / 2)).cumsum(d)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    return ((left + right) * x.diff(dim=d if x.dim() == y.dim() else -1) / 2).cumsum(d)
+
+
+public.update(trapezoid=trapezoid, trapz=trapz, cumulative_trapezoid=cumulative_trapezoid)
+
+
+@method()
+def dist(input, other, p=2):
+    return (input - other).norm(p)
+
+
+@method()
+def renorm(input, p, dim, maxnorm):
+    import ember
+
+    d = wrap_dim(dim, input.dim())
+    dims = [i for i in range(input.dim()) if i != d]
+    norms = ember.linalg.vector_norm(input, p, dims, keepdim=True)
+    scale = ember.where(norms > maxnorm, maxnorm / (norms + 1e-7), ember.ones_like(norms))
+    return input * scale
+
+
+Tensor.renorm_ = lambda self, p, dim, maxnorm: self.copy_(renorm(self, p, dim, maxnorm))
+
+
+@method()
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    import ember
+
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    if input.dtype == ember.bool:
+        if not isinstance(beta, bool) and not isinstance(beta, int) or not isinstance(alpha, (bool, int)):
+            raise RuntimeError("Boolean beta only supported for Boolean results.")
+    elif not (input.is_floating_point() or input.is_complex()):
+        if isinstance(beta, float) or isinstance(alpha, float):
+            raise RuntimeError("For integral input tensors, argument "
+                               f"{'beta' if isinstance(beta, float) else 'alpha'} must not be a floating point number.")
+
+    prod = ember.outer(vec1, vec2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # (input is ignored, NaN included; its gradient is zero)
+        return _finish(input.masked_fill(ember.ones((), dtype=ember.bool), 0) + prod, out, "addr")
+    return _finish((input * beta if beta != 1 else input) + prod, out, "addr")
+
+
+Tensor.addr_ = lambda self, vec1, vec2, *, beta=1, alpha=1: self.copy_(addr(self, vec1, vec2, beta=beta,
+                                                                            alpha=alpha))
+
+
+@method()
+def adjoint(input):
+    return input.mH
+
+
+# ---- splitting ------------------------------------------------------------------------------------------------
+
+
+def _split_along(name, dim, min_dim):
+    def fn(input, indices_or_sections):
+        if input.dim() < min_dim:
+            raise RuntimeError(f"{_naming.prefix}.{name} requires a tensor with at least {min_dim} dimension, but "
+                               f"got a tensor with {input.dim()} dimensions!")
+        d = 0 if name == "hsplit" and input.dim() == 1 else dim
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise RuntimeError(
+                f"{_naming.prefix}.{name} attempted to split along dimension {d}, but the size of the dimension "
+                f"{input.shape[d]} is not divisible by the split_size {indices_or_sections}!")
+        return input.tensor_split(indices_or_sections, d)
+    fn.__name__ = name
+    return method(name)(fn)
+
+
+hsplit = _split_along("hsplit", 1, 1)
+vsplit = _split_along("vsplit", 0, 2)
+dsplit = _split_along("dsplit", 2, 3)
+Tensor.unsafe_split = lambda self, split_size, dim=0: self.split(split_size, dim)
+Tensor.unsafe_chunk = lambda self, chunks, dim=0: self.chunk(chunks, dim)
+public.update(unsafe_split=lambda tensor, split_size_or_sections, dim=0: tensor.split(split_size_or_sections, dim),
+              unsafe_chunk=lambda input, chunks, dim=0: input.chunk(chunks, dim))
+
+
+# ---- index helpers ---------------------------------------------------------------------------------------------
+
+
+def _tri_indices(row, col, offset, lower):
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return np.stack([r, c]).astype(np.int64)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    import ember
+
+    return ember.tensor(_tri_indices(row, col, offset, True), dtype=dtype or ember.long, device=device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    import ember
+
+    return ember.tensor(_tri_indices(row, col, offset, False), dtype=dtype or ember.long, device=device)
+
+
+def unravel_index(indices, shape):
+    import ember
+
+    if not isinstance(indices, Tensor):
+        indices = ember.tensor(indices)
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == ember.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = as_shape((shape,) if isinstance(shape, int) else tuple(shape))
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    out = []
+    rest = indices.to(ember.long)
+    for s in reversed(shape):
+        out.append(rest.remainder(s))
+        rest = rest.div(s, rounding_mode="floor")
+    return ember.stack(out[::-1], -1).unbind(-1)
+
+
+@method()
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    import ember
+
+    e = elements if isinstance(elements, Tensor) else ember.tensor(elements)
+    t = test_elements if isinstance(test_elements, Tensor) else ember.tensor(test_elements)
+    hit = (e.reshape(-1, 1) == t.reshape(1, -1)).any(1).reshape(e.shape)
+    return hit.logical_not() if invert else hit
+
+
+def vander(x, N=None, increasing=False):
+    import ember
+
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    powers = ember.arange(n)
+    if not increasing:
+        powers = powers.flip(0)
+    base = x if x.is_floating_point() or x.is_complex() else x.to(ember.long)
+    return base.unsqueeze(1) ** powers.unsqueeze(0) if n else base.unsqueeze(1).expand(-1, 0).clone()
+
+
+public.update(tril_indices=tril_indices, triu_indices=triu_indices, unravel_index=unravel_index, vander=vander)
+
+
+@method()
+def nonzero_static(input, *, size, fill_value=-1):
+    import ember
+
+    nz = input.nonzero()
+    if nz.shape[0] >= size:
+        return _fresh(nz[:size])
+    pad = ember.full((size - nz.shape[0], nz.shape[1]), fill_value, dtype=ember.long)
+    return ember.cat([nz, pad])
+
+
+@method()
+def is_nonzero(input):
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+@method()
+def resolve_neg(input):
+    return input  # (ember has no lazy negation bit: a tensor is never a negative view)
+
+
+Tensor.is_neg = lambda self: False
+
+
+def _range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    import ember
+
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                  "in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = int(math.floor((end - start) / step)) + 1
+    d = dtype or ember.get_default_dtype()
+    r = ember.arange(n, dtype=ember.float64) * step + start
+    return finish_out(r.to(d).requires_grad_(requires_grad), out)
+
+
+_range.__name__ = "range"
+public["range"] = _range
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    import ember
+
+    size = as_shape((size,))
+    if sorted(physical_layout) != list(range(len(size))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; "
+                           f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = "
+                           f"{len(physical_layout)}")
+    phys = ember.empty([size[i] for i in physical_layout], dtype=dtype, device=device)
+    inverse = [list(physical_layout).index(i) for i in range(len(size))]
+    return phys.permute(inverse).requires_grad_(requires_grad)
+
+
+public["empty_permuted"] = empty_permuted
+
+
+# ---- Tensor methods without an op ---------------------------------------------------------------------------
+
+
+def apply_(self, callable):  # noqa: A002 - torch's name
+    flat = self.reshape(-1).tolist()
+    self.copy_(type(self)(np.asarray([callable(v) for v in flat]).reshape(self._data.shape))
+               if flat else self)
+    return self
+
+
+def map_(self, tensor, callable):  # noqa: A002
+    import ember
+
+    other = tensor.expand(self.shape).reshape(-1).tolist()
+    vals = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)]
+    self.copy_(ember.tensor(vals, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+Tensor.apply_, Tensor.map_ = apply_, map_
+Tensor.const_data_ptr = lambda self: self.data_ptr()
+Tensor.dim_order = lambda self, *, ambiguity_check=False: tuple(
+    int(i) for i in sorted(range(self.dim()), key=lambda i: (-self.stride(i), -i)))
+Tensor.name = property(lambda self: None)
+Tensor.storage_type = lambda self: _storage_type(self)
+Tensor.put_ = lambda self, index, source, accumulate=False: _put(self, index, source, accumulate, True)
+Tensor.put = lambda self, index, source, accumulate=False: _put(self, index, source, accumulate, False)
+
+
+def _storage_type(self):
+    import ember
+
+    return getattr(ember, self.type().split(".")[-1].replace("Tensor", "Storage"))
+
+
+def _put(self, index, source, accumulate, inplace):
+    target = self if inplace else self.clone()
+    flat = target.view(-1) if target.is_contiguous() else None
+    if flat is None:
+        raise RuntimeError("put_: ember needs a contiguous self")
+    n = self.numel()
+    if index.numel() and (int(index.max()) >= n or int(index.min()) < -n):
+        bad = int(index.max()) if int(index.max()) >= n else int(index.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    idx = index.reshape(-1).remainder(max(n, 1))
+    if accumulate:
+        flat.index_add_(0, idx, source.reshape(-1))
+    else:
+        flat.index_copy_(0, idx, source.reshape(-1))
+    return target
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(self.shape)
+    step = sum(self.stride())
+    rows = self.shape[0]
+    count = n
+    if wrap and self.dim() == 2 and rows > self.shape[1] + 1:
+        count = (rows * self.shape[1] + step - 1) // step
+        count = len([k for k in range(count) if k * step < self.numel()])
+    self.as_strided((count,), (step,), self.storage_offset()).fill_(fill_value)
+    return self
+
+
+Tensor.fill_diagonal_ = fill_diagonal_

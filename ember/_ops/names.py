@@ -83,22 +83,40 @@ def _publish_inplace():
     Tensor.multiply_ = Tensor.mul_
     Tensor.subtract_ = Tensor.sub_
     Tensor.negative_ = Tensor.neg_
-    Tensor.deg2rad_ = lambda self: self.mul_(math.pi / 180)
-    Tensor.rad2deg_ = lambda self: self.mul_(180 / math.pi)
+    def deg2rad_(self):
+        if self.is_complex():
+            raise RuntimeError("deg2rad is not supported for complex tensors.")
+        return self.mul_(math.pi / 180)
+
+    def rad2deg_(self):
+        if self.is_complex():
+            raise RuntimeError("rad2deg is not supported for complex tensors.")
+        return self.mul_(180 / math.pi)
+
+    Tensor.deg2rad_, Tensor.rad2deg_ = deg2rad_, rad2deg_
 
 
 _publish_inplace()
 
 
+def _no_bool_scan(self, name, dtype):
+    if self._data.dtype == np.bool_ and dtype is None:
+        from .._dispatch import not_implemented
+
+        raise not_implemented(f"{name}_out_cpu", _dtypes.bool)
+
+
 def cumsum_(self, dim, *, dtype=None):
     from .scan import _cumsum, _scan_dim
 
+    _no_bool_scan(self, "cumsum", dtype)
     return dispatch_inplace(_cumsum, self, (self,), (_scan_dim(self, dim), dtype))
 
 
 def cumprod_(self, dim, *, dtype=None):
     from .scan import _cumprod, _scan_dim
 
+    _no_bool_scan(self, "cumprod", dtype)
     return dispatch_inplace(_cumprod, self, (self,), (_scan_dim(self, dim), dtype))
 
 
@@ -239,7 +257,7 @@ _gcd, gcd = _int_pair("gcd", np.gcd)
 _lcm, lcm = _int_pair("lcm", np.lcm)
 
 
-@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING - {"float16", "bfloat16"}, error="nextafter_cpu")
+@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING, error="nextafter_cpu")
 def _nextafter(a, b):
     return np.nextafter(a, b)
 
@@ -272,9 +290,11 @@ def frexp(input, *, out=None):
 
 @method()
 def ldexp(input, other, *, out=None):
-    from .. import _ops
-
-    return _finish(input * _ops.public["pow"](2.0, other), out, "ldexp")
+    """input * 2 ** other, in the floating type of the two (torch: mul(input, pow(2., other)) there)."""
+    d = _dtypes.result_dtype((input, other))
+    if not (d.is_floating_point or d.is_complex):
+        d = _dtypes.get_default_dtype()
+    return _finish(input.to(d) * public["pow"](2.0, other).to(d), out, "ldexp")
 
 
 Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))
@@ -317,21 +337,30 @@ def _(re, im):
     return meta_array(shape, d, pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in (re, im)]))
 
 
-def _complex_fn(real, imag, *, out=None):
-    import ember
-
+def _float_pair(real, imag):
+    """torch.complex's and torch.polar's checks of their two inputs."""
+    if real.dtype.name not in ("float32", "float64", "float16"):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
+                           f"and {_word(imag.dtype)}")
     if real.dtype != imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {_word(real.dtype)} but got scalar type "
                            f"{_word(imag.dtype)} for second argument")
-    if real.dtype not in (ember.float32, ember.float64, ember.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
-                           f"and {_word(imag.dtype)}")
-    if real.dtype == ember.float16:  # (torch makes complex32, which ember does not have: NOTE [ complex32 ])
-        raise TypeError("ember has no complex32 dtype (chalf), which torch.complex of float16 tensors makes")
+    if real.dtype.name == "float16":  # (torch makes complex32, which ember does not have: NOTE [ complex32 ])
+        raise NotImplementedError("ember has no complex32 (ComplexHalf) dtype for a complex tensor made from half "
+                                  "tensors")
+
+
+def _complex_fn(real, imag, *, out=None):
+    _float_pair(real, imag)
     return finish_out(dispatch(_complex, (real, imag)), out)
 
 
 def polar(abs, angle, *, out=None):  # noqa: A002 - torch's names
+    if abs.dtype.name == "float16" and angle.dtype.name == "float16":
+        from .._dispatch import not_implemented
+
+        raise not_implemented("polar_cpu", _dtypes.float16)
+    _float_pair(abs, angle)
     return _finish(_complex_fn(abs * angle.cos(), abs * angle.sin()), out, "polar")
 
 
@@ -350,10 +379,14 @@ public.update(complex=_complex_fn, polar=polar)
 def cov(input, *, correction=1, fweights=None, aweights=None):
     import ember
 
+    if input.dtype == ember.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if input.dim() > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = input if input.dim() == 2 else input.reshape(1, -1)
+    _check_weights(fweights, "fweights", x.shape[1])
+    _check_weights(aweights, "aweights", x.shape[1])
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(ember.get_default_dtype())
     n = x.shape[1]
@@ -364,7 +397,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         w = aweights if w is None else w * aweights
     if w is None:
         avg = x.mean(1)
-        w_sum = ember.tensor(float(n), dtype=x.real.dtype if x.is_complex() else x.dtype)
+        w_sum = ember.tensor(float(n), dtype=x.real.dtype if x.is_complex() else x.dtype, device=x.device)
         norm = w_sum - correction
     else:
         w = w.to(x.real.dtype if x.is_complex() else x.dtype)
@@ -382,6 +415,25 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     return (c / norm).squeeze()
 
 
+def _check_weights(w, name, n):
+    """torch's checks of cov's frequency (integral) and observation (floating) weights."""
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.dim()} dimensions")
+    want_int = name == "fweights"
+    ok = w._data.dtype.kind in "iu" if want_int else w.is_floating_point()
+    if not ok:
+        raise RuntimeError(f"cov(): expected {name} to have {'integral' if want_int else 'floating point'} dtype "
+                           f"but got {name} with {_word(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {n}")
+    if w.numel() and not w.is_meta and bool((w < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 @method()
 def corrcoef(input):
     c = cov(input)
@@ -396,7 +448,14 @@ def corrcoef(input):
     return c.clip(-1, 1)
 
 
+def _no_bool_y(y, name, x=None):
+    if y._data.dtype == np.bool_ or x is not None and x._data.dtype == np.bool_:
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_bool_y(y, "trapezoid", x)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
     if n == 0:
@@ -417,6 +476,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_bool_y(y, "cumulative_trapezoid", x)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
     left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y.narrow(d, 0, 0)
@@ -434,7 +494,11 @@ public.update(trapezoid=trapezoid, trapz=trapz, cumulative_trapezoid=cumulative_
 
 @method()
 def dist(input, other, p=2):
-    return (input - other).norm(p)
+    diff = input - other
+    if not (diff.is_floating_point() or diff.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_word(diff.dtype)} "
+                           "instead.")
+    return diff.norm(p)
 
 
 @method()
@@ -458,13 +522,15 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    if input.dtype == ember.bool:
-        if not isinstance(beta, bool) and not isinstance(beta, int) or not isinstance(alpha, (bool, int)):
-            raise RuntimeError("Boolean beta only supported for Boolean results.")
-    elif not (input.is_floating_point() or input.is_complex()):
-        if isinstance(beta, float) or isinstance(alpha, float):
-            raise RuntimeError("For integral input tensors, argument "
-                               f"{'beta' if isinstance(beta, float) else 'alpha'} must not be a floating point number.")
+    integral = not (input.is_floating_point() or input.is_complex())
+    for word, v in (("beta", beta), ("alpha", alpha)):
+        if integral and isinstance(v, float):
+            raise RuntimeError(f"For integral input tensors, argument {word} must not be a floating point number.")
+        if isinstance(v, bool) and input.dtype != ember.bool:
+            raise RuntimeError(f"Boolean {word} only supported for Boolean results.")
+    if input.dtype == ember.bool:  # (torch's bool addr: (beta and input) or (alpha and vec1 x vec2))
+        prod = ember.outer(vec1, vec2).logical_and(ember.tensor(bool(alpha)))
+        return _finish(input.logical_and(ember.tensor(bool(beta))).logical_or(prod), out, "addr")
 
     prod = ember.outer(vec1, vec2)
     if alpha != 1:
@@ -554,6 +620,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
     e = elements if isinstance(elements, Tensor) else ember.tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else ember.tensor(test_elements)
+    for x in (e, t):
+        if x.dtype == ember.bool or x.is_complex():
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_word(x.dtype)}")
     hit = (e.reshape(-1, 1) == t.reshape(1, -1)).any(1).reshape(e.shape)
     return hit.logical_not() if invert else hit
 
@@ -566,7 +635,7 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    powers = ember.arange(n)
+    powers = ember.arange(n, device=x.device)
     if not increasing:
         powers = powers.flip(0)
     base = x if x.is_floating_point() or x.is_complex() else x.to(ember.long)
@@ -580,6 +649,8 @@ public.update(tril_indices=tril_indices, triu_indices=triu_indices, unravel_inde
 def nonzero_static(input, *, size, fill_value=-1):
     import ember
 
+    if input.is_meta:  # (torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's)
+        return ember.empty_strided((size, input.dim()), (1, size), dtype=ember.long, device="meta")
     nz = input.nonzero()
     if nz.shape[0] >= size:
         return _fresh(nz[:size])

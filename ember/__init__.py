@@ -83,6 +83,9 @@ from ._runtime import set_warn_always as set_warn_always  # noqa: E402
 from ._runtime import set_default_tensor_type as set_default_tensor_type  # noqa: E402
 from ._runtime import set_flush_denormal as set_flush_denormal  # noqa: E402
 from ._runtime import to_dlpack as to_dlpack  # noqa: E402
+from ._storage import legacy_storages as _legacy_storages  # noqa: E402
+
+globals().update(_legacy_storages)  # FloatStorage, ...: torch's legacy storage classes
 # -- end area T --
 
 

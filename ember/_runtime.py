@@ -46,6 +46,8 @@ def is_deterministic_algorithms_warn_only_enabled():
 
 # ---- torch.* settings and helpers of issue 15 (area T) ------------------------------------------------------
 
+from . import _naming  # noqa: E402
+
 _settings = {"matmul_precision": "highest", "debug_mode": 0, "warn_always": False}
 
 
@@ -56,7 +58,11 @@ def get_float32_matmul_precision():
 def set_float32_matmul_precision(precision):
     """Recorded only: ember's float32 matmuls are always full precision ("highest"), as a CPU torch's are."""
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid float32 matmul precision '{precision}'")
+        import warnings
+
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
     _settings["matmul_precision"] = precision
 
 
@@ -155,7 +161,9 @@ class finfo:
 
         d = type or _dtypes.get_default_dtype()
         if not (d.is_floating_point or d.is_complex):
-            raise TypeError("finfo() requires a floating point input type. Use iinfo to handle 'torch.finfo'")
+            p = _naming.prefix
+            raise TypeError(f"{p}.finfo() requires a floating point input type. Use {p}.iinfo to handle "
+                            f"'{p}.finfo'")
         real = {"complex64": _dtypes.float32, "complex128": _dtypes.float64}.get(d.name, d)
         info = __import__("ml_dtypes").finfo(_dtypes.to_numpy(real))
         self.bits = info.bits
@@ -163,7 +171,7 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)
         self.dtype = real.name
 
     def __repr__(self):
@@ -180,7 +188,8 @@ class iinfo:
         from . import _dtypes
 
         if type.is_floating_point or type.is_complex or type == _dtypes.bool:
-            raise TypeError("iinfo() requires an integer input type. Use finfo to handle 'torch.finfo'")
+            p = _naming.prefix
+            raise TypeError(f"{p}.iinfo() requires an integer input type. Use {p}.finfo to handle '{p}.iinfo'")
         info = np.iinfo(_dtypes.to_numpy(type))
         self.bits, self.max, self.min = info.bits, int(info.max), int(info.min)
         self.dtype = type.name
@@ -216,19 +225,22 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return from_numpy(arr).requires_grad_(requires_grad)
 
 
-def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False):
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
     """`size` elements read from `filename` (torch.from_file); shared=True maps the file."""
     import numpy as np
 
     from . import _dtypes
     from ._ops.creation import from_numpy
 
+    import os
+
     d = _dtypes.to_numpy(dtype or _dtypes.get_default_dtype())
+    have, need = os.path.getsize(filename), size * d.itemsize
+    if have < need:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>")
     if shared:
         arr = np.memmap(filename, dtype=d, mode="r+", shape=(size,))
     else:
         arr = np.fromfile(filename, dtype=d, count=size)
-        if arr.size < size:
-            raise RuntimeError(f"unexpected EOF, expected {size - arr.size} more bytes. The file might be "
-                               "corrupted.")
-    return from_numpy(np.asarray(arr) if not shared else arr)
+    return from_numpy(arr).requires_grad_(requires_grad)

@@ -110,7 +110,12 @@ def finish_out(result, out, check_grad=True):
                             "Tensors")
         for r, o in zip(result, out):
             finish_out(r, o, check_grad)
-        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+        if not hasattr(result, "_fields"):
+            return tuple(out)
+        from .. import return_types
+
+        name = type(result).__name__
+        return getattr(return_types, name if name.endswith("_out") else name + "_out", type(result))(*out)
     if out._data.shape != result._data.shape:
         if out._data.size == 0 or out._data.ndim != result._data.ndim:
             out._data = np.empty(result._data.shape, out._data.dtype)

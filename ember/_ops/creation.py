@@ -16,7 +16,7 @@ from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
-from ._util import as_shape, checked_scalar, method, public
+from ._util import as_shape, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -221,12 +221,13 @@ def constant_like(ndarray, like):
     return t if like.device.type == "cpu" else t.to(like.device)
 
 
-def from_dlpack(ext_tensor):
-    """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...)."""
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...); copy=True copies."""
+    check_device(device)
     if isinstance(ext_tensor, Tensor):
-        return ext_tensor
+        return ext_tensor.clone() if copy else ext_tensor
     arr = np.from_dlpack(ext_tensor)
-    return _wrap(arr)
+    return _wrap(arr.copy() if copy else arr)
 
 
 # ---- filled tensors -------------------------------------------------------------------------------------
@@ -268,7 +269,6 @@ def _creator(name, fill):
         shape = _check_size(as_shape(size_ if size is None else (size,)), name)
         t = _create(_full, (shape, fill, _dtype(dtype)), meta)
         if out is not None:
-            from ._util import finish_out
             return finish_out(t, out)
         return _finish(t, requires_grad)
     fn.__name__ = name
@@ -285,7 +285,6 @@ def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, req
     meta = check_device(device)
     t = _create(_empty, (_check_size(as_shape(size_ if size is None else (size,))), _dtype(dtype)), meta)
     if out is not None:
-        from ._util import finish_out
         return finish_out(t, out)
     return _finish(t, requires_grad)
 
@@ -304,7 +303,7 @@ def _fill_dtype(value, dtype):
     return _dtypes.get_default_dtype()
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, names=None,
          pin_memory=False):
     meta = check_device(device)
     if isinstance(fill_value, Tensor):
@@ -312,7 +311,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     d = _fill_dtype(fill_value, dtype)
     shape = _check_size(as_shape((size,)))
     fill_value = checked_scalar(fill_value, _dtypes.to_numpy(d), int(np.prod(shape)))
-    return _finish(_create(_full, (shape, fill_value, d), meta), requires_grad)
+    return finish_out(_finish(_create(_full, (shape, fill_value, d), meta), requires_grad), out)
 
 
 @defop("full_like", None, CREATION)
@@ -448,7 +447,6 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     n = builtins.max(n, 0)
     t = _create(_arange, (start, step, n, dtype), meta)
     if out is not None:
-        from ._util import finish_out
         return finish_out(t, out)
     return _finish(t, requires_grad)
 
@@ -480,15 +478,15 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     t = _create(_linspace, (start, end, steps, _dtype(dtype)), meta)
-    return _finish(t, requires_grad)
+    return finish_out(_finish(t, requires_grad), out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     if check_device(device):
-        return _finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
+        return finish_out(_finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad), out)
     exps = linspace(start, end, steps, dtype=_dtypes.float64)
-    return _finish((base ** exps).to(_dtype(dtype)), requires_grad)
+    return finish_out(_finish((base ** exps).to(_dtype(dtype)), requires_grad), out)
 
 
 @defop("eye", None, CREATION)
@@ -503,7 +501,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     meta = check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(_create(_eye, (n, n if m is None else m, _dtype(dtype)), meta), requires_grad)
+    return finish_out(_finish(_create(_eye, (n, n if m is None else m, _dtype(dtype)), meta), requires_grad), out)
 
 
 # ---- tril / triu / meshgrid -------------------------------------------------------------------------------
@@ -537,14 +535,14 @@ _triu.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
 def tril(input, diagonal=0, *, out=None):
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return dispatch(_tril, (input,), (diagonal,))
+    return finish_out(dispatch(_tril, (input,), (diagonal,)), out)
 
 
 @method()
 def triu(input, diagonal=0, *, out=None):
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return dispatch(_triu, (input,), (diagonal,))
+    return finish_out(dispatch(_triu, (input,), (diagonal,)), out)
 
 
 Tensor.tril_ = lambda self, diagonal=0: dispatch_inplace(_tril, self, (self,), (diagonal,))

@@ -617,7 +617,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 def svdvals(A, *, driver=None, out=None):
     require_linalg_dtype("svd", A)
-    return dispatch(_svd, (A,), (False,))[1]
+    return finish_out(dispatch(_svd, (A,), (False,))[1], out)
 
 
 @defop("linalg_eigh", "LinalgEighBackward0", MATMUL, saves="none", save_output=True)
@@ -650,7 +650,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _check_square("eigvalsh", A)
-    return dispatch(_eigh, (A,), (UPLO,))[0]
+    return finish_out(dispatch(_eigh, (A,), (UPLO,))[0], out)
 
 
 # ---- composites ------------------------------------------------------------------------------------------
@@ -695,7 +695,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
-    return dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian)))
+    return finish_out(dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian))), out)
 
 
 @defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
@@ -716,7 +716,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     require_linalg_dtype("matrix_rank", A)
-    return dispatch(_matrix_rank, (A,), (atol, rtol, hermitian))
+    return finish_out(dispatch(_matrix_rank, (A,), (atol, rtol, hermitian)), out)
 
 
 def matrix_power(A, n, *, out=None):
@@ -726,10 +726,10 @@ def matrix_power(A, n, *, out=None):
                            "linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if n == 0:
         if A.dtype.name == "bool":
-            return _eye_like(A).expand(A.shape).contiguous()
-        return A * 0 + _eye_like(A)  # (still part of the graph, as torch's result is)
+            return finish_out(_eye_like(A).expand(A.shape).contiguous(), out)
+        return finish_out(A * 0 + _eye_like(A), out)
     if n == 3:  # torch's association, which rounds differently from the binary powering below
-        return (A @ A) @ A
+        return finish_out((A @ A) @ A, out)
     base = A if n > 0 else inv(A)
     k = abs(n)
     result = None
@@ -739,7 +739,7 @@ def matrix_power(A, n, *, out=None):
         k >>= 1
         if k:
             base = base @ base
-    return result
+    return finish_out(result, out)
 
 
 Tensor.inverse = lambda self: inv(self)
@@ -769,16 +769,16 @@ def _torch_inverse(input, *, out=None):
     return inv(input, out=out)
 
 
-def _torch_slogdet(input):
-    return return_types.slogdet(*slogdet(input))
+def _torch_slogdet(input, *, out=None):
+    return finish_out(return_types.slogdet(*slogdet(input)), out)
 
 
 def _torch_pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def _torch_matrix_power(input, n):
-    return matrix_power(input, n)
+def _torch_matrix_power(input, n, *, out=None):
+    return matrix_power(input, n, out=out)
 
 
 def _torch_logdet(input):

@@ -100,10 +100,19 @@ _publish_inplace()
 
 
 def _no_bool_scan(self, name, dtype):
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
+                           f"{_c_name(dtype)} should match")
     if self._data.dtype == np.bool_ and dtype is None:
         from .._dispatch import not_implemented
 
         raise not_implemented(f"{name}_out_cpu", _dtypes.bool)
+
+
+def _c_name(d):
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[d.name]
 
 
 def cumsum_(self, dim, *, dtype=None):
@@ -502,8 +511,11 @@ def dist(input, other, p=2):
 
 
 @method()
-def renorm(input, p, dim, maxnorm):
+def renorm(input, p, dim, maxnorm, *, out=None):
     import ember
+
+    if out is not None:
+        return _finish(renorm(input, p, dim, maxnorm), out, "renorm")
 
     d = wrap_dim(dim, input.dim())
     dims = [i for i in range(input.dim()) if i != d]
@@ -553,7 +565,11 @@ def adjoint(input):
 
 
 def _split_along(name, dim, min_dim):
-    def fn(input, indices_or_sections):
+    def fn(input, *indices_or_sections, sections=None, indices=None):  # (Tensor.hsplit(1, 2): indices)
+        if sections is not None or indices is not None:
+            indices_or_sections = sections if sections is not None else indices
+        elif len(indices_or_sections) == 1:
+            indices_or_sections = indices_or_sections[0]
         if input.dim() < min_dim:
             raise RuntimeError(f"{_naming.prefix}.{name} requires a tensor with at least {min_dim} dimension, but "
                                f"got a tensor with {input.dim()} dimensions!")
@@ -572,8 +588,15 @@ vsplit = _split_along("vsplit", 0, 2)
 dsplit = _split_along("dsplit", 2, 3)
 Tensor.unsafe_split = lambda self, split_size, dim=0: self.split(split_size, dim)
 Tensor.unsafe_chunk = lambda self, chunks, dim=0: self.chunk(chunks, dim)
-public.update(unsafe_split=lambda tensor, split_size_or_sections, dim=0: tensor.split(split_size_or_sections, dim),
-              unsafe_chunk=lambda input, chunks, dim=0: input.chunk(chunks, dim))
+def unsafe_split(input, split_size, dim=0):
+    return input.split(split_size, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+public.update(unsafe_split=unsafe_split, unsafe_chunk=unsafe_chunk)
 
 
 # ---- index helpers ---------------------------------------------------------------------------------------------
@@ -584,13 +607,15 @@ def _tri_indices(row, col, offset, lower):
     return np.stack([r, c]).astype(np.int64)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
     import ember
 
     return ember.tensor(_tri_indices(row, col, offset, True), dtype=dtype or ember.long, device=device)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False,
+                 requires_grad=False):
     import ember
 
     return ember.tensor(_tri_indices(row, col, offset, False), dtype=dtype or ember.long, device=device)
@@ -615,8 +640,14 @@ def unravel_index(indices, shape):
 
 
 @method()
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False, out=None, element=None,
+         test_element=None):
     import ember
+
+    elements = element if element is not None else elements
+    test_elements = test_element if test_element is not None else test_elements
+    if out is not None:
+        return _finish(isin(elements, test_elements, assume_unique=assume_unique, invert=invert), out, "isin")
 
     e = elements if isinstance(elements, Tensor) else ember.tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else ember.tensor(test_elements)
@@ -646,8 +677,11 @@ public.update(tril_indices=tril_indices, triu_indices=triu_indices, unravel_inde
 
 
 @method()
-def nonzero_static(input, *, size, fill_value=-1):
+def nonzero_static(input, *, size, fill_value=-1, out=None):
     import ember
+
+    if out is not None:
+        return _finish(nonzero_static(input, size=size, fill_value=fill_value), out, "nonzero_static")
 
     if input.is_meta:  # (torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's)
         return ember.empty_strided((size, input.dim()), (1, size), dtype=ember.long, device="meta")
@@ -680,11 +714,12 @@ def _range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
            requires_grad=False):
     import ember
 
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                   "in [start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = int(math.floor((end - start) / step)) + 1
@@ -724,10 +759,10 @@ def apply_(self, callable):  # noqa: A002 - torch's name
     return self
 
 
-def map_(self, tensor, callable):  # noqa: A002
+def map_(self, other, callable):  # noqa: A002
     import ember
 
-    other = tensor.expand(self.shape).reshape(-1).tolist()
+    other = other.expand(self.shape).reshape(-1).tolist()
     vals = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)]
     self.copy_(ember.tensor(vals, dtype=self.dtype).reshape(self.shape))
     return self
@@ -750,6 +785,9 @@ def _storage_type(self):
 
 
 def _put(self, index, source, accumulate, inplace):
+    if source.dtype != self.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_word(self.dtype)} and source.dtype = {_word(source.dtype)}")
     target = self if inplace else self.clone()
     flat = target.view(-1) if target.is_contiguous() else None
     if flat is None:

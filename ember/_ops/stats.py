@@ -238,12 +238,12 @@ _std_mean = _pair_op("std_mean", "StdMeanBackward0", lambda *a: np.sqrt(_var_ker
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return return_types.var_mean(*dispatch(_var_mean, (input,), args))
+    return tuple(dispatch(_var_mean, (input,), args))  # (a plain tuple, as torch's)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return return_types.std_mean(*dispatch(_std_mean, (input,), args))
+    return tuple(dispatch(_std_mean, (input,), args))
 
 
 method(top=True)(var_mean)

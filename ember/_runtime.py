@@ -228,12 +228,12 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False):
     """`size` elements read from `filename` (torch.from_file); shared=True maps the file."""
+    import os
+
     import numpy as np
 
     from . import _dtypes
     from ._ops.creation import from_numpy
-
-    import os
 
     d = _dtypes.to_numpy(dtype or _dtypes.get_default_dtype())
     have, need = os.path.getsize(filename), size * d.itemsize

@@ -403,6 +403,14 @@ _METHODS = [
     lambda lib, x: x.unsafe_split(2, 1), lambda lib, x: lib.unsafe_chunk(x, 3, 1),
     lambda lib, x: lib.empty_permuted((2, 3, 4), (2, 0, 1)).stride(),
     lambda lib, x: x.narrow_copy(1, 1, 2),
+    lambda lib, x: x.clone().resize_(2, 2),
+    lambda lib, x: x.clone().resize_(4, 5).shape,
+    lambda lib, x: x.clone().resize_as_(lib.ones(5)),
+    lambda lib, x: lib.ones(2, dtype=x.dtype).set_(x),
+    lambda lib, x: lib.ones(2, dtype=x.dtype).set_(x, 1, (2, 2), (1, 4)),
+    lambda lib, x: lib.ones(2).set_().shape,
+    lambda lib, x: lib.zeros(3, 4, dtype=x.dtype).module_load(x),
+    lambda lib, x: x.module_load(x + 1, assign=True),
 ]
 
 
@@ -506,3 +514,15 @@ def test_index_helpers():
     check(lambda lib: lib.triu_indices(3, 5, 1, dtype=lib.int32))
     check(lambda lib: lib.unravel_index(lib.tensor(7), (2, 4)))
     assert_same_error(lambda lib: lib.unravel_index(lib.tensor([1.0]), (2,)))
+
+
+def test_resize_and_set_errors():
+    assert_same_error(lambda lib, x: x.requires_grad_().resize_(3), np.ones(2))
+    assert_same_error(lambda lib, x: lib.ones(2).set_(x), np.ones(2))
+
+
+def test_chalf_says_there_is_no_complex32():
+    """torch makes a complex32 tensor; ember has no such dtype and says so (NOTE [ complex32 ])."""
+    torch.ones(2).chalf()
+    with pytest.raises(NotImplementedError, match=r"ember has no complex32 \(ComplexHalf\) dtype"):
+        ember.ones(2).chalf()

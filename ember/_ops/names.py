@@ -821,3 +821,272 @@ def fill_diagonal_(self, fill_value, wrap=False):
 
 
 Tensor.fill_diagonal_ = fill_diagonal_
+
+
+# ---- index_reduce, histogram, gradient, hash_tensor ----------------------------------------------------------
+
+_warned_index_reduce = [False]
+
+
+def _beta_warning():
+    if not _warned_index_reduce[0]:
+        _warned_index_reduce[0] = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+
+
+def _index_reduce(input, dim, index, source, reduce, include_self):
+    """scatter_reduce with `index` laid along `dim` of `source` (torch's beta index_reduce)."""
+    from .._dispatch import not_implemented
+
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not include_self and (input.is_complex() or input.dtype.name == "bool"):
+        raise not_implemented("index_reduce_func_exclude_input_init", input.dtype)
+    if reduce in ("amax", "amin") and input.is_complex():
+        raise not_implemented("maximum_cpu" if reduce == "amax" else "minimum_cpu", input.dtype)
+    if reduce == "mean" and input.dtype.name == "bool":
+        raise not_implemented("div_floor_cpu", input.dtype)
+    d = wrap_dim(dim, input.dim())
+    shape = [1] * source.dim()
+    if source.dim():
+        shape[d] = index.numel()
+    idx = index.reshape(shape).expand(source.shape) if source.dim() else index.reshape(())
+    return input.scatter_reduce(d, idx, source, reduce, include_self=include_self)
+
+
+@method()
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    _beta_warning()
+    return _finish(_index_reduce(input, dim, index, source, reduce, include_self), out, "index_reduce")
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    _beta_warning()
+    return self.copy_(_index_reduce(self, dim, index, source, reduce, include_self))
+
+
+Tensor.index_reduce_ = index_reduce_
+
+
+@defop("histogram", None, tags=("dynamic_output_shape",))
+def _histogram(a, edges, weight, density):
+    n = edges.size - 1
+    flat, w = a.reshape(-1), weight.reshape(-1)
+    keep = (flat >= edges[0]) & (flat <= edges[-1])  # (NaN and values outside the edges are not counted)
+    idx = np.searchsorted(edges, flat[keep], side="right") - 1
+    idx[idx == n] = n - 1  # (the last edge belongs to the last bin)
+    hist = np.bincount(idx, weights=w[keep], minlength=n).astype(a.dtype)
+    if density:
+        hist = (hist / (hist.sum() * np.diff(edges))).astype(a.dtype)
+    return hist, edges.copy()
+
+
+@method()
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002 - torch's name
+    import ember
+
+    from .. import return_types
+
+    if isinstance(bins, Tensor) and bins.dtype != input.dtype:
+        raise RuntimeError(f"{_naming.prefix}.histogramdd: input tensor and bins tensors should have the same dtype, "
+                           f"but got input with dtype {_c_name(input.dtype)} and bins for dimension 0 with dtype "
+                           f"{_c_name(bins.dtype)}")
+    if input.dtype.name not in ("float32", "float64"):
+        _histogram_dtype_error(input, bins, range)
+    if isinstance(bins, Tensor):
+        edges = bins
+    elif input.is_meta:  # (the edges' values come from the data; their shape does not)
+        edges = ember.empty(bins + 1, dtype=input.dtype, device="meta")
+    else:
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif input.numel():
+            lo, hi = float(input.min()), float(input.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = ember.linspace(lo, hi, bins + 1, dtype=input.dtype)
+    w = weight if weight is not None else ember.ones_like(input)
+    r = return_types.histogram(*dispatch(_histogram, (input, edges, w), (bool(density),)))
+    return finish_out(r, out)
+
+
+def _histogram_dtype_error(input, bins, range):  # noqa: A002
+    """torch's error for a dtype its histogram kernels lack, raised where torch's steps raise it: the bin
+    range (no `range`: the "histogramdd" min/max pass), the edges' linspace, then the counting kernel."""
+    from .._dispatch import not_implemented
+    from ._util import checked_scalar
+
+    if not isinstance(bins, Tensor):
+        if range is None:
+            raise not_implemented("histogramdd", input.dtype)
+        if input.dtype.name in ("float16", "bfloat16"):  # (torch counts half tensors given their bin range)
+            return
+        if input.dtype.name == "bool":
+            raise not_implemented("linspace_cpu", input.dtype)
+        if range is not None and not input.is_complex():
+            for v in range:
+                checked_scalar(float(v), input._data.dtype, names=None)
+    if input.dtype.name not in ("float16", "bfloat16"):
+        raise not_implemented("histogram_cpu", input.dtype)
+
+
+@method()
+def hash_tensor(input, *dims, dim=None, keepdim=False, mode=0, out=None):
+    if dims:  # (Tensor.hash_tensor(0, 1))
+        dim = dims[0] if len(dims) == 1 else dims
+    if out is not None:
+        return finish_out(hash_tensor(input, dim=dim, keepdim=keepdim, mode=mode), out)
+    if mode != 0:
+        raise RuntimeError(f"hash_tensor only supports mode=0 (xor_reduction), but got mode={mode}")
+    dims = tuple(range(input.dim())) if dim is None or dim == () else \
+        tuple(wrap_dim(d, input.dim()) for d in ((dim,) if isinstance(dim, int) else dim))
+    return dispatch(_hash_tensor, (input,), (dims, bool(keepdim)))
+
+
+@defop("hash_tensor", None, dtypes=INTEGRAL | FLOATING | {"bool"}, error="xor_sum_cpu")
+def _hash_tensor(a, dims, keepdim):
+    wide = a.astype(np.float64 if a.dtype.kind in "fV" else np.int64)
+    bits = wide.view(np.uint64)
+    return np.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim) if bits.ndim else bits.copy()
+
+
+@_hash_tensor.meta_
+def _(a, dims, keepdim):
+    shape = tuple(1 if i in dims else s for i, s in enumerate(a.shape)) if keepdim else \
+        tuple(s for i, s in enumerate(a.shape) if i not in dims)
+    return meta_array(shape, _dtypes.uint64)
+
+
+@_histogram.meta_
+def _(a, edges, weight, density):
+    n = edges.shape[0] - 1
+    return meta_array((n,), a._data.dtype), meta_array((n + 1,), a._data.dtype)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Central differences inside, one-sided (edge_order 1 or 2) at the ends, per dim (torch.gradient)."""
+    dims = list(range(input.dim())) if dim is None else [wrap_dim(d, input.dim()) for d in
+                                                            ((dim,) if isinstance(dim, int) else dim)]
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    if isinstance(spacing, (list, tuple)):
+        steps = list(spacing)
+        if len(steps) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+                               f"dim arguments to have the same length, but got a spacing argument of length "
+                               f"{len(steps)} and a dim argument of length {len(dims)}.")
+    else:
+        steps = [spacing] * len(dims)
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, steps))
+
+
+def _gradient_along(x, d, h, edge_order):
+    if x._data.dtype == np.uint8:
+        raise RuntimeError(f"{_naming.prefix}.gradient does not support uint8 input.")
+    n = x.shape[d]
+
+    def part(lo, length):
+        return x.narrow(d, lo, length)
+    if isinstance(h, Tensor):
+        return _gradient_coords(x, d, h, edge_order)
+    inner = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / h
+        last = (part(n - 1, 1) - part(n - 2, 1)) / h
+    else:
+        first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / h
+        last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / h
+    import ember
+
+    return ember.cat([first, inner, last], d)
+
+
+def _gradient_coords(x, d, coords, edge_order):
+    """Non-uniform spacing: coordinates along `d` (NumPy's and torch's second-order interior formula)."""
+    import ember
+
+    n = x.shape[d]
+    shape = [1] * x.dim()
+    shape[d] = n - 2
+    dx = coords.diff()
+    a, b = dx[:-1].reshape(shape), dx[1:].reshape(shape)  # (the coefficients first, as torch and NumPy do)
+    inner = (x.narrow(d, 0, n - 2) * (-b / (a * (a + b))) + x.narrow(d, 1, n - 2) * ((b - a) / (a * b))
+             + x.narrow(d, 2, n - 2) * (a / (b * (a + b))))
+    if edge_order == 1:
+        first = (x.narrow(d, 1, 1) - x.narrow(d, 0, 1)) / dx[0]
+        last = (x.narrow(d, n - 1, 1) - x.narrow(d, n - 2, 1)) / dx[-1]
+    else:
+        a0, b0 = dx[0], dx[1]
+        first = (x.narrow(d, 0, 1) * (-(2 * a0 + b0) / (a0 * (a0 + b0))) + x.narrow(d, 1, 1) * ((a0 + b0) / (a0 * b0))
+                 - x.narrow(d, 2, 1) * (a0 / (b0 * (a0 + b0))))
+        a1, b1 = dx[-2], dx[-1]
+        last = (x.narrow(d, n - 3, 1) * (b1 / (a1 * (a1 + b1))) - x.narrow(d, n - 2, 1) * ((a1 + b1) / (a1 * b1))
+                + x.narrow(d, n - 1, 1) * ((a1 + 2 * b1) / (b1 * (a1 + b1))))
+    return ember.cat([first, inner, last], d)
+
+
+public["gradient"] = gradient
+
+
+# ---- resize_, set_, module_load, chalf ----------------------------------------------------------------------
+
+
+def resize_(self, *sizes, size=None, memory_format=None):
+    from .._grad_state import state
+
+    if self._requires_grad and state.enabled:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = as_shape(sizes if size is None else (size,))
+    n = 1
+    for s in shape:
+        n *= s
+    flat = self._data.reshape(-1) if self._data.flags.c_contiguous else np.ascontiguousarray(self._data).reshape(-1)
+    if n <= flat.size and self._data.flags.c_contiguous:
+        self._data = flat[:n].reshape(shape)  # (same memory: torch keeps the storage when it is big enough)
+    else:
+        new = np.empty(n, self._data.dtype)
+        k = min(n, flat.size)
+        new[:k] = flat[:k]
+        self._data = new.reshape(shape)
+    return self
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    return self.resize_(the_template.shape)
+
+
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """self becomes a view of `source`'s memory (a tensor), or an empty tensor (no argument)."""
+    if source is None:
+        self._data = np.empty(0, self._data.dtype)
+        return self
+    if not isinstance(source, Tensor):
+        raise TypeError("set_(): ember takes a source tensor (or nothing), not a storage")
+    if source.dtype != self.dtype:
+        raise RuntimeError(f"Could not set tensor of type {_c_name(source.dtype)} to a tensor of type "
+                           f"{_c_name(self.dtype)}")
+    self._data = source._data if size is None else source.as_strided(size, stride, storage_offset)._data
+    return self
+
+
+def module_load(self, other, assign=False):
+    """How load_state_dict transforms `other` before it lands in self (torch's default: copy, or the
+    detached `other` itself with assign=True)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def chalf(self, memory_format=None):
+    raise NotImplementedError("ember has no complex32 (ComplexHalf) dtype (NOTE [ complex32 ]), which chalf makes")
+
+
+Tensor.resize_, Tensor.resize_as_, Tensor.set_, Tensor.module_load, Tensor.chalf = (
+    resize_, resize_as_, set_, module_load, chalf)

@@ -150,3 +150,32 @@ for _name in ("logical_not", "bitwise_not", "cumsum", "cumprod", "deg2rad", "rad
         dtypes=("int64",) if _name == "bitwise_not" else FLOAT + ("int64",) if _name != "deg2rad" and
         _name != "rad2deg" else FLOAT, grad=_name in ("cumsum", "cumprod", "negative", "deg2rad", "rad2deg"),
         node=_name not in ("deg2rad", "rad2deg"))
+
+# ---- index_reduce, histogram, gradient, hash_tensor --------------------------------------------------------------
+
+for _reduce in ("prod", "mean", "amax", "amin"):
+    add("index_reduce", id="index_reduce_" + _reduce,
+        fn=lambda lib, x, i, s, red=_reduce, **k: x.index_reduce(0, i, s, red, **k),
+        samples=same(lambda d, r: Sample(arr(r, (5, 3), d), np.array([0, 2, 0, 4]), arr(r, (4, 3), d)),
+                     lambda d, r: Sample(arr(r, (5, 3), d), np.array([1, 1]), arr(r, (2, 3), d),
+                                         include_self=False)),
+        dtypes=FLOAT + ("int64",), grad=_reduce != "prod", gradgrad=False, node=False,
+        inplace=lambda lib, x, i, s, red=_reduce, **k: x.index_reduce_(0, i, s, red, **k))
+add("histogram", fn=lambda lib, x, *a, **k: tuple(lib.histogram(x, *a, **k)),
+    samples=same(lambda d, r: Sample(arr(r, (20,), d), 4), lambda d, r: Sample(arr(r, (3, 5), d), 3, density=True),
+                 lambda d, r: Sample(arr(r, (10,), d), np.array([-2.0, -0.5, 0.0, 1.5], d)),
+                 lambda d, r: Sample(arr(r, (10,), d), 3, range=(-1.0, 1.0)),
+                 lambda d, r: Sample(np.full((4,), 2.0, d), 2)),
+    grad=False, errors=_err(lambda r: Sample(arr(r, (4,), "int64"), 2),
+                            lambda r: Sample(np.array([1.0, np.nan]), 2)))
+add("hash_tensor", samples=same(lambda d, r: Sample(arr(r, (3, 4), d)), lambda d, r: Sample(arr(r, (3, 4), d), dim=1),
+                                lambda d, r: Sample(arr(r, (3, 4), d), dim=0, keepdim=True)),
+    dtypes=FLOAT + ("int64", "int32"), grad=False)
+add("gradient", fn=lambda lib, x, coords=None, **k: lib.gradient(x, **k) if coords is None else
+    lib.gradient(x, spacing=(coords,), **k),
+    samples=same(lambda d, r: Sample(arr(r, (5,), d)), lambda d, r: Sample(arr(r, (4, 5), d), spacing=2.0),
+                 lambda d, r: Sample(arr(r, (4, 5), d), dim=1, edge_order=2),
+                 lambda d, r: Sample(arr(r, (4, 5), d), spacing=[0.5, 2.0], dim=(0, 1)),
+                 lambda d, r: Sample(arr(r, (6,), d), np.array([0.0, 1.0, 1.5, 3.5, 4.0, 6.0], d)),
+                 lambda d, r: Sample(arr(r, (6,), d), np.array([0.0, 1.0, 1.5, 3.5, 4.0, 6.0], d), edge_order=2)),
+    dtypes=FLOAT, node=False, errors=_err(lambda r: Sample(arr(r, (2,), "float32"), edge_order=2)))

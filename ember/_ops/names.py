@@ -868,7 +868,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
 Tensor.index_reduce_ = index_reduce_
 
 
-@defop("histogram", None, tags=("dynamic_output_shape",))
+@defop("histogram", None)
 def _histogram(a, edges, weight, density):
     n = edges.size - 1
     flat, w = a.reshape(-1), weight.reshape(-1)

@@ -7,7 +7,7 @@ from . import _naming
 __all__ = ["max", "min", "sort", "topk", "kthvalue", "median", "mode", "aminmax", "cummax", "cummin",
            "slogdet", "qr", "svd", "linalg_svd", "linalg_eigh", "linalg_qr",
            "linalg_slogdet", "nanmedian", "lstsq", "linalg_lstsq", "geqrf", "frexp",
-           "histogram", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex", "linalg_lu_factor",
+           "histogram", "histogramdd", "linalg_inv_ex", "linalg_solve_ex", "linalg_cholesky_ex", "linalg_lu_factor",
            "linalg_lu_factor_ex", "triangular_solve"]
 
 
@@ -43,6 +43,7 @@ lstsq = linalg_lstsq = _make("linalg_lstsq", "solution residuals rank singular_v
 geqrf = _make("geqrf", "a tau")
 frexp = _make("frexp", "mantissa exponent")
 histogram = _make("histogram", "hist bin_edges")
+histogramdd = _make("histogramdd", "hist bin_edges")
 linalg_inv_ex = _make("linalg_inv_ex", "inverse info")
 linalg_solve_ex = _make("linalg_solve_ex", "result info")
 linalg_cholesky_ex = _make("linalg_cholesky_ex", "L info")

@@ -920,7 +920,9 @@ def _histogram_dtype_error(input, bins, range):  # noqa: A002
     from .._dispatch import not_implemented
     from ._util import checked_scalar
 
-    if not isinstance(bins, Tensor):
+    tensor_bins = isinstance(bins, Tensor) or isinstance(bins, (list, tuple)) and any(
+        isinstance(b, Tensor) for b in bins)
+    if not tensor_bins:
         if range is None:
             raise not_implemented("histogramdd", input.dtype)
         if input.dtype.name in ("float16", "bfloat16"):  # (torch counts half tensors given their bin range)
@@ -1090,3 +1092,77 @@ def chalf(self, memory_format=None):
 
 Tensor.resize_, Tensor.resize_as_, Tensor.set_, Tensor.module_load, Tensor.chalf = (
     resize_, resize_as_, set_, module_load, chalf)
+
+
+# ---- histogramdd ----------------------------------------------------------------------------------------------
+
+
+@defop("histogramdd", None)
+def _histogramdd(a, weight, *edges_and_density):
+    *edges, density = edges_and_density
+    pts = a.reshape(-1, a.shape[-1])
+    w = weight.reshape(-1)
+    keep = np.ones(pts.shape[0], bool)
+    idx = []
+    for k, e in enumerate(edges):
+        col = pts[:, k]
+        keep &= (col >= e[0]) & (col <= e[-1])  # (NaN and values outside the edges are not counted)
+        i = np.searchsorted(e, col, side="right") - 1
+        idx.append(np.clip(i, 0, e.size - 2))  # (the last edge belongs to the last bin)
+    shape = tuple(e.size - 1 for e in edges)
+    flat = np.ravel_multi_index(tuple(i[keep] for i in idx), shape) if shape else np.zeros(0, np.int64)
+    hist = np.bincount(flat, weights=w[keep], minlength=int(np.prod(shape))).reshape(shape).astype(a.dtype)
+    if density:
+        widths = np.ones(shape)
+        for k, e in enumerate(edges):
+            widths = widths * np.diff(e).reshape([-1 if j == k else 1 for j in range(len(edges))])
+        hist = (hist / (hist.sum() * widths)).astype(a.dtype)
+    return (hist,) + tuple(e.copy() for e in edges)
+
+
+@_histogramdd.meta_
+def _(a, weight, *edges_and_density):
+    edges = edges_and_density[:-1]
+    shape = tuple(e.shape[0] - 1 for e in edges)
+    return (meta_array(shape, a._data.dtype),) + tuple(meta_array((e.shape[0],), a._data.dtype) for e in edges)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002 - torch's names
+    """Histogram of the points in input's last dimension (torch.histogramdd): (hist, bin_edges)."""
+    import ember
+
+    from .. import return_types
+
+    d = input.shape[-1] if input.dim() else 0
+    if input.dtype.name not in ("float32", "float64"):
+        _histogram_dtype_error(input, bins, range)
+    if isinstance(bins, int):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    edges = []
+    pts = input.reshape(-1, d)
+    for k, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b)
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
+        elif input.is_meta:
+            lo, hi = 0.0, 1.0  # (the edges' values come from the data; their shape does not)
+        elif pts.shape[0]:
+            col = pts[:, k]
+            lo, hi = float(col.min()), float(col.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension {k}'s range [{lo:g}, {hi:g}] is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(ember.linspace(lo, hi, int(b) + 1, dtype=input.dtype, device=input.device))
+    w = weight if weight is not None else ember.ones(input.shape[:-1], dtype=input.dtype, device=input.device)
+    out = dispatch(_histogramdd, (input, w, *edges), (bool(density),))
+    return return_types.histogramdd(out[0], list(out[1:]))
+
+
+public["histogramdd"] = histogramdd

@@ -179,3 +179,10 @@ add("gradient", fn=lambda lib, x, coords=None, **k: lib.gradient(x, **k) if coor
                  lambda d, r: Sample(arr(r, (6,), d), np.array([0.0, 1.0, 1.5, 3.5, 4.0, 6.0], d)),
                  lambda d, r: Sample(arr(r, (6,), d), np.array([0.0, 1.0, 1.5, 3.5, 4.0, 6.0], d), edge_order=2)),
     dtypes=FLOAT, node=False, errors=_err(lambda r: Sample(arr(r, (2,), "float32"), edge_order=2)))
+add("histogramdd", fn=lambda lib, x, *a, **k: (lambda r: (r.hist, *r.bin_edges))(lib.histogramdd(x, *a, **k)),
+    samples=same(lambda d, r: Sample(arr(r, (20, 2), d), 3), lambda d, r: Sample(arr(r, (4, 5, 3), d), [2, 3, 1]),
+                 lambda d, r: Sample(arr(r, (10, 2), d), 2, range=[-1.0, 1.0, 0.0, 2.0], density=True),
+                 lambda d, r: Sample(arr(r, (12, 1), d), 4, weight=None),
+                 lambda d, r: Sample(np.full((3, 2), 1.5, d), 2)),
+    grad=False, errors=_err(lambda r: Sample(arr(r, (4, 2), "int64"), 2),
+                            lambda r: Sample(arr(r, (4, 2), "float32"), [2, 2, 2])))

@@ -14,6 +14,7 @@ from . import (  # noqa: F401 - imported for their registrations
     linalg,
     linalg_ext,
     names,  # issue 15's remaining torch.* / Tensor names (area T)
+    names_more,  # (area T, part two)
     nn_ops,
     optim,
     pointwise,

@@ -65,6 +65,28 @@ from ._runtime import is_deterministic_algorithms_warn_only_enabled as is_determ
 from ._runtime import set_num_interop_threads as set_num_interop_threads
 from ._runtime import set_num_threads as set_num_threads
 from ._runtime import use_deterministic_algorithms as use_deterministic_algorithms
+# -- issue 15's torch.* settings and helpers (area T) --
+from ._runtime import finfo as finfo  # noqa: E402
+from ._runtime import iinfo as iinfo  # noqa: E402
+from ._runtime import from_file as from_file  # noqa: E402
+from ._runtime import frombuffer as frombuffer  # noqa: E402
+from ._runtime import get_default_device as get_default_device  # noqa: E402
+from ._runtime import set_default_device as set_default_device  # noqa: E402
+from ._runtime import get_deterministic_debug_mode as get_deterministic_debug_mode  # noqa: E402
+from ._runtime import set_deterministic_debug_mode as set_deterministic_debug_mode  # noqa: E402
+from ._runtime import get_float32_matmul_precision as get_float32_matmul_precision  # noqa: E402
+from ._runtime import set_float32_matmul_precision as set_float32_matmul_precision  # noqa: E402
+from ._runtime import init_num_threads as init_num_threads  # noqa: E402
+from ._runtime import is_inference as is_inference  # noqa: E402
+from ._runtime import is_warn_always_enabled as is_warn_always_enabled  # noqa: E402
+from ._runtime import set_warn_always as set_warn_always  # noqa: E402
+from ._runtime import set_default_tensor_type as set_default_tensor_type  # noqa: E402
+from ._runtime import set_flush_denormal as set_flush_denormal  # noqa: E402
+from ._runtime import to_dlpack as to_dlpack  # noqa: E402
+from ._storage import legacy_storages as _legacy_storages  # noqa: E402
+
+globals().update(_legacy_storages)  # FloatStorage, ...: torch's legacy storage classes
+# -- end area T --
 
 
 

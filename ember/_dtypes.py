@@ -242,8 +242,13 @@ def result_dtype(args):
     return r
 
 
-def result_type(tensor, other):
-    """torch.result_type: the dtype an arithmetic op on `tensor` and `other` would produce."""
+def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=None):
+    """torch.result_type: the dtype an arithmetic op on `tensor` and `other` would produce (its overloads name
+    a number `scalar`, or two numbers `scalar1` and `scalar2`)."""
+    if scalar1 is not None or scalar2 is not None:
+        tensor, other = scalar1, scalar2
+    elif scalar is not None:
+        tensor, other = (scalar, other) if tensor is None else (tensor, scalar)
     return result_dtype((tensor, other))
 
 

@@ -165,6 +165,40 @@ class TypedStorage:
     __str__ = __repr__
 
 
+# ---- the legacy storage classes (torch.FloatStorage, ...: TypedStorage subclasses with a fixed dtype) ----------
+
+
+class _LegacyStorage(TypedStorage):
+    """`ember.FloatStorage(3)` (uninitialised), `ember.FloatStorage([1, 2])` (values): a TypedStorage of the
+    class's dtype, as torch's legacy storage classes are."""
+
+    def __init__(self, *args, wrap_storage=None, dtype=None, device=None):
+        import numpy as np
+
+        d = type(self).dtype
+        if wrap_storage is not None:
+            super().__init__(wrap_storage, d)
+            return
+        data = args[0] if args else 0
+        if isinstance(data, int):
+            super().__init__(UntypedStorage(data * d.itemsize), d)
+            return
+        values = np.asarray(list(data), dtype=_dtypes.to_numpy(d))
+        super().__init__(UntypedStorage(values.size * d.itemsize), d)
+        self._array()[:] = values
+
+
+_LEGACY_STORAGES = {"Storage": "float32", "FloatStorage": "float32", "DoubleStorage": "float64",
+                    "HalfStorage": "float16", "BFloat16Storage": "bfloat16", "LongStorage": "int64",
+                    "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8",
+                    "BoolStorage": "bool", "ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128"}
+legacy_storages = {}
+for _name, _dt in _LEGACY_STORAGES.items():
+    if _name != "Storage":
+        legacy_storages[_name] = type(_name, (_LegacyStorage,), {"dtype": getattr(_dtypes, _dt), "__module__": "ember"})
+legacy_storages["Storage"] = legacy_storages["FloatStorage"]  # (torch.Storage is torch.FloatStorage's alias)
+
+
 _warned = [False]
 
 

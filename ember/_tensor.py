@@ -202,12 +202,12 @@ class Tensor:
         share_(self)  # (re-points a view made before its base was shared: NOTE [ Shared storages ])
         return True
 
-    def is_pinned(self):
+    def is_pinned(self, device=None):
         return False
 
-    def is_set_to(self, other):
-        return (self.data_ptr() == other.data_ptr() and self.shape == other.shape
-                and self.stride() == other.stride())
+    def is_set_to(self, tensor):
+        return (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
+                and self.stride() == tensor.stride())
 
     # ---- autograd fields ---------------------------------------------------------------------------------
 
@@ -457,7 +457,7 @@ class Tensor:
     def cuda(self, *args, **kwargs):
         check_device("cuda")
 
-    def pin_memory(self):
+    def pin_memory(self, device=None):
         return self
 
     def share_memory_(self):  # area M: See NOTE [ Shared storages ] in ember/_shared_memory.py

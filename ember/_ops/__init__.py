@@ -18,6 +18,8 @@ from . import (  # noqa: F401 - imported for their registrations
     linalg_ext,
     linalg_funcs,  # linalg (L)
     lu,  # linalg (L)
+    names,  # issue 15's remaining torch.* / Tensor names (area T)
+    names_more,  # (area T, part two)
     nn_ops,
     optim,
     pointwise,

@@ -98,9 +98,24 @@ def finish_out(result, out, check_grad=True):
     """Honour an `out=` argument: write `result` into `out` (resized if it is empty) and return it.
 
     With an input or `out` requiring grad, torch refuses out= (no gradient flows into an out tensor); a
-    few of its composites (diag) skip that check, and pass `check_grad=False`."""
+    few of its composites (diag) skip that check, and pass `check_grad=False`.
+
+    A tuple result (max(dim), sort, svd: a return_types named tuple) is written into the tuple `out`
+    element by element, and the same named tuple of the *out* tensors is returned, as torch does."""
     if out is None:
         return result
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{_out_op_name(result[0])}(): argument 'out' must be tuple of {len(result)} "
+                            "Tensors")
+        for r, o in zip(result, out):
+            finish_out(r, o, check_grad)
+        if not hasattr(result, "_fields"):
+            return tuple(out)
+        from .. import return_types
+
+        name = type(result).__name__
+        return getattr(return_types, name if name.endswith("_out") else name + "_out", type(result))(*out)
     if out._data.shape != result._data.shape:
         if out._data.size == 0 or out._data.ndim != result._data.ndim:
             out._data = np.empty(result._data.shape, out._data.dtype)

@@ -355,10 +355,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return finish_out(dispatch(_addcdiv, (input, tensor1, tensor2), (value,)), out)
 
 
-Tensor.addcmul_ = lambda self, t1, t2, *, value=1: dispatch_inplace(_addcmul, self, (self, t1, t2), (value,))
+Tensor.addcmul_ = lambda self, tensor1, tensor2, *, value=1: dispatch_inplace(
+    _addcmul, self, (self, tensor1, tensor2), (value,))
 
 
-def _addcdiv_(self, t1, t2, *, value=1):
+def _addcdiv_(self, tensor1, tensor2, *, value=1):
+    t1, t2 = tensor1, tensor2
     check_addcdiv(t1, t2)
     return dispatch_inplace(_addcdiv, self, (self, t1, t2), (value,))
 

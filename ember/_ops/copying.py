@@ -94,8 +94,8 @@ def _(a, reps):
 
 
 @method(top=False)
-def repeat(self, *sizes):
-    reps = as_shape(sizes)
+def repeat(self, *sizes, repeats=None):
+    reps = as_shape(sizes if repeats is None else (repeats,))
     if len(reps) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                            "of tensor")
@@ -105,8 +105,8 @@ def repeat(self, *sizes):
 
 
 @method()
-def tile(input, dims):
-    dims = as_shape((dims,))
+def tile(input, *dims_, dims=None):  # (Tensor.tile(2, 3), tile(x, (2, 3)), tile(x, dims=...))
+    dims = as_shape(dims_ if dims is None else (dims,))
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + tuple(dims)
     return input.repeat(*dims)
@@ -194,8 +194,8 @@ _flip.meta_(lambda a, dims: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 @method()
-def flip(input, *dims):
-    dims = as_shape(dims)
+def flip(input, *dims_, dims=None):
+    dims = as_shape(dims_ if dims is None else (dims,))
     return dispatch(_flip, (input,), (wrap_dims(dims, input._data.ndim) if input._data.ndim else (),))
 
 

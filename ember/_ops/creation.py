@@ -16,7 +16,7 @@ from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
-from ._util import as_shape, checked_scalar, method, public
+from ._util import as_shape, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -221,12 +221,13 @@ def constant_like(ndarray, like):
     return t if like.device.type == "cpu" else t.to(like.device)
 
 
-def from_dlpack(ext_tensor):
-    """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...)."""
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A tensor sharing memory with any DLPack producer (NumPy arrays, torch tensors, ...); copy=True copies."""
+    check_device(device)
     if isinstance(ext_tensor, Tensor):
-        return ext_tensor
+        return ext_tensor.clone() if copy else ext_tensor
     arr = np.from_dlpack(ext_tensor)
-    return _wrap(arr)
+    return _wrap(arr.copy() if copy else arr)
 
 
 # ---- filled tensors -------------------------------------------------------------------------------------
@@ -262,13 +263,12 @@ def _check_size(shape, name=None):
 
 
 def _creator(name, fill):
-    def fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-           memory_format=None):
+    def fn(*size_, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False, memory_format=None, names=None):
         meta = check_device(device)
-        shape = _check_size(as_shape(size), name)
+        shape = _check_size(as_shape(size_ if size is None else (size,)), name)
         t = _create(_full, (shape, fill, _dtype(dtype)), meta)
         if out is not None:
-            from ._util import finish_out
             return finish_out(t, out)
         return _finish(t, requires_grad)
     fn.__name__ = name
@@ -280,10 +280,13 @@ zeros = _creator("zeros", 0)
 ones = _creator("ones", 1)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          memory_format=None):
+def empty(*size_, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None, names=None):
     meta = check_device(device)
-    return _finish(_create(_empty, (_check_size(as_shape(size)), _dtype(dtype)), meta), requires_grad)
+    t = _create(_empty, (_check_size(as_shape(size_ if size is None else (size,))), _dtype(dtype)), meta)
+    if out is not None:
+        return finish_out(t, out)
+    return _finish(t, requires_grad)
 
 
 def _fill_dtype(value, dtype):
@@ -300,7 +303,7 @@ def _fill_dtype(value, dtype):
     return _dtypes.get_default_dtype()
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, names=None,
          pin_memory=False):
     meta = check_device(device)
     if isinstance(fill_value, Tensor):
@@ -308,7 +311,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     d = _fill_dtype(fill_value, dtype)
     shape = _check_size(as_shape((size,)))
     fill_value = checked_scalar(fill_value, _dtypes.to_numpy(d), int(np.prod(shape)))
-    return _finish(_create(_full, (shape, fill_value, d), meta), requires_grad)
+    return finish_out(_finish(_create(_full, (shape, fill_value, d), meta), requires_grad), out)
 
 
 @defop("full_like", None, CREATION)
@@ -330,7 +333,8 @@ _empty_like.meta_(lambda a, dtype: meta_array(a.shape, dtype, _like_strides(a)))
 
 
 def _like(name, fill):
-    def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+           pin_memory=False):
         meta = check_device(device) if device is not None else input.is_meta  # (no default device)
         d = dtype if dtype is not None else input.dtype
         if meta:
@@ -355,7 +359,7 @@ empty_like = _like("empty_like", None)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              memory_format=None, pin_memory=False):
     check_device(device)
     d = dtype if dtype is not None else input.dtype
     fill_value = checked_scalar(fill_value.item() if isinstance(fill_value, Tensor) else fill_value,
@@ -379,7 +383,9 @@ _empty_strided.meta_(lambda size, stride, dtype: meta_array(size, dtype, stride)
 
 
 def _new(name, fn):
-    def method_(self, *args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    def method_(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
+        args = args if size is None else (size,)
         return fn(*args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
     method_.__name__ = name
     setattr(Tensor, name, method_)
@@ -388,11 +394,13 @@ def _new(name, fn):
 _new("new_zeros", zeros)
 _new("new_ones", ones)
 _new("new_empty", empty)
-Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False: full(
+Tensor.new_full = lambda self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, \
+    pin_memory=False: full(
     size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False: tensor(
+Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad=False, pin_memory=False: tensor(
     data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
-Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False: \
+Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
+    layout=None, pin_memory=False: \
     empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -418,7 +426,8 @@ def _arange(start, step, n, dtype):
     return (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype)
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False):
     """Values from `start` to `end` (exclusive) by `step`; int64 unless an argument is a float."""
     meta = check_device(device)
     if end is None:
@@ -438,7 +447,6 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     n = builtins.max(n, 0)
     t = _create(_arange, (start, step, n, dtype), meta)
     if out is not None:
-        from ._util import finish_out
         return finish_out(t, out)
     return _finish(t, requires_grad)
 
@@ -463,21 +471,22 @@ def _linspace(start, end, steps, dtype):
 _linspace.meta_(lambda start, end, steps, dtype: meta_array((steps,), dtype))
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
     meta = check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     t = _create(_linspace, (start, end, steps, _dtype(dtype)), meta)
-    return _finish(t, requires_grad)
+    return finish_out(_finish(t, requires_grad), out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     if check_device(device):
-        return _finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad)
+        return finish_out(_finish(linspace(start, end, steps, dtype=dtype, device=device), requires_grad), out)
     exps = linspace(start, end, steps, dtype=_dtypes.float64)
-    return _finish((base ** exps).to(_dtype(dtype)), requires_grad)
+    return finish_out(_finish((base ** exps).to(_dtype(dtype)), requires_grad), out)
 
 
 @defop("eye", None, CREATION)
@@ -488,11 +497,11 @@ def _eye(n, m, dtype):
 _eye.meta_(lambda n, m, dtype: meta_array((n, m), dtype))
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     meta = check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    return _finish(_create(_eye, (n, n if m is None else m, _dtype(dtype)), meta), requires_grad)
+    return finish_out(_finish(_create(_eye, (n, n if m is None else m, _dtype(dtype)), meta), requires_grad), out)
 
 
 # ---- tril / triu / meshgrid -------------------------------------------------------------------------------
@@ -526,14 +535,14 @@ _triu.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
 def tril(input, diagonal=0, *, out=None):
     if input._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return dispatch(_tril, (input,), (diagonal,))
+    return finish_out(dispatch(_tril, (input,), (diagonal,)), out)
 
 
 @method()
 def triu(input, diagonal=0, *, out=None):
     if input._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return dispatch(_triu, (input,), (diagonal,))
+    return finish_out(dispatch(_triu, (input,), (diagonal,)), out)
 
 
 Tensor.tril_ = lambda self, diagonal=0: dispatch_inplace(_tril, self, (self,), (diagonal,))

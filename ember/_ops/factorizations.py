@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
-from ._util import method, public
+from ._util import finish_out, method, public
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
@@ -140,7 +140,8 @@ def _(grads, a, check, *, out):
 def inv_ex(A, *, check_errors=False, out=None):
     """The inverse and LAPACK's info code per matrix (0, or the first zero pivot of A's LU factors)."""
     _check_square("inv", A)
-    return return_types.linalg_inv_ex(*dispatch(_inv_ex, (A,), ("linalg.inv_ex" if check_errors else None,)))
+    return finish_out(
+        return_types.linalg_inv_ex(*dispatch(_inv_ex, (A,), ("linalg.inv_ex" if check_errors else None,))), out)
 
 
 def inv(A, *, out=None):
@@ -208,7 +209,7 @@ def _(grads, a):
 
 def slogdet(A, *, out=None):
     _check_square("slogdet", A)
-    return return_types.slogdet(*dispatch(_slogdet, (A,)))
+    return finish_out(return_types.linalg_slogdet(*dispatch(_slogdet, (A,))), out)
 
 
 @defop("linalg_solve_ex", "LinalgSolveExBackward0", MATMUL, "same", save_output=True)
@@ -269,7 +270,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     A2, B2, vector = _solve_args(A, B, left)
     check = "ember.linalg.solve_ex" if check_errors else None
     x, info = dispatch(_solve_ex, (A2, B2), (vector, check))
-    return return_types.linalg_solve_ex(x if left else x.mT, info)
+    return finish_out(return_types.linalg_solve_ex(x if left else x.mT, info), out)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -430,7 +431,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     that is not positive-definite; the factor then holds what LAPACK left)."""
     _check_square("cholesky", A)
     check = "linalg.cholesky_ex" if check_errors else None
-    return return_types.linalg_cholesky_ex(*dispatch(_cholesky_ex, (A,), (bool(upper), check)))
+    return finish_out(
+        return_types.linalg_cholesky_ex(*dispatch(_cholesky_ex, (A,), (bool(upper), check))), out)
 
 
 def cholesky(A, *, upper=False, out=None):
@@ -478,7 +480,7 @@ def qr(A, mode="reduced", *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     require_linalg_dtype("qr", A)
-    return return_types.qr(*dispatch(_qr, (A,), (mode,)))
+    return finish_out(return_types.linalg_qr(*dispatch(_qr, (A,), (mode,))), out)
 
 
 @defop("geqrf", "GeqrfBackward0", MATMUL, saves="none")
@@ -616,12 +618,12 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     require_linalg_dtype("svd", A)
-    return return_types.svd(*dispatch(_svd, (A,), (bool(full_matrices),)))
+    return finish_out(return_types.linalg_svd(*dispatch(_svd, (A,), (bool(full_matrices),))), out)
 
 
 def svdvals(A, *, driver=None, out=None):
     require_linalg_dtype("svd", A)
-    return dispatch(_svd, (A,), (False,))[1]
+    return finish_out(dispatch(_svd, (A,), (False,))[1], out)
 
 
 @defop("linalg_eigh", "LinalgEighBackward0", MATMUL, saves="none", save_output=True)
@@ -649,12 +651,12 @@ def _(grads, a, uplo, *, out):
 
 def eigh(A, UPLO="L", *, out=None):
     _check_square("eigh", A)
-    return return_types.eigh(*dispatch(_eigh, (A,), (UPLO,)))
+    return finish_out(return_types.linalg_eigh(*dispatch(_eigh, (A,), (UPLO,))), out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _check_square("eigvalsh", A)
-    return dispatch(_eigh, (A,), (UPLO,))[0]
+    return finish_out(dispatch(_eigh, (A,), (UPLO,))[0], out)
 
 
 # ---- composites ------------------------------------------------------------------------------------------
@@ -699,7 +701,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
-    return dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian)))
+    return finish_out(dispatch(_pinv, (A,), (float(atol or 0.0), float(r), bool(hermitian))), out)
 
 
 @defop("linalg_matrix_rank", None, MATMUL)  # not differentiable (an integer result)
@@ -720,7 +722,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     require_linalg_dtype("matrix_rank", A)
-    return dispatch(_matrix_rank, (A,), (atol, rtol, hermitian))
+    return finish_out(dispatch(_matrix_rank, (A,), (atol, rtol, hermitian)), out)
 
 
 def matrix_power(A, n, *, out=None):
@@ -730,10 +732,10 @@ def matrix_power(A, n, *, out=None):
                            "linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if n == 0:
         if A.dtype.name == "bool":
-            return _eye_like(A).expand(A.shape).contiguous()
-        return A * 0 + _eye_like(A)  # (still part of the graph, as torch's result is)
+            return finish_out(_eye_like(A).expand(A.shape).contiguous(), out)
+        return finish_out(A * 0 + _eye_like(A), out)
     if n == 3:  # torch's association, which rounds differently from the binary powering below
-        return (A @ A) @ A
+        return finish_out((A @ A) @ A, out)
     base = A if n > 0 else inv(A)
     k = abs(n)
     result = None
@@ -743,7 +745,7 @@ def matrix_power(A, n, *, out=None):
         k >>= 1
         if k:
             base = base @ base
-    return result
+    return finish_out(result, out)
 
 
 Tensor.inverse = lambda self: inv(self)
@@ -761,6 +763,36 @@ def logdet(A):
     return logabs.masked_fill(sign < 0, float("nan"))
 
 
-public.update(inverse=inv, det=det, slogdet=slogdet, pinverse=lambda A, rcond=1e-15: pinv(A, rtol=rcond),
-              matrix_power=matrix_power, logdet=logdet)
+
+
+# torch.* spellings of the linalg functions: torch names their argument `input` (linalg's `A`), and
+# torch.slogdet returns return_types.slogdet (linalg.slogdet: linalg_slogdet).
+def _torch_det(input):
+    return det(input)
+
+
+def _torch_inverse(input, *, out=None):
+    return inv(input, out=out)
+
+
+def _torch_slogdet(input, *, out=None):
+    return finish_out(return_types.slogdet(*slogdet(input)), out)
+
+
+def _torch_pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+def _torch_matrix_power(input, n, *, out=None):
+    return matrix_power(input, n, out=out)
+
+
+def _torch_logdet(input):
+    return logdet(input)
+
+
+for _f in (_torch_det, _torch_inverse, _torch_slogdet, _torch_pinverse, _torch_matrix_power, _torch_logdet):
+    _f.__name__ = _f.__name__[len("_torch_"):]
+    public[_f.__name__] = _f
+Tensor.slogdet = lambda self: _torch_slogdet(self)
 Tensor.logdet = logdet

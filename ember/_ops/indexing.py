@@ -62,6 +62,11 @@ def _prep_key(t, key):
     for k in key:
         if isinstance(k, Tensor):
             a = k._data
+            if a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != np.uint8:
+                # NOTE [ A 0-d integer tensor index is an int ]: torch reads it as its value (applySelect), so
+                # x[t] with a 0-d t is a view, as x[1] is; a 0-d bool or uint8 tensor stays a mask
+                out.append(int(a))
+                continue
             if a.dtype.kind not in "biu" or a.dtype.kind == "i" and a.dtype.itemsize < 4:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(a)  # (a uint8 tensor is a mask: _check_advanced warns, _masks_as_bool converts)
@@ -346,8 +351,8 @@ def _(a, src):
 
 
 @method(top=False)
-def copy_(self, src, non_blocking=False):
-    return dispatch_inplace(_copy, self, (self, src))
+def copy_(self, other, non_blocking=False):  # (torch names the source `other`)
+    return dispatch_inplace(_copy, self, (self, other))
 
 
 # inputs: (a, values, *index tensors); params: (key template, accumulate)

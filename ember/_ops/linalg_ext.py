@@ -165,12 +165,24 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return finish_out(dispatch(_addbmm, (input, batch1, batch2), (beta, alpha)), out)
 
 
-for _n, _op in (("addmm", _addmm), ("addmv", _addmv), ("baddbmm", _baddbmm), ("addbmm", _addbmm)):
-    def _inplace(self, a, b, *, beta=1, alpha=1, _op=_op):
-        from .._dispatch import dispatch_inplace
+def _inplace_mm(name, op):
+    from .._dispatch import dispatch_inplace
 
-        return dispatch_inplace(_op, self, (self, a, b), (beta, alpha))
-    setattr(Tensor, _n + "_", _inplace)
+    def fn(self, a, b, beta, alpha):
+        return dispatch_inplace(op, self, (self, a, b), (beta, alpha))
+    fn.__name__ = name + "_"
+    return fn
+
+
+# (torch's keyword names: addmm_(mat1, mat2), addmv_(mat, vec), baddbmm_/addbmm_(batch1, batch2))
+_addmm_ = _inplace_mm("addmm", _addmm)
+_addmv_ = _inplace_mm("addmv", _addmv)
+_baddbmm_ = _inplace_mm("baddbmm", _baddbmm)
+_addbmm_ = _inplace_mm("addbmm", _addbmm)
+Tensor.addmm_ = lambda self, mat1, mat2, *, beta=1, alpha=1: _addmm_(self, mat1, mat2, beta, alpha)
+Tensor.addmv_ = lambda self, mat, vec, *, beta=1, alpha=1: _addmv_(self, mat, vec, beta, alpha)
+Tensor.baddbmm_ = lambda self, batch1, batch2, *, beta=1, alpha=1: _baddbmm_(self, batch1, batch2, beta, alpha)
+Tensor.addbmm_ = lambda self, batch1, batch2, *, beta=1, alpha=1: _addbmm_(self, batch1, batch2, beta, alpha)
 
 
 @method("outer", "ger")

@@ -16,7 +16,7 @@ from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop,
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
 from ..autograd.graph import needs_grad
-from ._util import c_contiguous, method, public
+from ._util import c_contiguous, finish_out, method, public
 from .pointwise import where
 from .special import erf as _erf
 
@@ -289,6 +289,8 @@ def _(g, a, w):
        error=lambda d, a, dim: _softmax_error("softmax", d, a, dim))
 def softmax(a, dim):
     w, dt = _wide(a)
+    if not w.size:  # (an empty input: NumPy's max has no identity, torch returns the empty tensor)
+        return np.empty(a.shape, dt)
     e = _native.softmax(w, dim, False)
     if e is None:
         e = np.exp(w - np.max(w, axis=dim, keepdims=True))
@@ -313,6 +315,8 @@ def _(g, a, dim, *, out):
        error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
 def log_softmax(a, dim):
     w, dt = _wide(a)
+    if not w.size:
+        return np.empty(a.shape, dt)
     out = _native.softmax(w, dim, True)
     if out is None:
         shifted = w - np.max(w, axis=dim, keepdims=True)
@@ -876,13 +880,15 @@ def _(gg, g, idx, num_weights, padding_idx, scale_grad_by_freq=False):
 
 
 def _softmax_public(op):
-    def fn(input, dim, dtype=None, *, _stacklevel=None):
+    def fn(input, dim, dtype=None, *, out=None, _stacklevel=None):
         if dtype is not None:
             input = input.to(dtype)
         n = max(input.dim(), 1)
         if not -n <= dim < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-        return dispatch(op, (input,), (dim % n if input.dim() else None,))
+        r = dispatch(op, (input,), (dim % n if input.dim() else None,))
+        return r if out is None else finish_out(r, out)
+    fn.__name__ = op.name  # (before `method` publishes it under its name)
     return fn
 
 

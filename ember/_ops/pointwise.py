@@ -707,13 +707,13 @@ Tensor.clamp_ = Tensor.clip_ = _clamp_
 
 
 @method("clamp_min")
-def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+def clamp_min(input, min, *, out=None):  # noqa: A002
+    return clamp(input, min=min, out=out)
 
 
 @method("clamp_max")
-def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+def clamp_max(input, max, *, out=None):  # noqa: A002
+    return clamp(input, max=max, out=out)
 
 
 @method()
@@ -798,7 +798,7 @@ inplace_method("mul_", _mul)
 inplace_method("div_", _div)
 inplace_method("maximum_", _maximum)
 inplace_method("minimum_", _minimum)
-Tensor.pow_ = lambda self, e: _inplace_pow(self, e)
+Tensor.pow_ = lambda self, exponent: _inplace_pow(self, exponent)
 
 
 def _inplace_pow(self, e):

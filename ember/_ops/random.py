@@ -887,19 +887,19 @@ def _like_args(input, dtype, device):
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              memory_format=None, pin_memory=False):
     a, d = _like_args(input, dtype, device)
     return _finish(dispatch(_rand_like, (a.detach(),), (d, _gen(generator))), requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               memory_format=None, pin_memory=False):
     a, d = _like_args(input, dtype, device)
     return _finish(dispatch(_randn_like, (a.detach(),), (d, _gen(generator))), requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None):
+                 requires_grad=False, memory_format=None, pin_memory=False):
     if high is None:
         low, high = 0, low
     a, d = _like_args(input, dtype, device)

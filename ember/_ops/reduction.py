@@ -231,9 +231,11 @@ def _check_nonempty(input, name, dim=None):
 
 
 def _max_min(name, all_op, dim_op, pair_fn, rtype):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim=False, *, out=None, other=None):
         from .._tensor import Tensor
 
+        if other is not None:  # (max(input, other=t): the elementwise overload by keyword)
+            dim = other
         if isinstance(dim, Tensor):
             return pair_fn(input, dim, out=out)
         _check_nonempty(input, name, dim)
@@ -241,8 +243,8 @@ def _max_min(name, all_op, dim_op, pair_fn, rtype):
             return finish_out(dispatch(all_op, (input,)), out)
         d = wrap_dims(dim, _nd(input))[0]
         if input._data.ndim == 0:
-            return rtype(input.clone(), _zeros_like_long(input))
-        return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
+            return finish_out(rtype(input.clone(), _zeros_like_long(input)), out)
+        return finish_out(rtype(*dispatch(dim_op, (input,), (d, keepdim))), out)
     fn.__name__ = name
     return method()(fn)
 
@@ -286,14 +288,14 @@ _amax, _amin = _amax_op("amax", np.max), _amax_op("amin", np.min)
 @method()
 def amax(input, dim=(), keepdim=False, *, out=None):
     dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
-    _check_nonempty(input, "amax", dims[0] if dims else None)
+    _check_nonempty(input, "amax", dims[0] if dims and dim != () else None)
     return finish_out(dispatch(_amax, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 
 @method()
 def amin(input, dim=(), keepdim=False, *, out=None):
     dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
-    _check_nonempty(input, "amin", dims[0] if dims else None)
+    _check_nonempty(input, "amin", dims[0] if dims and dim != () else None)
     return finish_out(dispatch(_amin, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 
@@ -305,6 +307,8 @@ def _arg(name, fn):
     op.meta_(lambda a, dim, keepdim: reduction_meta(a, dim, keepdim, _dtypes.int64))
 
     def public_fn(input, dim=None, keepdim=False, *, out=None):
+        if dim is None and input._data.size == 0:  # (torch's arg-reductions say it as an IndexError)
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         _check_nonempty(input, name, dim)
         if dim is None:
             r = dispatch(op, (input.reshape(-1),), (0, False))

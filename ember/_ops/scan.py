@@ -133,14 +133,14 @@ _cummin = _cumext_op("cummin", np.minimum)
 def cummax(input, dim, *, out=None):
     from .. import return_types
 
-    return return_types.cummax(*dispatch(_cummax, (input,), (_scan_dim(input, dim),)))
+    return finish_out(return_types.cummax(*dispatch(_cummax, (input,), (_scan_dim(input, dim),))), out)
 
 
 @method()
 def cummin(input, dim, *, out=None):
     from .. import return_types
 
-    return return_types.cummin(*dispatch(_cummin, (input,), (_scan_dim(input, dim),)))
+    return finish_out(return_types.cummin(*dispatch(_cummin, (input,), (_scan_dim(input, dim),))), out)
 
 
 @defop("logcumsumexp", "LogcumsumexpBackward0", REDUCTION, "same", save_output=True,
@@ -178,7 +178,7 @@ def logcumsumexp(input, dim, *, out=None):
 
 
 @method()
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -195,5 +195,5 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             break
         x = x.narrow(d, 1, size - 1) - x.narrow(d, 0, size - 1) if x.dtype.name != "bool" else \
             x.narrow(d, 1, size - 1) ^ x.narrow(d, 0, size - 1)
-    return x
+    return finish_out(x, out) if out is not None else x
 

@@ -157,7 +157,9 @@ def _viewable(a, shape):
 
 
 @method()
-def view(self, *shape):
+def view(self, *shape, size=None, dtype=None):
+    if size is not None or dtype is not None:
+        shape = (size if dtype is None else dtype,)
     if not (shape and type(shape[0]) is int):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)) and shape[0] is not None:
             return _view_dtype(self, shape[0])
@@ -171,7 +173,8 @@ def view(self, *shape):
 
 
 @method()
-def reshape(input, *shape):
+def reshape(input, *shape_, shape=None):
+    shape = shape_ if shape is None else (shape,)
     shape = infer_size(as_shape(shape), input._data.size)
     if shape == input._data.shape:
         return dispatch(_view, (input,), (shape,))
@@ -378,7 +381,9 @@ _squeeze_dims.meta_(_squeeze_meta)
 
 
 @method()
-def squeeze(input, dim=None):
+def squeeze(input, *dims, dim=None):
+    if dims:  # (Tensor.squeeze(0, 1))
+        dim = dims[0] if len(dims) == 1 else dims
     if dim is None:
         return dispatch(_squeeze, (input,), (None,))
     n = input._data.ndim
@@ -436,7 +441,12 @@ def transpose(input, dim0, dim1):
     return dispatch(_transpose, (input,), (wrap_dim(dim0, n), wrap_dim(dim1, n)))
 
 
-public["swapaxes"] = public["swapdims"] = transpose
+public["swapdims"] = transpose
+
+
+@method("swapaxes")
+def swapaxes(input, axis0, axis1):
+    return transpose(input, axis0, axis1)
 
 
 @defop("t", "TBackward0", VIEW, saves="none")
@@ -475,8 +485,8 @@ _permute.meta_(lambda a, dims: view_meta(a, tuple(a.shape[d] for d in dims),
 
 
 @method()
-def permute(input, *dims):
-    dims = as_shape(dims)
+def permute(input, *dims_, dims=None):
+    dims = as_shape(dims_ if dims is None else (dims,))
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(
@@ -568,8 +578,8 @@ def _expand_shape(input, sizes):
 
 
 @method()
-def expand(self, *sizes):
-    shape = _expand_shape(self, as_shape(sizes))
+def expand(self, *sizes, size=None, implicit=False):
+    shape = _expand_shape(self, as_shape(sizes if size is None else (size,)))
     return dispatch(_expand, (self,), (shape,))
 
 
@@ -579,8 +589,8 @@ def expand_as(self, other):
 
 
 @method()
-def broadcast_to(input, size):
-    return input.expand(*size)
+def broadcast_to(input, *size_, size=None):
+    return input.expand(as_shape(size_ if size is None else (size,)))
 
 
 def broadcast_shapes(*shapes):
@@ -619,8 +629,8 @@ _sum_to.meta_(lambda a, shape: meta_array(shape, a._data.dtype))
 
 
 @method()
-def sum_to_size(self, *size):
-    shape = as_shape(size)
+def sum_to_size(self, *size_, size=None):
+    shape = as_shape(size_ if size is None else (size,))
     if tuple(shape) == self._data.shape:
         return self
     try:
@@ -852,6 +862,14 @@ def split(tensor, split_size_or_sections, dim=0):
 Tensor.split_with_sizes = lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim)
 
 
+def _tensor_split_method(self, split_size, dim=0):  # (torch's Tensor.split names its argument split_size)
+    return split(self, split_size, dim)
+
+
+_tensor_split_method.__name__ = "split"
+Tensor.split = _tensor_split_method
+
+
 @method()
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
@@ -862,7 +880,10 @@ def chunk(input, chunks, dim=0):
 
 
 @method()
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, indices=None, sections=None,
+                 tensor_indices_or_sections=None):
+    for given in (indices, sections, tensor_indices_or_sections):
+        indices_or_sections = given if given is not None else indices_or_sections
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):

@@ -91,7 +91,7 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     if isinstance(dim, bool):
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     d = wrap_dim(dim, input._data.ndim)
-    return return_types.sort(*dispatch(_sort, (input,), (d, descending, bool(stable))))
+    return finish_out(return_types.sort(*dispatch(_sort, (input,), (d, descending, bool(stable)))), out)
 
 
 @defop("argsort", None, INDEXING)  # not differentiable
@@ -105,10 +105,10 @@ _argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes
 
 
 @method()
-def argsort(input, dim=-1, descending=False, *, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
     d = wrap_dim(dim, input._data.ndim)
     require_op_dtype(_sort, input.dtype)
-    return dispatch(_argsort_op, (input,), (d, descending, bool(stable)))
+    return finish_out(dispatch(_argsort_op, (input,), (d, descending, bool(stable))), out)
 
 
 @method()
@@ -188,7 +188,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return return_types.topk(*dispatch(_topk, (input,), (k, d, largest, bool(sorted))))
+    return finish_out(return_types.topk(*dispatch(_topk, (input,), (k, d, largest, bool(sorted)))), out)
 
 
 @defop("kthvalue", "KthvalueBackward0", INDEXING, saves="meta", save_output=True, dtypes=INTEGRAL | FLOATING,
@@ -242,7 +242,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     size = input._data.shape[d] if input._data.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    return return_types.kthvalue(*dispatch(_kthvalue, (input,), (k, d, keepdim)))
+    return finish_out(return_types.kthvalue(*dispatch(_kthvalue, (input,), (k, d, keepdim))), out)
 
 
 # ---- unique ---------------------------------------------------------------------------------------------

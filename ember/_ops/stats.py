@@ -238,12 +238,12 @@ _std_mean = _pair_op("std_mean", "StdMeanBackward0", lambda *a: np.sqrt(_var_ker
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return return_types.var_mean(*dispatch(_var_mean, (input,), args))
+    return tuple(dispatch(_var_mean, (input,), args))  # (a plain tuple, as torch's)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return return_types.std_mean(*dispatch(_std_mean, (input,), args))
+    return tuple(dispatch(_std_mean, (input,), args))
 
 
 method(top=True)(var_mean)
@@ -314,7 +314,9 @@ _count_nonzero.meta_(lambda a, dims: reduction_meta(a, dims, False, _dtypes.int6
 
 
 @method()
-def count_nonzero(input, dim=None):
+def count_nonzero(input, *dims, dim=None):
+    if dims:  # (Tensor.count_nonzero(0, 1))
+        dim = dims[0] if len(dims) == 1 else dims
     return dispatch(_count_nonzero, (input,), (_all_dims(input, dim),))
 
 
@@ -339,7 +341,7 @@ _aminmax.meta_(lambda a, dims, keepdim: reduction_meta(a, dims, keepdim, None, N
 
 
 @method()
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
     if input._data.size == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
@@ -347,7 +349,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     r = dispatch(_aminmax, (input,), (dims, keepdim))
     if dim is None and keepdim:
         r = tuple(x.reshape((1,) * input._data.ndim) for x in r)
-    return return_types.aminmax(*r)
+    return finish_out(return_types.aminmax(*r), out)
 
 
 # ---- order statistics: median, nanmedian, mode, quantile ---------------------------------------------------
@@ -413,10 +415,10 @@ def _median_fn(name, ignore_nan, rtype):
             return finish_out(dispatch(all_op, (input,)), out)
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim == 0:
-            return rtype(input.clone(), _zeros_like_long(input))
+            return finish_out(rtype(input.clone(), _zeros_like_long(input)), out)
         if input._data.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        return rtype(*dispatch(dim_op, (input,), (d, keepdim)))
+        return finish_out(rtype(*dispatch(dim_op, (input,), (d, keepdim))), out)
     fn.__name__ = name
     return method()(fn)
 
@@ -482,11 +484,11 @@ _mode.meta_(values_indices_meta)
 
 
 @method()
-def mode(input, dim=-1, keepdim=False):
+def mode(input, dim=-1, keepdim=False, *, out=None):
     if input._data.ndim == 0:
-        return return_types.mode(input.clone(), _zeros_like_long(input))
+        return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)
     d = wrap_dim(dim, input._data.ndim)
-    return return_types.mode(*dispatch(_mode, (input,), (d, keepdim)))
+    return finish_out(return_types.mode(*dispatch(_mode, (input,), (d, keepdim))), out)
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):

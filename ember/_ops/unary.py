@@ -219,8 +219,8 @@ def _pred(name, fn, dtypes=None, error=None):
         lambda a: fn(a) if a.dtype.kind in "fc" or a.dtype.kind == "V" else _int_pred(name, a))
     op.meta_(lambda a: unary_meta(a, _dtypes.bool))
 
-    def public_fn(input):
-        return dispatch(op, (input,))
+    def public_fn(input, *, out=None):
+        return finish_out(dispatch(op, (input,)), out) if out is not None else dispatch(op, (input,))
     public_fn.__name__ = name
     return method(name)(public_fn)
 

@@ -69,7 +69,17 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """A decorator context manager that also decorates without parentheses: `@no_grad` as `@no_grad()`
+    (torch's class of the same name)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording inside the block (or the decorated function)."""
 
     def __init__(self):
@@ -83,7 +93,7 @@ class no_grad(_DecoratorContextManager):
         state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block, even within `no_grad`."""
 
     def __enter__(self):

@@ -265,8 +265,9 @@ _FUNCTIONALS = {name: (fn, inputs) for name, fn, inputs in FUNCTIONALS}
 # NOTE [ complex32 ]: torch has a complex32 (ComplexHalf) dtype, which `view_as_complex` of a half tensor
 # makes; ember has none (NumPy has no complex half type), and says so instead of computing in another dtype.
 # These cases are held to exactly that: torch computes, ember raises this error.
-NO_COMPLEX32 = {("conj", "float16"), ("conj_physical", "float16"), ("view_as_complex", "float16")}
-_COMPLEX32_ERROR = "ember has no complex32 (ComplexHalf) dtype for view_as_complex of a half tensor"
+NO_COMPLEX32 = {("conj", "float16"), ("conj_physical", "float16"), ("view_as_complex", "float16"),
+                ("complex", "float16"), ("complex_grad", "float16")}
+_COMPLEX32_ERROR = "ember has no complex32 (ComplexHalf) dtype"
 
 
 # NOTE [ Half-precision matrix_exp ] (area L)

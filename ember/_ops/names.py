@@ -1,0 +1,560 @@
+"""The rest of torch's everyday names (issue 15), part one: in-place forms of out-of-place ops, the `*_copy`
+and `*_scatter` functional forms of views, small numeric functions (gcd, lcm, frexp, ldexp, nextafter, angle,
+complex, polar, cov, corrcoef, trapezoid, dist, renorm, addr). Part two is names_more.py.
+
+Most are composites of existing ops (they need no derivative: autograd sees the ops they are made of);
+the few with their own kernels (gcd, lcm, nextafter, frexp, complex) are declared with `defop` here.
+"""
+
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, defop, dispatch, dispatch_inplace
+from .._meta import meta_array, unary_meta
+from .._tensor import Tensor
+from ._util import finish_out, method, public, wrap_dim
+
+
+def _finish(result, out, name):
+    """finish_out for a composite: torch's out= refusal names the public function (`addr`), not the last
+    op the composite ran (`add`)."""
+    if out is not None and (result._requires_grad or out._requires_grad):
+        from .._grad_state import state
+
+        if state.enabled:
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+    return finish_out(result, out)
+
+
+def _fresh(view):
+    """A contiguous copy of `view` that shares no memory with it (the `*_copy` ops' result)."""
+    r = view.contiguous()
+    return r.clone() if r is view else r
+
+
+# ---- in-place forms of out-of-place ops --------------------------------------------------------------------
+# NOTE [ In-place comparisons keep self's dtype ]
+# torch's `x.eq_(y)`, `x.logical_and_(y)`, `x.bitwise_or_(y)` write the (bool or integer) result into x,
+# cast to x's dtype: a float x holds 1.0 / 0.0 afterwards. `dispatch_inplace` runs the op out of place and
+# copies the result into self's memory with torch's casting check, so the same op serves both forms.
+
+
+def _inplace_of(name, fn_name=None):
+    """Tensor.<name>_: the op the out-of-place public function dispatches, run in place on self."""
+    from . import pointwise
+
+    op = getattr(pointwise, fn_name or "_" + name)
+
+    def fn_(self, other):
+        if name.startswith("logical") and not isinstance(other, Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return dispatch_inplace(op, self, (self, other))
+    fn_.__name__ = name + "_"
+    return fn_
+
+
+def _publish_inplace():
+    from . import pointwise
+
+    for names, op in ((("eq",), "_eq"), (("ne", "not_equal"), "_ne"), (("lt", "less"), "_lt"),
+                      (("le", "less_equal"), "_le"), (("gt", "greater"), "_gt"),
+                      (("ge", "greater_equal"), "_ge"), (("logical_and",), "_and"), (("logical_or",), "_or"),
+                      (("logical_xor",), "_xor"), (("bitwise_and",), "_band"), (("bitwise_or",), "_bor"),
+                      (("bitwise_xor",), "_bxor")):
+        fn_ = _inplace_of(names[0], op)
+        for n in names:
+            setattr(Tensor, n + "_", fn_)
+
+    def logical_not_(self):
+        return dispatch_inplace(pointwise._not, self, (self,))
+
+    def bitwise_not_(self):
+        return self.copy_(self.bitwise_not())
+
+    def conj_physical_(self):
+        return dispatch_inplace(pointwise._conj_physical, self, (self,))
+
+    Tensor.logical_not_, Tensor.bitwise_not_, Tensor.conj_physical_ = logical_not_, bitwise_not_, conj_physical_
+    Tensor.divide_ = Tensor.true_divide_ = Tensor.div_
+    Tensor.multiply_ = Tensor.mul_
+    Tensor.subtract_ = Tensor.sub_
+    Tensor.negative_ = Tensor.neg_
+    def deg2rad_(self):
+        if self.is_complex():
+            raise RuntimeError("deg2rad is not supported for complex tensors.")
+        return self.mul_(math.pi / 180)
+
+    def rad2deg_(self):
+        if self.is_complex():
+            raise RuntimeError("rad2deg is not supported for complex tensors.")
+        return self.mul_(180 / math.pi)
+
+    Tensor.deg2rad_, Tensor.rad2deg_ = deg2rad_, rad2deg_
+
+
+_publish_inplace()
+
+
+def _no_bool_scan(self, name, dtype):
+    if dtype is not None and dtype != self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
+                           f"{_c_name(dtype)} should match")
+    if self._data.dtype == np.bool_ and dtype is None:
+        from .._dispatch import not_implemented
+
+        raise not_implemented(f"{name}_out_cpu", _dtypes.bool)
+
+
+def _c_name(d):
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}[d.name]
+
+
+def cumsum_(self, dim, *, dtype=None):
+    from .scan import _cumsum, _scan_dim
+
+    _no_bool_scan(self, "cumsum", dtype)
+    return dispatch_inplace(_cumsum, self, (self,), (_scan_dim(self, dim), dtype))
+
+
+def cumprod_(self, dim, *, dtype=None):
+    from .scan import _cumprod, _scan_dim
+
+    _no_bool_scan(self, "cumprod", dtype)
+    return dispatch_inplace(_cumprod, self, (self,), (_scan_dim(self, dim), dtype))
+
+
+Tensor.cumsum_, Tensor.cumprod_ = cumsum_, cumprod_
+
+
+# ---- in-place view ops: self becomes the view ------------------------------------------------------------------
+
+def _become(self, view):
+    """Make `self` the tensor `view` is (its array and history): torch's squeeze_, t_, as_strided_ change
+    self's metadata in place."""
+    from .._grad_state import state
+
+    if self._requires_grad and self._grad_fn is None and state.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    self._data = view._data
+    if view._grad_fn is not None:
+        self._grad_fn = view._grad_fn
+        self._output_nr = view._output_nr
+    return self
+
+
+Tensor.squeeze_ = lambda self, *dims, dim=None: _become(self, self.squeeze(*dims, dim=dim))
+Tensor.unsqueeze_ = lambda self, dim: _become(self, self.unsqueeze(dim))
+Tensor.t_ = lambda self: _become(self, self.t())
+Tensor.transpose_ = lambda self, dim0, dim1: _become(self, self.transpose(dim0, dim1))
+Tensor.swapaxes_ = lambda self, axis0, axis1: _become(self, self.transpose(axis0, axis1))
+Tensor.swapdims_ = lambda self, dim0, dim1: _become(self, self.transpose(dim0, dim1))
+Tensor.as_strided_ = lambda self, size, stride, storage_offset=None: _become(
+    self, self.as_strided(size, stride, storage_offset))
+
+
+# ---- *_copy: the functional forms of views (a fresh contiguous tensor) ------------------------------------------
+
+
+def _copy_of(name, view):
+    def fn(input, *args, out=None, **kwargs):
+        return _finish(_fresh(view(input, *args, **kwargs)), out, name)
+    fn.__name__ = name
+    public[name] = fn
+    return fn
+
+
+for _n, _v in (("alias", lambda x: x), ("as_strided", Tensor.as_strided), ("detach", Tensor.detach),
+               ("diagonal", Tensor.diagonal), ("expand", Tensor.expand), ("narrow", Tensor.narrow),
+               ("permute", Tensor.permute), ("select", Tensor.select), ("t", Tensor.t),
+               ("transpose", Tensor.transpose), ("unfold", Tensor.unfold), ("unsqueeze", Tensor.unsqueeze),
+               ("view", Tensor.view), ("squeeze", Tensor.squeeze), ("values", lambda x: x),
+               ("view_as_real", lambda x: __import__("ember").view_as_real(x)),
+               ("view_as_complex", lambda x: __import__("ember").view_as_complex(x))):
+    _copy_of(_n + "_copy", _v)
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
+
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    return _copies(input.split(split_size, dim), out)
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    return _copies(input.split_with_sizes(split_sizes, dim), out)
+
+
+def unbind_copy(input, dim=0, *, out=None):
+    return _copies(input.unbind(dim), out)
+
+
+def _copies(parts, out):
+    parts = [_fresh(p) for p in parts]
+    if out is None:
+        return parts
+    for p, o in zip(parts, out):
+        finish_out(p, o)
+    return None
+
+
+public.update(slice_copy=slice_copy, split_copy=split_copy, split_with_sizes_copy=split_with_sizes_copy,
+              unbind_copy=unbind_copy)
+Tensor.narrow_copy = lambda self, dim, start, length: public["narrow_copy"](self, dim, start, length)
+
+
+def _slice(input, dim, start, end, step):
+    d = wrap_dim(dim, input.dim())
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return input[key]
+
+
+# ---- *_scatter: a copy of input with a view of it replaced by src ------------------------------------------------
+
+
+def _scatter_into(input, view_of, src):
+    out = input.clone()
+    view = view_of(out)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+@method()
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: _slice(t, dim, start, end, step), src), out)
+
+
+@method()
+def select_scatter(input, src, dim, index, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.select(dim, index), src), out)
+
+
+@method()
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src), out)
+
+
+@method()
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    return finish_out(_scatter_into(input, lambda t: t.as_strided(size, stride, storage_offset), src), out)
+
+
+# ---- integer and floating-point helpers with their own kernels --------------------------------------------------
+
+
+def _int_pair(name, ufunc):
+    op = defop(name, None, POINTWISE, "same", dtypes=INTEGRAL, error=f"{name}_cpu")(ufunc)
+
+    def fn(input, other, *, out=None):
+        return finish_out(dispatch(op, (input, other)), out)
+    fn.__name__ = name
+    method(name)(fn)
+    setattr(Tensor, name + "_", lambda self, other: dispatch_inplace(op, self, (self, other)))
+    return op, fn
+
+
+_gcd, gcd = _int_pair("gcd", np.gcd)
+_lcm, lcm = _int_pair("lcm", np.lcm)
+
+
+@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING, error="nextafter_cpu")
+def _nextafter(a, b):
+    return np.nextafter(a, b)
+
+
+@method()
+def nextafter(input, other, *, out=None):
+    return finish_out(dispatch(_nextafter, (input, other)), out)
+
+
+Tensor.nextafter_ = lambda self, other: dispatch_inplace(_nextafter, self, (self, other))
+
+
+@defop("frexp", None, POINTWISE, dtypes=FLOATING, error="frexp_cpu")
+def _frexp(a):
+    m, e = np.frexp(a.astype(np.float32) if a.dtype.kind == "V" else a)
+    return m.astype(a.dtype, copy=False), e.astype(np.int32)
+
+
+_frexp.meta_(lambda a: (unary_meta(a), unary_meta(a, _dtypes.int32)))
+
+
+@method()
+def frexp(input, *, out=None):
+    from .. import return_types
+
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return finish_out(return_types.frexp(*dispatch(_frexp, (input,))), out)
+
+
+@method()
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other, in the floating type of the two (torch: mul(input, pow(2., other)) there)."""
+    d = _dtypes.result_dtype((input, other))
+    if not (d.is_floating_point or d.is_complex):
+        d = _dtypes.get_default_dtype()
+    return _finish(input.to(d) * public["pow"](2.0, other).to(d), out, "ldexp")
+
+
+Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))
+
+
+# ---- complex numbers -------------------------------------------------------------------------------------------
+
+
+@method()
+def angle(input, *, out=None):
+    import ember
+
+    if input.is_complex():
+        return _finish(ember.atan2(input.imag, input.real), out, "angle")
+    x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
+    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x)) + x * 0  # (NaN stays NaN)
+    return _finish(r, out, "angle")
+
+
+_COMPLEX_OF = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128}
+
+
+@defop("complex", "ComplexBackward0", POINTWISE, tags=("not_holomorphic",))
+def _complex(re, im):
+    layout = np.add(re, im)  # (the broadcast shape, laid out as TensorIterator lays out its output)
+    out = np.empty_like(layout, dtype=_COMPLEX_OF[re.dtype])
+    out.real, out.imag = re, im
+    return out
+
+
+_complex.derivative_(lambda g, re, im: (g.real, g.imag))
+
+
+@_complex.meta_
+def _(re, im):
+    from .._meta import pointwise_strides
+
+    shape = tuple(np.broadcast_shapes(tuple(re.shape), tuple(im.shape)))
+    d = _dtypes.complex64 if re.dtype == _dtypes.float32 else _dtypes.complex128
+    return meta_array(shape, d, pointwise_strides(shape, [(tuple(t.shape), t.stride()) for t in (re, im)]))
+
+
+def _float_pair(real, imag):
+    """torch.complex's and torch.polar's checks of their two inputs."""
+    if real.dtype.name not in ("float32", "float64", "float16"):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
+                           f"and {_word(imag.dtype)}")
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_word(real.dtype)} but got scalar type "
+                           f"{_word(imag.dtype)} for second argument")
+    if real.dtype.name == "float16":  # (torch makes complex32, which ember does not have: NOTE [ complex32 ])
+        raise NotImplementedError("ember has no complex32 (ComplexHalf) dtype for a complex tensor made from half "
+                                  "tensors")
+
+
+def _complex_fn(real, imag, *, out=None):
+    _float_pair(real, imag)
+    return finish_out(dispatch(_complex, (real, imag)), out)
+
+
+def polar(abs, angle, *, out=None):  # noqa: A002 - torch's names
+    if abs.dtype.name == "float16" and angle.dtype.name == "float16":
+        from .._dispatch import not_implemented
+
+        raise not_implemented("polar_cpu", _dtypes.float16)
+    _float_pair(abs, angle)
+    return _finish(_complex_fn(abs * angle.cos(), abs * angle.sin()), out, "polar")
+
+
+def _word(d):
+    return _dtypes._WORD[d.name]
+
+
+_complex_fn.__name__ = "complex"
+public.update(complex=_complex_fn, polar=polar)
+
+
+# ---- statistics and integration ---------------------------------------------------------------------------------
+
+
+@method()
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    import ember
+
+    if input.dtype == ember.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    _check_weights(fweights, "fweights", x.shape[1])
+    _check_weights(aweights, "aweights", x.shape[1])
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(ember.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        w_sum = ember.tensor(float(n), dtype=x.real.dtype if x.is_complex() else x.dtype, device=x.device)
+        norm = w_sum - correction
+    else:
+        w = w.to(x.real.dtype if x.is_complex() else x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+    norm = ember.clamp(norm, min=0)
+    xm = x - avg.unsqueeze(1)
+    c = (xm * w if w is not None else xm) @ xm.mT.conj()
+    return (c / norm).squeeze()
+
+
+def _check_weights(w, name, n):
+    """torch's checks of cov's frequency (integral) and observation (floating) weights."""
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.dim()} dimensions")
+    want_int = name == "fweights"
+    ok = w._data.dtype.kind in "iu" if want_int else w.is_floating_point()
+    if not ok:
+        raise RuntimeError(f"cov(): expected {name} to have {'integral' if want_int else 'floating point'} dtype "
+                           f"but got {name} with {_word(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {n}")
+    if w.numel() and not w.is_meta and bool((w < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@method()
+def corrcoef(input):
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.real.sqrt() if c.is_complex() else d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    if c.is_complex():
+        return _complex_fn(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
+
+
+def _no_bool_y(y, name, x=None):
+    if y._data.dtype == np.bool_ or x is not None and x._data.dtype == np.bool_:
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_bool_y(y, "trapezoid", x)
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d) * 0
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None:
+        return (left + right).sum(d) * ((1 if dx is None else dx) / 2)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    dxs = x.diff(dim=d if x.dim() == y.dim() else -1)
+    return ((left + right) * dxs).sum(d) / 2
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    _no_bool_y(y, "cumulative_trapezoid", x)
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y.narrow(d, 0, 0)
+    if x is None:
+        return ((left + right) * ((1 if dx is None else dx) / 2)).cumsum(d)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    return ((left + right) * x.diff(dim=d if x.dim() == y.dim() else -1) / 2).cumsum(d)
+
+
+public.update(trapezoid=trapezoid, trapz=trapz, cumulative_trapezoid=cumulative_trapezoid)
+
+
+@method()
+def dist(input, other, p=2):
+    diff = input - other
+    if not (diff.is_floating_point() or diff.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_word(diff.dtype)} "
+                           "instead.")
+    return diff.norm(p)
+
+
+@method()
+def renorm(input, p, dim, maxnorm, *, out=None):
+    import ember
+
+    if out is not None:
+        return _finish(renorm(input, p, dim, maxnorm), out, "renorm")
+
+    d = wrap_dim(dim, input.dim())
+    dims = [i for i in range(input.dim()) if i != d]
+    norms = ember.linalg.vector_norm(input, p, dims, keepdim=True)
+    scale = ember.where(norms > maxnorm, maxnorm / (norms + 1e-7), ember.ones_like(norms))
+    return input * scale
+
+
+Tensor.renorm_ = lambda self, p, dim, maxnorm: self.copy_(renorm(self, p, dim, maxnorm))
+
+
+@method()
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    import ember
+
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    integral = not (input.is_floating_point() or input.is_complex())
+    for word, v in (("beta", beta), ("alpha", alpha)):
+        if integral and isinstance(v, float):
+            raise RuntimeError(f"For integral input tensors, argument {word} must not be a floating point number.")
+        if isinstance(v, bool) and input.dtype != ember.bool:
+            raise RuntimeError(f"Boolean {word} only supported for Boolean results.")
+    if input.dtype == ember.bool:  # (torch's bool addr: (beta and input) or (alpha and vec1 x vec2))
+        prod = ember.outer(vec1, vec2).logical_and(ember.tensor(bool(alpha)))
+        return _finish(input.logical_and(ember.tensor(bool(beta))).logical_or(prod), out, "addr")
+
+    prod = ember.outer(vec1, vec2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # (input is ignored, NaN included; its gradient is zero)
+        return _finish(input.masked_fill(ember.ones((), dtype=ember.bool), 0) + prod, out, "addr")
+    return _finish((input * beta if beta != 1 else input) + prod, out, "addr")
+
+
+Tensor.addr_ = lambda self, vec1, vec2, *, beta=1, alpha=1: self.copy_(addr(self, vec1, vec2, beta=beta,
+                                                                            alpha=alpha))
+
+
+@method()
+def adjoint(input):
+    return input.mH

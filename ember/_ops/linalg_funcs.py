@@ -239,9 +239,9 @@ def householder_product(A, tau, *, out=None):
 
 
 @method()
-def orgqr(input, input2):
+def orgqr(input, input2, *, out=None):
     """torch.orgqr: linalg.householder_product(input, input2)."""
-    return householder_product(input, input2)
+    return householder_product(input, input2, out=out)
 
 
 @method()

@@ -110,10 +110,10 @@ def _(g, a, lambd):
     return where((a > lambd) | (a < -lambd), g, 0.0)
 
 
-def _hardshrink_public(input, lambd=0.5):
+def _hardshrink_public(input, lambd=0.5, *, out=None):
     if not isinstance(lambd, (int, float)):  # (torch's argument parser; bool is an int there too)
         raise TypeError(f"hardshrink(): argument 'lambd' must be Number, not {type(lambd).__name__}")
-    return dispatch(hardshrink, (input,), (lambd,))
+    return finish_out(dispatch(hardshrink, (input,), (lambd,)), out)
 
 
 _hardshrink_public.__name__ = "hardshrink"

@@ -226,6 +226,8 @@ add("linalg.householder_product", fn=lambda lib, a, t: lib.linalg.householder_pr
                 lambda r: Sample(arr(r, (4, 3), "float32"), arr(r, (2,), "float64"))))
 add("orgqr", fn=lambda lib, a, t: a.orgqr(t), samples=same(lambda d, r: Sample(_m(d, r, (4, 3)), _m(d, r, (2,)))),
     rtol=1e-5, atol=1e-5, node=False)
+add("orgqr", id="orgqr_out", fn=lambda lib, a, t, **k: lib.orgqr(a, t, **k), grad=False, out=True,
+    samples=same(lambda d, r: Sample(_m(d, r, (4, 3)), _m(d, r, (2,)))), rtol=1e-5, atol=1e-5)
 add("ormqr", fn=lambda lib, a, t, c, **k: lib.ormqr(a, t, c, **k),
     samples=lambda d, r: [Sample(_m(d, r, (4, 3)), _m(d, r, (3,)), _m(d, r, (4, 2))),
                           Sample(_m(d, r, (4, 3)), _m(d, r, (3,)), _m(d, r, (4, 2)), transpose=True),

@@ -2,7 +2,7 @@
 max pooling (their backward ops are reached through the double backward)."""
 
 import numpy as np
-from op_db import FLOAT, HALF, Sample, add, arr
+from op_db import FLOAT, HALF, Sample, add, arr, unary
 
 
 def _unpool_indices(rng, lead, out_sp, k):
@@ -61,3 +61,5 @@ add("nn.functional.rrelu", id="nn.functional.rrelu_training", fn=_rrelu_training
 # torch's backward op takes the input as an input, ember's formula reads the output)
 add("nn.functional.rrelu", id="nn.functional.rrelu_training_narrow", gradcheck=False, gradgrad=False,
     fn=lambda lib, x: _rrelu_training(lib, x, 0.2, 0.2 + 1e-7))
+add("hardshrink", id="torch.hardshrink_out", fn=lambda lib, x, **k: lib.hardshrink(x, 0.3, **k), samples=unary(),
+    dtypes=FLOAT, grad=False, out=True)

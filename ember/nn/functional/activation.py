@@ -102,17 +102,21 @@ def leaky_relu_(input, negative_slope=0.01):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training, each element <= 0 gets a slope drawn from U(lower, upper) (torch's
     draws, NOTE [ rrelu's draws ] in _ops/random.py); otherwise leaky_relu with the mean slope."""
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator):
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     from ..._ops.random import rrelu_with_noise
 
-    out = rrelu_with_noise(input, lower, upper)[0]
+    out = rrelu_with_noise(input, lower, upper, generator)[0]
     return input.copy_(out) if inplace else out
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """In-place rrelu."""
-    return rrelu(input, lower, upper, training, True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place rrelu (torch's F.rrelu_ is torch.rrelu_, which takes a generator)."""
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
 def _threshold(input, th, value, inplace):

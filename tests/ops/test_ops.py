@@ -118,28 +118,32 @@ def test_double_backward(name):
 
 
 def _numerical_check(fn, inputs, grad, eps=1e-6, tol=1e-5):
-    """Central finite differences of a random projection of fn's outputs vs ember's analytical gradient."""
+    """Central finite differences of a random projection of fn's outputs vs ember's analytical gradient.
+
+    The projection pairs each weight with the same output position in both passes (outputs that do not
+    require grad take no weight), and the perturbed inputs are C-ordered copies, so that writing through a
+    flat view really moves the input."""
     rng = np.random.default_rng(5)
     xs = [to_ember(x, i in grad) for i, x in enumerate(inputs)]
     out = fn(ember, *xs)
-    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
-            if isinstance(o, ember.Tensor) and o.requires_grad]
-    ws = [rng.standard_normal(tuple(o.shape)) for o in outs]
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    used = [k for k, o in enumerate(out) if isinstance(o, ember.Tensor) and o.requires_grad]
+    ws = [rng.standard_normal(tuple(out[k].shape)) for k in used]
 
     def value(arrays):
         with ember.no_grad():
             r = fn(ember, *[to_ember(a) for a in arrays])
-        rs = [o for o in (r if isinstance(r, (tuple, list)) else (r,)) if isinstance(o, ember.Tensor)
-              and o.dtype.is_floating_point]
-        return sum(float((o._data * w).sum()) for o, w in zip(rs, ws))
+        r = r if isinstance(r, (tuple, list)) else (r,)
+        return sum(float((r[k]._data * w).sum()) for k, w in zip(used, ws))
 
-    loss = sum((o * ember.from_numpy(w)).sum() for o, w in zip(outs, ws))
+    loss = sum((out[k] * ember.from_numpy(w)).sum() for k, w in zip(used, ws))
     analytic = ember.autograd.grad(loss, [xs[i] for i in grad], allow_unused=True)
     for i, a in zip(grad, analytic):
-        base = [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in inputs]
+        base = [np.array(x, copy=True, order="C") if isinstance(x, np.ndarray) else x for x in inputs]
         num = np.zeros(base[i].shape)
+        flat = base[i].reshape(-1)
+        assert np.shares_memory(flat, base[i])
         for j in range(base[i].size):
-            flat = base[i].reshape(-1)
             old = flat[j]
             flat[j] = old + eps
             hi = value(base)

@@ -9,6 +9,7 @@ from . import (  # noqa: F401 - imported for their registrations
     copying,
     creation,
     factorizations,
+    fft,  # special functions and spectral ops (S)
     foreach,
     indexing,
     linalg,

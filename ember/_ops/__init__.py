@@ -24,6 +24,7 @@ from . import (  # noqa: F401 - imported for their registrations
     selection,
     shape,
     sorting,
+    special_fns,  # torch.special's functions (S)
     stats,
     unary,
 )

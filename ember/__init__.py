@@ -100,6 +100,7 @@ def typename(obj):
 # access paying the import.
 _LAZY_MODULES = {"nn", "optim", "utils", "serialization", "testing", "distributed", "amp", "compiler", "fx",
                  "onnx", "profiler", "special", "linalg", "fft", "multiprocessing", "_C"}
+_LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
 
 

@@ -25,6 +25,7 @@ from . import (  # noqa: F401 - imported for their registrations
     shape,
     sorting,
     special_fns,  # torch.special's functions (S)
+    spectral,  # windows, stft, istft (S)
     stats,
     unary,
 )

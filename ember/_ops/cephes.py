@@ -253,11 +253,17 @@ def spherical_j0(x):
 # ---- Airy's Ai ------------------------------------------------------------------------------------------------
 
 
-def _airy_negative(x):
+def _airy_negative(x, phase):
+    """(phase: the dtype torch computes the oscillation's phase in; for float32 its rounding of the phase,
+    an ulp of a large number, is what the result carries, so it is reproduced.)"""
     s = -2 * x * np.sqrt(-x) / 3
     z = 1 / s
     zz = z * z
-    t = s + 0.25 * math.pi
+    if phase == np.float64:
+        t = s + 0.25 * math.pi
+    else:
+        xp = x.astype(phase)
+        t = (phase(-2.0) * xp * np.sqrt(-xp) / phase(3.0) + phase(0.25) * phase(math.pi)).astype(np.float64)
     f = 1 + zz * _polevl(zz, C.AIRY_AFN) / _polevl(zz, C.AIRY_AFD)
     g = z * _polevl(zz, C.AIRY_AGN) / _polevl(zz, C.AIRY_AGD)
     return 5.64189583547756286948e-01 / np.sqrt(np.sqrt(-x)) * (np.sin(t) * f - np.cos(t) * g)
@@ -291,13 +297,17 @@ def _airy_series(x):
     return 0.355028053887817239260 * f - 0.258819403792806798405 * g
 
 
-@_quiet
-def airy_ai(x):
+def airy_ai(x, phase=np.float64):
+    with np.errstate(all="ignore"):
+        return _airy_ai(np.asarray(x, np.float64), phase)
+
+
+def _airy_ai(x, phase):
     out = np.empty_like(x)
     neg = x < -2.09
     pos = (x >= 2.09) & (x <= 103.892)
     mid = ~neg & ~(x >= 2.09) & ~np.isnan(x)
-    _branch(out, neg & np.isfinite(x), _airy_negative, x)
+    _branch(out, neg & np.isfinite(x), lambda v: _airy_negative(v, phase), x)
     _branch(out, pos, _airy_positive, x)  # (torch sums the series up to 8.32 too, and returns this)
     _branch(out, mid, _airy_series, x)
     out = np.where(x > 103.892, 0.0, out)

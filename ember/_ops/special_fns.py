@@ -79,6 +79,26 @@ def _entr_kernel(a):
     return np.where(np.isnan(x), np.nan, r)
 
 
+def _erfcx_kernel(a):
+    """erfcx as torch's calc_erfcx: special.erfcx on [0, 50], the continued fraction beyond, and below 0
+    2 exp(x^2) - erfcx(-x), with x^2 rounded to the input's precision as torch's float evaluation rounds it
+    (that rounding, an ulp of x^2, is the result's error there); inf below -26.7, NaN for NaN."""
+    x = np.asarray(a, np.float64)
+    xx = np.square(np.asarray(a, np.float32)).astype(np.float64) if a.dtype != np.float64 else x * x
+    with np.errstate(all="ignore"):
+        pos = special.erfcx(np.abs(x))
+        ispi = 0.56418958354775628694807945156
+        far = np.where(x > 5e7, ispi / x, ispi * (xx * (xx + 4.5) + 2) / (x * (xx * (xx + 5) + 3.75)))
+        r = np.where(x > 50, far, pos)
+        neg = 2 * np.exp(xx)
+        r = np.where(x < 0, np.where(x < -6.1, neg, neg - pos), r)
+    return np.where(np.isnan(x), np.nan, np.where(x < -26.7, np.inf, r))
+
+
+def _airy_kernel(a):
+    return cephes.airy_ai(a, np.float64 if a.dtype == np.float64 else np.float32)
+
+
 _i0 = _unary("i0", "I0Backward0", cephes.i0, lambda g, a: g * special_i1(a), error="i0_vml_cpu")
 _i0e = _unary("special_i0e", "SpecialI0EBackward0", cephes.i0e,
               lambda g, a, *, out: g * (special_i1e(a) - a.sgn() * out), save_output=True)
@@ -89,7 +109,7 @@ _ndtri = _unary("special_ndtri", "SpecialNdtriBackward0", cephes.ndtri,
 _log_ndtr = _unary("special_log_ndtr", "SpecialLogNdtrBackward0", cephes.log_ndtr,
                    lambda g, a, *, out: g / _SQRT_2PI * (out + a.pow(2) / 2).neg().exp(), dtypes=_F32_64,
                    save_output=True)
-_erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", special.erfcx,
+_erfcx = _unary("special_erfcx", "SpecialErfcxBackward0", _erfcx_kernel,
                 lambda g, a, *, out: (2.0 * a * out - 2.0 / math.sqrt(math.pi)) * g, dtypes=_F32_64,
                 save_output=True)
 _entr = _unary("special_entr", "SpecialEntrBackward0", _entr_kernel, lambda g, a: g * (-(1 + a.log())))
@@ -100,7 +120,7 @@ _NO_GRAD = {name: _unary("special_" + name, None, fn, dtypes=_F32_64) for name, 
     ("modified_bessel_i0", cephes.i0), ("modified_bessel_i1", cephes.i1), ("modified_bessel_k0", cephes.k0),
     ("modified_bessel_k1", cephes.k1), ("scaled_modified_bessel_k0", cephes.k0e),
     ("scaled_modified_bessel_k1", cephes.k1e), ("spherical_bessel_j0", cephes.spherical_j0),
-    ("airy_ai", cephes.airy_ai))}
+    ("airy_ai", _airy_kernel))}
 
 
 # ---- sinc ------------------------------------------------------------------------------------------------------

@@ -34,8 +34,8 @@ def _window_checks(name, n, dtype):
 
 def _window(name, n, periodic, dtype, device, requires_grad, body):
     """torch's window skeleton: checks, the empty and one-sample windows, the periodic window as the first n
-    samples of the symmetric window of n + 1."""
-    from .creation import arange, empty, ones
+    samples of the symmetric window of n + 1 (a view of it, as torch's narrow)."""
+    from .creation import empty, ones, tensor
 
     dtype = _dtypes.get_default_dtype() if dtype is None else dtype
     _window_checks(name, n, dtype)
@@ -43,34 +43,58 @@ def _window(name, n, periodic, dtype, device, requires_grad, body):
         w = (empty if n == 0 else ones)((n,), dtype=dtype, device=device)
     else:
         length = n + 1 if periodic else n
-        w = body(arange(length, dtype=dtype, device=device), length)
+        np_dtype = _dtypes.to_numpy(dtype)
+        w = tensor(body(_Steps(np_dtype), np.arange(length).astype(np_dtype), length), dtype=dtype, device=device)
         if periodic:
             w = w.narrow(0, 0, length - 1)
     return w.requires_grad_(True) if requires_grad else w
 
 
-def _cosine_sum(w, length, alpha, beta):
-    return w.mul_(np.pi * 2.0 / (length - 1)).cos_().mul_(-beta).add_(alpha)
+class _Steps:
+    """torch's tensor arithmetic in its C++ window code, one op at a time: a scalar operand is first converted
+    to the tensor's dtype (C++ `mul_(double)` on a Half tensor rounds the double to Half), then each op is
+    computed in the op-math type (float for half and bfloat16) and rounded back."""
+
+    def __init__(self, np_dtype):
+        self.dtype = np_dtype
+        self.math = np.dtype(np.float64) if np_dtype == np.float64 else np.dtype(np.float32)
+
+    def __call__(self, fn, *arrays):
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*(a.astype(self.math) for a in arrays))).astype(self.dtype)
+
+    def scalar(self, v):
+        return self.math.type(self.dtype.type(v))
+
+
+def _cosine_sum(alpha, beta):
+    def body(st, a, n):
+        w = st(lambda v: v * st.scalar(np.pi * 2.0 / (n - 1)), a)
+        w = st(np.cos, w)
+        w = st(lambda v: v * st.scalar(-beta), w)
+        return st(lambda v: v + st.scalar(alpha), w)
+    return body
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
     """The Hann window 0.5 - 0.5 cos(2 pi n / (N - 1)) (N = window_length, + 1 if periodic)."""
     _window_checks("hann_window", window_length, _dtypes.get_default_dtype() if dtype is None else dtype)
-    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda w, n: _cosine_sum(w, n, 0.5, 0.5))
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, _cosine_sum(0.5, 0.5))
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
     """The Hamming window alpha - beta cos(2 pi n / (N - 1))."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda w, n: _cosine_sum(w, n, alpha, beta))
+                   _cosine_sum(alpha, beta))
 
 
-def _blackman(w, n):
-    w = w.mul_(np.pi / (n - 1))
-    return w.mul(4).cos_().mul_(0.08) - w.mul(2).cos_().mul_(0.5) + 0.42
+def _blackman(st, a, n):
+    w = st(lambda v: v * st.scalar(np.pi / (n - 1)), a)
+    four = st(lambda v: v * st.scalar(0.08), st(np.cos, st(lambda v: v * st.scalar(4), w)))
+    two = st(lambda v: v * st.scalar(0.5), st(np.cos, st(lambda v: v * st.scalar(2), w)))
+    return st(lambda v: v + st.scalar(0.42), st(np.subtract, four, two))
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -79,10 +103,10 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
     return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman)
 
 
-def _bartlett(w, n):
-    w = w.mul_(2.0 / (n - 1))
+def _bartlett(st, a, n):
+    w = st(lambda v: v * st.scalar(2.0 / (n - 1)), a)
     first_half = ((n - 1) >> 1) + 1
-    w.narrow(0, first_half, n - first_half).mul_(-1).add_(2)
+    w[first_half:] = st(lambda v: v * st.scalar(-1) + st.scalar(2), w[first_half:])
     return w
 
 
@@ -93,15 +117,13 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 
 def _kaiser(beta):
-    def body(w, n):
-        from .creation import tensor
-
-        # torch's kernel: each sample in the op-math type (float for half types), I0 twice, rounded once
-        a = w._data.astype(np.float64)
+    def body(st, a, n):
+        # torch's kernel: each sample in the op-math type, I0 twice, rounded once
+        x = a.astype(np.float64)
         alpha = (n - 1) / 2.0
         with np.errstate(all="ignore"):
-            r = cephes.i0(beta * np.sqrt(np.abs(1 - ((a - alpha) / alpha) ** 2))) / cephes.i0(np.float64(beta))
-        return tensor(r, dtype=w.dtype, device=w.device)
+            r = cephes.i0(beta * np.sqrt(np.abs(1 - ((x - alpha) / alpha) ** 2))) / cephes.i0(np.float64(beta))
+        return r.astype(st.dtype)
     return body
 
 
@@ -202,9 +224,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise RuntimeError(repr_ + f": expected a 1D window tensor of size equal to win_length={win}, but got window "
                            f"with size {_sizes(window)}")
     w = window if win >= n_fft else _centered_window(window, n_fft, win, input)
-    if align_to_window:
+    if align_to_window:  # frames start where the window's nonzero part does: the signal is padded by its margins
         n_frames = 1 + (length - win) // hop
-        x = x.narrow(1, (n_fft - win) // 2, length - (n_fft - win) // 2) if n_fft > win else x
+        left = (n_fft - win) // 2
+        if left or n_fft - win - left:
+            x = pad(x, [left, n_fft - win - left])
     else:
         n_frames = 1 + (length - n_fft) // hop
     frames = x.as_strided((batch, n_frames, n_fft), (x.stride(0), hop * x.stride(1), x.stride(1)),
@@ -263,6 +287,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                    "same window used by stft to make the inversion lossless.To suppress this warning and use a "
                    "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.")
     dim = input.dim() + 1  # (as torch counts: the real view's dims)
+    if dim < 3:  # (torch reads the frequency size, dim -3 of the real view, first)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-dim}, {dim - 1}], but got -3)")
     if input.numel() == 0:
         raise RuntimeError(repr_ + ": input tensor cannot be empty.")
     if dim not in (3, 4):
@@ -277,9 +303,9 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         raise RuntimeError(repr_ + ": expected the frequency dimension (3rd to the last) of the input tensor to match "
                            f"n_fft when onesided=False, but got {fft_size}")
     if not (0 < hop <= win):
-        raise RuntimeError("istft expected 0 < hop_length <= win_length")
+        raise RuntimeError(repr_ + ": expected 0 < hop_length <= win_length")
     if not (0 < win <= n_fft):
-        raise RuntimeError("istft expected 0 < win_length <= n_fft")
+        raise RuntimeError(repr_ + ": expected 0 < win_length <= n_fft")
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(repr_ + ": Invalid window shape. window has to be 1D and length of `win_length`")
     real_dtype = _dtypes.float32 if input.dtype.name == "complex64" else _dtypes.float64

@@ -6,10 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
 from compare import assert_same_error, check
-
-import ember
 
 rng = np.random.default_rng(0)
 SIG = rng.standard_normal((2, 40))

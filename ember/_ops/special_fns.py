@@ -16,12 +16,28 @@ import numpy as np
 
 from .._dispatch import FLOATING, POINTWISE, defop, dispatch, dispatch_inplace
 from ..autograd.graph import needs_grad
-from . import cephes, special
+from . import special
 from ._util import finish_out, method, public
 
 __all__ = ["i0", "sinc", "igamma", "igammac", "mvlgamma"]
 
 _F32_64 = frozenset({"float32", "float64"})
+
+
+class _Deferred:
+    """cephes.py's kernels, its module (and coefficient tables) loaded on the first call of any: importing ember
+    declares these ops but computes none of them."""
+
+    def __getattr__(self, name):
+        def kernel(*args, **kwargs):
+            from . import cephes as module
+
+            return getattr(module, name)(*args, **kwargs)
+        kernel.__name__ = name
+        return kernel
+
+
+cephes = _Deferred()
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
 

@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
-from . import cephes
 from ._util import method, public
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "stft", "istft"]
@@ -119,6 +118,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 def _kaiser(beta):
     def body(st, a, n):
         # torch's kernel: each sample in the op-math type, I0 twice, rounded once
+        from . import cephes
+
         x = a.astype(np.float64)
         alpha = (n - 1) / 2.0
         with np.errstate(all="ignore"):

@@ -96,3 +96,9 @@ def _poly_samples(d, r):
 for _name in _POLYS:
     add(f"special.{_name}", id=f"special_{_name}", fn=_sp(_name), samples=_poly_samples, dtypes=NO_HALF,
         grad=False, out=True)
+    add(f"special.{_name}", id=f"special_{_name}_scalar_x", grad=False, dtypes=NO_HALF,
+        fn=lambda lib, n, _name=_name: getattr(lib.special, _name)(0.3, n),
+        samples=same(lambda d, r: Sample(np.array([[0, 1, 2, 3], [5, 7, 9, 12]], d))))
+add("special.zeta", id="special_zeta_scalar_other", fn=lambda lib, x: lib.special.zeta(x, 2.0), samples=unary(1.5, 6),
+    grad=False,  # (torch has no derivative for x: test_special_functions holds the error)
+    dtypes=NO_HALF)

@@ -312,10 +312,22 @@ def _degree(n):
         return np.where(finite & (np.abs(n) < 2.0 ** 62), np.trunc(np.where(finite, n, -1)), -1).astype(np.int64)
 
 
+# NOTE [ Polynomial degrees past 2^20 ]
+# torch runs its recurrence n - 1 times per element even for n = 2^31 (seconds of C per element); a vectorised
+# NumPy step costs microseconds, so that many steps would take hours. Elements whose closed forms torch takes
+# (above) never loop; Legendre at x = 0 has its own closed form; an element still live after 2^20 steps gets
+# NaN. At such degrees torch's float result is its accumulated rounding (or NaN itself, after its values
+# under- or overflow), so this is a documented divergence, reached only by degrees no recurrence is meant for.
+_MAX_STEPS = 1 << 20
+
+
 def _recurrence(q0, n, step, nan_stop=True):
     """Run r_k = step(k, p, q) for the iteration count n - 1 of each element (p, q = 1, q0 to start)."""
     p = np.ones_like(q0)
     q = q0.copy()
+    if n.size and n.max() > _MAX_STEPS:
+        q[n > _MAX_STEPS] = np.nan
+        n = np.where(n > _MAX_STEPS, 0, n)
     top = int(n.max(initial=0))
     active = n >= 2
     for j in range(1, top):
@@ -354,12 +366,13 @@ def _cheb(kind, shifted):
 
         def step(j, p, q, idx):
             return two_y[idx] * q - p
-        r = _recurrence(q0, k, step)
-        r = np.where(k == 1, q0, r)
-        r = np.where(k == 0, one, r)
         even = k % 2 == 0
         big = k > (6 if kind == "t" or shifted and kind != "w" else 4 if shifted else 8)
         inside = big & (np.abs(y) < one)
+        early = inside | ((x == one) | (x == 0) if shifted else np.abs(x) == one)  # (torch returns before looping)
+        r = _recurrence(q0, np.where(early, 0, k), step)
+        r = np.where(k == 1, q0, r)
+        r = np.where(k == 0, one, r)
         theta = np.arccos(np.where(inside, y, 0))
         if kind == "t":
             closed = np.cos(kf * theta)
@@ -421,7 +434,7 @@ def _laguerre(x, k, kf, one):
 
     def step(j, p, q, idx):
         return ((t(j + j) + (one - x[idx])) * q - t(j) * p) / t(j + 1)
-    r = _recurrence(q0, k, step)
+    r = _recurrence(q0, np.where(x == 0, 0, k), step)
     r = np.where(k == 1, q0, r)
     r = np.where(k == 0, one, r)
     r = np.where(np.abs(x) == 0, one, r)
@@ -433,7 +446,15 @@ def _legendre(x, k, kf, one):
 
     def step(j, p, q, idx):
         return (t(j + j + 1) * x[idx] * q - t(j) * p) / t(j + 1)
-    r = _recurrence(x.copy(), k, step)
+    # at x = 0 the recurrence only walks P_n(0) = (-1)^(n/2) Gamma((n+1)/2) / (sqrt(pi) Gamma(n/2 + 1)) (0 for
+    # odd n) down, exactly enough in float64 and without n steps (torch's loop runs them; the degree can be 2^31)
+    zero = (x == 0) & (k >= 2)
+    r = _recurrence(x.copy(), np.where(zero | (np.abs(x) == one), 0, k), step)
+    if zero.any():
+        m = k[zero] // 2
+        with np.errstate(all="ignore"):
+            p0 = np.exp(special.lgamma(m + 0.5) - special.lgamma(m + 1.0)) / math.sqrt(math.pi)
+        r[zero] = np.where(k[zero] % 2 == 1, 0.0, np.where(m % 2 == 1, -p0, p0)).astype(r.dtype)
     r = np.where(k == 1, x, r)
     r = np.where(k == 0, one, r)
     r = np.where(np.abs(x) == one, np.where((x > 0) | (k % 2 == 0), one, -one), r)

@@ -87,7 +87,8 @@ def _fft_c2c(a, dim, normalization, forward):
         return a.copy()
     _check_batch(a)
     st = _elem_strides(a)
-    r = (np.fft.fftn if forward else np.fft.ifftn)(a, axes=dim, norm=_np_norm(normalization, forward))
+    with np.errstate(all="ignore"):  # (inf and NaN inputs: torch's transform is silent)
+        r = (np.fft.fftn if forward else np.fft.ifftn)(a, axes=dim, norm=_np_norm(normalization, forward))
     return _torch_layout(r.astype(a.dtype, copy=False), st, _sort_dims(st, dim))
 
 
@@ -106,10 +107,8 @@ def _fft_r2c(a, dim, normalization, onesided):
     _check_batch(a)
     st = _elem_strides(a)
     norm = _np_norm(normalization, True)
-    if onesided:
-        r = np.fft.rfftn(a, axes=dim, norm=norm)
-    else:
-        r = np.fft.fftn(a, axes=dim, norm=norm)
+    with np.errstate(all="ignore"):
+        r = (np.fft.rfftn if onesided else np.fft.fftn)(a, axes=dim, norm=norm)
     return _torch_layout(r.astype(_complex_of(a.dtype), copy=False), st, _sort_dims(st, dim, True))
 
 
@@ -144,7 +143,8 @@ def _fft_c2r(a, dim, normalization, last_dim_size):
         a = _fft_c2c.kernel(a, dim[:-1], normalization, False)
     last = dim[-1]
     st = _elem_strides(a)
-    r = np.fft.irfft(a, n=last_dim_size, axis=last, norm=_np_norm(normalization, False))
+    with np.errstate(all="ignore"):
+        r = np.fft.irfft(a, n=last_dim_size, axis=last, norm=_np_norm(normalization, False))
     return _torch_layout(r.astype(_real_of(a.dtype), copy=False), st, [last])
 
 

@@ -136,6 +136,7 @@ _LAZY_MODULES.add("distributions")
 # area M (issue 15's namespaces): the device-agnostic modules, hub and types; torch.GradScaler
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
+_LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
 
 
 def __getattr__(name):

@@ -40,10 +40,14 @@ def _flat_bytes(arr):
         flat = root.reshape(-1)
     elif root.flags.f_contiguous:
         flat = root.T.reshape(-1)
+    elif root.base is None:  # a ufunc's output in a permuted order (3-d and up): neither C nor F contiguous
+        extent = 0 if root.size == 0 else \
+            (sum((s - 1) * st for s, st in zip(root.shape, root.strides)) + root.itemsize) // root.itemsize
+        flat = np.lib.stride_tricks.as_strided(root, shape=(extent,), strides=(root.itemsize,))
     else:  # an owner made with odd strides (np.lib.stride_tricks): its extent starts at its first byte
         lo = _address(root)
         hi = lo + sum((s - 1) * st for s, st in zip(root.shape, root.strides)) + root.itemsize
-        return np.ndarray((hi - lo,), np.uint8, buffer=root.base if root.base is not None else root)
+        return np.ndarray((hi - lo,), np.uint8, buffer=root.base)
     return flat.view(np.uint8) if flat.dtype != np.uint8 else flat
 
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401 - imported for their registrations
     discrete_sampling,  # distributions (D2): poisson, binomial
     distributions_sampling,  # distributions (D1): gamma and Dirichlet samplers, their gradients
     factorizations,
+    fft,  # special functions and spectral ops (S)
     foreach,
     indexing,
     linalg,
@@ -30,6 +31,8 @@ from . import (  # noqa: F401 - imported for their registrations
     selection,
     shape,
     sorting,
+    special_fns,  # torch.special's functions (S)
+    spectral,  # windows, stft, istft (S)
     stats,
     unary,
     unpool,  # (area N: max unpooling, fractional max pooling)

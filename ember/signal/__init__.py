@@ -1,0 +1,3 @@
+"""`ember.signal`: torch.signal (its `windows` module)."""
+
+from . import windows as windows

@@ -10,13 +10,11 @@ import math
 
 import numpy as np
 
-from .._dispatch import FLOATING, POINTWISE, defop, dispatch
-from .._meta import broadcast_shapes, contiguous_strides, like_strides, meta_array, pointwise_strides
-from ..autograd.graph import needs_grad
+from .._dispatch import POINTWISE, defop, dispatch
+from .._meta import broadcast_shapes, contiguous_strides, like_strides, meta_array
 from ._util import public
 from .random import _gen, _no_meta, _seeded
 from .special import digamma as _digamma
-from .special import lgamma as _lgamma
 
 # NOTE [ Gamma draws in torch's order ]
 # torch's `_s_gamma_cpu` walks the output in order and, per element, runs Marsaglia and Tsang's rejection
@@ -390,84 +388,6 @@ _sample_dirichlet_op.meta_(lambda alpha, gen: _contiguous_like(alpha))
 def _sample_dirichlet(input, generator=None):
     """One Dirichlet(concentration) draw per vector along the last dim of `input`."""
     return dispatch(_sample_dirichlet_op, (input,), (_gen(generator, "_sample_dirichlet"),))
-
-
-# ---- the gamma cdf --------------------------------------------------------------------------------------
-#
-# NOTE [ The gamma cdf ]
-# Gamma.cdf is torch.special.gammainc, the regularized lower incomplete gamma function P(a, x). That function
-# belongs to the special-functions area; until it lands, ember.distributions computes P(a, x) with this op:
-# the power series of P for x < a + 1 and the continued fraction of Q = 1 - P (modified Lentz) otherwise,
-# each run a fixed number of vectorised steps (enough for float64 over a, x in (0, 1e4)). Like torch's igamma
-# it is differentiable in x only.
-
-_IGAMMA_STEPS = 400
-
-
-def _iterator_layout(out, *inputs):
-    """`out` (C order) laid out as torch's TensorIterator lays out a pointwise op's output on `inputs`."""
-    if out.ndim < 2:
-        return out
-    operands = [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in inputs]
-    strides = pointwise_strides(out.shape, operands)
-    perm = sorted(range(out.ndim), key=lambda i: -strides[i])
-    if perm == list(range(out.ndim)):
-        return out
-    dense = np.ascontiguousarray(out.transpose(perm))
-    return dense.transpose(np.argsort(perm))
-
-
-def _igamma_kernel(a0, x0):
-    dt = np.result_type(a0, x0)
-    a, x = (v.astype(np.float64) for v in np.broadcast_arrays(a0, x0))
-    with np.errstate(all="ignore"):
-        log_front = a * np.log(x) - x - _lgamma(a)
-        # series: P = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n))
-        term = 1.0 / a
-        total = term.copy()
-        ap = a.copy()
-        for _ in range(_IGAMMA_STEPS):
-            ap = ap + 1
-            term = term * x / ap
-            total = total + term
-        series = np.exp(log_front) * total
-        # continued fraction for Q (Lentz)
-        tiny = 1e-300
-        b = x + 1 - a
-        c = np.full_like(x, 1 / tiny)
-        d = 1 / np.where(b == 0, tiny, b)
-        h = d.copy()
-        for i in range(1, _IGAMMA_STEPS):
-            an = -i * (i - a)
-            b = b + 2
-            d = an * d + b
-            d = 1 / np.where(np.abs(d) < tiny, tiny, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
-            h = h * d * c
-        fraction = 1 - np.exp(log_front) * h
-        out = np.where(x < a + 1, series, fraction)
-        out = np.where(x == 0, 0.0, np.where(np.isinf(x) & (x > 0), 1.0, out))
-        out = np.where((a < 0) | (x < 0) | np.isnan(a) | np.isnan(x), np.nan, out)
-    return _iterator_layout(out.astype(dt), a0, x0)
-
-
-@defop("_gamma_cdf", "IgammaBackward0", POINTWISE, "same", saves="all", dtypes=FLOATING, error="igamma_cpu")
-def _gamma_cdf_op(a, x):
-    return _igamma_kernel(a, x)
-
-
-@_gamma_cdf_op.derivative_
-def _(g, a, x):
-    # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); none in a (torch's igamma has none either)
-    if needs_grad(0):
-        raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-    return None, g * ((a - 1) * x.log() - x - a.lgamma()).exp()
-
-
-def _gamma_cdf(a, x):
-    """P(a, x), the regularized lower incomplete gamma function (See NOTE [ The gamma cdf ])."""
-    return dispatch(_gamma_cdf_op, (a, x), ())
 
 
 public.update(_standard_gamma=_standard_gamma, _standard_gamma_grad=_standard_gamma_grad,

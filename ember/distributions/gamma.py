@@ -4,7 +4,6 @@ from numbers import Real
 
 import ember
 
-from .._ops.distributions_sampling import _gamma_cdf
 from .._size import Size
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -81,4 +80,4 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return _gamma_cdf(self.concentration, self.rate * value)
+        return ember.special.gammainc(self.concentration, self.rate * value)

@@ -3,7 +3,7 @@ Dirichlet samplers (seeded: they draw torch's numbers), their reparameterized gr
 (torch.special.gammainc, reached through Gamma.cdf)."""
 
 import numpy as np
-from op_db import Sample, add, arr, binary, unary
+from op_db import Sample, add, arr, unary
 
 
 def _seeded(call):
@@ -34,10 +34,6 @@ def _same_shapes(lo, hi, lo2, hi2):
     return gen
 
 
-def _gamma_cdf(lib, a, x):
-    return lib.distributions.Gamma(a, 1.0, validate_args=False).cdf(x)
-
-
 add("_standard_gamma", fn=_seeded(lambda lib, a: lib._standard_gamma(a)), samples=unary(0.2, 4),
     gradcheck=False, gradgrad=False)
 add("_standard_gamma_grad", fn=lambda lib, a, x: lib._standard_gamma_grad(a, x),
@@ -46,4 +42,3 @@ add("_sample_dirichlet", fn=_seeded(lambda lib, a: lib._sample_dirichlet(a)), sa
     grad=False)
 add("_dirichlet_grad", fn=lambda lib, x, a, t: lib._dirichlet_grad(x, a, t), samples=_dirichlet_grad_samples,
     grad=False)
-add("_gamma_cdf", fn=_gamma_cdf, samples=binary(0.2, 6, 0.05, 12), grad_inputs=[1], gradgrad=False)

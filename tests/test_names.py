@@ -526,3 +526,30 @@ def test_chalf_says_there_is_no_complex32():
     torch.ones(2).chalf()
     with pytest.raises(NotImplementedError, match=r"ember has no complex32 \(ComplexHalf\) dtype"):
         ember.ones(2).chalf()
+
+
+_NEW_CASES = [((), {}), ((2, 3), {}), (([1, 2],), {}), (((2, 3),), {}), (("size",), {}), (("same",), {}),
+              (("double",), {})]
+
+
+@pytest.mark.parametrize("args,kw", _NEW_CASES, ids=[str(a) for a, _ in _NEW_CASES])
+def test_tensor_new_legacy_constructor(args, kw):
+    """Tensor.new: sizes (uninitialized: compare shape and dtype), data, a Size, another tensor."""
+    def run(lib):
+        x = lib.ones(2, 3)
+        a = {"size": (lib.Size([2, 2]),), "same": (lib.ones(2),), "double": (lib.ones(2, dtype=lib.float64),)}
+        r = x.new(*a.get(args[0], args) if args and isinstance(args[0], str) else args, **kw)
+        return tuple(r.shape), str(r.dtype).split(".")[-1], (r.tolist() if not args or len(args) == 1 else None)
+    try:
+        want = run(torch)
+    except TypeError:
+        with pytest.raises(TypeError) as e:
+            run(ember)
+        with pytest.raises(TypeError) as t:
+            run(torch)
+        assert str(e.value) == str(t.value)
+        return
+    got = run(ember)
+    assert got[:2] == want[:2]
+    if args and len(args) == 1 and args[0] != "size":
+        assert got[2] == want[2]

@@ -404,6 +404,26 @@ Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None
     empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
+
+def _tensor_new(self, *args, device=None):
+    """Tensor.new, the legacy constructor of self's dtype: `x.new(2, 3)` or `x.new(Size)` (uninitialized),
+    `x.new([1, 2])` (data), `x.new(other)` (other itself, which must have self's dtype), `x.new()` (empty)."""
+    check_device(device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype:
+            def options(d):
+                return (f"TensorOptions(dtype={_dtypes.CPP_NAME[d.name]}, device=cpu, layout=Strided, requires_grad="
+                        "false (default), pinned_memory=false (default), memory_format=(nullopt))")
+            raise TypeError(f"expected {options(self.dtype)} (got {options(other.dtype)})")
+        return other.detach()
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and type(args[0]).__name__ != "Size":
+        return tensor(args[0], dtype=self.dtype)
+    return empty(as_shape(args) if args else (0,), dtype=self.dtype)
+
+
+Tensor.new = _tensor_new
+
 def _legacy_new(cls, args, kwargs):
     """Tensor(2, 3) (uninitialized float32) and Tensor([1, 2]) (data as float32)."""
     check_device(kwargs.get("device"))

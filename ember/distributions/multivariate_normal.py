@@ -3,8 +3,6 @@ triangular-solve helpers the multivariate families share."""
 
 import math
 
-import numpy as np
-
 import ember
 
 from .._size import Size
@@ -14,55 +12,30 @@ from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
-# NOTE [ Stand-ins for linalg functions ]
-# The multivariate families need torch.linalg.solve_triangular, torch.cholesky_solve/cholesky_inverse,
-# torch.mvlgamma and torch.tril_indices, which ember's linalg and torch.* areas provide separately. Until
-# they do, these helpers compose them from ops ember has (a general solve of the lower triangle, lgamma,
-# NumPy's index pattern), with torch's values and gradients; where ember has the function, it is used.
-
-
 def _solve_tril(L, B):
-    """X with L X = B for lower-triangular L (batched): torch.linalg.solve_triangular(L, B, upper=False)."""
-    solve = getattr(ember.linalg, "solve_triangular", None)
-    if solve is not None:
-        return solve(L, B, upper=False)
-    return ember.linalg.solve(
-        L.tril(), B
-    )  # (tril: only the lower triangle is read, so only it gets a gradient)
+    """X with L X = B for lower-triangular L (batched)."""
+    return ember.linalg.solve_triangular(L, B, upper=False)
 
 
 def _cholesky_solve(B, L):
-    """(L L^T)^-1 B for lower-triangular L: torch.cholesky_solve(B, L)."""
-    fn = getattr(ember, "cholesky_solve", None)
-    if fn is not None:
-        return fn(B, L)
-    # (as a function of all of L, like torch's: its gradient reaches L's upper triangle too)
-    return ember.linalg.solve(L @ L.mT, B)
+    """(L L^T)^-1 B for lower-triangular L."""
+    return ember.cholesky_solve(B, L)
 
 
 def _cholesky_inverse(L):
-    """(L L^T)^-1 for lower-triangular L: torch.cholesky_inverse(L)."""
-    fn = getattr(ember, "cholesky_inverse", None)
-    if fn is not None:
-        return fn(L)
-    return ember.linalg.inv(L @ L.mT)  # (a function of all of L, as torch's gradient takes it)
+    """(L L^T)^-1 for lower-triangular L."""
+    return ember.cholesky_inverse(L)
 
 
 def _mvlgamma(x, p):
-    """The multivariate log-gamma function of dimension p: torch.mvlgamma(x, p)."""
-    fn = getattr(ember, "mvlgamma", None)
-    if fn is not None:
-        return fn(x, p)
-    if not bool((x > (p - 1) / 2).all()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
-    args = x.unsqueeze(-1) - ember.arange(p, dtype=x.dtype) / 2
-    return ember.lgamma(args).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+    """The multivariate log-gamma function of dimension p."""
+    return ember.mvlgamma(x, p)
 
 
 def _tril_indices(n, offset):
     """torch.tril_indices(n, n, offset) as two index tensors."""
-    i, j = np.tril_indices(n, offset)
-    return ember.from_numpy(i.astype(np.int64)), ember.from_numpy(j.astype(np.int64))
+    i, j = ember.tril_indices(n, n, offset)
+    return i, j
 
 
 def _batch_mv(bmat, bvec):

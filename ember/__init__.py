@@ -110,6 +110,20 @@ def is_storage(obj):
     return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
+def get_device_module(device=None):
+    """The module of a device type (`ember.cpu` for "cpu"); with no device, the current accelerator's, which on
+    ember (CPU-only) is none, so `ember.cpu`."""
+    import importlib
+
+    kind = "cpu" if device is None else (device if isinstance(device, str) else str(device)).split(":")[0]
+    kind = globals()["device"](kind).type  # (torch's error for an unknown device string)
+    try:
+        return importlib.import_module(f"{__name__}.{kind}")
+    except ModuleNotFoundError:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.") from None
+
+
 def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()

@@ -125,3 +125,16 @@ def test_removable_handle_is_torchs():
         copy = pickle.loads(pickle.dumps(state))
         copy["h"].remove()
         assert copy["d"] == {} and copy["extra"] == {} and h2.id in d
+
+
+@pytest.mark.parametrize("device", [None, "cpu", "cpu:0", "cuda", "foo"])
+def test_get_device_module(device):
+    """torch.get_device_module: the device type's module (cpu with no device on a CPU-only build)."""
+    try:
+        want = torch.get_device_module(device).__name__
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            ember.get_device_module(device)
+        assert str(got.value) == str(e)
+        return
+    assert ember.get_device_module(device).__name__ == "ember" + want[len("torch"):]

@@ -109,14 +109,15 @@ _NOT_WALKED = [
 _CATEGORIES = [
     ("accelerators", re.compile(
         r"cuda|cudnn|miopen|mkldnn|onednn|(^|_)mps|xpu|hpu|mtia|maia|(^|_)xla|ipu(_|$)|vulkan|metal|"
-        r"fbgemm|nnpack|(^|_)hip|pin_memory|is_pinned|^stream$|^event$|acceleratorerror|outofmemoryerror")),
+        r"fbgemm|nnpack|(^|_)hip|pin_memory|is_pinned|^stream$|^event$|^record_stream$|acceleratorerror|outofmemoryerror")),
     ("quantized", re.compile(r"quantiz|qscheme|qint|quint|^q_|int_repr|qparams")),
     # nn.functional's scaled matmuls take float8 matrices only (torch's CPU build runs their TensorWise form
     # on float8 inputs); ember has no float8 dtypes
     ("float8-only", re.compile(r"^scaled_mm$|^scaled_grouped_mm$")),
     ("sparse-only", re.compile(
         r"sparse|(^|_)coo|csr|csc|bsr|bsc|^(indices|values|crow_indices|col_indices|ccol_indices|"
-        r"row_indices|coalesce|is_coalesced|dense_dim|smm|sspaddmm|hspmm|dsmm|saddmm|spmm|to_dense)$")),
+        r"row_indices|coalesce|is_coalesced|dense_dim|smm|sspaddmm|hspmm|dsmm|saddmm|spmm|to_dense)$|"
+        r"^(indices|crow_indices|col_indices|ccol_indices|row_indices)_copy$")),
     ("TorchScript and compiler internals", re.compile(
         r"^script|jit|^sym_|^sym(bool|int|float)$|dispatchkey|^tag$|^aggregationtype$|^fork$|^wait$|"
         r"^compiled_with_cxx11_abi$|^classproperty$|^loggerbase$|_ir_module|^parse_(ir|schema|type_comment)$|"

@@ -5,6 +5,15 @@ from the op's NumPy kernel in ember/_ops/conv.py and ember/_ops/pooling.py, retu
 The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their OpenMP loop
 (NOTE [ Convolution threads ] in conv.c); `_blas()` finds it. A NumPy without its bundled 64-bit-index
 OpenBLAS (a distribution build) keeps the NumPy convolution.
+
+NOTE [ Native convolution and pooling at every size ]
+Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py), these take the C path at
+every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
+copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
+max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
+are still spent only above PARALLEL_SIZE (`threads_for`). Running the C path at every size also makes the
+float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
+scatters add in another order).
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import os
 
 import numpy as np
 
-from . import MIN_SIZE, function, threads_for
+from . import function, threads_for
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -59,8 +68,6 @@ def _shape(xs, ws, stride, pads, dil, groups, out):
 
 def _conv_call(name, work, n, argtypes):
     """(fn, blas, threads) for a convolution kernel, or None."""
-    if work < MIN_SIZE:
-        return None
     blas = _blas()
     fn = blas and function("conv", name, argtypes, ctypes.c_int)
     if not fn:
@@ -144,3 +151,82 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
                      None if partials is None else partials.ctypes.data, chunks, shape.ctypes.data))
     return gw if ok else None
 
+
+
+# ---- pooling (pool.c) --------------------------------------------------------------------------------------
+
+def _pool_ok(x, nd):
+    return nd == 2 and x.ndim == 4 and x.size and _ok(x)
+
+
+def max_pool2d(x, ksize, stride, pads, dil, out):
+    """(values, int64 indices) of max_pool2d of float32 x (N, C, H, W) with output size `out`, or None."""
+    if not _pool_ok(x, len(ksize)) or min(out) < 1:
+        return None
+    fn = function("pool", "max_pool2d_f32", [_P, _P, _P, _I, _P, _C])
+    if not fn:
+        return None
+    y = np.empty(x.shape[:2] + tuple(out), _F32)
+    ind = np.empty(y.shape, _I64)
+    p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, *dil], np.int64)
+    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, threads_for(x.size))
+    return y, ind
+
+
+def max_pool2d_backward(g, ind, in_shape):
+    """g added at the flat per-plane indices `ind` into zeros of `in_shape` (N, C, H, W), outputs in order."""
+    if len(in_shape) != 4 or g.ndim != 4 or not g.size or not _ok(g) \
+            or type(ind) is not _ND or ind.dtype != _I64 or not ind.flags.c_contiguous or ind.shape != g.shape:
+        return None
+    fn = function("pool", "max_pool2d_backward_f32", [_P, _P, _P, _I, _I, _I, _C])
+    if not fn:
+        return None
+    gx = np.empty(in_shape, _F32)
+    planes = in_shape[0] * in_shape[1]
+    fn(g.ctypes.data, ind.ctypes.data, gx.ctypes.data, planes, in_shape[2] * in_shape[3], g.shape[2] * g.shape[3],
+       threads_for(gx.size))
+    return gx
+
+
+def avg_pool2d(x, ksize, stride, pads, out, count_include_pad, divisor_override):
+    if not _pool_ok(x, len(ksize)) or min(out) < 1:
+        return None
+    fn = function("pool", "avg_pool2d_f32", [_P, _P, _I, _P, _C, ctypes.c_double, _C])
+    if not fn:
+        return None
+    y = np.empty(x.shape[:2] + tuple(out), _F32)
+    p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, 1, 1], np.int64)
+    fn(x.ctypes.data, y.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, int(bool(count_include_pad)),
+       float(divisor_override or 0), threads_for(x.size))
+    return y
+
+
+def avg_pool2d_backward(g, in_shape, ksize, stride, pads, count_include_pad, divisor_override):
+    if len(ksize) != 2 or g.ndim != 4 or not g.size or not _ok(g):
+        return None
+    fn = function("pool", "avg_pool2d_backward_f32", [_P, _P, _I, _P, _C, ctypes.c_double, _C])
+    if not fn:
+        return None
+    gx = np.empty(in_shape, _F32)
+    p = np.array([*in_shape[2:], *g.shape[2:], *ksize, *stride, *pads, 1, 1], np.int64)
+    fn(g.ctypes.data, gx.ctypes.data, in_shape[0] * in_shape[1], p.ctypes.data, int(bool(count_include_pad)),
+       float(divisor_override or 0), threads_for(gx.size))
+    return gx
+
+
+def adaptive_avg_pool2d(x, in_sp, out_sp, backward):
+    """Adaptive average pooling of float32 x (*lead, *sp) from `in_sp` to `out_sp` (backward: the adjoint, x
+    being the output gradient, answering (*lead, *in_sp)), or None."""
+    if len(out_sp) != 2 or not x.size or not _ok(x):
+        return None
+    if min(out_sp) < 1 or min(in_sp) < 1:
+        return None
+    name = "adaptive_avg_pool2d_backward_f32" if backward else "adaptive_avg_pool2d_f32"
+    fn = function("pool", name, [_P, _P, _I, _I, _I, _I, _I, _C])
+    if not fn:
+        return None
+    lead = x.shape[:-2]
+    y = np.empty(lead + tuple(in_sp if backward else out_sp), _F32)
+    planes = int(np.prod(lead))
+    fn(x.ctypes.data, y.ctypes.data, planes, in_sp[0], in_sp[1], out_sp[0], out_sp[1], threads_for(y.size + x.size))
+    return y

@@ -1,5 +1,9 @@
 """Convolution primitives (1-d, 2-d and 3-d, groups, stride, dilation, asymmetric zero padding).
 
+float32 1-d and 2-d convolutions run the native kernels (ember/_native/conv.c: im2col and sgemm per sample
+over OpenMP threads, NOTE [ Convolution threads ]); the NumPy code below is their fallback and runs the
+other cases.
+
 NOTE [ Convolution as one GEMM ]
 A convolution is a matrix product once the input is unrolled (im2col): a strided view of the padded
 input with shape (N, C, *kernel, *out) lays every receptive field out as a column; copied into an

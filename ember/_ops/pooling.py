@@ -6,6 +6,9 @@ flat spatial index of each maximum as torch does; its backward scatters with one
 windows are disjoint (kernel <= stride) and with one `np.bincount` (which sums collisions) otherwise.
 Each backward is an op whose derivative is the forward pooling again (a gather for max pooling), so pooling
 differentiates twice and more.
+
+float32 2-d max, average and adaptive average pooling (and 1-d, through the 2-d ops) run the native kernels
+(ember/_native/pool.c, torch's loops, results equal to torch's bits); the NumPy code is their fallback.
 """
 
 

@@ -7,6 +7,10 @@ The OpInfo table (tests/ops) runs these ops through the C path too (they take it
 [ Native convolution and pooling at every size ]), and through the NumPy kernels under EMBER_NATIVE=0.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -182,3 +186,33 @@ def test_pooling_is_torchs_to_the_bit(name, fn, shape, special, threads):
     for a, b in zip(*res):
         assert a.shape == b.shape and a.dtype == b.dtype
         assert np.array_equal(a, b, equal_nan=True)
+
+
+# ---- one spinning pool -----------------------------------------------------------------------------------------
+
+_POOL_CODE = """
+import os, sys
+import ember, numpy as np
+x = ember.from_numpy(np.ones((2, 3, 8, 8), np.float32))
+ember.nn.functional.max_pool2d(x, 2)  # loads the pool group, and with it the OpenMP runtime
+print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), os.environ.get("OMP_WAIT_POLICY"), flush=True)
+"""
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("env,timeout,policy", [({}, "4", "PASSIVE"),
+                                                ({"OPENBLAS_THREAD_TIMEOUT": "9", "OMP_WAIT_POLICY": "ACTIVE"},
+                                                 "9", "ACTIVE")], ids=["default", "user_settings_win"])
+def test_one_spinning_pool(env, timeout, policy, tmp_path):
+    """NOTE [ One spinning pool ]: `import ember` gives OpenBLAS a short thread timeout and the OpenMP runtime
+    loads with the passive wait policy (OMP_DISPLAY_ENV shows what libgomp read), the environment being set
+    only around that load; a user's own settings are left as they are."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    full = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY",
+                                                               "GOMP_SPINCOUNT")}
+    full.update(env, PYTHONPATH=root, OMP_DISPLAY_ENV="TRUE", EMBER_NATIVE="1", EMBER_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", _POOL_CODE], capture_output=True, text=True, env=full,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [timeout, "None" if not env else policy]
+    assert f"OMP_WAIT_POLICY = '{policy}'" in out.stderr

@@ -11,10 +11,9 @@ import time
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_v] = "1"
 
+import ember  # noqa: E402, I001 - first, as `import ember as torch` scripts do (NOTE [ One spinning pool ])
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-
-import ember  # noqa: E402
 
 torch.set_num_threads(1)
 

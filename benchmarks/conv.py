@@ -1,10 +1,16 @@
-"""Convolution and max pooling, forward and forward+backward, ember vs torch (one thread, medians, ratios).
+"""Convolution and pooling, forward and forward+backward, ember vs torch (medians, ratios).
 
 Cases: a LeNet-sized conv stack (batch 64, 1x28x28 input, 6 then 16 5x5 filters) and a ResNet-block-sized
-conv (batch 32, 64x32x32, 3x3, padding 1), each with the 2x2 max pool that follows it.
+conv (batch 32, 64x32x32, 3x3, padding 1), each with the 2x2 max pool that follows it, at one thread.
+`--threads` (issue 18's conv and pooling kernels, ember/_native/conv.c, pool.c) instead runs, at one thread
+and at the default thread count in one process (as benchmarks/native.py): the CIFAR CNN with BatchNorm train
+step, the CIFAR and ResNet layer shapes (3x3, stride 2, 1x1, depthwise) forward and forward+backward, and
+max/avg/adaptive-avg pooling.
 
-Run: python benchmarks/conv.py
+Run: python benchmarks/conv.py [--threads [--quick]]
 """
+
+import sys
 
 from _common import compare, ember, header, np, row, torch
 
@@ -60,5 +66,83 @@ def main():
             row(f"{shape} {'fwd+bwd' if backward else 'fwd'}", e, t, "ms", 1e3)
 
 
+# ---- at 1 thread and default threads (--threads) -----------------------------------------------------------
+
+_LAYERS = [  # name, input, weight, conv2d keywords
+    ("CIFAR conv1 64x3x32x32, 32@3x3 p1", (64, 3, 32, 32), (32, 3, 3, 3), {"padding": 1}),
+    ("CIFAR conv2 64x32x16x16, 64@3x3 p1", (64, 32, 16, 16), (64, 32, 3, 3), {"padding": 1}),
+    ("ResNet stem 8x3x112x112, 64@7x7 s2", (8, 3, 112, 112), (64, 3, 7, 7), {"stride": 2, "padding": 3}),
+    ("ResNet 3x3 16x64x28x28, 64@3x3 p1", (16, 64, 28, 28), (64, 64, 3, 3), {"padding": 1}),
+    ("ResNet 3x3 s2 16x64x28x28, 128@3x3", (16, 64, 28, 28), (128, 64, 3, 3), {"stride": 2, "padding": 1}),
+    ("ResNet 1x1 s2 16x64x28x28, 128@1x1", (16, 64, 28, 28), (128, 64, 1, 1), {"stride": 2}),
+    ("depthwise 16x96x28x28, 3x3 p1", (16, 96, 28, 28), (96, 1, 3, 3), {"padding": 1, "groups": 96}),
+]
+
+_POOLS = [
+    ("max_pool2d 2x2, 64x32x32x32", (64, 32, 32, 32), lambda F, x: F.max_pool2d(x, 2)),
+    ("max_pool2d 3x3 s2 p1, 16x64x56x56", (16, 64, 56, 56), lambda F, x: F.max_pool2d(x, 3, 2, 1)),
+    ("avg_pool2d 2x2, 64x32x32x32", (64, 32, 32, 32), lambda F, x: F.avg_pool2d(x, 2)),
+    ("adaptive_avg_pool2d 7x7, 16x512x14x14", (16, 512, 14, 14), lambda F, x: F.adaptive_avg_pool2d(x, 7)),
+]
+
+
+def _layer(lib, x, w, kw, backward):
+    F = lib.nn.functional
+    xt = lib.from_numpy(x.copy()).requires_grad_(backward)
+    wt = lib.from_numpy(w.copy()).requires_grad_(backward)
+    bt = lib.zeros(w.shape[0]).requires_grad_(backward)
+
+    def run():
+        y = F.conv2d(xt, wt, bt, **kw)
+        if backward:
+            y.backward(y)
+            xt.grad = wt.grad = bt.grad = None
+    return run
+
+
+def _pool(lib, x, fn, backward):
+    xt = lib.from_numpy(x.copy()).requires_grad_(backward)
+
+    def run():
+        y = fn(lib.nn.functional, xt)
+        if backward:
+            y.backward(y)
+            xt.grad = None
+    return run
+
+
+def threads_main(quick):
+    import models
+    from native import _threads, cifar_cnn
+    rng = np.random.default_rng(0)
+    default = ember._runtime._physical_cores()
+    rounds = 5 if quick else 9
+    for n in sorted({1, default}):
+        _threads(n)
+        header(f"conv and pooling, {n} thread{'s' if n > 1 else ''} (ms)")
+        name, fe, ft = models.workload(
+            "CIFAR CNN + BatchNorm 3x32x32, batch 64, SGD", cifar_cnn,
+            lambda r: (r.standard_normal((64, 3, 32, 32)).astype(np.float32), r.integers(0, 10, 64)), models.ce,
+            "SGD", 0.01)
+        e, t = compare(fe, ft, number=3, rounds=rounds)
+        row(name, e, t, "ms", 1e3)
+        for label, xs, ws, kw in _LAYERS:
+            x = rng.standard_normal(xs).astype(np.float32)
+            w = (rng.standard_normal(ws) * 0.1).astype(np.float32)
+            for backward in (False, True):
+                e, t = compare(_layer(ember, x, w, kw, backward), _layer(torch, x, w, kw, backward), number=3,
+                               rounds=rounds, warmup=2)
+                row(f"{label} {'fwd+bwd' if backward else 'fwd'}", e, t, "ms", 1e3)
+        for label, shape, fn in _POOLS:
+            x = rng.standard_normal(shape).astype(np.float32)
+            for backward in (False, True):
+                e, t = compare(_pool(ember, x, fn, backward), _pool(torch, x, fn, backward), number=5,
+                               rounds=rounds, warmup=2)
+                row(f"{label} {'fwd+bwd' if backward else 'fwd'}", e, t, "ms", 1e3)
+
+
 if __name__ == "__main__":
-    main()
+    if "--threads" in sys.argv:
+        threads_main("--quick" in sys.argv)
+    else:
+        main()

@@ -4,6 +4,14 @@
 docs/architecture.md for how the pieces fit.
 """
 
+# ---- native kernels (issue 18, conv/pool): before NumPy loads its OpenBLAS (NOTE [ One spinning pool ] in
+# ember/_native/__init__.py)
+import os as _os
+
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+del _os
+# ---- end native kernels
+
 from .version import __version__ as __version__  # torch's API version + ember's
 from . import version as version
 from . import _dtypes

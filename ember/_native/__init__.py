@@ -163,11 +163,36 @@ def _build(group: str):
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         try:
-            return ctypes.CDLL(path)
+            return _load(path)
         except OSError as e:
             errors.append([str(e)])
     _warn_once(f"building {group}.c failed: {errors[0][0] if errors else '?'}")
     return None
+
+
+# NOTE [ One spinning pool ]
+# After a parallel region, libgomp's workers spin (OMP_WAIT_POLICY's default) and so do OpenBLAS's after a
+# threaded call (2^28 cycles, ~0.1 s, unless OPENBLAS_THREAD_TIMEOUT says less). With both pools in one
+# process, a kernel's threads and a GEMM's threads take turns waiting for cores that the other pool's
+# spinners hold; on a 2-core VM the CIFAR CNN's step at 2 threads took 3-6x its 1-thread time (10-100x with
+# the machine busy). ember therefore loads its OpenMP runtime with the passive wait policy (workers sleep at
+# once; waking them costs microseconds per kernel, which only kernels above PARALLEL_SIZE pay), and
+# `import ember` sets OPENBLAS_THREAD_TIMEOUT=4 (OpenBLAS's shortest) when NumPy is not loaded yet; a
+# user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT / OPENBLAS_THREAD_TIMEOUT win. libgomp reads the policy once,
+# when it is loaded (with the first kernel library), and torch's bundled copy is a separate library, so the
+# environment is set only around that load.
+_OMP_ENV = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+
+def _load(path):
+    if any(k in os.environ for k in _OMP_ENV) or _state.get("omp_loaded"):
+        return ctypes.CDLL(path)
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        return ctypes.CDLL(path)
+    finally:
+        del os.environ["OMP_WAIT_POLICY"]
+        _state["omp_loaded"] = True
 
 
 def function(group: str, name: str, argtypes=None, restype=None):

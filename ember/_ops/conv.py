@@ -1,5 +1,9 @@
 """Convolution primitives (1-d, 2-d and 3-d, groups, stride, dilation, asymmetric zero padding).
 
+float32 1-d and 2-d convolutions run the native kernels (ember/_native/conv.c: im2col and sgemm per sample
+over OpenMP threads, NOTE [ Convolution threads ]); the NumPy code below is their fallback and runs the
+other cases.
+
 NOTE [ Convolution as one GEMM ]
 A convolution is a matrix product once the input is unrolled (im2col): a strided view of the padded
 input with shape (N, C, *kernel, *out) lays every receptive field out as a column; copied into an
@@ -37,6 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import COMPLEX, FLOATING, NN, NUMERIC, defop, dispatch, not_implemented
 from .._meta import conv_out_size, meta_array
+from .._native import conv as _native
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous
 
@@ -100,6 +105,10 @@ def _blocks(n, per_sample_bytes):
 
 
 def _conv_fwd(x, w, b, stride, pads, dil, groups):
+    out = tuple(conv_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], w.shape[2:], stride, pads, dil))
+    done = _native.conv_forward(x, w, b, stride, pads, dil, groups, out)  # (NOTE [ Convolution threads ])
+    if done is not None:
+        return done
     n, o = x.shape[0], w.shape[0]
     ksize = w.shape[2:]
     view, out = _window_view(x, ksize, stride, pads, dil)
@@ -126,6 +135,9 @@ def _conv_fwd(x, w, b, stride, pads, dil, groups):
 
 def _conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
     """The gradient of conv w.r.t. its input of spatial shape `in_sp` (NOTE [ Convolution as one GEMM ])."""
+    done = _native.conv_input_grad(g, w, in_sp, stride, pads, dil, groups)
+    if done is not None:
+        return done
     ksize = w.shape[2:]
     o, cg = w.shape[:2]
     # correlation padding giving the input length back: lo' = d(k-1) - lo, hi' = in - out + lo
@@ -178,6 +190,9 @@ def _col2im_grad(g, w, in_sp, stride, pads, dil, groups):
 
 
 def _conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
+    done = _native.conv_weight_grad(x, g, ksize, stride, pads, dil, groups)
+    if done is not None:
+        return done
     n, o = g.shape[:2]
     out = g.shape[2:]  # a transposed conv's output_padding leaves x longer than g's receptive fields
     cols = _batch_last_cols(x, ksize, stride, pads, dil, out) if groups == 1 else None

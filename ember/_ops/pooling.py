@@ -6,6 +6,9 @@ flat spatial index of each maximum as torch does; its backward scatters with one
 windows are disjoint (kernel <= stride) and with one `np.bincount` (which sums collisions) otherwise.
 Each backward is an op whose derivative is the forward pooling again (a gather for max pooling), so pooling
 differentiates twice and more.
+
+float32 2-d max, average and adaptive average pooling (and 1-d, through the 2-d ops) run the native kernels
+(ember/_native/pool.c, torch's loops, results equal to torch's bits); the NumPy code is their fallback.
 """
 
 
@@ -14,6 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._dispatch import NN, defop, dispatch
 from .._meta import NoData, meta_array, pool_out_size
+from .._native import conv as _native
 
 __all__ = ["pool_out_size"]
 
@@ -104,6 +108,9 @@ def _max_pool_kernel(x, ksize, stride, pads, dil, ceil_mode):
     nd = len(ksize)
     out = tuple(pool_out_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
                 zip(x.shape[2:], ksize, stride, pads, dil))
+    done = _native.max_pool2d(x, ksize, stride, pads, dil, out)  # torch's scan in C (ember/_native/pool.c)
+    if done is not None:
+        return done
     fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
     # flat input index = (index of the window's corner) + (offset of the tap inside the input)
@@ -144,6 +151,9 @@ def _scatter_kernel(g, idx, in_shape, nd, disjoint=False):
 
 
 def _max_pool_backward_kernel(g, x, idx, disjoint=False):
+    done = _native.max_pool2d_backward(g, idx, x.shape)
+    if done is not None:
+        return done
     return _scatter_kernel(g, idx, x.shape, g.ndim - 2, disjoint)
 
 
@@ -262,6 +272,9 @@ def _avg_params(in_sp, ksize, stride, pads, ceil_mode):
 def _avg_pool_kernel(x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
     nd = len(ksize)
     out = _avg_params(x.shape[2:], ksize, stride, pads, ceil_mode)
+    done = _native.avg_pool2d(x, ksize, stride, pads, out, count_include_pad, divisor_override)
+    if done is not None:
+        return done
     win = _windows(x, ksize, stride, pads, (1,) * nd, out, 0)
     acc = np.float32 if x.dtype.itemsize < 4 else x.dtype
     s = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)), dtype=acc)
@@ -270,6 +283,9 @@ def _avg_pool_kernel(x, ksize, stride, pads, ceil_mode, count_include_pad, divis
 
 @np.errstate(over="ignore", invalid="ignore")  # (sums of extreme values overflow to inf, as torch's)
 def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_include_pad, divisor_override):
+    done = _native.avg_pool2d_backward(g, x.shape, ksize, stride, pads, count_include_pad, divisor_override)
+    if done is not None:
+        return done
     in_sp = x.shape[2:]
     out = g.shape[2:]
     gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
@@ -340,6 +356,10 @@ def _adaptive_avg(x, sizes, backward):
     """x averaged over adaptive windows along its trailing dims (one small matmul per dim: NOTE [ Adaptive
     average pooling ]); `backward`: the adjoint, spreading each window's value back over it."""
     nd = len(sizes)
+    in_sp, out_sp = (tuple(sizes), x.shape[-nd:]) if backward else (x.shape[-nd:], tuple(sizes))
+    done = _native.adaptive_avg_pool2d(x, in_sp, out_sp, backward)  # torch's window sums in C
+    if done is not None:
+        return done
     w, dt = (x.astype(np.float32), x.dtype) if x.dtype.itemsize < 4 else (x, x.dtype)
     for i, size in enumerate(sizes):
         dim = w.ndim - nd + i

@@ -1,0 +1,305 @@
+/* Convolution of C-contiguous float32 NCHW data (2-d; a 1-d convolution is one of height 1): forward, input
+ * gradient and weight gradient, with stride, dilation, zero padding and groups.
+ *
+ * NOTE [ Convolution threads ]
+ * The NumPy kernel makes one BLAS call per block of samples (ember/_ops/conv.py), and with two BLAS threads
+ * every such call forks and joins OpenBLAS's pool: the CIFAR CNN's first conv is 64 GEMMs of 32 x 27 x 1024,
+ * each too small to split, so two threads waited on each other per GEMM and the step ran slower than on one
+ * (far slower when another process holds the second core: every join waits for a time slice). Here the batch
+ * is split over OpenMP threads, as torch splits it: each thread unrolls its own samples (im2col, into its own
+ * cache-sized buffer) and multiplies them with a single-threaded sgemm, one fork and join per convolution.
+ * The sgemm is NumPy's own OpenBLAS (`scipy_cblas_sgemm64_`, passed in as a pointer by ember/_native/conv.py,
+ * which sets OpenBLAS to one thread for the call: its pthreads pool would otherwise be entered from both
+ * threads at once). Every sample is computed by one thread with the same code, so results do not depend on
+ * the thread count; the weight gradient sums samples in chunks fixed by the batch size (not the thread
+ * count), added in chunk order.
+ *
+ * Depthwise convolutions (one input channel per group) are direct loops, not GEMMs of one row.
+ *
+ * p[] holds the shape: N C H W O KH KW SH SW PH PW DH DW G OH OW (PH, PW: the low padding; the high padding
+ * is implied by OH, OW).
+ */
+#include "common.h"
+
+typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float alpha, const float *a, idx lda,
+                         const float *b, idx ldb, float beta, float *c, idx ldc);
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+
+typedef struct { idx N, C, H, W, O, KH, KW, SH, SW, PH, PW, DH, DW, G, OH, OW; } conv_shape;
+
+static conv_shape unpack(const idx *p) {
+    conv_shape s = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13],
+                    p[14], p[15]};
+    return s;
+}
+
+/* A 1x1 convolution without stride or padding multiplies the input as it is. */
+static int pointwise(const conv_shape *s) {
+    return s->KH == 1 && s->KW == 1 && s->SH == 1 && s->SW == 1 && s->PH == 0 && s->PW == 0 && s->OH == s->H
+        && s->OW == s->W;
+}
+
+/* The output columns [lo, hi) of a row whose input column ow * SW - PW + kj * DW lies inside [0, W). */
+static inline void valid_cols(const conv_shape *s, idx kj, idx *lo, idx *hi) {
+    idx off = kj * s->DW - s->PW;  /* input column of output column 0 */
+    idx a = off >= 0 ? 0 : (-off + s->SW - 1) / s->SW;
+    idx b = s->W - off <= 0 ? 0 : (s->W - off + s->SW - 1) / s->SW;
+    if (b > s->OW) b = s->OW;
+    if (a > b) a = b;
+    *lo = a;
+    *hi = b;
+}
+
+/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column. */
+static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
+    idx L = s->OH * s->OW;
+    for (idx c = 0; c < cg; c++)
+        for (idx ki = 0; ki < s->KH; ki++)
+            for (idx kj = 0; kj < s->KW; kj++) {
+                float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * L;
+                idx lo, hi;
+                valid_cols(s, kj, &lo, &hi);
+                idx off = kj * s->DW - s->PW;
+                for (idx oh = 0; oh < s->OH; oh++, dst += s->OW) {
+                    idx ih = oh * s->SH - s->PH + ki * s->DH;
+                    if (ih < 0 || ih >= s->H) {
+                        memset(dst, 0, sizeof(float) * s->OW);
+                        continue;
+                    }
+                    const float *src = x + (c * s->H + ih) * s->W + off;
+                    for (idx ow = 0; ow < lo; ow++) dst[ow] = 0.0f;
+                    if (s->SW == 1) memcpy(dst + lo, src + lo, sizeof(float) * (hi - lo));
+                    else for (idx ow = lo; ow < hi; ow++) dst[ow] = src[ow * s->SW];
+                    for (idx ow = hi; ow < s->OW; ow++) dst[ow] = 0.0f;
+                }
+            }
+}
+
+/* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order. */
+static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
+    idx L = s->OH * s->OW;
+    for (idx c = 0; c < cg; c++)
+        for (idx ki = 0; ki < s->KH; ki++)
+            for (idx kj = 0; kj < s->KW; kj++) {
+                const float *src = cols + ((c * s->KH + ki) * s->KW + kj) * L;
+                idx lo, hi;
+                valid_cols(s, kj, &lo, &hi);
+                idx off = kj * s->DW - s->PW;
+                for (idx oh = 0; oh < s->OH; oh++, src += s->OW) {
+                    idx ih = oh * s->SH - s->PH + ki * s->DH;
+                    if (ih < 0 || ih >= s->H) continue;
+                    float *dst = x + (c * s->H + ih) * s->W + off;
+                    if (s->SW == 1) {
+                        #pragma omp simd
+                        for (idx ow = lo; ow < hi; ow++) dst[ow] += src[ow];
+                    } else {
+                        for (idx ow = lo; ow < hi; ow++) dst[ow * s->SW] += src[ow];
+                    }
+                }
+            }
+}
+
+/* ---- depthwise (Cg == 1): direct loops ---------------------------------------------------------------- */
+
+/* y (OH, OW) += the correlation of one input plane with one KH x KW filter, taps in order. */
+static void dw_plane(const conv_shape *s, const float *x, const float *w, float *y) {
+    for (idx ki = 0; ki < s->KH; ki++)
+        for (idx kj = 0; kj < s->KW; kj++) {
+            float wk = w[ki * s->KW + kj];
+            idx lo, hi;
+            valid_cols(s, kj, &lo, &hi);
+            idx off = kj * s->DW - s->PW;
+            for (idx oh = 0; oh < s->OH; oh++) {
+                idx ih = oh * s->SH - s->PH + ki * s->DH;
+                if (ih < 0 || ih >= s->H) continue;
+                const float *src = x + ih * s->W + off;
+                float *dst = y + oh * s->OW;
+                if (s->SW == 1) {
+                    #pragma omp simd
+                    for (idx ow = lo; ow < hi; ow++) dst[ow] += wk * src[ow];
+                } else {
+                    for (idx ow = lo; ow < hi; ow++) dst[ow] += wk * src[ow * s->SW];
+                }
+            }
+        }
+}
+
+/* x (H, W) += the adjoint of dw_plane: the output gradient g spread back through one filter. */
+static void dw_plane_adjoint(const conv_shape *s, const float *g, const float *w, float *x) {
+    for (idx ki = 0; ki < s->KH; ki++)
+        for (idx kj = 0; kj < s->KW; kj++) {
+            float wk = w[ki * s->KW + kj];
+            idx lo, hi;
+            valid_cols(s, kj, &lo, &hi);
+            idx off = kj * s->DW - s->PW;
+            for (idx oh = 0; oh < s->OH; oh++) {
+                idx ih = oh * s->SH - s->PH + ki * s->DH;
+                if (ih < 0 || ih >= s->H) continue;
+                float *dst = x + ih * s->W + off;
+                const float *src = g + oh * s->OW;
+                if (s->SW == 1) {
+                    #pragma omp simd
+                    for (idx ow = lo; ow < hi; ow++) dst[ow] += wk * src[ow];
+                } else {
+                    for (idx ow = lo; ow < hi; ow++) dst[ow * s->SW] += wk * src[ow];
+                }
+            }
+        }
+}
+
+/* ---- the three products --------------------------------------------------------------------------------- */
+
+/* y = conv(x, w) + b. Returns 0, or -1 when a column buffer could not be allocated. */
+int conv2d_forward_f32(const float *x, const float *w, const float *b, float *y, const idx *p, void *gemm,
+                       int nt) {
+    conv_shape s = unpack(p);
+    sgemm_fn sgemm = (sgemm_fn)gemm;
+    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW;
+    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
+#ifdef _OPENMP
+    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
+#endif
+    {
+        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
+        if (!direct && !depthwise && !cols) failed = 1;
+        else {
+#ifdef _OPENMP
+            #pragma omp for schedule(static)
+#endif
+            for (idx n = 0; n < s.N; n++) {
+                for (idx g = 0; g < s.G; g++) {
+                    const float *src = x + (n * s.C + g * cg) * s.H * s.W;
+                    float *dst = y + (n * s.O + g * og) * L;
+                    if (depthwise) {
+                        for (idx o = 0; o < og; o++) {
+                            memset(dst + o * L, 0, sizeof(float) * L);
+                            dw_plane(&s, src, w + (g * og + o) * ck, dst + o * L);
+                        }
+                    } else {
+                        if (!direct) im2col(&s, src, cg, cols);
+                        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, L, ck, 1.0f, w + g * og * ck, ck,
+                              direct ? src : cols, L, 0.0f, dst, L);
+                    }
+                    if (b)
+                        for (idx o = 0; o < og; o++) {
+                            float bo = b[g * og + o];
+                            float *r = dst + o * L;
+                            for (idx j = 0; j < L; j++) r[j] += bo;
+                        }
+                }
+            }
+        }
+        free(cols);
+    }
+    return failed ? -1 : 0;
+}
+
+/* gx = the gradient of conv(x, w) with respect to x, from the output gradient g: W^T g folded back (col2im). */
+int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx *p, void *gemm, int nt) {
+    conv_shape s = unpack(p);
+    sgemm_fn sgemm = (sgemm_fn)gemm;
+    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, plane = s.H * s.W;
+    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
+#ifdef _OPENMP
+    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
+#endif
+    {
+        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
+        if (!direct && !depthwise && !cols) failed = 1;
+        else {
+#ifdef _OPENMP
+            #pragma omp for schedule(static)
+#endif
+            for (idx n = 0; n < s.N; n++) {
+                float *xn = gx + n * s.C * plane;
+                if (!direct) memset(xn, 0, sizeof(float) * (size_t)(s.C * plane));
+                for (idx g = 0; g < s.G; g++) {
+                    const float *gn = gy + (n * s.O + g * og) * L;
+                    float *dst = xn + g * cg * plane;
+                    if (depthwise) {
+                        for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, w + (g * og + o) * ck, dst);
+                    } else if (direct) {
+                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, dst, L);
+                    } else {
+                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, cols, L);
+                        col2im(&s, cols, cg, dst);
+                    }
+                }
+            }
+        }
+        free(cols);
+    }
+    return failed ? -1 : 0;
+}
+
+/* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
+ * caller derives from the batch size alone); chunk 0 accumulates into gw, chunk c > 0 into partials + (c - 1)
+ * O Cg KH KW, and the partial sums are then added to gw in chunk order (NOTE [ Convolution threads ]). */
+int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *partials, idx chunks,
+                           const idx *p, void *gemm, int nt) {
+    conv_shape s = unpack(p);
+    sgemm_fn sgemm = (sgemm_fn)gemm;
+    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, size = s.O * ck;
+    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
+    if (depthwise) {  /* per output channel and tap, a dot product over every sample: no partial sums */
+        EM_PARALLEL_FOR(nt)
+        for (idx o = 0; o < s.O; o++) {
+            idx ci = o / og;
+            for (idx ki = 0; ki < s.KH; ki++)
+                for (idx kj = 0; kj < s.KW; kj++) {
+                    idx lo, hi;
+                    valid_cols(&s, kj, &lo, &hi);
+                    idx off = kj * s.DW - s.PW;
+                    double acc = 0.0;
+                    for (idx n = 0; n < s.N; n++) {
+                        const float *gn = gy + (n * s.O + o) * L, *xn = x + (n * s.C + ci) * s.H * s.W;
+                        for (idx oh = 0; oh < s.OH; oh++) {
+                            idx ih = oh * s.SH - s.PH + ki * s.DH;
+                            if (ih < 0 || ih >= s.H) continue;
+                            const float *src = xn + ih * s.W + off, *gr = gn + oh * s.OW;
+                            if (s.SW == 1) {
+                                #pragma omp simd reduction(+:acc)
+                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow]);
+                            } else {
+                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow * s.SW]);
+                            }
+                        }
+                    }
+                    gw[o * ck + ki * s.KW + kj] = (float)acc;
+                }
+        }
+        return 0;
+    }
+#ifdef _OPENMP
+    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
+#endif
+    {
+        float *cols = direct ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
+        if (!direct && !cols) failed = 1;
+        else {
+#ifdef _OPENMP
+            #pragma omp for schedule(static)
+#endif
+            for (idx c = 0; c < chunks; c++) {
+                float *out = c == 0 ? gw : partials + (c - 1) * size;
+                idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
+                for (idx n = n0; n < n1; n++)
+                    for (idx g = 0; g < s.G; g++) {
+                        const float *src = x + (n * s.C + g * cg) * s.H * s.W;
+                        if (!direct) im2col(&s, src, cg, cols);
+                        sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, L, 1.0f, gy + (n * s.O + g * og) * L, L,
+                              direct ? src : cols, L, n == n0 ? 0.0f : 1.0f, out + g * og * ck, ck);
+                    }
+            }
+        }
+        free(cols);
+    }
+    if (failed) return -1;
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < size; i++) {
+        float acc = gw[i];
+        for (idx c = 1; c < chunks; c++) acc += partials[(c - 1) * size + i];
+        gw[i] = acc;
+    }
+    return 0;
+}

@@ -1,0 +1,232 @@
+"""The Python side of the convolution and pooling kernels (conv.c, pool.c): one wrapper per kernel, called
+from the op's NumPy kernel in ember/_ops/conv.py and ember/_ops/pooling.py, returning the result or None
+(native off or unavailable, too small, a dtype or layout the C code does not take), as in ops.py.
+
+The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their OpenMP loop
+(NOTE [ Convolution threads ] in conv.c); `_blas()` finds it. A NumPy without its bundled 64-bit-index
+OpenBLAS (a distribution build) keeps the NumPy convolution.
+
+NOTE [ Native convolution and pooling at every size ]
+Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py), these take the C path at
+every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
+copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
+max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
+are still spent only above PARALLEL_SIZE (`threads_for`). Running the C path at every size also makes the
+float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
+scatters add in another order).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from . import function, threads_for
+
+_P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
+_ND = np.ndarray
+_state: dict = {}
+
+
+def _blas():
+    """(sgemm address, set_num_threads) of NumPy's bundled OpenBLAS, or None."""
+    if "blas" not in _state:
+        _state["blas"] = None
+        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+        for path in sorted(glob.glob(os.path.join(libs, "*openblas64*.so*"))):
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            gemm = getattr(lib, "scipy_cblas_sgemm64_", None)
+            setter = getattr(lib, "scipy_openblas_set_num_threads64_", None)
+            getter = getattr(lib, "scipy_openblas_get_num_threads64_", None)
+            if gemm is not None and setter is not None and getter is not None:
+                setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
+                _state["blas"] = (ctypes.cast(gemm, ctypes.c_void_p).value, setter, getter)
+                break
+    return _state["blas"]
+
+
+def _ok(*arrays) -> bool:
+    return all(a is None or (type(a) is _ND and a.dtype == _F32 and a.flags.c_contiguous) for a in arrays)
+
+
+def _shape(xs, ws, stride, pads, dil, groups, out):
+    """The int64 shape vector of conv.c (N C H W O KH KW SH SW PH PW DH DW G OH OW) for input shape `xs` and
+    weight shape `ws`; a 1-d convolution as one of height 1."""
+    if len(xs) == 3:
+        return np.array([xs[0], xs[1], 1, xs[2], ws[0], 1, ws[2], 1, stride[0], 0, pads[0][0], 1, dil[0], groups,
+                         1, out[0]], np.int64)
+    return np.array([*xs, ws[0], *ws[2:], *stride, pads[0][0], pads[1][0], *dil, groups, *out], np.int64)
+
+
+def _conv_call(name, work, n, argtypes):
+    """(fn, blas, threads) for a convolution kernel, or None."""
+    blas = _blas()
+    fn = blas and function("conv", name, argtypes, ctypes.c_int)
+    if not fn:
+        return None
+    nt = min(threads_for(work), n)
+    return fn, blas, nt
+
+
+def _run(call, args):
+    """Call a convolution kernel with OpenBLAS on one thread while its own threads run (NOTE [ Convolution
+    threads ]); False when its buffers could not be allocated."""
+    fn, (gemm, setter, getter), nt = call
+    if nt > 1:
+        before = getter()
+        setter(1)
+        try:
+            rc = fn(*args, gemm, nt)
+        finally:
+            setter(before)
+    else:
+        rc = fn(*args, gemm, nt)
+    return rc == 0
+
+
+def _fits(x, w, nd):
+    return x.ndim == w.ndim == nd + 2 and nd in (1, 2) and x.size and w.size
+
+
+def conv_forward(x, w, b, stride, pads, dil, groups, out):
+    """conv(x, w) + b for float32 x (N, C, *sp) with 1 or 2 spatial dims and output size `out`, or None."""
+    nd = len(stride)
+    if not _fits(x, w, nd) or not _ok(x, w, b) or min(out) < 1:
+        return None
+    work = x.shape[0] * w.size * int(np.prod(out))
+    call = _conv_call("conv2d_forward_f32", work, x.shape[0], [_P, _P, _P, _P, _P, _P, _C])
+    if call is None:
+        return None
+    y = np.empty((x.shape[0], w.shape[0]) + tuple(out), _F32)
+    shape = _shape(x.shape, w.shape, stride, pads, dil, groups, out)
+    ok = _run(call, (x.ctypes.data, w.ctypes.data, None if b is None else b.ctypes.data, y.ctypes.data,
+                     shape.ctypes.data))
+    return y if ok else None
+
+
+def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
+    """The gradient of a convolution's float32 input of spatial size `in_sp` from the output gradient g."""
+    nd = len(stride)
+    if not _fits(g, w, nd) or not _ok(g, w):
+        return None
+    n = g.shape[0]
+    work = n * w.size * int(np.prod(g.shape[2:]))
+    call = _conv_call("conv2d_input_grad_f32", work, n, [_P, _P, _P, _P, _P, _C])
+    if call is None:
+        return None
+    gx = np.empty((n, w.shape[1] * groups) + tuple(in_sp), _F32)
+    shape = _shape(gx.shape, w.shape, stride, pads, dil, groups, g.shape[2:])
+    return gx if _run(call, (g.ctypes.data, w.ctypes.data, gx.ctypes.data, shape.ctypes.data)) else None
+
+
+_PARTIALS_BYTES = 64 << 20
+
+
+def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
+    """The gradient of a convolution's float32 weight (O, C/G, *ksize) from its input and output gradient."""
+    nd = len(stride)
+    if x.ndim != nd + 2 or nd not in (1, 2) or not x.size or not g.size or not _ok(x, g):
+        return None
+    n, o = g.shape[:2]
+    wshape = (o, x.shape[1] // groups) + tuple(ksize)
+    wsize = int(np.prod(wshape))
+    work = n * wsize * int(np.prod(g.shape[2:]))
+    call = _conv_call("conv2d_weight_grad_f32", work, n, [_P, _P, _P, _P, _I, _P, _P, _C])
+    if call is None:
+        return None
+    # partial sums per chunk of samples: a count from the batch and weight sizes only, never the threads
+    chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4)))
+    gw = np.empty(wshape, _F32)
+    partials = np.empty((chunks - 1, wsize), _F32) if chunks > 1 else None
+    shape = _shape(x.shape, wshape, stride, pads, dil, groups, g.shape[2:])
+    ok = _run(call, (x.ctypes.data, g.ctypes.data, gw.ctypes.data,
+                     None if partials is None else partials.ctypes.data, chunks, shape.ctypes.data))
+    return gw if ok else None
+
+
+
+# ---- pooling (pool.c) --------------------------------------------------------------------------------------
+
+def _pool_ok(x, nd):
+    return nd == 2 and x.ndim == 4 and x.size and _ok(x)
+
+
+def max_pool2d(x, ksize, stride, pads, dil, out):
+    """(values, int64 indices) of max_pool2d of float32 x (N, C, H, W) with output size `out`, or None."""
+    if not _pool_ok(x, len(ksize)) or min(out) < 1:
+        return None
+    fn = function("pool", "max_pool2d_f32", [_P, _P, _P, _I, _P, _C])
+    if not fn:
+        return None
+    y = np.empty(x.shape[:2] + tuple(out), _F32)
+    ind = np.empty(y.shape, _I64)
+    p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, *dil], np.int64)
+    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, threads_for(x.size))
+    return y, ind
+
+
+def max_pool2d_backward(g, ind, in_shape):
+    """g added at the flat per-plane indices `ind` into zeros of `in_shape` (N, C, H, W), outputs in order."""
+    if len(in_shape) != 4 or g.ndim != 4 or not g.size or not _ok(g) \
+            or type(ind) is not _ND or ind.dtype != _I64 or not ind.flags.c_contiguous or ind.shape != g.shape:
+        return None
+    fn = function("pool", "max_pool2d_backward_f32", [_P, _P, _P, _I, _I, _I, _C])
+    if not fn:
+        return None
+    gx = np.empty(in_shape, _F32)
+    planes = in_shape[0] * in_shape[1]
+    fn(g.ctypes.data, ind.ctypes.data, gx.ctypes.data, planes, in_shape[2] * in_shape[3], g.shape[2] * g.shape[3],
+       threads_for(gx.size))
+    return gx
+
+
+def avg_pool2d(x, ksize, stride, pads, out, count_include_pad, divisor_override):
+    if not _pool_ok(x, len(ksize)) or min(out) < 1:
+        return None
+    fn = function("pool", "avg_pool2d_f32", [_P, _P, _I, _P, _C, ctypes.c_double, _C])
+    if not fn:
+        return None
+    y = np.empty(x.shape[:2] + tuple(out), _F32)
+    p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, 1, 1], np.int64)
+    fn(x.ctypes.data, y.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, int(bool(count_include_pad)),
+       float(divisor_override or 0), threads_for(x.size))
+    return y
+
+
+def avg_pool2d_backward(g, in_shape, ksize, stride, pads, count_include_pad, divisor_override):
+    if len(ksize) != 2 or g.ndim != 4 or not g.size or not _ok(g):
+        return None
+    fn = function("pool", "avg_pool2d_backward_f32", [_P, _P, _I, _P, _C, ctypes.c_double, _C])
+    if not fn:
+        return None
+    gx = np.empty(in_shape, _F32)
+    p = np.array([*in_shape[2:], *g.shape[2:], *ksize, *stride, *pads, 1, 1], np.int64)
+    fn(g.ctypes.data, gx.ctypes.data, in_shape[0] * in_shape[1], p.ctypes.data, int(bool(count_include_pad)),
+       float(divisor_override or 0), threads_for(gx.size))
+    return gx
+
+
+def adaptive_avg_pool2d(x, in_sp, out_sp, backward):
+    """Adaptive average pooling of float32 x (*lead, *sp) from `in_sp` to `out_sp` (backward: the adjoint, x
+    being the output gradient, answering (*lead, *in_sp)), or None."""
+    if len(out_sp) != 2 or not x.size or not _ok(x):
+        return None
+    if min(out_sp) < 1 or min(in_sp) < 1:
+        return None
+    name = "adaptive_avg_pool2d_backward_f32" if backward else "adaptive_avg_pool2d_f32"
+    fn = function("pool", name, [_P, _P, _I, _I, _I, _I, _I, _C])
+    if not fn:
+        return None
+    lead = x.shape[:-2]
+    y = np.empty(lead + tuple(in_sp if backward else out_sp), _F32)
+    planes = int(np.prod(lead))
+    fn(x.ctypes.data, y.ctypes.data, planes, in_sp[0], in_sp[1], out_sp[0], out_sp[1], threads_for(y.size + x.size))
+    return y

@@ -1,0 +1,218 @@
+"""Convolution and pooling through the native kernels (ember/_native/conv.c, pool.c; issue 18): against
+torch on CIFAR- and ResNet-shaped cases (3x3 and 1x1, stride 2, dilation, groups, depthwise, 1-d), at one
+and two threads; the C path against the NumPy kernels (the fallback); pooling against torch to the bit
+(NaN, ties, -inf windows, ceil_mode, padding, count_include_pad, divisor_override).
+
+The OpInfo table (tests/ops) runs these ops through the C path too (they take it at every size, NOTE
+[ Native convolution and pooling at every size ]), and through the NumPy kernels under EMBER_NATIVE=0.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from compare import check
+
+import ember
+from ember import _native
+from ember._native import conv as native_conv
+
+
+@pytest.fixture
+def native_on(monkeypatch):
+    monkeypatch.setattr(_native, "_OFF", False)
+    assert _native.available("conv") and _native.available("pool"), "no working C compiler"
+    assert native_conv._blas() is not None, "NumPy's bundled OpenBLAS was not found"
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request, monkeypatch):
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)  # threads at every size, so the small cases split too
+    old = ember.get_num_threads()
+    ember.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(old)
+
+
+# (input shape, weight shape, conv2d/conv1d keywords): the harness's float32 tolerance holds for sums of a
+# few hundred terms, so these are the CIFAR/ResNet layer kinds at small sizes; the real sizes are below
+_CONVS = [
+    ("cifar1", (2, 3, 8, 8), (32, 3, 3, 3), {"padding": 1}),
+    ("cifar2", (2, 32, 6, 6), (16, 32, 3, 3), {"padding": 1}),
+    ("resnet_s2", (2, 16, 9, 9), (8, 16, 3, 3), {"stride": 2, "padding": 1}),
+    ("resnet_1x1", (2, 32, 5, 5), (16, 32, 1, 1), {}),
+    ("resnet_1x1_s2", (2, 32, 7, 7), (16, 32, 1, 1), {"stride": 2}),
+    ("groups", (3, 8, 10, 9), (12, 4, 3, 3), {"padding": 1, "groups": 2}),
+    ("depthwise", (3, 8, 12, 12), (8, 1, 3, 3), {"padding": 1, "groups": 8}),
+    ("depthwise_s2_mult", (2, 4, 11, 10), (8, 1, 3, 2), {"stride": (2, 1), "padding": (1, 0), "groups": 4,
+                                                         "dilation": (1, 2)}),
+    ("dilated", (2, 3, 12, 13), (4, 3, 3, 3), {"dilation": 2, "padding": 2}),
+    ("same_even", (2, 3, 10, 11), (4, 3, 4, 2), {"padding": "same"}),
+    ("stem_7x7_s2", (2, 3, 12, 12), (8, 3, 7, 7), {"stride": 2, "padding": 3}),
+    ("conv1d", (4, 6, 50), (8, 6, 5), {"stride": 2, "padding": 2}),
+    ("batch1", (1, 16, 9, 9), (8, 16, 3, 3), {"padding": 1}),
+]
+
+
+def _conv(kw, nd):
+    def fn(lib, x, w, b):
+        f = lib.nn.functional.conv1d if nd == 1 else lib.nn.functional.conv2d
+        return f(x, w, b, **kw)
+    return fn
+
+
+def _arrays(seed, xs, ws):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(xs).astype(np.float32), (rng.standard_normal(ws) * 0.2).astype(np.float32),
+            rng.standard_normal(ws[0]).astype(np.float32))
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("name,xs,ws,kw", _CONVS, ids=[c[0] for c in _CONVS])
+def test_conv_against_torch(name, xs, ws, kw, threads):
+    """Forward and the input, weight and bias gradients, at one and two threads."""
+    check(_conv(kw, len(xs) - 2), *_arrays(0, xs, ws), grad=(0, 1, 2))
+
+
+@pytest.mark.usefixtures("native_on")
+def test_conv_transpose_against_torch(threads):
+    """A transposed convolution is the input-gradient kernel (stride 2, output_padding)."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 8, 7, 7)).astype(np.float32)
+    w = (rng.standard_normal((8, 4, 3, 3)) * 0.2).astype(np.float32)
+    check(lambda lib, x, w: lib.nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+          x, w, grad=(0, 1))
+
+
+def _conv_grads(lib, x, w, b, gy, kw):
+    """(output, input grad, weight grad, bias grad) of conv2d as float64 arrays."""
+    xt, wt, bt = (lib.from_numpy(a.copy()).requires_grad_() for a in (x, w, b))
+    y = lib.nn.functional.conv2d(xt, wt, bt, **kw)
+    y.backward(lib.from_numpy(gy))
+    return [a.detach().numpy().astype(np.float64) for a in (y, xt.grad, wt.grad, bt.grad)]
+
+
+# real layer sizes: CIFAR's two convs (batch 64), ResNet-18's stem, a 3x3 and its stride-2 and 1x1 shortcut,
+# a MobileNet depthwise 3x3
+_LARGE = [
+    ("cifar1", (64, 3, 32, 32), (32, 3, 3, 3), {"padding": 1}),
+    ("cifar2", (64, 32, 16, 16), (64, 32, 3, 3), {"padding": 1}),
+    ("resnet_stem", (4, 3, 64, 64), (64, 3, 7, 7), {"stride": 2, "padding": 3}),
+    ("resnet_3x3", (8, 64, 28, 28), (64, 64, 3, 3), {"padding": 1}),
+    ("resnet_3x3_s2", (8, 64, 28, 28), (128, 64, 3, 3), {"stride": 2, "padding": 1}),
+    ("resnet_1x1_s2", (8, 64, 28, 28), (128, 64, 1, 1), {"stride": 2}),
+    ("depthwise", (8, 96, 28, 28), (96, 1, 3, 3), {"padding": 1, "groups": 96}),
+]
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("name,xs,ws,kw", _LARGE, ids=[c[0] for c in _LARGE])
+def test_conv_real_sizes_as_accurate_as_torch(name, xs, ws, kw, monkeypatch):
+    """At real sizes the gradients sum thousands of float32 products, in an order no two libraries share, so
+    each result is held to a float64 reference instead: ember's error, on the C path at 1 and 2 threads and
+    on the NumPy kernels, is at most twice torch's own (float32) error. The two thread counts agree to the bit."""
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)
+    x, w, b = _arrays(5, xs, ws)
+    out_shape = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), **kw).shape
+    gy = np.random.default_rng(6).standard_normal(tuple(out_shape)).astype(np.float32)
+    ref = _conv_grads(torch, x.astype(np.float64), w.astype(np.float64), b.astype(np.float64),
+                      gy.astype(np.float64), kw)
+    t32 = _conv_grads(torch, x, w, b, gy, kw)
+    bound = [2 * np.abs(t - r).max() + 1e-6 for t, r in zip(t32, ref)]
+    old = ember.get_num_threads()
+    runs = {}
+    try:
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            runs[n] = _conv_grads(ember, x, w, b, gy, kw)
+    finally:
+        ember.set_num_threads(old)
+    monkeypatch.setattr(native_conv, "_state", {"blas": None})  # no sgemm found: the NumPy kernels
+    runs["numpy"] = _conv_grads(ember, x, w, b, gy, kw)
+    assert all(np.array_equal(a, c) for a, c in zip(runs[1], runs[2]))
+    for key, got in runs.items():
+        for what, g, r, lim in zip(("output", "input grad", "weight grad", "bias grad"), got, ref, bound):
+            assert np.abs(g - r).max() <= lim, (key, what, np.abs(g - r).max(), lim)
+
+
+# ---- pooling, to the bit ---------------------------------------------------------------------------------------
+
+def _pool_input(rng, shape, special):
+    x = (rng.integers(-3, 4, shape) * 1.37).astype(np.float32)  # small integers: many tied maxima
+    if special:
+        flat = x.reshape(-1)
+        flat[::7], flat[3::11], flat[5::13] = np.nan, -np.inf, np.inf
+    return x
+
+
+_POOLS = [
+    ("max2", lambda F, x: F.max_pool2d(x, 2, return_indices=True)),
+    ("max3s2p1_ceil", lambda F, x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True)),
+    ("max3s2_ceil", lambda F, x: F.max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True)),
+    ("max_dilated", lambda F, x: F.max_pool2d(x, (3, 2), (2, 1), (1, 0), dilation=(2, 1), return_indices=True)),
+    ("max1d", lambda F, x: F.max_pool1d(x.flatten(-2), 4, 3, 1, return_indices=True)),
+    ("avg2", lambda F, x: F.avg_pool2d(x, 2)),
+    ("avg3s2p1_ceil", lambda F, x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)),
+    ("avg_exclude_pad", lambda F, x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+    ("avg_divisor", lambda F, x: F.avg_pool2d(x, (3, 2), 1, 1, divisor_override=5)),
+    ("adaptive_avg_3x5", lambda F, x: F.adaptive_avg_pool2d(x, (3, 5))),
+    ("adaptive_avg_7", lambda F, x: F.adaptive_avg_pool2d(x, 7)),
+    ("max_module", lambda F, x: ember_or_torch(F).nn.MaxPool2d(3, 2, 1)(x)),
+]
+
+
+def ember_or_torch(F):
+    return ember if F is ember.nn.functional else torch
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "nan_inf"])
+@pytest.mark.parametrize("shape", [(2, 3, 9, 11), (3, 9, 11), (4, 16, 32, 32)], ids=str)
+@pytest.mark.parametrize("name,fn", _POOLS, ids=[p[0] for p in _POOLS])
+def test_pooling_is_torchs_to_the_bit(name, fn, shape, special, threads):
+    """Values, indices and input gradients equal to torch's exactly, NaN in the same places."""
+    x = _pool_input(np.random.default_rng(4), shape, special)
+    res = []
+    for lib in (ember, torch):
+        t = lib.from_numpy(x.copy()).requires_grad_()
+        out = fn(lib.nn.functional, t)
+        out = out if isinstance(out, tuple) else (out,)
+        g = np.cos(np.arange(out[0].numel()) * 1.3).astype(np.float32).reshape(tuple(out[0].shape))
+        out[0].backward(lib.from_numpy(g))
+        res.append([o.detach().numpy() for o in out] + [t.grad.numpy()])
+    for a, b in zip(*res):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+# ---- one spinning pool -----------------------------------------------------------------------------------------
+
+_POOL_CODE = """
+import os, sys
+import ember, numpy as np
+x = ember.from_numpy(np.ones((2, 3, 8, 8), np.float32))
+ember.nn.functional.max_pool2d(x, 2)  # loads the pool group, and with it the OpenMP runtime
+print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), os.environ.get("OMP_WAIT_POLICY"), flush=True)
+"""
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("env,timeout,policy", [({}, "4", "PASSIVE"),
+                                                ({"OPENBLAS_THREAD_TIMEOUT": "9", "OMP_WAIT_POLICY": "ACTIVE"},
+                                                 "9", "ACTIVE")], ids=["default", "user_settings_win"])
+def test_one_spinning_pool(env, timeout, policy, tmp_path):
+    """NOTE [ One spinning pool ]: `import ember` gives OpenBLAS a short thread timeout and the OpenMP runtime
+    loads with the passive wait policy (OMP_DISPLAY_ENV shows what libgomp read), the environment being set
+    only around that load; a user's own settings are left as they are."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    full = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY",
+                                                               "GOMP_SPINCOUNT")}
+    full.update(env, PYTHONPATH=root, OMP_DISPLAY_ENV="TRUE", EMBER_NATIVE="1", EMBER_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", _POOL_CODE], capture_output=True, text=True, env=full,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [timeout, "None" if not env else policy]
+    assert f"OMP_WAIT_POLICY = '{policy}'" in out.stderr

@@ -405,10 +405,14 @@ Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None
 
 
 
-def _tensor_new(self, *args, device=None):
+def _tensor_new(self, *args, size=None, other=None, storage=None, device=None):
     """Tensor.new, the legacy constructor of self's dtype: `x.new(2, 3)` or `x.new(Size)` (uninitialized),
-    `x.new([1, 2])` (data), `x.new(other)` (other itself, which must have self's dtype), `x.new()` (empty)."""
+    `x.new([1, 2])` (data), `x.new(other)` (other itself, which must have self's dtype), `x.new()` (empty).
+    A tensor over a given storage (`x.new(storage)`) is not built yet: it fails saying so."""
     check_device(device)
+    if storage is not None or len(args) == 1 and type(args[0]).__name__ in ("UntypedStorage", "TypedStorage"):
+        raise NotImplementedError("ember does not implement Tensor.new(storage) yet")
+    args = (size,) if size is not None else (other,) if other is not None else args
     if len(args) == 1 and isinstance(args[0], Tensor):
         other = args[0]
         if other.dtype != self.dtype:

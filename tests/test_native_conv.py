@@ -194,7 +194,7 @@ _POOL_CODE = """
 import os, sys
 import ember, numpy as np
 x = ember.from_numpy(np.ones((2, 3, 8, 8), np.float32))
-ember.nn.functional.max_pool2d(x, 2)  # loads the pool group, and with it the OpenMP runtime
+ember.nn.functional.avg_pool2d(x, 2)  # loads the pool group, and with it the OpenMP runtime
 print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), os.environ.get("OMP_WAIT_POLICY"), flush=True)
 """
 

@@ -3,47 +3,12 @@
  * results are torch's to the bit: the same window bounds, the same order of additions in float32, the same
  * divisions. Planes (batch x channels) are split over threads; each plane is computed by one thread.
  *
- * max pooling: a window scans its in-bounds taps row by row from -inf, `if (v > max || isnan(v))` taking
- * the tap (so the first of equal maxima, the last NaN), the index starting at the window's first in-bounds
- * tap (an all -inf window answers that one). Its backward adds each output gradient at its index, outputs
- * in order. Average pooling sums a window's in-bounds taps and divides by the window's size (clipped to the
- * padded input; without count_include_pad, to the input; or divisor_override). p[] holds
- * H W OH OW KH KW SH SW PH PW DH DW.
+ * Max pooling's forward stays in NumPy (NOTE [ Max pooling forward stays in NumPy ] in
+ * ember/_ops/pooling.py); its backward adds each output gradient at its index, outputs in order. Average
+ * pooling sums a window's in-bounds taps and divides by the window's size (clipped to the padded input;
+ * without count_include_pad, to the input; or divisor_override). p[] holds H W OH OW KH KW SH SW PH PW DH DW.
  */
 #include "common.h"
-
-void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const idx *p, int nt) {
-    idx H = p[0], W = p[1], OH = p[2], OW = p[3], KH = p[4], KW = p[5], SH = p[6], SW = p[7], PH = p[8],
-        PW = p[9], DH = p[10], DW = p[11];
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        const float *xp = x + c * H * W;
-        float *yp = y + c * OH * OW;
-        int64_t *ip = ind + c * OH * OW;
-        for (idx oh = 0; oh < OH; oh++) {
-            idx ih0 = oh * SH - PH, ih1 = ih0 + (KH - 1) * DH + 1;
-            if (ih1 > H) ih1 = H;
-            while (ih0 < 0) ih0 += DH;
-            for (idx ow = 0; ow < OW; ow++) {
-                idx iw0 = ow * SW - PW, iw1 = iw0 + (KW - 1) * DW + 1;
-                if (iw1 > W) iw1 = W;
-                while (iw0 < 0) iw0 += DW;
-                idx best = ih0 * W + iw0;
-                float m = -INFINITY;
-                for (idx ih = ih0; ih < ih1; ih += DH)
-                    for (idx iw = iw0; iw < iw1; iw += DW) {
-                        float v = xp[ih * W + iw];
-                        if (v > m || v != v) {
-                            m = v;
-                            best = ih * W + iw;
-                        }
-                    }
-                yp[oh * OW + ow] = m;
-                ip[oh * OW + ow] = best;
-            }
-        }
-    }
-}
 
 void max_pool2d_backward_f32(const float *g, const int64_t *ind, float *gx, idx planes, idx in_size,
                              idx out_size, int nt) {

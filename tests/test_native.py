@@ -286,3 +286,86 @@ def test_small_tensors_skip_native(monkeypatch):
     assert native_ops.softmax(np.zeros((4, 4), np.float32), 1, False) is None
     assert native_ops.gelu(np.zeros(10, np.float32), "none") is None
     assert native_ops.layer_norm(np.zeros((4, 4), np.float32), None, None, 1, 1e-5) is None
+
+
+# ---- K3: LSTM time steps, embedding's backward --------------------------------------------------------------
+
+_LSTMS = [  # (seq, batch, input, hidden, layers, bias, bidirectional, batch_first)
+    (50, 64, 128, 128, 1, True, False, False), (7, 3, 5, 6, 2, False, True, False),
+    (20, 16, 32, 64, 2, True, True, True)]
+
+
+@needs_cc
+@pytest.mark.parametrize("spec", _LSTMS, ids=[str(s) for s in _LSTMS])
+def test_lstm_steps(spec, monkeypatch):
+    """An LSTM layer through the native time steps (forced at every size): its output and every gradient
+    against torch, and against the NumPy kernels (the backward's arithmetic is theirs, the activations may
+    round an ulp apart)."""
+    T, B, n_in, H, L, bias, bidir, batch_first = spec
+    monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((B, T, n_in) if batch_first else (T, B, n_in)).astype(np.float32)
+    h0, c0 = (rng.standard_normal((L * (1 + bidir), B, H)).astype(np.float32) for _ in range(2))
+    torch.manual_seed(0)
+    weights = [p.detach().numpy().copy() for p in
+               torch.nn.LSTM(n_in, H, L, bias=bias, bidirectional=bidir, batch_first=batch_first).parameters()]
+
+    def fn(lib, x, h0, c0, *ws):
+        m = lib.nn.LSTM(n_in, H, L, bias=bias, bidirectional=bidir, batch_first=batch_first)
+        with lib.no_grad():
+            for p, w in zip(m.parameters(), ws):
+                p.copy_(w)
+        y, (h, c) = m(x, (h0, c0))
+        return y * 1.5, h, c
+
+    check(fn, x, h0, c0, *weights, grad=(0, 1, 2))
+    res = []
+    for off in (False, True):
+        monkeypatch.setattr(_native, "_OFF", off)
+        args = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, h0, c0)]
+        y, h, c = fn(ember, *args, *[ember.from_numpy(w) for w in weights])
+        (y.sum() + (h * c).sum()).backward()
+        res.append([y.detach().numpy(), h.detach().numpy(), c.detach().numpy()] + [a.grad.numpy() for a in args])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1.3e-6, atol=1e-5)
+
+
+_EMBEDDINGS = [(None, False), (3, False), (None, True), (5, True)]
+
+
+@needs_cc
+@pytest.mark.parametrize("padding_idx,freq", _EMBEDDINGS, ids=[f"pad{p}-freq{f}" for p, f in _EMBEDDINGS])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_embedding_backward(padding_idx, freq, dtype, monkeypatch):
+    """Embedding's gradient (rows summed by index, repeated indices included) through the native index_add:
+    torch's values, and the NumPy kernel's bits (both add in index order)."""
+    rng = np.random.default_rng(0)
+    weight = rng.standard_normal((40, 700)).astype(dtype)
+    idx = rng.integers(0, 40, (6, 9))
+
+    def fn(lib, w, i):
+        return lib.nn.functional.embedding(i, w, padding_idx=padding_idx, scale_grad_by_freq=freq) * 2.0
+
+    check(fn, weight, idx, grad=(0,))
+    grads = []
+    for off in (False, True):
+        monkeypatch.setattr(_native, "_OFF", off)
+        w = ember.from_numpy(weight.copy()).requires_grad_()
+        fn(ember, w, ember.from_numpy(idx)).sum().backward()
+        grads.append(w.grad.numpy())
+    assert np.array_equal(*grads)
+
+
+@needs_cc
+def test_index_add_rows_declines_what_it_cannot_take():
+    """The wrapper answers False (the caller's NumPy code runs) for another dtype, a non-contiguous source
+    or a shape mismatch, and adds in place otherwise."""
+    out = np.zeros((4, 8192), np.float32)
+    src = np.ones((3, 8192), np.float32)
+    idx = np.array([1, 1, 3])
+    assert not native_ops.index_add_rows(out, idx.astype(np.int32), src)
+    assert not native_ops.index_add_rows(out, idx, src.astype(np.float64))
+    assert not native_ops.index_add_rows(out, idx, np.ones((3, 16384), np.float32)[:, ::2])
+    assert not native_ops.index_add_rows(out, idx[:2], src)
+    assert native_ops.index_add_rows(out, idx, src)
+    assert out[1, 0] == 2 and out[3, 0] == 1 and out[0].sum() == 0 and out[2].sum() == 0

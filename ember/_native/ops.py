@@ -204,3 +204,39 @@ def batch_norm_backward(g, x, w, mean, rstd):
     fn(g.ctypes.data, x.ctypes.data, _ptr(w), mean.ctypes.data, rstd.ctypes.data, gx.ctypes.data, _ptr(gw),
        _ptr(gb), n, c, x.size // (n * c), threads_for(x.size))
     return gx, gw, gb
+
+
+# ---- LSTM time steps (K3) ------------------------------------------------------------------------------------
+
+def lstm_steps(n_rows, H):
+    """(step, step_backward) for an LSTM layer of `n_rows` packed rows and hidden size H in float32, or None
+    (native off, or a layer too small to pay for it). The callers pass rows they slice themselves; each
+    call is one time step (see ember/_native/rnn.c)."""
+    if n_rows * 4 * H < MIN_SIZE:
+        return None
+    fwd = _fn("rnn", "lstm_step_f32", _P, _P, _P, _P, _P, _P, _P, _I, _I, _I)
+    bwd = fwd and _fn("rnn", "lstm_step_backward_f32", _P, _P, _P, _P, _P, _I, _I, _I)
+    return (fwd, bwd) if bwd else None
+
+
+# ---- index kernels (K3) --------------------------------------------------------------------------------------
+
+_I64 = np.dtype(np.int64)
+_F64 = np.dtype(np.float64)
+
+
+def index_add_rows(out, index, src):
+    """out[index[i]] += src[i] for each i in order (np.add.at's order), in place; False when the native path
+    does not apply (out and src: C-contiguous 2-D float32 or float64 of one dtype, index: int64 in range)."""
+    if src.size < MIN_SIZE or type(out) is not _ND or type(src) is not _ND or type(index) is not _ND:
+        return False
+    dt = out.dtype
+    if (dt != _F32 and dt != _F64) or src.dtype != dt or index.dtype != _I64 or out.ndim != 2 \
+            or src.shape != (index.size, out.shape[1]) or not (out.flags.c_contiguous and src.flags.c_contiguous
+                                                               and index.flags.c_contiguous):
+        return False
+    fn = _fn("index", "index_add_rows_f32" if dt == _F32 else "index_add_rows_f64", _P, _P, _P, _I, _I)
+    if not fn:
+        return False
+    fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, index.size, out.shape[1])
+    return True

@@ -69,6 +69,7 @@ void lstm_step_backward_f32(const float *dh, float *dc, const float *dout, const
         const float *i = wr, *f = wr + H, *gg = wr + 2 * H, *o = wr + 3 * H;
         const float *tc = wr + 5 * H, *cp = wr + 6 * H;
         float *dcr = dc + r * H, *d = dG + r * 4 * H;
+        #pragma omp simd  /* (the arrays do not overlap; GCC cannot prove it for this many pointers) */
         for (idx j = 0; j < H; j++) {
             float dht = dhr[j] + dor[j];
             float dct = dcr[j] + (dht * o[j]) * (1.0f - tc[j] * tc[j]);

@@ -158,7 +158,8 @@ def test_results_do_not_depend_on_threads():
 
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`
 # reads `ember._modes`, which only another test file's import makes an attribute: it is not run alone)
-_PORTED = ("(softmax or softmin or layer_norm or batch_norm or gelu or silu or _backward_data or pow or SGD or Adam)"
+_PORTED = ("(softmax or softmin or layer_norm or batch_norm or gelu or silu or _backward_data or pow or SGD or Adam"
+           " or cumsum or cumprod or embedding)"
            " and not mode_sees")
 
 
@@ -369,3 +370,27 @@ def test_index_add_rows_declines_what_it_cannot_take():
     assert not native_ops.index_add_rows(out, idx[:2], src)
     assert native_ops.index_add_rows(out, idx, src)
     assert out[1, 0] == 2 and out[3, 0] == 1 and out[0].sum() == 0 and out[2].sum() == 0
+
+
+_SCANS = [((64, 4096), 1), ((64, 4096), 0), ((8, 16, 300), 1), ((8, 16, 300), 2), ((5,), 0), ((3, 4), 0)]
+
+
+@pytest.mark.parametrize("native", ["on", "off", "force"])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "float16->float32"])
+@pytest.mark.parametrize("shape,dim", _SCANS, ids=[f"{s}-{d}" for s, d in _SCANS])
+def test_scans_are_torchs_bits(shape, dim, dtype, op, native, monkeypatch):
+    """cumsum/cumprod: torch's CPU kernel accumulates float32 in double (NOTE [ float32 scans accumulate in
+    double ]); its bits, through the C kernel (large, or forced) and the NumPy kernel, and its dtype."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    if native == "force":
+        monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * 0.3 + 1
+    src, _, res = dtype.partition("->")
+    x = (x + 0.1j * rng.standard_normal(shape)).astype(src) if src == "complex64" else x.astype(src)
+    kw = {"dtype": res} if res else {}
+    want = getattr(torch.from_numpy(x), op)(dim, **{k: getattr(torch, v) for k, v in kw.items()})
+    got = getattr(ember.from_numpy(x), op)(dim, **{k: getattr(ember, v) for k, v in kw.items()})
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert np.array_equal(got.numpy(), want.numpy())

@@ -240,3 +240,20 @@ def index_add_rows(out, index, src):
         return False
     fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, index.size, out.shape[1])
     return True
+
+
+# ---- scans (K3) ------------------------------------------------------------------------------------------------
+
+def scan(a, dim, prod):
+    """cumsum (prod: cumprod) of C-contiguous float32 `a` along `dim`, accumulated in double, or None."""
+    if a.size < MIN_SIZE or not _ok(a) or a.ndim == 0:
+        return None
+    fn = _fn("scan", "scan_f32", _P, _P, _I, _I, _I, _C, _C)
+    if not fn:
+        return None
+    n = a.shape[dim]
+    inner = int(np.prod(a.shape[dim + 1:], dtype=np.int64))
+    outer = a.size // (n * inner)
+    out = np.empty(a.shape, _F32)
+    fn(a.ctypes.data, out.ctypes.data, outer, n, inner, int(prod), threads_for(a.size) if outer > 1 else 1)
+    return out

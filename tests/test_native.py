@@ -159,7 +159,7 @@ def test_results_do_not_depend_on_threads():
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`
 # reads `ember._modes`, which only another test file's import makes an attribute: it is not run alone)
 _PORTED = ("(softmax or softmin or layer_norm or batch_norm or gelu or silu or _backward_data or pow or SGD or Adam"
-           " or cumsum or cumprod or embedding)"
+           " or cumsum or cumprod or embedding or gather or scatter_add or index_add)"
            " and not mode_sees")
 
 
@@ -358,18 +358,72 @@ def test_embedding_backward(padding_idx, freq, dtype, monkeypatch):
 
 
 @needs_cc
-def test_index_add_rows_declines_what_it_cannot_take():
-    """The wrapper answers False (the caller's NumPy code runs) for another dtype, a non-contiguous source
-    or a shape mismatch, and adds in place otherwise."""
+def test_index_kernels_decline_what_they_cannot_take():
+    """The wrappers answer False/None (the caller's NumPy code runs) for another dtype, a non-contiguous
+    source, a shape mismatch or an index out of range (then writing nothing), and work in place otherwise."""
     out = np.zeros((4, 8192), np.float32)
     src = np.ones((3, 8192), np.float32)
     idx = np.array([1, 1, 3])
-    assert not native_ops.index_add_rows(out, idx.astype(np.int32), src)
-    assert not native_ops.index_add_rows(out, idx, src.astype(np.float64))
-    assert not native_ops.index_add_rows(out, idx, np.ones((3, 16384), np.float32)[:, ::2])
-    assert not native_ops.index_add_rows(out, idx[:2], src)
-    assert native_ops.index_add_rows(out, idx, src)
+    assert not native_ops.index_add(out, 0, idx, src.astype(np.float64))
+    assert not native_ops.index_add(out, 0, idx, np.ones((3, 16384), np.float32)[:, ::2])
+    assert not native_ops.index_add(out, 0, idx[:2], src)
+    assert not native_ops.index_add(out, 0, np.array([1, 4, 0]), src) and not out.any()
+    assert not native_ops.scatter_add(out, 0, np.full((3, 8192), 9), src) and not out.any()
+    assert native_ops.gather(out, 1, np.full((4, 8192), -1)) is None
+    assert native_ops.index_add(out, 0, idx, src)
     assert out[1, 0] == 2 and out[3, 0] == 1 and out[0].sum() == 0 and out[2].sum() == 0
+    assert native_ops.index_add(out, 0, np.array([-1, -4, 0]), src)  # (negative: counted from the end)
+    assert out[3, 0] == 2 and out[0, 0] == 2
+
+
+_INDEX_OPS = [  # (name, input shape, dim, index shape or length, fn)
+    ("gather", (64, 512), 1, (64, 700), lambda L, x, i, dim: x.gather(dim, i)),
+    ("gather", (300, 8, 40), 0, (500, 8, 40), lambda L, x, i, dim: x.gather(dim, i)),
+    ("scatter_add", (64, 512), 1, (64, 700), lambda L, x, i, dim: x.scatter_add(dim, i, x.gather(dim, i) * 0.5)),
+    ("scatter_add", (30, 8, 100), 0, (50, 8, 100), lambda L, x, i, dim: x.scatter_add(dim, i, x.gather(dim, i))),
+    ("index_add", (40, 700), 0, 90, lambda L, x, i, dim: x.index_add(dim, i, x.index_select(dim, i), alpha=0.5)),
+    ("index_add", (16, 90, 30), 1, 150, lambda L, x, i, dim: x.index_add(dim, i, x.index_select(dim, i))),
+    ("index_add", (16, 30, 90), 2, 150, lambda L, x, i, dim: x.index_add(dim, i, x.index_select(dim, i))),
+]
+
+
+@pytest.mark.parametrize("native", ["on", "off", "force"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,shape,dim,ishape,fn", _INDEX_OPS,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in _INDEX_OPS])
+def test_index_ops_are_torchs_bits(name, shape, dim, ishape, fn, dtype, native, monkeypatch):
+    """gather / scatter_add / index_add (repeated indices, so sums into one element) and their gradients:
+    torch's bits through the C kernels (large, or forced) and the NumPy ones; the index as int64 and int32."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    if native == "force":
+        monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(dtype)
+    idx = rng.integers(0, shape[dim], ishape)
+    for idt in (np.int64, np.int32):
+        if name != "index_add" and idt is np.int32:
+            continue  # (torch's gather and scatter take int64 only)
+        got, want = [], []
+        for lib, out in ((ember, got), (torch, want)):
+            t = lib.from_numpy(x.copy()).requires_grad_()
+            y = fn(lib, t, lib.from_numpy(idx.astype(idt)), dim)
+            y.backward(lib.from_numpy(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)).astype(dtype)))
+            out += [y.detach().numpy(), t.grad.numpy()]
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+@needs_cc
+@pytest.mark.parametrize("name,shape,dim,ishape,fn", _INDEX_OPS[::2],
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in _INDEX_OPS[::2]])
+def test_index_ops_out_of_range_forced(name, shape, dim, ishape, fn, monkeypatch):
+    """An index out of range through the forced native path: torch's error, nothing read or written outside."""
+    from compare import assert_same_error
+    monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    idx = np.zeros(ishape, np.int64)
+    idx.reshape(-1)[-1] = shape[dim]
+    assert_same_error(lambda lib, x, i: fn(lib, x, i, dim), x, idx)
 
 
 _SCANS = [((64, 4096), 1), ((64, 4096), 0), ((8, 16, 300), 1), ((8, 16, 300), 2), ((5,), 0), ((3, 4), 0)]

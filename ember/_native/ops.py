@@ -206,7 +206,7 @@ def batch_norm_backward(g, x, w, mean, rstd):
     return gx, gw, gb
 
 
-# ---- LSTM time steps (K3) ------------------------------------------------------------------------------------
+# ---- LSTM time steps (K3) ----------------------------------------------------------------------------------
 
 def lstm_steps(n_rows, H):
     """(step, step_backward) for an LSTM layer of `n_rows` packed rows and hidden size H in float32, or None
@@ -219,30 +219,90 @@ def lstm_steps(n_rows, H):
     return (fwd, bwd) if bwd else None
 
 
-# ---- index kernels (K3) --------------------------------------------------------------------------------------
+# ---- index kernels (K3) ------------------------------------------------------------------------------------
 
 _I64 = np.dtype(np.int64)
 _F64 = np.dtype(np.float64)
+_INDEX_DTYPES = {_F32: "f32", _F64: "f64"}
 
 
-def index_add_rows(out, index, src):
-    """out[index[i]] += src[i] for each i in order (np.add.at's order), in place; False when the native path
-    does not apply (out and src: C-contiguous 2-D float32 or float64 of one dtype, index: int64 in range)."""
-    if src.size < MIN_SIZE or type(out) is not _ND or type(src) is not _ND or type(index) is not _ND:
+def _around(shape, dim):
+    """(outer, inner): the sizes before and after `dim`."""
+    outer = inner = 1
+    for i, s in enumerate(shape):
+        if i < dim:
+            outer *= s
+        elif i > dim:
+            inner *= s
+    return outer, inner
+
+
+def _index_fn(kind, *arrays):
+    """The C kernel `kind` for these arrays (one float dtype, all C-contiguous NumPy arrays), or None."""
+    dt = arrays[0].dtype
+    suffix = _INDEX_DTYPES.get(dt)
+    if suffix is None:
+        return None
+    for a in arrays:
+        if type(a) is not _ND or a.dtype != dt or not a.flags.c_contiguous:
+            return None
+    return function("index", f"{kind}_{suffix}", [_P, _P, _P, _I, _I, _I, _I, _C], _C)
+
+
+def _index64(index, size):
+    """The index as C-contiguous non-negative int64 (the callers checked it lies in [-size, size))."""
+    index = np.ascontiguousarray(index, _I64)
+    return index + size * (index < 0) if index.size and index.min() < 0 else index
+
+
+def index_add(out, dim, index, src):
+    """out.index_add_(dim, index, src) in place for `out` and `src` shaped alike but for `dim` (np.add.at's
+    order); False when the native path does not apply (nothing written then: an index out of range too)."""
+    if src.size < MIN_SIZE or out.ndim == 0 or \
+            src.shape != out.shape[:dim] + (index.size,) + out.shape[dim + 1:]:
         return False
-    dt = out.dtype
-    if (dt != _F32 and dt != _F64) or src.dtype != dt or index.dtype != _I64 or out.ndim != 2 \
-            or src.shape != (index.size, out.shape[1]) or not (out.flags.c_contiguous and src.flags.c_contiguous
-                                                               and index.flags.c_contiguous):
-        return False
-    fn = _fn("index", "index_add_rows_f32" if dt == _F32 else "index_add_rows_f64", _P, _P, _P, _I, _I)
+    fn = _index_fn("index_add", out, src)
     if not fn:
         return False
-    fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, index.size, out.shape[1])
-    return True
+    outer, inner = _around(out.shape, dim)
+    index = _index64(index.reshape(-1), out.shape[dim])
+    return bool(fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, outer, index.size, out.shape[dim],
+                   inner, threads_for(src.size) if outer > 1 else 1))
 
 
-# ---- scans (K3) ------------------------------------------------------------------------------------------------
+def scatter_add(out, dim, index, src):
+    """out.scatter_add_(dim, index, src) in place where index and src have one shape, equal to out's but for
+    `dim`; False when the native path does not apply (nothing written then: an index out of range too)."""
+    if src.size < MIN_SIZE or out.ndim == 0 or src.shape != index.shape or \
+            src.shape[:dim] + src.shape[dim + 1:] != out.shape[:dim] + out.shape[dim + 1:]:
+        return False
+    fn = _index_fn("scatter_add", out, src)
+    if not fn:
+        return False
+    outer, inner = _around(src.shape, dim)
+    index = np.ascontiguousarray(index, _I64)
+    return bool(fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, outer, src.shape[dim], out.shape[dim],
+                   inner, threads_for(src.size) if outer > 1 else 1))
+
+
+def gather(x, dim, index):
+    """x.gather(dim, index) for an index shaped as x but for `dim`; None when the native path does not apply
+    (an index out of range too)."""
+    if index.size < MIN_SIZE or x.ndim == 0 or index.shape[:dim] + index.shape[dim + 1:] != \
+            x.shape[:dim] + x.shape[dim + 1:]:
+        return None
+    fn = _index_fn("gather", x)
+    if not fn:
+        return None
+    outer, inner = _around(index.shape, dim)
+    index = np.ascontiguousarray(index, _I64)
+    y = np.empty(index.shape, x.dtype)
+    ok = fn(x.ctypes.data, index.ctypes.data, y.ctypes.data, outer, index.shape[dim], x.shape[dim], inner,
+            threads_for(y.size) if outer > 1 else 1)
+    return y if ok else None
+
+
+# ---- scans (K3) --------------------------------------------------------------------------------------------
 
 def scan(a, dim, prod):
     """cumsum (prod: cumprod) of C-contiguous float32 `a` along `dim`, accumulated in double, or None."""

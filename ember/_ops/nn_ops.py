@@ -848,7 +848,7 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
         g2 = np.where((flat == padding_idx)[:, None], 0, g2)
     out = np.zeros((num_weights, g2.shape[1]), g.dtype)
     if g2.size >= _native.MIN_SIZE and flat.size and 0 <= flat.min() and flat.max() < num_weights and \
-            _native.index_add_rows(out, np.ascontiguousarray(flat), np.ascontiguousarray(g2)):
+            _native.index_add(out, 0, flat, np.ascontiguousarray(g2)):
         return out  # (np.add.at's order: the same bits, NOTE [ Choosing the native kernel ])
     np.add.at(out, flat, g2)
     return out

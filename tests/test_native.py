@@ -135,6 +135,35 @@ def _blas_getter():
     raise AssertionError("OpenBLAS was found to set threads but not to read them")
 
 
+_WAIT_POLICY = """
+    import ctypes, os, ember
+    from ember import _native
+    assert _native.available("softmax")
+    print("env", os.environ.get("OMP_WAIT_POLICY"))
+    ctypes.CDLL("libgomp.so.1").omp_display_env(1)
+"""
+
+
+@pytest.mark.parametrize("user", [None, "ACTIVE"])
+def test_kernels_openmp_threads_wait_passively(user, tmp_path):
+    """NOTE [ Passive OpenMP threads ]: the kernels' OpenMP runtime starts with a passive wait policy unless the
+    user chose one, and the environment is left as it was (run without torch: torch loads its own)."""
+    env = {"EMBER_CACHE_DIR": str(tmp_path)}
+    if user:
+        env["OMP_WAIT_POLICY"] = user
+    full = _env(**env)
+    if not user:
+        full.pop("OMP_WAIT_POLICY", None)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_WAIT_POLICY)], capture_output=True, text=True,
+                         env=full, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert f"env {user}" in out.stdout
+    # (libgomp shows an unset policy as PASSIVE too; what a passive policy changes is the spin count, 0)
+    shown = out.stdout + out.stderr
+    assert f"OMP_WAIT_POLICY = '{user or 'PASSIVE'}'" in shown
+    assert ("GOMP_SPINCOUNT = '0'" in shown) == (user is None), shown
+
+
 @needs_cc
 def test_results_do_not_depend_on_threads():
     rng = np.random.default_rng(0)

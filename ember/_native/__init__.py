@@ -163,11 +163,31 @@ def _build(group: str):
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         try:
-            return ctypes.CDLL(path)
+            return _load(path)
         except OSError as e:
             errors.append([str(e)])
     _warn_once(f"building {group}.c failed: {errors[0][0] if errors else '?'}")
     return None
+
+
+# NOTE [ Passive OpenMP threads ]
+# The kernels' OpenMP team and NumPy's OpenBLAS pool are two thread pools in one process. libgomp's idle
+# workers spin for a while after each parallel loop (OMP_WAIT_POLICY unset), and on a machine with as many
+# cores as threads they then take the core the next BLAS call needs: an MLP train step at 2 threads took
+# 8-16 ms instead of 2.1 (1 thread: 3.3 ms), slower than at one thread. So the kernels' libgomp starts with
+# a passive wait policy (idle workers sleep): libgomp reads OMP_WAIT_POLICY once, when it is loaded, which is
+# when the first kernel library is; ember sets it for that moment only when the user has not set it, and
+# removes it again, so the user's environment and child processes are unchanged (torch's own OpenMP runtime
+# is a separate library, loaded and configured at `import torch`).
+def _load(path: str):
+    set_here = "OMP_WAIT_POLICY" not in os.environ
+    if set_here:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        return ctypes.CDLL(path)
+    finally:
+        if set_here:
+            os.environ.pop("OMP_WAIT_POLICY", None)
 
 
 def function(group: str, name: str, argtypes=None, restype=None):

@@ -188,7 +188,7 @@ def test_results_do_not_depend_on_threads():
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`
 # reads `ember._modes`, which only another test file's import makes an attribute: it is not run alone)
 _PORTED = ("(softmax or softmin or layer_norm or batch_norm or gelu or silu or _backward_data or pow or SGD or Adam"
-           " or cumsum or cumprod or embedding or gather or scatter_add or index_add)"
+           " or cumsum or cumprod or embedding or gather or scatter_add or index_add or group_norm)"
            " and not mode_sees")
 
 
@@ -226,13 +226,18 @@ _CASES = [
     ("gelu", lambda lib, x: lib.nn.functional.gelu(x)),
     ("gelu_tanh", lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh")),
     ("silu", lambda lib, x: lib.nn.functional.silu(x)),
+    ("group_norm", lambda lib, x: lib.nn.functional.group_norm(x.reshape(8, 16, -1), 4)),
+    ("group_norm_affine", lambda lib, x: lib.nn.functional.group_norm(
+        x.reshape(4, 16, -1, 8), 4, lib.linspace(0.5, 2, 16, dtype=x.dtype),
+        lib.linspace(-1, 1, 16, dtype=x.dtype))),
 ]
 
 
 # (batch_norm's C kernel is float32 only; float16/bfloat16 batch_norm runs the NumPy kernel, whose float16
 # output with an affine weight is 1-2 ulp from torch's at these sizes: a gap of that kernel, not tested here)
 _LARGE = [pytest.param(name, fn, d, id=f"{name}-{d}") for name, fn in _CASES
-          for d in (("float32",) if name.startswith("batch_norm") else ("float32", "float16", "bfloat16"))]
+          for d in (("float32",) if name.startswith(("batch_norm", "group_norm"))
+                    else ("float32", "float16", "bfloat16"))]
 
 
 @needs_cc

@@ -317,3 +317,38 @@ def scan(a, dim, prod):
     out = np.empty(a.shape, _F32)
     fn(a.ctypes.data, out.ctypes.data, outer, n, inner, int(prod), threads_for(a.size) if outer > 1 else 1)
     return out
+
+
+# ---- group_norm (K3) ---------------------------------------------------------------------------------------
+
+def group_norm(x, w, b, groups, eps):
+    """(out, mean, rstd) of group_norm of float32 `x` (N, C, ...) in `groups` groups, the statistics shaped
+    (N, G), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not x.size or not _ok(x, w, b):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "group_norm_f32", _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _D, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    mean, rstd = np.empty((n, groups), _F32), np.empty((n, groups), _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, n, c,
+       x.size // (n * c), groups, float(eps), threads_for(x.size))
+    return out, mean, rstd
+
+
+def group_norm_backward(g, x, w, mean, rstd, groups):
+    """(gx, gw, gb) of group_norm from its (N, G) statistics (gw, gb None without a weight), or None."""
+    if x.size < MIN_SIZE or g.shape != x.shape or x.ndim < 2 or not x.size or not _ok(g, x, w, mean, rstd):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "group_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(c, _F32), np.empty(c, _F32)
+    fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
+       _ptr(gb), n, c, x.size // (n * c), groups, threads_for(x.size))
+    return gx, gw, gb

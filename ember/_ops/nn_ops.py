@@ -678,12 +678,18 @@ def layer_norm_backward(g, x, mean, rstd, weight, bias, axes, eps):
 @defop("native_group_norm", "NativeGroupNormBackward0", NN, save_output=True, dtypes=FLOATING,
        error="GroupNormKernelImpl")
 def group_norm(x, weight, bias, groups, eps):
+    done = _native.group_norm(x, weight, bias, groups, eps)  # (None: not float32 C-contiguous, or small)
+    if done is not None:
+        return done
     out, mean, rstd = _norm_forward("group", x, weight, bias, (groups,), eps)
     return out, mean.reshape(x.shape[0], groups), rstd.reshape(x.shape[0], groups)
 
 
 @defop("native_group_norm_backward", "NativeGroupNormBackwardBackward0", NN)
 def group_norm_backward(g, x, mean, rstd, weight, groups, eps):
+    done = _native.group_norm_backward(g, x, weight, mean, rstd, groups)
+    if done is not None:
+        return done if weight is not None else (done[0], np.zeros(0, x.dtype), np.zeros(0, x.dtype))
     return _norm_backward("group", g, x, weight, mean.reshape(mean.shape + (1, 1)),
                           rstd.reshape(rstd.shape + (1, 1)), (groups,))
 

@@ -352,3 +352,17 @@ def group_norm_backward(g, x, w, mean, rstd, groups):
     fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
        _ptr(gb), n, c, x.size // (n * c), groups, threads_for(x.size))
     return gx, gw, gb
+
+
+# ---- pow (K3) ------------------------------------------------------------------------------------------------
+
+def pow_int(a, e):
+    """a ** e for float32 `a` and an integral exponent `e` (a Python int), correctly rounded, or None."""
+    if a.size < MIN_SIZE or not _ok(a) or not -(1 << 62) < e < (1 << 62):
+        return None
+    fn = _fn("pow", "pow_int_f32", _P, _P, _I, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(a.shape, _F32)
+    fn(a.ctypes.data, out.ctypes.data, a.size, e, threads_for(a.size))
+    return out

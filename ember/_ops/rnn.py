@@ -342,7 +342,8 @@ def rnn_layer_backward(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode,
         hprev = ws
     grads = [dGi @ w_ih, dh] + ([dc] if dc is not None else []) + [dGi.T @ x, dGh.T @ hprev]
     if has_bias:
-        grads += [dGi.sum(0), dGh.sum(0)]
+        db_ih = dGi.sum(0)
+        grads += [db_ih, db_ih.copy() if dGh is dGi else dGh.sum(0)]  # (LSTM: one array, summed once)
     if w_hr is not None:
         grads.append(dH.T @ ws[:, 7 * H + h0.shape[1]:])
     return tuple(grads)

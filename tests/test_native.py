@@ -107,6 +107,9 @@ def test_import_compiles_nothing(tmp_path):
 @needs_cc
 def test_threads_govern_kernels_and_blas(monkeypatch):
     monkeypatch.setattr(_native, "PARALLEL_SIZE", 65536)  # (the default; EMBER_NATIVE=force makes it 0)
+    # (this process imported torch first: its spinning libgomp would keep the kernels on one thread,
+    # NOTE [ Passive OpenMP threads ], which test_kernels_share_a_spinning_openmp_on_one_thread checks)
+    monkeypatch.setitem(_native._state, "shared_gomp", False)
     old = ember.get_num_threads()
     used = _native.function("softmax", "threads_used", [ctypes.c_int], ctypes.c_int)
     blas = ember._runtime._blas_setter()
@@ -164,8 +167,35 @@ def test_kernels_openmp_threads_wait_passively(user, tmp_path):
     assert ("GOMP_SPINCOUNT = '0'" in shown) == (user is None), shown
 
 
+_SHARED = """
+    import os, sys
+    if sys.argv[1] == "torch":
+        import torch  # (loads torch's libgomp.so.1 before ember's first kernel)
+    import ember
+    from ember import _native
+    ember.set_num_threads(2)
+    assert _native.available("softmax")
+    print("threads", _native.threads_for(1 << 22))
+"""
+
+
+@pytest.mark.parametrize("first,policy,want", [("torch", None, 1), ("torch", "PASSIVE", 2), ("ember", None, 2)])
+def test_kernels_share_a_spinning_openmp_on_one_thread(first, policy, want, tmp_path):
+    """NOTE [ Passive OpenMP threads ]: kernels bound to an OpenMP runtime another library loaded (torch's,
+    spinning) run on one thread, unless the environment asks for passive waiting; ember's own, two."""
+    full = _env(EMBER_CACHE_DIR=str(tmp_path))
+    full.pop("OMP_WAIT_POLICY", None)
+    if policy:
+        full["OMP_WAIT_POLICY"] = policy
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_SHARED), first], capture_output=True, text=True,
+                         env=full, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert f"threads {want}" in out.stdout
+
+
 @needs_cc
-def test_results_do_not_depend_on_threads():
+def test_results_do_not_depend_on_threads(monkeypatch):
+    monkeypatch.setitem(_native._state, "shared_gomp", False)  # (two threads even beside torch's libgomp)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((256, 1024)).astype(np.float32)
     w = rng.standard_normal(1024).astype(np.float32)

@@ -68,7 +68,8 @@ PARALLEL_SIZE = 0 if _MODE == "force" else 65536
 _lock = threading.Lock()
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
 _funcs: dict = {}  # (group, name) -> ctypes function
-_state = {"warned": False, "compiler": None, "threads": None, "built": []}  # built: groups compiled here
+_state = {"warned": False, "compiler": None, "threads": None, "built": [],  # built: groups compiled here
+          "shared_gomp": None}  # NOTE [ Passive OpenMP threads ]
 
 
 def enabled() -> bool:
@@ -179,7 +180,14 @@ def _build(group: str):
 # when the first kernel library is; ember sets it for that moment only when the user has not set it, and
 # removes it again, so the user's environment and child processes are unchanged (torch's own OpenMP runtime
 # is a separate library, loaded and configured at `import torch`).
+# Except where another library loaded libgomp first: torch's wheel ships its own `libgomp.so.1`, and a process
+# that imported torch before ember's first kernel binds the kernels to it, configured at `import torch` with
+# the spinning default. Then the kernels run on one thread (`threads_for`; OpenBLAS keeps its threads), since
+# two spinning pools made each step 2-4x slower than one thread; unless the environment asks for passive
+# waiting. (It is how the benchmarks, which hold both libraries in one process, see ember.)
 def _load(path: str):
+    if _state["shared_gomp"] is None:
+        _state["shared_gomp"] = _spinning_gomp_loaded()
     set_here = "OMP_WAIT_POLICY" not in os.environ
     if set_here:
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
@@ -188,6 +196,17 @@ def _load(path: str):
     finally:
         if set_here:
             os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+def _spinning_gomp_loaded() -> bool:
+    """Whether a libgomp is already loaded in this process with a wait policy that spins."""
+    if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive":
+        return False
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=getattr(os, "RTLD_NOLOAD", 4) | ctypes.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
 
 
 def function(group: str, name: str, argtypes=None, restype=None):
@@ -225,7 +244,7 @@ def available(group: str) -> bool:
 
 def threads_for(n: int) -> int:
     """How many threads a kernel over `n` elements uses (NOTE [ Choosing the native kernel ])."""
-    if n < PARALLEL_SIZE:
+    if n < PARALLEL_SIZE or _state["shared_gomp"]:
         return 1
     t = _state["threads"]
     if t is None:

@@ -64,6 +64,7 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # more than it saves.
 MIN_SIZE = 0 if _MODE == "force" else 16384
 PARALLEL_SIZE = 0 if _MODE == "force" else 65536
+SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
 _lock = threading.Lock()
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
@@ -182,9 +183,14 @@ def _build(group: str):
 # is a separate library, loaded and configured at `import torch`).
 # Except where another library loaded libgomp first: torch's wheel ships its own `libgomp.so.1`, and a process
 # that imported torch before ember's first kernel binds the kernels to it, configured at `import torch` with
-# the spinning default. Then the kernels run on one thread (`threads_for`; OpenBLAS keeps its threads), since
-# two spinning pools made each step 2-4x slower than one thread; unless the environment asks for passive
-# waiting. (It is how the benchmarks, which hold both libraries in one process, see ember.)
+# the spinning default. Then a kernel uses several threads only from SHARED_PARALLEL_SIZE (4M) elements on
+# (`threads_for`; OpenBLAS keeps its threads), unless the environment asks for passive waiting: with the
+# usual threshold the two spinning pools made model steps 1.2-3.5x slower than torch's at 2 threads (and
+# slower than ember's at 1), while a kernel over millions of elements gains more from its second thread
+# than the next BLAS call loses to a spinning worker. The threshold is measured, on the benchmarks (which
+# hold both libraries in one process, so this is how they see ember): at 1M, the 3.2M-element softmax of
+# an LSTM's logits went parallel and its train step lost 20-35%; at 4M every model step was at or below
+# torch's and the 4M-float memory-bound block 1.4x, against 2.3x with no parallel kernel at all.
 def _load(path: str):
     if _state["shared_gomp"] is None:
         _state["shared_gomp"] = _spinning_gomp_loaded()
@@ -244,7 +250,7 @@ def available(group: str) -> bool:
 
 def threads_for(n: int) -> int:
     """How many threads a kernel over `n` elements uses (NOTE [ Choosing the native kernel ])."""
-    if n < PARALLEL_SIZE or _state["shared_gomp"]:
+    if n < PARALLEL_SIZE or (_state["shared_gomp"] and n < SHARED_PARALLEL_SIZE):
         return 1
     t = _state["threads"]
     if t is None:

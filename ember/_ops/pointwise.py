@@ -148,6 +148,10 @@ _POW_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def _cube(a):
+    if a.size >= _native.MIN_SIZE:
+        done = _native.cube(a)  # (one pass, the same two roundings)
+        if done is not None:
+            return done
     out = np.multiply(a, a)
     if not a.ndim:  # (a 0-d product is a NumPy scalar, which has no memory to write into)
         return out * a

@@ -554,3 +554,20 @@ def test_general_powers(e, native, monkeypatch):
     ulps = np.abs(vec[finite].astype(np.float64) - want[finite]) / np.spacing(np.abs(want[finite]))
     assert ulps.max() <= 1
     assert np.array_equal(got, vec, equal_nan=True) == (float(np.float32(e)) == e)
+
+
+_CLAMPS = [(-1.0, 1.0), (0, None), (None, 0.5), (2.0, -2.0), (float("nan"), 1.0), (-1e40, 1e40), (0.1, 0.2)]
+
+
+@pytest.mark.parametrize("native", ["on", "off", "force"])
+@pytest.mark.parametrize("lo,hi", _CLAMPS, ids=[f"{lo}-{hi}" for lo, hi in _CLAMPS])
+def test_clamp_is_torchs(lo, hi, native, monkeypatch):
+    """float32 clamp with number bounds through the C kernel (large, or forced) and NumPy's: torch's values,
+    NaN, infinities and signed zeros included, and the gradient."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    if native == "force":
+        monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    x = _large(np.random.default_rng(0), (64, 512))
+    x.reshape(-1)[5:8] = [0.1, 0.2, -1.0]
+    check(lambda lib, x: lib.clamp(x, lo, hi), x, grad=None)
+    check(lambda lib, x: lib.clamp(x, lo, hi) * 0.5, np.nan_to_num(x), grad=(0,))

@@ -378,3 +378,23 @@ def cube(a):
     out = np.empty(a.shape, _F32)
     fn(a.ctypes.data, out.ctypes.data, a.size, threads_for(a.size))
     return out
+
+
+# ---- clamp (K3) ----------------------------------------------------------------------------------------------
+
+_F = ctypes.c_float
+
+
+def clamp(a, lo, hi):
+    """a clamped to [lo, hi] (Python numbers or None) for float32 `a`, or None."""
+    if a.size < MIN_SIZE or not _ok(a):
+        return None
+    fn = _fn("activation", "clamp_f32", _P, _P, _I, _F, _F, _C, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(a.shape, _F32)
+    with np.errstate(over="ignore"):  # (a bound beyond float32's range is its infinity, as in NumPy's kernel)
+        flo = 0.0 if lo is None else float(np.float32(lo))
+        fhi = 0.0 if hi is None else float(np.float32(hi))
+    fn(a.ctypes.data, out.ctypes.data, a.size, flo, fhi, lo is not None, hi is not None, threads_for(a.size))
+    return out

@@ -445,6 +445,10 @@ def _clamp_error(d):
 
 @defop("clamp", "ClampBackward1", POINTWISE, "same", dtypes=REAL, error=_clamp_error, overload="Tensor")
 def _clamp(a, lo, hi):
+    if a.size >= _native.MIN_SIZE:
+        done = _native.clamp(a, lo, hi)  # (one pass; NumPy's semantics: NaN kept, lo > hi gives hi)
+        if done is not None:
+            return done
     if lo is not None and hi is not None:
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype, copy=False)
     if lo is not None:

@@ -571,3 +571,32 @@ def test_clamp_is_torchs(lo, hi, native, monkeypatch):
     x.reshape(-1)[5:8] = [0.1, 0.2, -1.0]
     check(lambda lib, x: lib.clamp(x, lo, hi), x, grad=None)
     check(lambda lib, x: lib.clamp(x, lo, hi) * 0.5, np.nan_to_num(x), grad=(0,))
+
+
+_EVAL_NORMS = [((16, 32, 40), True, "float32"), ((8, 24, 10, 12), False, "float32"), ((16, 32, 40), True, "float16")]
+
+
+@pytest.mark.parametrize("native", ["on", "off", "force"])
+@pytest.mark.parametrize("shape,affine,dtype", _EVAL_NORMS, ids=[f"{s}-{a}-{d}" for s, a, d in _EVAL_NORMS])
+def test_batch_norm_eval(shape, affine, dtype, native, monkeypatch):
+    """batch_norm in eval mode (the running statistics) through the C kernel (large, or forced) and NumPy's:
+    torch's values and gradients; the C path equals the NumPy one to the bit."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    if native == "force":
+        monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    rng = np.random.default_rng(0)
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    rm, rv = rng.standard_normal(c).astype(dtype), (rng.random(c) + 0.5).astype(dtype)
+    w, b = rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+
+    def fn(lib, x, rm, rv, w, b):
+        return lib.nn.functional.batch_norm(x, rm, rv, w if affine else None, b if affine else None,
+                                            training=False)
+
+    check(fn, x, rm, rv, w, b, grad=(0,) if dtype == "float32" else None)
+    outs = []
+    for off in (False, True):
+        monkeypatch.setattr(_native, "_OFF", off)
+        outs.append(fn(ember, *(ember.from_numpy(a) for a in (x, rm, rv, w, b))).numpy())
+    assert np.array_equal(*outs)

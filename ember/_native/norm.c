@@ -249,3 +249,17 @@ void group_norm_backward_f32(const float *g, const float *x, const float *mean, 
         gb[c] = (float)sg;
     }
 }
+
+/* batch_norm in eval mode, and any per-channel affine map of (N, C, S) C-contiguous float32 (K3):
+ * y = x alpha[c] + beta[c], alpha and beta computed by the caller from the running statistics exactly as the
+ * NumPy kernel computes them, so both paths give the same bits; one pass instead of two. */
+void channel_affine_f32(const float *x, const float *alpha, const float *beta, float *y, idx N, idx C, idx S,
+                        int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < N * C; r++) {
+        float a = alpha[r % C], b = beta[r % C];
+        const float *xr = x + r * S;
+        float *yr = y + r * S;
+        for (idx j = 0; j < S; j++) yr[j] = xr[j] * a + b;
+    }
+}

@@ -319,6 +319,23 @@ def scan(a, dim, prod):
     return out
 
 
+def channel_affine(x, alpha, beta):
+    """x alpha[c] + beta[c] over the channels (dim 1) of float32 `x` (N, C, ...), alpha and beta (C,) float32
+    (batch_norm in eval mode), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not x.size or not _ok(x, alpha, beta):
+        return None
+    n, c = x.shape[:2]
+    if alpha.size != c or beta.size != c:
+        return None
+    fn = _fn("norm", "channel_affine_f32", _P, _P, _P, _P, _I, _I, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    fn(x.ctypes.data, alpha.ctypes.data, beta.ctypes.data, out.ctypes.data, n, c, x.size // (n * c),
+       threads_for(x.size))
+    return out
+
+
 # ---- group_norm (K3) ---------------------------------------------------------------------------------------
 
 def group_norm(x, w, b, groups, eps):

@@ -3,8 +3,9 @@
 Each workload runs at 1 thread and at torch's default (physical cores) in one process: both libraries are
 told the same count (`ember.set_num_threads`, `torch.set_num_threads`), and the rounds interleave as
 everywhere (docs/benchmarking.md). Workloads: the memory-bound block (softmax, layer_norm, gelu forward and
-backward on 2048 x 2048 floats) and its parts, the optimizers' updates, a CIFAR-shaped CNN with BatchNorm,
-and the model train steps of models.py. Run: python benchmarks/native.py [--quick]
+backward on 2048 x 2048 floats) and its parts, the index, scan and group_norm kernels, the optimizers' updates,
+a CIFAR-shaped CNN with BatchNorm, and the model train steps of models.py plus issue 18's LSTM (hidden 128).
+Run: python benchmarks/native.py [--quick]
 """
 
 import sys
@@ -37,6 +38,13 @@ def _ops(a, t):
     yield "silu fwd 4M", lambda: F.silu(a), lambda: G.silu(t)
     yield "x ** 3 4M", lambda: a ** 3, lambda: t ** 3
     yield "block fwd+bwd 4M", lambda: block(ember, a), lambda: block(torch, t)
+    ia = np.random.default_rng(1).integers(0, a.shape[1], a.shape)
+    ie, it = ember.from_numpy(ia), torch.from_numpy(ia)
+    yield "gather dim 1 4M", lambda: a.gather(1, ie), lambda: t.gather(1, it)
+    yield "scatter_add dim 1 4M", lambda: a.scatter_add(1, ie, a), lambda: t.scatter_add(1, it, t)
+    yield "cumsum dim 1 4M", lambda: a.cumsum(1), lambda: t.cumsum(1)
+    yield "group_norm fwd 4M", lambda: F.group_norm(a.reshape(16, 64, -1), 8), \
+        lambda: G.group_norm(t.reshape(16, 64, -1), 8)
 
 
 def cifar_cnn(L):
@@ -44,6 +52,26 @@ def cifar_cnn(L):
     return nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+
+
+def lstm_h128(L):
+    """A one-layer LSTM language model, hidden 128 (issue 18's LSTM row: seq 50, batch 64)."""
+    nn = L.nn
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(1000, 128)
+            self.lstm = nn.LSTM(128, 128, 1)
+            self.head = nn.Linear(128, 1000)
+
+        def forward(self, x):
+            return self.head(self.lstm(self.embed(x))[0])
+    return LM()
+
+
+LSTM_H128 = ("LSTM LM, hidden 128, seq 50, batch 64, SGD", lstm_h128,
+             lambda r: (r.integers(0, 1000, (50, 64)), r.integers(0, 1000, (50, 64))), models.ce, "SGD", 0.1)
 
 
 def _optim_step(L, params, opt):
@@ -66,7 +94,7 @@ def _steps(quick):
     cifar = ("CIFAR CNN + BatchNorm 3x32x32, batch 64, SGD", cifar_cnn,
              lambda r: (r.standard_normal((64, 3, 32, 32)).astype(np.float32), r.integers(0, 10, 64)), models.ce,
              "SGD", 0.01)
-    for spec in [cifar] + ([] if quick else models.WORKLOADS):
+    for spec in [cifar] + ([] if quick else models.WORKLOADS + [LSTM_H128]):
         name, fe, ft = models.workload(*spec)
         yield name, fe, ft, 3
 

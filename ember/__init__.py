@@ -4,7 +4,7 @@
 docs/architecture.md for how the pieces fit.
 """
 
-# ---- native kernels (issue 18, conv/pool): before NumPy loads its OpenBLAS (NOTE [ One spinning pool ] in
+# ---- native kernels (issue 18, conv/pool): before NumPy loads its OpenBLAS (NOTE [ Passive OpenMP threads ] in
 # ember/_native/__init__.py)
 import os as _os
 

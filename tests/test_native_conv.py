@@ -204,7 +204,7 @@ print(os.environ.get("OPENBLAS_THREAD_TIMEOUT"), os.environ.get("OMP_WAIT_POLICY
                                                 ({"OPENBLAS_THREAD_TIMEOUT": "9", "OMP_WAIT_POLICY": "ACTIVE"},
                                                  "9", "ACTIVE")], ids=["default", "user_settings_win"])
 def test_one_spinning_pool(env, timeout, policy, tmp_path):
-    """NOTE [ One spinning pool ]: `import ember` gives OpenBLAS a short thread timeout and the OpenMP runtime
+    """NOTE [ Passive OpenMP threads ]: `import ember` gives OpenBLAS a short thread timeout and the OpenMP runtime
     loads with the passive wait policy (OMP_DISPLAY_ENV shows what libgomp read), the environment being set
     only around that load; a user's own settings are left as they are."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -64,11 +64,13 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # more than it saves.
 MIN_SIZE = 0 if _MODE == "force" else 16384
 PARALLEL_SIZE = 0 if _MODE == "force" else 65536
+SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
 _lock = threading.Lock()
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
 _funcs: dict = {}  # (group, name) -> ctypes function
-_state = {"warned": False, "compiler": None, "threads": None, "built": []}  # built: groups compiled here
+_state = {"warned": False, "compiler": None, "threads": None, "built": [],  # built: groups compiled here
+          "shared_gomp": None}  # NOTE [ Passive OpenMP threads ]
 
 
 def enabled() -> bool:
@@ -170,29 +172,49 @@ def _build(group: str):
     return None
 
 
-# NOTE [ One spinning pool ]
-# After a parallel region, libgomp's workers spin (OMP_WAIT_POLICY's default) and so do OpenBLAS's after a
-# threaded call (2^28 cycles, ~0.1 s, unless OPENBLAS_THREAD_TIMEOUT says less). With both pools in one
-# process, a kernel's threads and a GEMM's threads take turns waiting for cores that the other pool's
-# spinners hold; on a 2-core VM the CIFAR CNN's step at 2 threads took 3-6x its 1-thread time (10-100x with
-# the machine busy). ember therefore loads its OpenMP runtime with the passive wait policy (workers sleep at
-# once; waking them costs microseconds per kernel, which only kernels above PARALLEL_SIZE pay), and
-# `import ember` sets OPENBLAS_THREAD_TIMEOUT=4 (OpenBLAS's shortest) when NumPy is not loaded yet; a
-# user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT / OPENBLAS_THREAD_TIMEOUT win. libgomp reads the policy once,
-# when it is loaded (with the first kernel library), and torch's bundled copy is a separate library, so the
-# environment is set only around that load.
-_OMP_ENV = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
-
-
-def _load(path):
-    if any(k in os.environ for k in _OMP_ENV) or _state.get("omp_loaded"):
-        return ctypes.CDLL(path)
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+# NOTE [ Passive OpenMP threads ]
+# The kernels' OpenMP team and NumPy's OpenBLAS pool are two thread pools in one process. libgomp's idle
+# workers spin for a while after each parallel loop (OMP_WAIT_POLICY unset), and on a machine with as many
+# cores as threads they then take the core the next BLAS call needs: an MLP train step at 2 threads took
+# 8-16 ms instead of 2.1 (1 thread: 3.3 ms), slower than at one thread. So the kernels' libgomp starts with
+# a passive wait policy (idle workers sleep): libgomp reads OMP_WAIT_POLICY once, when it is loaded, which is
+# when the first kernel library is; ember sets it for that moment only when the user has not set it, and
+# removes it again, so the user's environment and child processes are unchanged (torch's own OpenMP runtime
+# is a separate library, loaded and configured at `import torch`). OpenBLAS's idle threads spin too (about
+# 0.1 s after a threaded call): `import ember` sets OPENBLAS_THREAD_TIMEOUT=4, its shortest, when the user has
+# not set it and NumPy is not loaded yet (ember/__init__.py).
+# Except where another library loaded libgomp first: torch's wheel ships its own `libgomp.so.1`, and a process
+# that imported torch before ember's first kernel binds the kernels to it, configured at `import torch` with
+# the spinning default. Then a kernel uses several threads only from SHARED_PARALLEL_SIZE (4M) elements on
+# (`threads_for`; OpenBLAS keeps its threads), unless the environment asks for passive waiting: with the
+# usual threshold the two spinning pools made model steps 1.2-3.5x slower than torch's at 2 threads (and
+# slower than ember's at 1), while a kernel over millions of elements gains more from its second thread
+# than the next BLAS call loses to a spinning worker. The threshold is measured, on the benchmarks (which
+# hold both libraries in one process, so this is how they see ember): at 1M, the 3.2M-element softmax of
+# an LSTM's logits went parallel and its train step lost 20-35%; at 4M every model step was at or below
+# torch's and the 4M-float memory-bound block 1.4x, against 2.3x with no parallel kernel at all.
+def _load(path: str):
+    if _state["shared_gomp"] is None:
+        _state["shared_gomp"] = _spinning_gomp_loaded()
+    set_here = "OMP_WAIT_POLICY" not in os.environ
+    if set_here:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     try:
         return ctypes.CDLL(path)
     finally:
-        del os.environ["OMP_WAIT_POLICY"]
-        _state["omp_loaded"] = True
+        if set_here:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+def _spinning_gomp_loaded() -> bool:
+    """Whether a libgomp is already loaded in this process with a wait policy that spins."""
+    if os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive":
+        return False
+    try:
+        ctypes.CDLL("libgomp.so.1", mode=getattr(os, "RTLD_NOLOAD", 4) | ctypes.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
 
 
 def function(group: str, name: str, argtypes=None, restype=None):
@@ -230,7 +252,7 @@ def available(group: str) -> bool:
 
 def threads_for(n: int) -> int:
     """How many threads a kernel over `n` elements uses (NOTE [ Choosing the native kernel ])."""
-    if n < PARALLEL_SIZE:
+    if n < PARALLEL_SIZE or (_state["shared_gomp"] and n < SHARED_PARALLEL_SIZE):
         return 1
     t = _state["threads"]
     if t is None:

@@ -58,3 +58,15 @@ void silu_f32(const float *x, float *y, idx n, int nt) {
         y[i] = w * s;
     }
 }
+
+/* clamp of float32 data to [lo, hi] (K3; either bound may be absent), as the NumPy kernel computes it,
+ * minimum(maximum(x, lo), hi): NaN stays NaN, and lo > hi gives hi. One pass instead of two. */
+void clamp_f32(const float *x, float *y, idx n, float lo, float hi, int has_lo, int has_hi, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < n; i++) {
+        float v = x[i];
+        if (has_lo) v = v >= lo || v != v ? v : lo;
+        if (has_hi) v = v <= hi || v != v ? v : hi;
+        y[i] = v;
+    }
+}

@@ -151,3 +151,115 @@ void batch_norm_backward_f32(const float *g, const float *x, const float *w, con
         }
     }
 }
+
+/* group_norm over (N, C, S) C-contiguous float32 (S: the spatial size) with G groups (K3): one group's
+ * elements, (C / G) x S, are one contiguous row, normalized as layer_norm's rows are (mean and biased
+ * variance in double, rstd = 1 / sqrt(var + eps)); then y = (x - mean) rstd w[c] + b[c] per channel (the
+ * NumPy kernel's order). mean and rstd are (N, G). Rows are split over threads. */
+void group_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                    idx N, idx C, idx S, idx G, double eps, int nt) {
+    idx cg = C / G, n = cg * S;
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < N * G; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        double s = 0.0, v = 0.0;
+        #pragma omp simd reduction(+:s)
+        for (idx j = 0; j < n; j++) s += xr[j];
+        float m = (float)(s / (double)n);
+        #pragma omp simd reduction(+:v)
+        for (idx j = 0; j < n; j++) {
+            double c = (double)(xr[j] - m);
+            v += c * c;
+        }
+        float rs = (float)(1.0 / sqrt(v / (double)n + eps));
+        mean[r] = m;
+        rstd[r] = rs;
+        idx c0 = (r % G) * cg;
+        for (idx k = 0; k < cg; k++) {
+            const float *xc = xr + k * S;
+            float *yc = yr + k * S;
+            float wc = w ? w[c0 + k] : 1.0f, bc = b ? b[c0 + k] : 0.0f;
+            if (w && b) {
+                for (idx j = 0; j < S; j++) yc[j] = (xc[j] - m) * rs * wc + bc;
+            } else if (w) {
+                for (idx j = 0; j < S; j++) yc[j] = (xc[j] - m) * rs * wc;
+            } else if (b) {
+                for (idx j = 0; j < S; j++) yc[j] = (xc[j] - m) * rs + bc;
+            } else {
+                for (idx j = 0; j < S; j++) yc[j] = (xc[j] - m) * rs;
+            }
+        }
+    }
+}
+
+/* Its backward: per group, h = g w[c], xhat = (x - mean) rstd, gx = (h - mean(h) - xhat mean(h xhat)) rstd;
+ * and, with a weight, per channel gw = sum over N and S of g xhat, gb = sum of g (in double). */
+void group_norm_backward_f32(const float *g, const float *x, const float *mean, const float *rstd,
+                             const float *w, float *gx, float *gw, float *gb, idx N, idx C, idx S, idx G,
+                             int nt) {
+    idx cg = C / G, n = cg * S;
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < N * G; r++) {
+        const float *gr = g + r * n, *xr = x + r * n;
+        float *o = gx + r * n;
+        float m = mean[r], rs = rstd[r];
+        idx c0 = (r % G) * cg;
+        double sh = 0.0, shx = 0.0;
+        for (idx k = 0; k < cg; k++) {
+            const float *gc = gr + k * S, *xc = xr + k * S;
+            float wc = w ? w[c0 + k] : 1.0f;
+            int has_w = w != 0;
+            #pragma omp simd reduction(+:sh, shx)
+            for (idx j = 0; j < S; j++) {
+                float h = has_w ? gc[j] * wc : gc[j];
+                float xh = (xc[j] - m) * rs;
+                sh += h;
+                shx += (double)(h * xh);
+            }
+        }
+        float mh = (float)(sh / (double)n), mhx = (float)(shx / (double)n);
+        for (idx k = 0; k < cg; k++) {
+            const float *gc = gr + k * S, *xc = xr + k * S;
+            float *oc = o + k * S;
+            float wc = w ? w[c0 + k] : 1.0f;
+            int has_w = w != 0;
+            for (idx j = 0; j < S; j++) {
+                float h = has_w ? gc[j] * wc : gc[j];
+                float xh = (xc[j] - m) * rs;
+                oc[j] = (h - mh - xh * mhx) * rs;
+            }
+        }
+    }
+    if (!gw) return;
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < C; c++) {
+        double sg = 0.0, sgx = 0.0;
+        for (idx b = 0; b < N; b++) {
+            idx r = b * G + c / cg;
+            float m = mean[r], rs = rstd[r];
+            const float *gc = g + (b * C + c) * S, *xc = x + (b * C + c) * S;
+            #pragma omp simd reduction(+:sg, sgx)
+            for (idx j = 0; j < S; j++) {
+                sg += gc[j];
+                sgx += (double)(gc[j] * ((xc[j] - m) * rs));
+            }
+        }
+        gw[c] = (float)sgx;
+        gb[c] = (float)sg;
+    }
+}
+
+/* batch_norm in eval mode, and any per-channel affine map of (N, C, S) C-contiguous float32 (K3):
+ * y = x alpha[c] + beta[c], alpha and beta computed by the caller from the running statistics exactly as the
+ * NumPy kernel computes them, so both paths give the same bits; one pass instead of two. */
+void channel_affine_f32(const float *x, const float *alpha, const float *beta, float *y, idx N, idx C, idx S,
+                        int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx r = 0; r < N * C; r++) {
+        float a = alpha[r % C], b = beta[r % C];
+        const float *xr = x + r * S;
+        float *yr = y + r * S;
+        for (idx j = 0; j < S; j++) yr[j] = xr[j] * a + b;
+    }
+}

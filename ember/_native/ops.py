@@ -204,3 +204,214 @@ def batch_norm_backward(g, x, w, mean, rstd):
     fn(g.ctypes.data, x.ctypes.data, _ptr(w), mean.ctypes.data, rstd.ctypes.data, gx.ctypes.data, _ptr(gw),
        _ptr(gb), n, c, x.size // (n * c), threads_for(x.size))
     return gx, gw, gb
+
+
+# ---- LSTM time steps (K3) ----------------------------------------------------------------------------------
+
+def lstm_steps(n_rows, H):
+    """(step, step_backward) for an LSTM layer of `n_rows` packed rows and hidden size H in float32, or None
+    (native off, or a layer too small to pay for it). The callers pass rows they slice themselves; each
+    call is one time step (see ember/_native/rnn.c)."""
+    if n_rows * 4 * H < MIN_SIZE:
+        return None
+    fwd = _fn("rnn", "lstm_step_f32", _P, _P, _P, _P, _P, _P, _P, _I, _I, _I)
+    bwd = fwd and _fn("rnn", "lstm_step_backward_f32", _P, _P, _P, _P, _P, _I, _I, _I)
+    return (fwd, bwd) if bwd else None
+
+
+# ---- index kernels (K3) ------------------------------------------------------------------------------------
+
+_I64 = np.dtype(np.int64)
+_F64 = np.dtype(np.float64)
+_INDEX_DTYPES = {_F32: "f32", _F64: "f64"}
+
+
+def _around(shape, dim):
+    """(outer, inner): the sizes before and after `dim`."""
+    outer = inner = 1
+    for i, s in enumerate(shape):
+        if i < dim:
+            outer *= s
+        elif i > dim:
+            inner *= s
+    return outer, inner
+
+
+def _index_fn(kind, *arrays):
+    """The C kernel `kind` for these arrays (one float dtype, all C-contiguous NumPy arrays), or None."""
+    dt = arrays[0].dtype
+    suffix = _INDEX_DTYPES.get(dt)
+    if suffix is None:
+        return None
+    for a in arrays:
+        if type(a) is not _ND or a.dtype != dt or not a.flags.c_contiguous:
+            return None
+    return function("index", f"{kind}_{suffix}", [_P, _P, _P, _I, _I, _I, _I, _C], _C)
+
+
+def _index64(index, size):
+    """The index as C-contiguous non-negative int64 (the callers checked it lies in [-size, size))."""
+    index = np.ascontiguousarray(index, _I64)
+    return index + size * (index < 0) if index.size and index.min() < 0 else index
+
+
+def index_add(out, dim, index, src):
+    """out.index_add_(dim, index, src) in place for `out` and `src` shaped alike but for `dim` (np.add.at's
+    order); False when the native path does not apply (nothing written then: an index out of range too)."""
+    if src.size < MIN_SIZE or out.ndim == 0 or \
+            src.shape != out.shape[:dim] + (index.size,) + out.shape[dim + 1:]:
+        return False
+    fn = _index_fn("index_add", out, src)
+    if not fn:
+        return False
+    outer, inner = _around(out.shape, dim)
+    index = _index64(index.reshape(-1), out.shape[dim])
+    return bool(fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, outer, index.size, out.shape[dim],
+                   inner, threads_for(src.size) if outer > 1 else 1))
+
+
+def scatter_add(out, dim, index, src):
+    """out.scatter_add_(dim, index, src) in place where index and src have one shape, equal to out's but for
+    `dim`; False when the native path does not apply (nothing written then: an index out of range too)."""
+    if src.size < MIN_SIZE or out.ndim == 0 or src.shape != index.shape or \
+            src.shape[:dim] + src.shape[dim + 1:] != out.shape[:dim] + out.shape[dim + 1:]:
+        return False
+    fn = _index_fn("scatter_add", out, src)
+    if not fn:
+        return False
+    outer, inner = _around(src.shape, dim)
+    index = np.ascontiguousarray(index, _I64)
+    return bool(fn(out.ctypes.data, index.ctypes.data, src.ctypes.data, outer, src.shape[dim], out.shape[dim],
+                   inner, threads_for(src.size) if outer > 1 else 1))
+
+
+def gather(x, dim, index):
+    """x.gather(dim, index) for an index shaped as x but for `dim`; None when the native path does not apply
+    (an index out of range too)."""
+    if index.size < MIN_SIZE or x.ndim == 0 or index.shape[:dim] + index.shape[dim + 1:] != \
+            x.shape[:dim] + x.shape[dim + 1:]:
+        return None
+    fn = _index_fn("gather", x)
+    if not fn:
+        return None
+    outer, inner = _around(index.shape, dim)
+    index = np.ascontiguousarray(index, _I64)
+    y = np.empty(index.shape, x.dtype)
+    ok = fn(x.ctypes.data, index.ctypes.data, y.ctypes.data, outer, index.shape[dim], x.shape[dim], inner,
+            threads_for(y.size) if outer > 1 else 1)
+    return y if ok else None
+
+
+# ---- scans (K3) --------------------------------------------------------------------------------------------
+
+def scan(a, dim, prod):
+    """cumsum (prod: cumprod) of C-contiguous float32 `a` along `dim`, accumulated in double, or None."""
+    if a.size < MIN_SIZE or not _ok(a) or a.ndim == 0:
+        return None
+    fn = _fn("scan", "scan_f32", _P, _P, _I, _I, _I, _C, _C)
+    if not fn:
+        return None
+    n = a.shape[dim]
+    inner = int(np.prod(a.shape[dim + 1:], dtype=np.int64))
+    outer = a.size // (n * inner)
+    out = np.empty(a.shape, _F32)
+    fn(a.ctypes.data, out.ctypes.data, outer, n, inner, int(prod), threads_for(a.size) if outer > 1 else 1)
+    return out
+
+
+def channel_affine(x, alpha, beta):
+    """x alpha[c] + beta[c] over the channels (dim 1) of float32 `x` (N, C, ...), alpha and beta (C,) float32
+    (batch_norm in eval mode), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not x.size or not _ok(x, alpha, beta):
+        return None
+    n, c = x.shape[:2]
+    if alpha.size != c or beta.size != c:
+        return None
+    fn = _fn("norm", "channel_affine_f32", _P, _P, _P, _P, _I, _I, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    fn(x.ctypes.data, alpha.ctypes.data, beta.ctypes.data, out.ctypes.data, n, c, x.size // (n * c),
+       threads_for(x.size))
+    return out
+
+
+# ---- group_norm (K3) ---------------------------------------------------------------------------------------
+
+def group_norm(x, w, b, groups, eps):
+    """(out, mean, rstd) of group_norm of float32 `x` (N, C, ...) in `groups` groups, the statistics shaped
+    (N, G), or None."""
+    if x.size < MIN_SIZE or x.ndim < 2 or not x.size or not _ok(x, w, b):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "group_norm_f32", _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _D, _C)
+    if not fn:
+        return None
+    out = np.empty(x.shape, _F32)
+    mean, rstd = np.empty((n, groups), _F32), np.empty((n, groups), _F32)
+    fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, n, c,
+       x.size // (n * c), groups, float(eps), threads_for(x.size))
+    return out, mean, rstd
+
+
+def group_norm_backward(g, x, w, mean, rstd, groups):
+    """(gx, gw, gb) of group_norm from its (N, G) statistics (gw, gb None without a weight), or None."""
+    if x.size < MIN_SIZE or g.shape != x.shape or x.ndim < 2 or not x.size or not _ok(g, x, w, mean, rstd):
+        return None
+    n, c = x.shape[:2]
+    fn = _fn("norm", "group_norm_backward_f32", _P, _P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(x.shape, _F32)
+    gw = gb = None
+    if w is not None:
+        gw, gb = np.empty(c, _F32), np.empty(c, _F32)
+    fn(g.ctypes.data, x.ctypes.data, mean.ctypes.data, rstd.ctypes.data, _ptr(w), gx.ctypes.data, _ptr(gw),
+       _ptr(gb), n, c, x.size // (n * c), groups, threads_for(x.size))
+    return gx, gw, gb
+
+
+# ---- pow (K3) ------------------------------------------------------------------------------------------------
+
+def pow_int(a, e):
+    """a ** e for float32 `a` and an integral exponent `e` (a Python int), correctly rounded, or None."""
+    if a.size < MIN_SIZE or not _ok(a) or not -(1 << 62) < e < (1 << 62):
+        return None
+    fn = _fn("pow", "pow_int_f32", _P, _P, _I, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(a.shape, _F32)
+    fn(a.ctypes.data, out.ctypes.data, a.size, e, threads_for(a.size))
+    return out
+
+
+def cube(a):
+    """(a a) a for float32 `a` (torch's x ** 3), or None."""
+    if a.size < MIN_SIZE or not _ok(a):
+        return None
+    fn = _fn("pow", "cube_f32", _P, _P, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(a.shape, _F32)
+    fn(a.ctypes.data, out.ctypes.data, a.size, threads_for(a.size))
+    return out
+
+
+# ---- clamp (K3) ----------------------------------------------------------------------------------------------
+
+_F = ctypes.c_float
+
+
+def clamp(a, lo, hi):
+    """a clamped to [lo, hi] (Python numbers or None) for float32 `a`, or None."""
+    if a.size < MIN_SIZE or not _ok(a):
+        return None
+    fn = _fn("activation", "clamp_f32", _P, _P, _I, _F, _F, _C, _C, _C)
+    if not fn:
+        return None
+    out = np.empty(a.shape, _F32)
+    with np.errstate(over="ignore"):  # (a bound beyond float32's range is its infinity, as in NumPy's kernel)
+        flo = 0.0 if lo is None else float(np.float32(lo))
+        fhi = 0.0 if hi is None else float(np.float32(hi))
+    fn(a.ctypes.data, out.ctypes.data, a.size, flo, fhi, lo is not None, hi is not None, threads_for(a.size))
+    return out

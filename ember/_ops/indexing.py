@@ -22,6 +22,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._meta import MetaArray, NoData, broadcast_shapes, like_strides, meta_array
+from .._native import ops as _native
 from .._tensor import Tensor
 from ._util import c_contiguous, checked_scalar, finish_out, method, public, wrap_dim
 from .shape import _select, _slice, _unsqueeze
@@ -539,6 +540,10 @@ Tensor.masked_fill_ = _masked_fill_
 
 @defop("gather", "GatherBackward0", INDEXING, saves="meta", tags=("index",))
 def _gather(a, idx, dim):
+    if idx.size >= _native.MIN_SIZE:
+        done = _native.gather(a, dim, idx)
+        if done is not None:
+            return done
     # torch lets the index be smaller than the input in the other dims: gather from that leading block
     a = a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)
@@ -555,6 +560,8 @@ _gather.meta_(lambda a, idx, dim: meta_array(idx.shape, a._data.dtype))
 @defop("scatter_zeros", "ScatterAddBackward0", INDEXING, saves="none", tags=("index",))
 def _scatter_zeros(g, idx, dim, shape):
     z = np.zeros(shape, g.dtype)
+    if g.size >= _native.MIN_SIZE and _native.scatter_add(z, dim, idx, g):
+        return z
     # indices can repeat (gather of the same element twice): accumulate, never overwrite
     full = np.indices(idx.shape, sparse=True)
     key = tuple(idx if d == dim else full[d] for d in range(len(shape)))

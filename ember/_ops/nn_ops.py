@@ -552,6 +552,12 @@ def _norm_forward(kind, x, w, b, p, eps, stats=None):
         beta = -mean * alpha
         if b is not None:
             beta = beta + b.reshape(wshape)
+        if stats is not None and xv.dtype == alpha.dtype == beta.dtype == np.float32 and not p[2]:
+            # eval mode: one C pass, the same arithmetic (the same bits)
+            done = _native.channel_affine(xv, np.ascontiguousarray(alpha.reshape(-1)),
+                                          np.ascontiguousarray(beta.reshape(-1)))
+            if done is not None:
+                return done.reshape(x.shape).astype(dt, copy=False), mean, rstd
         out = xv * alpha
         out += beta
     else:
@@ -682,12 +688,18 @@ def layer_norm_backward(g, x, mean, rstd, weight, bias, axes, eps):
 @defop("native_group_norm", "NativeGroupNormBackward0", NN, save_output=True, dtypes=FLOATING,
        error="GroupNormKernelImpl")
 def group_norm(x, weight, bias, groups, eps):
+    done = _native.group_norm(x, weight, bias, groups, eps)  # (None: not float32 C-contiguous, or small)
+    if done is not None:
+        return done
     out, mean, rstd = _norm_forward("group", x, weight, bias, (groups,), eps)
     return out, mean.reshape(x.shape[0], groups), rstd.reshape(x.shape[0], groups)
 
 
 @defop("native_group_norm_backward", "NativeGroupNormBackwardBackward0", NN)
 def group_norm_backward(g, x, mean, rstd, weight, groups, eps):
+    done = _native.group_norm_backward(g, x, weight, mean, rstd, groups)
+    if done is not None:
+        return done if weight is not None else (done[0], np.zeros(0, x.dtype), np.zeros(0, x.dtype))
     return _norm_backward("group", g, x, weight, mean.reshape(mean.shape + (1, 1)),
                           rstd.reshape(rstd.shape + (1, 1)), (groups,))
 
@@ -851,6 +863,9 @@ def embedding_backward(g, idx, num_weights, padding_idx, scale_grad_by_freq=Fals
     if padding_idx is not None and padding_idx >= 0:
         g2 = np.where((flat == padding_idx)[:, None], 0, g2)
     out = np.zeros((num_weights, g2.shape[1]), g.dtype)
+    if g2.size >= _native.MIN_SIZE and flat.size and 0 <= flat.min() and flat.max() < num_weights and \
+            _native.index_add(out, 0, flat, np.ascontiguousarray(g2)):
+        return out  # (np.add.at's order: the same bits, NOTE [ Choosing the native kernel ])
     np.add.at(out, flat, g2)
     return out
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._dispatch import NN, defop, dispatch
 from .._meta import meta_array
+from .._native import ops as _native
 from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["rnn_layer", "rnn_layer_backward", "run_layer", "MODES"]
@@ -113,6 +114,20 @@ def _fwd_simple(relu, xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
 def _fwd_lstm(xw, h, c, w_hh_t, b_hh, w_hr_t, out, ws, off, bs, order, q):
     H = c.shape[1]
     P = h.shape[1]
+    steps = _native_lstm(H, w_hr_t, q, xw, h, c, out, ws)
+    if steps is not None:  # NOTE [ Native LSTM steps ]
+        step, W = steps[0], ws.shape[1]
+        bias = None if b_hh is None else np.ascontiguousarray(b_hh)
+        gh = np.empty((h.shape[0], 4 * H), np.float32)
+        # (addresses computed from each array's base: `.ctypes` makes an object per call, ~3 us)
+        p_gh, p_bias, p_h, p_c = gh.ctypes.data, None if bias is None else bias.ctypes.data, h.ctypes.data, \
+            c.ctypes.data
+        p_xw, p_ws, p_out = xw.ctypes.data, ws.ctypes.data, out.ctypes.data
+        for t in order:
+            s, b = off[t], bs[t]
+            np.matmul(h[:b], w_hh_t, out=gh[:b])
+            step(p_gh, p_bias, p_xw + s * 16 * H, p_h, p_c, p_ws + s * 4 * W, p_out + s * 4 * H, b, H, W)
+        return h, c
     gates, cs, tcs, cprev = ws[:, :4 * H], ws[:, 4 * H:5 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
     hprev = ws[:, 7 * H:7 * H + P]
     for t in order:
@@ -140,6 +155,27 @@ def _fwd_lstm(xw, h, c, w_hh_t, b_hh, w_hr_t, out, ws, off, bs, order, q):
         h[:b] = hn
         out[s:e] = hn
     return h, c
+
+
+# NOTE [ Native LSTM steps ]
+# In float32 without projection, everything an LSTM step does between its matmuls (bias, gate activations,
+# the cell and hidden updates, the workspace copies; in the backward the gate gradients and the cell
+# gradient) is one C call (ember/_native/rnn.c) instead of ~20 NumPy calls on small arrays, which is what a
+# layer's time went to: the matmuls stay NumPy's. The backward is products and sums in the NumPy code's
+# order (the same bits); the forward's sigmoid and tanh are the C kernels' (within an ulp of NumPy's, as
+# torch's own oneDNN kernels are). The arrays here are all C-contiguous: fresh matmul results (xw), the
+# state copies, the workspace and output the layer allocates.
+
+
+def _native_lstm(H, w_hr, q, *arrays):
+    """The native (step, step_backward) for a layer of hidden size H over `arrays` (its row-major state,
+    rows, workspace), or None."""
+    if q is not _keep or w_hr is not None:
+        return None
+    for a in arrays:
+        if a.dtype != np.float32 or not a.flags.c_contiguous:
+            return None
+    return _native.lstm_steps(arrays[0].shape[0], H)
 
 
 def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
@@ -232,6 +268,18 @@ def _bwd_lstm(dout, dh, dc, ws, w_hh, w_hr, off, bs, order):
     H = dc.shape[1]
     gates, tcs, cprev = ws[:, :4 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
     dG = np.empty_like(gates)
+    if dout.dtype == np.float32 and w_hr is None:
+        dout = np.ascontiguousarray(dout)  # (an expanded gradient, from a sum, has zero strides)
+    steps = _native_lstm(H, w_hr, _keep, ws, dout, dh, dc, dG)
+    if steps is not None:
+        step, W = steps[1], ws.shape[1]
+        p_dh, p_dc, p_dout, p_ws, p_dG = dh.ctypes.data, dc.ctypes.data, dout.ctypes.data, ws.ctypes.data, \
+            dG.ctypes.data
+        for t in order:  # NOTE [ Native LSTM steps ] (float32 rows: 4 bytes per element)
+            s, b = off[t], bs[t]
+            step(p_dh, p_dc, p_dout + s * 4 * H, p_ws + s * 4 * W, p_dG + s * 16 * H, b, H, W)
+            np.matmul(dG[s:s + b], w_hh, out=dh[:b])
+        return dG, dG, None
     dH = np.empty_like(dout) if w_hr is not None else None
     for t in order:
         s, b = off[t], bs[t]
@@ -294,7 +342,8 @@ def rnn_layer_backward(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode,
         hprev = ws
     grads = [dGi @ w_ih, dh] + ([dc] if dc is not None else []) + [dGi.T @ x, dGh.T @ hprev]
     if has_bias:
-        grads += [dGi.sum(0), dGh.sum(0)]
+        db_ih = dGi.sum(0)
+        grads += [db_ih, db_ih.copy() if dGh is dGi else dGh.sum(0)]  # (LSTM: one array, summed once)
     if w_hr is not None:
         grads.append(dH.T @ ws[:, 7 * H + h0.shape[1]:])
     return tuple(grads)

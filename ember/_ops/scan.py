@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import COMPLEX, FLOATING, REAL, REDUCTION, defop, dispatch
 from .._meta import meta_array
+from .._native import ops as _native
 from ._util import finish_out, method, wrap_dim
 from .reduction import _acc_dtype, _canonical
 
@@ -27,6 +28,29 @@ def _scan_out(x, a, dtype):
     return x if x.dtype == out else x.astype(out)
 
 
+# NOTE [ float32 scans accumulate in double ]
+# torch's CPU cumsum/cumprod kernel accumulates in `acc_type<scalar_t, false>`, which is double for float
+# (and complex<double> for complex<float>; float for float16/bfloat16), rounding each output once: a float32
+# running sum in NumPy differs from it in most elements of a long row. So a scan whose result is float32 (or
+# complex64) accumulates in float64 (complex128). Large C-contiguous float32 scans take the native kernel
+# (ember/_native/scan.c), the same arithmetic in one pass without the float64 temporary.
+_WIDER = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128)}
+_F32 = np.dtype(np.float32)
+
+
+def _scan(ufunc, a, dim, dtype):
+    acc = _scan_dtype(a, dtype)
+    wide = _WIDER.get(acc)
+    if wide is not None and _acc_dtype(a, dtype)[1] == acc:  # (not float32 as float16's accumulator)
+        if a.dtype == _F32:
+            done = _native.scan(a, dim, ufunc is np.multiply)
+            if done is not None:
+                return done
+        acc = wide
+    # (the ufunc method, not np.cumsum: See NOTE [ Reductions call ufunc methods ] in reduction.py)
+    return _scan_out(_canonical(ufunc.accumulate(a, axis=dim, dtype=acc)), a, dtype)
+
+
 def _scan_meta(a, dim, dtype=None):
     """Scans keep their input's shape; the result is contiguous, in the reduction's result dtype."""
     return meta_array(a.shape, _acc_dtype(a._data, dtype)[1])
@@ -36,8 +60,7 @@ def _scan_meta(a, dim, dtype=None):
 def _cumsum(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_acc_dtype(a, dtype)[1])
-    # (the ufunc method, not np.cumsum: See NOTE [ Reductions call ufunc methods ] in reduction.py)
-    return _scan_out(_canonical(np.add.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
+    return _scan(np.add, a, dim, dtype)
 
 
 @_cumsum.derivative_
@@ -63,7 +86,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def _cumprod(a, dim, dtype):
     if a.ndim == 0:
         return a.astype(_acc_dtype(a, dtype)[1])
-    return _scan_out(_canonical(np.multiply.accumulate(a, axis=dim, dtype=_scan_dtype(a, dtype))), a, dtype)
+    return _scan(np.multiply, a, dim, dtype)
 
 
 @_cumprod.derivative_

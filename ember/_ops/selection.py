@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, dispatch_inplace, require_dtype
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
+from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
 from ._util import checked_scalar, finish_out, method, wrap_dim
@@ -139,7 +140,8 @@ def _inplace_args(self, args):
 @defop("scatter_add", "ScatterAddBackward0", INDEXING, saves="meta", tags=("index",))
 def _scatter_add(a, src, idx, dim):
     out = a.copy()
-    np.add.at(out, _key(idx, dim), _src_part(src, idx))
+    if not (src.size >= _native.MIN_SIZE and np.ndim(src) and _native.scatter_add(out, dim, idx, src)):
+        np.add.at(out, _key(idx, dim), _src_part(src, idx))  # (the native kernel adds in this order too)
     return out
 
 
@@ -309,7 +311,9 @@ def _vector(i):
 @defop("index_add", "IndexAddBackward0", INDEXING, saves="none", tags=("index",))
 def _index_add(a, src, idx, dim, alpha):
     out = a.copy()
-    np.add.at(out, _along(dim, idx), src if alpha == 1 else src * alpha)
+    src = src if alpha == 1 else src * alpha
+    if not (np.size(src) >= _native.MIN_SIZE and _native.index_add(out, dim, idx, src)):
+        np.add.at(out, _along(dim, idx), src)  # (the native kernel adds in this order too)
     return out
 
 

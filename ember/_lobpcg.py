@@ -971,7 +971,7 @@ class LOBPCG:
         SBS = _utils.qform(B, S)
         d_row = SBS.diagonal(0, -2, -1) ** -0.5
         d_col = d_row.reshape(d_row.shape[0], 1)
-        # TODO use ember.linalg.cholesky_solve once it is implemented
+        # (torch's code waits for a linalg.cholesky_solve here, which torch 2.13 does not have either)
         R = ember.linalg.cholesky((SBS * d_row) * d_col, upper=True)
         return ember.linalg.solve_triangular(
             R, d_row.diag_embed(), upper=True, left=False

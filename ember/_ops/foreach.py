@@ -35,6 +35,7 @@ from .pointwise import (
     _sign,
     _sqrt,
     _sub,
+    clamp_complex_error,
 )
 from .unary import _reciprocal
 
@@ -285,7 +286,7 @@ def _clamp_check(kernel_name):
                 if isinstance(o, Tensor):
                     raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for '
                                               f"'{_dtype_word(_dtypes.to_numpy(t.dtype))}'")
-                raise NotImplementedError("clamp is not supported for complex types")
+                raise clamp_complex_error()
             if inplace and isinstance(o, float) and not t.is_floating_point():
                 name = _dtypes.to_numpy(t.dtype).name
                 raise RuntimeError(f"result type Float can't be cast to the desired output type "

@@ -17,7 +17,7 @@ from .._meta import like_strides, meta_array
 from .._native import ops as _native
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method, public
-from .pointwise import where
+from .pointwise import clamp_complex_error, where
 from .special import erf as _erf
 
 __all__ = []
@@ -52,7 +52,7 @@ def _as(x, like):
 def _hardtanh_error(d):
     if d.name == "bool":
         return RuntimeError("Bool inputs not supported for hardtanh")
-    return NotImplementedError("clamp is not supported for complex types")
+    return clamp_complex_error()
 
 
 def _softmax_error(name, d, a, dim):

@@ -353,10 +353,15 @@ def _(g, a, *, out):
     return g / (2 * out)
 
 
+def clamp_complex_error():
+    """torch's refusal of complex tensors by the clamp family's kernels (relu, hardtanh and clamp share it)."""
+    return NotImplementedError("clamp is not supported for complex types")
+
+
 def _relu_error(d):
     if d.name == "bool":
         return RuntimeError("Boolean inputs not supported for relu")
-    return NotImplementedError("clamp is not supported for complex types")
+    return clamp_complex_error()
 
 
 @defop("relu", "ReluBackward0", POINTWISE, "same", saves="none", save_output=True, dtypes=INTEGRAL | FLOATING,
@@ -440,7 +445,7 @@ def _(gg, g, out):
 def _clamp_error(d):
     if d.name == "bool":  # (the tensor-bounds kernel; the scalar one takes bool)
         return not_implemented("clamp_cpu", d)
-    return NotImplementedError("clamp is not supported for complex types")
+    return clamp_complex_error()
 
 
 @defop("clamp", "ClampBackward1", POINTWISE, "same", dtypes=REAL, error=_clamp_error, overload="Tensor")

@@ -8,7 +8,6 @@ from .._size import Size
 from . import constraints
 from .beta import Beta
 from .distribution import Distribution
-from .multivariate_normal import _mvlgamma
 from .utils import broadcast_all, finfo
 
 __all__ = ["LKJCholesky"]
@@ -78,7 +77,7 @@ class LKJCholesky(Distribution):
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1
         denominator = ember.lgamma(alpha) * dm1
-        numerator = _mvlgamma(alpha - 0.5, dm1)
+        numerator = ember.mvlgamma(alpha - 0.5, dm1)
         pi_constant = 0.5 * dm1 * math.log(math.pi)
         normalize_term = pi_constant + numerator - denominator
         return unnormalized_log_pdf - normalize_term

@@ -12,30 +12,10 @@ from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
+
 def _solve_tril(L, B):
     """X with L X = B for lower-triangular L (batched)."""
     return ember.linalg.solve_triangular(L, B, upper=False)
-
-
-def _cholesky_solve(B, L):
-    """(L L^T)^-1 B for lower-triangular L."""
-    return ember.cholesky_solve(B, L)
-
-
-def _cholesky_inverse(L):
-    """(L L^T)^-1 for lower-triangular L."""
-    return ember.cholesky_inverse(L)
-
-
-def _mvlgamma(x, p):
-    """The multivariate log-gamma function of dimension p."""
-    return ember.mvlgamma(x, p)
-
-
-def _tril_indices(n, offset):
-    """torch.tril_indices(n, n, offset) as two index tensors."""
-    i, j = ember.tril_indices(n, n, offset)
-    return i, j
 
 
 def _batch_mv(bmat, bvec):
@@ -167,7 +147,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        return _cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
+        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self):

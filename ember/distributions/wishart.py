@@ -10,7 +10,7 @@ from . import constraints
 from .bernoulli import _NUMBER
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _cholesky_solve, _mvlgamma, _precision_to_scale_tril, _tril_indices
+from .multivariate_normal import _precision_to_scale_tril
 from .utils import finfo, lazy_property
 
 __all__ = ["Wishart"]
@@ -136,7 +136,7 @@ class Wishart(ExponentialFamily):
     def precision_matrix(self):
         tril = self._unbroadcasted_scale_tril
         identity = ember.eye(self._event_shape[-1], device=tril.device, dtype=tril.dtype)
-        return _cholesky_solve(identity, tril).expand(self._batch_shape + self._event_shape)
+        return ember.cholesky_solve(identity, tril).expand(self._batch_shape + self._event_shape)
 
     @property
     def mean(self):
@@ -160,7 +160,7 @@ class Wishart(ExponentialFamily):
         p = self._event_shape[-1]
         # Bartlett: the diagonal is sqrt(chi2), the lower triangle standard normal
         noise = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(dim1=-2, dim2=-1)
-        i, j = _tril_indices(p, -1)
+        i, j = ember.tril_indices(p, p, -1)
         noise[..., i, j] = ember.randn(
             Size(sample_shape) + self._batch_shape + (int(p * (p - 1) / 2),),
             dtype=noise.dtype,
@@ -206,9 +206,9 @@ class Wishart(ExponentialFamily):
         tril = self._unbroadcasted_scale_tril
         return (
             -nu * (p * _log_2 / 2 + tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-            - _mvlgamma(nu / 2, p=p)
+            - ember.mvlgamma(nu / 2, p=p)
             + (nu - p - 1) / 2 * ember.linalg.slogdet(value).logabsdet
-            - _cholesky_solve(value, tril).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2
+            - ember.cholesky_solve(value, tril).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2
         )
 
     def entropy(self):
@@ -217,7 +217,7 @@ class Wishart(ExponentialFamily):
         return (
             (p + 1)
             * (p * _log_2 / 2 + self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-            + _mvlgamma(nu / 2, p=p)
+            + ember.mvlgamma(nu / 2, p=p)
             - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p)
             + nu * p / 2
         )
@@ -230,6 +230,6 @@ class Wishart(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         p = self._event_shape[-1]
-        return (y + (p + 1) / 2) * (-ember.linalg.slogdet(-2 * x).logabsdet + _log_2 * p) + _mvlgamma(
+        return (y + (p + 1) / 2) * (-ember.linalg.slogdet(-2 * x).logabsdet + _log_2 * p) + ember.mvlgamma(
             y + (p + 1) / 2, p=p
         )

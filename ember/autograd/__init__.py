@@ -186,6 +186,10 @@ Tensor.retain_grad = _retain_grad
 
 
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
+    if name in ("profiler", "profiler_util"):  # the profiler: loaded on first use, off the import path
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     from ember._torch_alias import missing_attribute
 
     return missing_attribute(__name__)(name)

@@ -35,6 +35,10 @@ class _Tasks(threading.local):
 
 _tasks = _Tasks()
 
+# A profiler's hook per backward node: called with the node, it returns a context manager wrapping the
+# node's step (ember/profiler/_recorder.py). Empty unless a profiler runs: the loop's fast path checks it.
+_node_observers: list = []
+
 
 class _GraphTask:
     __slots__ = ("callbacks", "nodes", "token")
@@ -164,7 +168,7 @@ def _loop(heap, buffers, deps, needed, targets, captured, retain_graph, create_g
         if needed is not None and node not in needed:
             node = None
             continue
-        if not extras and not _anomaly[0]:
+        if not extras and not _anomaly[0] and not _node_observers:
             grad_inputs = node._run(grads, not retain_graph)  # the common case of _call_node
         else:
             grad_inputs = _call_node(node, grads)
@@ -356,12 +360,23 @@ def _call_node(node, grads):
                 shape, dt = meta[i]
                 grads[i] = _zeros(shape, dt, grads)  # a gradient that never arrived is zero
     go = tuple(grads)
+    if _node_observers:  # a profiler: ranges around the node and its formula
+        with _node_observers[-1](node) as ranges:
+            grad_inputs = _apply(node, go)
+            ranges.applied()
+            return _call_post_hooks(node, grad_inputs, go)
+    return _call_post_hooks(node, _apply(node, go), go)
+
+
+def _apply(node, go):
     if _anomaly[0]:
         from .anomaly_mode import run_checked
 
-        grad_inputs = run_checked(node, go)
-    else:
-        grad_inputs = node.apply(go)
+        return run_checked(node, go)
+    return node.apply(go)
+
+
+def _call_post_hooks(node, grad_inputs, go):
     if node._hooks:
         for fn in list(node._hooks.values()):
             r = fn(grad_inputs, go)

@@ -18,13 +18,23 @@ def test_example_dry_run_and_resume(name, tmp_path):
     script = os.path.join(ROOT, "examples", name, "main.py")
     ckpt = str(tmp_path / "ckpt.pt")
     env = dict(os.environ, PYTHONPATH=ROOT, TQDM_DISABLE="1")
-    for extra in ([], ["--resume"]):
+    tb = str(tmp_path / "tb")
+    for extra in (["--tensorboard", tb], ["--resume"]):
         out = subprocess.run([sys.executable, script, "--dry-run", "--checkpoint", ckpt, *extra], cwd=tmp_path,
                              env=env, capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stdout + out.stderr
         assert "epoch 1" in out.stdout or "epoch 2" in out.stdout
         assert os.path.exists(ckpt)
     assert "resumed from" in out.stdout
+    # --tensorboard logged the epoch's losses, one run per curve, as tensorboard reads them
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    runs = sorted(d for d in os.listdir(tb) if d.startswith("loss_"))
+    assert "loss_train" in runs and len(runs) == 2
+    for run in runs:
+        acc = EventAccumulator(os.path.join(tb, run))
+        acc.Reload()
+        (event,) = acc.Scalars("loss")
+        assert event.step == 1 and np.isfinite(event.value)
 
 
 # Each example's "train loss" is the epoch's mean: the losses of all its batches, weighted by batch size.

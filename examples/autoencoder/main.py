@@ -47,7 +47,14 @@ def main():
     parser.add_argument("--checkpoint", default=os.path.join("checkpoints", "autoencoder.pt"))
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--tensorboard", metavar="LOGDIR", help="log losses for TensorBoard to LOGDIR")
     args = parser.parse_args()
+    # with --tensorboard, losses go to event files: `tensorboard --logdir LOGDIR` shows them
+    writer = None
+    if args.tensorboard:
+        from ember.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.tensorboard)
 
     torch.manual_seed(args.seed)
     d = np.load(args.data)
@@ -82,12 +89,16 @@ def main():
         with torch.no_grad():
             recon = torch.sigmoid(model(test[:200] if args.dry_run else test))
             mse = F.mse_loss(recon, test[:200] if args.dry_run else test).item()
+        if writer:
+            writer.add_scalars("loss", {"train": total / seen, "test_mse": mse}, epoch)
         print(f"epoch {epoch}: train loss {total / seen:.4f}  test reconstruction MSE {mse:.4f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch},
                    args.checkpoint)
         if args.dry_run:
             break
+    if writer:
+        writer.close()
 
 
 if __name__ == "__main__":

@@ -69,7 +69,14 @@ def main():
     parser.add_argument("--checkpoint", default=os.path.join("checkpoints", "char_lstm.pt"))
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--tensorboard", metavar="LOGDIR", help="log losses for TensorBoard to LOGDIR")
     args = parser.parse_args()
+    # with --tensorboard, losses go to event files: `tensorboard --logdir LOGDIR` shows them
+    writer = None
+    if args.tensorboard:
+        from ember.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.tensorboard)
 
     torch.manual_seed(args.seed)
     text = open(args.data, encoding="utf-8").read()
@@ -109,6 +116,8 @@ def main():
         with torch.no_grad():
             vx, vy = next(batches(val, args.seq_len, args.batch_size, gen))
             vloss = F.cross_entropy(model(vx)[0].reshape(-1, len(chars)), vy.reshape(-1)).item()
+        if writer:
+            writer.add_scalars("loss", {"train": total / steps, "val": vloss}, epoch)
         print(f"epoch {epoch}: train loss {total / steps:.3f}  val loss {vloss:.3f}  "
               f"val perplexity {math.exp(vloss):.1f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
@@ -117,6 +126,8 @@ def main():
         if args.dry_run:
             break
     print(sample(model, stoi, itos, length=20 if args.dry_run else 300))
+    if writer:
+        writer.close()
 
 
 if __name__ == "__main__":

@@ -68,7 +68,14 @@ def main():
     parser.add_argument("--checkpoint", default=os.path.join("checkpoints", "gpt.pt"))
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--tensorboard", metavar="LOGDIR", help="log losses for TensorBoard to LOGDIR")
     args = parser.parse_args()
+    # with --tensorboard, losses go to event files: `tensorboard --logdir LOGDIR` shows them
+    writer = None
+    if args.tensorboard:
+        from ember.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.tensorboard)
 
     torch.manual_seed(args.seed)
     text = open(args.data, encoding="utf-8").read()
@@ -108,6 +115,8 @@ def main():
         with torch.no_grad():
             x, y = get_batch(data[split:], args.block, args.batch_size, gen)
             vloss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1)).item()
+        if writer:
+            writer.add_scalars("loss", {"train": total / steps, "val": vloss}, epoch)
         print(f"epoch {epoch}: train loss {total / steps:.3f}  val loss {vloss:.3f}  "
               f"val perplexity {math.exp(vloss):.1f}", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
@@ -117,6 +126,8 @@ def main():
             break
     out = generate(model, torch.tensor([[stoi["\n"]]]), 20 if args.dry_run else 300)
     print("".join(chars[i] for i in out[0].tolist()))
+    if writer:
+        writer.close()
 
 
 if __name__ == "__main__":

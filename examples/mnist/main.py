@@ -93,7 +93,14 @@ def main():
     parser.add_argument("--checkpoint", default=os.path.join("checkpoints", "mnist.pt"))
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
     parser.add_argument("--dry-run", action="store_true", help="one batch per phase, then stop")
+    parser.add_argument("--tensorboard", metavar="LOGDIR", help="log losses for TensorBoard to LOGDIR")
     args = parser.parse_args()
+    # with --tensorboard, losses go to event files: `tensorboard --logdir LOGDIR` shows them
+    writer = None
+    if args.tensorboard:
+        from ember.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.tensorboard)
 
     torch.manual_seed(args.seed)
     train_set, test_set = load_data(args.data)
@@ -116,6 +123,9 @@ def main():
         train_loss = train_epoch(model, train_loader, optimizer, epoch, args.dry_run)
         scheduler.step()
         test_loss, acc = evaluate(model, test_loader, args.dry_run)
+        if writer:
+            writer.add_scalars("loss", {"train": train_loss, "test": test_loss}, epoch)
+            writer.add_scalar("accuracy/test", acc, epoch)
         print(f"epoch {epoch}: train loss {train_loss:.4f}  test loss {test_loss:.4f}  "
               f"test accuracy {acc:.2%}  ({time.time() - t0:.0f}s)", flush=True)
         os.makedirs(os.path.dirname(args.checkpoint) or ".", exist_ok=True)
@@ -125,6 +135,8 @@ def main():
             break
     _, acc = evaluate(model, test_loader, args.dry_run)
     print(f"final test accuracy: {acc:.2%}")
+    if writer:
+        writer.close()
 
 
 if __name__ == "__main__":

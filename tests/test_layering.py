@@ -27,6 +27,8 @@ JUSTIFIED = {
                                        "segment and pickled as a handle (or by value for spawn)"),
     "ember/_shared_memory.py": (4, "shared storages: a tensor's array re-pointed into a shared mapping, and "
                                    "sent to another process as a handle (NOTE [ Shared storages ])"),
+    "ember/profiler/_recorder.py": (1, "the profiler's memory accounting (NOTE [ Profiled memory ]): which "
+                                       "buffer an op's output owns, to count its bytes and see it freed"),
     "ember/utils/safetensors.py": (2, "serialization (the safetensors format): the tensors' raw bytes"),
     "ember/_utils.py": (1, "serialization (torch._utils' rebuild helpers): a legacy pickle's BUILD sets a "
                            "tensor's payload to a view of a storage's bytes"),

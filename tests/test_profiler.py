@@ -260,3 +260,17 @@ def test_legacy_profile_table_runs_on_a_model():
                                 "CPU", "time", "avg", "CPU", "Mem", "Self", "CPU", "Mem", "#", "of", "Calls"]
     assert len(lines) == 5 + 5 and lines[-1].startswith("Self CPU time total: ")
     assert prof.self_cpu_time_total > 0
+
+
+def test_step_tracker_and_enforce_unique_as_torchs():
+    def run(ap):
+        t = ap.KinetoStepTracker
+        base = t.current_step()
+        seq = [t.increment_step(r) - base for r in ("optA", "optB", "optA", "optA", "optB")]
+        erased = (t.erase_step_count("optA"), t.erase_step_count("optA"), t.erase_step_count("optB"))
+        return seq, erased
+    assert run(ember.autograd.profiler) == run(torch.autograd.profiler)
+    u = ember.autograd.profiler.EnforceUnique()
+    u.see("a", 1)
+    with pytest.raises(RuntimeError, match=r"duplicate key: \('a', 1\)"):
+        u.see("a", 1)

@@ -61,7 +61,7 @@ NAMESPACES = [
     "torch.random", "torch.serialization", "torch.testing", "torch.distributions", "torch.func",
     "torch.amp", "torch.nested", "torch.signal.windows", "torch.multiprocessing", "torch.distributed",
     "torch.hub", "torch.accelerator", "torch.types", "torch.profiler", "torch.compiler", "torch.export",
-    "torch.fx", "torch.onnx",
+    "torch.fx", "torch.onnx", "torch.utils.tensorboard", "torch.autograd.profiler",
 ]
 
 # NOTE [ Issue 15's figure ]
@@ -70,7 +70,8 @@ NAMESPACES = [
 # precision, nested tensors) are counted on the page but not in issue 15's figure, which the page prints as
 # one line, with a line per group of the namespaces it does count.
 LATER_ISSUES = {"torch.compiler", "torch.fx", "torch.export", "torch.distributed", "torch.onnx", "torch.profiler",
-                "torch.func", "torch.autograd.forward_ad", "torch.utils.checkpoint", "torch.amp", "torch.nested"}
+                "torch.utils.tensorboard", "torch.autograd.profiler", "torch.func", "torch.autograd.forward_ad",
+                "torch.utils.checkpoint", "torch.amp", "torch.nested"}
 ISSUE15_GROUPS = [
     ("tensors and torch.*", ["torch", "torch.Tensor"]),
     ("nn", ["torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.nn.utils.rnn",
@@ -97,7 +98,7 @@ _NOT_WALKED = [
     ("torch.ao, torch.quantization", "quantized tensors (rule 4)"),
     ("torch.jit", "TorchScript (rule 4)"),
     ("torch.library, torch.overrides, torch.utils.cpp_extension, torch.package, torch.utils.benchmark, "
-     "torch.monitor, torch.utils.flop_counter, torch.utils.mobile_optimizer, torch.utils.tensorboard",
+     "torch.monitor, torch.utils.flop_counter, torch.utils.mobile_optimizer",
      "extension and tooling APIs: custom C++ operators, dispatcher overrides, packaging, benchmarking "
      "and logging tools"),
 ]
@@ -109,7 +110,7 @@ _NOT_WALKED = [
 _CATEGORIES = [
     ("accelerators", re.compile(
         r"cuda|cudnn|miopen|mkldnn|onednn|(^|_)mps|xpu|hpu|mtia|maia|(^|_)xla|ipu(_|$)|vulkan|metal|"
-        r"fbgemm|nnpack|(^|_)hip|pin_memory|is_pinned|^stream$|^event$|^record_stream$|acceleratorerror|outofmemoryerror")),
+        r"fbgemm|nnpack|nvprof|(^|_)hip|pin_memory|is_pinned|^stream$|^event$|^record_stream$|acceleratorerror|outofmemoryerror")),
     ("quantized", re.compile(r"quantiz|qscheme|qint|quint|^q_|int_repr|qparams")),
     # nn.functional's scaled matmuls take float8 matrices only (torch's CPU build runs their TensorWise form
     # on float8 inputs); ember has no float8 dtypes

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections import defaultdict
 
 from .profiler_util import EventList, FunctionEvent, FunctionEventAvg
 
 __all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg", "emit_nvtx",
-           "emit_itt", "kineto_available"]
+           "emit_itt", "kineto_available", "EnforceUnique", "KinetoStepTracker"]
 
 
 def kineto_available():
@@ -214,3 +215,50 @@ class emit_itt:
 
     def __exit__(self, *exc):
         return False
+
+
+class EnforceUnique:
+    """Remembers keys; seeing one twice is an error."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def see(self, *key):
+        if key in self.seen:
+            raise RuntimeError("duplicate key: " + str(key))
+        self.seen.add(key)
+
+
+class KinetoStepTracker:
+    """One global step count from several counters (the profiler's step(), each optimizer's step()).
+
+    Each requester counts its own steps; the global step is the largest count, so a loop that steps the
+    profiler and two optimizers still advances one step per iteration.
+    """
+
+    _current_step = 0
+    _step_dict: dict = defaultdict(int)
+
+    @classmethod
+    def init_step_count(cls, requester: str):
+        cls._step_dict[requester] = cls._current_step
+
+    @classmethod
+    def erase_step_count(cls, requester: str) -> bool:
+        return cls._step_dict.pop(requester, None) is not None
+
+    @classmethod
+    def increment_step(cls, requester: str) -> int:
+        if requester not in cls._step_dict:
+            cls.init_step_count(requester)
+        cls._step_dict[requester] += 1
+        new = max(cls._step_dict.values())
+        if new - cls._current_step > 1:
+            warnings.warn(f"Profiler step count has increased more than 1 - current_step = {cls._current_step} "
+                          f"step dict =  {cls._step_dict}", stacklevel=2)
+        cls._current_step = max(cls._current_step, new)
+        return cls._current_step
+
+    @classmethod
+    def current_step(cls) -> int:
+        return cls._current_step

@@ -26,6 +26,8 @@ import time
 import traceback
 import weakref
 
+import numpy as np
+
 from .. import _dispatch
 from .._modes import Mode, pop_mode, push_mode
 from .._storage import _root
@@ -141,19 +143,16 @@ class Recorder(Mode):
 
     # --- memory (NOTE [ Profiled memory ]) -------------------------------------------------------
     def _account(self, r, inputs, out):
-        seen = {id(_root(t._data)) for t in inputs if isinstance(t, Tensor)}
+        seen = {id(b) for b in map(_owner, inputs) if b is not None}
         for t in out if isinstance(out, tuple) else (out,):
-            if not isinstance(t, Tensor) or not hasattr(t._data, "base"):
+            root = _owner(t)
+            if root is None or id(root) in seen or id(root) in self._live:
                 continue
-            root = _root(t._data)
             key = id(root)
-            if key in seen or key in self._live:
-                continue
             seen.add(key)
             self._live.add(key)
-            nbytes = root.nbytes
-            self._memory(r, nbytes)
-            weakref.finalize(root, self._freed, key, nbytes)
+            self._memory(r, root.nbytes)
+            weakref.finalize(root, self._freed, key, root.nbytes)
 
     def _memory(self, r, nbytes):
         self.allocated += nbytes
@@ -239,6 +238,14 @@ def _record_inputs(r, inputs, params):
             strides.append([])
             concrete.append("" if x is None else str(x))
     r.shapes, r.types, r.strides, r.concrete = shapes, types, strides, concrete
+
+
+def _owner(t):
+    """The NumPy array that owns a tensor's memory (None for non-tensors and meta tensors)."""
+    if not isinstance(t, Tensor):
+        return None
+    data = t._data
+    return _root(data) if isinstance(data, np.ndarray) else None
 
 
 def _user_stack():

@@ -212,10 +212,12 @@ class profile(_KinetoProfile):
 
     def start(self):
         self._transit(ProfilerAction.NONE, self.current_action)
+        _legacy.KinetoStepTracker.init_step_count("ProfilerStep")
         self._open_step()
 
     def stop(self):
         self._close_step()
+        _legacy.KinetoStepTracker.erase_step_count("ProfilerStep")
         self._transit(self.current_action, None)
 
     def step(self):
@@ -223,6 +225,7 @@ class profile(_KinetoProfile):
         self._close_step()
         prev = self.current_action
         self.step_num += 1
+        _legacy.KinetoStepTracker.increment_step("ProfilerStep")
         self.current_action = self.schedule(self.step_num)
         self._transit(prev, self.current_action)
         self._open_step()

@@ -224,3 +224,16 @@ def test_tensorboard_server_reads_scalars(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_record_writer_frames_as_tensorboards():
+    import io
+
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    mine, theirs = io.BytesIO(), io.BytesIO()
+    for w in (etb.RecordWriter(mine), RecordWriter(theirs)):
+        for data in (b"", b"event", bytes(range(256)) * 3):
+            w.write(data)
+        w.flush()
+    assert mine.getvalue() == theirs.getvalue()

@@ -10,6 +10,7 @@ except ImportError as e:  # torch says the same when its `tensorboard` dependenc
                       "(ember writes event files with tensorboardX: pip install ember[tensorboard])") from e
 
 from .writer import FileWriter as FileWriter
+from .writer import RecordWriter as RecordWriter
 from .writer import SummaryWriter as SummaryWriter
 
-__all__ = ["FileWriter", "SummaryWriter"]
+__all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]

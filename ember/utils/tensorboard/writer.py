@@ -40,7 +40,30 @@ from .summary import (
     video,
 )
 
-__all__ = ["FileWriter", "SummaryWriter"]
+__all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
+
+
+class RecordWriter:
+    """Writes records to a file object in TFRecord framing, as event files hold them: the length, its
+    masked CRC-32C, the bytes, their masked CRC-32C (tensorboard's `RecordWriter(writer)`)."""
+
+    def __init__(self, writer):
+        self._writer = writer
+
+    def write(self, data: bytes):
+        import struct
+
+        from tensorboardX.record_writer import masked_crc32c
+
+        header = struct.pack("<Q", len(data))
+        self._writer.write(header + struct.pack("<I", masked_crc32c(header)) + data +
+                           struct.pack("<I", masked_crc32c(data)))
+
+    def flush(self):
+        self._writer.flush()
+
+    def close(self):
+        self._writer.close()
 
 
 _file_ids = itertools.count()

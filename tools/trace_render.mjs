@@ -5,9 +5,9 @@
 // chrome://tracing) is built into one HTML file by catapult's `tracing/bin/trace2html`; headless Chromium
 // (npm's @sparticuz/chromium, driven by puppeteer-core) loads it, and the viewer's model is queried.
 //
-//   npm install @sparticuz/chromium puppeteer-core        # in a scratch directory
+//   npm install @sparticuz/chromium puppeteer-core        # in a scratch directory, with this file copied there
 //   python3 <catapult>/tracing/bin/trace2html trace.json --output trace.html   # needs html5lib
-//   node tools/trace_render.mjs $PWD/trace.html trace.png
+//   node trace_render.mjs $PWD/trace.html trace.png
 //
 // It prints the number of slices the viewer built, the first names, its import warnings and page errors.
 import chromium from "@sparticuz/chromium";

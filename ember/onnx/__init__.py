@@ -3,8 +3,9 @@
 `export(model, args, f, ...)` traces the model once on the example inputs (the TorchScript-style export,
 `dynamo=False`; `dynamo=True` runs the same capture and returns an `ONNXProgram`) and writes the graph
 with torch's operator choices, names and options: `input_names`, `output_names`, `dynamic_axes`,
-`opset_version` (17 to 23), `export_params`, `do_constant_folding`, `training`, `keep_initializers_as_inputs`,
-and `register_custom_op_symbolic` for ops the table lacks. See docs/architecture.md, "ONNX export".
+`opset_version` (17 to 28, default 20), `export_params`, `do_constant_folding`, `training`,
+`keep_initializers_as_inputs`, and `register_custom_op_symbolic` for ops the table lacks.
+See docs/architecture.md, "ONNX export".
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ import enum
 import io
 import os
 
-from ._export import (CUSTOM, DEFAULT_OPSET, MAX_OPSET, MIN_OPSET, OnnxExporterError, SymbolicValueError,
-                      UnsupportedOperatorError, _exporting)
+from ._export import CUSTOM, DEFAULT_OPSET, MAX_OPSET, MIN_OPSET, OnnxExporterError, _exporting
 
 __all__ = ["export", "register_custom_op_symbolic", "unregister_custom_op_symbolic", "is_in_onnx_export",
            "select_model_mode_for_export", "TrainingMode", "OperatorExportTypes", "ONNXProgram",
@@ -167,7 +167,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
             last element gives keyword arguments, as in torch.
         f: where to write; with `dynamo=True` it may be None and the `ONNXProgram` is returned.
         input_names, output_names: names of the graph's inputs and outputs, in order.
-        opset_version: the ONNX opset, 17 to 23 (default 18).
+        opset_version: the ONNX opset, 17 to 28 (default 20, as torch's).
         dynamic_axes: {name: {axis: "dim_name"}} or {name: [axes]}: dimensions that may change size.
         export_params: store the parameters in the file (else they become graph inputs).
         do_constant_folding: compute what depends only on parameters and constants at export time.
@@ -178,9 +178,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
 
     if opset_version is None:
         opset_version = DEFAULT_OPSET
-    if not MIN_OPSET <= opset_version <= MAX_OPSET:
-        raise ValueError(f"Unsupported ONNX opset version: {opset_version}. Supported versions are "
-                         f"{MIN_OPSET} to {MAX_OPSET}.")
+    if not MIN_OPSET <= opset_version <= MAX_OPSET:  # torch's message; ember writes opsets 17 to 28
+        raise RuntimeError(f"Unsupported onnx_opset_version: {opset_version}")
     if operator_export_type not in (OperatorExportTypes.ONNX,):
         raise OnnxExporterError("ember exports standard ONNX operators only (OperatorExportTypes.ONNX)")
     if isinstance(args, ember.Tensor):

@@ -137,7 +137,8 @@ def analyse(call_lists, symbols, sizes, steps):
         for k in steps:
             other = call_lists[(name, k)]
             if len(other) != len(base) or any(a.op is not b.op for a, b in zip(base, other)):
-                n = next((j for j, (a, b) in enumerate(zip(base, other)) if a.op is not b.op), min(len(base), len(other)))
+                n = next((j for j, (a, b) in enumerate(zip(base, other)) if a.op is not b.op),
+                         min(len(base), len(other)))
                 what = base[n].op.qualname if n < len(base) else "the end of the trace"
                 raise ValueError(f"the model runs different ops when dynamic axis '{name}' changes size (call "
                                  f"{n}: {what}); it cannot be exported with that axis dynamic")

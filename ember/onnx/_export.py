@@ -24,9 +24,9 @@ import numpy as np
 from .._tensor import Tensor
 from ._graph import GraphContext, Value, onnx_type
 from ._symbolics import SYMBOLICS
-from ._trace import trace_calls
 
-MIN_OPSET, MAX_OPSET, DEFAULT_OPSET = 17, 23, 18
+# 28: the newest opset the onnx package knows; onnxruntime 1.32 runs every test model at 17 to 28
+MIN_OPSET, MAX_OPSET, DEFAULT_OPSET = 17, 28, 20
 CUSTOM = {}  # "aten::relu" / "ns::op" -> {opset: fn}; see register_custom_op_symbolic
 
 _exporting = [False]
@@ -87,7 +87,7 @@ def trace_model(model, args, kwargs):
     def run(*a):
         return model(*a, **kwargs)
 
-    from ._trace import _Recorder, Trace
+    from ._trace import Trace, _Recorder
 
     trace = Trace()
 
@@ -177,6 +177,13 @@ class ExportContext:
             return self.g.ints(call.params[0])
         return self.dynamic.reshape(self.g, self.call_index[id(call)], call)
 
+    def keeps_dim0(self, call):
+        """Whether a reshape's first target dimension is its input's first, under any dynamic sizes."""
+        if not self.has_dynamic(call):
+            return True
+        i = self.call_index[id(call)]
+        return self.dynamic.param_forms[i][0][0] == self.dynamic.input_forms[i][0]
+
     def rnn_dims(self, call):
         bs = call.params[2]
         if not self.has_dynamic(call):
@@ -255,7 +262,8 @@ def convert(trace, model, inputs, input_names, outputs, output_names, opset, exp
         cx.env[id(t)] = v
         graph_inputs.append(v)
     named = {}
-    for name, t in list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False)):
+    members = list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False))
+    for name, t in members:
         if t is not None and id(t) not in named and id(t) not in cx.env:
             named[id(t)] = name
             cx.env[id(t)] = g.initializer(name, _to_numpy(t)) if export_params else Value(name, example=t)
@@ -311,7 +319,7 @@ def convert(trace, model, inputs, input_names, outputs, output_names, opset, exp
     graph = helper.make_graph(
         nodes, "main_graph",
         [_value_info(v, dims.get(v.name)) for v in graph_inputs] +
-        ([_value_info(Value(n, example=None, const=a)) for n, a in inits.items()] if keep_initializers_as_inputs else []),
+        ([_value_info(Value(n, const=a)) for n, a in inits.items()] if keep_initializers_as_inputs else []),
         [_value_info(v, dims.get(v.name)) for v in out_values],
         [numpy_helper.from_array(a, n) for n, a in inits.items()])
     opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in sorted(
@@ -368,8 +376,8 @@ def _convert_call(g, cx, call, x, do_constant_folding):
         if fn is None:
             raise UnsupportedOperatorError(
                 f"Exporting the operator 'aten::{call.op.qualname}' to ONNX opset version {g.opset} is not "
-                "supported. Please feel free to request support or register a custom symbolic with "
-                "torch.onnx.register_custom_op_symbolic.")
+                "supported. Please feel free to request support or submit a pull request on PyTorch GitHub: "
+                "https://github.com/pytorch/pytorch/issues.")
         out = fn(g, cx, call, x)
     values = list(out) if isinstance(out, (tuple, list)) else [out]
     return values + [None] * (len(call.outputs) - len(values))

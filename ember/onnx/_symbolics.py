@@ -265,6 +265,9 @@ def _permute(g, cx, call, x):
 
 @symbolic("view", "reshape", "_unsafe_view", "view_copy")
 def _reshape(g, cx, call, x):
+    src, dst = call.inputs[0].shape, call.outputs[0].shape
+    if len(src) > 2 and len(dst) == 2 and dst[0] == src[0] and cx.keeps_dim0(call):
+        return g.op("Flatten", x[0], axis_i=1)  # x.flatten(1) / nn.Flatten: torch's Flatten
     return g.op("Reshape", x[0], cx.reshape_shape(call, x[0]))
 
 
@@ -428,10 +431,18 @@ def _reduce(onnx_type):
     return fn
 
 
-for _name, _type in {"sum": "ReduceSum", "sum.dim_IntList": "ReduceSum", "mean": "ReduceMean",
-                     "mean.dim": "ReduceMean", "amax": "ReduceMax", "amin": "ReduceMin", "max": "ReduceMax",
+for _name, _type in {"sum": "ReduceSum", "sum.dim_IntList": "ReduceSum", "mean": "ReduceMean", "amax": "ReduceMax", "amin": "ReduceMin", "max": "ReduceMax",
                      "min": "ReduceMin", "prod": "ReduceProd", "logsumexp": "ReduceLogSumExp"}.items():
     SYMBOLICS[_name] = _reduce(_type)
+
+
+@symbolic("mean.dim")
+def _mean_dim(g, cx, call, x):
+    dims, keepdim = call.params[:2]
+    ndim = len(call.inputs[0].shape)
+    if keepdim and ndim >= 3 and sorted(d % ndim for d in dims) == list(range(2, ndim)):
+        return g.op("GlobalAveragePool", x[0])  # adaptive_avg_pool to 1: torch's GlobalAveragePool
+    return _reduce("ReduceMean")(g, cx, call, x)
 
 
 @symbolic("any", "all")

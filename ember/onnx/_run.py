@@ -85,7 +85,7 @@ def _dynamic_shapes(model, args, kwargs, inputs, input_names, output_names, dyna
     if not symbols:
         return shapes
     lists = {None: base.calls}
-    grown_outputs = []
+    grown_outputs = {}
     for key, dims, k in [((d, k), (d,), k) for d in symbols for k in (1, 2)] + \
             [((a, b), (a, b), 1) for n, a in enumerate(symbols) for b in symbols[n + 1:]]:
         grown = args
@@ -93,20 +93,24 @@ def _dynamic_shapes(model, args, kwargs, inputs, input_names, output_names, dyna
             grown = _grow_args(grown, _flatten(grown), input_names, axes, d, k)
         trace, out = trace_model(model, grown, kwargs)
         lists[key] = trace.calls
-        grown_outputs.append(_flatten(out))
-    # an output dimension that changed with some dynamic size is dynamic too, named as torch names it
-    for k, (name, t) in enumerate(zip(output_names, base_outputs)):
-        changed = {a for outs in grown_outputs for a, (n0, n1) in enumerate(zip(t.shape, outs[k].shape))
-                   if n0 != n1}
-        named = shapes.dim_params.setdefault(name, {})
-        for a in sorted(changed):
-            named.setdefault(a, f"{name}_dim_{a}")
+        grown_outputs[key] = _flatten(out)
     try:
         shapes.forms, shapes.input_forms, shapes.param_forms = _dynamic.analyse(lists, symbols, sizes, (1, 2))
     except ValueError as e:
         from ._export import SymbolicValueError
 
         raise SymbolicValueError(f"dynamic_axes: {e}") from None
+    # an output dimension that changes with the dynamic sizes is dynamic too: named after the size when it
+    # is that size (torch propagates the name), else `<output>_dim_<axis>`
+    for k, (name, t) in enumerate(zip(output_names, base_outputs)):
+        named = shapes.dim_params.setdefault(name, {})
+        for a, n0 in enumerate(t.shape):
+            steps = {d: grown_outputs[(d, 1)][k].shape[a] - n0 for d in symbols}
+            moved = {d: step for d, step in steps.items() if step}
+            if not moved and all(outs[k].shape[a] == n0 for outs in grown_outputs.values()):
+                continue
+            same = [d for d, step in moved.items() if step == 1 and n0 == sizes[d]]
+            named.setdefault(a, same[0] if len(moved) == 1 and same else f"{name}_dim_{a}")
     return shapes
 
 

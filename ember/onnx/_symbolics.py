@@ -431,8 +431,10 @@ def _reduce(onnx_type):
     return fn
 
 
-for _name, _type in {"sum": "ReduceSum", "sum.dim_IntList": "ReduceSum", "mean": "ReduceMean", "amax": "ReduceMax", "amin": "ReduceMin", "max": "ReduceMax",
-                     "min": "ReduceMin", "prod": "ReduceProd", "logsumexp": "ReduceLogSumExp"}.items():
+_REDUCTIONS = {"sum": "ReduceSum", "sum.dim_IntList": "ReduceSum", "mean": "ReduceMean", "amax": "ReduceMax",
+               "amin": "ReduceMin", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd",
+               "logsumexp": "ReduceLogSumExp"}
+for _name, _type in _REDUCTIONS.items():
     SYMBOLICS[_name] = _reduce(_type)
 
 

@@ -94,20 +94,21 @@ def trace_model(model, args, kwargs):
     class Scoped(_Recorder):
         def dispatch(self, op, inputs, params):
             out = super().dispatch(op, inputs, params)
-            scopes.append(_scope_string(stack))
+            scopes.append((_scope_string(stack), tuple(stack)))
             return out
 
         def dispatch_inplace(self, op, self_, inputs, params):
             out = super().dispatch_inplace(op, self_, inputs, params)
-            scopes.append(_scope_string(stack))
+            scopes.append((_scope_string(stack), tuple(stack)))
             return out
 
     rec = Scoped(trace)
     with ember.no_grad(), _scopes(model, stack), rec:
         out = run(*args)
     trace.keep = rec.keep
-    for call, scope in zip(trace.calls, scopes):
-        call.scope = scope
+    for call, (scope, modules) in zip(trace.calls, scopes):
+        # "/layers.0/self_attn", and the dotted names of the modules running: ("layers.0", "layers.0.self_attn")
+        call.scope, call.modules = scope, modules
     return trace, out
 
 

@@ -199,10 +199,11 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def test_tensorboard_server_reads_scalars(tmp_path):
+def test_tensorboard_server_reads_scalars_and_graph(tmp_path):
     with etb.SummaryWriter(str(tmp_path)) as w:
         for step in range(4):
             w.add_scalar("train/loss", 1.0 / (step + 1), step)
+        w.add_graph(ember.nn.Sequential(ember.nn.Linear(4, 2), ember.nn.ReLU()), ember.ones(1, 4))
     port = _free_port()
     cmd = [sys.executable, "-m", "tensorboard.main", "--logdir", str(tmp_path), "--port", str(port),
            "--host", "127.0.0.1", "--load_fast", "false"]
@@ -221,6 +222,10 @@ def test_tensorboard_server_reads_scalars(tmp_path):
             time.sleep(0.5)
         assert data is not None, "tensorboard did not answer"
         assert [(step, value) for _, step, value in data] == [(s, np.float32(1.0 / (s + 1))) for s in range(4)]
+        graph_url = f"http://127.0.0.1:{port}/data/plugin/graphs/graph?run=.&limit_attr_size=1024&large_attrs_key=_too_large_attrs"
+        with urllib.request.urlopen(graph_url, timeout=10) as r:
+            pbtxt = r.read().decode()
+        assert 'name: "Sequential/Linear[0]/weight/weight"' in pbtxt and 'op: "aten::addmm"' in pbtxt
     finally:
         server.terminate()
         server.wait(10)
@@ -237,3 +242,56 @@ def test_record_writer_frames_as_tensorboards():
             w.write(data)
         w.flush()
     assert mine.getvalue() == theirs.getvalue()
+
+
+def _graph_model(L):
+    nn = L.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.norm = nn.LayerNorm(4)
+
+        def forward(self, x):
+            return self.norm(self.fc(x)).relu()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Block(), Block()])
+            self.head = nn.Sequential(nn.Linear(4, 2), nn.Tanh())
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return self.head(x)
+    return Net()
+
+
+def _read_graph(log_dir):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(log_dir)
+    acc.Reload()
+    return acc.Graph()
+
+
+def test_add_graph_shows_torchs_module_scopes(tmp_path):
+    graphs = {}
+    for name, lib, mod in (("ember", ember, etb), ("torch", torch, ttb)):
+        with mod.SummaryWriter(str(tmp_path / name)) as w:
+            w.add_graph(_graph_model(lib), lib.from_numpy(np.ones((3, 4), np.float32)))
+        graphs[name] = _read_graph(str(tmp_path / name))
+    mine, theirs = graphs["ember"], graphs["torch"]
+
+    def scopes(g):
+        return {n.name.rsplit("/", 1)[0] for n in g.node if n.op not in ("IO Node",)}
+    assert scopes(mine) == scopes(theirs)  # Net/ModuleList[layers]/Block[0]/Linear[fc], ...
+    names = {n.name for n in mine.node}
+    for n in mine.node:
+        assert all(i in names for i in n.input), n.name  # every edge ends at a node
+    ops = {n.op for n in mine.node}
+    assert {"IO Node", "prim::GetAttr", "aten::addmm", "aten::native_layer_norm", "aten::tanh"} <= ops
+    (out,) = [n for n in mine.node if n.name.startswith("output/")]
+    assert [d.size for d in out.attr["_output_shapes"].list.shape[0].dim] == [3, 2]

@@ -82,6 +82,12 @@ class FileWriter(_TbxFileWriter):
         super().__init__(str(log_dir), max_queue, flush_secs, unique)
 
 
+def _no_grad():
+    from ... import no_grad
+
+    return no_grad()
+
+
 def _default_bins():
     """TensorBoard's default histogram buckets: +-1e-12 growing by 1.1x up to 1e20, and 0."""
     v, buckets = 1e-12, []
@@ -296,6 +302,15 @@ class SummaryWriter:
                  walltime=None):
         """Log a 3D mesh or point cloud for the Mesh tab."""
         self._add(mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
+        """Log the model's graph for the Graphs tab: its ops, grouped by module, from one run on
+        `input_to_model` (a tensor or a tuple of them). See `_graph.py`."""
+        from ._graph import graph
+
+        with _no_grad():
+            graph_def = graph(model, input_to_model if input_to_model is not None else (), verbose)
+        self._get_file_writer().add_event(Event(graph_def=graph_def.SerializeToString()))
 
     def add_onnx_graph(self, prototxt):
         """Log the graph of an ONNX model file for the Graphs tab."""

@@ -7,7 +7,7 @@ an `AccumulateGrad` node for a leaf that does. Node classes are made per op and 
 
 Also here: saved-tensor hooks (`saved_tensors_hooks`, `save_on_cpu`), the in-place checks and history
 rewriting the dispatcher calls, and (re-exported from graph_print.py) the graph printers `format_graph`,
-`print_graph` and `to_dot`.
+`print_graph`, `to_dot` and `save_graph`.
 
 NOTE [ Recording is the hot path ]
 `record` runs once per differentiable op call while grad mode is on, so it avoids everything optional:
@@ -35,7 +35,8 @@ from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-           "increment_version", "format_graph", "print_graph", "to_dot", "GradientEdge", "get_gradient_edge",
+           "increment_version", "format_graph", "print_graph", "to_dot", "save_graph", "GradientEdge",
+           "get_gradient_edge",
            "allow_mutation_on_saved_tensors", "region_activation_memory_budget",
            "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]
 
@@ -1057,6 +1058,6 @@ from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
     set_override_stale_capture_stream,
     set_warn_on_accumulate_grad_stream_mismatch,
 )
-from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)
+from .graph_print import format_graph, print_graph, save_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
 _dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

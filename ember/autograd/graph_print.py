@@ -18,7 +18,7 @@ Example::
         └── None
 """
 
-__all__ = ["format_graph", "print_graph", "to_dot"]
+__all__ = ["format_graph", "print_graph", "to_dot", "save_graph"]
 
 
 def _roots(obj):
@@ -120,3 +120,12 @@ def to_dot(obj, params=None, show_saved=False):
                 stack.append(nxt)
     out.append("}")
     return "\n".join(out)
+
+
+def save_graph(obj, path, params=None, show_saved=False):
+    """Write the graph behind `obj` to `path`: dot source for `.dot`, an image for `.svg` / `.png` / `.pdf`
+    (rendered by Graphviz's `dot` program). One line in a training script:
+    `ember.autograd.graph.save_graph(loss, "graph.svg", params=dict(model.named_parameters()))`."""
+    from ..utils._graphviz import save_dot
+
+    return save_dot(to_dot(obj, params, show_saved), path)

@@ -50,7 +50,8 @@ _LINEAR = frozenset((
     "put_zeros", "masked_select", "index_put", "index_add", "index_copy", "scatter_add", "sum",
     "sum.dim_IntList", "mean", "cumsum", "_fft_c2c", "_fft_r2c", "_fft_c2r", "avg_pool2d", "avg_pool3d",
     "avg_pool2d_backward", "avg_pool3d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
-    "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward", "embedding_dense_backward",
+    "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward", "embedding_dense_backward", "scatter",
+    "embedding",  # (its backward leaves padding_idx's row without gradient; the function itself reads it)
 ))
 _MULTILINEAR = frozenset(("mul", "mm", "bmm", "mv", "dot", "vdot", "matmul", "einsum", "linalg_cross",
                           "convolution_backward_input", "convolution_backward_weight"))
@@ -60,6 +61,8 @@ _AFFINE_MULTILINEAR = frozenset(("addmm", "addmv", "baddbmm", "addbmm", "addcmul
 def rule_of(op):
     """The rule an op without a declared one gets (NOTE [ JVP rules from one declaration ])."""
     q = op.qualname
+    if q.startswith("normal."):
+        return _zeros_of_tangent(q == "normal.Tensor_Tensor")
     if op.kind == "view" or q in _LINEAR:
         return linear(op)
     if q in _MULTILINEAR:
@@ -172,6 +175,9 @@ def pointwise(op):
                 _graph._mask.value = tuple(True if j == i else None for j in range(len(inputs)))
                 r = op.derivative(t, *inputs, *params, **kw)
                 r = r[i] if type(r) in (tuple, list) else r
+                if r is not None and r.shape != shape:  # the formula reduced the gradient itself (fill_
+                    _graph._mask.value = prev  # of a tensor value): not elementwise, take the generic rule
+                    return fallback(inputs, params, out, tangents)
                 if r is not None:
                     res = r if res is None else res + r
         finally:
@@ -228,6 +234,17 @@ def generic(op):
             else:
                 res.append(None)
         return res[0] if single else tuple(res)
+    return rule
+
+
+def _zeros_of_tangent(first_only):
+    """torch's JVP of the normal samplers: zeros shaped like the mean's tangent (the first input's), or
+    like the only tensor's; no tangent when only the std of `normal(Tensor, Tensor)` has one."""
+    def rule(inputs, params, out, tangents):
+        for t in tangents[:1] if first_only else tangents:
+            if t is not None:
+                return _zeros_like(t)
+        return None
     return rule
 
 

@@ -150,15 +150,19 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            f"same level {_current_level} is not supported.")
     if tuple(tangent.shape) != tuple(tensor.shape):
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
-            f"not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
-            f"{list(tangent.shape)}.")
+        _size_error(tensor, tangent)
     with _suspended():
         dual = tensor.view_as(tensor)
         tangent = _same_layout(tangent, tensor)
     set_tangent(dual, tangent)
     return dual
+
+
+def _size_error(t, tangent):
+    raise RuntimeError(
+        "Trying to set a forward gradient that has a different size than that of the original Tensor, this is not "
+        f"supported. Tensor is of size {list(t.shape)} while the given forward gradient is of size "
+        f"{list(tangent.shape)}.")
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
@@ -277,7 +281,33 @@ def _attach(out, tangents):
             _attach(o, t)
         return
     if t_ok(out) and tangents is not None:
+        if tangents.shape != out.shape:  # (torch's check on every forward gradient it sets)
+            _size_error(out, tangents)
         set_tangent(out, tangents)
+        if out._grad_fn is not None:
+            _save_tangent(out, tangents)
+
+
+def _save_tangent(out, tangent):
+    """If `out`'s backward node saved `out` itself, save its tangent with it: forward-over-reverse runs the
+    node's formula on the saved output, whose tangent it needs (torch's SavedVariable keeps it too)."""
+    from .graph import SavedDualOutput, SavedOutput, SavedTensor
+
+    node = out._grad_fn
+    saved = getattr(node, "_out", None)
+    if type(saved) is SavedOutput:
+        if saved.data is out._data:
+            dual = SavedDualOutput()
+            dual.data, dual.vc, dual.version = saved.data, saved.vc, saved.version
+            holder = object.__new__(Tensor)
+            holder._data = saved.data
+            set_tangent(holder, tangent)
+            dual.dual = holder
+            node._out = dual
+        return
+    for s in saved if type(saved) is tuple else (saved,):
+        if type(s) is SavedTensor and s.is_output and s.tensor is not None and s.tensor._data is out._data:
+            set_tangent(s.tensor, tangent)
 
 
 def t_ok(t):

@@ -174,10 +174,10 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    _check_level(level, "_fw_primal")
     tangent = tensor._fw_grad
-    if tangent is None:
+    if tangent is None:  # (torch checks the level only of a tensor that has a forward grad)
         return UnpackedDualTensor(tensor, None)
+    _check_level(level, "_fw_primal")
     with _suspended():
         primal = tensor.view_as(tensor)
     return UnpackedDualTensor(primal, tangent)

@@ -47,7 +47,7 @@ def _diff_outputs(outputs):
     return tuple(o for o in outputs if isinstance(o, Tensor) and o.requires_grad)
 
 
-def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
+def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps, keep=None):
     """Per input in diff_idx: per output, an (input numel, output numel) float64 Jacobian by central differences."""
     jac = []
     for i in diff_idx:
@@ -63,6 +63,8 @@ def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
             data[idx] = orig + eps
             plus = _eval(fn, inputs)
             data[idx] = orig
+            if keep is not None:  # only the outputs that require grad are checked
+                plus, minus = [plus[j] for j in keep], [minus[j] for j in keep]
             for j, (p, m) in enumerate(zip(plus, minus)):
                 cols[j][k] = (p.astype(np.float64) - m.astype(np.float64)).reshape(-1) / (2 * eps)
         jac.append(cols)
@@ -158,9 +160,12 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
         outputs = _diff_outputs(_as_tuple(func(*inputs)))
     if not outputs:
         return _check_no_diff_outputs(func, inputs, diff_idx, eps, raise_exception)
-    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps)
+    floats = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and (o.is_floating_point() or
+                                                                                o.is_complex())]
+    keep = [j for j, o in enumerate(floats) if o.requires_grad]
+    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps, keep)
     if check_forward_ad and not _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol,
-                                                  raise_exception):
+                                                  raise_exception, keep):
         return False
     if not check_backward_ad:
         return True
@@ -187,7 +192,7 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     return True
 
 
-def _forward_jacobians(func, inputs, diff_idx):
+def _forward_jacobians(func, inputs, diff_idx, keep):
     """Per input in diff_idx: per output, the (input numel, output numel) Jacobian from forward-mode AD, one
     dual evaluation per input element with a one-hot tangent."""
     from .. import zeros_like
@@ -205,6 +210,7 @@ def _forward_jacobians(func, inputs, diff_idx):
                 args[i] = fwAD.make_dual(x, t.reshape(x.shape))
                 outs = [o for o in _as_tuple(func(*args))
                         if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+                outs = [outs[j] for j in keep]
                 if cols is None:
                     cols = [np.zeros((x.numel(), o.numel()), np.float64) for o in outs]
                 for j, o in enumerate(outs):
@@ -215,8 +221,8 @@ def _forward_jacobians(func, inputs, diff_idx):
     return jac
 
 
-def _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol, raise_exception):
-    forward = _forward_jacobians(func, inputs, diff_idx)
+def _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol, raise_exception, keep):
+    forward = _forward_jacobians(func, inputs, diff_idx, keep)
     for a_i, (num_in, fw_in) in enumerate(zip(numerical, forward)):
         for o_i, (n, a) in enumerate(zip(num_in, fw_in)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):

@@ -117,5 +117,12 @@ def test_forward_ad_gradcheck(name):
             args[i] = xs[k]
         return tuple(o for o in _outputs(op.fn(ember, *args, **s.kwargs))
                      if isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex()))
-    xs = tuple(to_ember(s.inputs[i]) for i in which)
-    assert ember.autograd.gradcheck(f, xs, check_forward_ad=True, check_backward_ad=False, atol=1e-5, rtol=1e-5)
+    xs = tuple(to_ember(s.inputs[i], True) for i in which)
+    try:
+        assert ember.autograd.gradcheck(f, xs, check_forward_ad=True, check_backward_ad=False, atol=1e-5,
+                                        rtol=1e-5)
+    except NotImplementedError:  # a refusal (a custom Function without jvp): torch's forward AD refuses alike
+        n = len(s.inputs)
+        tans = [np.ones_like(s.inputs[i]) for i in which]
+        assert_same_error(lambda lib, *a: _forward(lib, op, s, which, list(a[:n]), list(a[n:])),
+                          *s.inputs, *tans)

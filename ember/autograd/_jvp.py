@@ -9,6 +9,7 @@ ops and run below the forward-AD mode, so autograd records them (reverse-over-fo
 
 from __future__ import annotations
 
+from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._grad_state import state as _grad_state
 from .._tensor import Tensor
@@ -242,7 +243,7 @@ def generic(op):
                         raise _unsupported(op)
                     continue
                 x = inputs[i]
-                g = _graph.fit_grads((res[i],), ((tuple(x.shape), x._data.dtype),))[0]
+                g = _graph.fit_grads((res[i],), ((tuple(x.shape), _dtypes.to_numpy(x.dtype)),))[0]
                 ys.append(g)
                 ts.append(t.to(g.dtype) if t.dtype != g.dtype else t)
             wrt = [u for u in us if u is not None and u.requires_grad]

@@ -291,23 +291,22 @@ def _attach(out, tangents):
 def _save_tangent(out, tangent):
     """If `out`'s backward node saved `out` itself, save its tangent with it: forward-over-reverse runs the
     node's formula on the saved output, whose tangent it needs (torch's SavedVariable keeps it too)."""
+    from .._tensor import _wrap
     from .graph import SavedDualOutput, SavedOutput, SavedTensor
 
     node = out._grad_fn
     saved = getattr(node, "_out", None)
-    if type(saved) is SavedOutput:
-        if saved.data is out._data:
-            dual = SavedDualOutput()
-            dual.data, dual.vc, dual.version = saved.data, saved.vc, saved.version
-            holder = object.__new__(Tensor)
-            holder._data = saved.data
-            set_tangent(holder, tangent)
-            dual.dual = holder
-            node._out = dual
+    if type(saved) is SavedOutput:  # (the node of a single-output op: the saved output is `out`)
+        dual = SavedDualOutput()
+        dual.data, dual.vc, dual.version = saved.data, saved.vc, saved.version
+        dual.dual = _wrap(saved.data)
+        set_tangent(dual.dual, tangent)
+        node._out = dual
         return
-    for s in saved if type(saved) is tuple else (saved,):
-        if type(s) is SavedTensor and s.is_output and s.tensor is not None and s.tensor._data is out._data:
-            set_tangent(s.tensor, tangent)
+    if type(saved) is tuple and out._output_nr < len(saved):
+        saved = saved[out._output_nr]
+    if type(saved) is SavedTensor and saved.is_output and saved.tensor is not None:
+        set_tangent(saved.tensor, tangent)
 
 
 def t_ok(t):

@@ -78,7 +78,16 @@ def test_errors(case):
     same(_error(ERRORS[case]))
 
 
-@pytest.mark.parametrize("body", [_basic, _layout], ids=["basic", "layout"])
+def _printing(lib):
+    fw = _fw(lib)
+    with fw.dual_level():
+        a = fw.make_dual(T(lib, arr(2)), T(lib, arr(2, seed=1)))
+        b = fw.make_dual(T(lib, arr(3, dtype=np.float64)), T(lib, arr(3, seed=1, dtype=np.float64)))
+        c = fw.make_dual(T(lib, arr(6, 7)), T(lib, arr(6, 7, seed=1)))
+        return repr(a), repr(b), repr(c), repr(a.detach())
+
+
+@pytest.mark.parametrize("body", [_basic, _layout, _printing], ids=["basic", "layout", "printing"])
 def test_api(body):
     same(body)
 

@@ -241,12 +241,10 @@ class _ForwardMode(Mode):
                 if tangents is None:
                     tangents = [None] * len(inputs)
                 tangents[i] = t._fw_grad
-        if tangents is None or not op.differentiable:
-            if op.kind == "higher_order" and op.name == "autograd_function_apply":
-                return _jvp.function_apply(self, op, inputs, params, tangents)
-            return redispatch(op, inputs, params)
-        if op.kind == "higher_order":
+        if op.name == "autograd_function_apply":  # a custom Function: its forward, then its jvp
             return _jvp.function_apply(self, op, inputs, params, tangents)
+        if tangents is None or not op.differentiable:  # (cond's body runs with this mode: its ops carry them)
+            return redispatch(op, inputs, params)
         out = redispatch(op, inputs, params)
         _attach(out, _jvp.jvp(op, inputs, params, out, tangents))
         return out

@@ -73,6 +73,8 @@ def rule_of(op):
         return _refusal(op)
     if q == "linalg_cholesky_ex":
         return _cholesky
+    if q == "linalg_eigh":
+        return _eigh
     if q == "rnn_layer":
         return decomposed(_rnn_layer, 1)
     if q.startswith("normal."):
@@ -319,6 +321,22 @@ def _cholesky(inputs, params, out, tangents):
     dL = dL.tril() - (dL.diagonal(0, -2, -1) * 0.5).diag_embed()
     dL = L @ dL
     return (dL.mH if upper else dL), None
+
+
+def _eigh(inputs, params, out, tangents):
+    """torch's `linalg_eig_jvp` for Hermitian input: dP = V^H dA V, dL = diag(dP) (real), dV = V (dP / E)
+    with E_ij = L_j - L_i off the diagonal and a zero diagonal; dA is read whole, as torch reads it."""
+    dA = tangents[0]
+    L, V = out
+    dP = V.mH @ dA.to(V.dtype) @ V
+    dL = dP.diagonal(0, -2, -1)
+    dL = dL.real if dL.is_complex() else dL
+    import ember
+
+    off = 1 - ember.eye(L.shape[-1], dtype=L.dtype)  # (the diagonal divides by one, then is zeroed)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + (1 - off)
+    dV = dP / E.to(dP.dtype) * off.to(dP.dtype)
+    return dL, V @ dV
 
 
 def _unsupported(op):

@@ -267,9 +267,13 @@ class _ForwardMode(Mode):
         if tangents[0] is not None:
             tangents[0] = tangents[0].clone()  # the tangent is about to be written in place
         out = redispatch_inplace(op, self_, inputs, params)
+        if tangents[0] is not None:
+            _save_old_tangent(self_, tangents[0])
         args = (old,) + tuple(inputs[1:])
         new = _jvp.jvp(op, args, params, self_.detach(), tangents)
         _update_tangent(self_, new)
+        if self_._grad_fn is not None and self_._fw_grad is not None and self_._base is None:
+            _save_tangent(self_, self_._fw_grad)  # (the node may have saved self's new value as its output)
         return out
 
 
@@ -305,6 +309,14 @@ def _save_tangent(out, tangent):
         saved = saved[out._output_nr]
     if type(saved) is SavedTensor and saved.is_output and saved.tensor is not None:
         set_tangent(saved.tensor, tangent)
+
+
+def _save_old_tangent(self_, tangent):
+    """The node an in-place op recorded saved self's old value (a copy taken before the write): give it
+    self's old tangent, which its backward formula needs under forward-over-reverse."""
+    saved = getattr(self_._grad_fn, "_saved", None)
+    if saved and isinstance(saved[0], Tensor) and saved[0] is not self_ and saved[0]._fw_grad is None:
+        set_tangent(saved[0], tangent)
 
 
 def t_ok(t):

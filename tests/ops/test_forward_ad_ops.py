@@ -12,7 +12,7 @@ is also held to central finite differences (`gradcheck(..., check_forward_ad=Tru
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, assert_same_error, to_ember, to_torch
+from compare import assert_same, assert_same_error, normalize_message, to_ember, to_torch
 from op_db import OPS
 
 import ember
@@ -176,3 +176,77 @@ def test_forward_ad_gradcheck(name):
         tans = [np.ones_like(s.inputs[i]) for i in which]
         assert_same_error(lambda lib, *a: _forward(lib, op, s, which, list(a[:n]), list(a[n:])),
                           *s.inputs, *tans)
+
+
+def _hvp(lib, op, s, which, weights, prims, vs, forward=True):
+    """H v of L = sum(w * outputs) with respect to the inputs in `which`: forward-over-reverse (the tangents
+    of the gradients computed inside a dual level), or, with forward=False, torch's reverse-over-reverse."""
+    fw = lib.autograd.forward_ad
+    xs = [prims[i].detach().requires_grad_() for i in which]
+    fn = _AS_COMPOSED.get(op.id, op.fn) if lib is torch else op.fn
+
+    def loss(args):
+        outs = [o for o in _outputs(fn(lib, *args, **s.kwargs))
+                if isinstance(o, (torch.Tensor, ember.Tensor)) and o.requires_grad]
+        return sum((o * w).sum() for o, w in zip(outs, weights))
+    if not forward:
+        args = list(prims)
+        for k, i in enumerate(which):
+            args[i] = xs[k]
+        gs = lib.autograd.grad(loss(args), xs, create_graph=True, allow_unused=True)
+        used = [(g, v) for g, v in zip(gs, vs) if g is not None and g.requires_grad]
+        hv = lib.autograd.grad([g for g, _ in used], xs, [v for _, v in used], allow_unused=True) if used \
+            else [None] * len(xs)
+        return [lib.zeros_like(x) if h is None else h for x, h in zip(xs, hv)]
+    with fw.dual_level():
+        args = list(prims)
+        for k, i in enumerate(which):
+            args[i] = fw.make_dual(xs[k], vs[k])
+        gs = lib.autograd.grad(loss(args), xs, create_graph=True, allow_unused=True)
+        res = []
+        for x, g in zip(xs, gs):
+            t = None if g is None else fw.unpack_dual(g).tangent
+            if lib is torch and t is not None and t._is_zerotensor():
+                t = None
+            res.append(lib.zeros_like(x) if t is None else t.detach())
+        return res
+
+
+@pytest.mark.parametrize("name", [pytest.param(op.id, id=op.id) for op in _GRAD if op.gradgrad])
+def test_forward_over_reverse(name):
+    """Hessian-vector products by forward-over-reverse over the table: the backward formulas' own ops
+    (tanh_backward, the norms' and losses' backward ops, convolution's input and weight gradients, ...) take
+    tangents. torch's forward-over-reverse is the reference, its reverse-over-reverse where it has none."""
+    op = next(o for o in _GRAD if o.id == name)
+    rng = np.random.default_rng(12)
+    for s in op.samples("float64", np.random.default_rng(4))[:2]:
+        which = [i for i in _which(op, s) if s.inputs[i].dtype.kind == "f"]
+        if not which or any(s.inputs[i].size == 0 for i in which):
+            continue
+        outs = [o for o in _outputs(op.fn(torch, *to_torch(list(s.inputs)), **s.kwargs))
+                if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex())]
+        weights = [rng.standard_normal(tuple(o.shape)) for o in outs]
+        vs = [_tangent(rng, s.inputs[i]) for i in which]
+        t_prims = [to_torch(x) if isinstance(x, np.ndarray) else x for x in s.inputs]
+        refused = None
+        try:
+            if op.id in _UNREAD_TRIANGLE:  # (torch's tangent reads the unread triangle: see above)
+                raise RuntimeError("does not support it")
+            ref = _hvp(torch, op, s, which, to_torch(weights), t_prims, to_torch(vs))
+        except Exception as e:  # noqa: BLE001 - torch has no forward formula for an op on the way: its double
+            if "does not support it" not in str(e) and "not implemented" not in str(e):  # backward instead
+                # (or a refusal ember must share: a custom Function without jvp)
+                assert_same_error(lambda lib, *xs: _hvp(lib, op, s, which, xs[len(s.inputs):len(s.inputs) + len(
+                    weights)], list(xs[:len(s.inputs)]), list(xs[len(s.inputs) + len(weights):])),
+                    *s.inputs, *weights, *vs)
+                continue
+            refused = e
+            ref = _hvp(torch, op, s, which, to_torch(weights), t_prims, to_torch(vs), forward=False)
+        try:
+            got = _hvp(ember, op, s, which, to_ember(weights), to_ember(list(s.inputs)), to_ember(vs))
+        except NotImplementedError as e:  # ember refuses only where torch does, with torch's words
+            assert refused is not None and normalize_message(str(e)) == normalize_message(str(refused)), \
+                f"ember refused ({e}) where torch did not ({refused})"
+            continue
+        for k, (e, t) in enumerate(zip(got, ref)):
+            assert_same(e, t, rtol=op.rtol or 1e-6, atol=op.atol or 1e-6, check_stride=False, path=f"Hv[{k}]")

@@ -79,6 +79,8 @@ def rule_of(op):
         return decomposed(_rnn_layer, 1)
     if q.startswith("normal."):
         return _zeros_of_tangent(q == "normal.Tensor_Tensor")
+    if "nondeterministic_seeded" in op.tags and "inplace" in op.tags:
+        return _zeros_of_tangent(True)  # torch's `self_t.zero_()`: no tangent unless self had one
     if op.kind == "view" or q in _LINEAR:
         return linear(op)
     if q in _MULTILINEAR:
@@ -233,8 +235,10 @@ def generic(op):
                 zeros = False
             except RuntimeError:
                 us = _cotangents(outs, ember.zeros_like)
-                res = d(us[0] if single else tuple(us), *inputs, *params, **kw)
+                res = _refused(op, d, us[0] if single else tuple(us), inputs, params, kw)
                 zeros = True
+            except NotImplementedError:
+                res = _refused(op, d, us[0] if single else tuple(us), inputs, params, kw)
             res = res if type(res) in (tuple, list) else (res,)
             ys, ts = [], []
             for i, t in enumerate(tangents):
@@ -337,6 +341,22 @@ def _eigh(inputs, params, out, tangents):
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + (1 - off)
     dV = dP / E.to(dP.dtype) * off.to(dP.dtype)
     return dL, V @ dV
+
+
+def _refused(op, d, g, inputs, params, kw):
+    """The backward formula's result, or torch's forward-AD refusal where the formula refuses (an op without a
+    derivative has no forward formula either): `derivative for aten::x is not implemented` becomes torch's
+    short form, any other refusal its long one."""
+    try:
+        return d(g, *inputs, *params, **kw)
+    except (RuntimeError, NotImplementedError) as e:
+        msg = str(e)
+        if msg.startswith("derivative for aten::") and msg.endswith(" is not implemented"):
+            name = msg[len("derivative for "):-len(" is not implemented")]
+            raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it.") from None
+        if "derivative for" in msg and "not implemented" in msg:
+            raise _unsupported(op) from None
+        raise
 
 
 def _unsupported(op):

@@ -208,8 +208,30 @@ def _function_errors(which):
     return body
 
 
-@pytest.mark.parametrize("body", [_function_jvp, _function_errors(2), _function_errors(3)],
-                         ids=["jvp", "no_jvp", "wrong_count"])
+def _function_dirty(lib):
+    """An in-place Function (mark_dirty): its jvp updates the input's tangent in place, as torch asks."""
+    fw = _fw(lib)
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def jvp(ctx, tx):
+            tx.mul_(2)
+            return tx
+    with fw.dual_level():
+        t = T(lib, arr(3, seed=1))
+        d = fw.make_dual(T(lib, arr(3)), t)
+        y = Double.apply(d)
+        return y is d, _tangent(lib, y), fw.unpack_dual(y).tangent is t
+
+
+@pytest.mark.parametrize("body", [_function_jvp, _function_dirty, _function_errors(2), _function_errors(3)],
+                         ids=["jvp", "dirty", "no_jvp", "wrong_count"])
 def test_custom_function(body):
     same(body)
 

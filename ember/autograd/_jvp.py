@@ -51,7 +51,7 @@ _LINEAR = frozenset((
     "put_zeros", "masked_select", "index_put", "index_add", "index_copy", "scatter_add", "sum",
     "sum.dim_IntList", "mean", "cumsum", "_fft_c2c", "_fft_r2c", "_fft_c2r", "avg_pool2d", "avg_pool3d",
     "avg_pool2d_backward", "avg_pool3d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
-    "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward", "embedding_dense_backward", "scatter",
+    "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward", "embedding_dense_backward",
     "embedding",  # (its backward leaves padding_idx's row without gradient; the function itself reads it)
 ))
 _MULTILINEAR = frozenset(("mul", "mm", "bmm", "mv", "dot", "vdot", "matmul", "einsum", "linalg_cross",
@@ -81,6 +81,8 @@ def rule_of(op):
         return _zeros_of_tangent(q == "normal.Tensor_Tensor")
     if "nondeterministic_seeded" in op.tags and "inplace" in op.tags:
         return _zeros_of_tangent(True)  # torch's `self_t.zero_()`: no tangent unless self had one
+    if q == "scatter":
+        return _scatter(linear(op))
     if op.kind == "view" or q in _LINEAR:
         return linear(op)
     if q in _MULTILINEAR:
@@ -357,6 +359,15 @@ def _refused(op, d, g, inputs, params, kw):
         if "derivative for" in msg and "not implemented" in msg:
             raise _unsupported(op) from None
         raise
+
+
+def _scatter(lin):
+    """scatter is linear in (self, src); with `reduce` torch has no forward formula, and says so."""
+    def rule(inputs, params, out, tangents):
+        if params[-1] is not None:
+            raise NotImplementedError("Trying to use forward AD with aten::scatter that does not support it.")
+        return lin(inputs, params, out, tangents)
+    return rule
 
 
 def _unsupported(op):

@@ -381,6 +381,8 @@ REACHED_HERE = {
         lib.special.zeta(2.5, _dual(lib, 4, low=1.0)))],
     "rounding_division": lambda lib: [_tangent(lib, lib.div(_dual(lib, 4), _dual(lib, 4, seed=1, low=0.5),
                                                             rounding_mode=m)) for m in ("floor", "trunc")],
+    "scatter_reduce_arg": lambda lib: _tangent(lib, _dual(lib, 3, 4).scatter(
+        0, lib.tensor([[0, 1, 2, 0], [1, 2, 0, 1]]), _dual(lib, 2, 4, seed=1), reduce="multiply")),
     "unbind": lambda lib: [_tangent(lib, y) for y in _dual(lib, 3, 2).unbind(1)],
     "geqrf": lambda lib: [_tangent(lib, y) for y in lib.geqrf(_dual(lib, 4, 3))],
     "ldl": lambda lib: [_tangent(lib, y) for y in lib.linalg.ldl_factor_ex(

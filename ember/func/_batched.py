@@ -78,6 +78,14 @@ class BatchedTensor(Tensor):
         return self._value.device
 
     @property
+    def is_meta(self) -> bool:
+        return self._value.is_meta
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._value.is_cpu
+
+    @property
     def requires_grad(self) -> bool:
         return self._value.requires_grad
 

@@ -222,6 +222,9 @@ def _shift(positions):
         params = list(params)
         for i in positions:
             d = params[i]
+            if op.name == "permute":
+                params[i] = (0,) + tuple(_dim(e, nd) + 1 for e in d)
+                continue
             if isinstance(d, int):
                 params[i] = _dim(d, nd) + 1
             elif d is not None:

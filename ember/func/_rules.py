@@ -20,6 +20,7 @@ import warnings
 from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._tensor import Tensor
+from .._tensor import _wrap as _wrap_meta
 from ._batched import BatchedTensor, _make, level_of
 
 __all__ = ["install", "fallback", "inplace", "stack_outputs"]
@@ -132,8 +133,8 @@ def pointwise_phys(level, op, inputs, params):
             nd = max(nd, t._data.ndim)
             dtypes.add(t._data.dtype)
     cast = None
-    if op.promote is not None and len(dtypes) > 1:
-        cast = _dtypes.result_dtype(inputs)
+    if op.promote is not None and len(dtypes) > 1:  # (the samples' promotion: BatchedTensors as their payloads)
+        cast = _dtypes.result_dtype([_wrap_meta(t._data) if type(t) is BatchedTensor else t for t in inputs])
     args = []
     for t in inputs:
         if type(t) is BatchedTensor and t._level == lvl:
@@ -327,10 +328,12 @@ def _addmm(level, op, inputs, params):
     beta, alpha = params
     mm = _make(matmul_phys(level, a, b), 0, level.lvl)
     if alpha != 1:
-        mm = mm * alpha
-    if beta == 0:
+        mm = pointwise(level, registry["mul"], [mm, alpha], [])
+    if beta == 0:  # (torch ignores c then, NaNs included)
         return mm
-    return c + mm if beta == 1 else c * beta + mm
+    if beta != 1:
+        c = pointwise(level, registry["mul"], [c, beta], []) if type(c) is BatchedTensor else c * beta
+    return pointwise(level, registry["add"], [c, mm], [])
 
 
 # ---- nn primitives: the batch folded into N ----------------------------------------------------------------------

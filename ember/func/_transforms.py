@@ -258,11 +258,14 @@ def _run(func, args, kwargs):
 
 
 def _check_argnums(argnums, args):
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+
     def one(n):
         if not isinstance(n, int):
-            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+            raise RuntimeError(f"argnum must be int, got: {type(n)}")
         if not -len(args) <= n < len(args):
-            raise RuntimeError(f"Got argnums={n}, but only {len(args)} positional inputs")
+            raise RuntimeError(f"Got argnum={n}, but only {len(args)} positional inputs")
         return n % len(args)
     if isinstance(argnums, tuple):
         if len(argnums) == 0:

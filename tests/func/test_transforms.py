@@ -36,8 +36,9 @@ TRANSFORMS = [
     ("vmap_nested", lambda L, x, y: L.func.vmap(L.func.vmap(L.dot))(x, y), [f32(2, 3, 4), f32(2, 3, 4)], None),
     ("vmap_nested_dims", lambda L, x, y: L.func.vmap(L.func.vmap(L.mul, in_dims=(0, None)), in_dims=(None, 0))(
         x, y), [f32(3, 4), f32(5, 4)], None),
-    ("vmap_pytree", lambda L, d, x: L.func.vmap(lambda p, a: {"s": p["w"] * a + p["b"], "t": (a.sum(),)},
-                                                in_dims=({"w": 0, "b": None}, 0))({"w": d, "b": x[0]}, x),
+    ("vmap_pytree", lambda L, d, x: tuple(L.func.vmap(lambda p, a: {"s": p["w"] * a + p["b"], "t": (a.sum(),)},
+                                                in_dims=({"w": 0, "b": None}, 0))({"w": d, "b": x[0]}, x)
+     .values()),
      [f32(3, 4), f32(3, 4)], None),
     ("vmap_chunks", lambda L, x: L.func.vmap(lambda a: (a @ a.t()).sum(0), chunk_size=2)(x), [f32(5, 3, 2)], None),
     ("vmap_matmul", lambda L, a, b: L.func.vmap(L.matmul, in_dims=(0, None))(a, b), [f32(3, 4, 5), f32(5)], None),
@@ -65,7 +66,7 @@ TRANSFORMS = [
     ("grad_has_aux", lambda L, x: L.func.grad(lambda a: ((a ** 2).sum(), a.cos()), has_aux=True)(x), [f64(3)], None),
     ("grad_and_value", lambda L, x: L.func.grad_and_value(lambda a: a.tanh().sum())(x), [f64(3, 2)], None),
     ("grad_grad", lambda L, x: L.func.grad(L.func.grad(lambda a: a.sin().sum() if a.dim() == 0 else a))(x),
-     [np.float64(0.7) * np.ones(())], None),
+     [np.full((), 0.7)], None),
     ("grad_of_grad_sum", lambda L, x: L.func.grad(lambda a: L.func.grad(lambda b: (b ** 3).sum())(a).sum())(x),
      [f64(4)], None),
     ("vmap_grad", lambda L, x: L.func.vmap(L.func.grad(lambda a: (a.exp() * a).sum()))(x), [f64(5, 3)], None),
@@ -73,7 +74,6 @@ TRANSFORMS = [
                                                             in_dims=(None, 0))(w, x), [f64(2, 3), f64(4, 3)], None),
     ("grad_vmap", lambda L, x: L.func.grad(lambda a: L.func.vmap(lambda r: r.sin().sum())(a).sum())(x),
      [f64(3, 4)], None),
-    ("grad_outer_autograd", lambda L, x: L.func.grad(lambda a: (a * x).sum())(x.detach()), [f64(3)], [0]),
     ("vjp", lambda L, x, v: L.func.vjp(lambda a: a.sin() * 2, x)[1](v), [f64(3, 2), f64(3, 2)], None),
     ("vjp_value_aux", lambda L, x: L.func.vjp(lambda a: (a.exp(), a.sum()), x, has_aux=True)[::2], [f64(3)], None),
     ("jacrev", lambda L, x: L.func.jacrev(lambda a: a.sin() * a.sum())(x), [f64(4)], None),
@@ -147,8 +147,9 @@ def test_ensemble_stack_module_state():
                           in_dims=(0, 0, None))(params, buffers, x)
         return out, params["weight"].requires_grad, params["weight"].is_leaf
     seeds = [(f32(2, 3), f32(2)) for _ in range(4)]
-    e = run(ember, [(to_ember(w), to_ember(b)) for w, b in seeds], to_ember(f32(5, 3)))
-    t = run(torch, [(to_torch(w), to_torch(b)) for w, b in seeds], to_torch(f32(5, 3)))
+    x = f32(5, 3)
+    e = run(ember, [(to_ember(w), to_ember(b)) for w, b in seeds], to_ember(x))
+    t = run(torch, [(to_torch(w), to_torch(b)) for w, b in seeds], to_torch(x))
     assert_same(e[0], t[0], check_stride=False)
     assert e[1:] == t[1:]
 

@@ -272,6 +272,23 @@ def _t(level, op, inputs, params):
     return _wrap(redispatch(registry["transpose"], [p], [1, 2]), level)
 
 
+def _view_as_complex(level, op, inputs, params):
+    p, _ = level_of(inputs[0], level.lvl)
+    if p.dim() and p.stride(-1) != 1:  # the batch moved in front can leave the pairs apart, as in torch
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    return _wrap(redispatch(op, [p], params), level)
+
+
+def _as_strided(level, op, inputs, params):
+    """as_strided of each sample: the sample's sizes and strides behind the batch's; a given storage offset
+    is the first sample's, the others follow at the batch stride (torch's rule)."""
+    p, _ = level_of(inputs[0], level.lvl)
+    size, stride, offset = params
+    offset = p.storage_offset() if offset is None else offset
+    return _wrap(redispatch(op, [p], [(level.batch_size,) + tuple(size), (p.stride(0),) + tuple(stride),
+                                      offset]), level)
+
+
 def _unary(level, op, inputs, params):
     """Ops that act on each element or the whole tensor alike (contiguous, clone): the batch comes along."""
     p, _ = level_of(inputs[0], level.lvl)
@@ -411,7 +428,9 @@ def install() -> None:
         "squeeze": _only_first(_squeeze), "squeeze.dim": _only_first(_squeeze),
         "squeeze.dims": _only_first(_squeeze),
         "view": _only_first(_sized), "reshape": _only_first(_sized), "expand": _only_first(_sized),
-        "t": _only_first(_t), "contiguous": _only_first(_unary),
+        "t": _only_first(_t), "contiguous": _only_first(_unary), "view_as_real": _only_first(_unary),
+        "view_as_complex": _only_first(_view_as_complex), "as_strided": _only_first(_as_strided),
+        "diagonal": _shift((1, 2)), "unfold": _shift((0,)), "split": _shift((0,)),
         "cat": _cat, "stack": _cat,
         "mm": _matmul, "matmul": _matmul, "bmm": _matmul, "dot": _matmul, "mv": _matmul, "addmm": _addmm,
         "convolution": _only_first(_fold), "max_pool2d_with_indices": _only_first(_fold),

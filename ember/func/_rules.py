@@ -70,6 +70,8 @@ def _stack(ts):
 
 def fallback(level, op, inputs, params, same_randomness=False):
     """Run `op` once per sample and stack the results (torch's BatchedFallback)."""
+    if op.name in _DYNAMIC:
+        raise _dynamic_error(op)
     if _warn_fallback[0]:
         warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
                       f"aten::{op.name}. Please file us an issue on GitHub so that we can prioritize its "
@@ -86,7 +88,20 @@ def fallback(level, op, inputs, params, same_randomness=False):
             set_rng_state(state)
         args = [p.select(0, b) if batched else p for p, batched in seen]
         outs.append(redispatch(op, args, params))
+    first = outs[0]
+    for o in outs[1:]:  # an op whose output shape follows the data (bincount, repeat_interleave)
+        if isinstance(first, Tensor) and isinstance(o, Tensor) and o.shape != first.shape:
+            raise _dynamic_error(op)
     return stack_outputs(level, outs)
+
+
+_DYNAMIC = ("nonzero", "unique", "unique_consecutive")  # refused by torch's vmap whatever the data
+
+
+def _dynamic_error(op):
+    return RuntimeError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+                        f"vmap over aten::{op.name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+                        "if you need this feature.")
 
 
 _INPLACE_ERROR = (

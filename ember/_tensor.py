@@ -65,6 +65,7 @@ class Tensor:
     _acc = None  # weakref to the AccumulateGrad node of a leaf
     _is_inference = False
     _is_param = False
+    _fw_grad = None  # forward AD (F): the tangent at the active dual level (ember.autograd.forward_ad)
 
     def __new__(cls, *args, **kwargs):
         # Legacy constructor: Tensor(2, 3) is uninitialized float32; Tensor([1, 2]) copies data.

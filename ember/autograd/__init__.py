@@ -10,6 +10,7 @@ import weakref
 from .._naming import named
 from .._tensor import Tensor
 from . import anomaly_mode as anomaly_mode
+from . import forward_ad as forward_ad  # forward-mode AD (F)
 from . import function as function
 from . import functional as functional
 from . import grad_mode as grad_mode

@@ -18,6 +18,7 @@ does: the count, None for non-tensor inputs, shapes (broadcastable results are s
 """
 
 import functools
+import threading
 import warnings
 
 from .. import _dtypes
@@ -44,7 +45,7 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
-        """Kept for forward-mode AD, which ember does not have; stored as given."""
+        """Save tensors (or None) for `jvp` (forward-mode AD), where `ctx.saved_tensors` reads them back."""
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *args):
@@ -83,6 +84,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self):
+        if self.__dict__.get("_in_jvp"):  # inside `jvp`: what forward saved with save_for_forward
+            return tuple(self.__dict__.get("saved_for_forward", ()))
         saved = self._saved
         if saved is None:
             if self.__dict__.get("_released"):
@@ -256,7 +259,15 @@ def _apply(cls, args, kwargs):
         _grad_state.enabled = prev
     if prev and any(ctx.needs_input_grad):
         output = _connect(ctx, args, output)
+    _last.ctx = ctx  # for forward-mode AD's call of `jvp` (ember/autograd/_jvp.py, function_apply)
     return output
+
+
+class _Last(threading.local):
+    ctx = None
+
+
+_last = _Last()
 
 
 def _input_meta(a):

@@ -219,9 +219,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 "ember.autograd.functional.jacobian: `create_graph=True` and `strategy=\"forward-mode\"` are "
                 "not supported together (yet). Please either set `create_graph=False` or "
                 "`strategy=\"reverse-mode\"`."))
-        if not vectorize:
-            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                                      "only implemented for `vectorize=True`.")  # sic: torch's text
+        return _jacfwd(func, inputs, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -247,6 +245,58 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             result += (tuple(_rows_to_jacobian(row, out, inp, stack, zeros_like) for row, inp in zip(rows, inputs)),)
         result = _grad_postprocess(result, create_graph)
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+# NOTE [ Forward-mode Jacobian without vmap ]
+# torch computes a forward-mode Jacobian with one vmapped dual evaluation over the standard basis of the
+# inputs, and accepts only `vectorize=True`. ember evaluates the function once per basis vector (a loop
+# over the input elements, each a dual evaluation with a one-hot tangent), which gives the same Jacobian;
+# batching that loop with vmap belongs to ember.func's vmap (engineer V), which can replace the loop here.
+def _jacfwd(func, inputs, strict=False, vectorize=False):
+    from .. import stack, zeros_like
+    from . import forward_ad as fwAD
+
+    if strict:
+        raise RuntimeError(named(
+            "ember.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not supported "
+            "together (yet). Please either set `strict=False` or `strategy=\"reverse-mode\"`."))
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")  # sic: torch's text
+    columns = []  # per input: per basis vector, the tangents of the outputs
+    is_outputs_tuple, primals = False, ()
+    for j, x in enumerate(inputs):
+        cols = []
+        for k in range(x.numel()):
+            with fwAD.dual_level():
+                duals = []
+                for i, inp in enumerate(inputs):
+                    t = zeros_like(inp)
+                    if i == j:
+                        t.view(-1)[k] = 1
+                    duals.append(fwAD.make_dual(inp, t))
+                is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs", "jacobian")
+                unpacked = [fwAD.unpack_dual(o) for o in outs]
+                primals = tuple(p for p, _ in unpacked)
+                cols.append(tuple(zeros_like(p) if t is None else t for p, t in unpacked))
+        columns.append(cols)
+    if not any(columns):  # no input element: one plain evaluation gives the outputs' shapes
+        is_outputs_tuple, primals = _as_tuple(func(*inputs), "outputs", "jacobian")
+    result = []
+    for i, out in enumerate(primals):
+        per_input = []
+        for x, cols in zip(inputs, columns):
+            shape = tuple(out.shape) + tuple(x.shape)
+            if cols:
+                jac = stack([c[i] for c in cols], dim=0)
+                per_input.append(jac.permute(*range(1, jac.ndim), 0).reshape(shape))
+            else:
+                from .. import zeros
+
+                per_input.append(zeros(shape, dtype=out.dtype))
+        result.append(tuple(per_input))
+    return _tuple_postprocess(tuple(result), (is_outputs_tuple, is_inputs_tuple))
 
 
 def _rows_to_jacobian(row, out, inp, stack, zeros_like):

@@ -10,6 +10,10 @@ inputs: float32 differences are too coarse and torch warns about them, as ember 
 `gradgradcheck(fn, inputs, grad_outputs)` runs gradcheck on the function `(inputs, grad_outputs) ->
 autograd.grad(fn(inputs), inputs, grad_outputs, create_graph=True)`, i.e. checks second derivatives.
 
+`check_forward_ad=True` also builds the Jacobian with forward-mode AD (one dual evaluation per input element,
+its tangent a one-hot vector) and compares it with the numerical one; `gradgradcheck(...,
+check_fwd_over_rev=True)` checks forward-over-reverse second derivatives the same way.
+
 `fast_mode=True` is accepted and computes the same full Jacobians (torch's fast mode projects them onto
 random vectors; the verdict is the same, only slower here for large inputs).
 """
@@ -43,7 +47,7 @@ def _diff_outputs(outputs):
     return tuple(o for o in outputs if isinstance(o, Tensor) and o.requires_grad)
 
 
-def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
+def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps, keep=None):
     """Per input in diff_idx: per output, an (input numel, output numel) float64 Jacobian by central differences."""
     jac = []
     for i in diff_idx:
@@ -59,6 +63,8 @@ def _numerical_jacobians(fn, inputs, diff_idx, n_outputs_shapes, eps):
             data[idx] = orig + eps
             plus = _eval(fn, inputs)
             data[idx] = orig
+            if keep is not None:  # only the outputs that require grad are checked
+                plus, minus = [plus[j] for j in keep], [minus[j] for j in keep]
             for j, (p, m) in enumerate(zip(plus, minus)):
                 cols[j][k] = (p.astype(np.float64) - m.astype(np.float64)).reshape(-1) / (2 * eps)
         jac.append(cols)
@@ -135,9 +141,9 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     """Check the gradients of `func` at `inputs` (tensors requiring grad, best in float64) against finite
     differences; True if they match, else GradcheckError (or False with raise_exception=False). Complex
     inputs and outputs are checked as pairs of reals (NOTE [ Complex gradcheck ])."""
-    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
-        raise RuntimeError("ember has no forward-mode AD or vmap: check_forward_ad, check_batched_grad and "
-                           "check_batched_forward_grad must be False")
+    if check_batched_grad or check_batched_forward_grad:
+        raise RuntimeError("ember's gradcheck has no vmap: check_batched_grad and check_batched_forward_grad "
+                           "must be False")
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
@@ -152,11 +158,17 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     if any(inputs[i].is_complex() for i in diff_idx) or any(o.is_complex() for o in outputs):
         func, inputs = _as_real_function(func, inputs, diff_idx)  # NOTE [ Complex gradcheck ]
         outputs = _diff_outputs(_as_tuple(func(*inputs)))
-    if not check_backward_ad:
-        return True
     if not outputs:
         return _check_no_diff_outputs(func, inputs, diff_idx, eps, raise_exception)
-    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps)
+    floats = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and (o.is_floating_point() or
+                                                                                o.is_complex())]
+    keep = [j for j, o in enumerate(floats) if o.requires_grad]
+    numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps, keep)
+    if check_forward_ad and not _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol,
+                                                  raise_exception, keep):
+        return False
+    if not check_backward_ad:
+        return True
     analytical, reentrant, sizes_ok, types_ok = _analytical_jacobians(outputs, inputs, diff_idx, nondet_tol)
     if check_grad_dtypes and not types_ok:
         return _fail("Gradient has dtype mismatch", raise_exception)
@@ -177,6 +189,47 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
         return False
     if check_undefined_grad:
         return _check_undefined_grad(func, inputs, diff_idx, raise_exception)
+    return True
+
+
+def _forward_jacobians(func, inputs, diff_idx, keep):
+    """Per input in diff_idx: per output, the (input numel, output numel) Jacobian from forward-mode AD, one
+    dual evaluation per input element with a one-hot tangent."""
+    from .. import zeros_like
+    from . import forward_ad as fwAD
+
+    jac = []
+    for i in diff_idx:
+        x = inputs[i]
+        cols = None
+        for k in range(x.numel()):
+            with fwAD.dual_level():
+                t = zeros_like(x).reshape(-1)
+                t[k] = 1
+                args = list(inputs)
+                args[i] = fwAD.make_dual(x, t.reshape(x.shape))
+                outs = [o for o in _as_tuple(func(*args))
+                        if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+                outs = [outs[j] for j in keep]
+                if cols is None:
+                    cols = [np.zeros((x.numel(), o.numel()), np.float64) for o in outs]
+                for j, o in enumerate(outs):
+                    tangent = fwAD.unpack_dual(o).tangent
+                    if tangent is not None:
+                        cols[j][k] = tangent.detach().to(float64).numpy().reshape(-1)
+        jac.append(cols or [])
+    return jac
+
+
+def _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol, raise_exception, keep):
+    forward = _forward_jacobians(func, inputs, diff_idx, keep)
+    for a_i, (num_in, fw_in) in enumerate(zip(numerical, forward)):
+        for o_i, (n, a) in enumerate(zip(num_in, fw_in)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                dt = inputs[diff_idx[a_i]].dtype
+                return _fail(f"Jacobian computed with forward mode mismatch for output {o_i:d} with respect to "
+                             f"input {diff_idx[a_i]:d},\nnumerical:{from_numpy(n).to(dt)}\n"
+                             f"analytical:{from_numpy(a).to(dt)}\n", raise_exception)
     return True
 
 
@@ -259,6 +312,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev,
                      check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
                      fast_mode=fast_mode)

@@ -240,6 +240,10 @@ class SavedTensor:
     def _as_output(self, t, node, output_nr):
         out = _wrap(t._data)
         out._vc, out._base = t._vc, t._base
+        if t._fw_grad is not None:  # the output's tangent, for forward-over-reverse (forward_ad.save_tangent)
+            from .forward_ad import set_tangent
+
+            set_tangent(out, t._fw_grad)
         d = t.dtype
         if d.is_floating_point or d.is_complex:  # an integer output (indices) never had a grad_fn
             out._grad_fn, out._requires_grad, out._output_nr = node, True, output_nr
@@ -270,6 +274,22 @@ class SavedOutput:
 
     def release(self):
         self.data = None
+
+
+class SavedDualOutput(SavedOutput):
+    """A SavedOutput whose output has a tangent at the active dual level (forward-over-reverse: the backward
+    formula's ops then see it, as torch's SavedVariable keeps the forward grad). `dual` holds the tangent on
+    a tensor the level clears on exit."""
+
+    __slots__ = ("dual",)
+
+    def unpack(self, node, output_nr=0):
+        out = SavedOutput.unpack(self, node, output_nr)
+        if self.dual._fw_grad is not None:
+            from .forward_ad import set_tangent
+
+            set_tangent(out, self.dual._fw_grad)
+        return out
 
 
 _INFERENCE_SAVED = (

@@ -1,0 +1,294 @@
+"""The JVP rules of forward-mode AD: how each op maps its inputs' tangents to its outputs' tangents.
+
+A rule is `rule(inputs, params, out, tangents) -> tangent (or a tuple, one per output)`, where `tangents`
+has one entry per input (None for an input without tangent). It lives in the op's `jvp` slot in the registry
+(`OpDef.jvp`, declared beside the op's derivative with `@op.jvp_`); an op that declares none gets one derived
+from what its declaration already says (NOTE [ JVP rules from one declaration ]). Rules are written in ember
+ops and run below the forward-AD mode, so autograd records them (reverse-over-forward works).
+"""
+
+from __future__ import annotations
+
+from .._dispatch import redispatch, registry
+from .._grad_state import state as _grad_state
+from .._tensor import Tensor
+from . import graph as _graph
+
+__all__ = ["jvp", "linear", "multilinear", "pointwise", "generic", "rule_of"]
+
+# NOTE [ JVP rules from one declaration ]
+# Every differentiable op gets an exact JVP rule without being declared twice:
+# - an op that is linear in its tensor inputs jointly (add, views, cat, sum, indexing by index tensors, the
+#   FFTs) is its own JVP: the op applied to the tangents (`linear`; inputs without tangent become zeros,
+#   Python numbers 0, index and mask tensors stay as they are);
+# - an op that is multilinear (mul, mm, matmul, einsum, ...) sums the op with each input in turn replaced by
+#   its tangent (`multilinear`); the affine ones (addmm: beta * self + alpha * m1 @ m2) take their additive
+#   input in the first term only (`affine_multilinear`);
+# - a pointwise op on real numbers: its derivative formula is the elementwise product of the incoming
+#   gradient with the partial derivative, so the formula called with the tangent (broadcast to the output)
+#   in place of the gradient is the JVP term of that input (`pointwise`);
+# - every other op (and pointwise ops on complex numbers, whose formulas are conjugate-Wirtinger ones):
+#   the double-vjp rule (`generic`). The VJP g(u) = J^T u is linear in u and written in ember ops, so the
+#   VJP of g at any u with cotangent t is (J^T)^T t = J t, exact (no finite differences), and right for
+#   complex numbers too (the adjoint of torch's conjugate VJP is the real-linear pushforward). It costs two
+#   backward formulas, so hot ops (softmax, log_softmax, convolution, layer_norm) declare explicit rules.
+# The derived rule is cached in the op's `jvp` slot on first use.
+
+
+def jvp(op, inputs, params, out, tangents):
+    """The tangents of `op`'s outputs `out`, given its inputs' `tangents`."""
+    rule = op.jvp
+    if rule is None:
+        rule = op.jvp = rule_of(op)
+    return rule(inputs, params, out, tangents)
+
+
+_LINEAR = frozenset((
+    "add", "sub", "rsub", "neg", "conj", "conj_physical", "clone", "to", "where", "tril", "triu", "complex",
+    "reshape", "sum_to_size", "cat", "stack", "contiguous", "repeat", "flip", "roll", "rot90", "diag_embed",
+    "trace", "block_diag", "index", "index_put_zeros", "index_select", "gather", "scatter_zeros", "take",
+    "put_zeros", "masked_select", "index_put", "index_add", "index_copy", "scatter_add", "sum",
+    "sum.dim_IntList", "mean", "cumsum", "_fft_c2c", "_fft_r2c", "_fft_c2r", "avg_pool2d", "avg_pool3d",
+    "avg_pool2d_backward", "avg_pool3d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
+    "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward", "embedding_dense_backward", "scatter",
+    "embedding",  # (its backward leaves padding_idx's row without gradient; the function itself reads it)
+))
+_MULTILINEAR = frozenset(("mul", "mm", "bmm", "mv", "dot", "vdot", "matmul", "einsum", "linalg_cross",
+                          "convolution_backward_input", "convolution_backward_weight"))
+_AFFINE_MULTILINEAR = frozenset(("addmm", "addmv", "baddbmm", "addbmm", "addcmul"))
+
+
+def rule_of(op):
+    """The rule an op without a declared one gets (NOTE [ JVP rules from one declaration ])."""
+    q = op.qualname
+    if q.startswith("normal."):
+        return _zeros_of_tangent(q == "normal.Tensor_Tensor")
+    if op.kind == "view" or q in _LINEAR:
+        return linear(op)
+    if q in _MULTILINEAR:
+        return multilinear(op)
+    if q in _AFFINE_MULTILINEAR:
+        return affine_multilinear(op)
+    if op.kind == "pointwise" and op.derivative is not None:
+        return pointwise(op)
+    return generic(op)
+
+
+def _zeros_like(x):
+    import ember
+
+    return ember.zeros_like(x)
+
+
+def _zero_number(x):
+    return type(x)(0) if isinstance(x, (int, float, complex)) and not isinstance(x, bool) else x
+
+
+def _floaty(t):
+    return isinstance(t, Tensor) and (t.is_floating_point() or t.is_complex())
+
+
+def linear(op):
+    """The op itself on the tangents: for ops linear in their tensor inputs jointly."""
+    keep_ints = bool(op.tags & {"index", "mask"})
+
+    def rule(inputs, params, out, tangents):
+        args = []
+        for x, t in zip(inputs, tangents):
+            if t is not None:
+                args.append(t)
+            elif isinstance(x, Tensor):
+                args.append(x if keep_ints and not _floaty(x) else _zeros_like(x))
+            else:
+                args.append(_zero_number(x))
+        return redispatch(op, args, params)
+    return rule
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) is tuple:
+        return tuple(_add(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+def multilinear(op):
+    """The sum over inputs with a tangent of the op with that input replaced by its tangent."""
+    def rule(inputs, params, out, tangents):
+        res = None
+        for i, t in enumerate(tangents):
+            if t is not None:
+                args = list(inputs)
+                args[i] = t
+                res = _add(res, redispatch(op, args, params))
+        return res
+    return rule
+
+
+def affine_multilinear(op):
+    """For `beta * x0 + alpha * f(x1, x2, ...)` with f multilinear (addmm, addcmul): the first term takes
+    the tangents of x0 and x1 (zeros for missing ones), each further term x0 = 0 and one tangent."""
+    def rule(inputs, params, out, tangents):
+        res = None
+        if tangents[0] is not None or tangents[1] is not None:
+            args = list(inputs)
+            for i in (0, 1):
+                args[i] = tangents[i] if tangents[i] is not None else _zeros_like(inputs[i])
+            res = redispatch(op, args, params)
+        for i in range(2, len(inputs)):
+            if tangents[i] is not None:
+                args = list(inputs)
+                args[0], args[i] = _zeros_like(inputs[0]), tangents[i]
+                res = _add(res, redispatch(op, args, params))
+        return res
+    return rule
+
+
+def _complex(inputs, out):
+    for x in (out,) + tuple(inputs):
+        if isinstance(x, Tensor) and x.is_complex() or isinstance(x, complex):
+            return True
+    return False
+
+
+def pointwise(op):
+    """For pointwise ops on real numbers: the derivative formula called with each tangent as the gradient
+    (see NOTE [ JVP rules from one declaration ]); complex calls take the generic rule."""
+    fallback = generic(op)
+
+    def rule(inputs, params, out, tangents):
+        if type(out) is not Tensor or _complex(inputs, out):
+            return fallback(inputs, params, out, tangents)
+        kw = {"out": out} if op.save_output else {}
+        shape = out.shape
+        res = None
+        prev = _graph._mask.value
+        try:
+            for i, t in enumerate(tangents):
+                if t is None:
+                    continue
+                if t.shape != shape:
+                    t = t.expand(shape)
+                _graph._mask.value = tuple(True if j == i else None for j in range(len(inputs)))
+                r = op.derivative(t, *inputs, *params, **kw)
+                r = r[i] if type(r) in (tuple, list) else r
+                if r is not None and r.shape != shape:  # the formula reduced the gradient itself (fill_
+                    _graph._mask.value = prev  # of a tensor value): not elementwise, take the generic rule
+                    return fallback(inputs, params, out, tangents)
+                if r is not None:
+                    res = r if res is None else res + r
+        finally:
+            _graph._mask.value = prev
+        if res is None:
+            return None
+        if res.shape != shape:
+            res = res.expand(shape)
+        return res.to(out.dtype) if res.dtype != out.dtype else res
+    return rule
+
+
+def generic(op):
+    """The double-vjp rule: J t as the VJP, with cotangent t, of u -> VJP(u) (exact; see NOTE [ JVP rules
+    from one declaration ])."""
+    def rule(inputs, params, out, tangents):
+        import ember
+
+        single = type(out) is not tuple and type(out) is not list
+        outs = (out,) if single else tuple(out)
+        create = _grad_state.enabled and any(
+            isinstance(x, Tensor) and x.requires_grad for x in tuple(inputs) + tuple(tangents))
+        prev_enabled, prev_mask = _grad_state.enabled, _graph._mask.value
+        _grad_state.enabled = True
+        try:
+            us = [_zeros_like(o).requires_grad_() if _floaty(o) else
+                  (_zeros_like(o) if isinstance(o, Tensor) else None) for o in outs]
+            d = op.derivative
+            if any(isinstance(o, Tensor) and o.is_complex() for o in outs) and "not_holomorphic" not in op.tags:
+                d = _graph._conjugated(op).derivative
+            _graph._mask.value = tuple(True if t is not None else None for t in tangents)
+            kw = {"out": out} if op.save_output else {}
+            res = d(us[0] if single else tuple(us), *inputs, *params, **kw)
+            res = res if type(res) in (tuple, list) else (res,)
+            ys, ts = [], []
+            for i, t in enumerate(tangents):
+                if t is None or i >= len(res) or res[i] is None or not res[i].requires_grad:
+                    continue
+                x = inputs[i]
+                g = _graph.fit_grads((res[i],), ((tuple(x.shape), x._data.dtype),))[0]
+                ys.append(g)
+                ts.append(t.to(g.dtype) if t.dtype != g.dtype else t)
+            wrt = [u for u in us if u is not None and u.requires_grad]
+            got = ember.autograd.grad(ys, wrt, grad_outputs=ts, allow_unused=True, create_graph=create) \
+                if ys else [None] * len(wrt)
+        finally:
+            _grad_state.enabled, _graph._mask.value = prev_enabled, prev_mask
+        it = iter(got)
+        res = []
+        for o, u in zip(outs, us):
+            if u is not None and u.requires_grad:
+                g = next(it)
+                res.append(_zeros_like(o) if g is None else g)
+            else:
+                res.append(None)
+        return res[0] if single else tuple(res)
+    return rule
+
+
+def _zeros_of_tangent(first_only):
+    """torch's JVP of the normal samplers: zeros shaped like the mean's tangent (the first input's), or
+    like the only tensor's; no tangent when only the std of `normal(Tensor, Tensor)` has one."""
+    def rule(inputs, params, out, tangents):
+        for t in tangents[:1] if first_only else tangents:
+            if t is not None:
+                return _zeros_like(t)
+        return None
+    return rule
+
+
+def declare(qualname, rule):
+    """Give op `qualname` the JVP rule `rule` (for rules written apart from the op's file)."""
+    registry[qualname].jvp = rule
+
+
+def function_apply(mode, op, inputs, params, tangents):
+    """A custom `autograd.Function` under forward AD, as torch runs it: `forward` sees no tangents (the mode
+    passes its ops through), then `jvp(ctx, *tangents)` gives the outputs' tangents; a tensor argument
+    without tangent gets zeros, any other argument None. A Function without `jvp` raises torch's error."""
+    from . import function as _function
+
+    mode.hidden = True
+    try:
+        out = redispatch(op, inputs, params)
+    finally:
+        mode.hidden = False
+    if tangents is None:
+        return out
+    ctx = _function._last.ctx
+    cls, template, kwargs = params
+    per_tensor = [t if t is not None else (_zeros_like(x) if _floaty(x) else None)
+                  for x, t in zip(inputs, tangents)]
+    if template is None:
+        args = per_tensor
+    else:
+        it = iter(per_tensor)
+        args = [next(it) if a is _function._TENSOR else None for a in template]
+    ctx._in_jvp = True
+    try:
+        res = cls.jvp(ctx, *args)
+    finally:
+        ctx._in_jvp = False
+    single = not isinstance(out, (tuple, list))
+    outs = (out,) if single else tuple(out)
+    res = res if isinstance(res, (tuple, list)) else (res,)
+    if len(res) != len(outs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} "
+                           f"but got {len(res)})")
+    from .forward_ad import set_tangent
+
+    for o, t in zip(outs, res):
+        if _floaty(o) and isinstance(t, Tensor):
+            set_tangent(o, t)
+    return out

@@ -19,7 +19,8 @@ from ._rules import install
 
 Tensor = _tensor.Tensor
 
-__all__ = ["vmap", "grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call",
+__all__ = ["vmap", "grad", "grad_and_value", "vjp", "jacrev", "jvp", "linearize", "jacfwd", "hessian",
+           "functional_call",
            "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
@@ -242,6 +243,9 @@ def _lift(flat, levels):
         if p.requires_grad:
             tracked = True
             leaf = p.view_as(p)
+        elif p._fw_grad is not None:  # a dual tensor: its tangent goes on (forward over reverse)
+            tracked = True
+            leaf = p.view_as(p).requires_grad_()
         else:
             leaf = p.detach().requires_grad_()
         leaves.append(leaf)
@@ -456,11 +460,174 @@ def _jacobian_rows(vjp_fn, flat_out, out_spec, chunk_size):
     return list(rows) if isinstance(rows, tuple) else [rows]
 
 
+# ---- forward mode (on ember.autograd.forward_ad's dual tensors) ------------------------------------------------
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+def _tensors_only(flat, argname):
+    if len(flat) == 0:
+        raise RuntimeError(f"{_JVP}: Expected {argname} to contain at least one Tensor.")
+    for t in flat:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"{_JVP}: Expected {argname} to only contain Tensors, got {type(t)}")
+
+
+# NOTE [ Forward AD under vmap ]
+# ember's forward AD is one mode (ember.autograd.forward_ad). jvp puts it *below* every vmap level alive for
+# as long as it runs, and makes and reads its dual tensors on physical tensors: the forward mode then sees
+# the physical ops the batching rules call, which are also the ops autograd records, so a reverse transform
+# inside (jacfwd(jacrev(f)), hessian, under vmap or not) differentiates ops that carry tangents, and its
+# backward ops, run under the same stack, compute theirs (forward over reverse). Outside, it goes back on top,
+# where forward_ad pops it.
+class _below_vmap:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        from .._dispatch import _local
+
+        above = _local.above
+        first = next((i for i, m in enumerate(above) if isinstance(m, VmapLevel)), None)
+        self.moved = first is not None and above and above[-1] is self.mode
+        if self.moved:
+            above.pop()
+            above.insert(first, self.mode)
+
+    def __exit__(self, *exc):
+        from .._dispatch import _local
+
+        if self.moved:
+            _local.above.remove(self.mode)
+            _local.above.append(self.mode)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """`(func(*primals), J @ tangents)` (and aux with `has_aux`): the Jacobian-vector product in forward mode,
+    with the primals made dual tensors carrying `tangents` (ember.autograd.forward_ad)."""
+    from ..autograd import forward_ad as fwAD
+    from .._ops.creation import zeros_like
+
+    install()
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python structure. For example, "
+                           f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
+                           f"{p_spec} and tangents with structure {t_spec}")
+    _tensors_only(flat_p, "primals")
+    _tensors_only(flat_t, "tangents")
+    levels = active_levels()
+    needs = _depth.n > 0 or any(p.requires_grad for p in flat_p)
+    with fwAD.dual_level(), _below_vmap(fwAD._level.mode):
+        # dual tensors made and read at the physical level (NOTE [ Forward AD under vmap ])
+        # (contiguous: a primal expanded over a batch would give make_dual's tangent copy one shared row)
+        duals = [_from_phys(fwAD.make_dual(_to_phys(p, levels).contiguous(), _to_phys(t, levels)), levels)
+                 for p, t in zip(flat_p, flat_t)]
+        out = _run(func, tree_unflatten(duals, p_spec), {})
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: (output, aux) if has_aux is "
+                                   "True")
+            out, aux = out
+        flat_out, out_spec = tree_flatten(out)
+        if (len(flat_out) == 1 and flat_out[0] is None) or len(flat_out) < 1:
+            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = "
+                               f"{flat_out})")
+        prims, tans = [], []
+        for o in flat_out:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"{_JVP}: expected f(*args) to return only tensors, got unsupported type "
+                                   f"{type(o)}")
+            primal, tangent = fwAD.unpack_dual(_to_phys(o, levels))
+            if tangent is None:
+                if strict:
+                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of "
+                                       "the inputs. This is not allowed with strict=True.")
+                tangent = zeros_like(primal)
+            if not needs:
+                primal, tangent = primal.detach(), tangent.detach()
+            prims.append(_from_phys(primal, levels))
+            tans.append(_from_phys(tangent, levels))
+    res = (tree_unflatten(prims, out_spec), tree_unflatten(tans, out_spec))
+    return res + (aux,) if has_aux else res
+
+
+def linearize(func, *primals):
+    """`(func(*primals), jvp_fn)`: `jvp_fn(*tangents)` is the Jacobian-vector product at `primals` (each call
+    one forward-mode evaluation; torch traces the linearized function once instead, with the same values)."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents):
+        return jvp(func, primals, tangents)[1]
+    return out, jvp_fn
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of `func` with respect to its inputs at `argnums`, by forward mode: vmap of a jvp over the
+    standard basis of the inputs."""
+    install()
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from .._ops.creation import eye
+
+        nums = _check_argnums(argnums, args)
+        diff = tuple(args[n] for n in nums) if isinstance(nums, tuple) else (args[nums],)
+        flat_in, in_spec = tree_flatten(diff)
+        sizes = [x.numel() for x in flat_in]
+        total = sum(sizes)
+        basis = eye(total, dtype=flat_in[0].dtype)
+        cols, start = [], 0
+        for x, n in zip(flat_in, sizes):
+            cols.append(basis.narrow(1, start, n).reshape((total,) + tuple(x.shape)).to(x.dtype))
+            start += n
+
+        def f(*d):
+            call = list(args)
+            if isinstance(nums, tuple):
+                for n, v in zip(nums, d):
+                    call[n] = v
+            else:
+                call[nums] = d[0]
+            return func(*call, **kwargs)
+
+        def push(*tangents):
+            res = jvp(f, diff, tree_unflatten(list(tangents), in_spec), has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+
+        pushed = vmap(push, randomness=randomness)(*cols)
+        jvp_out, aux = (pushed if has_aux else (pushed, None))
+        flat_out, out_spec = tree_flatten(jvp_out)
+        per_out = []
+        for o in flat_out:  # (total, *out shape) -> per input (*out shape, *input shape)
+            nd_out = o.dim() - 1
+            per_in, start = [], 0
+            for x, n in zip(flat_in, sizes):
+                part = o.narrow(0, start, n).reshape(tuple(x.shape) + tuple(o.shape[1:]))
+                part = part.permute(*range(x.dim(), x.dim() + nd_out), *range(x.dim()))
+                per_in.append(part)
+                start += n
+            per_out.append(tuple(per_in) if isinstance(nums, tuple) else per_in[0])
+        jac = tree_unflatten(per_out, out_spec)
+        if has_aux:
+            flat_aux, aux_spec = tree_flatten(aux)
+            aux = tree_unflatten([a[0] if isinstance(a, Tensor) else a for a in flat_aux], aux_spec)
+            return jac, aux
+        return jac
+    return wrapper
+
+
 def hessian(func, argnums=0):
-    """The Hessian of scalar-valued `func` with respect to its inputs at `argnums`: the Jacobian of its
-    gradient (torch takes that Jacobian in forward mode, jacfwd; ember by reverse mode over reverse mode,
-    which gives the same matrix)."""
-    return jacrev(jacrev(func, argnums), argnums)
+    """The Hessian of scalar-valued `func` with respect to its inputs at `argnums`: forward mode over reverse
+    mode, jacfwd(jacrev(func)), as torch's."""
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
 # ---- modules -------------------------------------------------------------------------------------------------

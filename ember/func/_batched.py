@@ -51,11 +51,15 @@ def active_levels() -> list:
     return list(_levels.stack)
 
 
-_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
-         "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
-         "somewhere inside PyTorch internals, please file a bug report.")
-_CONTROL = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We "
-            "don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
+_ITEM = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
+    "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
+    "somewhere inside PyTorch internals, please file a bug report."
+)
+_CONTROL = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We "
+    "don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
+)
 
 
 def _contiguous_strides(shape, itemsize):
@@ -135,7 +139,7 @@ class BatchedTensor(Tensor):
 def _make(value: Tensor, bdim: int, level: int) -> BatchedTensor:
     """A BatchedTensor of `level` over physical `value`, whose dim `bdim` is the batch."""
     shape = value.shape
-    logical = tuple(shape[:bdim]) + tuple(shape[bdim + 1:])
+    logical = tuple(shape[:bdim]) + tuple(shape[bdim + 1 :])
     t = _new(BatchedTensor)
     dt = value._data.dtype
     t._data = MetaArray(logical, dt, _contiguous_strides(logical, dt.itemsize))
@@ -184,8 +188,10 @@ def cover(x, level: "VmapLevel", dim: int = 0):
 
 # ---- the level ---------------------------------------------------------------------------------------------
 
-_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' "
-                 "or 'different' randomness flags on vmap or perform the randomness operation out of vmap")
+_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' "
+    "or 'different' randomness flags on vmap or perform the randomness operation out of vmap"
+)
 
 
 class VmapLevel(Mode):
@@ -230,7 +236,8 @@ class VmapLevel(Mode):
 
         lvl = self.lvl
         if not any(type(t) is BatchedTensor and t._level == lvl for t in inputs) and not (
-                "nondeterministic_seeded" in op.tags and self.randomness == "different"):
+            "nondeterministic_seeded" in op.tags and self.randomness == "different"
+        ):
             return redispatch_inplace(op, self_, inputs, params)
         return _rules.inplace(self, op, self_, inputs, params)
 

@@ -10,7 +10,7 @@ them into the registry once, when `ember.func` is first imported.
 
 Every other op takes `fallback`: a loop over the batch that runs the op on each sample and stacks the
 results, as torch's BatchedFallback does (and, like it, warns of the performance drop only when
-`_set_vmap_fallback_warning_enabled(True)` was called).
+`_set_vmap_fallback_warning_enabled(False)` was not called).
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ from ._batched import BatchedTensor, _make, level_of
 
 __all__ = ["install", "fallback", "inplace", "stack_outputs"]
 
-_warn_fallback = [False]
+_warn_fallback = [True]  # torch warns by default too
 
 
 def set_fallback_warning_enabled(enabled: bool) -> None:
-    """torch._C._functorch._set_vmap_fallback_warning_enabled: warn when an op runs by the looping fallback."""
+    """torch._C._functorch._set_vmap_fallback_warning_enabled: warn when an op runs by the looping
+    fallback (on by default, as in torch)."""
     _warn_fallback[0] = bool(enabled)
 
 
@@ -49,7 +50,7 @@ def _dim(d, ndim):
     return d % n
 
 
-# ---- the looping fallback ------------------------------------------------------------------------------------
+# ---- the looping fallback ----------------------------------------------------------------------------------
 
 
 def stack_outputs(level, outs):
@@ -73,14 +74,19 @@ def fallback(level, op, inputs, params, same_randomness=False):
     if op.name in _DYNAMIC:
         raise _dynamic_error(op)
     if _warn_fallback[0]:
-        warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
-                      f"aten::{op.name}. Please file us an issue on GitHub so that we can prioritize its "
-                      "implementation.", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"There is a performance drop because we have not yet implemented the batching rule for "
+            f"aten::{op.name}. Please file us an issue on GitHub so that we can prioritize its "
+            "implementation.",
+            UserWarning,
+            stacklevel=2,
+        )
     lvl = level.lvl
     seen = [level_of(t, lvl) for t in inputs]
     state = None
     if same_randomness:
         from ..random import get_rng_state, set_rng_state
+
         state = get_rng_state()
     outs = []
     for b in range(level.batch_size):
@@ -99,9 +105,11 @@ _DYNAMIC = ("nonzero", "unique", "unique_consecutive")  # refused by torch's vma
 
 
 def _dynamic_error(op):
-    return RuntimeError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
-                        f"vmap over aten::{op.name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
-                        "if you need this feature.")
+    return RuntimeError(
+        f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+        f"vmap over aten::{op.name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+        "if you need this feature."
+    )
 
 
 _INPLACE_ERROR = (
@@ -109,11 +117,13 @@ _INPLACE_ERROR = (
     "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
     "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
     "arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report "
-    "instead.")
+    "instead."
+)
 
 
 def inplace(level, op, self_, inputs, params):
-    """`self_.op_(...)` inside vmap: the op out of place (by its rule), written into self's physical tensor."""
+    """`self_.op_(...)` inside vmap: the op out of place (by its rule), written into self's physical
+    tensor."""
     if not (type(self_) is BatchedTensor and self_._level == level.lvl):
         raise RuntimeError(_INPLACE_ERROR)
     out = level.dispatch(op, inputs, params)
@@ -127,7 +137,7 @@ def inplace(level, op, self_, inputs, params):
     return self_
 
 
-# ---- pointwise -----------------------------------------------------------------------------------------------
+# ---- pointwise ---------------------------------------------------------------------------------------------
 
 
 def _pad(p, k):
@@ -148,7 +158,9 @@ def pointwise_phys(level, op, inputs, params):
             nd = max(nd, t._data.ndim)
             dtypes.add(t._data.dtype)
     cast = None
-    if op.promote is not None and len(dtypes) > 1:  # (the samples' promotion: BatchedTensors as their payloads)
+    if (
+        op.promote is not None and len(dtypes) > 1
+    ):  # (the samples' promotion: BatchedTensors as their payloads)
         cast = _dtypes.result_dtype([_wrap_meta(t._data) if type(t) is BatchedTensor else t for t in inputs])
     args = []
     for t in inputs:
@@ -167,22 +179,26 @@ def pointwise(level, op, inputs, params):
     return _wrap(pointwise_phys(level, op, inputs, params), level)
 
 
-# ---- reductions, softmaxes: dims shifted past the batch ---------------------------------------------------------
+# ---- reductions, softmaxes: dims shifted past the batch ----------------------------------------------------
 
 
 def _only_first(rule):
     """`rule` for ops whose first input alone is batched; anything else takes the fallback."""
+
     def checked(level, op, inputs, params):
         lvl = level.lvl
         if any(type(t) is BatchedTensor and t._level == lvl for t in inputs[1:]) or not (
-                type(inputs[0]) is BatchedTensor and inputs[0]._level == lvl):
+            type(inputs[0]) is BatchedTensor and inputs[0]._level == lvl
+        ):
             return fallback(level, op, inputs, params)
         return rule(level, op, inputs, params)
+
     return checked
 
 
 def _reduce(dims_at, keepdim_at=None):
     """A reduction whose param `dims_at` is an int, a list of ints, or None / () for all dims."""
+
     def rule(level, op, inputs, params):
         x = inputs[0]
         nd = x._data.ndim
@@ -208,6 +224,7 @@ def _reduce(dims_at, keepdim_at=None):
         else:
             params[dims_at] = type(dims)(_dim(d, nd) + 1 for d in dims)
         return _wrap(redispatch(op, [p] + list(inputs[1:]), params), level)
+
     return _only_first(rule)
 
 
@@ -226,11 +243,12 @@ def _softmax(level, op, inputs, params):
     return _wrap(redispatch(op, [p], params), level)
 
 
-# ---- views and shape ops -----------------------------------------------------------------------------------------
+# ---- views and shape ops -----------------------------------------------------------------------------------
 
 
 def _shift(positions):
     """A view whose params at `positions` are dims of the sample (ints, or a list of them)."""
+
     def rule(level, op, inputs, params):
         x = inputs[0]
         nd = x._data.ndim + (1 if op.name == "unsqueeze" else 0)
@@ -246,6 +264,7 @@ def _shift(positions):
             elif d is not None:
                 params[i] = type(d)(_dim(e, nd) + 1 for e in d)
         return _wrap(redispatch(op, [p], params), level)
+
     return _only_first(rule)
 
 
@@ -300,8 +319,10 @@ def _as_strided(level, op, inputs, params):
     p, _ = level_of(inputs[0], level.lvl)
     size, stride, offset = params
     offset = p.storage_offset() if offset is None else offset
-    return _wrap(redispatch(op, [p], [(level.batch_size,) + tuple(size), (p.stride(0),) + tuple(stride),
-                                      offset]), level)
+    return _wrap(
+        redispatch(op, [p], [(level.batch_size,) + tuple(size), (p.stride(0),) + tuple(stride), offset]),
+        level,
+    )
 
 
 def _unary(level, op, inputs, params):
@@ -325,7 +346,7 @@ def _cat(level, op, inputs, params):
     return _wrap(redispatch(op, args, params), level)
 
 
-# ---- matmul family ------------------------------------------------------------------------------------------
+# ---- matmul family -----------------------------------------------------------------------------------------
 
 
 def matmul_phys(level, a, b):
@@ -368,7 +389,7 @@ def _addmm(level, op, inputs, params):
     return pointwise(level, registry["add"], [c, mm], [])
 
 
-# ---- nn primitives: the batch folded into N ----------------------------------------------------------------------
+# ---- nn primitives: the batch folded into N ----------------------------------------------------------------
 
 
 def _fold(level, op, inputs, params):
@@ -418,7 +439,7 @@ def _nll_loss(level, op, inputs, params):
     return _make(out, 0, lvl)
 
 
-# ---- the table -------------------------------------------------------------------------------------------------
+# ---- the table ---------------------------------------------------------------------------------------------
 
 _installed = [False]
 
@@ -433,24 +454,55 @@ def install() -> None:
             op.batch = pointwise
     _DIM_FORM.update({"sum": registry["sum.dim_IntList"], "mean": registry["mean.dim"]})
     table = {
-        "sum": _reduce(None), "mean": _reduce(None),
-        "sum.dim_IntList": _reduce(0, 1), "mean.dim": _reduce(0, 1), "amax": _reduce(0, 1),
-        "amin": _reduce(0, 1), "logsumexp": _reduce(0, 1), "var": _reduce(0, 2), "std": _reduce(0, 2),
-        "max.dim": _reduce(0, 1), "min.dim": _reduce(0, 1), "argmax": _reduce(0, 1), "argmin": _reduce(0, 1),
-        "softmax": _only_first(_softmax), "log_softmax": _only_first(_softmax),
-        "transpose": _shift((0, 1)), "permute": _shift((0,)), "unsqueeze": _shift((0,)),
-        "select": _shift((0,)), "slice": _shift((0,)), "unbind": _shift((0,)),
-        "squeeze": _only_first(_squeeze), "squeeze.dim": _only_first(_squeeze),
+        "sum": _reduce(None),
+        "mean": _reduce(None),
+        "sum.dim_IntList": _reduce(0, 1),
+        "mean.dim": _reduce(0, 1),
+        "amax": _reduce(0, 1),
+        "amin": _reduce(0, 1),
+        "logsumexp": _reduce(0, 1),
+        "var": _reduce(0, 2),
+        "std": _reduce(0, 2),
+        "max.dim": _reduce(0, 1),
+        "min.dim": _reduce(0, 1),
+        "argmax": _reduce(0, 1),
+        "argmin": _reduce(0, 1),
+        "softmax": _only_first(_softmax),
+        "log_softmax": _only_first(_softmax),
+        "transpose": _shift((0, 1)),
+        "permute": _shift((0,)),
+        "unsqueeze": _shift((0,)),
+        "select": _shift((0,)),
+        "slice": _shift((0,)),
+        "unbind": _shift((0,)),
+        "squeeze": _only_first(_squeeze),
+        "squeeze.dim": _only_first(_squeeze),
         "squeeze.dims": _only_first(_squeeze),
-        "view": _only_first(_sized), "reshape": _only_first(_sized), "expand": _only_first(_sized),
-        "t": _only_first(_t), "contiguous": _only_first(_unary), "view_as_real": _only_first(_unary),
-        "view_as_complex": _only_first(_view_as_complex), "as_strided": _only_first(_as_strided),
-        "diagonal": _shift((1, 2)), "unfold": _shift((0,)), "split": _shift((0,)),
-        "cat": _cat, "stack": _cat,
-        "mm": _matmul, "matmul": _matmul, "bmm": _matmul, "dot": _matmul, "mv": _matmul, "addmm": _addmm,
-        "convolution": _only_first(_fold), "max_pool2d_with_indices": _only_first(_fold),
-        "max_pool3d_with_indices": _only_first(_fold), "avg_pool2d": _only_first(_fold),
-        "avg_pool3d": _only_first(_fold), "_adaptive_avg_pool2d": _only_first(_fold),
+        "view": _only_first(_sized),
+        "reshape": _only_first(_sized),
+        "expand": _only_first(_sized),
+        "t": _only_first(_t),
+        "contiguous": _only_first(_unary),
+        "view_as_real": _only_first(_unary),
+        "view_as_complex": _only_first(_view_as_complex),
+        "as_strided": _only_first(_as_strided),
+        "diagonal": _shift((1, 2)),
+        "unfold": _shift((0,)),
+        "split": _shift((0,)),
+        "cat": _cat,
+        "stack": _cat,
+        "mm": _matmul,
+        "matmul": _matmul,
+        "bmm": _matmul,
+        "dot": _matmul,
+        "mv": _matmul,
+        "addmm": _addmm,
+        "convolution": _only_first(_fold),
+        "max_pool2d_with_indices": _only_first(_fold),
+        "max_pool3d_with_indices": _only_first(_fold),
+        "avg_pool2d": _only_first(_fold),
+        "avg_pool3d": _only_first(_fold),
+        "_adaptive_avg_pool2d": _only_first(_fold),
         "_adaptive_avg_pool3d": _only_first(_fold),
         "nll_loss": _nll_loss,
     }

@@ -19,9 +19,20 @@ from ._rules import install
 
 Tensor = _tensor.Tensor
 
-__all__ = ["vmap", "grad", "grad_and_value", "vjp", "jacrev", "jvp", "linearize", "jacfwd", "hessian",
-           "functional_call",
-           "stack_module_state", "replace_all_batch_norm_modules_"]
+__all__ = [
+    "vmap",
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "jacfwd",
+    "hessian",
+    "functional_call",
+    "stack_module_state",
+    "replace_all_batch_norm_modules_",
+]
 
 
 def _get_name(func):
@@ -32,7 +43,7 @@ def _get_name(func):
     return repr(func)
 
 
-# ---- vmap ------------------------------------------------------------------------------------------------------
+# ---- vmap --------------------------------------------------------------------------------------------------
 
 
 def _broadcast_flat(prefix, tree):
@@ -62,37 +73,51 @@ def _broadcast_flat(prefix, tree):
 def _process_inputs(func, in_dims, args):
     name = _get_name(func)
     if not isinstance(in_dims, (int, tuple)):
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
-                         f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+            f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}."
+        )
     if len(args) == 0:
-        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
-                         "trying to vmap over a function with no inputs. The latter is unsupported.")
+        raise ValueError(
+            f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
+            "trying to vmap over a function with no inputs. The latter is unsupported."
+        )
     flat_args, spec = tree_flatten(args)
     flat_in_dims = _broadcast_flat(in_dims, args)
     if flat_in_dims is None:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-                         f"structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} but inputs has "
-                         f"structure {spec}.")
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
+            f"structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1]} but inputs has "
+            f"structure {spec}."
+        )
     for i, (arg, d) in enumerate(zip(flat_args, flat_in_dims)):
         if not isinstance(d, int) and d is not None:
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
-                             "in_dim must be either an integer dimension or None.")
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
+                "in_dim must be either an integer dimension or None."
+            )
         if isinstance(d, int) and not isinstance(arg, Tensor):
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
-                             f"the input is of type {type(arg)}. We cannot vmap over non-Tensor arguments, please "
-                             "use None as the respective in_dim")
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
+                f"the input is of type {type(arg)}. We cannot vmap over non-Tensor arguments, please "
+                "use None as the respective in_dim"
+            )
         if d is not None and not -arg.dim() <= d < arg.dim():
-            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
-                             f"but that input is a Tensor of dimensionality {arg.dim()} so expected in_dim to "
-                             f"satisfy -{arg.dim()} <= in_dim < {arg.dim()}.")
+            raise ValueError(
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
+                f"but that input is a Tensor of dimensionality {arg.dim()} so expected in_dim to "
+                f"satisfy -{arg.dim()} <= in_dim < {arg.dim()}."
+            )
         if d is not None and d < 0:
             flat_in_dims[i] = d % arg.dim()
     sizes = [a.size(d) for a, d in zip(flat_args, flat_in_dims) if d is not None]
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(s != sizes[0] for s in sizes):
-        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
-                         f"{sizes} for the mapped dimension")
+        raise ValueError(
+            f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+            f"{sizes} for the mapped dimension"
+        )
     return sizes[0], flat_in_dims, flat_args, spec
 
 
@@ -102,9 +127,12 @@ def _check_out_dims(out_dims, func):
             for e in x:
                 check(e)
         elif x is not None and not isinstance(x, int):
-            raise ValueError(f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
-                             "or a python collection of ints representing where in the outputs the vmapped "
-                             "dimension should appear.")
+            raise ValueError(
+                f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
+                "or a python collection of ints representing where in the outputs the vmapped "
+                "dimension should appear."
+            )
+
     check(out_dims)
 
 
@@ -121,19 +149,25 @@ def _unwrap_outputs(out, out_dims, level, func):
     else:
         flat_dims = _broadcast_flat(out_dims, out)
     if flat_dims is None:
-        raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
-                         f"structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs "
-                         f"has structure {spec}.")
+        raise ValueError(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
+            f"structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]} but outputs "
+            f"has structure {spec}."
+        )
     result = []
     for o, d in zip(flat, flat_dims):
         if d is None:
             if type(o) is BatchedTensor and o._level == level.lvl:
-                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+                raise ValueError(
+                    f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None"
+                )
             result.append(o)
             continue
         if not isinstance(o, Tensor):
-            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(o)}. Did you "
-                             "mean to set out_dims= to None for output?")
+            raise ValueError(
+                f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(o)}. Did you "
+                "mean to set out_dims= to None for output?"
+            )
         p = expose(o, level)
         result.append(p.movedim(0, d) if d else p)
     return tree_unflatten(result, spec)
@@ -160,8 +194,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """
     install()
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -171,8 +206,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         batch_size, flat_in_dims, flat_args, spec = _process_inputs(func, in_dims, args)
         if chunk_size is None or chunk_size >= batch_size:
             return _flat_vmap(func, batch_size, flat_in_dims, flat_args, spec, out_dims, randomness, kwargs)
-        return _chunked(func, batch_size, flat_in_dims, flat_args, spec, out_dims, randomness, kwargs,
-                        chunk_size)
+        return _chunked(
+            func, batch_size, flat_in_dims, flat_args, spec, out_dims, randomness, kwargs, chunk_size
+        )
+
     return wrapped
 
 
@@ -186,8 +223,11 @@ def _chunked(func, batch_size, flat_in_dims, flat_args, spec, out_dims, randomne
         chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_in_dims)]
         outs.append(_flat_vmap(func, n, flat_in_dims, chunk, spec, out_dims, randomness, kwargs))
     flat0, out_spec = tree_flatten(outs[0])
-    flat_dims = [out_dims] if isinstance(outs[0], Tensor) and not isinstance(out_dims, tuple) else (
-        list(out_dims) if isinstance(outs[0], Tensor) else _broadcast_flat(out_dims, outs[0]))
+    flat_dims = (
+        [out_dims]
+        if isinstance(outs[0], Tensor) and not isinstance(out_dims, tuple)
+        else (list(out_dims) if isinstance(outs[0], Tensor) else _broadcast_flat(out_dims, outs[0]))
+    )
     per = [tree_flatten(o)[0] for o in outs]
     merged = []
     for i, d in enumerate(flat_dims):
@@ -195,7 +235,7 @@ def _chunked(func, batch_size, flat_in_dims, flat_args, spec, out_dims, randomne
     return tree_unflatten(merged, out_spec)
 
 
-# ---- reverse mode ------------------------------------------------------------------------------------------------
+# ---- reverse mode ------------------------------------------------------------------------------------------
 
 # NOTE [ grad under vmap ]
 # The reverse-mode transforms run ember's one autograd on *physical* tensors. A differentiated input is
@@ -271,6 +311,7 @@ def _check_argnums(argnums, args):
         if not -len(args) <= n < len(args):
             raise RuntimeError(f"Got argnum={n}, but only {len(args)} positional inputs")
         return n % len(args)
+
     if isinstance(argnums, tuple):
         if len(argnums) == 0:
             raise RuntimeError("argnums must be non-empty")
@@ -284,14 +325,23 @@ def _check_argnums(argnums, args):
 def _zeros_for_none(grads, leaves):
     from .._ops.creation import zeros_like
 
-    return [(zeros_like(leaf) if g is None else g) if leaf is not None else None for g, leaf in zip(grads, leaves)]
+    return [
+        (zeros_like(leaf) if g is None else g) if leaf is not None else None for g, leaf in zip(grads, leaves)
+    ]
 
 
 def _grads(outputs, leaves, cotangents, create):
     used = [leaf for leaf in leaves if leaf is not None]
     with enable_grad():
-        got = list(_autograd_grad(outputs, used, cotangents, retain_graph=True, create_graph=create,
-                                  allow_unused=True)) if used else []
+        got = (
+            list(
+                _autograd_grad(
+                    outputs, used, cotangents, retain_graph=True, create_graph=create, allow_unused=True
+                )
+            )
+            if used
+            else []
+        )
     it = iter(got)
     return [next(it) if leaf is not None else None for leaf in leaves]
 
@@ -320,18 +370,25 @@ def grad_and_value(func, argnums=0, has_aux=False):
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) "
-                                   "if has_aux is True")
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) "
+                    "if has_aux is True"
+                )
             out, aux = out
         if not isinstance(out, Tensor):
-            raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(out)}")
+            raise RuntimeError(
+                f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(out)}"
+            )
         if out.dim() != 0:
-            raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
-                               f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            raise RuntimeError(
+                f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
+                f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+            )
         create = tracked or _depth.n > 0
         with enable_grad():
             out_p = _to_phys(out, levels)
             from .._ops.creation import ones_like
+
             grads = _zeros_for_none(_grads([out_p], leaves, [ones_like(out_p)], create), leaves)
         grads = [None if g is None else _from_phys(g if create else g.detach(), levels) for g in grads]
         grads = tree_unflatten([g if g is not None else x for g, x in zip(grads, flat)], spec)
@@ -339,6 +396,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             out = out.detach()
             aux = _detach_tree(aux)
         return (grads, (out, aux)) if has_aux else (grads, out)
+
     return wrapper
 
 
@@ -355,6 +413,7 @@ def grad(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
     return wrapper
 
 
@@ -370,14 +429,17 @@ def vjp(func, *primals, has_aux=False):
     aux = None
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
-            raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
-                               "has_aux is True")
+            raise RuntimeError(
+                "vjp(f, *primals): output of function f should be a tuple: (output, aux) if has_aux is True"
+            )
         out, aux = out
     flat_out, out_spec = tree_flatten(out)
     for o in flat_out:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f(*primals) to return only tensors, got unsupported "
-                               f"type {type(o)}")
+            raise RuntimeError(
+                f"vjp(f, *primals): Expected f(*primals) to return only tensors, got unsupported "
+                f"type {type(o)}"
+            )
     create = tracked or _depth.n > 0
     with enable_grad():
         outs_p = [_to_phys(o, levels) for o in flat_out]
@@ -385,8 +447,10 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_ct, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
-            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}")
+            raise RuntimeError(
+                f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}"
+            )
         make = create or _depth.n > 0 or any(isinstance(c, Tensor) and c.requires_grad for c in flat_ct)
         with enable_grad():
             cts = [_to_phys(c, levels) for c in flat_ct]
@@ -401,8 +465,8 @@ def vjp(func, *primals, has_aux=False):
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """The Jacobian of `func` with respect to its inputs at `argnums`, by reverse mode: a vjp, then vmap of its
-    vjp function over the rows of the identity (in chunks of `chunk_size` rows)."""
+    """The Jacobian of `func` with respect to its inputs at `argnums`, by reverse mode: a vjp, then vmap of
+    its vjp function over the rows of the identity (in chunks of `chunk_size` rows)."""
     install()
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
@@ -430,18 +494,21 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         start = 0
         for o in flat_out:
             n = o.numel()
-            per_in = [r.narrow(0, start, n).reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)]
+            per_in = [
+                r.narrow(0, start, n).reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)
+            ]
             per_out.append(tuple(per_in) if isinstance(nums, tuple) else per_in[0])
             start += n
         jac = tree_unflatten(per_out, out_spec)
         return (jac, res[2]) if has_aux else jac
+
     return wrapper
 
 
 def _jacobian_rows(vjp_fn, flat_out, out_spec, chunk_size):
-    """vmap(vjp_fn) over the standard basis of the outputs: per input, a (total outputs, *input shape) tensor."""
+    """vmap(vjp_fn) over the standard basis of the outputs: per input, a (total outputs, *input shape)
+    tensor."""
     from .._ops.creation import eye
-    from .._ops.shape import cat
 
     sizes = [o.numel() for o in flat_out]
     total = sum(sizes)
@@ -460,7 +527,7 @@ def _jacobian_rows(vjp_fn, flat_out, out_spec, chunk_size):
     return list(rows) if isinstance(rows, tuple) else [rows]
 
 
-# ---- forward mode (on ember.autograd.forward_ad's dual tensors) ------------------------------------------------
+# ---- forward mode (on ember.autograd.forward_ad's dual tensors) --------------------------------------------
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -505,18 +572,22 @@ class _below_vmap:
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """`(func(*primals), J @ tangents)` (and aux with `has_aux`): the Jacobian-vector product in forward mode,
     with the primals made dual tensors carrying `tangents` (ember.autograd.forward_ad)."""
-    from ..autograd import forward_ad as fwAD
     from .._ops.creation import zeros_like
+    from ..autograd import forward_ad as fwAD
 
     install()
     if not isinstance(primals, tuple):
-        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
+        raise RuntimeError(
+            f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
+        )
     flat_p, p_spec = tree_flatten(primals)
     flat_t, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
-        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python structure. For example, "
-                           f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
-                           f"{p_spec} and tangents with structure {t_spec}")
+        raise RuntimeError(
+            f"{_JVP}: Expected primals and tangents to have the same python structure. For example, "
+            f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
+            f"{p_spec} and tangents with structure {t_spec}"
+        )
     _tensors_only(flat_p, "primals")
     _tensors_only(flat_t, "tangents")
     levels = active_levels()
@@ -524,29 +595,36 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     with fwAD.dual_level(), _below_vmap(fwAD._level.mode):
         # dual tensors made and read at the physical level (NOTE [ Forward AD under vmap ])
         # (contiguous: a primal expanded over a batch would give make_dual's tangent copy one shared row)
-        duals = [_from_phys(fwAD.make_dual(_to_phys(p, levels).contiguous(), _to_phys(t, levels)), levels)
-                 for p, t in zip(flat_p, flat_t)]
+        duals = [
+            _from_phys(fwAD.make_dual(_to_phys(p, levels).contiguous(), _to_phys(t, levels)), levels)
+            for p, t in zip(flat_p, flat_t)
+        ]
         out = _run(func, tree_unflatten(duals, p_spec), {})
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: (output, aux) if has_aux is "
-                                   "True")
+                raise RuntimeError(
+                    f"{_JVP}: output of function f should be a tuple: (output, aux) if has_aux is True"
+                )
             out, aux = out
         flat_out, out_spec = tree_flatten(out)
         if (len(flat_out) == 1 and flat_out[0] is None) or len(flat_out) < 1:
-            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = "
-                               f"{flat_out})")
+            raise RuntimeError(
+                f"{_JVP}: Expected f to be a function that has non-empty output (got output = {flat_out})"
+            )
         prims, tans = [], []
         for o in flat_out:
             if not isinstance(o, Tensor):
-                raise RuntimeError(f"{_JVP}: expected f(*args) to return only tensors, got unsupported type "
-                                   f"{type(o)}")
+                raise RuntimeError(
+                    f"{_JVP}: expected f(*args) to return only tensors, got unsupported type {type(o)}"
+                )
             primal, tangent = fwAD.unpack_dual(_to_phys(o, levels))
             if tangent is None:
                 if strict:
-                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of "
-                                       "the inputs. This is not allowed with strict=True.")
+                    raise RuntimeError(
+                        "jvp(f, primals, tangents, strict=True): The output of f is independent of "
+                        "the inputs. This is not allowed with strict=True."
+                    )
                 tangent = zeros_like(primal)
             if not needs:
                 primal, tangent = primal.detach(), tangent.detach()
@@ -563,6 +641,7 @@ def linearize(func, *primals):
 
     def jvp_fn(*tangents):
         return jvp(func, primals, tangents)[1]
+
     return out, jvp_fn
 
 
@@ -571,8 +650,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     standard basis of the inputs."""
     install()
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{randomness}")
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -603,7 +683,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             return (res[1], res[2]) if has_aux else res[1]
 
         pushed = vmap(push, randomness=randomness)(*cols)
-        jvp_out, aux = (pushed if has_aux else (pushed, None))
+        jvp_out, aux = pushed if has_aux else (pushed, None)
         flat_out, out_spec = tree_flatten(jvp_out)
         per_out = []
         for o in flat_out:  # (total, *out shape) -> per input (*out shape, *input shape)
@@ -621,6 +701,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             aux = tree_unflatten([a[0] if isinstance(a, Tensor) else a for a in flat_aux], aux_spec)
             return jac, aux
         return jac
+
     return wrapper
 
 
@@ -630,13 +711,14 @@ def hessian(func, argnums=0):
     return jacfwd(jacrev(func, argnums), argnums)
 
 
-# ---- modules -------------------------------------------------------------------------------------------------
+# ---- modules -----------------------------------------------------------------------------------------------
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
-                    strict=False):
-    """`module(*args, **kwargs)` with the parameters and buffers named in `parameter_and_buffer_dicts` (a dict,
-    or a tuple of dicts with distinct keys) in place of the module's own, for this call."""
+def functional_call(
+    module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False
+):
+    """`module(*args, **kwargs)` with the parameters and buffers named in `parameter_and_buffer_dicts` (a
+    dict, or a tuple of dicts with distinct keys) in place of the module's own, for this call."""
     from collections.abc import Sequence
 
     from ..nn.utils.stateless import _reparametrize
@@ -652,12 +734,15 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 counts[k] = counts.get(k, 0) + 1
         repeated = [k for k, n in counts.items() if n > 1]
         if repeated:
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
-                             "ambiguous")
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous"
+            )
         merged = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
-        raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
-                         f"{type(parameter_and_buffer_dicts)}")
+        raise ValueError(
+            f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+            f"{type(parameter_and_buffer_dicts)}"
+        )
     if kwargs is None:
         kwargs = {}
     if args is None:

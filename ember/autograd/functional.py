@@ -226,6 +226,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
+        if vectorize:  # (V) one vmap of autograd.grad over the outputs' standard basis (ember.func)
+            if strict:
+                raise RuntimeError(named(
+                    "ember.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                    "together. Please either set `strict=False` or `vectorize=False`."))
+            from ..func._functional import jacobian_reverse
+
+            result = _grad_postprocess(jacobian_reverse(_autograd_grad, outputs, inputs, create_graph),
+                                       create_graph)
+            return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
         result = ()
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
@@ -264,6 +274,11 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")  # sic: torch's text
+    if all(x.numel() for x in inputs):  # (V) one vmap of a jvp over the inputs' standard basis (ember.func)
+        from ..func._functional import jacobian_forward
+
+        is_outputs_tuple, result = jacobian_forward(func, inputs)
+        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
     columns = []  # per input: per basis vector, the tangents of the outputs
     is_outputs_tuple, primals = False, ()
     for j, x in enumerate(inputs):

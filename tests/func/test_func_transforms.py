@@ -267,6 +267,36 @@ TRANSFORMS = [
         None,
     ),
     (
+        "jacobian_vectorize_tuple",
+        lambda L, x, y: L.autograd.functional.jacobian(
+            lambda a, b: (a * b.sum(), (a**2).sum()), (x, y), vectorize=True, create_graph=True
+        ),
+        [f64(3), f64(2)],
+        [0],
+    ),
+    (
+        "jacobian_forward_mode",
+        lambda L, x, y: L.autograd.functional.jacobian(
+            lambda a, b: (a.sin() * b.sum(), a.sum()), (x, y), vectorize=True, strategy="forward-mode"
+        ),
+        [f64(3), f64(2)],
+        None,
+    ),
+    (
+        "hessian_forward_outer",
+        lambda L, x: L.autograd.functional.hessian(
+            lambda a: (a.exp() * a.sum()).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"
+        ),
+        [f64(3)],
+        None,
+    ),
+    (
+        "grad_is_grads_batched",
+        lambda L, x, v: L.autograd.grad((x.sin() * 2,), (x,), (v,), is_grads_batched=True),
+        [f64(3), f64(4, 3)],
+        [0],
+    ),
+    (
         "hessian_vectorize",
         lambda L, x: L.autograd.functional.hessian(lambda a: (a**3).sum(), x, vectorize=True),
         [f64(3)],

@@ -7,6 +7,7 @@
 """
 
 from ._rules import set_fallback_warning_enabled as _set_vmap_fallback_warning_enabled
+from ._transforms import debug_unwrap as debug_unwrap
 from ._transforms import functional_call as functional_call
 from ._transforms import grad as grad
 from ._transforms import grad_and_value as grad_and_value

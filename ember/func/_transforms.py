@@ -32,6 +32,7 @@ __all__ = [
     "functional_call",
     "stack_module_state",
     "replace_all_batch_norm_modules_",
+    "debug_unwrap",
 ]
 
 
@@ -709,6 +710,14 @@ def hessian(func, argnums=0):
     """The Hessian of scalar-valued `func` with respect to its inputs at `argnums`: forward mode over reverse
     mode, jacfwd(jacrev(func)), as torch's."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The physical tensor under a BatchedTensor (for debugging inside vmap): one level with
+    `recurse=False`, all of them by default; any other tensor as it is."""
+    if type(tensor) is not BatchedTensor:
+        return tensor
+    return debug_unwrap(tensor._value) if recurse else tensor._value
 
 
 # ---- modules -----------------------------------------------------------------------------------------------

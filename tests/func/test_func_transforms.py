@@ -310,6 +310,21 @@ def test_transform(name, fn, inputs, grad):
     check(fn, *inputs, grad=grad, check_stride=False)
 
 
+def test_debug_unwrap():
+    def run(L, x):
+        seen = []
+
+        def f(a):
+            seen.append((tuple(L.func.debug_unwrap(a).shape), tuple(L.func.debug_unwrap(a, recurse=False).shape)))
+            return a
+
+        L.func.vmap(L.func.vmap(f))(x)
+        return seen, tuple(L.func.debug_unwrap(x).shape)
+
+    x = f32(2, 3, 4)
+    assert run(ember, to_ember(x)) == run(torch, to_torch(x))
+
+
 def _cnn(L):
     nn = L.nn
     return nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(36, 5))

@@ -130,7 +130,7 @@ class BatchedTensor(Tensor):
         raise RuntimeError(_ITEM)
 
     def __repr__(self):
-        value = "\n".join("    " + line for line in repr(self._value).split("\n"))
+        value = "\n".join("    " + line if line else line for line in repr(self._value).split("\n"))
         return f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, value=\n{value}\n)"
 
     __str__ = __repr__

@@ -310,6 +310,18 @@ def test_transform(name, fn, inputs, grad):
     check(fn, *inputs, grad=grad, check_stride=False)
 
 
+def test_batched_repr():
+    """A BatchedTensor prints as torch's (level, batch dim, the physical tensor)."""
+
+    def run(L, x):
+        seen = []
+        L.func.vmap(L.func.vmap(lambda a: seen.append(repr(a)) or a, in_dims=1))(x)
+        return [r.replace("ember.", "torch.") for r in seen]
+
+    x = np.arange(12.0).reshape(2, 3, 2)
+    assert run(ember, to_ember(x)) == run(torch, to_torch(x))
+
+
 def test_debug_unwrap():
     def run(L, x):
         seen = []

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import threading
 
+from .. import _dtypes
 from .._dispatch import redispatch, redispatch_inplace
 from .._meta import MetaArray
 from .._modes import Mode
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 
 __all__ = ["BatchedTensor", "VmapLevel", "expose", "cover", "active_levels", "is_batched"]
-
-_new = object.__new__
 
 # NOTE [ vmap levels ]
 # functorch gives each transform a level and keeps them on an interpreter stack; ember's mode stack is that
@@ -140,9 +139,8 @@ def _make(value: Tensor, bdim: int, level: int) -> BatchedTensor:
     """A BatchedTensor of `level` over physical `value`, whose dim `bdim` is the batch."""
     shape = value.shape
     logical = tuple(shape[:bdim]) + tuple(shape[bdim + 1 :])
-    t = _new(BatchedTensor)
-    dt = value._data.dtype
-    t._data = MetaArray(logical, dt, _contiguous_strides(logical, dt.itemsize))
+    dt = _dtypes.to_numpy(value.dtype)
+    t = _wrap(MetaArray(logical, dt, _contiguous_strides(logical, dt.itemsize)), BatchedTensor)
     t._value = value
     t._bdim = bdim
     t._level = level

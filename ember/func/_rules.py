@@ -20,7 +20,6 @@ import warnings
 from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._tensor import Tensor
-from .._tensor import _wrap as _wrap_meta
 from ._batched import BatchedTensor, _make, level_of
 
 __all__ = ["install", "fallback", "inplace", "stack_outputs"]
@@ -155,18 +154,18 @@ def pointwise_phys(level, op, inputs, params):
     dtypes = set()
     for t in inputs:
         if isinstance(t, Tensor):
-            nd = max(nd, t._data.ndim)
-            dtypes.add(t._data.dtype)
+            nd = max(nd, t.dim())
+            dtypes.add(t.dtype)
     cast = None
     if (
         op.promote is not None and len(dtypes) > 1
     ):  # (the samples' promotion: BatchedTensors as their payloads)
-        cast = _dtypes.result_dtype([_wrap_meta(t._data) if type(t) is BatchedTensor else t for t in inputs])
+        cast = _dtypes.result_dtype(inputs)
     args = []
     for t in inputs:
         if type(t) is BatchedTensor and t._level == lvl:
             p = t._value if t._bdim == 0 else t._value.movedim(t._bdim, 0)
-            p = _pad(p, nd - t._data.ndim)
+            p = _pad(p, nd - t.dim())
         else:
             p = t
         if cast is not None and isinstance(p, Tensor) and p.dtype is not cast:
@@ -201,7 +200,7 @@ def _reduce(dims_at, keepdim_at=None):
 
     def rule(level, op, inputs, params):
         x = inputs[0]
-        nd = x._data.ndim
+        nd = x.dim()
         p, _ = level_of(x, level.lvl)
         dims = params[dims_at] if dims_at is not None else None
         keep = params[keepdim_at] if keepdim_at is not None else False
@@ -239,7 +238,7 @@ def _softmax(level, op, inputs, params):
     x = inputs[0]
     p, _ = level_of(x, level.lvl)
     params = list(params)
-    params[0] = _dim(params[0], x._data.ndim) + 1
+    params[0] = _dim(params[0], x.dim()) + 1
     return _wrap(redispatch(op, [p], params), level)
 
 
@@ -251,7 +250,7 @@ def _shift(positions):
 
     def rule(level, op, inputs, params):
         x = inputs[0]
-        nd = x._data.ndim + (1 if op.name == "unsqueeze" else 0)
+        nd = x.dim() + (1 if op.name == "unsqueeze" else 0)
         p, _ = level_of(x, level.lvl)
         params = list(params)
         for i in positions:
@@ -271,7 +270,7 @@ def _shift(positions):
 def _squeeze(level, op, inputs, params):
     x = inputs[0]
     dims = params[0] if params else None
-    nd = x._data.ndim
+    nd = x.dim()
     if dims is None:
         dims = tuple(i for i, s in enumerate(x.shape) if s == 1)
     elif isinstance(dims, int):
@@ -287,7 +286,7 @@ def _sized(level, op, inputs, params):
     p, _ = level_of(x, level.lvl)
     shape = tuple(params[0])
     if op.name == "expand":
-        p = _pad(p, len(shape) - x._data.ndim)
+        p = _pad(p, len(shape) - x.dim())
     params = [(level.batch_size,) + shape] + list(params[1:])
     if op.name == "view" and not _viewable(p):
         return _wrap(redispatch(registry["reshape"], [p], params), level)
@@ -301,7 +300,7 @@ def _viewable(p):
 def _t(level, op, inputs, params):
     x = inputs[0]
     p, _ = level_of(x, level.lvl)
-    if x._data.ndim < 2:
+    if x.dim() < 2:
         return _wrap(redispatch(registry["view"], [p], [tuple(p.shape)]), level)
     return _wrap(redispatch(registry["transpose"], [p], [1, 2]), level)
 
@@ -334,7 +333,7 @@ def _unary(level, op, inputs, params):
 def _cat(level, op, inputs, params):
     """cat / stack (params: dim): every operand batched (unbatched ones expanded), the dim shifted."""
     lvl = level.lvl
-    nd = max(t._data.ndim for t in inputs) + (1 if op.name == "stack" else 0)
+    nd = max(t.dim() for t in inputs) + (1 if op.name == "stack" else 0)
     args = []
     for t in inputs:
         p, batched = level_of(t, lvl)
@@ -352,7 +351,7 @@ def _cat(level, op, inputs, params):
 def matmul_phys(level, a, b):
     """Physical `a @ b` (torch.matmul's semantics on the samples), batch at dim 0."""
     lvl = level.lvl
-    la, lb = a._data.ndim, b._data.ndim
+    la, lb = a.dim(), b.dim()
     pa, ba = level_of(a, lvl)
     pb, bb = level_of(b, lvl)
     if la == 1:
@@ -409,7 +408,7 @@ def _nll_loss(level, op, inputs, params):
     """nll_loss of (C) or (N, C) samples: the batch folded into N, each sample's reduction done after."""
     x, target, weight = inputs
     lvl = level.lvl
-    nd = x._data.ndim
+    nd = x.dim()
     if nd > 2 or (type(weight) is BatchedTensor and weight._level == lvl):
         return fallback(level, op, inputs, params)
     reduction, ignore = params

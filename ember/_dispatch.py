@@ -146,6 +146,13 @@ class OpDef:
 
     derivative_ = defines_derivative
 
+    def jvp_(self, fn: Callable) -> Callable:
+        """Decorator: the forward-mode rule `fn(inputs, params, out, tangents) -> output tangent(s)` (tangents:
+        one per input, None where an input has none); ops without one get a rule derived from their
+        declaration (NOTE [ JVP rules from one declaration ] in ember/autograd/_jvp.py)."""
+        self.jvp = fn
+        return fn
+
     def meta_(self, fn: Callable | None = None, *, mixed_devices: bool = False) -> Callable:
         """Decorator: the meta rule `fn(*inputs, *params) -> MetaArray or tuple` (NOTE [ Meta payloads ]).
         mixed_devices: the rule takes CPU tensors beside meta ones (NOTE [ Meta and CPU inputs together ])."""

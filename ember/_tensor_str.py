@@ -136,6 +136,21 @@ def _meta_suffixes(t, d):
     return out
 
 
+def _add_suffixes(out, suffixes, indent):
+    """torch's `_add_suffixes`: each suffix on the line if it fits, else on a new indented line."""
+    parts = [out]
+    last = len(out) - out.rfind("\n") + 1
+    width = _print_opts["linewidth"]
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > width:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"
+
+
 def tensor_repr(t, prefix="tensor("):
     d = t.dtype
     if t.is_meta:  # no values to show (NOTE [ Meta payloads ])
@@ -163,6 +178,8 @@ def tensor_repr(t, prefix="tensor("):
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     out = prefix + body
+    if t._fw_grad is not None:  # a dual tensor (forward AD) shows its tangent, laid out as torch lays it out
+        return _add_suffixes(out, suffixes + [f"tangent={tensor_repr(t._fw_grad)}"], indent)
     if suffixes:
         last_line = out.rsplit("\n", 1)[-1]
         tail = ", " + ", ".join(suffixes) + ")"

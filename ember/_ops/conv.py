@@ -298,6 +298,20 @@ def _(g, x, w, b, stride, pads, dil, groups):
     return gx, gw, gb
 
 
+@convolution.jvp_
+def _(inputs, params, out, tangents):
+    """Bilinear in (x, w), affine in the bias: conv(tx, w) + conv(x, tw) + tb."""
+    (x, w, _), (tx, tw, tb) = inputs, tangents
+    res = dispatch(convolution, (tx, w, None), params) if tx is not None else None
+    if tw is not None:
+        r = dispatch(convolution, (x, tw, None), params)
+        res = r if res is None else res + r
+    if tb is not None:
+        r = tb.reshape((1, -1) + (1,) * (out.dim() - 2))
+        res = r.expand(out.shape) if res is None else res + r
+    return res
+
+
 @conv_input_grad.derivative_
 def _(gg, g, w, in_sp, stride, pads, dil, groups):
     p = (stride, pads, dil, groups)

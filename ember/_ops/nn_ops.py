@@ -311,6 +311,12 @@ def _(g, a, dim, *, out):
     return _softmax_backward_data(g, out, dim, out.dtype)
 
 
+@softmax.jvp_
+def _(inputs, params, out, tangents):
+    t = tangents[0]
+    return out * (t - (out * t).sum(params[0], keepdim=True))
+
+
 @defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
        error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
 def log_softmax(a, dim):
@@ -331,6 +337,12 @@ log_softmax.meta_(_same_shape)
 @log_softmax.derivative_
 def _(g, a, dim, *, out):
     return _log_softmax_backward_data(g, out, dim, out.dtype)
+
+
+@log_softmax.jvp_
+def _(inputs, params, out, tangents):
+    t = tangents[0]
+    return t - (out.exp() * t).sum(params[0], keepdim=True)
 
 
 # NOTE [ Softmax backward is an op ]
@@ -718,6 +730,29 @@ group_norm_backward.meta_(lambda g, x, mean, rstd, w, *_: _grads_meta(g, x, w))
 @layer_norm.derivative_
 def _(g, x, weight, bias, axes, eps, *, out):
     return dispatch(layer_norm_backward, (_first(g), x, out[1].detach(), out[2].detach(), weight, bias), (axes, eps))
+
+
+@layer_norm.jvp_
+def _(inputs, params, out, tangents):
+    """With xhat = (x - mean) rstd and u = tx - mean(tx): dxhat = rstd (u - xhat mean(xhat u)),
+    drstd = -rstd^2 mean(xhat u); the output's tangent is dxhat w + xhat tw + tb."""
+    (x, w, _), (tx, tw, tb), axes = inputs, tangents, params[0]
+    y, mean, rstd = out
+    xhat = (x - mean) * rstd
+    res = dmean = drstd = None
+    if tx is not None:
+        dmean = tx.mean(axes, keepdim=True)
+        u = tx - dmean
+        m = (xhat * u).mean(axes, keepdim=True)
+        res = rstd * (u - xhat * m)
+        if w is not None:
+            res = res * w
+        drstd = -(rstd * rstd) * m
+    if tw is not None:
+        res = xhat * tw if res is None else res + xhat * tw
+    if tb is not None:
+        res = tb.expand(y.shape) if res is None else res + tb
+    return res, dmean, drstd
 
 
 @layer_norm_backward.derivative_

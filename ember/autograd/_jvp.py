@@ -9,6 +9,7 @@ ops and run below the forward-AD mode, so autograd records them (reverse-over-fo
 
 from __future__ import annotations
 
+from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._grad_state import state as _grad_state
 from .._tensor import Tensor
@@ -58,11 +59,28 @@ _MULTILINEAR = frozenset(("mul", "mm", "bmm", "mv", "dot", "vdot", "matmul", "ei
 _AFFINE_MULTILINEAR = frozenset(("addmm", "addmv", "baddbmm", "addbmm", "addcmul"))
 
 
+# ops whose forward AD torch refuses and whose JVP ember does not give either: their derivatives are NaN at
+# points where the function is finite (the incomplete gamma functions at their edges, zeta at its poles),
+# and no reference would tell a right tangent there from a wrong one
+_TORCH_REFUSES = frozenset(("igamma", "igammac", "special_zeta.Tensor", "special_zeta.Scalar_Self",
+                            "special_zeta.Scalar_Other"))
+
+
 def rule_of(op):
     """The rule an op without a declared one gets (NOTE [ JVP rules from one declaration ])."""
     q = op.qualname
+    if q in _TORCH_REFUSES:
+        return _refusal(op)
+    if q == "linalg_cholesky_ex":
+        return _cholesky
+    if q == "linalg_eigh":
+        return _eigh
+    if q == "rnn_layer":
+        return decomposed(_rnn_layer, 1)
     if q.startswith("normal."):
         return _zeros_of_tangent(q == "normal.Tensor_Tensor")
+    if "nondeterministic_seeded" in op.tags and "inplace" in op.tags:
+        return _zeros_of_tangent(True)  # torch's `self_t.zero_()`: no tangent unless self had one
     if op.kind == "view" or q in _LINEAR:
         return linear(op)
     if q in _MULTILINEAR:
@@ -203,26 +221,45 @@ def generic(op):
         prev_enabled, prev_mask = _grad_state.enabled, _graph._mask.value
         _grad_state.enabled = True
         try:
-            us = [_zeros_like(o).requires_grad_() if _floaty(o) else
-                  (_zeros_like(o) if isinstance(o, Tensor) else None) for o in outs]
             d = op.derivative
             if any(isinstance(o, Tensor) and o.is_complex() for o in outs) and "not_holomorphic" not in op.tags:
                 d = _graph._conjugated(op).derivative
             _graph._mask.value = tuple(True if t is not None else None for t in tangents)
             kw = {"out": out} if op.save_output else {}
-            res = d(us[0] if single else tuple(us), *inputs, *params, **kw)
+            # Any cotangent will do, the VJP being linear in it; ones tell a formula that is not differentiable
+            # (its result does not require grad) from one that is zero. A formula that refuses ones (eig's
+            # check that the loss does not depend on the eigenvectors' phases) gets zeros.
+            try:
+                us = _cotangents(outs, ember.ones_like)
+                res = d(us[0] if single else tuple(us), *inputs, *params, **kw)
+                zeros = False
+            except RuntimeError:
+                us = _cotangents(outs, ember.zeros_like)
+                res = _refused(op, d, us[0] if single else tuple(us), inputs, params, kw)
+                zeros = True
+            except NotImplementedError:
+                res = _refused(op, d, us[0] if single else tuple(us), inputs, params, kw)
             res = res if type(res) in (tuple, list) else (res,)
             ys, ts = [], []
             for i, t in enumerate(tangents):
-                if t is None or i >= len(res) or res[i] is None or not res[i].requires_grad:
+                if t is None or i >= len(res) or res[i] is None:
+                    continue
+                if not res[i].requires_grad:
+                    if not zeros and bool(res[i].detach().ne(0).any()):  # a formula autograd cannot differentiate
+                        raise _unsupported(op)
                     continue
                 x = inputs[i]
-                g = _graph.fit_grads((res[i],), ((tuple(x.shape), x._data.dtype),))[0]
+                g = _graph.fit_grads((res[i],), ((tuple(x.shape), _dtypes.to_numpy(x.dtype)),))[0]
                 ys.append(g)
                 ts.append(t.to(g.dtype) if t.dtype != g.dtype else t)
             wrt = [u for u in us if u is not None and u.requires_grad]
-            got = ember.autograd.grad(ys, wrt, grad_outputs=ts, allow_unused=True, create_graph=create) \
-                if ys else [None] * len(wrt)
+            try:
+                got = ember.autograd.grad(ys, wrt, grad_outputs=ts, allow_unused=True, create_graph=create) \
+                    if ys else [None] * len(wrt)
+            except RuntimeError as e:  # the backward formula's own derivative is refused (as torch's is)
+                if "derivative for" not in str(e):
+                    raise
+                raise _unsupported(op) from None
         finally:
             _grad_state.enabled, _graph._mask.value = prev_enabled, prev_mask
         it = iter(got)
@@ -246,6 +283,103 @@ def _zeros_of_tangent(first_only):
                 return _zeros_like(t)
         return None
     return rule
+
+
+def decomposed(fn, n_extra=0):
+    """The JVP of an op through its decomposition `fn(*inputs, *params)` into ember ops, run with the
+    forward-AD mode back on (the inputs carry their tangents): for fused ops whose backward is a kernel
+    autograd cannot differentiate (the recurrent layers). `n_extra` trailing outputs of the op (workspaces)
+    get zero tangents."""
+    def rule(inputs, params, out, tangents):
+        from .._modes import pop_mode, push_mode
+        from . import forward_ad
+
+        mode = forward_ad._level.mode
+        push_mode(mode)
+        try:
+            res = fn(*inputs, *params)
+        finally:
+            pop_mode(mode)
+        ts = [None if r._fw_grad is None else r._fw_grad for r in res]
+        return tuple(ts) + tuple(_zeros_like(o) for o in out[len(out) - n_extra:])
+    return rule
+
+
+def _rnn_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, split_bias=False):
+    from .._ops.rnn import composite_layer
+
+    return composite_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes)
+
+
+def _cholesky(inputs, params, out, tangents):
+    """torch's `cholesky_jvp`: with A = L L^H, dL = L pi(L^-1 dA L^-H), pi(X) = tril(X) - diag(X) / 2; the
+    tangent is read whole, as torch reads it (the factorization reads one triangle of A, its derivative
+    assumes a Hermitian dA). The info output has none."""
+    import ember
+
+    dA = tangents[0]
+    upper = params[0]
+    L = out[0].mH if upper else out[0]
+    dL = ember.linalg.solve_triangular(L, dA, upper=False, left=True)
+    dL = ember.linalg.solve_triangular(L.mH, dL, upper=True, left=False)
+    dL = dL.tril() - (dL.diagonal(0, -2, -1) * 0.5).diag_embed()
+    dL = L @ dL
+    return (dL.mH if upper else dL), None
+
+
+def _eigh(inputs, params, out, tangents):
+    """torch's `linalg_eig_jvp` for Hermitian input: dP = V^H dA V, dL = diag(dP) (real), dV = V (dP / E)
+    with E_ij = L_j - L_i off the diagonal and a zero diagonal; dA is read whole, as torch reads it."""
+    dA = tangents[0]
+    L, V = out
+    dP = V.mH @ dA.to(V.dtype) @ V
+    dL = dP.diagonal(0, -2, -1)
+    dL = dL.real if dL.is_complex() else dL
+    import ember
+
+    off = 1 - ember.eye(L.shape[-1], dtype=L.dtype)  # (the diagonal divides by one, then is zeroed)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + (1 - off)
+    dV = dP / E.to(dP.dtype) * off.to(dP.dtype)
+    return dL, V @ dV
+
+
+def _refused(op, d, g, inputs, params, kw):
+    """The backward formula's result, or torch's forward-AD refusal where the formula refuses (an op without a
+    derivative has no forward formula either): `derivative for aten::x is not implemented` becomes torch's
+    short form, any other refusal its long one."""
+    try:
+        return d(g, *inputs, *params, **kw)
+    except (RuntimeError, NotImplementedError) as e:
+        msg = str(e)
+        if msg.startswith("derivative for aten::") and msg.endswith(" is not implemented"):
+            name = msg[len("derivative for "):-len(" is not implemented")]
+            raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it.") from None
+        if "derivative for" in msg and "not implemented" in msg:
+            raise _unsupported(op) from None
+        raise
+
+
+def _unsupported(op):
+    """torch's refusal of forward AD through an op without forward formula: ember's generic rule cannot serve
+    an op whose backward formula is not differentiable (its RNN layers, CTC loss)."""
+    return NotImplementedError(
+        f"Trying to use forward AD with {op.name} that does not support it because it has not been implemented "
+        "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+        "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
+        "derivatives.yaml")
+
+
+def _refusal(op):
+    def rule(inputs, params, out, tangents):
+        raise _unsupported(op)
+    return rule
+
+
+def _cotangents(outs, fill):
+    """Cotangents for the generic rule: `fill` of each floating output, requiring grad; zeros for the
+    others (indices); None for what is not a tensor."""
+    return [fill(o).requires_grad_() if _floaty(o) else (_zeros_like(o) if isinstance(o, Tensor) else None)
+            for o in outs]
 
 
 def declare(qualname, rule):

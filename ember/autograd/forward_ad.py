@@ -241,12 +241,10 @@ class _ForwardMode(Mode):
                 if tangents is None:
                     tangents = [None] * len(inputs)
                 tangents[i] = t._fw_grad
-        if tangents is None or not op.differentiable:
-            if op.kind == "higher_order" and op.name == "autograd_function_apply":
-                return _jvp.function_apply(self, op, inputs, params, tangents)
-            return redispatch(op, inputs, params)
-        if op.kind == "higher_order":
+        if op.name == "autograd_function_apply":  # a custom Function: its forward, then its jvp
             return _jvp.function_apply(self, op, inputs, params, tangents)
+        if tangents is None or not op.differentiable:  # (cond's body runs with this mode: its ops carry them)
+            return redispatch(op, inputs, params)
         out = redispatch(op, inputs, params)
         _attach(out, _jvp.jvp(op, inputs, params, out, tangents))
         return out
@@ -269,9 +267,13 @@ class _ForwardMode(Mode):
         if tangents[0] is not None:
             tangents[0] = tangents[0].clone()  # the tangent is about to be written in place
         out = redispatch_inplace(op, self_, inputs, params)
+        if tangents[0] is not None:
+            _save_old_tangent(self_, tangents[0])
         args = (old,) + tuple(inputs[1:])
         new = _jvp.jvp(op, args, params, self_.detach(), tangents)
         _update_tangent(self_, new)
+        if self_._grad_fn is not None and self_._fw_grad is not None and self_._base is None:
+            _save_tangent(self_, self_._fw_grad)  # (the node may have saved self's new value as its output)
         return out
 
 
@@ -291,23 +293,30 @@ def _attach(out, tangents):
 def _save_tangent(out, tangent):
     """If `out`'s backward node saved `out` itself, save its tangent with it: forward-over-reverse runs the
     node's formula on the saved output, whose tangent it needs (torch's SavedVariable keeps it too)."""
+    from .._tensor import _wrap
     from .graph import SavedDualOutput, SavedOutput, SavedTensor
 
     node = out._grad_fn
     saved = getattr(node, "_out", None)
-    if type(saved) is SavedOutput:
-        if saved.data is out._data:
-            dual = SavedDualOutput()
-            dual.data, dual.vc, dual.version = saved.data, saved.vc, saved.version
-            holder = object.__new__(Tensor)
-            holder._data = saved.data
-            set_tangent(holder, tangent)
-            dual.dual = holder
-            node._out = dual
+    if type(saved) is SavedOutput:  # (the node of a single-output op: the saved output is `out`)
+        dual = SavedDualOutput()
+        dual.data, dual.vc, dual.version = saved.data, saved.vc, saved.version
+        dual.dual = _wrap(saved.data)
+        set_tangent(dual.dual, tangent)
+        node._out = dual
         return
-    for s in saved if type(saved) is tuple else (saved,):
-        if type(s) is SavedTensor and s.is_output and s.tensor is not None and s.tensor._data is out._data:
-            set_tangent(s.tensor, tangent)
+    if type(saved) is tuple and out._output_nr < len(saved):
+        saved = saved[out._output_nr]
+    if type(saved) is SavedTensor and saved.is_output and saved.tensor is not None:
+        set_tangent(saved.tensor, tangent)
+
+
+def _save_old_tangent(self_, tangent):
+    """The node an in-place op recorded saved self's old value (a copy taken before the write): give it
+    self's old tangent, which its backward formula needs under forward-over-reverse."""
+    saved = getattr(self_._grad_fn, "_saved", None)
+    if saved and isinstance(saved[0], Tensor) and saved[0] is not self_ and saved[0]._fw_grad is None:
+        set_tangent(saved[0], tangent)
 
 
 def t_ok(t):

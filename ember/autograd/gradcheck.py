@@ -15,7 +15,8 @@ its tangent a one-hot vector) and compares it with the numerical one; `gradgradc
 check_fwd_over_rev=True)` checks forward-over-reverse second derivatives the same way.
 
 `fast_mode=True` is accepted and computes the same full Jacobians (torch's fast mode projects them onto
-random vectors; the verdict is the same, only slower here for large inputs).
+random vectors; the verdict is the same, only slower here for large inputs), except for a forward-only check
+(`check_forward_ad=True, check_backward_ad=False`), which compares J v for one random direction v.
 """
 
 import warnings
@@ -163,6 +164,8 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     floats = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and (o.is_floating_point() or
                                                                                 o.is_complex())]
     keep = [j for j, o in enumerate(floats) if o.requires_grad]
+    if fast_mode and check_forward_ad and not check_backward_ad:
+        return _fast_forward_check(func, inputs, diff_idx, keep, eps, atol, rtol, raise_exception)
     numerical = _numerical_jacobians(func, inputs, diff_idx, [o.shape for o in outputs], eps, keep)
     if check_forward_ad and not _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol,
                                                   raise_exception, keep):
@@ -230,6 +233,37 @@ def _check_forward_ad(func, inputs, diff_idx, numerical, atol, rtol, raise_excep
                 return _fail(f"Jacobian computed with forward mode mismatch for output {o_i:d} with respect to "
                              f"input {diff_idx[a_i]:d},\nnumerical:{from_numpy(n).to(dt)}\n"
                              f"analytical:{from_numpy(a).to(dt)}\n", raise_exception)
+    return True
+
+
+def _fast_forward_check(func, inputs, diff_idx, keep, eps, atol, rtol, raise_exception):
+    """fast_mode's forward check: the Jacobian applied to one random direction (every input moved at once),
+    by central differences and by one dual evaluation, instead of the full Jacobians."""
+    from . import forward_ad as fwAD
+    from .grad_mode import no_grad
+
+    rng = np.random.default_rng(0)
+    vs = {i: from_numpy(rng.uniform(-1, 1, tuple(inputs[i].shape))).to(inputs[i].dtype) for i in diff_idx}
+
+    def moved(sign):
+        with no_grad():
+            args = [x.detach() + sign * eps * vs[i] if i in vs else x for i, x in enumerate(inputs)]
+            outs = [o for o in _as_tuple(func(*args)) if isinstance(o, Tensor) and (o.is_floating_point() or
+                                                                                  o.is_complex())]
+            return [outs[j].to(float64).numpy() for j in keep]
+    numerical = [(p - m) / (2 * eps) for p, m in zip(moved(1), moved(-1))]
+    with fwAD.dual_level():
+        args = [fwAD.make_dual(x, vs[i]) if i in vs else x for i, x in enumerate(inputs)]
+        outs = [o for o in _as_tuple(func(*args)) if isinstance(o, Tensor) and (o.is_floating_point() or
+                                                                              o.is_complex())]
+        tangents = [fwAD.unpack_dual(outs[j]).tangent for j in keep]
+        analytical = [np.zeros(n.shape) if t is None else t.detach().to(float64).numpy() for n, t in
+                      zip(numerical, tangents)]
+    for o_i, (n, a) in enumerate(zip(numerical, analytical)):
+        if not np.allclose(a, n, rtol=rtol, atol=atol):
+            return _fail(f"Jacobian computed with forward mode mismatch for output {o_i:d} in the direction of a "
+                         f"random tangent (fast mode),\nnumerical:{from_numpy(n)}\nanalytical:{from_numpy(a)}\n",
+                         raise_exception)
     return True
 
 

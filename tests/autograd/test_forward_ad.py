@@ -78,7 +78,16 @@ def test_errors(case):
     same(_error(ERRORS[case]))
 
 
-@pytest.mark.parametrize("body", [_basic, _layout], ids=["basic", "layout"])
+def _printing(lib):
+    fw = _fw(lib)
+    with fw.dual_level():
+        a = fw.make_dual(T(lib, arr(2)), T(lib, arr(2, seed=1)))
+        b = fw.make_dual(T(lib, arr(3, dtype=np.float64)), T(lib, arr(3, seed=1, dtype=np.float64)))
+        c = fw.make_dual(T(lib, arr(6, 7)), T(lib, arr(6, 7, seed=1)))
+        return repr(a), repr(b), repr(c), repr(a.detach())
+
+
+@pytest.mark.parametrize("body", [_basic, _layout, _printing], ids=["basic", "layout", "printing"])
 def test_api(body):
     same(body)
 
@@ -199,8 +208,30 @@ def _function_errors(which):
     return body
 
 
-@pytest.mark.parametrize("body", [_function_jvp, _function_errors(2), _function_errors(3)],
-                         ids=["jvp", "no_jvp", "wrong_count"])
+def _function_dirty(lib):
+    """An in-place Function (mark_dirty): its jvp updates the input's tangent in place, as torch asks."""
+    fw = _fw(lib)
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def jvp(ctx, tx):
+            tx.mul_(2)
+            return tx
+    with fw.dual_level():
+        t = T(lib, arr(3, seed=1))
+        d = fw.make_dual(T(lib, arr(3)), t)
+        y = Double.apply(d)
+        return y is d, _tangent(lib, y), fw.unpack_dual(y).tangent is t
+
+
+@pytest.mark.parametrize("body", [_function_jvp, _function_dirty, _function_errors(2), _function_errors(3)],
+                         ids=["jvp", "dirty", "no_jvp", "wrong_count"])
 def test_custom_function(body):
     same(body)
 
@@ -324,3 +355,43 @@ def test_no_mode_without_level():
     with ember.autograd.forward_ad.dual_level():
         assert len(_dispatch._modes) == len(before) + 1
     assert _dispatch._modes == before
+
+
+# ---- ops the OpInfo table does not reach with a tangent ------------------------------------------------------
+
+
+def _dual(lib, *shape, seed=0, low=None):
+    a = arr(*shape, seed=seed, dtype=np.float64)
+    if low is not None:
+        a = np.abs(a) + low
+    return _fw(lib).make_dual(T(lib, a), T(lib, arr(*shape, seed=seed + 10, dtype=np.float64)))
+
+
+REACHED_HERE = {
+    "samplers_in_place": lambda lib: [_tangent(lib, f(_dual(lib, 3, 4).clone())) for f in (
+        lambda x: x.uniform_(), lambda x: x.normal_(), lambda x: x.cauchy_(), lambda x: x.exponential_(),
+        lambda x: x.geometric_(0.5), lambda x: x.log_normal_(), lambda x: x.random_(), lambda x: x.random_(5),
+        lambda x: x.random_(2, 5), lambda x: x.bernoulli_(0.5))],
+    "bernoulli_tensor": lambda lib: _tangent(lib, T(lib, arr(3, dtype=np.float64)).bernoulli_(
+        _dual(lib, 3, low=0.1) / 10)),
+    "poisson": lambda lib: _tangent(lib, lib.poisson(_dual(lib, 3, low=1.0))),
+    "scalar_overloads": lambda lib: [_tangent(lib, y) for y in (
+        lib.copysign(_dual(lib, 4), -1.5), lib.fmod(_dual(lib, 4), 0.7), lib.remainder(_dual(lib, 4), 0.7),
+        lib.xlogy(2.0, _dual(lib, 4, low=0.5)), lib.special.xlog1py(2.0, _dual(lib, 4, low=0.5)),
+        lib.special.zeta(2.5, _dual(lib, 4, low=1.0)))],
+    "rounding_division": lambda lib: [_tangent(lib, lib.div(_dual(lib, 4), _dual(lib, 4, seed=1, low=0.5),
+                                                            rounding_mode=m)) for m in ("floor", "trunc")],
+    "unbind": lambda lib: [_tangent(lib, y) for y in _dual(lib, 3, 2).unbind(1)],
+    "geqrf": lambda lib: [_tangent(lib, y) for y in lib.geqrf(_dual(lib, 4, 3))],
+    "ldl": lambda lib: [_tangent(lib, y) for y in lib.linalg.ldl_factor_ex(
+        (lambda a: a + a.mT)(_dual(lib, 3, 3)))[:1]],
+}
+
+
+@pytest.mark.parametrize("case", sorted(REACHED_HERE))
+def test_ops_outside_the_table(case):
+    def body(lib):
+        with _fw(lib).dual_level():
+            lib.manual_seed(0)
+            return REACHED_HERE[case](lib)
+    same(body)

@@ -294,6 +294,28 @@ def _lift(flat, levels):
     return leaves, seen, tracked
 
 
+def _outer_tracked(outs, leaves):
+    """Whether the outputs' graph reaches a leaf tracked outside the transform (one that requires grad and is
+    not among the transform's own leaves: a closed-over parameter): then the gradients are computed with
+    create_graph, differentiable for it, as torch's are."""
+    from ..autograd.graph import AccumulateGrad
+
+    own = {id(leaf) for leaf in leaves if leaf is not None}
+    seen = set()
+    stack = [o.grad_fn for o in outs if isinstance(o, Tensor)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is AccumulateGrad:
+            if id(node.variable) not in own:
+                return True
+            continue
+        stack.extend(f for f, _ in node.next_functions)
+    return False
+
+
 def _run(func, args, kwargs):
     _depth.n += 1
     try:
@@ -385,10 +407,11 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
                 f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
             )
-        create = tracked or _depth.n > 0
         with enable_grad():
             out_p = _to_phys(out, levels)
             from .._ops.creation import ones_like
+
+            create = tracked or _depth.n > 0 or _outer_tracked([out_p], leaves)
 
             grads = _zeros_for_none(_grads([out_p], leaves, [ones_like(out_p)], create), leaves)
         grads = [None if g is None else _from_phys(g if create else g.detach(), levels) for g in grads]
@@ -441,9 +464,9 @@ def vjp(func, *primals, has_aux=False):
                 f"vjp(f, *primals): Expected f(*primals) to return only tensors, got unsupported "
                 f"type {type(o)}"
             )
-    create = tracked or _depth.n > 0
     with enable_grad():
         outs_p = [_to_phys(o, levels) for o in flat_out]
+    create = tracked or _depth.n > 0 or _outer_tracked(outs_p, leaves)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_ct, ct_spec = tree_flatten(cotangents)

@@ -310,6 +310,30 @@ def test_transform(name, fn, inputs, grad):
     check(fn, *inputs, grad=grad, check_stride=False)
 
 
+def test_fallback_warning():
+    """An op with no batching rule runs per sample, with torch's performance warning (which can be turned off)."""
+    import re
+    import warnings
+
+    def run(L, x):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = L.func.vmap(lambda a: L.histc(a, 4))(x)
+            L.func._set_vmap_fallback_warning_enabled(False) if L is ember else \
+                torch._C._functorch._set_vmap_fallback_warning_enabled(False)
+            L.func.vmap(lambda a: L.histc(a, 4))(x)
+            L.func._set_vmap_fallback_warning_enabled(True) if L is ember else \
+                torch._C._functorch._set_vmap_fallback_warning_enabled(True)
+        msgs = [re.sub(r" \(Triggered internally at [^)]*\.\)$", "", str(m.message)) for m in w
+                if "performance drop" in str(m.message)]
+        return out, msgs
+
+    x = f32(3, 5)
+    (e, em), (t, tm) = run(ember, to_ember(x)), run(torch, to_torch(x))
+    assert_same(e, t, check_stride=False)
+    assert em == tm and len(em) == 1
+
+
 def test_batched_repr():
     """A BatchedTensor prints as torch's (level, batch dim, the physical tensor)."""
 

@@ -159,6 +159,9 @@ _LAZY_MODULES.add("distributions")
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
+# torch.func and vmap (V): ember.func loads on first use; torch.vmap is torch.func.vmap
+_LAZY_MODULES.add("func")
+_LAZY_ATTRS["vmap"] = "func"
 
 
 def __getattr__(name):

@@ -90,6 +90,15 @@ def _matmul_error(d, a, b):
 @defop("matmul", "UnsafeViewBackward0", MATMUL, dtypes=NUMERIC, error=_matmul_error)
 @_half_safe
 def _matmul_nd(a, b):
+    if b.ndim > 2 and a.ndim >= b.ndim and not any(b.strides[:-2]) and all(b.shape):
+        # (V) b is one matrix broadcast over the batch (vmap's expanded weights): NumPy's matmul takes a slow
+        # non-BLAS loop over zero-stride batches; one matrix, with a's rows stacked, is one GEMM
+        batch = a.shape[:-2]
+        if batch == np.broadcast_shapes(batch, b.shape[:-2]):
+            m = b[(0,) * (b.ndim - 2)]
+            if a.flags.c_contiguous:
+                return np.matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
+            return np.matmul(a, m)
     return np.matmul(a, b)
 
 

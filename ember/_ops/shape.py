@@ -1029,6 +1029,8 @@ _contig.meta_(lambda a: meta_array(a.shape, a._data.dtype))
 
 @method()
 def detach(input):
+    if type(input) is not Tensor and type(input).detach is not Tensor.detach:  # (V) a subclass's own: vmap's
+        return input.detach()
     t = _wrap(input._data, Tensor)
     t._vc = _version_counter_of(input)  # shares the version counter; not a view (torch: `_base` is None)
     return t

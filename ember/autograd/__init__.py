@@ -7,7 +7,7 @@ file holds the user entry points `backward` and `grad` and the Tensor methods th
 
 import weakref
 
-from .._naming import named
+from .. import _dispatch
 from .._tensor import Tensor
 from . import anomaly_mode as anomaly_mode
 from . import forward_ad as forward_ad  # forward-mode AD (F)
@@ -40,6 +40,11 @@ __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradche
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "graph",
            "detect_anomaly", "set_detect_anomaly", "functional", "once_differentiable",
            "enforce_grad_layout_policy", "set_multithreading_enabled", "NestedIOFunction"]
+
+
+def _batched(outputs, inputs):
+    """Whether some of them are vmap's BatchedTensors (only asked while a mode is active)."""
+    return any(type(t).__name__ == "BatchedTensor" for t in (outputs or ()) + (inputs or ()))
 
 
 def _seq(x, what="tensors"):
@@ -104,14 +109,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     `allow_unused=True` gives None for an input the outputs do not depend on; `materialize_grads=True`
     gives zeros instead. Other arguments as in `backward`.
     """
-    if is_grads_batched:
-        raise RuntimeError(named("ember.autograd.grad: is_grads_batched=True needs vmap, which ember does "
-                                 "not have; loop over the batch of grad_outputs instead."))
+    if is_grads_batched:  # (V) vmap over dim 0 of the grad_outputs (ember.func)
+        from ..func._functional import grad_batched
+
+        return grad_batched(grad, outputs, inputs, _seq(grad_outputs, "grad_outputs"),
+                            dict(retain_graph=True if retain_graph is None else retain_graph,
+                                 create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+                                 materialize_grads=materialize_grads))
     keys = None
     if isinstance(inputs, dict):
         keys, inputs = list(inputs), tuple(inputs.values())
     outputs = _seq(outputs, "outputs")
     inputs = _seq(inputs, "inputs")
+    if _dispatch._modes and _batched(outputs, inputs):  # (V) inside vmap: the physical tensors' gradients
+        from ..func._functional import grad_of_batched
+
+        return grad_of_batched(grad, outputs, inputs, _seq(grad_outputs, "grad_outputs"), dict(
+            retain_graph=retain_graph, create_graph=create_graph, only_inputs=only_inputs,
+            allow_unused=allow_unused, materialize_grads=materialize_grads))
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _grads_for(outputs, grad_outputs)

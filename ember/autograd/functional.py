@@ -2,10 +2,9 @@
 
 Same signatures, argument checks, error messages and output structure as torch.autograd.functional:
 a Tensor in gives a Tensor out, a tuple in gives a tuple out (jacobian/hessian: nested per output and
-input). Everything is built on reverse mode: `jvp` and `hvp` use the double-backward trick (the
-gradient of a vjp with respect to its cotangent, which is linear). `vectorize=True` is accepted and
-computes the same result row by row (ember has no vmap); `strategy="forward-mode"` likewise runs in
-reverse mode, after torch's own argument checks.
+input). `jvp` and `hvp` use the double-backward trick (the gradient of a vjp with respect to its
+cotangent, which is linear). `jacobian(..., vectorize=True)` is one vmap of autograd.grad over the
+outputs' standard basis (ember.func), `strategy="forward-mode"` one vmap of a jvp over the inputs' basis.
 
 Example::
 
@@ -226,6 +225,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
+        if vectorize:  # (V) one vmap of autograd.grad over the outputs' standard basis (ember.func)
+            if strict:
+                raise RuntimeError(named(
+                    "ember.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                    "together. Please either set `strict=False` or `vectorize=False`."))
+            from ..func._functional import jacobian_reverse
+
+            result = _grad_postprocess(jacobian_reverse(_autograd_grad, outputs, inputs, create_graph),
+                                       create_graph)
+            return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
         result = ()
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
@@ -249,9 +258,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 # NOTE [ Forward-mode Jacobian without vmap ]
 # torch computes a forward-mode Jacobian with one vmapped dual evaluation over the standard basis of the
-# inputs, and accepts only `vectorize=True`. ember evaluates the function once per basis vector (a loop
-# over the input elements, each a dual evaluation with a one-hot tangent), which gives the same Jacobian;
-# batching that loop with vmap belongs to ember.func's vmap (engineer V), which can replace the loop here.
+# inputs, and accepts only `vectorize=True`; so does ember (ember.func._functional.jacobian_forward). Inputs
+# with no elements keep the loop below (one dual evaluation per basis vector: none), which still gives the
+# outputs' shapes.
 def _jacfwd(func, inputs, strict=False, vectorize=False):
     from .. import stack, zeros_like
     from . import forward_ad as fwAD
@@ -264,6 +273,11 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")  # sic: torch's text
+    if all(x.numel() for x in inputs):  # (V) one vmap of a jvp over the inputs' standard basis (ember.func)
+        from ..func._functional import jacobian_forward
+
+        is_outputs_tuple, result = jacobian_forward(func, inputs)
+        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
     columns = []  # per input: per basis vector, the tangents of the outputs
     is_outputs_tuple, primals = False, ()
     for j, x in enumerate(inputs):

@@ -1,0 +1,255 @@
+"""BatchedTensor and the vmap level: the mode that runs ops on batched tensors by batching rules.
+
+A `vmap` call pushes one `VmapLevel` (a `Mode` above autograd, NOTE [ vmap levels ]) and wraps the mapped
+inputs in `BatchedTensor`s of that level. A BatchedTensor is what the user's function sees: a tensor of
+the *logical* shape (the batch dimension hidden) whose payload is a `MetaArray` of that shape (so shape,
+dtype, dim(), size() answer as for a tensor of one sample, and any attempt at its data refuses), with the
+*physical* tensor (`_value`, one more dimension: the batch, at `_bdim`) beside it. Every op reaching the
+level with a BatchedTensor of that level among its inputs goes to the op's batching rule
+(`ember/func/_rules.py`), which calls ops on the physical tensors; those ops go to the next level down
+(an outer vmap, autograd, the kernel), so nested vmaps and autograd compose.
+
+`expose` and `cover` move one level's batch dimension in and out of the logical shape (functorch's
+`_remove_batch_dim` / `_add_batch_dim`); the function transforms (`grad`, `vjp`) use them to reach the
+physical tensors of every level at once (NOTE [ grad under vmap ] in `_transforms.py`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .. import _dtypes
+from .._dispatch import redispatch, redispatch_inplace
+from .._meta import MetaArray
+from .._modes import Mode
+from .._tensor import Tensor, _wrap
+
+__all__ = ["BatchedTensor", "VmapLevel", "expose", "cover", "active_levels", "is_batched"]
+
+# NOTE [ vmap levels ]
+# functorch gives each transform a level and keeps them on an interpreter stack; ember's mode stack is that
+# stack. A vmap call pushes a `VmapLevel` above autograd, numbered one more than the innermost level alive
+# in this thread (`_levels`), so the innermost transform is on top and sees ops first. A handler runs with
+# itself popped (NOTE [ The mode stack ]): the ops a batching rule calls on physical tensors go to the
+# levels below it, which batch them again if they carry *their* BatchedTensors (vmap(vmap(f))), and reach
+# autograd, which records them on physical tensors. An op with no BatchedTensor of the top level passes
+# down unchanged. The stack gains no new kind of level: a VmapLevel is an ordinary "above" mode, and with no
+# vmap alive the dispatcher's fast path is untouched (`if _modes:` stays false).
+
+
+class _Levels(threading.local):
+    def __init__(self):
+        self.stack: list = []  # the VmapLevels alive in this thread, outermost first
+
+
+_levels = _Levels()
+
+
+def active_levels() -> list:
+    """The vmap levels alive in this thread, outermost first."""
+    return list(_levels.stack)
+
+
+_ITEM = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
+    "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
+    "somewhere inside PyTorch internals, please file a bug report."
+)
+_CONTROL = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We "
+    "don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
+)
+
+
+def _contiguous_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class BatchedTensor(Tensor):
+    """A tensor of one sample's shape inside `vmap`; the batch lives in `_value` at dim `_bdim`."""
+
+    __module__ = "ember"
+
+    # ---- what a function inside vmap may ask -------------------------------------------------------------
+
+    @property
+    def device(self):
+        return self._value.device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._value.is_meta
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._value.is_cpu
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._value.requires_grad = value
+
+    @property
+    def grad_fn(self):
+        return self._value.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._value.is_leaf
+
+    def detach(self):
+        return _make(self._value.detach(), self._bdim, self._level)
+
+    def item(self):
+        raise RuntimeError(_ITEM)
+
+    def tolist(self):
+        raise RuntimeError(_ITEM)
+
+    def __bool__(self):
+        raise RuntimeError(_CONTROL)
+
+    def __int__(self):
+        raise RuntimeError(_ITEM)
+
+    def __float__(self):
+        raise RuntimeError(_ITEM)
+
+    def __index__(self):
+        raise RuntimeError(_ITEM)
+
+    def numpy(self, *, force=False):
+        raise RuntimeError(_ITEM)
+
+    def __repr__(self):
+        value = "\n".join("    " + line if line else line for line in repr(self._value).split("\n"))
+        return f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, value=\n{value}\n)"
+
+    __str__ = __repr__
+
+
+def _make(value: Tensor, bdim: int, level: int) -> BatchedTensor:
+    """A BatchedTensor of `level` over physical `value`, whose dim `bdim` is the batch."""
+    shape = value.shape
+    logical = tuple(shape[:bdim]) + tuple(shape[bdim + 1 :])
+    dt = _dtypes.to_numpy(value.dtype)
+    t = _wrap(MetaArray(logical, dt, _contiguous_strides(logical, dt.itemsize)), BatchedTensor)
+    t._value = value
+    t._bdim = bdim
+    t._level = level
+    return t
+
+
+def is_batched(t, level: int) -> bool:
+    return type(t) is BatchedTensor and t._level == level
+
+
+def level_of(t, level: int):
+    """`t` seen at `level`: (physical tensor with the batch at dim 0, True) if `t` is batched at `level`,
+    else (t, False)."""
+    if type(t) is BatchedTensor and t._level == level:
+        v = t._value
+        return (v if t._bdim == 0 else v.movedim(t._bdim, 0)), True
+    return t, False
+
+
+# ---- moving one level's batch dim in and out of the logical shape ------------------------------------------
+
+
+def expose(x, level: "VmapLevel"):
+    """`x` (logical at the current levels) with `level`'s batch as a new leading logical dim, no longer
+    batched at `level` (expanded to the batch size where `x` was not batched at it)."""
+    lvl = level.lvl
+    if type(x) is BatchedTensor:
+        if x._level == lvl:
+            return x._value.movedim(x._bdim, 0) if x._bdim else x._value
+        if x._level > lvl:  # a newer level's wrapper lies outside: expose underneath it
+            return _make(expose(x._value, level), x._bdim + 1, x._level)
+    return x.unsqueeze(0).expand(level.batch_size, *x.shape)
+
+
+def cover(x, level: "VmapLevel", dim: int = 0):
+    """The inverse of `expose`: `x`'s logical dim `dim` becomes `level`'s batch dim."""
+    if type(x) is BatchedTensor and x._level > level.lvl:
+        bd = x._bdim
+        d = dim if dim < bd else dim + 1
+        return _make(cover(x._value, level, d), bd - 1 if d < bd else bd, x._level)
+    return _make(x, dim, level.lvl)
+
+
+# ---- the level ---------------------------------------------------------------------------------------------
+
+_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' "
+    "or 'different' randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+class VmapLevel(Mode):
+    """One vmap call's interpreter: ops on its BatchedTensors go to their batching rules."""
+
+    level = "above"
+
+    def __init__(self, batch_size: int, randomness: str):
+        self.batch_size = batch_size
+        self.randomness = randomness
+        self.lvl = (_levels.stack[-1].lvl + 1) if _levels.stack else 1
+
+    def __enter__(self):
+        super().__enter__()
+        _levels.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _levels.stack.pop()
+        super().__exit__(*exc)
+
+    def dispatch(self, op, inputs, params):
+        lvl = self.lvl
+        for t in inputs:
+            if type(t) is BatchedTensor and t._level == lvl:
+                break
+        else:
+            if "nondeterministic_seeded" in op.tags and self.randomness != "same":
+                return _random_op(self, op, inputs, params, batched=False)
+            return redispatch(op, inputs, params)
+        if "nondeterministic_seeded" in op.tags:
+            return _random_op(self, op, inputs, params, batched=True)
+        from . import _rules
+
+        rule = op.batch
+        if rule is None:
+            return _rules.fallback(self, op, inputs, params)
+        return rule(self, op, inputs, params)
+
+    def dispatch_inplace(self, op, self_, inputs, params):
+        from . import _rules
+
+        lvl = self.lvl
+        if not any(type(t) is BatchedTensor and t._level == lvl for t in inputs) and not (
+            "nondeterministic_seeded" in op.tags and self.randomness == "different"
+        ):
+            return redispatch_inplace(op, self_, inputs, params)
+        return _rules.inplace(self, op, self_, inputs, params)
+
+
+def _random_op(level, op, inputs, params, batched):
+    """A random op inside vmap: an error, one draw for the whole batch ("same"), or a draw per sample
+    ("different"), per the vmap's `randomness`."""
+    from . import _rules
+
+    if level.randomness == "error":
+        raise RuntimeError(_RANDOM_ERROR)
+    if level.randomness == "same" and batched:
+        return _rules.fallback(level, op, inputs, params, same_randomness=True)
+    if not batched:  # "different", no batched input: one draw per sample, stacked
+        outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
+        return _rules.stack_outputs(level, outs)
+    return _rules.fallback(level, op, inputs, params)

@@ -485,6 +485,14 @@ class OpCall:
 
     def __repr__(self):
         return f"aten.{self.__name__}"
+
+    # (checkpointing, issue 21) calls of one op compare equal, as torch's OpOverload objects are one per op:
+    # a selective-checkpoint policy tests `op in ops_to_save`
+    def __eq__(self, other):
+        return type(other) is type(self) and other.op is self.op
+
+    def __hash__(self):
+        return hash(self.op)
 # NOTE [ Quiet NumPy ]
 # torch computes 0/0, log(-1), float16 overflow and NaN casts silently; NumPy warns (RuntimeWarning). Two
 # mechanisms keep those warnings from a user at no cost per op:

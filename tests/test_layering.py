@@ -90,7 +90,7 @@ LAYERS = [
     ("ember._dispatch", "ember._modes"),
     ("ember.autograd.graph", "ember.autograd.engine", "ember.autograd.grad_mode", "ember.autograd._inference",
      "ember.autograd.copy_slices", "ember.autograd.anomaly_mode", "ember.autograd.graph_print",
-     "ember.autograd.graph_edges"),
+     "ember.autograd.graph_edges", "ember.autograd.graph_memory"),
     ("ember._ops",),
 ]
 

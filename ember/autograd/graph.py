@@ -37,7 +37,8 @@ from .grad_mode import state as _grad_state
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
            "increment_version", "format_graph", "print_graph", "to_dot", "GradientEdge", "get_gradient_edge",
            "allow_mutation_on_saved_tensors", "region_activation_memory_budget",
-           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream",
+           "saved_tensors_bytes"]
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)
@@ -1057,6 +1058,7 @@ from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
     set_override_stale_capture_stream,
     set_warn_on_accumulate_grad_stream_mismatch,
 )
+from .graph_memory import saved_tensors_bytes  # noqa: E402  (checkpointing, issue 21: it reads the classes above)
 from .graph_print import format_graph, print_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
 _dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

@@ -720,7 +720,7 @@ class _LoggingMode(Mode):
         outs = out if isinstance(out, (tuple, list)) else (out,)
         lhs = ", ".join(f"{self._name(o)}: {_short_dtype(o)}[{', '.join(map(str, o.shape))}]"
                         for o in outs if isinstance(o, Tensor))
-        self.logs.append(f"{lhs} = {call!r}({args})")
+        self.logs.append(named(f"{lhs} = ember._ops.{call!r}({args})"))
         self.tbs.append(traceback.extract_stack()[:-3])
 
     def dispatch(self, op, inputs, params):

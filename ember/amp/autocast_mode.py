@@ -28,11 +28,12 @@ requiring grad are cast anew each time. `cache_enabled=False` turns the cache of
 NOTE [ Composites under autocast ]
 torch applies its policy where the op is listed: `linear`, `matmul`, `conv2d`, `cross_entropy_loss`,
 `mse_loss` are listed by name, and their insides run with autocast excluded. ember writes several of
-these as Python functions over smaller ops that check their inputs' dtypes first (`mm` refuses a bfloat16
-input beside a float32 weight before dispatching). Those functions call `autocast_inputs(name, ...)` at
-their entry behind `if _modes:` (one truth test when no mode is active, as the dispatcher's own), which
-casts per the table entry of the torch op they are. Inside, the smaller ops see inputs of one dtype, and
-the table's entries for them agree with the outer one (a `mm` of bfloat16 inputs stays bfloat16).
+these as Python functions over smaller ops, some checking their inputs' dtypes first (`mm` refuses a
+bfloat16 input beside a float32 weight before dispatching). Those functions start with
+`if _modes and autocasting(): return autocast_call(name, fn, ...)` (one truth test when no mode is
+active, as the dispatcher's own): the arguments are cast per the table entry of the torch op they are, and
+the body runs with autocast excluded, as torch runs a listed op's kernel (an fp32 `orgqr` computes its
+inner products in float32, a `linear` does not cast twice).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from .._tensor import Tensor
 __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available", "get_autocast_dtype",
            "set_autocast_dtype", "is_autocast_enabled", "set_autocast_enabled", "is_autocast_cache_enabled",
            "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
-           "autocast_decrement_nesting", "autocast_inputs", "CPU_POLICY"]
+           "autocast_decrement_nesting", "autocasting", "autocast_call", "CPU_POLICY"]
 
 LOWER, FP32, PROMOTE = "lower_precision_fp", "fp32", "promote"
 
@@ -100,6 +101,25 @@ EMBER_NAMES = {
     "_fft_c2c": "fft_fft", "_fft_r2c": "fft_rfft", "_fft_c2r": "fft_irfft",  # every torch.fft function's
 }
 
+
+
+def _einsum_policy(inputs, params):
+    """torch's einsum is not listed, but contracts each pair of operands over a shared summed index with
+    `bmm` (listed): such an einsum answers in the lower precision, a permutation, sum or elementwise
+    product in its inputs' dtype. ember's einsum is one op, whose params end with (subscripts per
+    operand, output subscripts)."""
+    ins, out = params[-2], params[-1]
+    if len(ins) > 1:
+        for letter in set("".join(ins)) - set(out):
+            if sum(letter in sub for sub in ins) > 1:
+                return LOWER
+    return None
+
+
+# policies that depend on the call (ember op qualname -> rule(inputs, params) -> policy or None)
+CALL_POLICY = {"einsum": _einsum_policy}
+EMBER_NAMES["rnn_layer"] = "mkldnn_rnn_layer"  # an RNN layer's one op (torch's oneDNN layer on the CPU)
+
 _TABLE: dict[str, str] = {}  # registered op qualname -> policy (filled on first use: ops register lazily)
 
 
@@ -108,7 +128,7 @@ def _policy_of(op):
     try:
         return _TABLE[qualname]
     except KeyError:
-        policy = CPU_POLICY.get(EMBER_NAMES.get(qualname, qualname))
+        policy = CALL_POLICY.get(qualname) or CPU_POLICY.get(EMBER_NAMES.get(qualname, qualname))
         _TABLE[qualname] = policy
         return policy
 
@@ -343,6 +363,10 @@ class AutocastMode(Mode):
     def dispatch(self, op, inputs, params):
         policy = _policy_of(op)
         if policy is not None:
+            if type(policy) is not str:
+                policy = policy(inputs, params)
+                if policy is None:
+                    return redispatch(op, inputs, params)
             inputs = _cast_all(policy, inputs)
         return redispatch(op, inputs, params)
 
@@ -350,14 +374,27 @@ class AutocastMode(Mode):
         return redispatch_inplace(op, self_, inputs, params)  # torch's autocast lists out-of-place ops only
 
 
-def autocast_inputs(name, *args):
-    """At the entry of ember's Python function for torch op `name`: its tensor arguments cast per the
-    table when CPU autocast is on for this thread and not already applied (NOTE [ Composites under
-    autocast ]); the arguments unchanged otherwise. Callers guard the call with `if _modes:`."""
+def autocasting() -> bool:
+    """Whether this thread's CPU autocast mode is on its stack now (not while its own handler runs)."""
     mode = _state.mode
-    if mode is None or mode not in _local.above:  # (popped: we are inside its own handler)
-        return args
-    return _cast_all(CPU_POLICY[name], args)
+    return mode is not None and mode in _local.above
+
+
+def autocast_call(name, fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` for ember's Python function of torch op `name` under autocast: its tensor
+    arguments cast per the table, then run with autocast excluded, as torch runs an op's kernel (NOTE
+    [ Composites under autocast ]). Callers test `if _modes and autocasting():` first."""
+    mode = _state.mode
+    args = _cast_all(CPU_POLICY[name], args)
+    above = _local.above
+    i = above.index(mode)
+    del above[i]
+    _modes.remove(mode)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        above.insert(i, mode)
+        _modes.append(mode)
 
 
 # ---- the context manager -------------------------------------------------------------------------------

@@ -159,6 +159,17 @@ _LAZY_MODULES.add("distributions")
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
+# area A (autocast, issue 21): torch.autocast and the autocast state functions, loaded on first use
+_LAZY_ATTRS.update(dict.fromkeys((
+    "autocast", "get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled", "set_autocast_enabled",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype", "get_autocast_xla_dtype", "get_autocast_ipu_dtype", "is_autocast_cpu_enabled",
+    "is_autocast_xla_enabled", "is_autocast_ipu_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_gpu_dtype", "set_autocast_xla_enabled", "set_autocast_xla_dtype", "set_autocast_ipu_enabled",
+    "set_autocast_ipu_dtype"), "amp.autocast_mode"))
+_LAZY_ATTRS.update(dict.fromkeys(("_amp_foreach_non_finite_check_and_unscale_", "_amp_update_scale_"),
+                                 "amp.grad_scaler"))
 
 
 def __getattr__(name):

@@ -17,7 +17,7 @@ checks stay in the Python wrappers, which run before the op, so meta and real in
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
+from .._dispatch import SHAPE, VIEW, _modes, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
 from .._tensor import Tensor, _version_counter, _wrap
@@ -263,6 +263,10 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("view_as_complex", view_as_complex, input)
     a = input._data
     if a.dtype not in _COMPLEX_OF:
         if a.dtype == np.float16:

@@ -166,16 +166,12 @@ def set_device_states(devices, states, *, device_type=None):
 
 # NOTE [ Autocast state in a recomputation ]
 # torch reruns a region under the autocast state its forward had (for the CPU and for the inputs' device
-# type), so a recomputation computes in the same dtypes. Autocast is another area's mode (issue 21's first
-# half); until `ember.is_autocast_enabled` exists there is no autocast state to carry, and the recomputation
-# runs as the forward did: under no autocast.
+# type), so a recomputation computes in the same dtypes even when backward runs outside the autocast block
+# (the usual case): the state is read when the forward runs and re-entered around the recomputation.
 
 def _get_autocast_kwargs(device_type="cuda"):
-    if not hasattr(ember, "is_autocast_enabled"):
-        return None, None
-    amp = ember.amp
     device_kwargs = None
-    if amp.is_autocast_available(device_type):
+    if ember.amp.is_autocast_available(device_type):
         device_kwargs = {"enabled": ember.is_autocast_enabled(device_type),
                          "dtype": ember.get_autocast_dtype(device_type),
                          "cache_enabled": ember.is_autocast_cache_enabled()}
@@ -186,8 +182,6 @@ def _get_autocast_kwargs(device_type="cuda"):
 
 def _autocast_contexts(device_type, device_kwargs, cpu_kwargs):
     """The autocast contexts a recomputation runs under (NOTE [ Autocast state in a recomputation ])."""
-    if cpu_kwargs is None:
-        return contextlib.nullcontext(), contextlib.nullcontext()
     amp = ember.amp
     dev = amp.autocast(device_type=device_type, **device_kwargs) \
         if amp.is_autocast_available(device_type) else contextlib.nullcontext()

@@ -171,6 +171,20 @@ def test_preserve_rng_state_false_draws_again(use_reentrant):
     check(fn, X, W, B, grad=True)
 
 
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_recomputation_runs_under_the_forwards_autocast_state(use_reentrant):
+    """The forward runs under bfloat16 autocast, backward outside it: the recomputation computes in the same
+    dtypes (the determinism check would refuse otherwise), and the gradients are torch's."""
+    def fn(lib, x, w, b):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y = lib.utils.checkpoint.checkpoint(lambda u, v: (u @ v).relu() @ v + b, x, w,
+                                                use_reentrant=use_reentrant)
+        with lib.autocast("cpu", enabled=False):  # (nested and disabled inside: the state is read per forward)
+            z = lib.utils.checkpoint.checkpoint(lambda u: (u @ w).tanh(), x, use_reentrant=use_reentrant)
+        return y, z
+    check(fn, X, W, B, grad=True)
+
+
 # ---- warnings and errors -----------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ backward:
 Each storage counts once, however many tensors and views of it are saved (torch's allocator counts
 storages too), and whole: a saved view of a large buffer keeps the buffer. Parameters saved by an op (a
 linear layer's weight) count like any saved tensor; `activations_only=True` leaves out leaves that
-require grad, which the model holds anyway. Saved tensors freed by a backward are not counted.
+require grad and views of them (a linear layer's `weight.t()`), which the model holds anyway. Saved tensors freed by a backward are not counted.
 """
 
 import gc
@@ -47,8 +47,10 @@ def saved_tensors_bytes(*outputs, activations_only=False):
     seen = {}
     for node in nodes:
         for t in _saved_by(node):
-            if activations_only and t.grad_fn is None and t.requires_grad:
-                continue
+            if activations_only:
+                root = t._base if t._base is not None else t
+                if root.grad_fn is None and root.requires_grad:  # a parameter, or a view of one (weight.t())
+                    continue
             s = t.untyped_storage()
             seen[s.data_ptr()] = max(seen.get(s.data_ptr(), 0), s.nbytes())
     return sum(seen.values())

@@ -31,6 +31,8 @@ from .._dispatch import OpCall
 from .._modes import Mode, redispatch, redispatch_inplace
 from .._naming import named
 from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.grad_mode import state as _grad_mode
 from ..autograd.graph import SavedTensor, saved_tensors_hooks
 from ._pytree import tree_map
 
@@ -548,7 +550,34 @@ class _recomputation_hook(saved_tensors_hooks):
                 raise _StopRecomputationError  # NOTE [ Early stop ]
             return x
 
+        self.pack = pack_hook
         super().__init__(pack_hook, lambda x: x)
+
+
+# NOTE [ Stopping before the last op runs ]
+# torch's autograd saves an op's inputs before its kernel runs, so its recomputation stops before the op
+# that saves the last tensor computes anything. ember records (and saves) after the kernel. So that a
+# recomputation costs what torch's does (a linear layer ending a region is not multiplied again only to
+# be thrown away), `_StopBeforeKernel`, a mode above autograd active during a recomputation with early
+# stop, sees each op first: an op that will save exactly its tensor inputs (`saves="all"` without its
+# output, grad on, an input requiring grad: what `graph._record_general` then saves, in that order), and
+# whose inputs are the last tensors the frame waits for, has them packed right away; the last pack raises
+# `_StopRecomputationError` and the kernel never runs. Only while the recomputation's own hook is the
+# innermost (a checkpoint nested in the region saves into its own frame).
+
+class _StopBeforeKernel(Mode):
+    def __init__(self, hook, frame, gid):
+        self.hook, self.frame, self.gid = hook, frame, gid
+
+    def dispatch(self, op, inputs, params):
+        if op.saves == "all" and not op.save_output and op.differentiable and _grad_mode.enabled \
+                and _graph._saved_hooks and _graph._saved_hooks[-1][0] is self.hook.pack:
+            tensors = [t for t in inputs if isinstance(t, Tensor)]
+            if any(t.requires_grad for t in tensors) and \
+                    self.frame.recomp_counter[self.gid] + len(tensors) == len(self.frame.weak_holders):
+                for t in tensors:
+                    self.hook.pack(t)
+        return redispatch(op, inputs, params)
 
 
 _UNPACKED_TWICE = (
@@ -578,8 +607,10 @@ class _checkpoint_hook(saved_tensors_hooks):
                     gid = next(_fresh_gid)
             if not frame.is_recomputed[gid]:
                 args = frame.get_inputs()
+                hook = _recomputation_hook(weakref.ref(frame), gid)
+                stop = _StopBeforeKernel(hook, frame, gid) if frame.early_stop else contextlib.nullcontext()
                 try:
-                    with _recomputation_hook(weakref.ref(frame), gid), ember.enable_grad():
+                    with hook, ember.enable_grad(), stop:
                         frame.recompute_fn(*args)
                 except _StopRecomputationError:
                     pass

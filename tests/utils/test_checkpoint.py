@@ -9,6 +9,7 @@ torch with saved-tensor hooks.
 """
 
 import functools
+import gc
 import re
 import warnings
 
@@ -421,6 +422,80 @@ def test_nested_reentrant_and_mixed():
             same(lambda lib: body(lib, outer, inner))
 
 
+# ---- the seeds' snippets ------------------------------------------------------------------------------
+
+
+def _seed_000_model(lib, n_layers, hidden_dim):
+    """Seed 000 §2.2's MemoryEfficientModel, verbatim but for the sizes. (Its `segment_forward` reads `start`
+    and `end` from the loop when it runs: the recomputations in backward all see the last segment's
+    bounds, in torch as in ember.)"""
+    class MemoryEfficientModel(lib.nn.Module):
+        def __init__(self, n_layers=20, hidden_dim=512):
+            super().__init__()
+            self.layers = lib.nn.ModuleList([
+                lib.nn.Sequential(lib.nn.Linear(hidden_dim, hidden_dim), lib.nn.ReLU(),
+                                  lib.nn.Linear(hidden_dim, hidden_dim))
+                for _ in range(n_layers)])
+
+        def forward(self, x):
+            segments = 4
+            segment_len = len(self.layers) // segments
+            for i in range(segments):
+                start = i * segment_len
+                end = (i + 1) * segment_len
+
+                def segment_forward(*inputs):
+                    local_x = inputs[0]
+                    for layer in self.layers[start:end]:
+                        local_x = layer(local_x)
+                    return local_x
+                x = lib.utils.checkpoint.checkpoint(segment_forward, x, use_reentrant=False)
+            return x
+    return MemoryEfficientModel(n_layers, hidden_dim)
+
+
+def _seed_004_model(lib, num_layers, hidden_size):
+    """Seed 004's DeepNetwork of MemoryEfficientBlocks, verbatim but for the sizes (it calls checkpoint
+    without use_reentrant: torch's warning, and the reentrant checkpoint)."""
+    class MemoryEfficientBlock(lib.nn.Module):
+        def __init__(self, hidden_size=512):
+            super().__init__()
+            self.linear1 = lib.nn.Linear(hidden_size, hidden_size * 4)
+            self.linear2 = lib.nn.Linear(hidden_size * 4, hidden_size)
+            self.activation = lib.nn.GELU()
+
+        def forward(self, x):
+            def custom_forward(hidden):
+                hidden = self.linear1(hidden)
+                hidden = self.activation(hidden)
+                return self.linear2(hidden)
+            return lib.utils.checkpoint.checkpoint(custom_forward, x)
+
+    class DeepNetwork(lib.nn.Module):
+        def __init__(self, num_layers=50, hidden_size=512):
+            super().__init__()
+            self.layers = lib.nn.ModuleList([MemoryEfficientBlock(hidden_size) for _ in range(num_layers)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+    return DeepNetwork(num_layers, hidden_size)
+
+
+@pytest.mark.parametrize("build", [_seed_000_model, _seed_004_model])
+def test_seed_snippets(build):
+    def body(lib):
+        torch.manual_seed(0)
+        reference = build(torch, 8, 16)
+        model = build(lib, 8, 16)
+        model.load_state_dict({k: T(lib, v.detach().numpy()) for k, v in reference.state_dict().items()})
+        x = T(lib, np.random.default_rng(3).standard_normal((4, 16)).astype(np.float32), True)
+        log = warned(lambda: model(x).sum().backward())
+        return log, x.grad, [p.grad for p in model.parameters()]
+    same(body)
+
+
 # ---- selective checkpointing -------------------------------------------------------------------------
 
 
@@ -503,9 +578,14 @@ def test_saved_tensors_bytes_is_what_torch_saves(ck):
     ws = [np.random.default_rng(i).standard_normal((6, 6)).astype(np.float32) for i in range(4)]
     tb, _ = _torch_saved_bytes(lambda: _mlp(torch, T(torch, X, True), [T(torch, w, True) for w in ws], ck))
     x, ews = T(ember, X, True), [T(ember, w, True) for w in ws]
-    before = sb()
-    y = _mlp(ember, x, ews, ck)
-    assert sb(y) == tb == sb() - before
+    gc.collect()  # (graphs of earlier tests waiting in cycles are not live; nothing collects in between)
+    gc.disable()
+    try:
+        before = sb()
+        y = _mlp(ember, x, ews, ck)
+        assert sb(y) == tb == sb() - before
+    finally:
+        gc.enable()
     assert sb(y.grad_fn) == tb
     # activations only: the input x and the weights are leaves the caller holds anyway
     assert sb(y, activations_only=True) == tb - X.nbytes - sum(w.nbytes for w in ws)

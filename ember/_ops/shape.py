@@ -624,7 +624,9 @@ def _sum_to(a, shape):
         return a.reshape(shape)
     if a.dtype.itemsize == 2 and a.dtype.kind in "fV":  # float16 / bfloat16: accumulate in float32 and round
         # once, as torch's CPU sum does (NumPy's bfloat16 sum is slow and accumulates in bfloat16)
-        return a.sum(axis=axes, keepdims=True, dtype=np.float32).astype(a.dtype).reshape(shape)
+        return np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32).astype(a.dtype).reshape(shape)
+    if a.dtype.kind in "fc":  # (the ufunc called here, so that ember's NumPy-warning filter covers it)
+        return np.add.reduce(a, axis=axes, keepdims=True).reshape(shape)
     return a.sum(axis=axes, keepdims=True).reshape(shape)
 
 

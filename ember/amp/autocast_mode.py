@@ -117,10 +117,15 @@ def _einsum_policy(inputs, params):
 
 
 def _rnn_policy(inputs, params):
-    """An RNN layer is one op in ember (`rnn_layer`). torch's CPU LSTM and plain RNN layers run their gate
-    matmuls through listed ops (oneDNN's `mkldnn_rnn_layer`, `linear`) and answer in the lower precision;
-    its GRU is one kernel, not listed, that answers in its inputs' dtype. params[0] is the cell kind."""
-    return None if params[0] == "GRU" else LOWER
+    """An RNN layer is one op in ember (`rnn_layer`); under autocast only an LSTM layer without projections
+    reaches it, torch's `mkldnn_rnn_layer` (NOTE [ Recurrent layers under autocast ], ember/_ops/rnn.py).
+    params[0] is the cell kind, inputs[7] the projection weight."""
+    if params[0] == "LSTM" and inputs[7] is None:
+        from .._ops.rnn import check_onednn_lstm
+
+        check_onednn_lstm(_state.dtype["cpu"])
+        return LOWER
+    return None
 
 
 # NOTE [ Listed insides of one kernel ]

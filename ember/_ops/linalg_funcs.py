@@ -456,6 +456,10 @@ _QR_WARNING = (
 @method("svd", top=False)
 def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V) with V (not V^H); without `compute_uv`, U and V are zero matrices."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("svd", torch_svd, input, some, compute_uv, out=out)
     from .factorizations import svd
 
     if input.dim() < 2:

@@ -620,8 +620,14 @@ public["broadcast_tensors"] = broadcast_tensors
 def _sum_to(a, shape):
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
-    r = a.sum(axis=axes, keepdims=True) if axes else a
-    return r.reshape(shape)
+    if not axes:
+        return a.reshape(shape)
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":  # float16 / bfloat16: accumulate in float32 and round
+        # once, as torch's CPU sum does (NumPy's bfloat16 sum is slow and accumulates in bfloat16)
+        return np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32).astype(a.dtype).reshape(shape)
+    if a.dtype.kind in "fc":  # (the ufunc called here, so that ember's NumPy-warning filter covers it)
+        return np.add.reduce(a, axis=axes, keepdims=True).reshape(shape)
+    return a.sum(axis=axes, keepdims=True).reshape(shape)
 
 
 @_sum_to.derivative_

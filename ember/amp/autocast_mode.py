@@ -116,9 +116,28 @@ def _einsum_policy(inputs, params):
     return None
 
 
+def _rnn_policy(inputs, params):
+    """An RNN layer is one op in ember (`rnn_layer`); under autocast only an LSTM layer without projections
+    reaches it, torch's `mkldnn_rnn_layer` (NOTE [ Recurrent layers under autocast ], ember/_ops/rnn.py).
+    params[0] is the cell kind, inputs[7] the projection weight."""
+    if params[0] == "LSTM" and inputs[7] is None:
+        from .._ops.rnn import check_onednn_lstm
+
+        check_onednn_lstm(_state.dtype["cpu"])
+        return LOWER
+    return None
+
+
+# NOTE [ Listed insides of one kernel ]
+# torch's linalg.pinv is not listed but is a composite: its SVD runs in float32 (listed fp32) and its final
+# product in the lower precision (matmul, listed). ember's pinv is one kernel; "fp32_lower" runs it on
+# float32 inputs and rounds its result to the lower precision, which is torch's answer within that
+# precision's rounding.
+FP32_LOWER = "fp32_lower"
+
 # policies that depend on the call (ember op qualname -> rule(inputs, params) -> policy or None)
-CALL_POLICY = {"einsum": _einsum_policy}
-EMBER_NAMES["rnn_layer"] = "mkldnn_rnn_layer"  # an RNN layer's one op (torch's oneDNN layer on the CPU)
+CALL_POLICY = {"einsum": _einsum_policy, "rnn_layer": _rnn_policy}
+EMBER_POLICY = {"linalg_pinv": FP32_LOWER}  # ember's own ops whose torch counterpart is a composite
 
 _TABLE: dict[str, str] = {}  # registered op qualname -> policy (filled on first use: ops register lazily)
 
@@ -128,7 +147,8 @@ def _policy_of(op):
     try:
         return _TABLE[qualname]
     except KeyError:
-        policy = CALL_POLICY.get(qualname) or CPU_POLICY.get(EMBER_NAMES.get(qualname, qualname))
+        policy = CALL_POLICY.get(qualname) or EMBER_POLICY.get(qualname) or CPU_POLICY.get(
+            EMBER_NAMES.get(qualname, qualname))
         _TABLE[qualname] = policy
         return policy
 
@@ -251,8 +271,10 @@ def autocast_decrement_nesting() -> int:
 
 
 def _deprecated_getter(old, new, fn):
+    arg = new[new.index(",") + 2:-1] if "," in new else ""  # a setter shows its argument: (enabled), (dtype)
+
     def getter(*args):
-        warnings.warn(named(f"ember.{old}() is deprecated. Please use ember.{new} instead."),
+        warnings.warn(named(f"ember.{old}({arg}) is deprecated. Please use ember.{new} instead."),
                       DeprecationWarning, stacklevel=2)
         return fn(*args)
     getter.__name__ = old
@@ -367,6 +389,9 @@ class AutocastMode(Mode):
                 policy = policy(inputs, params)
                 if policy is None:
                     return redispatch(op, inputs, params)
+            if policy == FP32_LOWER:
+                out = redispatch(op, _cast_all(FP32, inputs), params)
+                return _cached_cast(out, _state.dtype["cpu"])
             inputs = _cast_all(policy, inputs)
         return redispatch(op, inputs, params)
 

@@ -13,13 +13,26 @@ __all__ = ["autocast", "GradScaler"]
 class autocast(_autocast):
     """Deprecated: `ember.amp.autocast("cpu", ...)`."""
 
+    def __new__(cls, enabled=True, dtype=None, cache_enabled=True):
+        return super().__new__(cls)
+
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
         from .. import bfloat16
 
-        warnings.warn(named("`ember.cpu.amp.autocast(args...)` is deprecated. Please use "
-                            "`ember.amp.autocast('cpu', args...)` instead."), FutureWarning, stacklevel=2)
         super().__init__("cpu", enabled=enabled, dtype=bfloat16 if dtype is None else dtype,
                          cache_enabled=cache_enabled)
+
+
+def _deprecated_new(new):
+    # torch's deprecation wraps the class's __new__: it warns first, then a wrong argument is __new__'s error
+    def __new__(cls, *args, **kwargs):
+        warnings.warn(named("`ember.cpu.amp.autocast(args...)` is deprecated. Please use "
+                            "`ember.amp.autocast('cpu', args...)` instead."), FutureWarning, stacklevel=2)
+        return new(cls, *args, **kwargs)
+    return staticmethod(__new__)
+
+
+autocast.__new__ = _deprecated_new(autocast.__new__)
 
 
 class GradScaler(_GradScaler):

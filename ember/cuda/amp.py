@@ -31,13 +31,26 @@ class GradScaler(_GradScaler):
 class autocast(_ac.autocast):
     """Deprecated: `ember.amp.autocast("cuda", ...)` (disabled: ember has no CUDA)."""
 
+    def __new__(cls, enabled=True, dtype=None, cache_enabled=True):
+        return super().__new__(cls)
+
     def __init__(self, enabled=True, dtype=None, cache_enabled=True):
         from .. import float16
 
-        warnings.warn(named("`ember.cuda.amp.autocast(args...)` is deprecated. Please use "
-                            "`ember.amp.autocast('cuda', args...)` instead."), FutureWarning, stacklevel=2)
         super().__init__("cuda", enabled=enabled, dtype=float16 if dtype is None else dtype,
                          cache_enabled=cache_enabled)
+
+
+def _deprecated_new(new):
+    # torch's deprecation wraps the class's __new__: it warns first, then a wrong argument is __new__'s error
+    def __new__(cls, *args, **kwargs):
+        warnings.warn(named("`ember.cuda.amp.autocast(args...)` is deprecated. Please use "
+                            "`ember.amp.autocast('cuda', args...)` instead."), FutureWarning, stacklevel=2)
+        return new(cls, *args, **kwargs)
+    return staticmethod(__new__)
+
+
+autocast.__new__ = _deprecated_new(autocast.__new__)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

@@ -299,6 +299,19 @@ def test_non_reentrant_works_with_grad_and_backward_inputs_and_retain_graph():
     same(body)
 
 
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_no_grad_and_outputs_that_are_not_tensors(use_reentrant):
+    def body(lib):
+        cp = lib.utils.checkpoint
+        x, w = T(lib, X, True), T(lib, W, True)
+        with lib.no_grad():
+            a = cp.checkpoint(lambda u: u.sin(), x, use_reentrant=use_reentrant)
+        out = cp.checkpoint(lambda u: (u.sin() @ w, None, 3, u.detach() * 0 + 1), x, use_reentrant=use_reentrant)
+        (out[0].sum() + out[3].sum()).backward()
+        return a.requires_grad, a.grad_fn is None, out[1], out[2], out[3].requires_grad, x.grad, w.grad
+    same(body)
+
+
 def test_determinism_check():
     def body(lib, which, check="default", early=True):
         cp = lib.utils.checkpoint

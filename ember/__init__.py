@@ -168,8 +168,6 @@ _LAZY_ATTRS.update(dict.fromkeys((
     "is_autocast_xla_enabled", "is_autocast_ipu_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
     "set_autocast_gpu_dtype", "set_autocast_xla_enabled", "set_autocast_xla_dtype", "set_autocast_ipu_enabled",
     "set_autocast_ipu_dtype"), "amp.autocast_mode"))
-_LAZY_ATTRS.update(dict.fromkeys(("_amp_foreach_non_finite_check_and_unscale_", "_amp_update_scale_"),
-                                 "amp.grad_scaler"))
 
 
 def __getattr__(name):

@@ -47,7 +47,6 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import _local, _modes, redispatch, redispatch_inplace
-from .._meta import MetaArray
 from .._modes import Mode
 from .._naming import named
 from .._tensor import Tensor
@@ -169,7 +168,7 @@ class _State(threading.local):
         self.cache_enabled = True
         self.nesting = 0
         self.cache = {}  # id(weight) -> (weight, its cast)
-        self.mode = None  # this thread's AutocastMode while CPU autocast is enabled
+        self.mode = None  # this thread's AutocastMode (NOTE [ One autocast mode per thread ])
 
 
 _state = _State()
@@ -205,25 +204,44 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
     enabled = bool(enabled)
     _state.enabled[name] = enabled
     if name == "cpu":
-        if enabled and _state.mode is None:
-            mode = _state.mode = AutocastMode()
-            mode.__enter__()
-        elif not enabled and _state.mode is not None:
-            _remove_mode(_state.mode)
-            _state.mode = None
+        if _state.mode is None:
+            _state.mode = AutocastMode()
+        mode = _state.mode
+        if enabled:
+            if not _on_stack(mode):
+                _local.above.append(mode)
+                _modes.append(mode)
+        else:
+            _remove_mode(mode)
+
+
+# NOTE [ One autocast mode per thread ]
+# Each thread has one AutocastMode object, on its stack while CPU autocast is enabled. Enabling pushes it
+# unless it is there, disabling takes it off wherever it sits (other modes may have come later). The same
+# object is used every time because the stack a body of a higher-order op runs on is a copy (NOTE
+# [ Higher-order ops ]): a `custom_fwd` forward that turns autocast off and on again inside
+# `Function.apply` takes the mode off the copy and puts it back there, and the stack restored after the
+# body still holds the same object, once, as `_modes` does.
+
+
+def _on_stack(mode):
+    for m in _local.above:
+        if m is mode:
+            return True
+    return False
 
 
 def _remove_mode(mode):
-    """Take this thread's autocast mode off its stack wherever it sits (other modes may have come later)."""
+    """Take this thread's autocast mode off its stack wherever it sits, and its entry in `_modes`."""
     above = _local.above
     for i in range(len(above) - 1, -1, -1):
         if above[i] is mode:
             del above[i]
-            break
-    for i in range(len(_modes) - 1, -1, -1):
-        if _modes[i] is mode:
-            del _modes[i]
-            break
+            for j in range(len(_modes) - 1, -1, -1):
+                if _modes[j] is mode:
+                    del _modes[j]
+                    break
+            return
 
 
 def get_autocast_dtype(device_type: str):
@@ -324,15 +342,12 @@ globals().update(DEPRECATED)
 
 # ---- casting -------------------------------------------------------------------------------------------
 
-_F32 = np.dtype(np.float32)
+_CASTABLE = frozenset((_dtypes.float16, _dtypes.bfloat16, _dtypes.float32))
 
 
 def _eligible(t):
     """torch's is_eligible on the CPU: a floating CPU tensor that is not float64 (meta tensors are not)."""
-    if not isinstance(t, Tensor) or type(t._data) is MetaArray:
-        return False
-    d = t._data.dtype
-    return d.kind == "V" or (d.kind == "f" and d.itemsize < 8)
+    return isinstance(t, Tensor) and t.dtype in _CASTABLE and not t.is_meta
 
 
 def _cached_cast(t, to):
@@ -340,7 +355,7 @@ def _cached_cast(t, to):
     if not _eligible(t) or t.dtype is to:
         return t
     st = _state
-    if (to is st.dtype["cpu"] and st.cache_enabled and t._data.dtype == _F32 and t._requires_grad
+    if (to is st.dtype["cpu"] and st.cache_enabled and t.dtype is _dtypes.float32 and t._requires_grad
             and t._grad_fn is None and t._base is None):
         hit = st.cache.get(id(t))
         if hit is not None and hit[0] is t:
@@ -402,7 +417,7 @@ class AutocastMode(Mode):
 def autocasting() -> bool:
     """Whether this thread's CPU autocast mode is on its stack now (not while its own handler runs)."""
     mode = _state.mode
-    return mode is not None and mode in _local.above
+    return mode is not None and _on_stack(mode)
 
 
 def autocast_call(name, fn, *args, **kwargs):
@@ -412,14 +427,14 @@ def autocast_call(name, fn, *args, **kwargs):
     mode = _state.mode
     args = _cast_all(CPU_POLICY[name], args)
     above = _local.above
-    i = above.index(mode)
-    del above[i]
-    _modes.remove(mode)
+    i = next(k for k, m in enumerate(above) if m is mode)
+    _remove_mode(mode)
     try:
         return fn(*args, **kwargs)
     finally:
-        above.insert(i, mode)
-        _modes.append(mode)
+        if _state.enabled.get("cpu") and not _on_stack(mode):  # (unless the body turned autocast off)
+            above.insert(min(i, len(above)), mode)
+            _modes.append(mode)
 
 
 # ---- the context manager -------------------------------------------------------------------------------

@@ -23,11 +23,10 @@ import warnings
 from collections import abc, defaultdict
 from enum import Enum
 
-import numpy as np
-
 from .._naming import named
+from .._ops.amp import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_
 
-__all__ = ["GradScaler", "OptState", "amp_foreach_non_finite_check_and_unscale_", "amp_update_scale_"]
+__all__ = ["GradScaler", "OptState"]
 
 
 class OptState(Enum):
@@ -38,60 +37,6 @@ class OptState(Enum):
 
 def _fresh_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
-
-
-# ---- the two ops ----------------------------------------------------------------------------------------
-
-
-def amp_foreach_non_finite_check_and_unscale_(scaled_grads, found_inf, inv_scale):
-    """torch._amp_foreach_non_finite_check_and_unscale_: multiply each gradient by `inv_scale` in place and
-    set `found_inf` (a one-element float tensor) to 1.0 if any of them holds an inf or a NaN."""
-    from .. import _dispatch
-
-    if inv_scale.numel() != 1:
-        raise RuntimeError("inv_scale must be a 1-element tensor.")
-    if found_inf.numel() != 1:
-        raise RuntimeError("found_inf must be a 1-element tensor.")
-    if inv_scale.dtype.name != "float32":
-        raise RuntimeError("inv_scale must be a float tensor.")
-    if found_inf.dtype.name != "float32":
-        raise RuntimeError("found_inf must be a float tensor.")
-    inv = np.float32(inv_scale._data.reshape(()))
-    with _dispatch.quiet_numpy():
-        for g in scaled_grads:
-            a = g._data
-            if not np.isfinite(a.astype(np.float32, copy=False)).all():
-                found_inf._data[...] = 1.0
-            # (computed in float32 and rounded once, as torch's CPU kernel does for the narrow dtypes)
-            _dispatch.copy_into(g, (a.astype(np.float32) * inv).astype(a.dtype, copy=False))
-
-
-def amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
-    """torch._amp_update_scale_: back the scale off after an inf/NaN step, grow it after `growth_interval`
-    clean steps in a row (if the grown scale is finite); returns `scale`, updated in place."""
-    from .. import _dispatch
-
-    if growth_tracker.dtype.name != "int32":
-        raise RuntimeError("growth_tracker must be an int tensor.")
-    if scale.dtype.name != "float32":
-        raise RuntimeError("current_scale must be a float tensor.")
-    if found_inf.dtype.name != "float32":
-        raise RuntimeError("found_inf must be a float tensor.")
-    s = np.float32(scale._data.reshape(()))
-    with _dispatch.quiet_numpy():
-        if float(found_inf._data.reshape(())):
-            s = s * np.float32(backoff_factor)
-            tracker = 0
-        else:
-            tracker = int(growth_tracker._data.reshape(())) + 1
-            if tracker == growth_interval:
-                grown = s * np.float32(growth_factor)
-                if np.isfinite(grown):
-                    s = grown
-                tracker = 0
-    _dispatch.copy_into(scale, np.asarray(s, np.float32))
-    _dispatch.copy_into(growth_tracker, np.asarray(tracker, np.int32))
-    return scale
 
 
 # ---- the scaler --------------------------------------------------------------------------------------------
@@ -194,7 +139,7 @@ class GradScaler:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     per_dtype[param.grad.dtype].append(param.grad)
             for grads in per_dtype.values():
-                amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale)
+                _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale)
         return {found_inf.device: found_inf}
 
     def unscale_(self, optimizer):
@@ -262,8 +207,8 @@ class GradScaler:
             combined = found_infs[0]
             for f in found_infs[1:]:
                 combined += f
-            amp_update_scale_(_scale, _growth_tracker, combined, self._growth_factor, self._backoff_factor,
-                              self._growth_interval)
+            _amp_update_scale_(_scale, _growth_tracker, combined, self._growth_factor, self._backoff_factor,
+                               self._growth_interval)
         self._per_optimizer_states = defaultdict(_fresh_state)
 
     def _get_scale_async(self):
@@ -347,7 +292,3 @@ class GradScaler:
     def _found_inf_per_device(self, optimizer):
         return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
 
-
-# torch's names for the two ops (`torch._amp_foreach_non_finite_check_and_unscale_`, `torch._amp_update_scale_`)
-_amp_foreach_non_finite_check_and_unscale_ = amp_foreach_non_finite_check_and_unscale_
-_amp_update_scale_ = amp_update_scale_

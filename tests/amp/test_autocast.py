@@ -13,6 +13,7 @@ import torch
 from compare import assert_same, assert_same_error, normalize_message
 
 import ember
+from ember._dispatch import _local, _modes
 
 
 def _run(fn, lib):
@@ -30,6 +31,7 @@ def both(fn):
     assert ew == tw, f"warnings: ember {ew} vs torch {tw}"
     assert not ember.is_autocast_enabled("cpu") and ember.autocast_increment_nesting() == 1
     assert ember.autocast_decrement_nesting() == 0 and ember.get_autocast_dtype("cpu") is ember.bfloat16
+    assert not _modes and not _local.above, "a mode was left on the stack"
     return e
 
 
@@ -169,8 +171,6 @@ def test_thread_local():
 
 
 def test_no_mode_when_off():
-    from ember._dispatch import _local, _modes
-
     with ember.autocast("cpu"):
         assert len(_modes) == 1 and len(_local.above) == 1
         with ember.autocast("cpu", enabled=False):

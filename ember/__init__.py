@@ -162,6 +162,15 @@ _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.sig
 # torch.func and vmap (V): ember.func loads on first use; torch.vmap is torch.func.vmap
 _LAZY_MODULES.add("func")
 _LAZY_ATTRS["vmap"] = "func"
+# area A (autocast, issue 21): torch.autocast and the autocast state functions, loaded on first use
+_LAZY_ATTRS.update(dict.fromkeys((
+    "autocast", "get_autocast_dtype", "set_autocast_dtype", "is_autocast_enabled", "set_autocast_enabled",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype", "get_autocast_xla_dtype", "get_autocast_ipu_dtype", "is_autocast_cpu_enabled",
+    "is_autocast_xla_enabled", "is_autocast_ipu_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_gpu_dtype", "set_autocast_xla_enabled", "set_autocast_xla_dtype", "set_autocast_ipu_enabled",
+    "set_autocast_ipu_dtype"), "amp.autocast_mode"))
 
 
 def __getattr__(name):

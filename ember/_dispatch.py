@@ -122,8 +122,8 @@ class OpDef:
         self.node_cls = None
         self.edges = None  # the number of leading inputs that take an edge (NOTE [ Optional and state inputs ])
         self.differentiable = node_name is not None
-        self.fast = _FAST[promote] if dtypes is None else frozenset(
-            d for d in _FAST[promote] if d.name in dtypes)
+        fast = _FAST[promote] if kind != POINTWISE else _FAST[promote] - _HALF  # NOTE [ Half-precision math ]
+        self.fast = fast if dtypes is None else frozenset(d for d in fast if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         self.meta_mixed = False
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
@@ -188,6 +188,15 @@ class OpDef:
 _FLOATS = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "complex64", "complex128"))
 _ALL = _FLOATS | frozenset(np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64"))
 _FAST = {None: frozenset(), "float": _FLOATS, "same": _ALL, "bool": _ALL}
+_HALF = frozenset((np.dtype("float16"),))
+
+# NOTE [ Half-precision math ]
+# torch's CPU kernels compute float16 and bfloat16 elementwise ops in float32 and round the result once
+# (sigmoid is one rounding of 1 / (1 + exp(-x)), not three). NumPy's float16 loops round after every ufunc
+# and are many times slower than its float32 ones; ml_dtypes' bfloat16 ones slower still. So a pointwise
+# op never runs its kernel on half-precision arrays: float16 is left out of its fast dtypes and `_promote`
+# computes both half types in float32, rounding once on the way out. (Mixed precision makes this hot:
+# under autocast every activation is half precision.)
 
 # NOTE [ Accepted dtypes ]
 # Each op states the dtypes torch's CPU kernel accepts (`defop(..., dtypes=FLOATING, error="elu_cpu")`), so a
@@ -492,6 +501,14 @@ class OpCall:
 
     def __repr__(self):
         return f"aten.{self.__name__}"
+
+    # (checkpointing, issue 21) calls of one op compare equal, as torch's OpOverload objects are one per op:
+    # a selective-checkpoint policy tests `op in ops_to_save`
+    def __eq__(self, other):
+        return type(other) is type(self) and other.op is self.op
+
+    def __hash__(self):
+        return hash(self.op)
 # NOTE [ Quiet NumPy ]
 # torch computes 0/0, log(-1), float16 overflow and NaN casts silently; NumPy warns (RuntimeWarning). Two
 # mechanisms keep those warnings from a user at no cost per op:
@@ -566,11 +583,9 @@ def _promote(op, inputs):
     if op.dtypes is not None:
         check_dtypes(op, inputs, res)
     compute = res
-    if res is _dtypes.bfloat16 and op.kind == POINTWISE:
-        compute = _dtypes.float32  # ml_dtypes' bfloat16 math is slow: compute wide, round once (as torch)
-    elif res is _dtypes.float16 and op.kind == POINTWISE and not all(isinstance(t, Tensor) for t in inputs):
-        compute = _dtypes.float32  # torch keeps a Python number in float32 beside a float16 tensor:
-        # `half_tensor * 1e6` is 0 for zeros, not 0 * inf; `half_tensor * 1e-8` is not 0
+    if (res is _dtypes.bfloat16 or res is _dtypes.float16) and op.kind == POINTWISE:
+        compute = _dtypes.float32  # NOTE [ Half-precision math ]; a Python number stays float32 beside a
+        # float16 tensor too, as torch keeps it: `half_tensor * 1e6` is 0 for zeros, `half * 1e-8` not 0
     np_compute = _dtypes.to_numpy(compute)
     arrays = []
     for t in inputs:

@@ -35,8 +35,9 @@ JUSTIFIED = {
     # the autograd core is the layer beside the dispatcher: recording reads its outputs' array metadata and
     # aliases payloads (saved outputs, the old value of a tensor written in place) on every recorded op, and
     # the engine's gradient sums and accumulation run NumPy directly when no mode or grad mode can see them
-    "ember/autograd/graph.py": (13, "recording: outputs' shape/dtype (direct and general paths, saved-output "
-                                    "aliases, per-output metadata) and the backward's grad-metadata checks"),
+    "ember/autograd/graph.py": (14, "recording: outputs' shape/dtype (direct and general paths, saved-output "
+                                    "aliases, per-output metadata), the backward's grad-metadata checks, and "
+                                    "the alias a saved-tensor unpack hook's result becomes"),
     "ember/autograd/engine.py": (8, "gradient sums (NOTE [ Summing gradients ]) and AccumulateGrad's in-place "
                                     "accumulation into .grad (laid out like the parameter or, with the layout "
                                     "contract relaxed, like the gradient), without a dispatch"),
@@ -92,7 +93,7 @@ LAYERS = [
     ("ember._dispatch", "ember._modes"),
     ("ember.autograd.graph", "ember.autograd.engine", "ember.autograd.grad_mode", "ember.autograd._inference",
      "ember.autograd.copy_slices", "ember.autograd.anomaly_mode", "ember.autograd.graph_print",
-     "ember.autograd.graph_edges"),
+     "ember.autograd.graph_edges", "ember.autograd.graph_memory"),
     ("ember._ops",),
 ]
 

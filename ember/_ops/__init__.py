@@ -4,6 +4,7 @@ Each op name is defined in exactly one module, so the import order below does no
 """
 
 from . import (  # noqa: F401 - imported for their registrations
+    amp,  # GradScaler's two ops (area A)
     binary,
     control_flow,  # torch.cond (L)
     conv,

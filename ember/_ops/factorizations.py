@@ -8,7 +8,7 @@ gradients ] in linalg_ext.py and are written in ember ops.
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, public
@@ -139,12 +139,20 @@ def _(grads, a, check, *, out):
 
 def inv_ex(A, *, check_errors=False, out=None):
     """The inverse and LAPACK's info code per matrix (0, or the first zero pivot of A's LU factors)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_inv_ex", inv_ex, A, check_errors=check_errors, out=out)
     _check_square("inv", A)
     return finish_out(
         return_types.linalg_inv_ex(*dispatch(_inv_ex, (A,), ("linalg.inv_ex" if check_errors else None,))), out)
 
 
 def inv(A, *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_inv", inv, A, out=out)
     from ._util import finish_out
 
     _check_square("inv", A)
@@ -274,6 +282,10 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 
 def solve(A, B, *, left=True, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_solve", solve, A, B, left=left, out=out)
     from ._util import finish_out
 
     A2, B2, vector = _solve_args(A, B, left)
@@ -290,6 +302,10 @@ def _s(shape):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     # the min-norm least-squares solution is pinv(A) @ B, which differentiates through pinv
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_lstsq", lstsq, A, B, rcond, driver=driver)
     vec = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:
@@ -429,6 +445,11 @@ def _(grads, a, upper, check, *, out):
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """The Cholesky factor and LAPACK's info code per matrix (0, or the order of the first leading minor
     that is not positive-definite; the factor then holds what LAPACK left)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_cholesky_ex", cholesky_ex, A, upper=upper, check_errors=check_errors,
+                                 out=out)
     _check_square("cholesky", A)
     check = "linalg.cholesky_ex" if check_errors else None
     return finish_out(
@@ -436,6 +457,10 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def cholesky(A, *, upper=False, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_cholesky", cholesky, A, upper=upper, out=out)
     from ._util import finish_out
 
     _check_square("cholesky", A)
@@ -474,6 +499,10 @@ def _(grads, a, mode, *, out):
 
 
 def qr(A, mode="reduced", *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_qr", qr, A, mode, out=out)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
@@ -509,6 +538,10 @@ def _(grads, a):
 @method()
 def geqrf(input, *, out=None):
     """torch.geqrf: the (a, tau) of LAPACK's QR factorisation (see `householder_product` for Q)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("geqrf", geqrf, input, out=out)
     from ._util import finish_out
 
     if input.dim() < 2:
@@ -615,6 +648,10 @@ def _(grads, a, full, *, out):
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_svd", svd, A, full_matrices, driver=driver, out=out)
     if A.dim() < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     require_linalg_dtype("svd", A)
@@ -622,6 +659,10 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_svdvals", svdvals, A, driver=driver, out=out)
     require_linalg_dtype("svd", A)
     return finish_out(dispatch(_svd, (A,), (False,))[1], out)
 
@@ -650,11 +691,19 @@ def _(grads, a, uplo, *, out):
 
 
 def eigh(A, UPLO="L", *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_eigh", eigh, A, UPLO, out=out)
     _check_square("eigh", A)
     return finish_out(return_types.linalg_eigh(*dispatch(_eigh, (A,), (UPLO,))), out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_eigvalsh", eigvalsh, A, UPLO, out=out)
     _check_square("eigvalsh", A)
     return finish_out(dispatch(_eigh, (A,), (UPLO,))[0], out)
 
@@ -719,6 +768,11 @@ _matrix_rank.meta_(lambda a, atol, rtol, hermitian: meta_array(tuple(a.shape)[:-
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_matrix_rank", matrix_rank, A, atol=atol, rtol=rtol,
+                                 hermitian=hermitian, out=out)
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     require_linalg_dtype("matrix_rank", A)

@@ -20,7 +20,7 @@ matches torch's. (Meta tensors follow torch's meta kernels instead: NOTE [ FFT l
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import COMPLEX, OTHER, defop, dispatch
+from .._dispatch import COMPLEX, OTHER, _modes, defop, dispatch
 from .._meta import like_strides, meta_array
 from ._util import finish_out, wrap_dim
 
@@ -274,6 +274,10 @@ def _fft_c2r_1d(name, x, n, dim, norm, forward):
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The one-dimensional discrete Fourier transform of `input` (complex result)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_fft", fft, input, n, dim, norm, out=out)
     if input.is_complex():
         return finish_out(_fft_c2c_1d("fft", input, n, dim, norm, True), out)
     return finish_out(_fft_r2c_1d("fft", input, n, dim, norm, True, False), out)
@@ -281,6 +285,10 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The one-dimensional inverse discrete Fourier transform of `input`."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_ifft", ifft, input, n, dim, norm, out=out)
     if input.is_complex():
         return finish_out(_fft_c2c_1d("ifft", input, n, dim, norm, False), out)
     return finish_out(_fft_r2c_1d("ifft", input, n, dim, norm, False, False), out)
@@ -288,21 +296,37 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The one-dimensional Fourier transform of real `input`: the n // 2 + 1 non-negative frequencies."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_rfft", rfft, input, n, dim, norm, out=out)
     return finish_out(_fft_r2c_1d("rfft", input, n, dim, norm, True, True), out)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of `rfft`: a real signal of length n (default 2 * (input.size(dim) - 1))."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_irfft", irfft, input, n, dim, norm, out=out)
     return finish_out(_fft_c2r_1d("irfft", input, n, dim, norm, False), out)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The Fourier transform of a Hermitian-symmetric signal given by its one-sided half: a real result."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_hfft", hfft, input, n, dim, norm, out=out)
     return finish_out(_fft_c2r_1d("hfft", input, n, dim, norm, True), out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of `hfft`: the one-sided half of the inverse transform of real `input`."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_ihfft", ihfft, input, n, dim, norm, out=out)
     return finish_out(_fft_r2c_1d("ihfft", input, n, dim, norm, False, True), out)
 
 
@@ -358,16 +382,28 @@ def _fftn_c2c(name, x, s, dim, norm, forward):
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-dimensional discrete Fourier transform over `dim` (default: all dims, or the last len(s))."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_fftn", fftn, input, s, dim, norm, out=out)
     return finish_out(_fftn_c2c("fftn", input, s, dim, norm, True), out)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-dimensional inverse discrete Fourier transform."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_ifftn", ifftn, input, s, dim, norm, out=out)
     return finish_out(_fftn_c2c("ifftn", input, s, dim, norm, False), out)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-dimensional Fourier transform of real `input`, one-sided in the last transformed dim."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_rfftn", rfftn, input, s, dim, norm, out=out)
     if input.is_complex():
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_dtypes._WORD[input.dtype.name]}")
     shape, dims = _shape_and_dims(input, s, dim)
@@ -379,6 +415,10 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The inverse of `rfftn`: a real result."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_irfftn", irfftn, input, s, dim, norm, out=out)
     shape, dims, last = _c2r_shape_and_dims("irfftn", input, s, dim)
     x = _resize(_promote(input, True), dims, shape)
     return finish_out(_c2r(x, dims, _norm_mode(norm, False), last), out)
@@ -412,21 +452,37 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The two-dimensional discrete Fourier transform (`fftn` over the last two dims)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_fft2", fft2, input, s, dim, norm, out=out)
     return fftn(input, s, dim, norm, out=out)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The two-dimensional inverse discrete Fourier transform."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_ifft2", ifft2, input, s, dim, norm, out=out)
     return ifftn(input, s, dim, norm, out=out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The two-dimensional Fourier transform of real `input`."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_rfft2", rfft2, input, s, dim, norm, out=out)
     return rfftn(input, s, dim, norm, out=out)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The inverse of `rfft2`."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fft_irfft2", irfft2, input, s, dim, norm, out=out)
     return irfftn(input, s, dim, norm, out=out)
 
 

@@ -7,7 +7,7 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word, not_implemented, require_op_dtype
+from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -136,6 +136,10 @@ def _shape_str(s):
 
 @method()
 def mm(input, mat2, *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("mm", mm, input, mat2, out=out)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -149,6 +153,10 @@ def mm(input, mat2, *, out=None):
 
 @method()
 def bmm(input, mat2, *, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("bmm", bmm, input, mat2, out=out)
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -216,6 +224,10 @@ def vdot(input, other, *, out=None):
 @method()
 def matmul(input, other, *, out=None):
     """Matrix product with torch's rank rules: dot, mv, mm, and batched (broadcast) products."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("matmul", matmul, input, other, out=out)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     da, db = input._data.ndim, other._data.ndim

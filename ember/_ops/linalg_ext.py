@@ -18,7 +18,7 @@ NOTE [ Decomposition gradients ]
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import MATMUL, NUMERIC, defop, dispatch, dtype_word
+from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word
 from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -129,6 +129,10 @@ def _check_mm(a, b, c, name):
 
 @method()
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     _check_mm(mat1, mat2, input, "addmm")
     return finish_out(dispatch(_addmm, (input, mat1, mat2), (beta, alpha)), out)
 
@@ -155,12 +159,20 @@ def _check_bmm(b1, b2):
 
 @method()
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     _check_bmm(batch1, batch2)
     return finish_out(dispatch(_baddbmm, (input, batch1, batch2), (beta, alpha)), out)
 
 
 @method()
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     _check_bmm(batch1, batch2)
     return finish_out(dispatch(_addbmm, (input, batch1, batch2), (beta, alpha)), out)
 

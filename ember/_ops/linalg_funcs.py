@@ -8,7 +8,7 @@ the products of Householder reflectors are written in ember ops, so autograd dif
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array
 from ._util import finish_out, method, public
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
@@ -84,6 +84,10 @@ def _(grads, a, check, *, out):  # torch's linalg_eig_backward, in its conjugate
 
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors of a square matrix (complex; eigenvectors of unit norm, as LAPACK's)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_eig", eig, A, out=out)
     if A.dim() < 2:
         raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
     _square("linalg.eig", A)
@@ -92,6 +96,10 @@ def eig(A, *, out=None):
 
 def eigvals(A, *, out=None):
     """The eigenvalues of a square matrix (complex)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_eigvals", eigvals, A, out=out)
     if A.dim() < 2:
         raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
     _square("linalg.eigvals", A)
@@ -230,6 +238,10 @@ def _hh_checks(name, A, tau):
 def householder_product(A, tau, *, out=None):
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i stored below A's diagonal
     (LAPACK's orgqr: Q of a QR factorisation from geqrf's output)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_householder_product", householder_product, A, tau, out=out)
     _hh_checks("torch.linalg.householder_product", A, tau)
     m, n = A.shape[-2:]
     Q = _eye(m, n, A).expand(tuple(A.shape)) + A * 0  # (broadcast over A's batch)
@@ -241,6 +253,10 @@ def householder_product(A, tau, *, out=None):
 @method()
 def orgqr(input, input2, *, out=None):
     """torch.orgqr: linalg.householder_product(input, input2)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("orgqr", orgqr, input, input2, out=out)
     return householder_product(input, input2, out=out)
 
 
@@ -248,6 +264,10 @@ def orgqr(input, input2, *, out=None):
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """op(Q) C or C op(Q) (op: identity, or the conjugate transpose with `transpose`) for Q the product of
     the Householder reflectors in `input` and `input2` (LAPACK's ormqr)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("ormqr", ormqr, input, input2, input3, left, transpose, out=out)
     A, tau, C = input, input2, input3
     name = "torch.ormqr"
     if A.dim() < 2:
@@ -280,6 +300,10 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
 def cond(A, p=None, *, out=None):
     """The condition number of A in the matrix norm `p` (2 by default: the ratio of extreme singular
     values); infinity for a singular matrix."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_cond", cond, A, p, out=out)
     from .linalg_ext import matrix_norm
 
     if A.dim() < 2:
@@ -322,6 +346,10 @@ def _num(x):
 
 def vecdot(x, y, *, dim=-1, out=None):
     """x^H y along `dim` (broadcasting the other dims)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_vecdot", vecdot, x, y, dim=dim, out=out)
     from .linalg import vdot
 
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
@@ -370,6 +398,10 @@ def _copy_out(result, out):
 
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a map from its last dims to its first `ind` dims."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_tensorinv", tensorinv, A, ind, out=out)
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     head, tail = tuple(A.shape[:ind]), tuple(A.shape[ind:])
@@ -385,6 +417,10 @@ def tensorinv(A, ind=2, *, out=None):
 
 def tensorsolve(A, B, dims=None, *, out=None):
     """The X with tensordot(A, X, X.ndim) = B."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linalg_tensorsolve", tensorsolve, A, B, dims, out=out)
     from .shape import movedim
 
     nd = A.dim()
@@ -420,6 +456,10 @@ _QR_WARNING = (
 @method("svd", top=False)
 def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V) with V (not V^H); without `compute_uv`, U and V are zero matrices."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("svd", torch_svd, input, some, compute_uv, out=out)
     from .factorizations import svd
 
     if input.dim() < 2:

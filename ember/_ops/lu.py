@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array
 from .._naming import named
 from ..autograd.graph import needs_grad
@@ -148,6 +148,11 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 @method()
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve (deprecated): (solution of op(A) X = b, a copy of A)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("triangular_solve", triangular_solve, input, A, upper, transpose,
+                                 unitriangular, out=out)
     _square("torch.triangular_solve", A, prefix=False)
     _same_dtype("", "b", "A", input, A, ".")
     x = deprecated("triangular_solve", _TRIANGULAR_SOLVE_WARNING, lambda: solve_triangular(
@@ -200,6 +205,10 @@ def _(g, b, c, upper, *, out):  # torch's cholesky_solve_backward (A = L L^H rea
 @method()
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """The solution of A X = B given A's Cholesky factor (lower, or upper with `upper=True`)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("cholesky_solve", cholesky_solve, input, input2, upper, out=out)
     _square("cholesky_solve", input2, prefix=False)
     if input.dim() < 2:
         raise RuntimeError("b should have at least 2 dimensions, but has 1 dimensions instead")
@@ -213,6 +222,10 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 @method()
 def cholesky_inverse(input, upper=False, *, out=None):
     """The inverse of A from its Cholesky factor (A = L L^H, or U^H U with `upper=True`)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("cholesky_inverse", cholesky_inverse, input, upper, out=out)
     _square("cholesky_inverse", input)
     if input.dtype.name not in _LAPACK:
         raise not_implemented("cholesky_inverse_out_cpu", input.dtype)
@@ -225,6 +238,10 @@ def cholesky_inverse(input, upper=False, *, out=None):
 @method()
 def cholesky(input, upper=False, *, out=None):
     """torch.cholesky (deprecated): linalg.cholesky, with torch's older error name."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("cholesky", cholesky, input, upper, out=out)
     from .factorizations import _cholesky_ex
 
     _square("cholesky", input)
@@ -499,6 +516,10 @@ def _(g, LU, piv, B, left, adjoint, *, out):
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """The solution of A X = B (A^H X = B with `adjoint`; X A = B with left=False) from A's LU factors."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("lu_solve", lu_solve, LU, pivots, B, left=left, adjoint=adjoint, out=out)
     name = "linalg.lu_solve"
     if LU.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor LU must have at least 2 dimensions.")

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import FLOATING, INTEGRAL, POINTWISE, defop, dispatch, dispatch_inplace
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, defop, dispatch, dispatch_inplace
 from .._meta import meta_array, unary_meta
 from .._tensor import Tensor
 from ._util import finish_out, method, public, wrap_dim
@@ -364,6 +364,10 @@ def _complex_fn(real, imag, *, out=None):
 
 
 def polar(abs, angle, *, out=None):  # noqa: A002 - torch's names
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("polar", polar, abs, angle, out=out)
     if abs.dtype.name == "float16" and angle.dtype.name == "float16":
         from .._dispatch import not_implemented
 

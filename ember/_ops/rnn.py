@@ -28,7 +28,7 @@ create_graph, so gradients of gradients flow as for any composite.
 
 import numpy as np
 
-from .._dispatch import NN, defop, dispatch
+from .._dispatch import NN, _modes, defop, dispatch
 from .._meta import meta_array
 from .._native import ops as _native
 from ..autograd.grad_mode import state as _grad_state
@@ -398,18 +398,19 @@ def _linear(x, w, b):
     return y + b if b is not None else y
 
 
-def composite_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes):
-    """`rnn_layer` written in ember ops (differentiable to any order); returns (output rows, h_n[, c_n])."""
+def composite_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse, batch_sizes, linear=_linear):
+    """`rnn_layer` written in ember ops (differentiable to any order); returns (output rows, h_n[, c_n]).
+    `linear`: how a projection is computed (under autocast, `F.linear`, as torch's cells call it)."""
     from .shape import cat
 
     off = _offsets(batch_sizes)
-    xw = _linear(x, w_ih, b_ih)
+    xw = linear(x, w_ih, b_ih)
     h, c = h0, c0
     outs = [None] * len(batch_sizes)
     for t in _order(len(batch_sizes), reverse):
         s, b = off[t], batch_sizes[t]
         hp = h[:b]
-        new = cell_math(mode, xw[s:s + b], _linear(hp, w_hh, b_hh), hp, None if c is None else c[:b])
+        new = cell_math(mode, xw[s:s + b], linear(hp, w_hh, b_hh), hp, None if c is None else c[:b])
         hn = new[0] if w_hr is None else new[0].matmul(w_hr.t())
         outs[t] = hn
         h = hn if b == h.shape[0] else cat([hn, h[b:]])
@@ -441,5 +442,46 @@ def run_layer(mode, x, h0, c0, weights, reverse, batch_sizes, split_bias=False):
 
     Returns (output rows, h_n, c_n or None), dropping the workspace (NOTE [ Workspace output ]).
     """
+    if _modes:  # NOTE [ Recurrent layers under autocast ]
+        from ..amp.autocast_mode import autocasting
+
+        if autocasting() and (mode != "LSTM" or weights[4] is not None):
+            return _autocast_layer(mode, x, h0, c0, weights, reverse, batch_sizes, split_bias)
     res = dispatch(rnn_layer, (x, h0, c0, *weights), (mode, reverse, tuple(batch_sizes), split_bias))
     return res[0], res[1], (res[2] if mode == "LSTM" else None)
+
+
+# NOTE [ Recurrent layers under autocast ]
+# torch's CPU LSTM without projections runs each layer as one oneDNN op, `mkldnn_rnn_layer`, which autocast
+# lists: everything is cast to the lower precision (ember: `rnn_layer` by the autocast table). Its other
+# layers (RNN_TANH/RELU, GRU, LSTM with projections) are composites of `linear` (listed: gates in the lower
+# precision) and pointwise ops that mix those gates with the float32 state, so a GRU's state and output
+# stay float32 and an LSTM's cell state is float32 while its projected output is in the lower precision.
+# Under autocast ember runs those layers as `composite_layer` with `F.linear`, the same op sequence, which
+# gives torch's dtypes and its roundings. oneDNN has no float16 LSTM on CPUs without AVX512-FP16 or
+# AMX-FP16: torch fails there, and so does ember.
+_ONEDNN_LSTM_FP16 = ("could not create a primitive descriptor for the LSTM forward propagation primitive. Run "
+                     "workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                     "information.")
+
+
+def _autocast_layer(mode, x, h0, c0, weights, reverse, batch_sizes, split_bias):
+    from ..amp.autocast_mode import autocast_call
+    from ..nn.functional import linear
+
+    def projections(a, w, b):
+        if split_bias and a is x:  # torch's linear of the transposed input: matmul, then add_(bias)
+            return autocast_call("linear", _linear, a, w, b)
+        return linear(a, w, b)
+    out = composite_layer(x, h0, c0, *weights, mode, reverse, list(batch_sizes), linear=projections)
+    return out[0], out[1], (out[2] if mode == "LSTM" else None)
+
+
+def check_onednn_lstm(dtype):
+    """Raise what torch raises for an LSTM layer oneDNN cannot run in `dtype` on this CPU."""
+    from .. import cpu, float16
+
+    if dtype is float16:
+        caps = cpu.get_capabilities()
+        if not (caps.get("avx512_fp16") or caps.get("amx_fp16")):
+            raise RuntimeError(_ONEDNN_LSTM_FP16)

@@ -17,7 +17,7 @@ checks stay in the Python wrappers, which run before the op, so meta and real in
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import SHAPE, VIEW, defop, dispatch, dtype_word
+from .._dispatch import SHAPE, VIEW, _modes, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
 from .._tensor import Tensor, _version_counter, _wrap
@@ -263,6 +263,10 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("view_as_complex", view_as_complex, input)
     a = input._data
     if a.dtype not in _COMPLEX_OF:
         if a.dtype == np.float16:
@@ -616,8 +620,14 @@ public["broadcast_tensors"] = broadcast_tensors
 def _sum_to(a, shape):
     lead = a.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
-    r = a.sum(axis=axes, keepdims=True) if axes else a
-    return r.reshape(shape)
+    if not axes:
+        return a.reshape(shape)
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":  # float16 / bfloat16: accumulate in float32 and round
+        # once, as torch's CPU sum does (NumPy's bfloat16 sum is slow and accumulates in bfloat16)
+        return np.add.reduce(a, axis=axes, keepdims=True, dtype=np.float32).astype(a.dtype).reshape(shape)
+    if a.dtype.kind in "fc":  # (the ufunc called here, so that ember's NumPy-warning filter covers it)
+        return np.add.reduce(a, axis=axes, keepdims=True).reshape(shape)
+    return a.sum(axis=axes, keepdims=True).reshape(shape)
 
 
 @_sum_to.derivative_

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
+from .._dispatch import _modes
 from ._util import method, public
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "stft", "istft"]
@@ -180,6 +181,11 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     """The short-time Fourier transform: the FFT of windowed frames of n_fft samples every hop_length.
 
     Shape: (B?, L) -> (B?, n_fft // 2 + 1 (onesided) or n_fft, n_frames), complex (or its real view)."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("stft", stft, input, n_fft, hop_length, win_length, window, center, pad_mode,
+                                 normalized, onesided, return_complex, align_to_window)
     from ..nn.functional import pad
     from .fft import _c2c, _r2c
     from .shape import view_as_real

@@ -8,7 +8,7 @@ derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
+from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, _modes, defop, dispatch, dtype_word
 from .._meta import reduction_meta
 from .._tensor import Tensor
 from ._util import finish_out, method, wrap_dim, wrap_dims
@@ -546,10 +546,20 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 
 @method()
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation,
+                                 out=out)
     return finish_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
 
 
 @method()
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("nanquantile", nanquantile, input, q, dim, keepdim,
+                                 interpolation=interpolation, out=out)
     return finish_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out)
 

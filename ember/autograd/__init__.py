@@ -17,6 +17,7 @@ from . import grad_mode as grad_mode
 from . import graph as graph
 from .anomaly_mode import detect_anomaly as detect_anomaly
 from .anomaly_mode import set_detect_anomaly as set_detect_anomaly
+from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401  (checkpointing, issue 21)
 from .engine import queue_callback as queue_callback
 from .engine import run_backward as _run_backward
 from .function import Function as Function

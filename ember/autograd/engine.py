@@ -41,12 +41,13 @@ _node_observers: list = []
 
 
 class _GraphTask:
-    __slots__ = ("callbacks", "nodes", "token")
+    __slots__ = ("callbacks", "nodes", "token", "all_leaves")
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, all_leaves=True):
         self.callbacks = []
         self.nodes = nodes
         self.token = object()
+        self.all_leaves = all_leaves  # a backward() into every leaf (no `inputs`, not autograd.grad)
 
 
 def queue_callback(fn):
@@ -59,6 +60,12 @@ def queue_callback(fn):
 def current_pass():
     """An object identifying the running backward pass (None outside one)."""
     return _tasks.stack[-1].token if _tasks.stack else None
+
+
+def is_checkpoint_valid():
+    """Whether a reentrant checkpoint may run its backward here: outside any backward pass, or inside one
+    that accumulates into every leaf (torch's `_is_checkpoint_valid`: not `autograd.grad`, no `inputs`)."""
+    return _tasks.stack[-1].all_leaves if _tasks.stack else True
 
 
 def expected_count(tensors):
@@ -116,7 +123,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             targets.setdefault(edge, []).append(i)
     deps, needed = _prepare(roots, targets)
     captured = [None] * (len(inputs) if inputs is not None else 0)
-    task = _GraphTask(deps)
+    task = _GraphTask(deps, inputs is None)
     buffers = {}
     heap = []
     for (node, nr), g in roots:

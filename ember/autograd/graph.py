@@ -38,7 +38,8 @@ __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_
            "increment_version", "format_graph", "print_graph", "to_dot", "save_graph", "GradientEdge",
            "get_gradient_edge",
            "allow_mutation_on_saved_tensors", "region_activation_memory_budget",
-           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream",
+           "saved_tensors_bytes"]
 
 _seq = itertools.count()
 _NO_EDGE = (None, 0)
@@ -190,7 +191,7 @@ class SavedTensor:
     node back when unpacked, as torch's SavedVariable does.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook")
+    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook", "history")
 
     def __init__(self, t, is_output=False):
         if t._is_inference:
@@ -210,6 +211,11 @@ class SavedTensor:
         if _saved_hooks:
             pack, unpack = _saved_hooks[-1]
             self.tensor = None
+            # NOTE [ Hooks give back the saved tensor's history ]: as torch's SavedVariable, the tensor an
+            # unpack hook returns is given the saved tensor's grad_fn (or, for a leaf, its AccumulateGrad)
+            self.history = None
+            if not is_output and t._requires_grad:
+                self.history = (t._grad_fn, t._output_nr) if t._grad_fn is not None else (None, _leaf_node(t))
             hooks = _saved_hooks[:]
             _saved_hooks.clear()  # ops inside the pack hook save their tensors plainly (no recursion)
             try:
@@ -228,7 +234,9 @@ class SavedTensor:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                                 f"type {type(t).__name__}")
-            return self._as_output(t, node, output_nr) if self.is_output else t
+            if self.is_output:
+                return self._as_output(t, node, output_nr)
+            return self._with_history(t)
         t = self.tensor
         if t is None:
             raise RuntimeError(_FREED)
@@ -237,6 +245,20 @@ class SavedTensor:
             fn = node if self.is_output else t.grad_fn  # a view's grad_fn as regenerated after the change
             raise RuntimeError(_version_error(t, fn, output_nr if self.is_output else t._output_nr, v, self.version))
         return self._as_output(t, node, output_nr) if self.is_output else t
+
+    def _with_history(self, t):
+        """What an unpack hook returned, as a fresh tensor carrying the saved tensor's history (NOTE [ Hooks
+        give back the saved tensor's history ]): torch checkpoints nested regions through this."""
+        out = _wrap(t._data)
+        out._vc, out._base = _version_counter(t), t._base
+        if self.history is not None:
+            fn, nr = self.history
+            out._requires_grad = True
+            if fn is not None:
+                out._grad_fn, out._output_nr = fn, nr
+            else:
+                out._acc = weakref.ref(nr)  # a leaf: gradients reach the saved leaf's AccumulateGrad
+        return out
 
     def _as_output(self, t, node, output_nr):
         out = _wrap(t._data)
@@ -253,6 +275,7 @@ class SavedTensor:
     def release(self):
         self.tensor = None
         self.packed = None
+        self.history = None
 
 
 class SavedOutput:
@@ -1078,6 +1101,7 @@ from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
     set_override_stale_capture_stream,
     set_warn_on_accumulate_grad_stream_mismatch,
 )
+from .graph_memory import saved_tensors_bytes  # noqa: E402  (checkpointing, issue 21: it reads the classes above)
 from .graph_print import format_graph, print_graph, save_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
 _dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]

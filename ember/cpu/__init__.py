@@ -150,4 +150,9 @@ def get_capabilities():
 def __getattr__(name):  # NOTE [ The torch alias ]: an attribute ember lacks fails naming torch's
     from ember._torch_alias import missing_attribute
 
+    if name == "amp":  # area A: torch.cpu.amp's deprecated autocast and GradScaler, loaded on first use
+        import importlib
+
+        return importlib.import_module(".amp", __name__)
+
     return missing_attribute(__name__)(name)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
+from ..._dispatch import _modes
 from ..._ops.creation import ones, zeros
 from ..._ops.shape import cat
 from ..attention import _check_backends
@@ -104,6 +105,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     Returns:
         Tensor (N, ..., Hq, L, Ev).
     """
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("scaled_dot_product_attention", scaled_dot_product_attention, query, key,
+                                 value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _sdpa_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
     _check_backends()  # (area N: sdpa_kernel, NOTE [ SDPA backends on the CPU ])
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]

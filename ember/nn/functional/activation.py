@@ -7,7 +7,7 @@ tanhshrink, softsign, glu, softmin and the distances are composites, as in torch
 import numpy as np
 
 from ... import _dtypes
-from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dispatch_inplace, not_implemented, require_dtype
+from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dispatch_inplace, not_implemented, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops._util import checked_scalar
 
@@ -254,6 +254,10 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 
 def linear(input, weight, bias=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("linear", linear, input, weight, bias)
     if input.dim() and weight.dim() == 2 and input.shape[-1] != weight.shape[1]:
         rows = int(np.prod(input.shape[:-1]))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "

@@ -1,7 +1,7 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
 from ... import _dtypes
-from ..._dispatch import COMPLEX, FLOATING, REAL, dispatch, dtype_word, require_dtype, require_op_dtype
+from ..._dispatch import COMPLEX, FLOATING, REAL, _modes, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
@@ -73,6 +73,10 @@ def _check_conv(x, w, b, groups, name, transposed=False, params=()):
 
 
 def _convnd(nd, input, weight, bias, stride, padding, dilation, groups):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call(f"conv{nd}d", _convnd, nd, input, weight, bias, stride, padding, dilation, groups)
     x, unbatched = _batched(input, nd, f"conv{nd}d")
     stride, dil = _tup(stride, nd), _tup(dilation, nd)
     _check_conv(x, weight, bias, groups, f"conv{nd}d", params=(stride, None, dil))
@@ -100,6 +104,11 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_transposend(nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call(f"conv_transpose{nd}d.input" if nd > 1 else "conv_transpose1d", _conv_transposend,
+                                 nd, input, weight, bias, stride, padding, output_padding, groups, dilation)
     x, unbatched = _batched(input, nd, f"conv_transpose{nd}d")
     stride, pad, opad, dil = _tup(stride, nd), _tup(padding, nd), _tup(output_padding, nd), _tup(dilation, nd)
     _check_conv(x, weight, bias, groups, f"conv_transpose{nd}d", transposed=True, params=((0,) * nd,))
@@ -177,6 +186,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _modes and not return_indices:  # torch.max_pool3d is listed, max_pool3d_with_indices is not
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode)
     r = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
     return r if return_indices else r[0]
 
@@ -209,6 +222,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad, divisor_override)
     return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -236,6 +254,10 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool3d(input, output_size):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("adaptive_avg_pool3d", adaptive_avg_pool3d, input, output_size)
     return _adaptive_avg(3, input, output_size)
 
 
@@ -267,6 +289,11 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("adaptive_max_pool3d", adaptive_max_pool3d, input, output_size,
+                                 return_indices)
     r = _adaptive_max(3, input, output_size)
     return r if return_indices else r[0]
 
@@ -368,11 +395,21 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of MaxPool2d: values back at their indices, zeros elsewhere."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("max_unpool2d", max_unpool2d, input, indices, kernel_size, stride, padding,
+                                 output_size)
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of MaxPool3d: values back at their indices, zeros elsewhere."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("max_unpool3d", max_unpool3d, input, indices, kernel_size, stride, padding,
+                                 output_size)
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
 
 
@@ -432,12 +469,22 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fractional_max_pool2d", fractional_max_pool2d, input, kernel_size,
+                                 output_size, output_ratio, return_indices, _random_samples)
     r = _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
     return r if return_indices else r[0]
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("fractional_max_pool3d", fractional_max_pool3d, input, kernel_size,
+                                 output_size, output_ratio, return_indices, _random_samples)
     r = _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
     return r if return_indices else r[0]
 

@@ -7,7 +7,7 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 import warnings
 
 from ... import _dtypes
-from ..._dispatch import FLOATING, dispatch, dtype_word, require_dtype
+from ..._dispatch import FLOATING, _modes, dispatch, dtype_word, require_dtype
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
 from ..._ops.pointwise import where
@@ -128,6 +128,11 @@ def _check_nll_args(input, target, weight):
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("nll_loss", nll_loss, input, target, weight, size_average, ignore_index,
+                                 reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll_args(input, target, weight)
     if reduction not in ("none", "mean", "sum"):
@@ -154,6 +159,11 @@ def _soft_target_error(d):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("cross_entropy_loss", cross_entropy, input, target, weight, size_average,
+                                 ignore_index, reduce, reduction, label_smoothing)
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -204,6 +214,11 @@ def _bcast_weight(weight, ndim, cdim):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("binary_cross_entropy", binary_cross_entropy, input, target, weight,
+                                 size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -235,6 +250,11 @@ def _check_weight_broadcast(weight, target):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input,
+                                 target, weight, size_average, reduce, reduction, pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
@@ -334,6 +354,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
     See NOTE [ CTC forward-backward ] in ember/_ops/nn_ops.py.
     """
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("ctc_loss.IntList", ctc_loss, log_probs, targets, input_lengths,
+                                 target_lengths, blank, reduction, zero_infinity)
     from ..._dtypes import float32, float64, int64
     from ..._ops.creation import from_numpy
 
@@ -362,6 +387,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("mse_loss", mse_loss, input, target, size_average, reduce, reduction, weight)
     reduction = _reduction(size_average, reduce, reduction)
     _check_size(input, target, "mse")
     require_dtype(input, FLOATING, "mse_cpu", target)
@@ -371,6 +400,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("l1_loss", l1_loss, input, target, size_average, reduce, reduction, weight)
     reduction = _reduction(size_average, reduce, reduction)
     _check_size(input, target, "l1")
     loss = (input - target).abs()
@@ -378,6 +411,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("smooth_l1_loss", smooth_l1_loss, input, target, size_average, reduce,
+                                 reduction, beta)
     reduction = _reduction(size_average, reduce, reduction)
     _check_size(input, target, "smooth_l1")
     if beta < 0:
@@ -390,6 +428,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("huber_loss", huber_loss, input, target, reduction, delta, weight)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_size(input, target, "huber")
@@ -400,6 +442,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("kl_div", kl_div, input, target, size_average, reduce, reduction, log_target)
     reduction = _reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -418,6 +464,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("poisson_nll_loss", poisson_nll_loss, input, target, log_input, full,
+                                 size_average, eps, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -458,12 +509,22 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin,
+                                 size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input1 - input2  # (first, as in torch: its bool error comes before the negation's)
     return _reduce((-target * diff + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("hinge_embedding_loss", hinge_embedding_loss, input, target, margin,
+                                 size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     # torch's C++ `margin - self` fills a tensor of self's dtype with margin first (an integer input stays
     # integral and its mean is refused; two bool tensors cannot be subtracted)
@@ -475,6 +536,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("soft_margin_loss", soft_margin_loss, input, target, size_average, reduce,
+                                 reduction)
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad(target, "target", "soft_margin_loss")
     z = -input * target  # (torch's operand order)
@@ -495,6 +561,11 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C, targets read up to the first -1."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("multilabel_margin_loss", multilabel_margin_loss, input, target,
+                                 size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     require_dtype(input, _F32_F64, "multilabel_margin_loss_forward_out_frame")
     if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
@@ -520,6 +591,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("multi_margin_loss", multi_margin_loss, input, target, p, margin, weight,
+                                 size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -553,6 +629,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target,
+                                 margin, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -568,6 +649,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative,
+                                 margin, p, eps, swap, size_average, reduce, reduction)
     from .activation import pairwise_distance
 
     reduction = _reduction(size_average, reduce, reduction)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import _dtypes
-from ..._dispatch import FLOATING, NUMERIC, dispatch, require_dtype
+from ..._dispatch import FLOATING, NUMERIC, _modes, dispatch, require_dtype
 from ..._ops import pooling as PL
 from ..._ops.creation import arange, constant_like
 from ..._ops.pointwise import where
@@ -366,6 +366,10 @@ def _reflect(c, lo, hi):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample `input` (N, C, H, W) at normalized `grid` (N, Ho, Wo, 2) locations (x, y in [-1, 1])."""
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("grid_sampler", grid_sample, input, grid, mode, padding_mode, align_corners)
     require_dtype(input, FLOATING, "grid_sampler_2d_cpu_kernel_impl")
     align_corners = bool(align_corners)
     n, c, h, w = input.shape

@@ -17,7 +17,8 @@ backward:
 Each storage counts once, however many tensors and views of it are saved (torch's allocator counts
 storages too), and whole: a saved view of a large buffer keeps the buffer. Parameters saved by an op (a
 linear layer's weight) count like any saved tensor; `activations_only=True` leaves out leaves that
-require grad and views of them (a linear layer's `weight.t()`), which the model holds anyway. Saved tensors freed by a backward are not counted.
+require grad and views of them (a linear layer's `weight.t()`), which the model holds anyway. Saved tensors
+freed by a backward are not counted.
 """
 
 import gc

@@ -104,7 +104,7 @@ def trace_model(model, args, kwargs):
 
     rec = Scoped(trace)
     with ember.no_grad(), _scopes(model, stack), rec:
-        out = run(*args)
+        out = model(*args, **kwargs)
     trace.keep = rec.keep
     for call, (scope, modules) in zip(trace.calls, scopes):
         # "/layers.0/self_attn", and the dotted names of the modules running: ("layers.0", "layers.0.self_attn")

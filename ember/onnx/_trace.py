@@ -57,13 +57,3 @@ class _Recorder(Mode):
         self.keep.extend(inputs)
         self.trace.calls.append(Call(op, [self_, *inputs], tuple(params), (self_,), inplace=True))
         return out
-
-
-def trace_calls(fn, args):
-    """Run fn(*args) under the recorder; return (trace, outputs)."""
-    trace = Trace()
-    rec = _Recorder(trace)
-    with rec:
-        out = fn(*args)
-    trace.keep = rec.keep
-    return trace, out

@@ -159,6 +159,8 @@ _LAZY_MODULES.add("distributions")
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
+_LAZY_MODULES |= {"ops"}  # compiler (X): ember.ops.aten, the OpOverload identities of graph nodes
+_LAZY_ATTRS["_assert"] = "fx._symbolic_trace"  # (X) torch._assert, which traced graphs call
 
 
 def __getattr__(name):

@@ -19,6 +19,8 @@ OWNERS = {
     "ember/_dispatch.py": "the dispatcher: unwraps inputs for kernels and wraps their outputs",
     "ember/_meta.py": "meta payloads: what a tensor holds in place of an array when it has no data",
     "ember/serialization.py": "save/load write and read tensors' bytes",
+    "ember/_subclasses/": "tensor subclasses that own their payload: a fake tensor builds and reads the MetaArray "
+                          "it holds in place of data",
 }
 
 #: files outside those layers with a justified, exact number of accesses

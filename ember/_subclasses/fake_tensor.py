@@ -144,7 +144,12 @@ def _in_own_mode(name):
     method = getattr(Tensor, name)
 
     def in_mode(self, *args, **kwargs):
-        with self.__dict__["_fake_mode"]:
+        from .._dispatch import _local
+
+        mode = self.__dict__["_fake_mode"]
+        if mode in _local.below:  # already active (maybe under a tracer, which must see the factory too)
+            return method(self, *args, **kwargs)
+        with mode:
             return method(self, *args, **kwargs)
     in_mode.__name__ = name
     return in_mode

@@ -99,7 +99,8 @@ def _same(got, want, op, what):
         assert (g is None) == (w is None), f"{what}: {g} vs {w}"
         if w is None:
             continue
-        assert (tuple(g.shape), g.dtype) == (tuple(w.shape), w.dtype), f"{what}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+        assert (tuple(g.shape), g.dtype) == (tuple(w.shape), w.dtype), \
+            f"{what}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
         rtol, atol = _tol(w.dtype, op.rtol, op.atol)
         np.testing.assert_allclose(numpy_of(g), numpy_of(w), rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
 

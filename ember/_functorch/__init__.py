@@ -1,1 +1,1 @@
-"""ember._functorch: AOT autograd (`aot_autograd`) and its partitioners (`partitioners`), as torch._functorch."""
+"""ember._functorch: AOT autograd (`aot_autograd`) and its partitioners (`partitioners`), as torch's."""

@@ -356,5 +356,6 @@ def symbolic_trace(root, concrete_args: dict | None = None) -> GraphModule:
     """
     tracer = Tracer()
     graph = tracer.trace(root, concrete_args)
-    name = type(root).__name__ if not isinstance(root, (types.FunctionType, types.MethodType)) else root.__name__
+    is_function = isinstance(root, (types.FunctionType, types.MethodType))
+    name = root.__name__ if is_function else type(root).__name__
     return GraphModule(tracer.root, graph, name)

@@ -27,7 +27,7 @@ from .graph_module import GraphModule
 from .node import Node, map_aggregate
 from .proxy import Proxy, TracerBase
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "has_side_effect"]
 
 
 def _assert(condition, message: str = "") -> None:
@@ -51,6 +51,12 @@ PH = _PH()
 
 # (globals dict, name) of each function `wrap` named: patched while any trace runs
 _wrapped: list[tuple[dict, str]] = []
+
+
+def has_side_effect(fn: Callable) -> Callable:
+    """Mark `fn` as having side effects: dead-code elimination keeps its call_function nodes."""
+    fn._is_impure = True
+    return fn
 
 
 def wrap(fn_or_name: str | Callable):

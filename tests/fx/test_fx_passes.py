@@ -81,3 +81,45 @@ def test_graph_drawer_dot():
     edges = {(a.name, n.name) for n in gm.graph.nodes for a in n.all_input_nodes}
     assert {tuple(p.strip(' ";').split('" -> "')) for p in lines if " -> " in p} == edges
     assert 'shape=(2, 3)' in dot and "dtype=ember.float32" in dot
+
+
+def test_replace_pattern_like_torch():
+    results = {}
+    for lib in (torch, ember):
+        class M(lib.nn.Module):
+            def forward(self, x, w):
+                a = lib.relu(x) + 1
+                b = lib.relu(w) + 1
+                return (a * b).sum() + lib.relu(a).sum()
+
+        def pattern(x):
+            return lib.relu(x) + 1
+
+        def replacement(x):
+            return lib.sigmoid(x) * 2
+
+        gm = lib.fx.symbolic_trace(M())
+        matches = lib.fx.replace_pattern(gm, pattern, replacement)
+        gm.graph.lint()
+        x = lib.tensor([[1.0, -2.0], [0.5, 3.0]])
+        results[lib] = (len(matches), [(n.op, getattr(n.target, "__name__", n.target)) for n in gm.graph.nodes],
+                        gm(x, x * 2).item())
+    assert results[ember][:2] == results[torch][:2]
+    assert abs(results[ember][2] - results[torch][2]) < 1e-5
+
+
+def test_has_side_effect_keeps_the_call():
+    calls = []
+
+    def log(x):
+        calls.append(1)
+        return x
+
+    for lib in (torch, ember):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(lib.fx.has_side_effect(log) if lib is ember else log, (x,))
+        g.output(x)
+        removed = g.eliminate_dead_code()
+        if lib is ember:
+            assert not removed and len(list(g.nodes)) == 3

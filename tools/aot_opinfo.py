@@ -1,21 +1,18 @@
 """AOT autograd over the whole OpInfo table: compiled forward and gradients against eager (a report, not yet
 a test: run `PYTHONPATH=. python3 tools/aot_opinfo.py`).
 
-Status (issue 19, stage 4): 608 of the table's 663 floating ops compile and match eager; the others fail,
-and are listed by the run: ops whose kernels write their inputs in place (the `_foreach_*_` family,
-`*_scatter`: functionalization covers in-place writes made through `dispatch_inplace`, not kernels that
-mutate their arguments), meta rules of backward-only ops that were never run on meta before (NoData
-inside `mm`, the FFT c2r/r2c backward, copy_slices), random ops (`random_.from`'s generator param prints
-as an invalid name in generated code), and `autograd.Function` / `cond` (higher-order ops are traced
-through, so their gradient formulas are not the Function's).
-
-Each sample of each op (at its first floating dtype) runs through `aot_function` with the identity
-compilers (`aot_eager`): the joint graph is traced on fake tensors, functionalized, partitioned by the
-min-cut partitioner, and run as one autograd node. Its outputs and the gradients of a weighted sum of them
-must equal the eager run's exactly in shape and dtype and to the op's tolerance in value (eager ember is
-held to torch by test_ops). Where the trace cannot be made without data (an op whose output shape or a
-Python value depends on the data: torch's AOT autograd needs a graph break there too), the trace must fail
-with a data-dependence exception, as torch's does.
+Status (issue 19, stage 4): 608 of the table's 663 floating ops compile and match eager. The others, by
+cause (the run lists them):
+- kernels that write their arguments in place (the `_foreach_*_` family, `mvlgamma_`): functionalization
+  covers writes made through `dispatch_inplace`, not ops whose kernel mutates its inputs;
+- meta rules of backward-only ops never run on meta before (NoData: the `*_scatter` backwards, the FFT
+  c2r backward);
+- a value a backward formula uses that reaches the graph as a constant without data ("Tensor on device
+  cpu is not on the expected device meta": saved index tensors of `take`, the linalg SVD/eigh backward
+  helpers): the tracer does not see where it was made;
+- the RNN family: the graph replays a `view` on a value whose fake strides differ from the real ones;
+- `autograd.Function` and `cond` (higher-order ops are traced through, so their own backward is not used),
+  and ops that read data while tracing (`histogram`, `nonzero_static`, `AveragedModel`).
 """
 
 import os

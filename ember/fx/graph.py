@@ -376,7 +376,9 @@ class _CodeGen:
             return q.split(".", 1)[1] if mod == "builtins" else q
         if q.startswith("ember."):
             self.globals[_naming.prefix] = ember
-            return _naming.prefix + q[len("ember"):]
+            path = _naming.prefix + q[len("ember"):]
+            head, _, last = path.rpartition(".")
+            return f'getattr({head}, "{last}")' if keyword.iskeyword(last) else path  # (`random_.from`)
         name = self.ns.create_name(getattr(obj, "__name__", "fn"), obj)
         self.globals[name] = obj
         return name

@@ -126,8 +126,10 @@ def _contiguous(shape, item=1):
 
 def no_data(t) -> bool:
     """Whether tensor `t` has no values (a meta tensor, or a fake one: NOTE [ Meta payloads ]); value checks
-    are skipped for it. (`Tensor.is_meta` is the device a tensor reports, which a fake tensor does not.)"""
-    return type(t._data) is MetaArray
+    are skipped for it. (`Tensor.is_meta` is the device a tensor reports, which a fake tensor does not.)
+    vmap's BatchedTensor holds a MetaArray too, but its values exist, in its batch: checks on it must run (as
+    ops, which vmap batches), so it says `_values_elsewhere`."""
+    return type(t._data) is MetaArray and not getattr(t, "_values_elsewhere", False)
 
 
 def meta_array(shape, dtype, strides=None, offset=0) -> MetaArray:

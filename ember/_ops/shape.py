@@ -1039,7 +1039,7 @@ _contig.meta_(lambda a: meta_array(a.shape, a._data.dtype))
 
 @method()
 def detach(input):
-    if type(input) is not Tensor and type(input).detach is not Tensor.detach:  # (V) a subclass's own: vmap's
+    if getattr(type(input), "_detaches_itself", False):  # (V) vmap's BatchedTensor keeps its batch
         return input.detach()
     t = _wrap(input._data, Tensor)
     t._vc = _version_counter_of(input)  # shares the version counter; not a view (torch: `_base` is None)

@@ -104,6 +104,9 @@ class BatchedTensor(Tensor):
     def is_leaf(self) -> bool:
         return self._value.is_leaf
 
+    _values_elsewhere = True  # value checks on it run as ops (see _meta.no_data)
+    _detaches_itself = True  # ember.detach(bt) comes here too (a subclass calling super().detach() must not)
+
     def detach(self):
         return _make(self._value.detach(), self._bdim, self._level)
 

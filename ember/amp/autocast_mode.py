@@ -105,7 +105,6 @@ EMBER_NAMES = {
 }
 
 
-
 def _einsum_policy(inputs, params):
     """torch's einsum is not listed, but contracts each pair of operands over a shared summed index with
     `bmm` (listed): such an einsum answers in the lower precision, a permutation, sum or elementwise

@@ -361,6 +361,9 @@ def test_seed_000_precision_aware_training():
 _FUNCS = {  # name: (fn(lib, *tensors), input shapes); each runs under bfloat16 autocast
     "pad_reflect": (lambda L, x: L.nn.functional.pad(x, (1, 1), mode="reflect"), [(2, 3, 5)]),
     "pad_replicate": (lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"), [(1, 2, 3, 5)]),
+    "pad_reflect_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 1), mode="reflect"), [(2, 3, 5)]),
+    "pad_replicate_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 2), mode="replicate"), [(2, 3, 5)]),
+    "pad_constant_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 2), value=0.5), [(2, 3, 5)]),
     "conv_tbc": (lambda L, x, w, b: L.conv_tbc(x, w, b), [(5, 2, 3), (3, 3, 4), (4,)]),
     "bce": (lambda L, x, y: L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()), [(3,), (3,)]),
     "multihead_attention": (lambda L, x: L.nn.MultiheadAttention(4, 2)(x, x, x)[0], [(3, 2, 4)]),

@@ -805,7 +805,7 @@ def matrix_power(A, n, *, out=None):
 Tensor.inverse = lambda self: inv(self)
 Tensor.det = lambda self: det(self)
 Tensor.slogdet = lambda self: slogdet(self)
-Tensor.pinverse = lambda self, rcond=1e-15: pinv(self, rtol=rcond)
+Tensor.pinverse = lambda self, rcond=1e-15: _torch_pinverse(self, rcond)
 Tensor.matrix_power = lambda self, n: matrix_power(self, n)
 def logdet(A):
     """log det(A): nan for a negative determinant, -inf for a singular matrix (as torch)."""
@@ -834,6 +834,10 @@ def _torch_slogdet(input, *, out=None):
 
 
 def _torch_pinverse(input, rcond=1e-15):
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("pinverse", _torch_pinverse, input, rcond)
     return pinv(input, rtol=rcond)
 
 

@@ -90,6 +90,10 @@ CPU_POLICY.update(dict.fromkeys((
     "linalg_eigh", "linalg_lstsq", "linalg_inv_ex"), FP32))
 CPU_POLICY.update(dict.fromkeys(("stack", "cat", "index_copy", "index_copy.dimname"), PROMOTE))
 
+# torch ops that are one kernel autocast does not list, which ember writes as Python functions over ops
+# autocast would cast (an einsum, matmuls): they run with autocast excluded and their inputs as they are
+KERNELS = frozenset(("embedding_bag", "bilinear"))
+
 # ember's registered ops that are a listed torch op under another name (the registry's `qualname`).
 EMBER_NAMES = {
     "convolution": "_convolution.deprecated",  # conv1d/2d/3d's one primitive
@@ -99,7 +103,6 @@ EMBER_NAMES = {
     "_ctc_loss": "ctc_loss.IntList",
     "_fft_c2c": "fft_fft", "_fft_r2c": "fft_rfft", "_fft_c2r": "fft_irfft",  # every torch.fft function's
 }
-
 
 
 def _einsum_policy(inputs, params):
@@ -425,7 +428,8 @@ def autocast_call(name, fn, *args, **kwargs):
     arguments cast per the table, then run with autocast excluded, as torch runs an op's kernel (NOTE
     [ Composites under autocast ]). Callers test `if _modes and autocasting():` first."""
     mode = _state.mode
-    args = _cast_all(CPU_POLICY[name], args)
+    if name not in KERNELS:
+        args = _cast_all(CPU_POLICY[name], args)
     above = _local.above
     i = next(k for k, m in enumerate(above) if m is mode)
     _remove_mode(mode)

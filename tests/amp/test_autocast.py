@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, assert_same_error, normalize_message
+from compare import assert_same, assert_same_error, check, normalize_message
 
 import ember
 from ember._dispatch import _local, _modes
@@ -354,3 +354,47 @@ def test_seed_000_precision_aware_training():
             err = str(e)
         return [out.dtype, round(loss.item(), 5), err]
     both(fn)
+
+
+# ---- functions outside the OpInfo table ------------------------------------------------------------------
+
+_FUNCS = {  # name: (fn(lib, *tensors), input shapes); each runs under bfloat16 autocast
+    "pad_reflect": (lambda L, x: L.nn.functional.pad(x, (1, 1), mode="reflect"), [(2, 3, 5)]),
+    "pad_replicate": (lambda L, x: L.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"), [(1, 2, 3, 5)]),
+    "pad_reflect_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 1), mode="reflect"), [(2, 3, 5)]),
+    "pad_replicate_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 2), mode="replicate"), [(2, 3, 5)]),
+    "pad_constant_mixed": (lambda L, x: L.nn.functional.pad(x.bfloat16(), (1, 2), value=0.5), [(2, 3, 5)]),
+    "conv_tbc": (lambda L, x, w, b: L.conv_tbc(x, w, b), [(5, 2, 3), (3, 3, 4), (4,)]),
+    "bce": (lambda L, x, y: L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()), [(3,), (3,)]),
+    "multihead_attention": (lambda L, x: L.nn.MultiheadAttention(4, 2)(x, x, x)[0], [(3, 2, 4)]),
+    "addmv": (lambda L, x, m, v: L.addmv(x, m, v), [(3,), (3, 4), (4,)]),
+    "matmul_1d": (lambda L, m, v: L.matmul(m, v), [(4,), (4,)]),
+    "tensordot": (lambda L, m, v: L.tensordot(m, v, 1), [(3, 4), (4, 2)]),
+    "pinverse": (lambda L, m: L.pinverse(m), [(3, 4)]),
+    "inverse": (lambda L, m: L.inverse(m), [(3, 3)]),
+    "lstm_cell": (lambda L, x: L.nn.LSTMCell(4, 3)(x)[0], [(2, 4)]),
+    "gru_cell": (lambda L, x: L.nn.GRUCell(4, 3)(x), [(2, 4)]),
+    "embedding_bag": (lambda L, w: L.nn.functional.embedding_bag(L.tensor([[0, 1]]), w), [(3, 4)]),
+    "bilinear": (lambda L, x, y, w: L.nn.functional.bilinear(x, y, w), [(2, 3), (2, 4), (5, 3, 4)]),
+    "group_norm": (lambda L, x: L.nn.functional.group_norm(x, 1), [(2, 4, 3)]),
+    "stft": (lambda L, x: L.stft(x, 8, return_complex=True), [(32,)]),
+    "linear_mixed": (lambda L, x, w, b: L.nn.functional.linear(x.bfloat16(), w, b), [(2, 3), (4, 3), (4,)]),
+    "conv_transpose2d_mixed": (lambda L, x, w: L.nn.functional.conv_transpose2d(x.bfloat16(), w),
+                               [(1, 2, 3, 3), (2, 3, 2, 2)]),
+    "sdpa_mixed": (lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(q.bfloat16(), k, v),
+                   [(2, 3, 4), (2, 5, 4), (2, 5, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(_FUNCS))
+def test_functions(name):
+    fn, shapes = _FUNCS[name]
+    rng = np.random.default_rng(0)
+
+    def run(lib, *xs):
+        lib.manual_seed(0)
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            return fn(lib, *xs)
+    # (values within bfloat16's rounding: the inputs of these went through it)
+    check(run, *[rng.standard_normal(s).astype(np.float32) for s in shapes], rtol=1.6e-2, atol=1e-2,
+          check_stride=False)

@@ -277,6 +277,10 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
+    if _modes:  # NOTE [ Composites under autocast ]: torch runs this as one kernel autocast does not list
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("bilinear", bilinear, input1, input2, weight, bias)
     # y_k = x1^T A_k x2 + b_k, as one einsum over the batch
     from ..._ops import linalg
 

@@ -9,7 +9,7 @@ import math
 import ml_dtypes
 
 from ... import _dtypes
-from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dtype_word, require_dtype
+from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dtype_word, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
@@ -311,6 +311,12 @@ def _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
+    if _modes:  # NOTE [ Composites under autocast ]: torch runs this as one kernel autocast does not list
+        from ...amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("embedding_bag", embedding_bag, input, weight, offsets, max_norm, norm_type,
+                                 scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset,
+                                 padding_idx)
     require_dtype(weight, FLOATING, _embedding_bag_error)
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "

@@ -68,6 +68,10 @@ _PAD_KERNELS = {"reflect": "reflection", "replicate": "replication"}
 
 def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
+    if _modes and mode in ("reflect", "replicate"):  # torch's reflection_pad*/replication_pad* are fp32
+        from ...amp.autocast_mode import autocast_call, autocasting  # (NOTE [ Composites under autocast ])
+        if autocasting():
+            return autocast_call("reflection_pad1d", F_pad, input, pad, mode, value)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
@@ -400,3 +404,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     wx0, wy0 = 1 - wx1, 1 - wy1
     return (tap(x0, y0) * wx0 * wy0 + tap(x1, y0) * wx1 * wy0 + tap(x0, y1) * wx0 * wy1
             + tap(x1, y1) * wx1 * wy1).contiguous()
+
+
+F_pad = pad  # (the name `pad` is shadowed by the argument inside the function)

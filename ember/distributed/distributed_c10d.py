@@ -516,7 +516,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             raise AssertionError("world_size must be positive if using store")
         if rank < 0:
             raise AssertionError("rank must be non-negative if using store")
-    prefixed = PrefixStore("default_pg", store)
+    restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")  # a restarted job's keys start afresh
+    prefixed = PrefixStore("default_pg" if restart == "0" else f"default_pg_{restart}", store)
     comm = _mpi.world_comm(rank, world_size, prefixed)
     pg = ProcessGroup(comm, range(world_size), backend_name, "0", prefixed, timeout)
     _world.default_pg, _world.backend, _world.store, _world.group_count = pg, backend_name, prefixed, 1

@@ -791,12 +791,13 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected "
                            f"{_options(input_tensor)}, got {_options(output_tensor)})")
     n = pg.size()
-    chunks = output_tensor.reshape(-1).chunk(n) if output_tensor.numel() != input_tensor.numel() * n else None
-    if chunks is not None:
-        for i, c in enumerate(chunks):
-            if c.numel() != input_tensor.numel():
-                raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {i} (expected "
-                                   f"{_shape_str(input_tensor.shape)}, got {_shape_str(c.shape)})")
+    # gloo splits the output along dim 0 into one chunk per rank, each of the input's shape
+    chunks = output_tensor.chunk(n) if output_tensor.dim() else [output_tensor]
+    for i, c in enumerate(chunks):
+        if tuple(c.shape) != tuple(input_tensor.shape):
+            raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {i} (expected "
+                               f"{_shape_str(input_tensor.shape)}, got {_shape_str(c.shape)})")
+    if len(chunks) != n:
         raise RuntimeError("ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected "
                            f"length {n}, got {len(chunks)})")
     src = np.ascontiguousarray(input_tensor._data)
@@ -1025,6 +1026,12 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     if len(output_tensor_list) != n:
         raise RuntimeError(f"ProcessGroupGloo::alltoall: output tensor list size {len(output_tensor_list)} "
                            f"does not match world size {n}")
+    expected = tuple(input_tensor_list[0].shape)
+    for ts in (output_tensor_list, input_tensor_list):
+        for i, t in enumerate(ts):
+            if tuple(t.shape) != expected:
+                raise RuntimeError(f"ProcessGroupGloo::alltoall: invalid tensor size at index {i} (expected "
+                                   f"{_shape_str(expected)}, got {_shape_str(t.shape)})")
     srcs = [np.ascontiguousarray(t._data).reshape(-1).view(np.uint8) for t in input_tensor_list]
     sbytes = np.concatenate(srcs) if srcs else np.empty(0, np.uint8)
     scount = [s.size for s in srcs]

@@ -93,7 +93,8 @@ def _rank_env(ns, local_rank, rank, world_size, nproc, nnodes, restart, run_id, 
            "ROLE_WORLD_SIZE": world_size, "MASTER_ADDR": master[0], "MASTER_PORT": master[1],
            "TORCHELASTIC_RUN_ID": run_id, "TORCHELASTIC_RESTART_COUNT": restart,
            "TORCHELASTIC_MAX_RESTARTS": ns.max_restarts, "TORCHELASTIC_ERROR_FILE": error_file,
-           "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCH_NCCL_ASYNC_ERROR_HANDLING": 1}
+           "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCH_NCCL_ASYNC_ERROR_HANDLING": 1,
+           "TORCHELASTIC_SIGNALS_TO_HANDLE": "SIGTERM,SIGINT,SIGHUP,SIGQUIT"}
     if "OMP_NUM_THREADS" not in os.environ:
         env["OMP_NUM_THREADS"] = 1
     if ns.tee != "0":

@@ -187,7 +187,7 @@ def run(ns, alias=False):
     if hosts:
         nnodes = len(hosts)
     if ns.standalone:
-        nnodes, ns.node_rank, master = 1, 0, ("127.0.0.1", _free_port())
+        nnodes, ns.node_rank, master = 1, 0, ("localhost", _free_port())
         run_id = str(uuid.uuid4())
     else:
         master = (ns.master_addr, ns.master_port)

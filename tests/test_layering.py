@@ -32,6 +32,8 @@ JUSTIFIED = {
     "ember/profiler/_recorder.py": (1, "the profiler's memory accounting (NOTE [ Profiled memory ]): which "
                                        "buffer an op's output owns, to count its bytes and see it freed"),
     "ember/utils/safetensors.py": (2, "serialization (the safetensors format): the tensors' raw bytes"),
+    "ember/distributed/distributed_c10d.py": (1, "collectives: MPI reads and writes the tensors' arrays in "
+                                                 "place (zero copy), through one helper, `_array`"),
     "ember/_utils.py": (1, "serialization (torch._utils' rebuild helpers): a legacy pickle's BUILD sets a "
                            "tensor's payload to a view of a storage's bytes"),
     # the autograd core is the layer beside the dispatcher: recording reads its outputs' array metadata and

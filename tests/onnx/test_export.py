@@ -40,7 +40,25 @@ def build(L, name):
     if name == "embedding_gelu":
         return nn.Sequential(nn.Embedding(20, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 8), nn.SiLU(),
                              nn.Softmax(-1))
+    if name in ("gpt", "mnist"):  # the models of examples/, as their scripts build them
+        return _example(name, L)
     raise KeyError(name)
+
+
+def _example(name, L):
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", name, "main.py")
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # the scripts import ember as torch; their classes take the library from there
+    if L is torch:  # torch's twin: the same source with `torch` for `ember`
+        src = open(path).read().replace("import ember as torch", "import torch").replace("ember.", "torch.")
+        mod = type(mod)(f"example_{name}_torch")
+        mod.__file__ = path
+        exec(compile(src, path, "exec"), mod.__dict__)
+    return mod.GPT(40, block=16, d_model=32, heads=4, layers=2) if name == "gpt" else mod.Net()
 
 
 R = np.random.default_rng(0)
@@ -59,6 +77,10 @@ CASES = {  # name: (inputs, input names, dynamic axes, inputs at other sizes, to
                     [R.standard_normal((4, 5, 8), np.float32), MASK], "LayerNormalization"),
     "embedding_gelu": ([R.integers(0, 20, (2, 3))], ["idx"], {"idx": {0: "b", 1: "t"}},
                        [R.integers(0, 20, (4, 6))], "Gather"),
+    "gpt": ([R.integers(0, 40, (2, 9))], ["idx"], {"idx": {0: "b", 1: "t"}}, [R.integers(0, 40, (3, 14))],
+            "LayerNormalization"),
+    "mnist": ([R.standard_normal((2, 1, 28, 28), np.float32)], ["x"], {"x": {0: "b"}},
+              [R.standard_normal((5, 1, 28, 28), np.float32)], "Conv"),
 }
 
 

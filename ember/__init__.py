@@ -159,7 +159,6 @@ _LAZY_MODULES.add("distributions")
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
-_LAZY_MODULES |= {"futures"}  # DDP and comm hooks (Q): torch.futures.Future
 
 
 def __getattr__(name):

@@ -117,6 +117,13 @@ class _Bucket:
         self.future = None
 
 
+# NOTE [ Overlap ]
+# A bucket's allreduce is a non-blocking collective launched from the gradient hook that fills the bucket;
+# it overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a request inside MPI
+# calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`, MPI_Test): cheap,
+# and it moves each allreduce a step on while the engine computes the next gradients. The share of
+# allreduce time hidden behind backward is measured by benchmarks/distributed_ddp.py.
+
 # NOTE [ When the reduction finishes ]
 # As torch: `prepare_for_backward` (called at the end of DDP's forward when gradients will be synced)
 # arms the reducer; the backward's first ready gradient queues `_finalize` with the engine (torch queues it
@@ -221,6 +228,7 @@ class Reducer:
         self.used = [False] * len(self.params)
         self.marked_unused = False
         self._div = None
+        self._first_unfinished = 0
         self._ready_flags = [[False] * len(b.indices) for b in self.buckets]
         for bucket in self.buckets:
             bucket.pending = len(bucket.indices)
@@ -286,6 +294,16 @@ class Reducer:
             for i in self.unused:
                 self._mark_ready(i)
         self._mark_ready(index)
+        self._progress()
+
+    def _progress(self):
+        """Let launched allreduces advance while backward computes: MPI moves a non-blocking request on
+        only when it is tested, so each gradient hook tests the ones in flight (NOTE [ Overlap ])."""
+        for b in range(self._first_unfinished, self.next_bucket):
+            work = self.buckets[b].work
+            if work is None or not work.is_completed():
+                break
+            self._first_unfinished = b + 1
 
     def _mark_ready(self, index):
         b, k = self.locator[index]

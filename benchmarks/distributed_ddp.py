@@ -1,0 +1,138 @@
+"""DDP train-step time on 2 ranks, ember (over ember.distributed) vs torch (gloo), in the same processes.
+
+Run on 2 ranks, e.g.  python -m ember.distributed.run --nproc-per-node 2 benchmarks/distributed_ddp.py
+(or `mpiexec -n 2 python benchmarks/distributed_ddp.py`); rank 0 prints. Both libraries train the same
+models (benchmarks/models.py: the MLP and the small GPT) wrapped in DistributedDataParallel, timed in
+interleaved rounds (docs/benchmarking.md), each rank on its half of the batch.
+
+Hidden share of allreduce time: per library, B_local = backward without communication (under no_sync),
+B_ddp = backward with DDP's bucketed allreduces, A = the same buckets allreduced on their own, one after
+the other, after a barrier. Communication that overlaps backward adds less than A to it:
+hidden = 1 - (B_ddp - B_local) / A (1: all hidden, 0: none).
+"""
+
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from _common import compare, ember, np, torch  # noqa: E402
+from models import ce, copy_weights, mlp, small_gpt  # noqa: E402
+
+edist, tdist = ember.distributed, torch.distributed
+
+
+def setup():
+    edist.init_process_group("gloo")
+    rank, world = edist.get_rank(), edist.get_world_size()
+    port = os.environ.get("Q_TORCH_PORT", "29731")
+    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    return rank, world
+
+
+def build(name, make, make_batch, opt, lr, rank, world):
+    """The DDP train step of one model in each library (ember's weights copied from torch's)."""
+    rng = np.random.default_rng(rank)
+    x_np, y_np = make_batch(rng)
+    steps, models = {}, {}
+    t_model = make(torch)
+    for L in (torch, ember):
+        model = t_model if L is torch else make(ember)
+        if L is ember:
+            copy_weights(t_model, model)
+        ddp = L.nn.parallel.DistributedDataParallel(model)
+        optimizer = getattr(L.optim, opt)(ddp.parameters(), lr=lr, **({"momentum": 0.9} if opt == "SGD" else {}))
+        x, y = L.from_numpy(x_np.copy()), L.from_numpy(y_np.copy())
+
+        def step(ddp=ddp, optimizer=optimizer, x=x, y=y, L=L):
+            optimizer.zero_grad()
+            loss = ce(L, ddp(x), y)
+            loss.backward()
+            optimizer.step()
+            return loss.item()
+        steps[L], models[L] = step, (ddp, x, y)
+    return name, steps, models
+
+
+def _median_time(fn, n):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def hidden_share(L, ddp, x, y, n=15):
+    """1 - (exposed communication in backward) / (the buckets' allreduce time on its own)."""
+    dist = edist if L is ember else tdist
+
+    def backward(sync):
+        ddp.zero_grad()
+        if sync:
+            ce(L, ddp(x), y).backward()
+        else:
+            with ddp.no_sync():
+                ce(L, ddp(x), y).backward()
+        dist.barrier()
+
+    if L is ember:
+        sizes = [b.buffer.numel() for b in ddp.reducer.buckets]
+    else:
+        sizes = [sum(p.numel() for p in ddp.module.parameters())]  # (torch's bucket sizes are not public)
+        sizes = _torch_bucket_sizes(ddp) or sizes
+    bufs = [L.zeros(s) for s in sizes]
+
+    def allreduce_alone():
+        dist.barrier()
+        for b in bufs:
+            dist.all_reduce(b)
+
+    for _ in range(3):
+        backward(True)
+        backward(False)
+    b_ddp = _median_time(lambda: backward(True), n)
+    b_local = _median_time(lambda: backward(False), n)
+    a = _median_time(allreduce_alone, n) - _median_time(lambda: dist.barrier(), n)
+    return 1 - (b_ddp - b_local) / a if a > 0 else float("nan"), a
+
+
+def _torch_bucket_sizes(ddp):
+    data = ddp._get_ddp_logging_data()
+    sizes = data.get("bucket_sizes")
+    if isinstance(sizes, str):
+        sizes = [int(s) for s in sizes.split(", ") if s]
+    return [s // 4 for s in sizes] if sizes else None
+
+
+WORKLOADS = [
+    ("MLP 784-512-256-10, batch 2x64, SGD momentum", mlp,
+     lambda r: (r.standard_normal((64, 784)).astype(np.float32), r.integers(0, 10, 64)), "SGD", 0.01),
+    ("small GPT, 2 layers d128, seq 64, batch 2x8, Adam", small_gpt,
+     lambda r: (r.integers(0, 1000, (8, 64)), r.integers(0, 1000, (8, 64))), "Adam", 1e-3),
+]
+
+
+def main():
+    quick = "--quick" in sys.argv
+    rank, world = setup()
+    if rank == 0:
+        print(f"DDP train step on {world} ranks, median ms (ember over MPI, torch over gloo)")
+        print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'ratio':>7} {'hidden e':>9} {'hidden t':>9}")
+    for spec in WORKLOADS:
+        name, steps, models = build(*spec, rank=rank, world=world)
+        number, rounds = (3, 3) if quick else (10, 7)
+        e, t = compare(steps[ember], steps[torch], number=number, rounds=rounds)
+        he, ae = hidden_share(ember, *models[ember])
+        ht, at = hidden_share(torch, *models[torch])
+        if rank == 0:
+            print(f"{name:<52} {e * 1e3:>8.2f} {t * 1e3:>8.2f} {e / t:>6.2f}x {he:>9.2f} {ht:>9.2f}"
+                  f"   (allreduce alone: ember {ae * 1e3:.2f} ms, torch {at * 1e3:.2f} ms)", flush=True)
+    tdist.destroy_process_group()
+    edist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

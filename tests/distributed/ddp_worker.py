@@ -7,11 +7,12 @@ full batch and against torch's DDP (default, gradient_as_bucket_view, many small
 find_unused_parameters, static_graph, buffers, no_sync), comm hooks (allreduce, fp16, PowerSGD of rank 1
 and 2, top-k and quantization as user hooks), torch's errors, SyncBatchNorm against BatchNorm on the full
 batch, ZeroRedundancyOptimizer against the plain optimizer, join() with uneven inputs, allreduce launched
-during backward, rank-0 checkpoint with barrier.
+during backward, rank-0 checkpoint with barrier, torch.distributed.checkpoint save/load of get_state_dict.
 """
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -341,6 +342,62 @@ record("rank-0 checkpoint loaded on every rank == rank 0's weights", [v.numpy() 
 edist.barrier()
 if RANK == 0:
     os.remove(path)
+
+# ---- torch.distributed.checkpoint: save / load of get_state_dict, resumed == uninterrupted -----------------
+
+import torch.distributed.checkpoint as tdcp  # noqa: E402
+
+import ember.distributed.checkpoint as edcp  # noqa: E402
+from ember.distributed.checkpoint.state_dict import get_state_dict, set_state_dict  # noqa: E402
+
+
+def resumed(lib, dcp, get_sd, set_sd, ckpt):
+    """Train 2 steps, checkpoint, train 2 more in a fresh model restored from it; the weights after."""
+    def fresh():
+        model = lib_ddp(lib)(Net.make(lib))
+        return model, lib.optim.Adam(model.parameters(), lr=0.01)
+
+    def steps(model, opt, rng_steps):
+        for s in rng_steps:
+            opt.zero_grad()
+            ((model(lib.tensor(X[s][RANK * PER:(RANK + 1) * PER])) - lib.tensor(Y[s][RANK * PER:(RANK + 1) * PER]))
+             ** 2).sum().backward()
+            opt.step()
+
+    model, opt = fresh()
+    steps(model, opt, range(2))
+    msd, osd = get_sd(model, opt)
+    dcp.save({"model": msd, "optim": osd, "epoch": 2}, checkpoint_id=ckpt)
+    model2, opt2 = fresh()
+    model2(lib.tensor(X[0][:PER])).sum().backward()  # (Adam's state must exist to be loaded into)
+    opt2.step()
+    opt2.zero_grad()
+    msd2, osd2 = get_sd(model2, opt2)
+    state = {"model": msd2, "optim": osd2, "epoch": 0}
+    dcp.load(state, checkpoint_id=ckpt)
+    set_sd(model2, opt2, model_state_dict=state["model"], optim_state_dict=state["optim"])
+    steps(model2, opt2, range(2, 4))
+    steps(model, opt, range(2, 4))
+    return ([p.detach().numpy() for p in model2.parameters()], state["epoch"],
+            [p.detach().numpy() for p in model.parameters()])
+
+
+box = [tempfile.mkdtemp() if RANK == 0 else None]
+edist.broadcast_object_list(box, src=0)
+from torch.distributed.checkpoint.state_dict import get_state_dict as tget  # noqa: E402
+from torch.distributed.checkpoint.state_dict import set_state_dict as tset  # noqa: E402
+
+(ew, ee, eu) = resumed(ember, edcp, get_state_dict, set_state_dict, os.path.join(box[0], "e"))
+(tw, te, _) = resumed(torch, tdcp, tget, tset, os.path.join(box[0], "t"))
+record("dcp save/load of get_state_dict, resumed training == uninterrupted", ew, eu, 0.0)
+record("dcp save/load of get_state_dict, resumed training == torch", ew, tw, 1e-13)
+record("dcp non-tensor value restored", str(ee), str(te))
+record("dcp files", " ".join(sorted(os.listdir(os.path.join(box[0], "e")))),
+       " ".join(sorted(os.listdir(os.path.join(box[0], "t")))))
+
+edist.barrier()
+if RANK == 0:
+    shutil.rmtree(box[0])
 
 with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
     json.dump(RESULTS, f)

@@ -68,6 +68,8 @@ CHECKS = [
     *[f"join uneven inputs divide_by_initial_world_size={d} == torch" for d in (True, False)],
     "first bucket launched before the last gradient", "buckets after rebuild",
     "rank-0 checkpoint loaded on every rank == rank 0's weights",
+    "dcp save/load of get_state_dict, resumed training == uninterrupted",
+    "dcp save/load of get_state_dict, resumed training == torch", "dcp non-tensor value restored", "dcp files",
 ]
 
 

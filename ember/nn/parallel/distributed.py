@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 from ...distributed.algorithms.join import Joinable
 from ..modules.module import Module
-from ._reducer import _DEFAULT_FIRST_BUCKET_BYTES, _MB, Reducer, compute_bucket_assignment_by_size
+from ._reducer import _DEFAULT_FIRST_BUCKET_BYTES, _MB, GradBucket, Reducer, compute_bucket_assignment_by_size
 
 __all__ = ["DistributedDataParallel"]
 
@@ -26,6 +26,15 @@ def _distributed():
     from ... import distributed as dist
 
     return dist
+
+
+def _default_group():
+    """The default process group, or torch's error when none was initialized (torch's _get_default_group)."""
+    dist = _distributed()
+    if not dist.is_initialized():
+        raise ValueError("Default process group has not been initialized, please make sure to call "
+                         "init_process_group.")
+    return dist.group.WORLD
 
 
 def _find_tensors(obj):
@@ -89,14 +98,12 @@ class DistributedDataParallel(Module, Joinable):
                  batched_grad_copy=False, forward_sync_buffers=None):
         super().__init__()
         Joinable.__init__(self)
-        dist = _distributed()
         if bool(delay_all_reduce_named_params is not None) != bool(param_to_hook_all_reduce is not None):
             raise ValueError("delay_all_reduce_named_params and param_to_hook_all_reduce need to be set at "
                              "the same time.")
         if process_group and device_mesh is not None:
             raise RuntimeError("Cannot specify both process_group and device_mesh arguments.")
-        self.process_group = dist.distributed_c10d._get_default_group() if process_group is None \
-            else process_group
+        self.process_group = _default_group() if process_group is None else process_group
         self.parameters_to_ignore = set(getattr(module, "_ddp_params_and_buffers_to_ignore", ()))
         self._module_parameters = [p for n, p in module.named_parameters() if n not in self.parameters_to_ignore]
         if not any(p.requires_grad for p in self._module_parameters):
@@ -354,9 +361,8 @@ class DistributedDataParallel(Module, Joinable):
         sig = inspect.signature(hook)
         if "bucket" not in sig.parameters:
             raise KeyError("'bucket'")
-        dist = _distributed()
         annotation = sig.parameters["bucket"].annotation
-        if annotation is not inspect.Parameter.empty and annotation is not dist.GradBucket:
+        if annotation is not inspect.Parameter.empty and annotation is not GradBucket:
             raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
         if hook.__name__ in ("bf16_compress_hook", "bf16_compress_wrapper_hook"):
             # NOTE [ bf16 hook on the CPU ]: torch refuses it without CUDA + NCCL or XPU, and so does ember

@@ -118,9 +118,7 @@ class PowerSGDState:
         return {slot: getattr(self, slot) for slot in self.__slots__ if slot != "process_group"}
 
     def __setstate__(self, state):
-        from ...distributed_c10d import _get_default_group
-
-        self.process_group = _get_default_group()
+        self.process_group = _ember().distributed.group.WORLD
         logger.warning("NOTE: Process group will be set to a default group (i.e. the world size). If a different "
                        "group is desired, please set `self.process_group` after PowerSGD state is loaded.")
         for slot, value in state.items():

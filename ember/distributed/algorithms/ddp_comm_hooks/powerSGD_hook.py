@@ -234,26 +234,28 @@ def powerSGD_hook(state, bucket):
     for t, q, p in zip(batches, qs, ps):
         p.copy_(torch.bmm(t, q))
 
-    uncompressed_fut = dist.all_reduce(uncompressed_memory, group=group, async_op=True).get_future()
-
-    def unpack_uncompressed_and_allreduce_ps(fut):
-        memory = fut.value()[0].div_(world_size)
-        idx = 0
-        for t in uncompressed:
-            t.copy_(memory[idx:idx + t.numel()].view_as(t))
-            idx += t.numel()
-        return dist.all_reduce(state.p_memory_dict[index], group=group, async_op=True).get_future().wait()[0]
-
-    def compute_qs(fut):
-        state.p_memory_dict[index] = fut.value()
-        for p in ps:
-            _orthogonalize(p, state.orthogonalization_epsilon)
-        for t, p, q in zip(batches, ps, qs):
-            q.copy_(torch.bmm(t.transpose(1, 2), p))
-        return dist.all_reduce(state.q_memory_dict[index], group=group, async_op=True).get_future().wait()[0]
+    # NOTE [ PowerSGD's waits ]: torch chains `then` callbacks that each wait on the next allreduce. A
+    # callback may run on the thread that completes the communication (ember.distributed's worker), where
+    # such a wait could never finish; so the hook issues the same allreduces in torch's order from its own
+    # thread (the uncompressed tensors, then P, whose waits it does itself, then Q), and only the last step,
+    # which waits on nothing, is a callback. The arithmetic is torch's, in torch's order.
+    uncompressed_work = dist.all_reduce(uncompressed_memory, group=group, async_op=True)
+    p_work = dist.all_reduce(state.p_memory_dict[index], group=group, async_op=True)
+    uncompressed_work.wait()
+    memory = uncompressed_memory.div_(world_size)
+    idx = 0
+    for t in uncompressed:
+        t.copy_(memory[idx:idx + t.numel()].view_as(t))
+        idx += t.numel()
+    p_work.wait()
+    for p in ps:
+        _orthogonalize(p, state.orthogonalization_epsilon)
+    for t, p, q in zip(batches, ps, qs):
+        q.copy_(torch.bmm(t.transpose(1, 2), p))
+    q_fut = dist.all_reduce(state.q_memory_dict[index], group=group, async_op=True).get_future()
 
     def decompress(fut):
-        state.q_memory_dict[index] = fut.value().div_(world_size)
+        state.q_memory_dict[index] = fut.value()[0].div_(world_size)
         for p, q, t in zip(ps, qs, batches):
             t.copy_(torch.bmm(p, q.transpose(1, 2)))
         if state.batch_tensors_with_same_shape:
@@ -270,7 +272,7 @@ def powerSGD_hook(state, bucket):
         state.maybe_increase_iter(bucket)
         return input_tensor
 
-    return (uncompressed_fut.then(unpack_uncompressed_and_allreduce_ps).then(compute_qs).then(decompress))
+    return q_fut.then(decompress)
 
 
 def batched_powerSGD_hook(state, bucket):
@@ -312,16 +314,13 @@ def batched_powerSGD_hook(state, bucket):
             state.q_memory_dict[index] = torch.randn(side, state.matrix_approximation_rank, dtype=input_tensor.dtype)
     _orthogonalize(state.q_memory_dict[index].unsqueeze(0))
     state.p_memory_dict[index].copy_(torch.matmul(matrix, state.q_memory_dict[index]))
-    allreduce_p = dist.all_reduce(state.p_memory_dict[index], group=group, async_op=True).get_future()
-
-    def compute_q(fut):
-        state.p_memory_dict[index] = fut.value()[0]
-        _orthogonalize(state.p_memory_dict[index].unsqueeze(0))
-        state.q_memory_dict[index].copy_(torch.matmul(matrix.t(), state.p_memory_dict[index]))
-        return dist.all_reduce(state.q_memory_dict[index], group=group, async_op=True).get_future().wait()[0]
+    dist.all_reduce(state.p_memory_dict[index], group=group)  # (NOTE [ PowerSGD's waits ])
+    _orthogonalize(state.p_memory_dict[index].unsqueeze(0))
+    state.q_memory_dict[index].copy_(torch.matmul(matrix.t(), state.p_memory_dict[index]))
+    q_fut = dist.all_reduce(state.q_memory_dict[index], group=group, async_op=True).get_future()
 
     def decompress(fut):
-        state.q_memory_dict[index] = fut.value().div_(world_size)
+        state.q_memory_dict[index] = fut.value()[0].div_(world_size)
         matrix.copy_(torch.matmul(state.p_memory_dict[index], state.q_memory_dict[index].t()))
         if state.use_error_feedback:
             state.error_dict[index] = input_copy - padded
@@ -332,4 +331,4 @@ def batched_powerSGD_hook(state, bucket):
         state.maybe_increase_iter(bucket)
         return input_tensor
 
-    return allreduce_p.then(compute_q).then(decompress)
+    return q_fut.then(decompress)

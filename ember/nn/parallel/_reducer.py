@@ -17,6 +17,8 @@ ember ops and `ember.distributed` collectives, with torch's observable behaviour
   with `gradient_as_bucket_view`). See NOTE [ When the reduction finishes ].
 """
 
+import time
+
 from ... import _dtypes
 from ...autograd.grad_mode import no_grad
 
@@ -155,6 +157,7 @@ class Reducer:
         self.static_hook_counts = None
         self.hook_counts = [0] * len(params)
         self.used = [False] * len(params)
+        self.last_wait_s = 0.0
         self._initialize_buckets(bucket_indices, bucket_limits)
         self._handles = [p.register_post_accumulate_grad_hook(self._make_hook(i)) for i, p in enumerate(params)]
 
@@ -366,6 +369,7 @@ class Reducer:
             return  # some parameter got no gradient: the next forward reports it
         self.expect_autograd_hooks = False
         self.require_finalize = False
+        start = time.perf_counter()
         globally_used = self._globally_used() if self.find_unused_parameters else None
         with no_grad():
             for bucket in self.buckets:
@@ -378,6 +382,7 @@ class Reducer:
                         result = result[0]
                     if result is not bucket.buffer:
                         bucket.buffer.copy_(result.reshape(bucket.buffer.shape))
+                self.last_wait_s = time.perf_counter() - start  # (what backward waited for communication)
                 for k, i in enumerate(bucket.indices):
                     if globally_used is not None and not globally_used[i]:
                         continue  # a parameter no rank used keeps its .grad untouched

@@ -157,6 +157,8 @@ _LAZY_ATTRS.update(dict.fromkeys((
 _LAZY_MODULES.add("distributions")
 # area M (issue 15's namespaces): the device-agnostic modules, hub and types; torch.GradScaler
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
+# area P (distributed): torch.futures, the Future that Work.get_future() returns
+_LAZY_MODULES.add("futures")
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
 

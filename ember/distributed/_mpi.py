@@ -1,0 +1,231 @@
+"""The MPI engine under ember.distributed: building the world communicator, buffers, reductions, the
+worker that runs asynchronous collectives.
+
+mpi4py is imported here only, and only when a process group is made (never at `import ember`).
+
+NOTE [ One world communicator, three ways ]
+`world_comm` returns an MPI communicator holding the job's ranks in torch's rank order, however they
+were started:
+- by mpiexec (the launcher, `ember.distributed.run`): MPI_COMM_WORLD already holds them all;
+- by mpiexec once per node (the launcher run on each node with `--nnodes N --node-rank i`): each node's
+  MPI_COMM_WORLD holds its own ranks, and the worlds are joined with MPI's dynamic process management
+  (`Open_port` by the world holding rank 0, the port name exchanged through the store, `Comm_accept` /
+  `Comm_connect`, then `Intercomm_merge`, one world after the other);
+- by the script itself (`torch.multiprocessing.spawn`, `init_process_group(rank=r, world_size=n)`): no
+  process manager is there, so rank 0 starts ember's PMI server and every rank points MPI at it before
+  MPI starts (NOTE [ Joining processes that mpiexec did not start ] in `_pmi.py`).
+Finally the communicator is split with key = torch rank, so MPI's rank order is torch's.
+
+NOTE [ No shared-memory transport between spawned ranks ]
+The PMI server tells MPI that every spawned rank is on a node of its own. Told the truth (several ranks
+on one node), MPICH 5.0.2 sets up its POSIX shared-memory transport over a segment named after the job,
+and here its MPI_Finalize crashed (SIGSEGV in the shared-memory teardown) and segments of crashed jobs were
+left in /dev/shm ("MPIDI_POSIX_comm_bootstrap: Out of memory" for the next job of that name). One rank
+per node sends everything through the network module (UCX/OFI, whose own shared-memory transports still
+serve ranks on one machine).
+
+NOTE [ No MPI_Finalize under ember's PMI server ]
+In a world built through ember's PMI server, MPICH 5.0.2's MPI_Finalize crashed (SIGSEGV inside libmpi,
+in every rank, after the job's work was done; mpiexec-started worlds finalize cleanly). Such processes
+do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is complete by then, the
+operating system reclaims the rest, and the PMI server ends when the ranks' connections close.
+
+NOTE [ Asynchronous collectives run on a worker thread ]
+MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an
+`async_op=True` collective followed by Python compute would not move until `wait()`. Instead each process
+group has one worker thread (started on its first asynchronous op) that runs the group's asynchronous
+collectives, in the order they were issued, as blocking MPI calls; mpi4py releases the GIL inside them,
+so communication overlaps the caller's compute, as gloo's worker threads do. A synchronous collective
+runs in the caller's thread when the worker is idle, and queues behind it otherwise, so every rank issues
+a group's collectives to MPI in program order (MPI's requirement). MPI is initialized with
+MPI_THREAD_MULTIPLE (mpi4py's default) since the caller thread and the worker may both be in MPI.
+Point-to-point ops use MPI's own non-blocking requests (`Isend`/`Irecv`), which need no worker.
+"""
+
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+__all__ = ["mpi", "world_comm", "Worker", "mpi_op", "reduce_dtype"]
+
+_MPI = None
+
+
+def mpi():
+    """The mpi4py.MPI module (imported on first use)."""
+    global _MPI
+    if _MPI is None:
+        try:
+            from mpi4py import MPI
+        except ImportError as e:  # pragma: no cover - the `distributed` extra is missing
+            raise RuntimeError("ember.distributed needs mpi4py and an MPI runtime: "
+                               "pip install ember[distributed]") from e
+        _MPI = MPI
+    return _MPI
+
+
+def _under_process_manager():
+    env = os.environ
+    return any(k in env for k in ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMIX_RANK", "HYDI_CONTROL_FD"))
+
+
+def _start_pmi_server(rank, world_size, store):
+    """NOTE [ Joining processes that mpiexec did not start ]: point MPI at ember's PMI server."""
+    host = socket.gethostname()
+    store.set(f"pmi/host/{rank}", host)
+    if rank == 0:
+        hosts = {store.get(f"pmi/host/{r}").decode() for r in range(world_size)}
+        from ._pmi import process_mapping
+
+        server = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_pmi.py")
+        kvsname = f"ember_{host}_{os.getpid()}_{int(time.time() * 1000) % 100000000}"
+        # NOTE [ No shared-memory transport between spawned ranks ]: one node per rank
+        proc = subprocess.Popen([sys.executable, server, str(world_size), kvsname,
+                                 process_mapping(range(world_size))],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        port = int(proc.stdout.readline())
+        _PMI_SERVERS.append(proc)  # its stdin stays open while this process lives
+        addr = "127.0.0.1" if len(hosts) == 1 else socket.gethostbyname(host)
+        store.set("pmi/addr", f"{addr}:{port}")
+    os.environ["PMI_PORT"] = store.get("pmi/addr").decode()
+    os.environ["PMI_ID"] = str(rank)
+
+
+_PMI_SERVERS = []
+
+
+def _store_barrier(store, key, world_size):
+    """Every rank has done its store business before any enters MPI_Init, which holds the GIL while it
+    waits for the others (a rank hosting the store could not answer them from then on)."""
+    store.add(key, 1)
+    while int(store.add(key, 0)) < world_size:
+        time.sleep(0.002)
+
+
+def _join_worlds(comm, rank, world_size, store):
+    """NOTE [ One world communicator, three ways ]: merge the MPI worlds of several mpiexec runs."""
+    MPI = mpi()
+    lead = min(comm.allgather(rank))
+    if comm.rank == 0:
+        store.set(f"mpi/world/{lead}", str(comm.size))
+        store.add("mpi/joined", comm.size)
+    while int(store.add("mpi/joined", 0)) < world_size:
+        time.sleep(0.005)
+    leads = [r for r in range(world_size) if store.check([f"mpi/world/{r}"])]
+    first = lead == leads[0]
+    merged = comm if first else None
+    port = None
+    if first and comm.rank == 0:
+        port = MPI.Open_port()
+        store.set("mpi/port", port)
+    for nxt in leads[1:]:
+        if merged is not None:
+            inter = merged.Accept(port if merged.rank == 0 else None, root=0)
+            merged = inter.Merge(high=False)
+            inter.Free()
+        elif lead == nxt:
+            p = store.get("mpi/port").decode() if comm.rank == 0 else None
+            inter = comm.Connect(p, root=0)
+            merged = inter.Merge(high=True)
+            inter.Free()
+    if port is not None:
+        MPI.Close_port(port)
+    return merged
+
+
+def world_comm(rank, world_size, store):
+    """The job's ranks as one MPI communicator in torch's rank order (NOTE [ One world communicator,
+    three ways ])."""
+    if _MPI is None and world_size > 1:
+        if not _under_process_manager():
+            _start_pmi_server(rank, world_size, store)
+            import mpi4py
+
+            mpi4py.rc.finalize = False  # NOTE [ No MPI_Finalize under ember's PMI server ]
+        _store_barrier(store, "mpi/init", world_size)
+    MPI = mpi()
+    comm = MPI.COMM_WORLD
+    if comm.size != world_size:
+        if comm.size > world_size:
+            raise RuntimeError(f"ember.distributed: world_size={world_size} but MPI started {comm.size} "
+                               "processes")
+        comm = _join_worlds(comm, rank, world_size, store)
+    return comm.Split(0, rank)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reductions
+
+def mpi_op(op_name, np_dtype):
+    """The MPI reduction for torch's ReduceOp name on arrays of `np_dtype` (bool uses the logical ops)."""
+    MPI = mpi()
+    if np_dtype == np.bool_:
+        return {"SUM": MPI.LOR, "MAX": MPI.LOR, "BOR": MPI.LOR, "MIN": MPI.LAND, "PRODUCT": MPI.LAND,
+                "BAND": MPI.LAND, "BXOR": MPI.LXOR, "AVG": MPI.LOR}[op_name]
+    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX,
+            "BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[op_name]
+
+
+_NATIVE = {np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                  np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128)}
+
+
+def reduce_dtype(np_dtype):
+    """The dtype a reduction runs in: the array's own when MPI has it, float32 for float16/bfloat16."""
+    return np_dtype if np_dtype in _NATIVE else np.dtype(np.float32)
+
+
+def as_bytes(arr):
+    """A C-contiguous array as an MPI byte buffer (any dtype: bfloat16, complex, bool)."""
+    return [arr.reshape(-1).view(np.uint8), mpi().BYTE]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# NOTE [ Asynchronous collectives run on a worker thread ]
+
+class Worker:
+    """Runs a process group's collectives in issue order: in the caller's thread when idle, else queued."""
+
+    def __init__(self, name):
+        self.name = name
+        self._queue = None
+        self._thread = None
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    def _loop(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, work = item
+            try:
+                work._finish(fn(), None)
+            except BaseException as e:  # noqa: BLE001 - delivered to the waiting caller
+                work._finish(None, e)
+            with self._lock:
+                self._pending -= 1
+
+    def submit(self, fn, work):
+        with self._lock:
+            self._pending += 1
+            if self._thread is None:
+                self._queue = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._loop, daemon=True, name=self.name)
+                self._thread.start()
+        self._queue.put((fn, work))
+
+    def idle(self):
+        return self._pending == 0
+
+    def stop(self):
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=5)
+            self._thread = None

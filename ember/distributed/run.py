@@ -1,0 +1,282 @@
+"""The launcher: torchrun's command line over mpiexec (`python -m ember.distributed.run`, `ember run
+--nproc-per-node N script.py`).
+
+    python -m ember.distributed.run --nproc-per-node 4 train.py --epochs 3
+    python -m ember.distributed.run --nnodes 2 --node-rank 0 --master-addr HOST0 --master-port 29500 ...
+    python -m ember.distributed.run --hosts h1,h2 --nproc-per-node 2 train.py   (one mpiexec, MPI's hosts)
+
+Each launcher run starts its node's ranks with one mpiexec (MPMD: one `-n 1 -env ...` block per rank, so
+each rank gets torch's variables: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK,
+GROUP_WORLD_SIZE, ROLE_RANK, ROLE_NAME, ROLE_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID,
+TORCHELASTIC_RESTART_COUNT, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_ERROR_FILE, TORCHELASTIC_USE_AGENT_STORE,
+OMP_NUM_THREADS=1 unless set). The node-0 launcher hosts the job's TCPStore (as torchrun's agent does), so
+the ranks rendezvous through it; with several launcher runs (`--nnodes N --node-rank i`) the nodes' MPI
+worlds are joined into one in `init_process_group` (NOTE [ One world communicator, three ways ] in
+_mpi.py). `--hosts` instead hands MPI a host list and starts every node's ranks from this one run.
+
+NOTE [ Stopping the job when a rank fails ]
+mpiexec (hydra) ends a job when a rank is killed or aborts MPI, but a rank that exits with an error code
+leaves the others running (they may sleep, compute, or wait in a collective forever). So the launcher
+watches the ranks itself: every rank's wrapper (`_worker.py`) writes its pid and, at the end, its exit
+code into the rank's run directory; a non-zero exit code, or a pid gone without one (killed), is a
+failure. The launcher then sends SIGTERM to mpiexec and to every rank's pid (the ranks run in sessions
+of their own, so a process-group kill would miss them), and SIGKILL to what is left 5 s later: the
+job ends within seconds and leaves no process behind. It reports the first failure as torchrun does
+(`ChildFailedError`: rank, exit code, pid, error file, traceback of a `@record` entry point) and, with
+`--max-restarts`, starts the whole job again with TORCHELASTIC_RESTART_COUNT incremented: a script that
+saves checkpoints resumes from its last one.
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+__all__ = ["main", "get_args_parser", "parse_args", "run"]
+
+
+def get_args_parser():
+    p = argparse.ArgumentParser(prog="ember.distributed.run", description="torchrun for ember, over mpiexec")
+    add = p.add_argument
+    add("--nnodes", type=str, default="1", help="number of nodes, or MIN:MAX (MAX is used)")
+    add("--nproc-per-node", "--nproc_per_node", type=str, default="1", help="ranks per node (int, or cpu/auto)")
+    add("--node-rank", "--node_rank", type=int, default=0, help="this node's rank")
+    add("--master-addr", "--master_addr", type=str, default="127.0.0.1", help="address of the node-0 store")
+    add("--master-port", "--master_port", type=int, default=29500, help="port of the node-0 store")
+    add("--rdzv-backend", "--rdzv_backend", type=str, default="static", help="accepted: static, c10d")
+    add("--rdzv-endpoint", "--rdzv_endpoint", type=str, default="", help="HOST:PORT of the store")
+    add("--rdzv-id", "--rdzv_id", type=str, default="none", help="the job's id (TORCHELASTIC_RUN_ID)")
+    add("--rdzv-conf", "--rdzv_conf", type=str, default="", help="accepted for torchrun compatibility")
+    add("--standalone", action="store_true", help="a single-node job with a free local port")
+    add("--max-restarts", "--max_restarts", type=int, default=0, help="restarts of the whole job on failure")
+    add("--monitor-interval", "--monitor_interval", type=float, default=0.1, help="seconds between checks")
+    add("--role", type=str, default="default", help="the workers' role name")
+    add("--tee", "-t", type=str, default="0", help="prefix and print each rank's output (torchrun's --tee)")
+    add("--redirects", "-r", type=str, default="0", help="accepted for torchrun compatibility")
+    add("--log-dir", "--log_dir", type=str, default=None, help="write each rank's output under this directory")
+    add("--local-addr", "--local_addr", type=str, default=None, help="accepted for torchrun compatibility")
+    add("--start-method", "--start_method", type=str, default="spawn", help="accepted (mpiexec starts ranks)")
+    add("--hosts", type=str, default=None, help="comma-separated host list handed to mpiexec (ember)")
+    add("-m", "--module", action="store_true", help="run the script as a module (python -m)")
+    add("--no-python", "--no_python", action="store_true", help="run the script as an executable")
+    add("--run-path", "--run_path", action="store_true", help="run the script with runpy.run_path")
+    add("training_script", type=str, help="the script (or module) each rank runs")
+    add("training_script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+def parse_args(args):
+    return get_args_parser().parse_args(args)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def _nproc(value):
+    if value in ("cpu", "auto"):
+        return os.cpu_count() or 1
+    return int(value)
+
+
+def _rank_env(ns, local_rank, rank, world_size, nproc, nnodes, restart, run_id, error_file, master):
+    env = {"RANK": rank, "LOCAL_RANK": local_rank, "WORLD_SIZE": world_size, "LOCAL_WORLD_SIZE": nproc,
+           "GROUP_RANK": rank // nproc, "GROUP_WORLD_SIZE": nnodes, "ROLE_RANK": rank, "ROLE_NAME": ns.role,
+           "ROLE_WORLD_SIZE": world_size, "MASTER_ADDR": master[0], "MASTER_PORT": master[1],
+           "TORCHELASTIC_RUN_ID": run_id, "TORCHELASTIC_RESTART_COUNT": restart,
+           "TORCHELASTIC_MAX_RESTARTS": ns.max_restarts, "TORCHELASTIC_ERROR_FILE": error_file,
+           "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCH_NCCL_ASYNC_ERROR_HANDLING": 1}
+    if "OMP_NUM_THREADS" not in os.environ:
+        env["OMP_NUM_THREADS"] = 1
+    if ns.tee != "0":
+        env["EMBER_RUN_PREFIX"] = f"[{ns.role}{local_rank}]:"
+    return {k: str(v) for k, v in env.items()}
+
+
+def _command(ns, alias):
+    if ns.no_python:
+        return [ns.training_script] + ns.training_script_args
+    cmd = [sys.executable, "-u", "-m", "ember.distributed._worker"] + (["--alias"] if alias else [])
+    return cmd + (["-m"] if ns.module else []) + [ns.training_script] + ns.training_script_args
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie is not alive
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class _Ranks:
+    """The run directories of one attempt's ranks: pid, exit code, error file (NOTE [ Stopping ... ])."""
+
+    def __init__(self, attempt_dir, local_ranks):
+        self.dirs = {lr: os.path.join(attempt_dir, str(lr)) for lr in local_ranks}
+        for d in self.dirs.values():
+            os.makedirs(d, exist_ok=True)
+
+    def _read(self, lr, name):
+        try:
+            with open(os.path.join(self.dirs[lr], name)) as fh:
+                return int(fh.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def pids(self):
+        return {lr: p for lr in self.dirs if (p := self._read(lr, "pid")) is not None}
+
+    def state(self, lr):
+        """(exit code or None, pid or None): a vanished pid without an exit code reads as -9."""
+        code, pid = self._read(lr, "exitcode"), self._read(lr, "pid")
+        if code is None and pid is not None and not _pid_alive(pid):
+            time.sleep(0.05)
+            code = self._read(lr, "exitcode")
+            if code is None:
+                code = -signal.SIGKILL
+        return code, pid
+
+    def failures(self):
+        return {lr: s for lr in self.dirs if (s := self.state(lr))[0] not in (None, 0)}
+
+
+def _stop(proc, ranks):
+    """Terminate mpiexec and every rank; SIGKILL what is left after 5 seconds."""
+    targets = list(ranks.pids().values())
+    for pid in targets:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (proc.poll() is None or any(_pid_alive(p) for p in targets)):
+        time.sleep(0.05)
+    for pid in targets:
+        if _pid_alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def run(ns, alias=False):
+    """Run the job described by parsed arguments `ns`; returns the process exit code."""
+    nnodes = int(str(ns.nnodes).split(":")[-1])
+    nproc = _nproc(ns.nproc_per_node)
+    hosts = ns.hosts.split(",") if ns.hosts else None
+    if hosts:
+        nnodes = len(hosts)
+    if ns.standalone:
+        nnodes, ns.node_rank, master = 1, 0, ("127.0.0.1", _free_port())
+        run_id = str(uuid.uuid4())
+    else:
+        master = (ns.master_addr, ns.master_port)
+        if ns.rdzv_endpoint:
+            host, _, port = ns.rdzv_endpoint.rpartition(":")
+            master = (host or ns.rdzv_endpoint, int(port) if port.isdigit() else 29400)
+        run_id = ns.rdzv_id
+    world_size = nnodes * nproc
+    local = range(world_size) if hosts else range(ns.node_rank * nproc, (ns.node_rank + 1) * nproc)
+    from ._store import TCPStore
+
+    store = None
+    if ns.node_rank == 0:  # the agent's store: the ranks connect to it (TORCHELASTIC_USE_AGENT_STORE)
+        store = TCPStore(master[0] if hosts or nnodes > 1 else "127.0.0.1", master[1], is_master=True,
+                         wait_for_workers=False)
+    base = tempfile.mkdtemp(prefix="torchelastic_")
+    name = ns.training_script if not ns.no_python else os.path.basename(ns.training_script)
+    try:
+        for restart in range(ns.max_restarts + 1):
+            attempt = os.path.join(base, f"{run_id}_{restart}", f"attempt_{restart}")
+            ranks = _Ranks(attempt, [r - local[0] for r in local])
+            cmd = ["mpiexec"]
+            for rank in local:
+                lr = rank % nproc if hosts else rank - local[0]
+                env = _rank_env(ns, lr, rank, world_size, nproc, nnodes, restart, run_id,
+                                os.path.join(ranks.dirs[rank - local[0]], "error.json"), master)
+                if ns.log_dir:
+                    env["EMBER_RUN_LOG_DIR"] = os.path.join(ns.log_dir, f"{run_id}_{restart}",
+                                                            f"attempt_{restart}", str(lr))
+                    os.makedirs(env["EMBER_RUN_LOG_DIR"], exist_ok=True)
+                if cmd[-1] != "mpiexec":
+                    cmd.append(":")
+                cmd += ["-n", "1"] + (["-host", hosts[rank // nproc]] if hosts else [])
+                for k, v in env.items():
+                    cmd += ["-env", k, v]
+                cmd += _command(ns, alias)
+            proc = subprocess.Popen(cmd, start_new_session=True)
+            code, failures = _watch(proc, ranks, ns.monitor_interval)
+            if code == 0:
+                return 0
+            _report(name, failures or {0: (code, None)}, ranks, local[0])
+            if restart < ns.max_restarts:
+                print(f"[ember.distributed.run] restarting the job ({restart + 1}/{ns.max_restarts})",
+                      file=sys.stderr, flush=True)
+        return 1
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        del store
+
+
+def _watch(proc, ranks, interval):
+    """Wait for the job; stop it at the first failed rank (NOTE [ Stopping the job when a rank fails ]).
+
+    Returns (exit code, the failures seen before the job was stopped: {local rank: (exit code, pid)}).
+    """
+    try:
+        while True:
+            code = proc.poll()
+            failures = ranks.failures()
+            if failures:
+                _stop(proc, ranks)
+                return 1, failures
+            if code is not None:
+                if code != 0:
+                    _stop(proc, ranks)
+                return code, ranks.failures()
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        _stop(proc, ranks)
+        return 130, {}
+
+
+def _report(name, failures, ranks, first_rank):
+    from .elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    out = {}
+    for lr, (code, pid) in failures.items():
+        error_file = os.path.join(ranks.dirs.get(lr, ""), "error.json")
+        f = ProcessFailure(lr, pid, code, error_file, rank=first_rank + lr)
+        if os.path.isfile(error_file):
+            f.timestamp = os.path.getmtime(error_file)
+        out[first_rank + lr] = f
+    print("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "
+          + ChildFailedError(name, out).format_msg(), file=sys.stderr, flush=True)
+
+
+def main(args=None, alias=False):
+    ns = parse_args(sys.argv[1:] if args is None else args)
+    return run(ns, alias=alias)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -153,7 +153,7 @@ record("ddp unused parameter, find_unused == full batch",
 
 
 def topk_hook(lib):
-    def hook(state, bucket):                     # seed 000's top-k sparsification, then average
+    def hook(state, bucket: lib.distributed.GradBucket):  # seed 000's top-k sparsification, then average
         buf = bucket.buffer()
         k = max(1, buf.numel() // 4)
         _, idx = buf.abs().topk(k)

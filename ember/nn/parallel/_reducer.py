@@ -479,3 +479,16 @@ def _reachable_leaves(outputs):
                 stack.append(nxt)
     return leaves
 
+
+
+# NOTE [ dist.GradBucket ]
+# torch exports GradBucket as `torch.distributed.GradBucket` (comm hooks annotate `bucket: dist.GradBucket`).
+# The class is the Reducer's, so it is defined here and registered into ember.distributed's namespace when
+# DDP is loaded (as autograd registers itself with the dispatcher), without ember.distributed importing nn.
+def _register_grad_bucket():
+    from ... import distributed
+
+    distributed.GradBucket = GradBucket
+
+
+_register_grad_bucket()

@@ -29,6 +29,7 @@ def setup():
     edist.init_process_group("gloo")
     rank, world = edist.get_rank(), edist.get_world_size()
     port = os.environ.get("Q_TORCH_PORT", "29731")
+    os.environ.pop("TORCHELASTIC_USE_AGENT_STORE", None)  # (torch's own group hosts its own store)
     tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     return rank, world
 

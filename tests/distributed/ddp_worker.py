@@ -49,6 +49,7 @@ edist = ember.distributed
 tdist = torch.distributed
 edist.init_process_group("gloo")
 RANK, WS = edist.get_rank(), edist.get_world_size()
+os.environ.pop("TORCHELASTIC_USE_AGENT_STORE", None)  # (torch's own group hosts its own store)
 tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['Q_TORCH_PORT']}", rank=RANK,
                          world_size=WS)
 torch.set_num_threads(1)

@@ -28,6 +28,8 @@ JUSTIFIED = {
     "ember/_shared_memory.py": (4, "shared storages: a tensor's array re-pointed into a shared mapping, and "
                                    "sent to another process as a handle (NOTE [ Shared storages ])"),
     "ember/utils/safetensors.py": (2, "serialization (the safetensors format): the tensors' raw bytes"),
+    "ember/distributed/distributed_c10d.py": (1, "collectives: MPI reads and writes the tensors' arrays in "
+                                                 "place (zero copy), through one helper, `_array`"),
     "ember/_utils.py": (1, "serialization (torch._utils' rebuild helpers): a legacy pickle's BUILD sets a "
                            "tensor's payload to a view of a storage's bytes"),
     # the autograd core is the layer beside the dispatcher: recording reads its outputs' array metadata and

@@ -28,7 +28,10 @@ NOTE [ No MPI_Finalize under ember's PMI server ]
 In a world built through ember's PMI server, MPICH 5.0.2's MPI_Finalize crashed (SIGSEGV inside libmpi,
 in every rank, after the job's work was done; mpiexec-started worlds finalize cleanly). Such processes
 do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is complete by then, the
-operating system reclaims the rest, and the PMI server ends when the ranks' connections close.
+operating system reclaims the rest, and the PMI server ends when the ranks' connections close. What the
+OS would not reclaim is MPICH's shared-memory segments in /dev/shm (unlinked by MPI_Finalize): so once
+every rank has initialized (a barrier), rank 0 unlinks the `mpich_shm_*` segments that appeared during
+its MPI_Init; the ranks keep them mapped, and the names are gone when the job ends, as after a finalize.
 
 NOTE [ Asynchronous collectives run on a worker thread ]
 MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an
@@ -139,6 +142,13 @@ def _join_worlds(comm, rank, world_size, store):
     return merged
 
 
+def _shm_segments():
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("mpich_shm_")}
+    except OSError:
+        return set()
+
+
 def world_comm(rank, world_size, store):
     """The job's ranks as one MPI communicator in torch's rank order (NOTE [ One world communicator,
     three ways ])."""
@@ -149,8 +159,17 @@ def world_comm(rank, world_size, store):
 
             mpi4py.rc.finalize = False  # NOTE [ No MPI_Finalize under ember's PMI server ]
         _store_barrier(store, "mpi/init", world_size)
+    segments = _shm_segments() if _MPI is None else None  # NOTE [ No MPI_Finalize under ember's PMI server ]
     MPI = mpi()
     comm = MPI.COMM_WORLD
+    if segments is not None and comm.size > 1:
+        comm.Barrier()  # every rank has attached MPICH's segments: they can be unlinked
+        if comm.rank == 0:
+            for name in _shm_segments() - segments:
+                try:
+                    os.unlink(os.path.join("/dev/shm", name))
+                except OSError:
+                    pass
     if comm.size != world_size:
         if comm.size > world_size:
             raise RuntimeError(f"ember.distributed: world_size={world_size} but MPI started {comm.size} "

@@ -393,9 +393,14 @@ def _group_rank(pg, global_rank, group_rank, what="global_rank"):
 # ---------------------------------------------------------------------------------------------------------
 # Buffers
 
+def _array(t):
+    """The NumPy array a tensor holds: MPI reads and writes it in place (zero copy)."""
+    return t._data
+
+
 def _buffer(t):
     """(C-contiguous array of t's data, writeback) : zero copy when t is C-contiguous."""
-    a = t._data
+    a = _array(t)
     if a.flags.c_contiguous:
         return a, None
     c = np.ascontiguousarray(a)
@@ -414,7 +419,7 @@ _TORCH_INT_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "
 
 
 def _check_reduce(t, op_name, what="all_reduce"):
-    kind = t._data.dtype.kind
+    kind = _array(t).dtype.kind
     if op_name in ("BAND", "BOR", "BXOR") and kind not in "iub":
         raise RuntimeError(f"Cannot use ReduceOp.{op_name} with non-integral dtype")
     if kind == "c" and op_name not in ("SUM", "AVG"):
@@ -762,13 +767,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if pg is None:
         return _warn_not_in_group("all_gather")
     _allgather_checks(pg, tensor_list, tensor)
-    src = np.ascontiguousarray(tensor._data)
+    src = np.ascontiguousarray(_array(tensor))
     out = np.empty((pg.size(),) + src.shape, dtype=src.dtype)
 
     def run():
         pg._comm.Allgather(_mpi.as_bytes(src), _mpi.as_bytes(out))
         for i, t in enumerate(tensor_list):
-            t._data[...] = out[i]
+            _array(t)[...] = out[i]
             _written(t)
     return pg._run(run, [tensor_list], async_op)
 
@@ -800,7 +805,7 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     if len(chunks) != n:
         raise RuntimeError("ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected "
                            f"length {n}, got {len(chunks)})")
-    src = np.ascontiguousarray(input_tensor._data)
+    src = np.ascontiguousarray(_array(input_tensor))
     out, writeback = _buffer(output_tensor)
 
     def run():
@@ -818,7 +823,8 @@ _TORCH_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half
 
 
 def _options(t):
-    return (f"TensorOptions(dtype={_TORCH_C_NAMES.get(t._data.dtype.name, t._data.dtype.name)}, device=cpu, "
+    name = _array(t).dtype.name
+    return (f"TensorOptions(dtype={_TORCH_C_NAMES.get(name, name)}, device=cpu, "
             "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 
@@ -848,14 +854,14 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
             raise RuntimeError("ProcessGroupGloo::gather: Incorrect output list size "
                                f"{len(gather_list)}. Output list size should be {pg.size()}, same as size of "
                                "the process group.")
-    src = np.ascontiguousarray(tensor._data)
+    src = np.ascontiguousarray(_array(tensor))
     out = np.empty((pg.size(),) + src.shape, dtype=src.dtype) if me == root else None
 
     def run():
         pg._comm.Gather(_mpi.as_bytes(src), _mpi.as_bytes(out) if out is not None else None, root=root)
         if out is not None:
             for i, t in enumerate(gather_list):
-                t._data[...] = out[i]
+                _array(t)[...] = out[i]
                 _written(t)
     return pg._run(run, [gather_list], async_op)
 
@@ -885,7 +891,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
                            f"{len(scatter_list)}. Input list size should be {pg.size()}, same as size of the "
                            "process group.")
     buf, writeback = _buffer(tensor)
-    inp = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if me == root else None
+    inp = np.stack([np.ascontiguousarray(_array(t)) for t in scatter_list]) if me == root else None
 
     def run():
         pg._comm.Scatter(_mpi.as_bytes(inp) if inp is not None else None, _mpi.as_bytes(buf), root=root)
@@ -907,7 +913,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         raise RuntimeError("invalid input tensor list size, must be world size")
     op_name = _op_name(op)
     _check_reduce(output, op_name, "reduce_scatter")
-    inp = np.stack([np.ascontiguousarray(t._data).reshape(output._data.shape) for t in input_list])
+    inp = np.stack([np.ascontiguousarray(_array(t)).reshape(_array(output).shape) for t in input_list])
     return _reduce_scatter(pg, output, inp, op_name, async_op)
 
 
@@ -957,7 +963,7 @@ def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] ({o0 * n} vs. {i0}). ")
     op_name = _op_name(op)
     _check_reduce(output, op_name, "reduce_scatter_tensor")
-    inp = np.ascontiguousarray(input._data).reshape((n,) + output._data.shape)
+    inp = np.ascontiguousarray(_array(input)).reshape((n,) + _array(output).shape)
     return _reduce_scatter(pg, output, inp, op_name, async_op)
 
 
@@ -973,7 +979,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if output.dtype != input.dtype:
         raise ValueError(f"Invalid usage of tensors with different dtypesFound {input.dtype} and  {output.dtype}")
     n = pg.size()
-    src = np.ascontiguousarray(input._data)
+    src = np.ascontiguousarray(_array(input))
     buf, writeback = _buffer(output)
     row_in = int(np.prod(src.shape[1:])) if src.ndim else 1
     row_out = int(np.prod(buf.shape[1:])) if buf.ndim else 1
@@ -1032,10 +1038,10 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
             if tuple(t.shape) != expected:
                 raise RuntimeError(f"ProcessGroupGloo::alltoall: invalid tensor size at index {i} (expected "
                                    f"{_shape_str(expected)}, got {_shape_str(t.shape)})")
-    srcs = [np.ascontiguousarray(t._data).reshape(-1).view(np.uint8) for t in input_tensor_list]
+    srcs = [np.ascontiguousarray(_array(t)).reshape(-1).view(np.uint8) for t in input_tensor_list]
     sbytes = np.concatenate(srcs) if srcs else np.empty(0, np.uint8)
     scount = [s.size for s in srcs]
-    rcount = [t._data.nbytes for t in output_tensor_list]
+    rcount = [_array(t).nbytes for t in output_tensor_list]
     sdisp = np.concatenate([[0], np.cumsum(scount)[:-1]]).astype(int).tolist()
     rdisp = np.concatenate([[0], np.cumsum(rcount)[:-1]]).astype(int).tolist()
     rbytes = np.empty(sum(rcount), np.uint8)
@@ -1044,7 +1050,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     def run():
         pg._comm.Alltoallv([sbytes, scount, sdisp, MPI.BYTE], [rbytes, rcount, rdisp, MPI.BYTE])
         for t, off, cnt in zip(output_tensor_list, rdisp, rcount):
-            a = t._data
+            a = _array(t)
             a[...] = rbytes[off:off + cnt].view(a.dtype).reshape(a.shape)
             _written(t)
     return pg._run(run, [output_tensor_list], async_op)
@@ -1134,7 +1140,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     if pg is None:
         return _warn_not_in_group("isend")
     peer = _p2p_peer(pg, dst, group_dst, "destination")
-    buf = np.ascontiguousarray(tensor._data)
+    buf = np.ascontiguousarray(_array(tensor))
     work = Work([tensor])
     work._requests = [pg._comm.Isend(_mpi.as_bytes(buf), dest=peer, tag=tag)]
     work._keep = buf

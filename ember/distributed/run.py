@@ -14,6 +14,13 @@ the ranks rendezvous through it; with several launcher runs (`--nnodes N --node-
 worlds are joined into one in `init_process_group` (NOTE [ One world communicator, three ways ] in
 _mpi.py). `--hosts` instead hands MPI a host list and starts every node's ranks from this one run.
 
+NOTE [ Output of the ranks ]
+As torchrun's: by default the ranks write to the launcher's console as they are; `--redirects N` (N != 0)
+sends each rank's stdout and stderr to `<log-dir>/<run id>_<restart>/attempt_<restart>/<local rank>/
+stdout.log|stderr.log` instead (a temporary directory without `--log-dir`), and `--tee N` to both, the
+console lines prefixed `[<role><local rank>]:`. (torchrun's N picks stdout, stderr or both; here any
+non-zero N applies to both.)
+
 NOTE [ Stopping the job when a rank fails ]
 mpiexec (hydra) ends a job when a rank is killed or aborts MPI, but a rank that exits with an error code
 leaves the others running (they may sleep, compute, or wait in a collective forever). So the launcher
@@ -93,7 +100,8 @@ def _rank_env(ns, local_rank, rank, world_size, nproc, nnodes, restart, run_id, 
            "ROLE_WORLD_SIZE": world_size, "MASTER_ADDR": master[0], "MASTER_PORT": master[1],
            "TORCHELASTIC_RUN_ID": run_id, "TORCHELASTIC_RESTART_COUNT": restart,
            "TORCHELASTIC_MAX_RESTARTS": ns.max_restarts, "TORCHELASTIC_ERROR_FILE": error_file,
-           "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCH_NCCL_ASYNC_ERROR_HANDLING": 1}
+           "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCH_NCCL_ASYNC_ERROR_HANDLING": 1,
+           "TORCHELASTIC_SIGNALS_TO_HANDLE": "SIGTERM,SIGINT,SIGHUP,SIGQUIT"}
     if "OMP_NUM_THREADS" not in os.environ:
         env["OMP_NUM_THREADS"] = 1
     if ns.tee != "0":
@@ -186,7 +194,7 @@ def run(ns, alias=False):
     if hosts:
         nnodes = len(hosts)
     if ns.standalone:
-        nnodes, ns.node_rank, master = 1, 0, ("127.0.0.1", _free_port())
+        nnodes, ns.node_rank, master = 1, 0, ("localhost", _free_port())
         run_id = str(uuid.uuid4())
     else:
         master = (ns.master_addr, ns.master_port)
@@ -213,8 +221,8 @@ def run(ns, alias=False):
                 lr = rank % nproc if hosts else rank - local[0]
                 env = _rank_env(ns, lr, rank, world_size, nproc, nnodes, restart, run_id,
                                 os.path.join(ranks.dirs[rank - local[0]], "error.json"), master)
-                if ns.log_dir:
-                    env["EMBER_RUN_LOG_DIR"] = os.path.join(ns.log_dir, f"{run_id}_{restart}",
+                if ns.tee != "0" or ns.redirects != "0":  # NOTE [ Output of the ranks ]
+                    env["EMBER_RUN_LOG_DIR"] = os.path.join(ns.log_dir or base, f"{run_id}_{restart}",
                                                             f"attempt_{restart}", str(lr))
                     os.makedirs(env["EMBER_RUN_LOG_DIR"], exist_ok=True)
                 if cmd[-1] != "mpiexec":

@@ -1,7 +1,8 @@
 """DDP train-step time on 2 ranks, ember (over ember.distributed) vs torch (gloo), in the same processes.
 
-Run on 2 ranks, e.g.  python -m ember.distributed.run --nproc-per-node 2 benchmarks/distributed_ddp.py
-(or `mpiexec -n 2 python benchmarks/distributed_ddp.py`); rank 0 prints. Both libraries train the same
+`python benchmarks/distributed.py` runs it after the allreduce part; on its own, on 2 ranks:
+`python -m ember.distributed.run --nproc-per-node 2 benchmarks/distributed_ddp.py [--quick]`; rank 0 prints.
+Both libraries train the same
 models (benchmarks/models.py: the MLP and the small GPT) wrapped in DistributedDataParallel, timed in
 interleaved rounds (docs/benchmarking.md), each rank on its half of the batch.
 
@@ -120,11 +121,10 @@ WORKLOADS = [
 ]
 
 
-def main():
-    quick = "--quick" in sys.argv
-    rank, world = setup()
+def ddp_part(rank, world, quick):
+    """Time the DDP steps (both process groups already initialized); rank 0 prints the table."""
     if rank == 0:
-        print(f"DDP train step on {world} ranks, median ms (ember over MPI, torch over gloo)")
+        print(f"\nDDP train step on {world} ranks, median ms (ember over MPI, torch over gloo)")
         print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'ratio':>7}   hidden share of allreduce time")
     for spec in WORKLOADS:
         name, steps, models = build(*spec, rank=rank, world=world)
@@ -136,6 +136,11 @@ def main():
             print(f"{name:<52} {e * 1e3:>8.2f} {t * 1e3:>8.2f} {e / t:>6.2f}x   ember {hd:.2f} (by difference "
                   f"{he:.2f}), torch {ht:.2f} by difference; allreduce alone: ember {ae * 1e3:.2f} ms, "
                   f"torch {at * 1e3:.2f} ms", flush=True)
+
+
+def main():
+    rank, world = setup()
+    ddp_part(rank, world, "--quick" in sys.argv)
     tdist.destroy_process_group()
     edist.destroy_process_group()
 

@@ -2,9 +2,9 @@
 
 `python benchmarks/distributed.py` runs it after the allreduce part; on its own, on 2 ranks:
 `python -m ember.distributed.run --nproc-per-node 2 benchmarks/distributed_ddp.py [--quick]`; rank 0 prints.
-Both libraries train the same
-models (benchmarks/models.py: the MLP and the small GPT) wrapped in DistributedDataParallel, timed in
-interleaved rounds (docs/benchmarking.md), each rank on its half of the batch.
+Both libraries train the same models (benchmarks/models.py: the MLP and the small GPT) wrapped in
+DistributedDataParallel, timed in interleaved rounds (docs/benchmarking.md), each rank on its half of the
+batch.
 
 Hidden share of allreduce time: per library, B_local = backward without communication (under no_sync),
 B_ddp = backward with DDP's bucketed allreduces, A = the same buckets allreduced on their own, one after

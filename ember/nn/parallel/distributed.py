@@ -103,6 +103,11 @@ class DistributedDataParallel(Module, Joinable):
                              "the same time.")
         if process_group and device_mesh is not None:
             raise RuntimeError("Cannot specify both process_group and device_mesh arguments.")
+        for name, value in (("mixed_precision", mixed_precision), ("device_mesh", device_mesh),
+                            ("delay_all_reduce_named_params", delay_all_reduce_named_params),
+                            ("bucket_cap_mb_list", bucket_cap_mb_list)):
+            if value:  # (said, rather than ignored)
+                raise NotImplementedError(f"ember's DistributedDataParallel does not support {name} yet")
         self.process_group = _default_group() if process_group is None else process_group
         self.parameters_to_ignore = set(getattr(module, "_ddp_params_and_buffers_to_ignore", ()))
         self._module_parameters = [p for n, p in module.named_parameters() if n not in self.parameters_to_ignore]

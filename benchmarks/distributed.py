@@ -7,7 +7,8 @@ as a script starting its own ranks does); each initializes torch's gloo group an
 both time float32 all_reduce (SUM) of the same buffers in interleaved A B B A rounds (the collectives keep
 the ranks in lockstep). Rank 0 prints the median time per all_reduce, the bus bandwidth (bytes / time)
 and the ratio ember / torch of the times (below 1: ember faster). Goal: ember at least gloo's bandwidth
-above 1 MB. One thread per rank, as every benchmark here.
+above 1 MB. One thread per rank, as every benchmark here. Then the DDP train steps of the MLP and the
+small GPT, ember vs torch, with the share of allreduce time hidden behind backward (distributed_ddp.py).
 """
 
 import os
@@ -69,6 +70,9 @@ def _rank(rank, world, ports, quick):
         for nbytes, e, t in rows:
             print(f"{_fmt_size(nbytes):>8} {e * 1e6:8.1f}us {t * 1e6:8.1f}us {nbytes / e / 1e9:11.3f} "
                   f"{nbytes / t / 1e9:11.3f} {e / t:12.2f}", flush=True)
+    from distributed_ddp import ddp_part  # (the DDP train steps, area Q)
+
+    ddp_part(rank, world, quick)
     tdist.destroy_process_group()
     edist.destroy_process_group()
 

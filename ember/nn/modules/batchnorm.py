@@ -185,9 +185,10 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalization synchronized across processes. ember, like a CPU-only torch, has no process group
-    it could synchronize over here: with none initialized it normalizes as BatchNorm does (torch's path when
-    `need_sync` is false), over inputs of at least 2 dims."""
+    """Batch normalization with statistics over all ranks of `process_group` (default: the world) in
+    training mode; with no process group, one rank, or in eval mode it normalizes as BatchNorm does, over
+    inputs of at least 2 dims. Unlike torch, CPU inputs are synchronized (NOTE [ SyncBatchNorm on the CPU ]
+    in _sync_batchnorm.py)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None, *, bias=True):
@@ -207,9 +208,25 @@ class SyncBatchNorm(_BatchNorm):
             self._check_non_zero_input_channels(input)
         bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
         if bn_training and self.training and _distributed_initialized():
-            # (torch checks the device before it asks the world size: a CPU input fails here)
-            raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+            # See NOTE [ SyncBatchNorm on the CPU ] (ember synchronizes CPU inputs; torch refuses them)
+            from ... import distributed as dist
+
+            group = self.process_group if self.process_group else dist.group.WORLD
+            if dist.get_world_size(group) > 1:
+                return self._forward_synchronized(input, group)
         return super().forward(input)
+
+    def _forward_synchronized(self, input, group):
+        from ._sync_batchnorm import sync_batch_norm
+
+        self._check_input_dim(input)
+        eaf = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            eaf = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        track = self.track_running_stats
+        return sync_batch_norm(input, self.weight, self.bias, self.running_mean if track else None,
+                               self.running_var if track else None, self.eps, eaf, group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

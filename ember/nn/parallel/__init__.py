@@ -1,9 +1,9 @@
-"""ember.nn.parallel: torch.nn.parallel's module wrappers, as a CPU-only torch has them.
+"""ember.nn.parallel: torch.nn.parallel's module wrappers.
 
 `DataParallel` with no accelerator wraps its module and calls it directly (torch's behaviour when no GPU is
-found: `device_ids` is empty). `DistributedDataParallel` needs the default process group, which ember cannot
-initialize yet (NOTE [ Import-time names of torch.distributed ] in ember/distributed/__init__.py): a script
-may import it at its top, and constructing one fails with torch's error for an uninitialized group.
+found: `device_ids` is empty). `DistributedDataParallel` averages gradients over the ranks of an
+`ember.distributed` process group while backward runs (distributed.py, _reducer.py); constructing one
+before `init_process_group` fails with torch's error for an uninitialized group.
 """
 
 from .data_parallel import DataParallel as DataParallel

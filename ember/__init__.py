@@ -159,6 +159,9 @@ _LAZY_MODULES.add("distributions")
 _LAZY_MODULES |= {"accelerator", "cpu", "hub", "types"}
 _LAZY_ATTRS.update({"GradScaler": "amp", "thread_safe_generator": "random"})  # (torch.GradScaler is torch.amp's)
 _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.signal.windows
+# compiler capture (Y): torch.compile, torch._dynamo, torch._logging (torch.compiler is in the set above)
+_LAZY_MODULES |= {"_dynamo", "_logging"}
+_LAZY_ATTRS["compile"] = "_compile"
 
 
 def __getattr__(name):

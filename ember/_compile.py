@@ -1,0 +1,51 @@
+"""`ember.compile`: torch.compile's signature over capture (ember._dynamo) and a backend.
+
+    compiled = ember.compile(model)                      # a Module or a function
+    @ember.compile                                       # a decorator, with or without arguments
+    @ember.compile(fullgraph=True, dynamic=True, backend="eager")
+
+`backend` is a name from `ember._dynamo.list_backends()` ("eager", "aot_eager"), or a callable
+`(gm, example_inputs) -> callable`. The default, "inductor" in torch, is "aot_eager" here until the code
+generator (the compiler's part 2) lands. `mode` and `options` are accepted as torch takes them and only
+validated: they tune code generation, which these backends do not do.
+"""
+
+from __future__ import annotations
+
+_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+DEFAULT_BACKEND = "aot_eager"
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """Optimize `model` (a function or nn.Module) by capturing it into graphs run by `backend`.
+
+    Args:
+        model: the function or module; omitted, `compile(...)` returns a decorator.
+        fullgraph (bool): a graph break is an error (naming the reason and the user's line).
+        dynamic (bool or None): True: sizes are symbolic from the start; False: always specialize;
+            None: specialize first, make a size symbolic once it changes (automatic dynamic).
+        backend (str or callable): see `ember._dynamo.list_backends()`; "inductor" means the default.
+        mode, options: torch's code-generation settings (checked, not used by these backends).
+        disable (bool): return `model` unchanged.
+
+    Example::
+
+        >>> @ember.compile(backend="eager")
+        ... def f(x):
+        ...     return x.sin() + 1
+    """
+    from . import _dynamo
+
+    if model is None:
+        def decorator(m):
+            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable)
+        return decorator
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if backend == "inductor":
+        backend = DEFAULT_BACKEND
+    return _dynamo._compile(model, backend=backend, fullgraph=fullgraph, dynamic=dynamic, disable=disable)

@@ -122,7 +122,9 @@ class Graph:
                 lines.append(f"{node.name} = {fmt(self_)}.{node.target}({args})")
                 continue
             fn = _target_name(node.target)
-            key = fn.replace(".", "_")
+            key = "".join(c if c.isalnum() else "_" for c in fn)
+            while key in globals_ and globals_[key] is not node.target:
+                key += "_"
             globals_[key] = node.target
             lines.append(f"{node.name} = {key}({args});  # {fn}" if key != fn else f"{node.name} = {key}({args})")
         body = "\n".join("    " + ln for ln in lines) or "    pass"

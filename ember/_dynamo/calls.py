@@ -138,6 +138,8 @@ def _tensor_attr(self, t, name):
     ex = t.example
     if name == "shape":
         return sizes(self, t)
+    if name == "device" or name == "is_meta":  # the fake tensor is meta; the tensor it stands for is not
+        return ConstantVariable(_ember().device("cpu") if name == "device" else False)
     if name in self_consts():
         if name == "requires_grad":
             return ConstantVariable(ex.requires_grad)

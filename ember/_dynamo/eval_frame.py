@@ -253,7 +253,10 @@ def capture(ctx, fn, code, offset, st):
     for _ in range(64):
         out = OutputGraph(dynamic=ctx.dynamic, frame_state=ctx.frame_state.setdefault((code, offset), {}),
                           code_name=code.co_name)
-        frame0 = _top_frame(out, fn, code, st)
+        try:
+            frame0 = _top_frame(out, fn, code, st)
+        except Exception:  # a value of the state capture cannot read (e.g. an object half built)
+            return Entry(_always, None, None, None, "step", None, None, [], None)
         frame0.ip = index_of[offset]
         tx = InstructionTranslator(out, frame0, stop_at, ctx.fullgraph)
         tx.frames = [frame0]
@@ -406,6 +409,25 @@ def _fullgraph_error(e):
 
 # -- the break instruction, run on real values ----------------------------------------------------------------
 
+# the opcodes `run_instruction` runs (a frame using any other is not captured), plus those only met on a
+# with block's exception path, which capture never takes
+CONCRETE_OPS = frozenset("""
+BEFORE_WITH SETUP_WITH BINARY_OP BINARY_SLICE BINARY_SUBSCR BUILD_CONST_KEY_MAP BUILD_LIST BUILD_MAP BUILD_SET
+BUILD_SLICE BUILD_STRING BUILD_TUPLE CALL CALL_FUNCTION CALL_FUNCTION_EX CALL_FUNCTION_KW CALL_INTRINSIC_1
+CALL_METHOD COMPARE_OP CONTAINS_OP COPY COPY_FREE_VARS DELETE_ATTR DELETE_FAST DELETE_SUBSCR DICT_MERGE
+DICT_UPDATE DUP_TOP DUP_TOP_TWO END_FOR EXTENDED_ARG FORMAT_VALUE FOR_ITER GET_ITER GET_LEN IMPORT_FROM
+IMPORT_NAME IS_OP JUMP JUMP_ABSOLUTE JUMP_BACKWARD JUMP_BACKWARD_NO_INTERRUPT JUMP_FORWARD JUMP_IF_FALSE_OR_POP
+JUMP_IF_TRUE_OR_POP KW_NAMES LIST_APPEND LIST_EXTEND LIST_TO_TUPLE LOAD_ASSERTION_ERROR LOAD_ATTR
+LOAD_CLASSDEREF LOAD_CLOSURE LOAD_CONST LOAD_DEREF LOAD_FAST LOAD_FAST_AND_CLEAR LOAD_FAST_CHECK LOAD_GLOBAL
+LOAD_METHOD MAKE_CELL MAKE_FUNCTION MAP_ADD NOP POP_BLOCK POP_TOP PRECALL PUSH_NULL RAISE_VARARGS RESUME
+RETURN_CONST RETURN_VALUE ROT_FOUR ROT_THREE ROT_TWO SETUP_LOOP SET_ADD SET_UPDATE STORE_ATTR STORE_DEREF
+STORE_FAST STORE_GLOBAL STORE_SLICE STORE_SUBSCR SWAP UNARY_INVERT UNARY_NEGATIVE UNARY_NOT UNARY_POSITIVE
+UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT
+""".split()) | {p + s for p in ("POP_JUMP_IF_", "POP_JUMP_FORWARD_IF_", "POP_JUMP_BACKWARD_IF_")
+                for s in ("TRUE", "FALSE", "NONE", "NOT_NONE")} | {
+    p + s for p in ("BINARY_", "INPLACE_") for s in _OLD_BINARY}
+
+
 class _Return:
     __slots__ = ("value",)
 
@@ -464,8 +486,12 @@ def _user_function(f):
     import os
 
     fname = f.__code__.co_filename
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return not (fname.startswith(here) or fname.startswith(sys.prefix) or fname.startswith("<frozen"))
+    # ember's own Python is what torch has in C++ (it runs eagerly), except torch.nn's Python (modules and
+    # functional), which Dynamo follows in torch too
+    ember_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if fname.startswith(ember_dir):
+        return fname.startswith(os.path.join(ember_dir, "nn", ""))
+    return not (fname.startswith(sys.prefix) or fname.startswith("<frozen"))
 
 
 def run_instruction(ctx, fn, code, index, st):
@@ -733,6 +759,11 @@ def run_instruction(ctx, fn, code, index, st):
         raise exc
     elif op == "LOAD_ASSERTION_ERROR":
         S.append(AssertionError)
+    elif op == "IMPORT_NAME":
+        fromlist, level = S.pop(), S.pop()
+        S.append(__import__(inst.argval, g, None, fromlist, level))
+    elif op == "IMPORT_FROM":
+        S.append(getattr(S[-1], inst.argval))
     elif op == "GET_LEN":
         S.append(len(S[-1]))
     else:

@@ -173,6 +173,13 @@ class OutputGraph:
         if value is None or value is Ellipsis:
             g.add(f"{source} is {value!r}")
             return ConstantVariable(value, source)
+        if type(value) in (int, float) and self._dynamic_scalar(value, source):
+            g.add(f"type({source}) is {type(value).__name__}")
+            node = self.graph.placeholder(_name_of(source))
+            node.meta["example_value"] = value
+            node.meta["source"] = source
+            self.inputs.append((node, source))
+            return SymNodeVariable(node, value, source)
         if type(value) in _CONST_TYPES:
             if type(value) is float and value != value:
                 g.add(f"type({source}) is float and {source} != {source}")
@@ -216,6 +223,21 @@ class OutputGraph:
         # any other object: its identity is what capture relied on (a class, a builtin, a library function)
         g.add(f"{source} is {self.k(value)}")
         return ObjectVariable(value, source)
+
+    def _dynamic_scalar(self, value, source):
+        """An int/float input becomes a graph input (not a constant) once its value changed between calls,
+        or from the start with dynamic=True (ints other than 0 and 1); see NOTE [ Dynamic shapes ]."""
+        if self.dynamic is False or source is None or not source.startswith(("L[", "S[")):
+            return False
+        if self.dynamic is True:
+            return type(value) is int and value not in (0, 1)
+        if not config.automatic_dynamic_shapes:
+            return False
+        key = ("scalar", source)
+        seen = self.frame_state.get(key, value)
+        changed = seen is None or seen != value or type(seen) is not type(value)
+        self.frame_state[key] = None if changed else value
+        return changed
 
     def _dynamic_dims(self, t, source):
         """NOTE [ Dynamic shapes ]: which sizes of an input stay symbolic.
@@ -276,6 +298,8 @@ class OutputGraph:
 
     def wrap_result(self, node, out, dyn):
         e = _ember()
+        if isinstance(out, e.Tensor) and out.device.type != "meta":
+            out = to_meta(out)  # a creation op ran on real values (no tensor inputs); keep only its metadata
         node.meta["example_value"] = out
         if isinstance(out, e.Tensor):
             v = TensorVariable(node, out)
@@ -311,7 +335,7 @@ class OutputGraph:
         outs, seen = [], set()
 
         def visit(v):
-            if isinstance(v, TensorVariable):
+            if isinstance(v, (TensorVariable, SymNodeVariable)):
                 if v.proxy.op == "placeholder":
                     return
             elif not isinstance(v, SymNodeVariable):
@@ -336,6 +360,8 @@ class OutputGraph:
                 return v.source
             return f"O[{out_index[id(v.proxy)]}]"
         if isinstance(v, SymNodeVariable):
+            if v.proxy.op == "placeholder":
+                return v.expr
             return f"O[{out_index[id(v.proxy)]}]"
         if isinstance(v, ConstantVariable):
             if v.source is not None and not isinstance(v.value, _CONST_TYPES):

@@ -127,6 +127,10 @@ def unsupported_frame_reason(code):
     if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):  # generator, coroutine, iterable coroutine, async gen
         return "generator or coroutine functions are not captured"
     names = {i.opname for i in instructions(code)[0]}
+    from .eval_frame import CONCRETE_OPS
+
+    if not names <= CONCRETE_OPS:
+        return f"bytecode {sorted(names - CONCRETE_OPS)[0]} is not supported"
     if "SETUP_FINALLY" in names or "CHECK_EXC_MATCH" in names or (
             "PUSH_EXC_INFO" in names and "WITH_EXCEPT_START" not in names):
         return "try/except/finally blocks are not captured"
@@ -340,6 +344,13 @@ class InstructionTranslator:
         if isinstance(value, types.ModuleType) or _is_library_callable(value) or source is None:
             return _static_var(value, self.out)
         return self.out.lift(value, source)
+
+    def IMPORT_NAME(self, f, inst):
+        fromlist, level = self.specialize(f.pop()), self.specialize(f.pop())
+        f.push(ObjectVariable(__import__(inst.argval, f.f_globals, None, fromlist, level)))
+
+    def IMPORT_FROM(self, f, inst):
+        f.push(self.getattr(f.stack[-1], inst.argval))
 
     def STORE_GLOBAL(self, f, inst):
         raise Unsupported(f"a store to the global {inst.argval!r} (a side effect capture does not replay)")

@@ -107,6 +107,9 @@ def var_getattr(self, obj, name):
                     return UserFunctionVariable(attr, self.out.k(attr), self_var=obj.obj)
                 break
         raise Unsupported(f"super().{name}")
+    if isinstance(obj, BaseListVariable) and name in builtins.getattr(builtins.getattr(obj, "cls", None),
+                                                                     "_fields", ()):
+        return obj.items[obj.cls._fields.index(name)]
     if isinstance(obj, (BaseListVariable, DictVariable)):
         return GetAttrVariable(obj, name)
     if isinstance(obj, SymNodeVariable):
@@ -236,8 +239,12 @@ def setitem(self, obj, key, value):
     if isinstance(obj, TensorVariable):
         self.out.call("call_function", operator.setitem, (obj, key, value), {})
         return
-    if isinstance(obj, (ListVariable, DictVariable)) and obj.source is None:
-        obj.items[self.specialize(key)] = value
+    if isinstance(obj, (ListVariable, DictVariable)):
+        k = self.specialize(key)
+        if isinstance(obj, ListVariable) and isinstance(k, slice):
+            self.out.mutate(obj).items[k] = self.iterate(value)
+        else:
+            self.out.mutate(obj).items[k] = value
         return
     raise Unsupported(f"item assignment into a {type(obj).__name__} from outside the region "
                       "(a side effect capture does not replay)")
@@ -277,9 +284,14 @@ def iterate(self, v):
     if isinstance(v, ConstantVariable) and isinstance(v.value, (str, tuple, bytes)):
         return [ConstantVariable(x) for x in v.value]
     if isinstance(v, ObjectVariable) and isinstance(v.value, (dict, list, tuple)):
-        if v.source is not None:
-            return self.iterate(self.out.lift(v.value, v.source))
-        return [_wrap_value(x) for x in v.value]
+        if v.source is None:
+            return [_wrap_value(x) for x in v.value]
+        items = list(v.value)
+        self.out.guards.add(f"list({v.source}) == {self.out.k(items)}" if isinstance(v.value, dict)
+                            else f"len({v.source}) == {len(items)}")
+        if isinstance(v.value, dict):
+            return [_wrap_value(k) for k in items]
+        return [self.out.lift(x, f"{v.source}[{i}]") for i, x in enumerate(items)]
     raise Unsupported(f"iteration over a {type(v).__name__}")
 
 
@@ -326,9 +338,7 @@ def binop(self, op, a, b):
     if isinstance(a, BaseListVariable) and plain in (operator.add, operator.mul, operator.eq, operator.ne):
         if plain is operator.add and isinstance(b, BaseListVariable):
             if op is operator.iadd and isinstance(a, ListVariable):
-                if a.source is not None:
-                    raise Unsupported("+= on a list from outside the region")
-                a.items.extend(b.items)
+                self.out.mutate(a).items.extend(b.items)
                 return a
             return (ListVariable if a.kind is list else TupleVariable)(a.items + b.items)
         if plain is operator.mul and isinstance(b, ConstantVariable):
@@ -524,8 +534,10 @@ def tensor_method(self, t, name, args, kwargs):
 
 def _list_method(self, obj, name, args, kwargs):
     mutating = name in ("append", "extend", "pop", "insert", "remove", "clear", "reverse", "sort", "__setitem__")
-    if mutating and (obj.source is not None or obj.kind is not list):
-        raise Unsupported(f"list.{name} on a list from outside the region (a side effect capture does not replay)")
+    if mutating:
+        if obj.kind is not list:
+            raise Unsupported(f"{obj.kind.__name__}.{name}")
+        self.out.mutate(obj)  # replayed on the real list when the graph has run (see OutputGraph.mutate)
     if name == "append":
         obj.items.append(args[0])
         return ConstantVariable(None)
@@ -558,8 +570,8 @@ def _list_method(self, obj, name, args, kwargs):
 
 
 def _dict_method(self, obj, name, args, kwargs):
-    if name in ("update", "pop", "setdefault", "clear", "__setitem__", "popitem") and obj.source is not None:
-        raise Unsupported(f"dict.{name} on a dict from outside the region (a side effect capture does not replay)")
+    if name in ("update", "pop", "setdefault", "clear", "__setitem__", "popitem"):
+        self.out.mutate(obj)
     if name == "items":
         return ListIteratorVariable([TupleVariable([ConstantVariable(k), v]) for k, v in obj.items.items()])
     if name == "keys":

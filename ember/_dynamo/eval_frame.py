@@ -212,8 +212,11 @@ def run_frame(ctx, fn, args, kwargs):
 def lookup(ctx, fn, code, offset, st):
     entries = ctx.cache.setdefault(code, {}).setdefault(offset, [])
     for e in entries:
-        if e.guard(st.L, st.S, st.C, fn):
-            return e
+        try:
+            if e.guard(st.L, st.S, st.C, fn):
+                return e
+        except Exception:  # (a local the entry reads is not bound in this call)
+            pass
     limit = min(config.recompile_limit, config.cache_size_limit)
     if entries:
         reason = entries[-1].guard_source.first_failure(st.L, st.S, st.C, fn)
@@ -250,6 +253,9 @@ def capture(ctx, fn, code, offset, st):
     stop_at, reason = None, None
     grad0 = grad_state.enabled
     t0 = time.perf_counter()
+    import ember
+
+    rng0 = ember.get_rng_state()  # ops run on fake values during capture must not advance the generator
     for _ in range(64):
         out = OutputGraph(dynamic=ctx.dynamic, frame_state=ctx.frame_state.setdefault((code, offset), {}),
                           code_name=code.co_name)
@@ -278,6 +284,7 @@ def capture(ctx, fn, code, offset, st):
         finally:
             _compile_state["compiling"] = False
             grad_state.enabled = grad0
+            ember.set_rng_state(rng0)
     else:
         return Entry(_always, None, None, None, "step", None, None, [], None)
     try:
@@ -306,6 +313,7 @@ def _top_frame(out, fn, code, st):
     f = Frame(None, code, fn.__globals__, out.k(fn.__globals__), L, cells)
     f.stack = [out.lift(v, f"S[{i}]") for i, v in enumerate(st.S)]
     f.kw_names = st.kw
+    f.initial_locals = list(st.L)
     return f
 
 
@@ -319,6 +327,7 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
         state_vars += frame0.stack
     dirty = {n: c for n, c in frame0.cells.items() if getattr(c, "dirty", False)}
     state_vars += [c.contents for c in dirty.values()]
+    state_vars += out.mutated
     outputs = out.graph_outputs(state_vars)
     out_index = {id(p): i for i, p in enumerate(outputs)}
     gm = out.finish(outputs)
@@ -327,19 +336,25 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     if kind == "return":
         result = out.rebuild_expr(value, out_index, cells_made, fresh)
     else:
-        loc = []
-        for k in dict.keys(L):
-            v = dict.__getitem__(L, k)
-            loc.append(f"{k!r}: {v.source if type(v) is _Lazy else out.rebuild_expr(v, out_index, cells_made, fresh)}")
+        # locals capture did not touch pass through as they are (whatever this call's frame holds)
+        loc = [f"{k!r}: {out.rebuild_expr(v, out_index, cells_made, fresh)}" for k, v in dict.items(L)
+               if type(v) is not _Lazy]
+        gone = [k for k in frame0.initial_locals if k not in L]
         stack = [out.rebuild_expr(v, out_index, cells_made, fresh) for v in frame0.stack]
-        result = "{" + ", ".join(loc) + "}, [" + ", ".join(stack) + "]"
+        lines.append("R = dict(L)")
+        lines += [f"del R[{k!r}]" for k in gone]
+        result = "{**R, " + ", ".join(loc) + "}, [" + ", ".join(stack) + "]"
     cell_lines = [f"C[{n!r}].cell_contents = {out.rebuild_expr(c.contents, out_index, cells_made, fresh)}"
-                  for n, c in dirty.items()]
+                  for n, c in dirty.items() if getattr(c, "real", None) is not None]
+    if kind == "break":  # cells made inside the region (MAKE_CELL) become real cells of the frame
+        cell_lines += [f"C[{n!r}] = {out._cell_expr(c, None, cells_made, fresh, out_index)}"
+                       for n, c in frame0.cells.items() if getattr(c, "real", None) is None]
     for name, expr in fresh:
         lines.append(f"{name} = {out.k(types.CellType)}()")
         if expr is not None:
             lines.append(f"{name}.cell_contents = {expr}")
     lines += cell_lines
+    lines += out.side_effect_lines(out_index, cells_made, fresh)
     src = "def ___rebuild(O, L, S, C, F, K):\n" + "".join(f"    {ln}\n" for ln in lines) + f"    return {result}\n"
     g = {"K": out.keep}
     exec(compile(src, "<rebuild>", "exec"), g)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import types
+import warnings
 
 from . import config
 from ._graph import Graph, make_graph_module
@@ -119,6 +120,7 @@ class OutputGraph:
         self.frame_state = frame_state  # source -> sizes seen before, None where a size changed
         self.code_name = code_name
         self.graph_break_reasons = []
+        self.mutated = []  # containers from the frame that capture changed
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
 
@@ -136,6 +138,26 @@ class OutputGraph:
             self.keep.append(obj)
             self._keep_ids[id(obj)] = i
         return f"K[{i}]"
+
+    def mutate(self, container):
+        """Note that a list/dict variable changed. One read from the frame (a source) is the user's object:
+        the change is replayed on it after the graph runs (Dynamo's side-effect replay); see `side_effects`."""
+        if container.source is not None and container not in self.mutated:
+            self.mutated.append(container)
+        container.mutated = True
+        return container
+
+    def side_effect_lines(self, out_index, cells_made, fresh):
+        lines = []
+        for c in self.mutated:
+            items = ", ".join(self.rebuild_expr(v, out_index, cells_made, fresh) for v in c.items) \
+                if isinstance(c, BaseListVariable) else \
+                ", ".join(f"{k!r}: {self.rebuild_expr(v, out_index, cells_made, fresh)}" for k, v in c.items.items())
+            if isinstance(c, BaseListVariable):
+                lines.append(f"{c.source}[:] = [{items}]")
+            else:
+                lines.append(f"___d = {c.source}; ___d.clear(); ___d.update({{{items}}})")
+        return lines
 
     @property
     def inputs_used(self):
@@ -275,10 +297,12 @@ class OutputGraph:
         exargs, exkwargs = unwrap_examples(args), unwrap_examples(kwargs)
         dyn = _any_dynamic((args, kwargs))
         try:
-            if kind == "call_method":
-                out = getattr(exargs[0], target)(*exargs[1:], **exkwargs)
-            else:
-                out = (fn_for_example or target)(*exargs, **exkwargs)
+            with warnings.catch_warnings():  # (the op warns when the graph runs, not at capture)
+                warnings.simplefilter("ignore")
+                if kind == "call_method":
+                    out = getattr(exargs[0], target)(*exargs[1:], **exkwargs)
+                else:
+                    out = (fn_for_example or target)(*exargs, **exkwargs)
         except Unsupported:
             raise
         except Exception as err:
@@ -311,7 +335,10 @@ class OutputGraph:
                 sub = self.graph.call_function(operator.getitem, (node, i))
                 items.append(self.wrap_result(sub, o, dyn))
             cls = ListVariable if isinstance(out, list) else TupleVariable
-            return cls(items)
+            v = cls(items)
+            if type(out) not in (tuple, list):  # a torch.return_types named tuple
+                v.cls = type(out)
+            return v
         if out is None:
             node.meta["impure"] = True
             return ConstantVariable(None)
@@ -372,12 +399,14 @@ class OutputGraph:
         if isinstance(v, SizeVariable):
             return f"{self.k(_ember().Size)}(({''.join(r(x) + ', ' for x in v.items)}))"
         if isinstance(v, BaseListVariable):
-            if v.source is not None and not getattr(v, "mutated", False):
+            if v.source is not None and (v.kind is tuple or not getattr(v, "mutated", False) or v in self.mutated):
                 return v.source
             body = "".join(r(x) + ", " for x in v.items)
+            if getattr(v, "cls", None) is not None:
+                return f"{self.k(v.cls)}({body})"
             return f"[{body}]" if v.kind is list else f"({body})"
         if isinstance(v, DictVariable):
-            if v.source is not None and not getattr(v, "mutated", False):
+            if v.source is not None:
                 return v.source
             body = ", ".join(f"{k!r}: {r(x)}" for k, x in v.items.items())
             return f"{self.k(v.kind)}({{{body}}})"
@@ -404,9 +433,11 @@ class OutputGraph:
             return f"getattr({r(v.obj)}, {v.name!r})"
         raise Unsupported(f"cannot rebuild a {type(v).__name__} at a graph break")
 
-    def _cell_expr(self, cell, r, cells_made, fresh):
+    def _cell_expr(self, cell, r, cells_made, fresh, out_index=None):
         if getattr(cell, "real", None) is not None:
             return cell.real_source
+        if r is None:
+            r = lambda x: self.rebuild_expr(x, out_index, cells_made, fresh)  # noqa: E731
         if id(cell) not in cells_made:
             name = f"_cell{len(cells_made)}"
             cells_made[id(cell)] = name

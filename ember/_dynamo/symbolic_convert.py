@@ -530,11 +530,11 @@ class InstructionTranslator:
 
     def DELETE_SUBSCR(self, f, inst):
         key, obj = f.pop(), f.pop()
-        if isinstance(obj, (ListVariable, DictVariable)) and obj.source is None:
+        if isinstance(obj, (ListVariable, DictVariable)):
             k = self.specialize(key)
-            del obj.items[k]
+            del self.out.mutate(obj).items[k]
             return
-        raise Unsupported("del of an item of an input container")
+        raise Unsupported(f"del of an item of a {type(obj).__name__}")
 
     # -- building containers ----------------------------------------------------------------------------
 
@@ -574,24 +574,24 @@ class InstructionTranslator:
 
     def LIST_APPEND(self, f, inst):
         v = f.pop()
-        f.stack[-inst.arg].items.append(v)
+        self.out.mutate(f.stack[-inst.arg]).items.append(v)
 
     def LIST_EXTEND(self, f, inst):
         v = f.pop()
-        f.stack[-inst.arg].items.extend(self.iterate(v))
+        self.out.mutate(f.stack[-inst.arg]).items.extend(self.iterate(v))
 
     def LIST_TO_TUPLE(self, f, inst):
         f.push(TupleVariable(f.pop().items))
 
     def MAP_ADD(self, f, inst):
         v, k = f.pop(), f.pop()
-        f.stack[-inst.arg].items[self.specialize(k)] = v
+        self.out.mutate(f.stack[-inst.arg]).items[self.specialize(k)] = v
 
     def DICT_UPDATE(self, f, inst):
         v = f.pop()
         if not isinstance(v, DictVariable):
             raise Unsupported("** of a non-dict")
-        f.stack[-inst.arg].items.update(v.items)
+        self.out.mutate(f.stack[-inst.arg]).items.update(v.items)
 
     DICT_MERGE = DICT_UPDATE
 
@@ -662,8 +662,8 @@ class InstructionTranslator:
         if not isinstance(it, ListIteratorVariable):
             raise Unsupported(f"iteration over a {type(it).__name__}")
         if it.index < len(it.items):
-            f.stack[-1] = ListIteratorVariable(it.items, it.index + 1)  # iterators are values here
-            f.push(it.items[it.index])
+            it.index += 1  # (in place: a local may hold the same iterator)
+            f.push(it.items[it.index - 1])
             return
         f.pop()
         f.jump(inst.argval)

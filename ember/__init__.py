@@ -162,6 +162,8 @@ _LAZY_MODULES |= {"signal"}  # special functions and spectral ops (S): torch.sig
 # compiler capture (Y): torch.compile, torch._dynamo, torch._logging (torch.compiler is in the set above)
 _LAZY_MODULES |= {"_dynamo", "_logging"}
 _LAZY_ATTRS["compile"] = "_compile"
+_LAZY_MODULES |= {"ops"}  # compiler (X): ember.ops.aten, the OpOverload identities of graph nodes
+_LAZY_ATTRS["_assert"] = "fx._symbolic_trace"  # (X) torch._assert, which traced graphs call
 
 
 def __getattr__(name):

@@ -12,7 +12,7 @@ validated: they tune code generation, which these backends do not do.
 
 from __future__ import annotations
 
-_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 DEFAULT_BACKEND = "aot_eager"
 
 

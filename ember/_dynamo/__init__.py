@@ -49,12 +49,6 @@ def _module_call_impl(self, *args, **kwargs):
     return self._call_impl(*args, **kwargs)
 
 
-def compile_module_inplace(mod, **kwargs):
-    """`Module.compile(**kwargs)`: later calls of `mod` run compiled (torch sets `_compiled_call_impl`)."""
-    from .._compile import compile as _c
-
-    fn = _c(_module_call_impl, **kwargs)
-    mod._compiled_call_impl = functools.partial(fn, mod)
 
 
 def _optimized_module_cls():
@@ -112,6 +106,8 @@ def _compile(model, *, backend, fullgraph=False, dynamic=None, disable=False):
         return __getattr__("OptimizedModule")(model, ctx)
     if not callable(model):
         raise RuntimeError("torch.compile: the model must be a function or an nn.Module")
+    if inspect.ismethod(model) and model.__func__ is Module._call_impl:  # Module.compile()
+        return functools.partial(OptimizedFunction(_module_call_impl, ctx), model.__self__)
     if not (inspect.isfunction(model) or inspect.ismethod(model)):
         call = getattr(type(model), "__call__", None)
         if inspect.isfunction(call):

@@ -15,8 +15,9 @@ import math
 import operator
 import types
 
+from . import config
 from .exc import Unsupported
-from .output_graph import _CONST_TYPES, set_grad_enabled_node
+from .output_graph import _CONST_TYPES, _set_grad_enabled
 from .variables import (
     NULL,
     BaseListVariable,
@@ -503,6 +504,11 @@ def call_method(self, obj, name, args, kwargs):
 
 def tensor_method(self, t, name, args, kwargs):
     sc = _sc()
+    if name == "item" and (config.capture_scalar_outputs or self.fullgraph):
+        # the value is unknown at capture (an "unbacked" symbol): ops take the node; specializing it fails
+        node = self.out.graph.call_method("item", (t.proxy,))
+        node.meta["example_value"] = 1
+        return SymNodeVariable(node, 1, None)
     if name in sc._DATA_METHODS:
         raise Unsupported(f"data dependent: {sc._DATA_METHODS[name]} needs the tensor's value "
                           "(graph break; torch breaks here too with its default config)")
@@ -959,4 +965,4 @@ _OPERATOR_FNS = {operator.add, operator.sub, operator.mul, operator.truediv, ope
                  operator.pow, operator.matmul, operator.neg, operator.pos, operator.getitem, operator.and_,
                  operator.or_, operator.xor, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
                  operator.ge, operator.invert, operator.abs}
-del math, NULL, set_grad_enabled_node
+del math, NULL, _set_grad_enabled

@@ -16,7 +16,6 @@ import types
 import warnings
 
 from . import config
-from ._graph import Graph, make_graph_module
 from .exc import Unsupported
 from .guards import GuardSet, TensorSpec
 from .variables import (
@@ -51,6 +50,18 @@ def _ember():
     import ember
 
     return ember
+
+
+def Graph():  # noqa: N802 - the graph capture records into is ember.fx's (X's IR)
+    from ..fx import Graph as G
+
+    return G()
+
+
+def make_graph_module(root, graph):
+    from ..fx import GraphModule
+
+    return GraphModule({}, graph)
 
 
 def to_meta(t, requires_grad=None):
@@ -94,10 +105,10 @@ class GradModeExit:
         self.prev = prev
 
     def __call__(self, *exc):
-        set_grad_enabled_node(self.prev)
+        _set_grad_enabled(self.prev)
 
 
-def set_grad_enabled_node(mode):
+def _set_grad_enabled(mode):
     """The graph node for entering/leaving a grad-mode block (torch's `torch._C._set_grad_enabled`)."""
     from .._grad_state import state
 
@@ -344,14 +355,14 @@ class OutputGraph:
             return ConstantVariable(None)
         if isinstance(out, (bool, int, float)) or isinstance(out, e.Size):
             if not dyn:
-                self.graph.nodes.remove(node)
+                self.graph.erase_node(node)
                 return const_like(out)
             if isinstance(out, e.Size):
                 return SizeVariable([self.wrap_result(self.graph.call_function(operator.getitem, (node, i)),
                                                       s, dyn) for i, s in enumerate(out)])
             return SymNodeVariable(node, out)
         if isinstance(out, (e.dtype, e.device, str)):
-            self.graph.nodes.remove(node)
+            self.graph.erase_node(node)
             return ConstantVariable(out)
         raise Unsupported(f"an op returned {type(out).__name__}, which capture does not model")
 
@@ -447,7 +458,7 @@ class OutputGraph:
     def finish(self, outputs):
         """Add the output node, drop dead code; the GraphModule (None when it would do nothing)."""
         self.graph.output(tuple(outputs))
-        self.graph.eliminate_dead_code()
+        self.graph.eliminate_dead_code(lambda n: n.meta.get("impure", False) or n.is_impure())
         if self.count_calls() == 0:
             return None
         return make_graph_module(None, self.graph)

@@ -34,7 +34,7 @@ import types
 
 from . import config
 from .exc import Unsupported
-from .output_graph import const_like, set_grad_enabled_node
+from .output_graph import const_like, _set_grad_enabled
 from .variables import (
     NULL,
     BaseListVariable,
@@ -699,8 +699,8 @@ class InstructionTranslator:
         self.BEFORE_WITH(f, inst)
 
     def set_grad(self, mode):
-        self.out.graph.call_function(set_grad_enabled_node, (mode,)).meta["impure"] = True
-        set_grad_enabled_node(mode)
+        self.out.graph.call_function(_set_grad_enabled, (mode,)).meta["impure"] = True
+        _set_grad_enabled(mode)
 
     def WITH_EXCEPT_START(self, f, inst):
         raise Unsupported("an exception inside a with block")

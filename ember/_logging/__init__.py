@@ -35,14 +35,34 @@ def _ensure():
             _install_handler()
 
 
+class _Stderr(logging.StreamHandler):
+    """Writes to whatever `sys.stderr` is at the time (pytest and notebooks swap it)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
 def _install_handler():
     if _handler[0] is None:
-        h = logging.StreamHandler(sys.stderr)
+        h = _Stderr()
         h.setFormatter(logging.Formatter("%(message)s"))
-        _handler[0] = h
+        _handler[0] = (h, _log.level)
         _log.addHandler(h)
         if _log.level == logging.NOTSET or _log.level > logging.DEBUG:
             _log.setLevel(logging.DEBUG)
+
+
+def _remove_handler():
+    if _handler[0] is not None:
+        h, level = _handler[0]
+        _log.removeHandler(h)
+        _log.setLevel(level)
+        _handler[0] = None
 
 
 def set_logs(**kwargs):
@@ -57,6 +77,8 @@ def set_logs(**kwargs):
             raise ValueError(f"Unrecognized log or artifact name passed to set_logs: {name}")
     if _on:
         _install_handler()
+    else:
+        _remove_handler()
 
 
 def enabled(artifact):

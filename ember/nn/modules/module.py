@@ -637,12 +637,6 @@ class Module:
 
     __call__ = _wrapped_call_impl
 
-    # (compiler capture, Y) torch's Module.compile: compile this module's calls in place
-    def compile(self, *args, **kwargs):
-        from ..._dynamo import compile_module_inplace
-
-        compile_module_inplace(self, *args, **kwargs)
-
     def _run_pre_hooks(self, args, kwargs):
         for hook_id, hook in (*H._global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:

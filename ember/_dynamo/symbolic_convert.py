@@ -122,8 +122,19 @@ def instructions(code):
     return got
 
 
+_FRAME_REASONS = {}
+
+
 def unsupported_frame_reason(code):
     """Why a frame cannot be interpreted at all (it then runs eagerly), or None."""
+    try:
+        return _FRAME_REASONS[code]
+    except KeyError:
+        reason = _FRAME_REASONS[code] = _frame_reason(code)
+        return reason
+
+
+def _frame_reason(code):
     if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):  # generator, coroutine, iterable coroutine, async gen
         return "generator or coroutine functions are not captured"
     names = {i.opname for i in instructions(code)[0]}

@@ -10,16 +10,14 @@
 Run: python benchmarks/compile.py [--quick]
 """
 
-import importlib.util
 import os
 import statistics
 import sys
 import time
 import types
 
-from _common import compare, ember, header, np, row, torch
-
 import models as BM
+from _common import compare, ember, header, np, row, torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

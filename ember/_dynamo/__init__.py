@@ -13,7 +13,7 @@ import inspect
 
 from . import config
 from .backends import list_backends, lookup_backend, register_backend
-from .eval_frame import CompileContext, _all_caches, _compile_state, _observers, run_frame
+from .eval_frame import CompileContext, _all_caches, _compile_state, run_frame
 from .exc import Unsupported
 
 __all__ = ["optimize", "explain", "reset", "mark_dynamic", "mark_static", "maybe_mark_dynamic", "disable",
@@ -109,7 +109,7 @@ def _compile(model, *, backend, fullgraph=False, dynamic=None, disable=False):
     if inspect.ismethod(model) and model.__func__ is Module._call_impl:  # Module.compile()
         return functools.partial(OptimizedFunction(_module_call_impl, ctx), model.__self__)
     if not (inspect.isfunction(model) or inspect.ismethod(model)):
-        call = getattr(type(model), "__call__", None)
+        call = type(model).__call__
         if inspect.isfunction(call):
             return OptimizedFunction(call.__get__(model), ctx)
         raise RuntimeError(f"torch.compile cannot compile a {type(model).__name__}")
@@ -181,4 +181,5 @@ def run(fn=None):
     return fn
 
 
-from .explain import ExplainOutput, explain  # noqa: E402
+from .explain import ExplainOutput as ExplainOutput  # noqa: E402
+from .explain import explain  # noqa: E402

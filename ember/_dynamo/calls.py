@@ -646,7 +646,7 @@ def _module_method(self, obj, name, args, kwargs):
         if name == "forward":
             return self.inline(_forward_of(self, obj), args, kwargs)
         return self.call_module(obj, args, kwargs)
-    attr = self.getattr(obj, name)
+    attr = self.var_getattr(obj, name)
     return self.call(attr, args, kwargs)
 
 
@@ -872,7 +872,7 @@ def _next(self, it, *default):
 
 def _getattr(self, obj, name, *default):
     try:
-        return self.getattr(obj, self.specialize(name))
+        return self.var_getattr(obj, self.specialize(name))
     except NoAttribute:
         if default:
             return default[0]
@@ -881,7 +881,7 @@ def _getattr(self, obj, name, *default):
 
 def _hasattr(self, obj, name):
     try:
-        self.getattr(obj, self.specialize(name))
+        self.var_getattr(obj, self.specialize(name))
         return ConstantVariable(True)
     except NoAttribute:
         return ConstantVariable(False)

@@ -34,7 +34,7 @@ import types
 
 from . import config
 from .exc import Unsupported
-from .output_graph import const_like, _set_grad_enabled
+from .output_graph import _set_grad_enabled, const_like
 from .variables import (
     NULL,
     BaseListVariable,
@@ -49,7 +49,6 @@ from .variables import (
     NNModuleVariable,
     ObjectVariable,
     RangeVariable,
-    SizeVariable,
     SliceVariable,
     SymNodeVariable,
     TensorVariable,
@@ -361,7 +360,7 @@ class InstructionTranslator:
         f.push(ObjectVariable(__import__(inst.argval, f.f_globals, None, fromlist, level)))
 
     def IMPORT_FROM(self, f, inst):
-        f.push(self.getattr(f.stack[-1], inst.argval))
+        f.push(self.var_getattr(f.stack[-1], inst.argval))
 
     def STORE_GLOBAL(self, f, inst):
         raise Unsupported(f"a store to the global {inst.argval!r} (a side effect capture does not replay)")
@@ -409,12 +408,12 @@ class InstructionTranslator:
         obj = f.pop()
         if PY >= (3, 12) and inst.arg & 1:
             f.push(NULL)
-        f.push(self.getattr(obj, inst.argval))
+        f.push(self.var_getattr(obj, inst.argval))
 
     def LOAD_METHOD(self, f, inst):
         obj = f.pop()
         f.push(NULL)
-        f.push(self.getattr(obj, inst.argval))
+        f.push(self.var_getattr(obj, inst.argval))
 
     def STORE_ATTR(self, f, inst):
         obj, _ = f.pop(), f.pop()
@@ -795,8 +794,8 @@ class InstructionTranslator:
         iterate,
         setitem,
         unop,
+        var_getattr,
     )
-    from .calls import var_getattr as getattr  # noqa: E402
 
 
 def _is_library_callable(value):

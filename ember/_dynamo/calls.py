@@ -389,8 +389,10 @@ def call(self, fn, args, kwargs):
         value = fn.value
         if value is not None and builtins.getattr(value, "_dynamo_disable", False):
             raise Unsupported(f"call to {value.__qualname__}, marked with torch.compiler.disable")
-        if value is not None and fn.self_var is None and in_graph(value):
-            return graph_call(self, value, args, kwargs)
+        if value is not None and fn.self_var is None and (in_graph(value) or builtins.getattr(
+                value, "_dynamo_assume_constant", False)):
+            return call_object(self, value, args, kwargs) if not in_graph(value) else graph_call(
+                self, value, args, kwargs)
         return self.inline(fn, args, kwargs)
     if isinstance(fn, GetAttrVariable):
         return call_method(self, fn.obj, fn.name, args, kwargs)
@@ -432,6 +434,8 @@ def call_object(self, v, args, kwargs):
         return ConstantVariable(True)
     if builtins.getattr(v, "_dynamo_disable", False):
         raise Unsupported(f"call to {name}, marked with torch.compiler.disable")
+    if builtins.getattr(v, "_dynamo_assume_constant", False):
+        return _wrap_value(v(*[self.specialize(a) for a in args], **{k: self.specialize(x) for k, x in kwargs.items()}))
     if v is e.Size:
         return SizeVariable(self.iterate(args[0]) if args else [])
     if v is e.is_tensor:

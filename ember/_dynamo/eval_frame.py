@@ -61,6 +61,8 @@ _all_caches = weakref.WeakSet()
 _compile_state = {"compiling": False}
 # hooks explain() installs to see every graph and break
 _observers = []
+# torch.compiler.set_stance: "default", "force_eager", "eager_on_recompile", "fail_on_recompile"
+stance = {"stance": "default"}
 
 
 class FrameState:
@@ -167,7 +169,7 @@ def bind_frame(fn, args, kwargs):
 
 def run_frame(ctx, fn, args, kwargs):
     code = fn.__code__
-    if code in ctx.eager_codes:
+    if code in ctx.eager_codes or stance["stance"] == "force_eager":
         return fn(*args, **kwargs)
     reason = unsupported_frame_reason(code)
     if reason is not None:
@@ -238,6 +240,12 @@ def lookup(ctx, fn, code, offset, st):
                             f"0/{len(entries) - 1}: {reason}",
                             "https://pytorch.org/docs/main/torch.compiler_troubleshooting.html")
             return None
+    if stance["stance"] == "fail_on_recompile":
+        raise RuntimeError("Detected recompile when torch.compile stance is 'fail_on_recompile'. "
+                           f"filename: '{code.co_filename}', function name: '{code.co_name}', "
+                           f"line number: {code.co_firstlineno}")
+    if stance["stance"] == "eager_on_recompile" and entries:
+        return None
     entry = capture(ctx, fn, code, offset, st)
     entries.append(entry)
     return entry

@@ -502,3 +502,26 @@ def test_config_knobs_exist_like_torch():
     assert ember._dynamo.config.recompile_limit == torch._dynamo.config.recompile_limit
     assert callable(ember.compiler.reset) and callable(ember.compiler.allow_in_graph)
     os.environ.pop("TORCH_COMPILE_DEBUG", None)
+
+
+def test_stances_and_constant_results():
+    calls = []
+
+    @ember.compiler.assume_constant_result
+    def scale():
+        calls.append(1)
+        return 3.0
+
+    f = ember.compile(lambda x: x * scale(), backend="eager")
+    x = ember.ones(2)
+    assert f(x).tolist() == [3.0, 3.0] and f(x).tolist() == [3.0, 3.0] and len(calls) == 1
+    with ember.compiler.set_stance("force_eager"):
+        assert f(x).tolist() == [3.0, 3.0] and len(calls) == 2
+    for lib in (torch, ember):
+        g = lib.compile(lambda x: x + 1, backend="eager")
+        with lib.compiler.set_stance("fail_on_recompile"):
+            with pytest.raises(RuntimeError, match="Detected recompile when torch.compile stance is "
+                                                   "'fail_on_recompile'"):
+                g(lib.ones(2))
+        assert g(lib.ones(2)).tolist() == [2.0, 2.0]
+    assert ember.compiler.get_default_backend() == "aot_eager" and not ember.compiler.is_exporting()

@@ -114,10 +114,24 @@ class Entry:
         self.reason, self.gm = reason, gm
 
 
+_patched = [False]
+
+
+def _patch_once():
+    """What torch's `TorchPatcher.patch()` does on the first torch.compile and ember mirrors: distributions
+    stop validating their arguments by default (`Distribution.set_default_validate_args(False)`)."""
+    if not _patched[0]:
+        _patched[0] = True
+        from ..distributions import Distribution
+
+        Distribution.set_default_validate_args(False)
+
+
 class CompileContext:
     """What `ember.compile(..., backend=, fullgraph=, dynamic=)` fixed: shared by a function's frames."""
 
     def __init__(self, backend, fullgraph=False, dynamic=None, backend_name=None):
+        _patch_once()
         self.backend, self.fullgraph, self.dynamic = backend, fullgraph, dynamic
         self.backend_name = backend_name or getattr(backend, "__name__", repr(backend))
         self.cache = {}  # code -> {offset: [Entry]}

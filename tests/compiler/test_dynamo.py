@@ -525,3 +525,12 @@ def test_stances_and_constant_results():
                 g(lib.ones(2))
         assert g(lib.ones(2)).tolist() == [2.0, 2.0]
     assert ember.compiler.get_default_backend() == "aot_eager" and not ember.compiler.is_exporting()
+
+
+def test_first_compile_turns_distribution_validation_off_like_torch():
+    for lib in (torch, ember):
+        lib.distributions.Distribution.set_default_validate_args(True)
+        lib.compile(lambda x: x + 1, backend="eager")
+    assert_same_error(lambda lib: lib.distributions.Normal(lib.tensor(0.0), lib.tensor(-1.0)).scale
+                      if lib.distributions.Distribution._validate_args else (_ for _ in ()).throw(
+                          ValueError("validation off")))

@@ -351,7 +351,11 @@ class InstructionTranslator:
         return self.lift_global(b[name], None)
 
     def lift_global(self, value, source):
-        if isinstance(value, types.ModuleType) or _is_library_callable(value) or source is None:
+        if isinstance(value, types.ModuleType) or _is_library_callable(value):
+            if source is not None:  # (a global may be rebound: the name must still mean this object)
+                self.out.guards.add(f"{source} is {self.out.k(value)}")
+            return _static_var(value, self.out)
+        if source is None:
             return _static_var(value, self.out)
         return self.out.lift(value, source)
 

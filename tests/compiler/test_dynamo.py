@@ -534,3 +534,20 @@ def test_first_compile_turns_distribution_validation_off_like_torch():
     assert_same_error(lambda lib: lib.distributions.Normal(lib.tensor(0.0), lib.tensor(-1.0)).scale
                       if lib.distributions.Distribution._validate_args else (_ for _ in ()).throw(
                           ValueError("validation off")))
+
+
+def _relu_then(x):
+    return x * 2
+
+
+def test_rebinding_a_global_function_recompiles():
+    global _relu_then
+    f = ember.compile(lambda x: _relu_then(x) + 1, backend="eager")
+    x = ember.ones(2)
+    assert f(x).tolist() == [3.0, 3.0]
+    old, _relu_then = _relu_then, ember.neg  # now a library function under the same global name
+    try:
+        assert f(x).tolist() == [0.0, 0.0]
+    finally:
+        _relu_then = old
+    assert f(x).tolist() == [3.0, 3.0]

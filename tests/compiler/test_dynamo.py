@@ -142,7 +142,17 @@ def _containers(lib):
     return f
 
 
-EXPLAIN_CASES = [_print_break, _branch, _item, _loop_inline, _no_grad_block, _break_in_callee, _disabled_call,
+def _break_inside_no_grad(lib):
+    def f(x):
+        with lib.no_grad():
+            y = x * 2
+            print("graph break inside the block")
+            z = y + 1
+        return z * x, lib.is_grad_enabled()
+    return f
+
+
+EXPLAIN_CASES = [_break_inside_no_grad, _print_break, _branch, _item, _loop_inline, _no_grad_block, _break_in_callee, _disabled_call,
                  _tolist, _module_with_hooks, _containers]
 
 

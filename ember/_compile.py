@@ -17,7 +17,7 @@ DEFAULT_BACKEND = "aot_eager"
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            disable=False):
+            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
     """Optimize `model` (a function or nn.Module) by capturing it into graphs run by `backend`.
 
     Args:
@@ -27,7 +27,13 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
             None: specialize first, make a size symbolic once it changes (automatic dynamic).
         backend (str or callable): see `ember._dynamo.list_backends()`; "inductor" means the default.
         mode, options: torch's code-generation settings (checked, not used by these backends).
+        name (str): an identifier for the compiled region (kept as `compiled._compile_name`).
         disable (bool): return `model` unchanged.
+        recompile_limit (int): this call's own limit (default `torch._dynamo.config.recompile_limit`); past
+            it the function runs eagerly, or with fullgraph=True raises `FailOnRecompileLimitHit`.
+        isolate_recompiles (bool): accepted for torch's signature: every `ember.compile` call already
+            keeps its own entries.
+        shapes_spec: accepted for torch's signature; sizes follow `dynamic` and `mark_dynamic`.
 
     Example::
 
@@ -40,7 +46,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         def decorator(m):
             return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                           options=options, disable=disable)
+                           options=options, name=name, disable=disable, recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
         return decorator
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
@@ -48,4 +55,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if backend == "inductor":
         backend = DEFAULT_BACKEND
-    return _dynamo._compile(model, backend=backend, fullgraph=fullgraph, dynamic=dynamic, disable=disable)
+    out = _dynamo._compile(model, backend=backend, fullgraph=fullgraph, dynamic=dynamic, disable=disable,
+                           recompile_limit=recompile_limit)
+    if out is not model and name is not None:
+        out.__dict__["_compile_name"] = name
+    return out

@@ -95,13 +95,14 @@ def optimize(backend="inductor", *, nopython=False, dynamic=None, disable=False)
     return wrap
 
 
-def _compile(model, *, backend, fullgraph=False, dynamic=None, disable=False):
+def _compile(model, *, backend, fullgraph=False, dynamic=None, disable=False, recompile_limit=None):
     from ..nn import Module
 
     if disable:
         return model
     name = backend if isinstance(backend, str) else getattr(backend, "__name__", None)
     ctx = CompileContext(lookup_backend(backend), fullgraph=fullgraph, dynamic=dynamic, backend_name=name)
+    ctx.recompile_limit = recompile_limit
     if isinstance(model, Module):
         return __getattr__("OptimizedModule")(model, ctx)
     if not callable(model):

@@ -139,6 +139,7 @@ class CompileContext:
         self.callees = {}
         self.warned = set()
         self.eager_codes = set()
+        self.recompile_limit = None
         _all_caches.add(self)
 
     def reset(self):
@@ -233,7 +234,8 @@ def lookup(ctx, fn, code, offset, st):
                 return e
         except Exception:  # (a local the entry reads is not bound in this call)
             pass
-    limit = min(config.recompile_limit, config.cache_size_limit)
+    limit = ctx.recompile_limit if ctx.recompile_limit is not None else min(config.recompile_limit,
+                                                                             config.cache_size_limit)
     if entries:
         reason = entries[-1].guard_source.first_failure(st.L, st.S, st.C, fn)
         _logging.trace("recompiles", lambda: f"Recompiling function {code.co_name} in {code.co_filename}:"
@@ -244,6 +246,12 @@ def lookup(ctx, fn, code, offset, st):
 
             raise RecompileError(f"Recompiling function {code.co_name}: {reason}")
         if len(entries) >= limit:
+            if ctx.fullgraph:
+                from .exc import FailOnRecompileLimitHit
+
+                raise FailOnRecompileLimitHit(f"recompile_limit reached with fullgraph=True. Excessive "
+                                              f"recompilations can degrade performance due to the compilation "
+                                              f"overhead of each recompilation. Last reason: {reason}")
             key = (code, offset)
             if key not in ctx.warned:
                 ctx.warned.add(key)

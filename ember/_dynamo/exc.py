@@ -27,3 +27,7 @@ class BackendCompilerFailed(TorchDynamoException):
         super().__init__(f"backend={backend_name!r} raised:\n{type(inner).__name__}: {inner}")
         self.backend_name = backend_name
         self.inner_exception = inner
+
+
+class FailOnRecompileLimitHit(TorchDynamoException):
+    pass

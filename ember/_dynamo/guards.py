@@ -21,10 +21,9 @@ class TensorSpec:
     __slots__ = ("cls", "dtype", "dims", "strides", "requires_grad", "contiguous")
 
     def __init__(self, t, dynamic_dims=()):
-        a = t._data
         self.cls, self.dtype, self.requires_grad = type(t), t.dtype, t.requires_grad
-        self.dims = tuple(None if i in dynamic_dims else s for i, s in enumerate(a.shape))
-        self.strides = a.strides if not dynamic_dims else None
+        self.dims = tuple(None if i in dynamic_dims else s for i, s in enumerate(t.shape))
+        self.strides = t.stride() if not dynamic_dims else None
         self.contiguous = t.is_contiguous() if dynamic_dims else None
 
     def describe(self):
@@ -35,12 +34,11 @@ class TensorSpec:
 def check_tensor(t, spec):
     if type(t) is not spec.cls:
         return False
-    a = t._data
     if t.dtype is not spec.dtype or t.requires_grad != spec.requires_grad:
         return False
+    shape = t.shape
     if spec.strides is not None:
-        return a.shape == spec.dims and a.strides == spec.strides
-    shape = a.shape
+        return shape == spec.dims and t.stride() == spec.strides
     if len(shape) != len(spec.dims):
         return False
     for s, d in zip(shape, spec.dims):

@@ -124,6 +124,12 @@ def _contiguous(shape, item=1):
     return tuple(reversed(st))
 
 
+def no_data(t) -> bool:
+    """Whether tensor `t` has no values (a meta tensor, or a fake one: NOTE [ Meta payloads ]); value checks
+    are skipped for it. (`Tensor.is_meta` is the device a tensor reports, which a fake tensor does not.)"""
+    return type(t._data) is MetaArray
+
+
 def meta_array(shape, dtype, strides=None, offset=0) -> MetaArray:
     """A MetaArray of `shape` and ember or NumPy `dtype`; `strides` in elements (contiguous if None)."""
     npd = dtype if isinstance(dtype, np.dtype) else _dtypes.to_numpy(dtype)
@@ -391,7 +397,7 @@ def where_led_rule(promote):
 
 
 def _where_led(shape, strides, b):
-    if not hasattr(b, "stride") or (not b.is_meta and not b.shape):
+    if not hasattr(b, "stride") or (not no_data(b) and not b.shape):
         return strides
     pred = pointwise_strides(shape, [(tuple(b.shape), b.stride())])
     return pointwise_strides(shape, [(shape, pred), (shape, strides)])

@@ -18,9 +18,9 @@ printed graph states which argument is which, and replaying a node is the call i
 
 from __future__ import annotations
 
-from ._dispatch import HIGHER_ORDER, dispatch, dispatch_higher_order, registry
+from ._dispatch import HIGHER_ORDER, dispatch, dispatch_higher_order, dispatch_inplace, registry
 
-__all__ = ["aten", "OpOverload", "OpOverloadPacket"]
+__all__ = ["aten", "OpOverload", "OpOverloadPacket", "InplaceOpOverload", "overload_of", "inplace_overload_of"]
 
 
 class OpOverload:
@@ -66,6 +66,41 @@ class OpOverload:
         return _overload, (self._op.qualname,)
 
 
+class InplaceOpOverload(OpOverload):
+    """`x.op_(...)` as a graph node's target (`aten.add_.default`): calling it writes into its first input.
+
+    ember declares most in-place ops as their out-of-place op written back (`dispatch_inplace`), so the
+    in-place identity is made from the out-of-place op rather than registered separately."""
+
+    def __init__(self, op):
+        super().__init__(op)
+        name = op.name if op.name.endswith("_") else op.name + "_"
+        self.__name__ = self.__qualname__ = f"{name}.{self._overloadname}"
+
+    def __call__(self, *inputs, **params):
+        op = self._op
+        params = tuple(params[n] for n in op.signature(len(inputs), len(params))[1]) if params else ()
+        return dispatch_inplace(op, inputs[0], inputs, params)
+
+    def __reduce__(self):
+        return inplace_overload_of_name, (self._op.qualname,)
+
+
+_inplace: dict = {}
+
+
+def inplace_overload_of(op) -> InplaceOpOverload:
+    """The in-place identity of registry entry `op` (one object per op)."""
+    o = _inplace.get(op.qualname)
+    if o is None:
+        o = _inplace[op.qualname] = InplaceOpOverload(op)
+    return o
+
+
+def inplace_overload_of_name(qualname):
+    return inplace_overload_of(registry[qualname])
+
+
 def _overload(qualname):
     op = registry[qualname]
     return getattr(getattr(aten, op.name), op.overload or "default")
@@ -109,11 +144,35 @@ class _Namespace:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        if name not in registry and not any(q.startswith(name + ".") for q in registry):
+        if _declared(name):
+            packet = OpOverloadPacket(name)
+        elif name.endswith("_") and _declared(name[:-1]):  # `add_`: the in-place form of `add`
+            packet = _InplacePacket(name[:-1])
+        else:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{name}'")
-        packet = OpOverloadPacket(name)
         setattr(self, name, packet)
         return packet
+
+
+def _declared(name):
+    return name in registry or any(q.startswith(name + ".") for q in registry)
+
+
+class _InplacePacket(OpOverloadPacket):
+    """`aten.add_`: the in-place forms of an op's overloads (`InplaceOpOverload`)."""
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        qual = self._name if overload == "default" else f"{self._name}.{overload}"
+        if qual not in registry:
+            raise AttributeError(f"The underlying op of 'aten.{self._name}_' has no overload name '{overload}'")
+        o = inplace_overload_of(registry[qual])
+        setattr(self, overload, o)
+        return o
+
+    def __repr__(self):
+        return f"aten.{self._name}_"
 
 
 aten = _Namespace("aten")

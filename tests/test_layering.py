@@ -19,6 +19,8 @@ OWNERS = {
     "ember/_dispatch.py": "the dispatcher: unwraps inputs for kernels and wraps their outputs",
     "ember/_meta.py": "meta payloads: what a tensor holds in place of an array when it has no data",
     "ember/serialization.py": "save/load write and read tensors' bytes",
+    "ember/_subclasses/": "tensor subclasses that own their payload: a fake tensor builds and reads the MetaArray "
+                          "it holds in place of data",
 }
 
 #: files outside those layers with a justified, exact number of accesses
@@ -38,6 +40,9 @@ JUSTIFIED = {
     "ember/autograd/engine.py": (8, "gradient sums (NOTE [ Summing gradients ]) and AccumulateGrad's in-place "
                                     "accumulation into .grad (laid out like the parameter or, with the layout "
                                     "contract relaxed, like the gradient), without a dispatch"),
+    "ember/fx/experimental/proxy_tensor.py": (4, "make_fx knows a tensor rewrapped by autograd by its payload's "
+                                                 "identity (NOTE [ Payload identity ]): compares objects, reads "
+                                                 "no data"),
     "ember/autograd/copy_slices.py": (2, "an in-place op on a view: the view's old value and the op's output "
                                          "aliased as tensors for the recorded node (NOTE [ CopySlices ])"),
 }

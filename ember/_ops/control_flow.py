@@ -10,6 +10,7 @@ under the branch's own node names); the both-branch checks come with the compile
 """
 
 from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order
+from .._meta import no_data
 from .._tensor import Tensor
 from ._util import public
 
@@ -55,6 +56,10 @@ def _rebuild(proto, it):
 def _cond_kernel(pred, *rest):
     *leaves, true_fn, false_fn, operands = rest
     args = _rebuild(operands, iter(leaves))
+    if isinstance(pred, Tensor) and no_data(pred) and not pred.is_meta:  # a fake predicate has no value: both
+        out = true_fn(*args)  # branches run, as torch's cond traces both (a meta one refuses, as torch's does)
+        false_fn(*args)
+        return out
     return (true_fn if bool(pred) else false_fn)(*args)
 
 

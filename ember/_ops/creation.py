@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
-from .._meta import like_strides, meta_array
+from .._meta import like_strides, meta_array, no_data
 from .._tensor import Tensor, _wrap, keep_numpy_strides
 from ._util import as_shape, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
@@ -401,7 +401,7 @@ Tensor.new_tensor = lambda self, data, *, dtype=None, device=None, requires_grad
     data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 Tensor.new_empty_strided = lambda self, size, stride, *, dtype=None, device=None, requires_grad=False, \
     layout=None, pin_memory=False: \
-    empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 
@@ -636,7 +636,7 @@ def _fill_(self, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        if not value.is_meta:  # (a meta value has no number to check)
+        if not no_data(value):  # (a meta value has no number to check)
             checked_scalar(value.item(), self._data.dtype, self._data.size)
         return dispatch_inplace(_fill_t, self, (self, value))
     return dispatch_inplace(_fill, self, (self,), (checked_scalar(value, self._data.dtype, self._data.size),))

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import MATMUL, defop, dispatch, dtype_word, not_implemented
-from .._meta import broadcast_shapes, lapack_strides, meta_array, no_meta_kernel, real_dtype
+from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, public
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
@@ -298,7 +298,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     drv = "gelsy" if driver is None else driver  # torch's default on the CPU
     if drv not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    if not (A.is_meta or Bm.is_meta):  # (meta tensors have no values to fail on)
+    if not (no_data(A) or no_data(Bm)):  # (meta tensors have no values to fail on)
         _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)

@@ -500,7 +500,9 @@ def ifftshift(input, dim=None):
 # torch's meta kernels for the FFT primitives (torch/_meta_registrations.py) take a meta tensor for a CUDA
 # one (`device_hint`), so they give cuFFT's layouts: transforms of more than three dims, or starting with
 # dims (0, 1), are staged (the last transformed dim first for r2c, the leading dims after for c2r), each
-# stage re-laid out by `_exec_fft`. These rules replay that on strides alone.
+# stage re-laid out by `_exec_fft`. These rules replay that on strides alone. A fake tensor (device cpu,
+# ember._subclasses.fake_tensor) takes torch's CPU (MKL) branch of the same meta functions instead: one
+# `_exec_fft` over the transformed dims sorted by stride, which is the layout the CPU kernel gives.
 
 
 def _contiguous(shape):
@@ -539,10 +541,24 @@ def _optimized(dim):
     return not (len(dim) > 3 or (len(dim) >= 2 and dim[0] == 0 and dim[1] == 1))
 
 
+def _on_cpu(a):
+    return a.device.type == "cpu"  # (a fake tensor: see NOTE [ FFT layout on meta tensors ])
+
+
+def _by_stride(strides, dims):
+    return sorted(dims, key=lambda i: -strides[i])
+
+
+def _cpu_c2c_strides(shape, strides, dim):
+    return _exec_strides(strides, shape, _by_stride(strides, dim))
+
+
 @_fft_c2c.meta_
 def _(a, dim, normalization, forward):
     if not dim:
         return meta_array(tuple(a.shape), a._data.dtype, like_strides(a))
+    if _on_cpu(a):
+        return meta_array(tuple(a.shape), a._data.dtype, tuple(_cpu_c2c_strides(list(a.shape), a.stride(), dim)))
     return meta_array(tuple(a.shape), a._data.dtype, tuple(_staged_c2c_strides(list(a.shape), a.stride(), dim)))
 
 
@@ -552,7 +568,9 @@ def _(a, dim, normalization, onesided):
     half = list(shape)
     half[last] = shape[last] // 2 + 1
     out_sizes = half if onesided else shape
-    if _optimized(dim):
+    if _on_cpu(a):
+        st = _exec_strides(a.stride(), out_sizes, _by_stride(a.stride(), dim[:-1]) + [last])
+    elif _optimized(dim):
         st = _exec_strides(a.stride(), out_sizes, dim)
     else:
         st = _exec_strides(a.stride(), out_sizes if len(dim) == 1 else half, [last])
@@ -571,7 +589,10 @@ def _(a, dim, normalization, onesided):
 def _(a, dim, normalization, last_dim_size):
     out_sizes = list(a.shape)
     out_sizes[dim[-1]] = last_dim_size
-    if _optimized(dim):
+    if _on_cpu(a):
+        temp = _cpu_c2c_strides(list(a.shape), a.stride(), dim[:-1]) if len(dim) > 1 else a.stride()
+        st = _exec_strides(temp, out_sizes, [dim[-1]])
+    elif _optimized(dim):
         st = _exec_strides(_contiguous(list(a.shape)), out_sizes, dim)
     else:
         temp = _staged_c2c_strides(list(a.shape), a.stride(), dim[:-1]) if len(dim) > 1 else \

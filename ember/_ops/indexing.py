@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
-from .._meta import MetaArray, NoData, broadcast_shapes, like_strides, meta_array
+from .._meta import MetaArray, NoData, broadcast_shapes, like_strides, meta_array, no_data
 from .._native import ops as _native
 from .._tensor import Tensor
 from ._util import c_contiguous, checked_scalar, finish_out, method, public, wrap_dim
@@ -341,7 +341,7 @@ def _(g, a, src):
 
 @_copy.meta_(mixed_devices=True)  # a CPU source copies into a meta tensor (NOTE [ Meta and CPU inputs together ])
 def _(a, src):
-    if not a.is_meta:
+    if not no_data(a):
         raise NotImplementedError(NoData().args[0])  # torch's "Cannot copy out of meta tensor; no data!"
     shape, src_shape = tuple(a.shape), tuple(getattr(src, "shape", ()))
     try:

@@ -55,7 +55,18 @@ def _eig(a, check):
 def _(a, check):
     shape = tuple(a.shape)
     ct = _COMPLEX[a.dtype.name]
+    if a.device.type == "cpu":  # a fake tensor: torch's meta function gives the CPU kernel's column-major
+        return meta_array(shape[:-1], ct), meta_array(shape, ct, _column_major(shape))
     return meta_array(shape[:-1], ct), meta_array(shape, ct)  # (torch's meta function: row-major vectors)
+
+
+def _column_major(shape):
+    n, m = shape[-1], shape[-2]
+    batch, acc = [], m * n
+    for d in reversed(shape[:-2]):
+        batch.append(acc)
+        acc *= d
+    return tuple(reversed(batch)) + (1, m)
 
 
 _EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "

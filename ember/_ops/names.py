@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, defop, dispatch, dispatch_inplace
-from .._meta import meta_array, unary_meta
+from .._meta import meta_array, no_data, unary_meta
 from .._tensor import Tensor
 from ._util import finish_out, method, public, wrap_dim
 
@@ -438,7 +438,7 @@ def _check_weights(w, name, n):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
                            f"input but got {w.numel()} != {n}")
-    if w.numel() and not w.is_meta and bool((w < 0).any()):
+    if w.numel() and not no_data(w) and bool((w < 0).any()):
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 

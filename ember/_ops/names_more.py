@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtypes, _naming
 from .._dispatch import FLOATING, INTEGRAL, defop, dispatch
-from .._meta import meta_array
+from .._meta import meta_array, no_data
 from .._tensor import Tensor
 from ._util import as_shape, finish_out, method, public, wrap_dim
 from .names import _c_name, _finish, _fresh, _word
@@ -137,8 +137,10 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if out is not None:
         return _finish(nonzero_static(input, size=size, fill_value=fill_value), out, "nonzero_static")
 
-    if input.is_meta:  # (torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's)
-        return ember.empty_strided((size, input.dim()), (1, size), dtype=ember.long, device="meta")
+    if no_data(input):  # torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's; on a
+        # fake (cpu) tensor it takes the CPU kernel's row-major layout
+        strides = (input.dim(), 1) if input.device.type == "cpu" else (1, size)
+        return input.new_empty_strided((size, input.dim()), strides, dtype=ember.long)
     nz = input.nonzero()
     if nz.shape[0] >= size:
         return _fresh(nz[:size])
@@ -349,7 +351,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         _histogram_dtype_error(input, bins, range)
     if isinstance(bins, Tensor):
         edges = bins
-    elif input.is_meta:  # (the edges' values come from the data; their shape does not)
+    elif no_data(input):  # (the edges' values come from the data; their shape does not)
         edges = ember.empty(bins + 1, dtype=input.dtype, device="meta")
     else:
         if range is not None:
@@ -602,7 +604,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
             continue
         if range is not None:
             lo, hi = float(range[2 * k]), float(range[2 * k + 1])
-        elif input.is_meta:
+        elif no_data(input):
             lo, hi = 0.0, 1.0  # (the edges' values come from the data; their shape does not)
         elif pts.shape[0]:
             col = pts[:, k]

@@ -39,6 +39,7 @@ from .._meta import (
     contiguous_strides,
     like_strides,
     meta_array,
+    no_data,
     pointwise_strides,
 )
 from .._size import Size
@@ -69,7 +70,7 @@ def _no_meta(*arrays):
 
 def _same_as_self(a, *params):
     """An in-place sampler's output: self's own layout."""
-    if not a.is_meta:  # (a meta argument, such as bernoulli_'s p, beside a CPU self)
+    if not no_data(a):  # (a meta argument, such as bernoulli_'s p, beside a CPU self)
         raise NotImplementedError("Cannot inplace into non-meta tensor with meta tensor argument")
     return meta_array(a.shape, a._data.dtype, a.stride())
 
@@ -728,7 +729,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if isinstance(std, Tensor) and std.is_complex():
         raise RuntimeError("normal expects standard deviation to be non-complex")
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
-        if not std.is_meta and float(std._data.min(initial=0)) < 0:
+        if not no_data(std) and float(std._data.min(initial=0)) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
         err = broadcast_error((mean._data.shape, std._data.shape))
         if err:
@@ -738,7 +739,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_std(std)
         r = dispatch(_normal_tensor_float, (mean,), (gen, float(std)))
     elif isinstance(std, Tensor):
-        if std._data.size and not std.is_meta and float(std._data.min()) < 0:
+        if std._data.size and not no_data(std) and float(std._data.min()) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")
         r = dispatch(_normal_float_tensor, (std,), (gen, float(mean)))
     else:

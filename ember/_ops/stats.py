@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
-from .._meta import reduction_meta
+from .._meta import no_data, reduction_meta
 from .._tensor import Tensor
 from ._util import finish_out, method, wrap_dim, wrap_dims
 from .reduction import _acc_dtype, _sum_meta, _unreduce, _zeros_like_long, np_mean, values_indices_meta
@@ -505,7 +505,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if scalar_q and not 0 <= q <= 1:
         raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-    if not (scalar_q or qt.is_meta) and ((qt < 0) | (qt > 1)).any():  # (a meta q has no values to check)
+    if not (scalar_q or no_data(qt)) and ((qt < 0) | (qt > 1)).any():  # (a meta q has no values to check)
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, input._data.ndim)
@@ -530,7 +530,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     w = rank - rank.floor()
     r = a.lerp(b, 0.5) if interpolation == "midpoint" else a + (b - a) * w
     empty = valid == 0
-    if empty.is_meta or empty.any():
+    if no_data(empty) or empty.any():
         r = r.masked_fill(empty, float("nan"))
     if keepdim:
         if dim is None:

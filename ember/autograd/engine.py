@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from .. import _dispatch
-from .._meta import NoData, like_strides, meta_array
+from .._meta import NoData, like_strides, meta_array, no_data
 from .._tensor import Tensor, _wrap
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, _mask, grad_edge
@@ -343,7 +343,7 @@ def _check_hook_result(r, g):
 
 def _zeros(shape, dt, grads):
     """Zeros standing for a missing gradient, on the device of the gradients that did arrive."""
-    if any(g is not None and g.is_meta for g in grads):
+    if any(g is not None and no_data(g) for g in grads):  # (meta or fake)
         return _wrap(meta_array(shape, dt))
     return _wrap(np.zeros(shape, dt))
 
@@ -404,14 +404,15 @@ def _accumulate(node, g, create_graph):
                 like = var._data if _grad_state.grad_layout_enforced or g.dtype != var.dtype else g._data
                 buf = np.empty_like(like)
                 np.copyto(buf, g._data, casting="unsafe")
-            except NoData:  # a meta variable: its gradient is a meta tensor laid out as it is
-                if not (var.is_meta and g.is_meta):
+                var._grad = _wrap(buf)
+            except NoData:  # a meta (or fake) variable: its gradient has no data, laid out as it is
+                if not (no_data(var) and no_data(g)):
                     raise RuntimeError("Tensor on device cpu is not on the expected device meta!") from None
-                buf = meta_array(tuple(var.shape), var.dtype, like_strides(var))
-            var._grad = _wrap(buf)
+                # (made by the variable, so a fake variable's gradient is a fake of its mode)
+                var._grad = var.new_empty_strided(tuple(var.shape), like_strides(var))
     elif create_graph or _grad_state.enabled:
         var._grad = old + g
-    elif not old.is_meta:  # (on meta, there is nothing to add)
+    elif not no_data(old):  # (on meta or fake tensors, there is nothing to add)
         np.add(old._data, g._data, out=old._data, casting="unsafe")
     if var._post_acc_hooks:
         for fn in list(var._post_acc_hooks.values()):

@@ -244,7 +244,7 @@ class Graph:
                 target = target[2:-2]
             return _snake_case(target)
         if isinstance(target, OpOverload):
-            return target.op.name
+            return target.__name__.split(".")[0]
         return _snake_case(getattr(target, "__name__", "fn"))
 
     # ---- passes -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ governs them); all run under no_grad and return the tensor they filled.
 import math
 import warnings
 
+from .._meta import no_data
 from .._ops.copying import diag
 from .._ops.creation import eye as _eye
 from .._ops.factorizations import qr
@@ -98,7 +99,7 @@ def dirac_(tensor, groups=1):
     sizes = tensor.shape
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
-    if tensor.is_meta:
+    if no_data(tensor):
         return tensor
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
@@ -163,7 +164,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a normal draw, signs fixed as torch does."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0 or tensor.is_meta:
+    if tensor.numel() == 0 or no_data(tensor):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
@@ -185,7 +186,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     them), the rest N(0, std)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    if tensor.is_meta:
+    if no_data(tensor):
         return tensor
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))

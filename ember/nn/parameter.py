@@ -24,6 +24,11 @@ class _ParameterMeta(type):
 def _make(cls, data, requires_grad):
     if requires_grad and not (data.is_floating_point() or data.is_complex()):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if getattr(type(data), "_param_stays_subclass", False):
+        # torch: a Parameter over a tensor subclass (a FakeTensor) is that subclass, flagged `_is_param`
+        t = data.detach().requires_grad_(requires_grad)
+        t._is_param = True
+        return t
     t = cls._make_subclass(data)  # the same array: a Parameter shares its data's memory and version
     t._vc = data._vc
     if requires_grad:

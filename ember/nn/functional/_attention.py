@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
+from ..._meta import no_data
 from ..._ops.creation import ones, zeros
 from ..._ops.shape import cat
 from ..attention import _check_backends
@@ -84,7 +85,7 @@ def _masked_softmax(scores, bias):
     if not bias.is_floating_point():
         return softmax(scores, -1)
     full = bias.isneginf().all(-1, keepdim=True)  # rows masked everywhere (broadcasts against scores)
-    if full.is_meta or not full.any():  # (on meta both branches give the same shape and layout)
+    if no_data(full) or not full.any():  # (on meta both branches give the same shape and layout)
         return softmax(scores, -1)
     return softmax(scores.masked_fill(full, 0.0), -1).masked_fill(full, 0.0)
 

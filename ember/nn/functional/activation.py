@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dispatch_inplace, not_implemented, require_dtype
+from ..._meta import no_data
 from ..._ops import nn_ops as P
 from ..._ops._util import checked_scalar
 
@@ -332,7 +333,7 @@ def one_hot(tensor, num_classes=-1):
         if n == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max()) + 1
-    if n and not tensor.is_meta:  # (torch checks the values where it has them)
+    if n and not no_data(tensor):  # (torch checks the values where it has them)
         if tensor.min() < 0:
             raise RuntimeError("Class values must be non-negative.")
         if tensor.max() >= num_classes:

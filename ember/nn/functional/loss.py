@@ -8,6 +8,7 @@ import warnings
 
 from ... import _dtypes
 from ..._dispatch import FLOATING, dispatch, dtype_word, require_dtype
+from ..._meta import no_data
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
 from ..._ops.pointwise import where
@@ -213,7 +214,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         _check_weight_broadcast(weight, target)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {dtype_word(target.dtype)} but expected {dtype_word(input.dtype)}")
-    if input.device.type != "meta" and bool(((input < 0) | (input > 1)).any()):  # (torch's kernel checks the
+    if not no_data(input) and bool(((input < 0) | (input > 1)).any()):  # (torch's kernel checks the
         raise RuntimeError("all elements of input should be between 0 and 1")   # data; its meta function can't)
     _refuse_grad(weight, "weight", "binary_cross_entropy")
     # torch clamps the logs at -100 so that 0 * log(0) stays finite
@@ -503,7 +504,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     t = target if target.dim() == 2 else target.unsqueeze(0)
-    if t.numel() and not t.is_meta and (t.min() < -1 or t.max() >= x.shape[1]):  # (values, where there are)
+    if t.numel() and not no_data(t) and (t.min() < -1 or t.max() >= x.shape[1]):  # (values, where there are)
         raise RuntimeError("argument #2 'target' is out of range")
     c = x.shape[1]
     # a row's targets are its entries before the first -1; is_target[n, k]: class k is one of them
@@ -535,7 +536,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
-    if target.numel() and not target.is_meta and (target.min() < 0 or target.max() >= c):
+    if target.numel() and not no_data(target) and (target.min() < 0 or target.max() >= c):
         raise RuntimeError("target out of range")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     tgt = target.reshape(-1, 1)

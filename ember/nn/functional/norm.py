@@ -10,6 +10,7 @@ import ml_dtypes
 
 from ... import _dtypes
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, dispatch, dtype_word, require_dtype
+from ..._meta import no_data
 from ..._ops import nn_ops as P
 from ..._ops.creation import arange
 from ..._ops.sorting import searchsorted
@@ -318,7 +319,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
-    if input.device.type == "meta" or (offsets is not None and offsets.device.type == "meta"):
+    if no_data(input) or (offsets is not None and no_data(offsets)):
         return _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx, max_norm, norm_type)
     # bag b holds the positions j with seg[j] == b (all ops: the indices and offsets stay op inputs)
     if input.dim() == 2:

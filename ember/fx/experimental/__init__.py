@@ -1,0 +1,1 @@
+"""ember.fx.experimental: dispatch-level tracing (`proxy_tensor.make_fx`)."""

@@ -1,0 +1,218 @@
+"""`make_fx`: dispatch-level tracing. Every op that reaches the dispatcher becomes a graph node.
+
+`make_fx(f)(*args)` runs `f` once with a tracing mode on the mode stack, below autograd (NOTE [ The mode
+stack ]). The mode sees each op as the dispatcher does, `(op, inputs, params)`, after Python-level sugar is
+gone (`x @ w` is already `mm` or `matmul`, `F.linear` already its ops), runs it one level down, and records
+a `call_function` node whose target is the op's `ember.ops.aten` identity, whose args are the nodes of its
+tensor inputs and whose kwargs are its params (NOTE [ How an OpOverload is called ]). Because the tracer
+sits below autograd, the ops a backward formula runs (when `f` calls `autograd.grad` or `backward`) come to
+it too, so tracing forward-and-backward gives the joint graph for free.
+
+Three ways to get the values the ops run on (`tracing_mode`):
+
+- "real": the real inputs; every op computes (the graph is a by-product of running `f`);
+- "fake": the inputs are turned into FakeTensors and a FakeTensorMode sits below the tracer, so no op
+  computes anything: each node's `meta["val"]` is a fake carrying shape, dtype and strides;
+- "symbolic" (symbolic shapes) is not supported: shapes are always concrete.
+
+A decomposition table (`ember._decomp.get_decompositions`) maps an op to a function written in ember ops:
+the tracer then runs that function instead of recording the op, so the graph holds only the primitives it
+decomposes into. Tensors the traced function uses but did not receive (constants, closed-over weights)
+become attributes of the returned GraphModule (`_tensor_constant0`) read by `get_attr` nodes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from operator import getitem as _getitem
+from typing import Callable
+
+from ... import _dispatch
+from ..._dispatch import HIGHER_ORDER, redispatch, redispatch_inplace
+from ..._modes import Mode, pop_mode, push_mode
+from ..._tensor import Tensor
+from ...nn.modules.module import Module
+from ...ops import inplace_overload_of, overload_of
+from ..graph import Graph
+from ..graph_module import GraphModule
+from ..node import map_aggregate
+
+__all__ = ["make_fx", "ProxyTorchDispatchMode", "get_isolated_graphmodule"]
+
+
+# NOTE [ Payload identity ]
+# The tracer knows a tensor by the node that made it. Autograd hands formulas and callers new Tensor objects
+# over the same payload (a saved output is rebuilt on unpack, `detach` wraps the same array, the engine
+# returns gradients in fresh wrappers); these hold the very same array (or MetaArray) object, so the tracer
+# also looks a tensor up by its payload's identity. An in-place op rebinds both to its node.
+
+
+class _Recorder:
+    """The graph being built and which node stands for which tensor (kept alive while tracing)."""
+
+    def __init__(self):
+        self.graph = Graph()
+        self.nodes: dict[int, tuple] = {}  # id(tensor) -> (tensor, node)
+        self.payloads: dict[int, tuple] = {}  # id(tensor._data) -> (payload, node)
+        self.root = Module()
+        self.n_constants = 0
+
+    def node_of(self, t: Tensor):
+        hit = self.nodes.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        # the same payload under another wrapper (a saved tensor unpacked for a backward formula, a detach,
+        # a gradient handed back by the engine): the same value, so the same node (NOTE [ Payload identity ])
+        hit = self.payloads.get(id(t._data))
+        if hit is not None and hit[0] is t._data:
+            return hit[1]
+        # a tensor the function did not receive and no op made: a constant of the graph module
+        name = f"_tensor_constant{self.n_constants}"
+        self.n_constants += 1
+        setattr(self.root, name, t)
+        with self.graph.inserting_before(self._first_op()):
+            node = self.graph.get_attr(name)
+        node.meta["val"] = t
+        self.bind(t, node)
+        return node
+
+    def _first_op(self):
+        for n in self.graph.nodes:
+            if n.op != "placeholder":
+                return n
+        return None
+
+    def bind(self, t: Tensor, node) -> None:
+        self.nodes[id(t)] = (t, node)
+        self.payloads[id(t._data)] = (t._data, node)
+        node.meta.setdefault("val", t)
+        node.meta["tensor_meta"] = _tensor_meta(t)
+
+    def arg(self, a):
+        return map_aggregate(a, lambda x: self.node_of(x) if isinstance(x, Tensor) else x)
+
+
+def _tensor_meta(t: Tensor):
+    return (tuple(t.shape), t.dtype, t.stride(), t.requires_grad)
+
+
+def _params_by_name(op, n_inputs: int, params) -> dict:
+    names = op.signature(n_inputs, len(params))[1]
+    return dict(zip(names, params))
+
+
+class ProxyTorchDispatchMode(Mode):
+    """The tracing mode below autograd: each op it sees becomes a node (see the module docstring)."""
+
+    level = "below"
+
+    def __init__(self, recorder: _Recorder, decomposition_table: dict | None = None):
+        self.recorder = recorder
+        self.decompositions = decomposition_table or {}
+
+    def dispatch(self, op, inputs, params):
+        if op.kind == HIGHER_ORDER:  # its body runs; its ops come back here one by one
+            return _dispatch._bottom(op, inputs, params)
+        target = overload_of(op)
+        decomp = self.decompositions.get(target)
+        if decomp is not None:  # the primitives it decomposes into are what the graph records
+            push_mode(self)
+            try:
+                return decomp(*inputs, **_params_by_name(op, len(inputs), params))
+            finally:
+                pop_mode(self)
+        out = redispatch(op, inputs, params)
+        self._record(target, op, inputs, params, out)
+        return out
+
+    def dispatch_inplace(self, op, self_, inputs, params):
+        redispatch_inplace(op, self_, inputs, params)
+        self._record(inplace_overload_of(op), op, inputs, params, self_)
+
+    def _record(self, target, op, inputs, params, out):
+        rec = self.recorder
+        node = rec.graph.call_function(target, tuple(rec.arg(list(inputs))),
+                                       _params_by_name(op, len(inputs), params))
+        if isinstance(out, tuple):
+            node.meta["val"] = out
+            for i, o in enumerate(out):
+                if isinstance(o, Tensor):
+                    item = rec.graph.call_function(_getitem, (node, i))
+                    rec.bind(o, item)
+        elif isinstance(out, Tensor):
+            rec.bind(out, node)
+
+
+def _placeholder_names(f: Callable, n: int) -> list[str]:
+    try:
+        ps = [p for p in inspect.signature(f).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        ps = []
+    names = [p.name for p in ps][:n]
+    return names + [f"arg{i}" for i in range(len(names), n)]
+
+
+def make_fx(f: Callable, decomposition_table: dict | None = None, tracing_mode: str = "real",
+            _allow_non_fake_inputs: bool = False, *, pre_dispatch: bool = False,
+            record_module_stack: bool = False, _allow_fake_constant: bool = False,
+            _error_on_data_dependent_ops: bool = True) -> Callable:
+    """`make_fx(f, ...)(*args)`: trace `f` on `args` at the dispatcher into a GraphModule of ember's ops.
+
+    Args:
+        f: the function to trace (tensors in, tensors out; nested lists/tuples/dicts allowed).
+        decomposition_table: {OpOverload: function} run in place of those ops (`ember._decomp`).
+        tracing_mode: "real" (run the ops) or "fake" (on FakeTensors: nothing is computed).
+
+    Example::
+
+        >>> gm = make_fx(lambda a, b: (a * b).sum(1).relu())(ember.randn(2, 3), ember.randn(2, 3))
+        >>> print(gm.code)      # mul = ember.ops.aten.mul.default(a_1, b_1) ...
+    """
+    if tracing_mode not in ("real", "fake"):
+        raise AssertionError(f"Unexpected tracing type: {tracing_mode}" if tracing_mode != "symbolic" else
+                             "ember's make_fx traces with concrete shapes: tracing_mode='symbolic' (symbolic "
+                             "shapes) is not supported; use 'real' or 'fake'")
+
+    def wrapped(*args):
+        return _trace(f, args, decomposition_table, tracing_mode)
+    return wrapped
+
+
+def _trace(f, args, decomposition_table, tracing_mode) -> GraphModule:
+    rec = _Recorder()
+    fake_mode = None
+    if tracing_mode == "fake":
+        from ..._subclasses.fake_tensor import FakeTensorMode
+
+        fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
+        args = map_aggregate(args, lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) else a)
+    names = _placeholder_names(f, len(args))
+    for name, a in zip(names, args):
+        flat = []
+        map_aggregate(a, lambda x: flat.append(x) if isinstance(x, Tensor) else x)
+        if len(flat) == 1 and flat[0] is a:
+            node = rec.graph.placeholder(f"{name}_1")
+            rec.bind(a, node)
+        else:  # a structure or a non-tensor: one placeholder per tensor leaf, the rest as constants
+            for i, t in enumerate(flat):
+                rec.bind(t, rec.graph.placeholder(f"{name}_{i + 1}"))
+    mode = ProxyTorchDispatchMode(rec, decomposition_table)
+    if fake_mode is not None:
+        push_mode(fake_mode)
+    push_mode(mode)
+    try:
+        out = f(*args)
+    finally:
+        pop_mode(mode)
+        if fake_mode is not None:
+            pop_mode(fake_mode)
+    rec.graph.output(rec.arg(out))
+    gm = GraphModule(rec.root, rec.graph)
+    return gm
+
+
+def get_isolated_graphmodule(func: Callable, args: tuple, kwargs: dict, tracing_mode: str = "real",
+                             decomposition_table: dict | None = None) -> GraphModule:
+    """`make_fx` of `func(*args, **kwargs)` (torch's helper of the same name)."""
+    return make_fx(lambda *a: func(*a, **kwargs), decomposition_table, tracing_mode)(*args)

@@ -42,7 +42,7 @@ import weakref
 from .. import _logging
 from . import config
 from .exc import Unsupported
-from .output_graph import OutputGraph, to_meta
+from .output_graph import OutputGraph
 from .symbolic_convert import (
     _BINOPS,
     _COMPARE,
@@ -816,4 +816,4 @@ def run_instruction(ctx, fn, code, index, st):
     return nxt
 
 
-_unused = (operator, to_meta)
+_unused = (operator,)

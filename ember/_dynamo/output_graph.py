@@ -3,8 +3,8 @@ frame's state at the end (a graph break or the return) is rebuilt from the graph
 
 `OutputGraph.lift(value, source)` turns a value of the frame's state into a variable and installs the
 guards that value's use needs; `call(fn, args, kwargs)` adds a node for an op and propagates a fake tensor
-through it (the op runs on meta tensors: shapes, dtypes and strides without data, see NOTE [ Meta payloads ]
-in ember/_meta.py); `compile_entry(...)` ends the capture: it adds the output node, drops dead nodes, hands
+through it (the op runs inside the capture's FakeTensorMode, ember/_subclasses/fake_tensor.py: shapes,
+dtypes and strides from the meta rules, no data); `compile_entry(...)` ends the capture: it adds the output node, drops dead nodes, hands
 the GraphModule to the backend and generates the code that rebuilds the state. See NOTE [ Variables and
 sources ] in variables.py.
 """
@@ -64,14 +64,13 @@ def make_graph_module(root, graph):
     return GraphModule({}, graph)
 
 
-def to_meta(t, requires_grad=None):
-    """A meta tensor with `t`'s size, strides, dtype and requires_grad (capture's fake tensor)."""
-    e = _ember()
-    m = e.empty_strided(tuple(t.shape), t.stride(), dtype=t.dtype, device="meta")
-    rg = t.requires_grad if requires_grad is None else requires_grad
-    if rg and (t.dtype.is_floating_point or t.dtype.is_complex):
-        m.requires_grad_(True)
-    return m
+def to_meta(t, fake_mode):
+    """The fake tensor standing for `t` in a capture: its size, strides, dtype, device and requires_grad,
+    no data (X's FakeTensorMode, torch's design)."""
+    f = fake_mode.from_tensor(t)
+    if t.requires_grad and not f.requires_grad and (t.dtype.is_floating_point or t.dtype.is_complex):
+        f.requires_grad_(True)
+    return f
 
 
 # NOTE [ Resumable state objects ]
@@ -131,6 +130,9 @@ class OutputGraph:
         self.frame_state = frame_state  # source -> sizes seen before, None where a size changed
         self.code_name = code_name
         self.graph_break_reasons = []
+        from .._subclasses.fake_tensor import FakeTensorMode
+
+        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
         self.mutated = []  # containers from the frame that capture changed
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
@@ -196,7 +198,7 @@ class OutputGraph:
             spec = TensorSpec(value, dyn)
             g.add(f"___check_tensor({source}, {self.k(spec)})")
             node = self.graph.placeholder(_name_of(source))
-            node.meta["example_value"] = ex = to_meta(value)
+            node.meta["example_value"] = ex = to_meta(value, self.fake_mode)
             node.meta["source"] = source
             self.inputs.append((node, source))
             var = TensorVariable(node, ex, source)
@@ -308,7 +310,7 @@ class OutputGraph:
         exargs, exkwargs = unwrap_examples(args), unwrap_examples(kwargs)
         dyn = _any_dynamic((args, kwargs))
         try:
-            with warnings.catch_warnings():  # (the op warns when the graph runs, not at capture)
+            with warnings.catch_warnings(), self.fake_mode:  # (the op warns when the graph runs, not at capture)
                 warnings.simplefilter("ignore")
                 if kind == "call_method":
                     out = getattr(exargs[0], target)(*exargs[1:], **exkwargs)
@@ -320,7 +322,9 @@ class OutputGraph:
             from .._meta import NoData
 
             name = target if isinstance(target, str) else getattr(target, "__name__", repr(target))
-            if isinstance(err, NoData):
+            from .._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+
+            if isinstance(err, (NoData, DataDependentOutputException, DynamicOutputShapeException)):
                 raise Unsupported(f"data dependent operator: {name} needs the tensors' values "
                                   "(its result's shape or value depends on data)") from None
             raise Unsupported(f"{name} raised {type(err).__name__} on the captured values: {err}") from None
@@ -333,8 +337,8 @@ class OutputGraph:
 
     def wrap_result(self, node, out, dyn):
         e = _ember()
-        if isinstance(out, e.Tensor) and out.device.type != "meta":
-            out = to_meta(out)  # a creation op ran on real values (no tensor inputs); keep only its metadata
+        if isinstance(out, e.Tensor) and "_fake_mode" not in out.__dict__:
+            out = to_meta(out, self.fake_mode)  # (a tensor made outside the mode: keep only its metadata)
         node.meta["example_value"] = out
         if isinstance(out, e.Tensor):
             v = TensorVariable(node, out)

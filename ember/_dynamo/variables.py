@@ -3,8 +3,9 @@
 NOTE [ Variables and sources ]
 Capture never runs the user's code; it interprets its bytecode over *variables*, each describing what a
 value will be when the compiled code runs:
-  - `TensorVariable`: a graph node (`proxy`) and a fake tensor (`example`, a meta tensor with the real
-    one's shape, dtype, strides and requires_grad), through which shapes propagate without data;
+  - `TensorVariable`: a graph node (`proxy`) and a fake tensor (`example`, made by the capture's
+    FakeTensorMode: the real one's shape, dtype, strides and requires_grad), through which shapes
+    propagate without data;
   - `SymNodeVariable`: an int (a size, or arithmetic on sizes) that stays symbolic because a size it
     comes from is dynamic: a graph node plus its value now and, when it is a function of the inputs, a
     Python expression that recomputes it (used to guard it when Python needs its value);

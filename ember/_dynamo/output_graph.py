@@ -4,9 +4,9 @@ frame's state at the end (a graph break or the return) is rebuilt from the graph
 `OutputGraph.lift(value, source)` turns a value of the frame's state into a variable and installs the
 guards that value's use needs; `call(fn, args, kwargs)` adds a node for an op and propagates a fake tensor
 through it (the op runs inside the capture's FakeTensorMode, ember/_subclasses/fake_tensor.py: shapes,
-dtypes and strides from the meta rules, no data); `compile_entry(...)` ends the capture: it adds the output node, drops dead nodes, hands
-the GraphModule to the backend and generates the code that rebuilds the state. See NOTE [ Variables and
-sources ] in variables.py.
+dtypes and strides from the meta rules, no data); `finish(outputs)` adds the output node and drops dead
+nodes, and `rebuild_expr` writes the code that rebuilds the state (eval_frame.py hands the GraphModule to
+the backend). See NOTE [ Variables and sources ] in variables.py.
 """
 
 from __future__ import annotations

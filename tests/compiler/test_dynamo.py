@@ -152,8 +152,8 @@ def _break_inside_no_grad(lib):
     return f
 
 
-EXPLAIN_CASES = [_break_inside_no_grad, _print_break, _branch, _item, _loop_inline, _no_grad_block, _break_in_callee, _disabled_call,
-                 _tolist, _module_with_hooks, _containers]
+EXPLAIN_CASES = [_break_inside_no_grad, _print_break, _branch, _item, _loop_inline, _no_grad_block,
+                 _break_in_callee, _disabled_call, _tolist, _module_with_hooks, _containers]
 
 
 @pytest.mark.parametrize("make", EXPLAIN_CASES, ids=[m.__name__.strip("_") for m in EXPLAIN_CASES])
@@ -561,3 +561,19 @@ def test_rebinding_a_global_function_recompiles():
     finally:
         _relu_then = old
     assert f(x).tolist() == [3.0, 3.0]
+
+
+def test_allow_in_graph_keeps_a_call_as_one_node():
+    def helper(x):
+        return x.sin() * 2
+
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append([n.target for n in gm.graph.nodes if n.op == "call_function"])
+        return gm.forward
+    ember.compiler.allow_in_graph(helper)
+    f = ember.compile(lambda x: helper(x) + 1, backend=backend)
+    x = ember.ones(3)
+    np.testing.assert_allclose(f(x).numpy(), (x.sin() * 2 + 1).numpy())
+    assert helper in seen[0]

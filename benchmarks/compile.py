@@ -54,7 +54,7 @@ def cold_capture(rounds):
     for name in built[ember]:
         times = {ember: [], torch: []}
         for r in range(rounds):
-            for lib in ((ember, torch) if r % 2 == 0 else (torch, ember)):
+            for lib in (ember, torch) if r % 2 == 0 else (torch, ember):
                 model, x = built[lib][name]
                 model.eval()
                 lib._dynamo.reset()

@@ -16,8 +16,20 @@ _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "m
 DEFAULT_BACKEND = "aot_eager"
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
+def compile(
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend="inductor",
+    mode=None,
+    options=None,
+    name=None,
+    disable=False,
+    recompile_limit=None,
+    isolate_recompiles=False,
+    shapes_spec=None,
+):
     """Optimize `model` (a function or nn.Module) by capturing it into graphs run by `backend`.
 
     Args:
@@ -44,19 +56,39 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     from . import _dynamo
 
     if model is None:
+
         def decorator(m):
-            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                           options=options, name=name, disable=disable, recompile_limit=recompile_limit,
-                           isolate_recompiles=isolate_recompiles, shapes_spec=shapes_spec)
+            return compile(
+                m,
+                fullgraph=fullgraph,
+                dynamic=dynamic,
+                backend=backend,
+                mode=mode,
+                options=options,
+                name=name,
+                disable=disable,
+                recompile_limit=recompile_limit,
+                isolate_recompiles=isolate_recompiles,
+                shapes_spec=shapes_spec,
+            )
+
         return decorator
     if mode is not None and options is not None:
-        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if backend == "inductor":
         backend = DEFAULT_BACKEND
-    out = _dynamo._compile(model, backend=backend, fullgraph=fullgraph, dynamic=dynamic, disable=disable,
-                           recompile_limit=recompile_limit)
+    out = _dynamo._compile(
+        model,
+        backend=backend,
+        fullgraph=fullgraph,
+        dynamic=dynamic,
+        disable=disable,
+        recompile_limit=recompile_limit,
+    )
     if out is not model and name is not None:
         out.__dict__["_compile_name"] = name
     return out

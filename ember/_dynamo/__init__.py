@@ -16,13 +16,33 @@ from .backends import list_backends, lookup_backend, register_backend
 from .eval_frame import CompileContext, _all_caches, _compile_state, run_frame
 from .exc import Unsupported
 
-__all__ = ["optimize", "explain", "reset", "mark_dynamic", "mark_static", "maybe_mark_dynamic", "disable",
-           "allow_in_graph", "is_compiling", "list_backends", "register_backend", "config", "Unsupported",
-           "OptimizedModule", "run", "is_dynamo_compiling", "assume_constant_result", "graph_break"]
+__all__ = [
+    "optimize",
+    "explain",
+    "reset",
+    "mark_dynamic",
+    "mark_static",
+    "maybe_mark_dynamic",
+    "disable",
+    "allow_in_graph",
+    "is_compiling",
+    "list_backends",
+    "register_backend",
+    "config",
+    "Unsupported",
+    "OptimizedModule",
+    "run",
+    "is_dynamo_compiling",
+    "assume_constant_result",
+    "graph_break",
+]
 
 
 class OptimizedFunction:
-    """What `ember.compile(fn)` returns: calls go through the frame cache (see NOTE [ Frame interception ])."""
+    """What `ember.compile(fn)` returns: calls go through the frame cache.
+
+    See NOTE [ Frame interception ] in eval_frame.py.
+    """
 
     def __init__(self, fn, ctx):
         self._torchdynamo_orig_callable = fn
@@ -47,8 +67,6 @@ def _module_call(self, *args, **kwargs):
 
 def _module_call_impl(self, *args, **kwargs):
     return self._call_impl(*args, **kwargs)
-
-
 
 
 def _optimized_module_cls():
@@ -90,8 +108,10 @@ def __getattr__(name):
 
 def optimize(backend="inductor", *, nopython=False, dynamic=None, disable=False):
     """`torch._dynamo.optimize(backend)(fn)`: torch's older spelling of `torch.compile`."""
+
     def wrap(fn):
         return _compile(fn, backend=backend, fullgraph=nopython, dynamic=dynamic, disable=disable)
+
     return wrap
 
 

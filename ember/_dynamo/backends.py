@@ -35,8 +35,10 @@ def lookup_backend(compiler_fn):
         if compiler_fn not in _BACKENDS:
             from .exc import TorchDynamoException
 
-            raise TorchDynamoException(f"Invalid backend: {compiler_fn!r}, see `torch._dynamo.list_backends()` "
-                                       "for available backends.")
+            raise TorchDynamoException(
+                f"Invalid backend: {compiler_fn!r}, see `torch._dynamo.list_backends()` "
+                "for available backends."
+            )
         return _BACKENDS[compiler_fn]
     return compiler_fn
 

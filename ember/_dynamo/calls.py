@@ -67,7 +67,9 @@ def _wrap_value(value):
     if type(value) in _CONST_TYPES or isinstance(value, _const_objects()):
         return ConstantVariable(value)
     if isinstance(value, (tuple, list)) and all(type(v) in _CONST_TYPES for v in value):
-        return (TupleVariable if isinstance(value, tuple) else ListVariable)([ConstantVariable(v) for v in value])
+        return (TupleVariable if isinstance(value, tuple) else ListVariable)(
+            [ConstantVariable(v) for v in value]
+        )
     return ObjectVariable(value)
 
 
@@ -77,6 +79,7 @@ def _const_objects():
 
 
 # -- in-graph callables ------------------------------------------------------------------------------------
+
 
 def in_graph(fn):
     """Whether a call to `fn` becomes one graph node (an ember op or functional) rather than being inlined."""
@@ -93,6 +96,7 @@ def in_graph(fn):
 
 # -- attributes ----------------------------------------------------------------------------------------------
 
+
 def var_getattr(self, obj, name):
     e = _ember()
     if isinstance(obj, TensorVariable):
@@ -101,15 +105,16 @@ def var_getattr(self, obj, name):
         return _module_attr(self, obj, name)
     if isinstance(obj, SuperVariable):
         mro = type(obj.obj.value).__mro__ if hasattr(obj.obj, "value") else ()
-        for klass in mro[mro.index(obj.cls) + 1:] if obj.cls in mro else ():
+        for klass in mro[mro.index(obj.cls) + 1 :] if obj.cls in mro else ():
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
                     return UserFunctionVariable(attr, self.out.k(attr), self_var=obj.obj)
                 break
         raise Unsupported(f"super().{name}")
-    if isinstance(obj, BaseListVariable) and name in builtins.getattr(builtins.getattr(obj, "cls", None),
-                                                                     "_fields", ()):
+    if isinstance(obj, BaseListVariable) and name in builtins.getattr(
+        builtins.getattr(obj, "cls", None), "_fields", ()
+    ):
         return obj.items[obj.cls._fields.index(name)]
     if isinstance(obj, (BaseListVariable, DictVariable)):
         return GetAttrVariable(obj, name)
@@ -125,8 +130,11 @@ def var_getattr(self, obj, name):
             raise NoAttribute(f"{type(value).__name__} has no attribute {name!r}") from None
         if isinstance(value, types.ModuleType):
             return _sc()._static_var(attr, self.out)
-        if isinstance(attr, (types.MethodType, types.BuiltinMethodType)) and builtins.getattr(
-                attr, "__self__", None) is value and not isinstance(value, type):
+        if (
+            isinstance(attr, (types.MethodType, types.BuiltinMethodType))
+            and builtins.getattr(attr, "__self__", None) is value
+            and not isinstance(value, type)
+        ):
             return GetAttrVariable(obj, name)
         if obj.source is not None:
             return self.out.lift(attr, f"{obj.source}.{name}")
@@ -198,12 +206,14 @@ def _module_attr(self, obj, name):
     if isinstance(attr, staticmethod):
         return _sc()._static_var(attr.__func__, self.out)
     if isinstance(attr, classmethod):
-        return UserFunctionVariable(attr.__func__, self.out.k(attr.__func__),
-                                    self_var=ObjectVariable(type(m)))
+        return UserFunctionVariable(
+            attr.__func__, self.out.k(attr.__func__), self_var=ObjectVariable(type(m))
+        )
     return self.out.lift(builtins.getattr(m, name), f"{src}.{name}")
 
 
 # -- items ---------------------------------------------------------------------------------------------------
+
 
 def getitem(self, obj, key):
     if isinstance(obj, TensorVariable):
@@ -247,8 +257,10 @@ def setitem(self, obj, key, value):
         else:
             self.out.mutate(obj).items[k] = value
         return
-    raise Unsupported(f"item assignment into a {type(obj).__name__} from outside the region "
-                      "(a side effect capture does not replay)")
+    raise Unsupported(
+        f"item assignment into a {type(obj).__name__} from outside the region "
+        "(a side effect capture does not replay)"
+    )
 
 
 def iterate(self, v):
@@ -256,7 +268,7 @@ def iterate(self, v):
     if isinstance(v, BaseListVariable):
         return list(v.items)
     if isinstance(v, ListIteratorVariable):
-        out = v.items[v.index:]
+        out = v.items[v.index :]
         v.index = len(v.items)
         return out
     if isinstance(v, RangeVariable):
@@ -280,16 +292,20 @@ def iterate(self, v):
         if n is None:
             raise Unsupported("iteration over a 0-d tensor")
         n = self.specialize(n)
-        return [self.out.call("call_function", operator.getitem, (v, ConstantVariable(i)), {})
-                for i in range(n)]
+        return [
+            self.out.call("call_function", operator.getitem, (v, ConstantVariable(i)), {}) for i in range(n)
+        ]
     if isinstance(v, ConstantVariable) and isinstance(v.value, (str, tuple, bytes)):
         return [ConstantVariable(x) for x in v.value]
     if isinstance(v, ObjectVariable) and isinstance(v.value, (dict, list, tuple)):
         if v.source is None:
             return [_wrap_value(x) for x in v.value]
         items = list(v.value)
-        self.out.guards.add(f"list({v.source}) == {self.out.k(items)}" if isinstance(v.value, dict)
-                            else f"len({v.source}) == {len(items)}")
+        self.out.guards.add(
+            f"list({v.source}) == {self.out.k(items)}"
+            if isinstance(v.value, dict)
+            else f"len({v.source}) == {len(items)}"
+        )
         if isinstance(v.value, dict):
             return [_wrap_value(k) for k in items]
         return [self.out.lift(x, f"{v.source}[{i}]") for i, x in enumerate(items)]
@@ -297,6 +313,7 @@ def iterate(self, v):
 
 
 # -- operators -----------------------------------------------------------------------------------------------
+
 
 def _expr(v):
     if isinstance(v, ConstantVariable):
@@ -309,8 +326,9 @@ def sym_op(self, op, args):
     value = op(*vals)
     if isinstance(value, float) and op is not operator.truediv:
         pass
-    node = self.out.graph.call_function(op, tuple(a.proxy if isinstance(a, SymNodeVariable) else a.value
-                                                  for a in args))
+    node = self.out.graph.call_function(
+        op, tuple(a.proxy if isinstance(a, SymNodeVariable) else a.value for a in args)
+    )
     node.meta["example_value"] = value
     exprs = [_expr(a) for a in args]
     sym = _sc()._SYM_OPS.get(op)
@@ -373,7 +391,8 @@ def is_same(self, a, b):
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return False
     if isinstance(a, (ConstantVariable, ObjectVariable, NNModuleVariable)) and isinstance(
-            b, (ConstantVariable, ObjectVariable, NNModuleVariable)):
+        b, (ConstantVariable, ObjectVariable, NNModuleVariable)
+    ):
         return a.value is b.value
     if isinstance(a, UserFunctionVariable) and isinstance(b, UserFunctionVariable):
         return a.value is not None and a.value is b.value and a.self_var is b.self_var
@@ -384,15 +403,22 @@ def is_same(self, a, b):
 
 # -- calls ---------------------------------------------------------------------------------------------------
 
+
 def call(self, fn, args, kwargs):
     if isinstance(fn, UserFunctionVariable):
         value = fn.value
         if value is not None and builtins.getattr(value, "_dynamo_disable", False):
             raise Unsupported(f"call to {value.__qualname__}, marked with torch.compiler.disable")
-        if value is not None and fn.self_var is None and (in_graph(value) or builtins.getattr(
-                value, "_dynamo_assume_constant", False)):
-            return call_object(self, value, args, kwargs) if not in_graph(value) else graph_call(
-                self, value, args, kwargs)
+        if (
+            value is not None
+            and fn.self_var is None
+            and (in_graph(value) or builtins.getattr(value, "_dynamo_assume_constant", False))
+        ):
+            return (
+                call_object(self, value, args, kwargs)
+                if not in_graph(value)
+                else graph_call(self, value, args, kwargs)
+            )
         return self.inline(fn, args, kwargs)
     if isinstance(fn, GetAttrVariable):
         return call_method(self, fn.obj, fn.name, args, kwargs)
@@ -435,7 +461,9 @@ def call_object(self, v, args, kwargs):
     if builtins.getattr(v, "_dynamo_disable", False):
         raise Unsupported(f"call to {name}, marked with torch.compiler.disable")
     if builtins.getattr(v, "_dynamo_assume_constant", False):
-        return _wrap_value(v(*[self.specialize(a) for a in args], **{k: self.specialize(x) for k, x in kwargs.items()}))
+        return _wrap_value(
+            v(*[self.specialize(a) for a in args], **{k: self.specialize(x) for k, x in kwargs.items()})
+        )
     if v is e.Size:
         return SizeVariable(self.iterate(args[0]) if args else [])
     if v is e.is_tensor:
@@ -449,8 +477,13 @@ def call_object(self, v, args, kwargs):
     if isinstance(v, types.FunctionType):
         return self.inline(UserFunctionVariable(v, self.out.k(v)), args, kwargs)
     if isinstance(v, types.MethodType) and isinstance(v.__func__, types.FunctionType):
-        return self.inline(UserFunctionVariable(v.__func__, self.out.k(v.__func__),
-                                                self_var=_sc()._static_var(v.__self__, self.out)), args, kwargs)
+        return self.inline(
+            UserFunctionVariable(
+                v.__func__, self.out.k(v.__func__), self_var=_sc()._static_var(v.__self__, self.out)
+            ),
+            args,
+            kwargs,
+        )
     mod = builtins.getattr(v, "__module__", None)
     if v in _OPERATOR_FNS:
         op = v
@@ -480,7 +513,11 @@ def _super(self, args):
         if "__class__" not in f.cells or not f.code.co_varnames:
             raise Unsupported("super() outside a method")
         c = f.cells["__class__"]
-        cls = c.real.cell_contents if builtins.getattr(c, "real", None) is not None else self.specialize(c.contents)
+        cls = (
+            c.real.cell_contents
+            if builtins.getattr(c, "real", None) is not None
+            else self.specialize(c.contents)
+        )
         obj = f.locals.get(f.code.co_varnames[0]) or f.cells[f.code.co_varnames[0]].contents
     return SuperVariable(cls, obj)
 
@@ -497,8 +534,9 @@ def call_method(self, obj, name, args, kwargs):
     if isinstance(obj, (ConstantVariable, ObjectVariable)):
         bound = builtins.getattr(obj.value, name)
         if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
-            return self.inline(UserFunctionVariable(bound.__func__, self.out.k(bound.__func__), self_var=obj),
-                               args, kwargs)
+            return self.inline(
+                UserFunctionVariable(bound.__func__, self.out.k(bound.__func__), self_var=obj), args, kwargs
+            )
         if type(obj.value) in _CONST_TYPES or isinstance(obj.value, _const_objects()):
             vals = [self.specialize(a) for a in args]
             return _wrap_value(bound(*vals, **{k: self.specialize(v) for k, v in kwargs.items()}))
@@ -514,8 +552,10 @@ def tensor_method(self, t, name, args, kwargs):
         node.meta["example_value"] = 1
         return SymNodeVariable(node, 1, None)
     if name in sc._DATA_METHODS:
-        raise Unsupported(f"data dependent: {sc._DATA_METHODS[name]} needs the tensor's value "
-                          "(graph break; torch breaks here too with its default config)")
+        raise Unsupported(
+            f"data dependent: {sc._DATA_METHODS[name]} needs the tensor's value "
+            "(graph break; torch breaks here too with its default config)"
+        )
     ex = t.example
     if name == "size":
         s = sizes(self, t)
@@ -535,15 +575,37 @@ def tensor_method(self, t, name, args, kwargs):
     if name in ("stride", "is_contiguous", "storage_offset"):
         if builtins.getattr(t, "dyn_dims", frozenset()) != frozenset() and name != "is_contiguous":
             raise Unsupported(f"Tensor.{name} of a tensor with dynamic sizes")
-    if name in ("stride", "is_contiguous", "is_floating_point", "is_complex", "element_size", "get_device",
-                "is_signed", "storage_offset", "is_inference", "has_names") or (name == "type" and not args):
+    if name in (
+        "stride",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "element_size",
+        "get_device",
+        "is_signed",
+        "storage_offset",
+        "is_inference",
+        "has_names",
+    ) or (name == "type" and not args):
         vals = [self.specialize(a) for a in args]
-        return _wrap_value(builtins.getattr(ex, name)(*vals, **{k: self.specialize(v) for k, v in kwargs.items()}))
+        return _wrap_value(
+            builtins.getattr(ex, name)(*vals, **{k: self.specialize(v) for k, v in kwargs.items()})
+        )
     return self.out.call("call_method", name, (t, *args), kwargs)
 
 
 def _list_method(self, obj, name, args, kwargs):
-    mutating = name in ("append", "extend", "pop", "insert", "remove", "clear", "reverse", "sort", "__setitem__")
+    mutating = name in (
+        "append",
+        "extend",
+        "pop",
+        "insert",
+        "remove",
+        "clear",
+        "reverse",
+        "sort",
+        "__setitem__",
+    )
     if mutating:
         if obj.kind is not list:
             raise Unsupported(f"{obj.kind.__name__}.{name}")
@@ -610,23 +672,34 @@ def _dict_method(self, obj, name, args, kwargs):
             return args[1]
         raise Unsupported(f"KeyError {k!r}")
     if name == "setdefault":
-        return obj.items.setdefault(self.specialize(args[0]), args[1] if len(args) > 1 else ConstantVariable(None))
+        return obj.items.setdefault(
+            self.specialize(args[0]), args[1] if len(args) > 1 else ConstantVariable(None)
+        )
     raise Unsupported(f"dict method {name}")
 
 
 def _module_method(self, obj, name, args, kwargs):
     m, src = obj.value, obj.source
     e = _ember()
-    if name in ("parameters", "buffers", "named_parameters", "named_buffers", "children", "named_children",
-                "modules", "named_modules"):
+    if name in (
+        "parameters",
+        "buffers",
+        "named_parameters",
+        "named_buffers",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+    ):
         kind = name.replace("named_", "")
         recurse = name not in ("children", "named_children")
         real = list(builtins.getattr(m, "named_" + kind)())
         out = []
         for n, value in real:
             path = n.split(".") if n else []
-            s = src + "".join(f"._modules[{p!r}]" for p in (path[:-1] if kind in ("parameters", "buffers")
-                                                            else path))
+            s = src + "".join(
+                f"._modules[{p!r}]" for p in (path[:-1] if kind in ("parameters", "buffers") else path)
+            )
             if kind in ("parameters", "buffers"):
                 s += f"._{kind}[{path[-1]!r}]"
             v = self.out.lift(value, s)
@@ -673,8 +746,12 @@ def call_module(self, obj, args, kwargs):
     if m.__dict__.get("_compiled_call_impl") is not None:
         pass
     g = self.out.guards
-    globals_ = [H._global_forward_hooks, H._global_forward_pre_hooks, H._global_backward_hooks,
-                H._global_backward_pre_hooks]
+    globals_ = [
+        H._global_forward_hooks,
+        H._global_forward_pre_hooks,
+        H._global_backward_hooks,
+        H._global_backward_pre_hooks,
+    ]
     g.add("not (" + " or ".join(self.out.k(d) for d in globals_) + ")")
     if any(globals_):
         raise Unsupported("global module hooks")
@@ -748,7 +825,7 @@ def _bind(self, fn, fnexpr, args, kwargs):
         raise Unsupported(f"{code.co_name}() takes {n} positional arguments but {len(args)} were given")
     kwd = {}
     for k, v in kwargs.items():
-        if k in names[code.co_posonlyargcount:n + nkw]:
+        if k in names[code.co_posonlyargcount : n + nkw]:
             if k in out:
                 raise Unsupported(f"{code.co_name}() got multiple values for argument {k!r}")
             out[k] = v
@@ -770,7 +847,7 @@ def _bind(self, fn, fnexpr, args, kwargs):
                 out[nm] = defaults[i - first]
             else:
                 out[nm] = self.out.lift(defaults[i - first], f"{fnexpr}.__defaults__[{i - first}]")
-    for nm in names[n:n + nkw]:
+    for nm in names[n : n + nkw]:
         if nm in out:
             continue
         if fn.value is None:
@@ -779,13 +856,14 @@ def _bind(self, fn, fnexpr, args, kwargs):
                 out[nm] = kwdefs[nm]
         elif fn.value.__kwdefaults__ and nm in fn.value.__kwdefaults__:
             out[nm] = self.out.lift(fn.value.__kwdefaults__[nm], f"{fnexpr}.__kwdefaults__[{nm!r}]")
-    still = [nm for nm in names[:n + nkw] if nm not in out]
+    still = [nm for nm in names[: n + nkw] if nm not in out]
     if still:
         raise Unsupported(f"{code.co_name}() missing required argument {still[0]!r}")
     return out
 
 
 # -- builtins ------------------------------------------------------------------------------------------------
+
 
 def builtins_len(self, v):
     if isinstance(v, (BaseListVariable, DictVariable)):
@@ -817,7 +895,9 @@ def _isinstance(self, obj, cls):
         return ConstantVariable(issubclass(type(obj.value), c))
     if isinstance(obj, (BaseListVariable, DictVariable)):
         t = obj.kind if not isinstance(obj, SizeVariable) else _ember().Size
-        return ConstantVariable(issubclass(t, c) if not isinstance(c, tuple) else any(issubclass(t, x) for x in c))
+        return ConstantVariable(
+            issubclass(t, c) if not isinstance(c, tuple) else any(issubclass(t, x) for x in c)
+        )
     if isinstance(obj, UserFunctionVariable):
         return ConstantVariable(isinstance(obj.value or (lambda: 0), c))
     raise Unsupported(f"isinstance of a {type(obj).__name__}")
@@ -829,8 +909,9 @@ def _range(self, *args):
 
 def _enumerate(self, it, start=ConstantVariable(0)):
     s = self.specialize(start)
-    return ListIteratorVariable([TupleVariable([ConstantVariable(i + s), x])
-                                 for i, x in enumerate(self.iterate(it))])
+    return ListIteratorVariable(
+        [TupleVariable([ConstantVariable(i + s), x]) for i, x in enumerate(self.iterate(it))]
+    )
 
 
 def _zip(self, *its, strict=None):
@@ -896,6 +977,7 @@ def _scalar(kind):
         if isinstance(v, TensorVariable):
             raise Unsupported(f"data dependent: {kind.__name__}() of a tensor needs its value")
         return _wrap_value(kind(self.specialize(v), *[self.specialize(r) for r in rest]))
+
     return conv
 
 
@@ -906,6 +988,7 @@ def _minmax(kind):
         if any(isinstance(a, TensorVariable) for a in args):
             raise Unsupported(f"{kind.__name__}() over tensors compares their values")
         return _wrap_value(kind([self.specialize(a) for a in args]))
+
     return fn
 
 
@@ -919,6 +1002,7 @@ def _sum(self, it, start=ConstantVariable(0)):
 def _allany(kind):
     def fn(self, it):
         return ConstantVariable(kind(self.truth(x) for x in self.iterate(it)))
+
     return fn
 
 
@@ -948,25 +1032,72 @@ def _reversed(self, v):
 
 def _sorted(self, v, **kw):
     vals = [self.specialize(x) for x in self.iterate(v)]
-    return ListVariable([_wrap_value(x) for x in sorted(vals, **{k: self.specialize(x) for k, x in kw.items()})])
+    return ListVariable(
+        [_wrap_value(x) for x in sorted(vals, **{k: self.specialize(x) for k, x in kw.items()})]
+    )
 
 
 def _slice(self, *args):
-    args = list(args) + [ConstantVariable(None)] * (3 - len(args)) if len(args) > 1 else \
-        [ConstantVariable(None), args[0], ConstantVariable(None)]
+    args = (
+        list(args) + [ConstantVariable(None)] * (3 - len(args))
+        if len(args) > 1
+        else [ConstantVariable(None), args[0], ConstantVariable(None)]
+    )
     return SliceVariable(*args)
 
 
 _BUILTINS = {
-    len: builtins_len, isinstance: _isinstance, range: _range, enumerate: _enumerate, zip: _zip, list: _list,
-    tuple: _tuple, dict: _dict, iter: _iter, next: _next, getattr: _getattr, hasattr: _hasattr,
-    int: _scalar(int), float: _scalar(float), bool: _scalar(bool), str: _scalar(str),
-    min: _minmax(min), max: _minmax(max), sum: _sum, all: _allany(all), any: _allany(any), abs: _abs,
-    type: _type, callable: _callable, reversed: _reversed, sorted: _sorted, slice: _slice,
+    len: builtins_len,
+    isinstance: _isinstance,
+    range: _range,
+    enumerate: _enumerate,
+    zip: _zip,
+    list: _list,
+    tuple: _tuple,
+    dict: _dict,
+    iter: _iter,
+    next: _next,
+    getattr: _getattr,
+    hasattr: _hasattr,
+    int: _scalar(int),
+    float: _scalar(float),
+    bool: _scalar(bool),
+    str: _scalar(str),
+    min: _minmax(min),
+    max: _minmax(max),
+    sum: _sum,
+    all: _allany(all),
+    any: _allany(any),
+    abs: _abs,
+    type: _type,
+    callable: _callable,
+    reversed: _reversed,
+    sorted: _sorted,
+    slice: _slice,
 }
 _PURE_BUILTINS = {round, divmod, pow, hash, chr, ord, repr, format, issubclass}
-_OPERATOR_FNS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
-                 operator.pow, operator.matmul, operator.neg, operator.pos, operator.getitem, operator.and_,
-                 operator.or_, operator.xor, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
-                 operator.ge, operator.invert, operator.abs}
+_OPERATOR_FNS = {
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.floordiv,
+    operator.mod,
+    operator.pow,
+    operator.matmul,
+    operator.neg,
+    operator.pos,
+    operator.getitem,
+    operator.and_,
+    operator.or_,
+    operator.xor,
+    operator.lt,
+    operator.le,
+    operator.eq,
+    operator.ne,
+    operator.gt,
+    operator.ge,
+    operator.invert,
+    operator.abs,
+}
 del math, NULL, _set_grad_enabled

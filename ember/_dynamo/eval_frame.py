@@ -107,8 +107,9 @@ class _LazyLocals(dict):
 class Entry:
     """One compiled piece of a frame: guards, graph, the code that rebuilds the state, what runs next."""
 
-    def __init__(self, guard, graph_fn, read_inputs, rebuild, kind, break_index, kw_names, keep, reason,
-                 gm=None):
+    def __init__(
+        self, guard, graph_fn, read_inputs, rebuild, kind, break_index, kw_names, keep, reason, gm=None
+    ):
         self.guard, self.graph_fn, self.read_inputs, self.rebuild = guard, graph_fn, read_inputs, rebuild
         self.kind, self.break_index, self.kw_names, self.keep = kind, break_index, kw_names, keep
         self.reason, self.gm = reason, gm
@@ -152,14 +153,19 @@ class CompileContext:
 
 # -- running -------------------------------------------------------------------------------------------------
 
+
 def bind_frame(fn, args, kwargs):
     """The frame's locals for a call (CPython's argument binding), and its closure cells."""
     code = fn.__code__
     n = code.co_argcount
     if not kwargs and len(args) == n and not code.co_kwonlyargcount and not (code.co_flags & 0x0C):
         L = dict(zip(code.co_varnames, args))
-    elif not code.co_kwonlyargcount and len(args) >= n and code.co_flags & 0x04 and (
-            not kwargs or code.co_flags & 0x08):
+    elif (
+        not code.co_kwonlyargcount
+        and len(args) >= n
+        and code.co_flags & 0x04
+        and (not kwargs or code.co_flags & 0x08)
+    ):
         L = dict(zip(code.co_varnames, args[:n]))
         L[code.co_varnames[n]] = tuple(args[n:])
         if code.co_flags & 0x08:
@@ -171,7 +177,7 @@ def bind_frame(fn, args, kwargs):
         ba.apply_defaults()
         L = dict(ba.arguments)
     if len(L) < n and fn.__defaults__:
-        for name, d in zip(code.co_varnames[n - len(fn.__defaults__):n], fn.__defaults__):
+        for name, d in zip(code.co_varnames[n - len(fn.__defaults__) : n], fn.__defaults__):
             L.setdefault(name, d)
     C = {}
     if code.co_freevars:
@@ -234,13 +240,21 @@ def lookup(ctx, fn, code, offset, st):
                 return e
         except Exception:  # (a local the entry reads is not bound in this call)
             pass
-    limit = ctx.recompile_limit if ctx.recompile_limit is not None else min(config.recompile_limit,
-                                                                             config.cache_size_limit)
+    limit = (
+        ctx.recompile_limit
+        if ctx.recompile_limit is not None
+        else min(config.recompile_limit, config.cache_size_limit)
+    )
     if entries:
         reason = entries[-1].guard_source.first_failure(st.L, st.S, st.C, fn)
-        _logging.trace("recompiles", lambda: f"Recompiling function {code.co_name} in {code.co_filename}:"
-                       f"{code.co_firstlineno}\n    triggered by the following guard failure(s):\n"
-                       f"    - {len(entries) - 1}/{len(entries) - 1}: {reason}")
+        _logging.trace(
+            "recompiles",
+            lambda: (
+                f"Recompiling function {code.co_name} in {code.co_filename}:"
+                f"{code.co_firstlineno}\n    triggered by the following guard failure(s):\n"
+                f"    - {len(entries) - 1}/{len(entries) - 1}: {reason}"
+            ),
+        )
         if config.error_on_recompile:
             from .exc import RecompileError
 
@@ -249,23 +263,31 @@ def lookup(ctx, fn, code, offset, st):
             if ctx.fullgraph:
                 from .exc import FailOnRecompileLimitHit
 
-                raise FailOnRecompileLimitHit(f"recompile_limit reached with fullgraph=True. Excessive "
-                                              f"recompilations can degrade performance due to the compilation "
-                                              f"overhead of each recompilation. Last reason: {reason}")
+                raise FailOnRecompileLimitHit(
+                    f"recompile_limit reached with fullgraph=True. Excessive "
+                    f"recompilations can degrade performance due to the compilation "
+                    f"overhead of each recompilation. Last reason: {reason}"
+                )
             key = (code, offset)
             if key not in ctx.warned:
                 ctx.warned.add(key)
-                log.warning("torch._dynamo hit config.%s (%s)\n   function: %s\n   last reason: %s\n"
-                            'To log all recompilation reasons, use TORCH_LOGS="recompiles".\n'
-                            "To diagnose recompilation issues, see %s", "recompile_limit", limit,
-                            f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})",
-                            f"0/{len(entries) - 1}: {reason}",
-                            "https://pytorch.org/docs/main/torch.compiler_troubleshooting.html")
+                log.warning(
+                    "torch._dynamo hit config.%s (%s)\n   function: %s\n   last reason: %s\n"
+                    'To log all recompilation reasons, use TORCH_LOGS="recompiles".\n'
+                    "To diagnose recompilation issues, see %s",
+                    "recompile_limit",
+                    limit,
+                    f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})",
+                    f"0/{len(entries) - 1}: {reason}",
+                    "https://pytorch.org/docs/main/torch.compiler_troubleshooting.html",
+                )
             return None
     if stance["stance"] == "fail_on_recompile":
-        raise RuntimeError("Detected recompile when torch.compile stance is 'fail_on_recompile'. "
-                           f"filename: '{code.co_filename}', function name: '{code.co_name}', "
-                           f"line number: {code.co_firstlineno}")
+        raise RuntimeError(
+            "Detected recompile when torch.compile stance is 'fail_on_recompile'. "
+            f"filename: '{code.co_filename}', function name: '{code.co_name}', "
+            f"line number: {code.co_firstlineno}"
+        )
     if stance["stance"] == "eager_on_recompile" and entries:
         return None
     entry = capture(ctx, fn, code, offset, st)
@@ -274,6 +296,7 @@ def lookup(ctx, fn, code, offset, st):
 
 
 # -- capture -------------------------------------------------------------------------------------------------
+
 
 def capture(ctx, fn, code, offset, st):
     """Capture the frame from `offset` with state `st`; see NOTE [ How capture reads a function ]."""
@@ -287,8 +310,11 @@ def capture(ctx, fn, code, offset, st):
 
     rng0 = ember.get_rng_state()  # ops run on fake values during capture must not advance the generator
     for _ in range(64):
-        out = OutputGraph(dynamic=ctx.dynamic, frame_state=ctx.frame_state.setdefault((code, offset), {}),
-                          code_name=code.co_name)
+        out = OutputGraph(
+            dynamic=ctx.dynamic,
+            frame_state=ctx.frame_state.setdefault((code, offset), {}),
+            code_name=code.co_name,
+        )
         try:
             frame0 = _top_frame(out, fn, code, st)
         except Exception:  # a value of the state capture cannot read (e.g. an object half built)
@@ -320,7 +346,8 @@ def capture(ctx, fn, code, offset, st):
     try:
         entry = _finish(ctx, fn, code, out, frame0, kind, value, reason)
     except Unsupported:
-        # the state at the break cannot be rebuilt: this instruction runs on real values, capture resumes after
+        # the state at the break cannot be rebuilt: this instruction runs on real values, and capture
+        # resumes after it
         return Entry(_always, None, None, None, "step", None, None, [], None)
     finally:
         grad_state.enabled = grad0
@@ -367,30 +394,46 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
         result = out.rebuild_expr(value, out_index, cells_made, fresh)
     else:
         # locals capture did not touch pass through as they are (whatever this call's frame holds)
-        loc = [f"{k!r}: {out.rebuild_expr(v, out_index, cells_made, fresh)}" for k, v in dict.items(L)
-               if type(v) is not _Lazy]
+        loc = [
+            f"{k!r}: {out.rebuild_expr(v, out_index, cells_made, fresh)}"
+            for k, v in dict.items(L)
+            if type(v) is not _Lazy
+        ]
         gone = [k for k in frame0.initial_locals if k not in L]
         stack = [out.rebuild_expr(v, out_index, cells_made, fresh) for v in frame0.stack]
         lines.append("R = dict(L)")
         lines += [f"del R[{k!r}]" for k in gone]
         result = "{**R, " + ", ".join(loc) + "}, [" + ", ".join(stack) + "]"
-    cell_lines = [f"C[{n!r}].cell_contents = {out.rebuild_expr(c.contents, out_index, cells_made, fresh)}"
-                  for n, c in dirty.items() if getattr(c, "real", None) is not None]
+    cell_lines = [
+        f"C[{n!r}].cell_contents = {out.rebuild_expr(c.contents, out_index, cells_made, fresh)}"
+        for n, c in dirty.items()
+        if getattr(c, "real", None) is not None
+    ]
     if kind == "break":  # cells made inside the region (MAKE_CELL) become real cells of the frame
-        cell_lines += [f"C[{n!r}] = {out._cell_expr(c, None, cells_made, fresh, out_index)}"
-                       for n, c in frame0.cells.items() if getattr(c, "real", None) is None]
+        cell_lines += [
+            f"C[{n!r}] = {out._cell_expr(c, None, cells_made, fresh, out_index)}"
+            for n, c in frame0.cells.items()
+            if getattr(c, "real", None) is None
+        ]
     for name, expr in fresh:
         lines.append(f"{name} = {out.k(types.CellType)}()")
         if expr is not None:
             lines.append(f"{name}.cell_contents = {expr}")
     lines += cell_lines
     lines += out.side_effect_lines(out_index, cells_made, fresh)
-    src = "def ___rebuild(O, L, S, C, F, K):\n" + "".join(f"    {ln}\n" for ln in lines) + f"    return {result}\n"
+    src = (
+        "def ___rebuild(O, L, S, C, F, K):\n"
+        + "".join(f"    {ln}\n" for ln in lines)
+        + f"    return {result}\n"
+    )
     g = {"K": out.keep}
     exec(compile(src, "<rebuild>", "exec"), g)
     rebuild = g["___rebuild"]
-    read_src = "def ___inputs(L, S, C, F):\n    return (" + "".join(f"{s}, " for _, s in out.inputs_used) + ")\n" \
-        if gm is not None else None
+    read_src = (
+        "def ___inputs(L, S, C, F):\n    return (" + "".join(f"{s}, " for _, s in out.inputs_used) + ")\n"
+        if gm is not None
+        else None
+    )
     read_inputs = None
     graph_fn = None
     if gm is not None:
@@ -401,8 +444,9 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
         graph_fn = _call_backend(ctx, gm, example_inputs)
     guard = out.guards.compile()
     break_index = frame0.ip if kind == "break" else None
-    entry = Entry(guard, graph_fn, read_inputs, rebuild, kind, break_index, frame0.kw_names, out.keep,
-                  reason, gm)
+    entry = Entry(
+        guard, graph_fn, read_inputs, rebuild, kind, break_index, frame0.kw_names, out.keep, reason, gm
+    )
     entry.guard_source = out.guards
     _report(ctx, code, out, gm, reason, kind, frame0)
     return entry
@@ -427,8 +471,10 @@ def _report(ctx, code, out, gm, reason, kind, frame0):
         _logging.debug_dump(gm, where)
     _logging.trace("guards", lambda: "GUARDS:\n" + "\n".join(f"  {e}" for e in out.guards.exprs))
     if kind == "break":
-        _logging.trace("graph_breaks", lambda: f"Graph break in user code at {reason.user_line}\n"
-                       f"Graph Break Reason: {reason.msg}")
+        _logging.trace(
+            "graph_breaks",
+            lambda: f"Graph break in user code at {reason.user_line}\nGraph Break Reason: {reason.msg}",
+        )
         for obs in _observers:
             obs.on_break(reason.msg, reason.user_line)
     for obs in _observers:
@@ -445,32 +491,43 @@ def _fullgraph_error(e):
         src = "\n    " + linecache.getline(file, lineno).strip()
     except Exception:
         pass
-    err = Unsupported(f"{e.msg}\n\nfrom user code:\n   {line}{src}\n\nSet TORCHDYNAMO_VERBOSE=1 for the "
-                      "internal stack trace (please do this especially if you're reporting a bug to PyTorch). "
-                      'For even more developer context, set TORCH_LOGS="+dynamo"\n')
+    err = Unsupported(
+        f"{e.msg}\n\nfrom user code:\n   {line}{src}\n\nSet TORCHDYNAMO_VERBOSE=1 for the "
+        "internal stack trace (please do this especially if you're reporting a bug to PyTorch). "
+        'For even more developer context, set TORCH_LOGS="+dynamo"\n'
+    )
     err.user_line = e.user_line
     return err
 
 
-# -- the break instruction, run on real values ----------------------------------------------------------------
+# -- the break instruction, run on real values ---------------------------------------------------------------
 
 # the opcodes `run_instruction` runs (a frame using any other is not captured), plus those only met on a
 # with block's exception path, which capture never takes
-CONCRETE_OPS = frozenset("""
+CONCRETE_OPS = (
+    frozenset(
+        """
 BEFORE_WITH SETUP_WITH BINARY_OP BINARY_SLICE BINARY_SUBSCR BUILD_CONST_KEY_MAP BUILD_LIST BUILD_MAP BUILD_SET
 BUILD_SLICE BUILD_STRING BUILD_TUPLE CALL CALL_FUNCTION CALL_FUNCTION_EX CALL_FUNCTION_KW CALL_INTRINSIC_1
 CALL_METHOD COMPARE_OP CONTAINS_OP COPY COPY_FREE_VARS DELETE_ATTR DELETE_FAST DELETE_SUBSCR DICT_MERGE
 DICT_UPDATE DUP_TOP DUP_TOP_TWO END_FOR EXTENDED_ARG FORMAT_VALUE FOR_ITER GET_ITER GET_LEN IMPORT_FROM
-IMPORT_NAME IS_OP JUMP JUMP_ABSOLUTE JUMP_BACKWARD JUMP_BACKWARD_NO_INTERRUPT JUMP_FORWARD JUMP_IF_FALSE_OR_POP
+IMPORT_NAME IS_OP JUMP JUMP_ABSOLUTE JUMP_BACKWARD JUMP_BACKWARD_NO_INTERRUPT JUMP_FORWARD
+JUMP_IF_FALSE_OR_POP
 JUMP_IF_TRUE_OR_POP KW_NAMES LIST_APPEND LIST_EXTEND LIST_TO_TUPLE LOAD_ASSERTION_ERROR LOAD_ATTR
 LOAD_CLASSDEREF LOAD_CLOSURE LOAD_CONST LOAD_DEREF LOAD_FAST LOAD_FAST_AND_CLEAR LOAD_FAST_CHECK LOAD_GLOBAL
 LOAD_METHOD MAKE_CELL MAKE_FUNCTION MAP_ADD NOP POP_BLOCK POP_TOP PRECALL PUSH_NULL RAISE_VARARGS RESUME
 RETURN_CONST RETURN_VALUE ROT_FOUR ROT_THREE ROT_TWO SETUP_LOOP SET_ADD SET_UPDATE STORE_ATTR STORE_DEREF
 STORE_FAST STORE_GLOBAL STORE_SLICE STORE_SUBSCR SWAP UNARY_INVERT UNARY_NEGATIVE UNARY_NOT UNARY_POSITIVE
 UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT
-""".split()) | {p + s for p in ("POP_JUMP_IF_", "POP_JUMP_FORWARD_IF_", "POP_JUMP_BACKWARD_IF_")
-                for s in ("TRUE", "FALSE", "NONE", "NOT_NONE")} | {
-    p + s for p in ("BINARY_", "INPLACE_") for s in _OLD_BINARY}
+""".split()
+    )
+    | {
+        p + s
+        for p in ("POP_JUMP_IF_", "POP_JUMP_FORWARD_IF_", "POP_JUMP_BACKWARD_IF_")
+        for s in ("TRUE", "FALSE", "NONE", "NOT_NONE")
+    }
+    | {p + s for p in ("BINARY_", "INPLACE_") for s in _OLD_BINARY}
+)
 
 
 class _Return:
@@ -522,9 +579,16 @@ def _is_module(f):
 def _has_hooks(m):
     from ..nn.modules import _hooks as H
 
-    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
-                or H._global_forward_hooks or H._global_forward_pre_hooks or H._global_backward_hooks
-                or H._global_backward_pre_hooks)
+    return bool(
+        m._forward_hooks
+        or m._forward_pre_hooks
+        or m._backward_hooks
+        or m._backward_pre_hooks
+        or H._global_forward_hooks
+        or H._global_forward_pre_hooks
+        or H._global_backward_hooks
+        or H._global_backward_pre_hooks
+    )
 
 
 def _user_function(f):
@@ -561,8 +625,8 @@ def run_instruction(ctx, fn, code, index, st):
             names, st.kw = st.kw or (), None
         args = pop(inst.arg) if inst.arg else []
         if names:
-            kw = dict(zip(names, args[len(args) - len(names):]))
-            args = args[:len(args) - len(names)]
+            kw = dict(zip(names, args[len(args) - len(names) :]))
+            args = args[: len(args) - len(names)]
         if op in ("CALL_FUNCTION", "CALL_FUNCTION_KW"):
             f = S.pop()
         else:
@@ -607,8 +671,9 @@ def run_instruction(ctx, fn, code, index, st):
         S.append(inst.argval)
     elif op in ("LOAD_FAST", "LOAD_FAST_CHECK"):
         if inst.argval not in L:
-            raise UnboundLocalError(f"cannot access local variable {inst.argval!r} where it is not associated "
-                                    "with a value")
+            raise UnboundLocalError(
+                f"cannot access local variable {inst.argval!r} where it is not associated with a value"
+            )
         S.append(L[inst.argval])
     elif op == "LOAD_FAST_AND_CLEAR":
         S.append(L.pop(inst.argval, NULL))
@@ -764,13 +829,18 @@ def run_instruction(ctx, fn, code, index, st):
     elif op == "UNPACK_SEQUENCE":
         items = list(S.pop())
         if len(items) != inst.arg:
-            raise ValueError(f"too many values to unpack (expected {inst.arg})" if len(items) > inst.arg
-                             else f"not enough values to unpack (expected {inst.arg}, got {len(items)})")
+            raise ValueError(
+                f"too many values to unpack (expected {inst.arg})"
+                if len(items) > inst.arg
+                else f"not enough values to unpack (expected {inst.arg}, got {len(items)})"
+            )
         S.extend(reversed(items))
     elif op == "UNPACK_EX":
         items = list(S.pop())
         before, after = inst.arg & 0xFF, inst.arg >> 8
-        S.extend(reversed(items[:before] + [items[before:len(items) - after]] + items[len(items) - after:]))
+        S.extend(
+            reversed(items[:before] + [items[before : len(items) - after]] + items[len(items) - after :])
+        )
     elif op == "CALL_INTRINSIC_1":
         v = S.pop()
         S.append(+v if inst.argrepr == "INTRINSIC_UNARY_POSITIVE" else tuple(v))

@@ -36,7 +36,9 @@ class ExplainOutput:
         out += "Ops per Graph:\n"
         for i, ops in enumerate(self.ops_per_graph):
             out += f"  Ops {i + 1}:\n" + "".join(f"    {op}\n" for op in ops)
-        out += "Out Guards:\n" + "".join(f"  Guard {i + 1}:\n    {g}\n" for i, g in enumerate(self.out_guards))
+        out += "Out Guards:\n" + "".join(
+            f"  Guard {i + 1}:\n    {g}\n" for i, g in enumerate(self.out_guards)
+        )
         return out
 
 
@@ -46,8 +48,9 @@ class _Observer:
 
     def on_graph(self, gm, example_inputs):
         self.graphs.append(gm)
-        self.ops.append([n.target for n in gm.graph.nodes if n.op in ("call_function", "call_method",
-                                                                        "call_module")])
+        self.ops.append(
+            [n.target for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")]
+        )
 
     def on_break(self, reason, user_line):
         self.breaks.append(BreakReason(reason, user_line))

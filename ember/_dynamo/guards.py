@@ -66,8 +66,11 @@ def autocast_state():
     return (bool(on), get_dtype("cpu") if (on and get_dtype is not None) else None)
 
 
-GUARD_GLOBALS = {"___check_tensor": check_tensor, "___grad_enabled": grad_enabled,
-                 "___autocast_state": autocast_state}
+GUARD_GLOBALS = {
+    "___check_tensor": check_tensor,
+    "___grad_enabled": grad_enabled,
+    "___autocast_state": autocast_state,
+}
 
 
 class GuardSet:

@@ -40,9 +40,22 @@ from .variables import (
     UserFunctionVariable,
 )
 
-_IMPURE_FUNCTIONS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,
-                     operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul, operator.iand,
-                     operator.ior, operator.ixor, operator.ilshift, operator.irshift}
+_IMPURE_FUNCTIONS = {
+    operator.setitem,
+    operator.iadd,
+    operator.isub,
+    operator.imul,
+    operator.itruediv,
+    operator.ifloordiv,
+    operator.imod,
+    operator.ipow,
+    operator.imatmul,
+    operator.iand,
+    operator.ior,
+    operator.ixor,
+    operator.ilshift,
+    operator.irshift,
+}
 _CONST_TYPES = (int, float, bool, str, bytes, type(None), complex, type(Ellipsis))
 
 
@@ -154,7 +167,8 @@ class OutputGraph:
 
     def mutate(self, container):
         """Note that a list/dict variable changed. One read from the frame (a source) is the user's object:
-        the change is replayed on it after the graph runs (Dynamo's side-effect replay); see `side_effects`."""
+        the change is replayed on it after the graph runs (Dynamo's side-effect replay); see
+        `side_effect_lines`."""
         if container.source is not None and container not in self.mutated:
             self.mutated.append(container)
         container.mutated = True
@@ -163,9 +177,13 @@ class OutputGraph:
     def side_effect_lines(self, out_index, cells_made, fresh):
         lines = []
         for c in self.mutated:
-            items = ", ".join(self.rebuild_expr(v, out_index, cells_made, fresh) for v in c.items) \
-                if isinstance(c, BaseListVariable) else \
-                ", ".join(f"{k!r}: {self.rebuild_expr(v, out_index, cells_made, fresh)}" for k, v in c.items.items())
+            items = (
+                ", ".join(self.rebuild_expr(v, out_index, cells_made, fresh) for v in c.items)
+                if isinstance(c, BaseListVariable)
+                else ", ".join(
+                    f"{k!r}: {self.rebuild_expr(v, out_index, cells_made, fresh)}" for k, v in c.items.items()
+                )
+            )
             if isinstance(c, BaseListVariable):
                 lines.append(f"{c.source}[:] = [{items}]")
             else:
@@ -227,8 +245,11 @@ class OutputGraph:
         if type(value) in (list, tuple) or isinstance(value, e.Size):
             g.add(f"type({source}) is {self.k(type(value))} and len({source}) == {len(value)}")
             items = [self.lift(v, f"{source}[{i}]") for i, v in enumerate(value)]
-            cls = SizeVariable if isinstance(value, e.Size) else (ListVariable if type(value) is list
-                                                                      else TupleVariable)
+            cls = (
+                SizeVariable
+                if isinstance(value, e.Size)
+                else (ListVariable if type(value) is list else TupleVariable)
+            )
             return cls(items, source)
         if type(value) is dict:
             keys = list(value)
@@ -246,8 +267,10 @@ class OutputGraph:
             g.add(f"{source} is {self.k(value)}")
             return UserFunctionVariable(value, source)
         if type(value) is ResumeIterator:
-            g.add(f"type({source}) is {self.k(ResumeIterator)} and {source}.index == {value.index} "
-                  f"and len({source}.items) == {len(value.items)}")
+            g.add(
+                f"type({source}) is {self.k(ResumeIterator)} and {source}.index == {value.index} "
+                f"and len({source}.items) == {len(value.items)}"
+            )
             items = [self.lift(v, f"{source}.items[{i}]") for i, v in enumerate(value.items)]
             return ListIteratorVariable(items, value.index)
         if type(value) is GradModeExit:
@@ -310,7 +333,10 @@ class OutputGraph:
         exargs, exkwargs = unwrap_examples(args), unwrap_examples(kwargs)
         dyn = _any_dynamic((args, kwargs))
         try:
-            with warnings.catch_warnings(), self.fake_mode:  # (the op warns when the graph runs, not at capture)
+            with (
+                warnings.catch_warnings(),
+                self.fake_mode,
+            ):  # (the op warns when the graph runs, not at capture)
                 warnings.simplefilter("ignore")
                 if kind == "call_method":
                     out = getattr(exargs[0], target)(*exargs[1:], **exkwargs)
@@ -325,13 +351,17 @@ class OutputGraph:
             from .._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 
             if isinstance(err, (NoData, DataDependentOutputException, DynamicOutputShapeException)):
-                raise Unsupported(f"data dependent operator: {name} needs the tensors' values "
-                                  "(its result's shape or value depends on data)") from None
+                raise Unsupported(
+                    f"data dependent operator: {name} needs the tensors' values "
+                    "(its result's shape or value depends on data)"
+                ) from None
             raise Unsupported(f"{name} raised {type(err).__name__} on the captured values: {err}") from None
         node = self.graph.create_node(kind, target, nargs, nkwargs)
         if kind == "call_method" and str(target).endswith("_") and not str(target).startswith("__"):
             node.meta["impure"] = True
-        if kind == "call_function" and (target in _IMPURE_FUNCTIONS or getattr(target, "_dynamo_impure", False)):
+        if kind == "call_function" and (
+            target in _IMPURE_FUNCTIONS or getattr(target, "_dynamo_impure", False)
+        ):
             node.meta["impure"] = True
         return self.wrap_result(node, out, dyn)
 
@@ -362,8 +392,12 @@ class OutputGraph:
                 self.graph.erase_node(node)
                 return const_like(out)
             if isinstance(out, e.Size):
-                return SizeVariable([self.wrap_result(self.graph.call_function(operator.getitem, (node, i)),
-                                                      s, dyn) for i, s in enumerate(out)])
+                return SizeVariable(
+                    [
+                        self.wrap_result(self.graph.call_function(operator.getitem, (node, i)), s, dyn)
+                        for i, s in enumerate(out)
+                    ]
+                )
             return SymNodeVariable(node, out)
         if isinstance(out, (e.dtype, e.device, str)):
             self.graph.erase_node(node)
@@ -414,7 +448,9 @@ class OutputGraph:
         if isinstance(v, SizeVariable):
             return f"{self.k(_ember().Size)}(({''.join(r(x) + ', ' for x in v.items)}))"
         if isinstance(v, BaseListVariable):
-            if v.source is not None and (v.kind is tuple or not getattr(v, "mutated", False) or v in self.mutated):
+            if v.source is not None and (
+                v.kind is tuple or not getattr(v, "mutated", False) or v in self.mutated
+            ):
                 return v.source
             body = "".join(r(x) + ", " for x in v.items)
             if getattr(v, "cls", None) is not None:
@@ -442,8 +478,10 @@ class OutputGraph:
                 return f"{self.k(types.MethodType)}({self.k(v.value)}, {r(v.self_var)})"
             cells = "(" + "".join(self._cell_expr(c, r, cells_made, fresh) + ", " for c in v.closure) + ")"
             defaults = r(TupleVariable(v.defaults)) if v.defaults else "None"
-            return (f"{self.k(types.FunctionType)}({self.k(v.code)}, {self.k(v.globals)}, "
-                    f"{v.code.co_name!r}, {defaults}, {cells})")
+            return (
+                f"{self.k(types.FunctionType)}({self.k(v.code)}, {self.k(v.globals)}, "
+                f"{v.code.co_name!r}, {defaults}, {cells})"
+            )
         if isinstance(v, GetAttrVariable):
             return f"getattr({r(v.obj)}, {v.name!r})"
         raise Unsupported(f"cannot rebuild a {type(v).__name__} at a graph break")

@@ -61,43 +61,148 @@ PY = sys.version_info[:2]
 MAX_STEPS = 200_000
 MAX_INLINE_DEPTH = 32
 
-_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-           "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-           "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
-           ">>": operator.rshift}
-_INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-            "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
-            "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift,
-            ">>": operator.irshift}
+_BINOPS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "@": operator.matmul,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+_INPLACE = {
+    "+": operator.iadd,
+    "-": operator.isub,
+    "*": operator.imul,
+    "/": operator.itruediv,
+    "//": operator.ifloordiv,
+    "%": operator.imod,
+    "**": operator.ipow,
+    "@": operator.imatmul,
+    "&": operator.iand,
+    "|": operator.ior,
+    "^": operator.ixor,
+    "<<": operator.ilshift,
+    ">>": operator.irshift,
+}
 _BINOPS.update({k + "=": v for k, v in _INPLACE.items()})
-_OLD_BINARY = {"ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "TRUE_DIVIDE": "/", "FLOOR_DIVIDE": "//",
-               "MODULO": "%", "POWER": "**", "MATRIX_MULTIPLY": "@", "AND": "&", "OR": "|", "XOR": "^",
-               "LSHIFT": "<<", "RSHIFT": ">>"}
-_COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
-            ">=": operator.ge}
-_SYM_OPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//",
-            operator.mod: "%", operator.truediv: "/", operator.pow: "**", operator.lt: "<", operator.le: "<=",
-            operator.eq: "==", operator.ne: "!=", operator.gt: ">", operator.ge: ">=", operator.neg: "-"}
+_OLD_BINARY = {
+    "ADD": "+",
+    "SUBTRACT": "-",
+    "MULTIPLY": "*",
+    "TRUE_DIVIDE": "/",
+    "FLOOR_DIVIDE": "//",
+    "MODULO": "%",
+    "POWER": "**",
+    "MATRIX_MULTIPLY": "@",
+    "AND": "&",
+    "OR": "|",
+    "XOR": "^",
+    "LSHIFT": "<<",
+    "RSHIFT": ">>",
+}
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_SYM_OPS = {
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mul: "*",
+    operator.floordiv: "//",
+    operator.mod: "%",
+    operator.truediv: "/",
+    operator.pow: "**",
+    operator.lt: "<",
+    operator.le: "<=",
+    operator.eq: "==",
+    operator.ne: "!=",
+    operator.gt: ">",
+    operator.ge: ">=",
+    operator.neg: "-",
+}
 
 # ember namespaces whose functions are ops that go into the graph as nodes
-_GRAPH_MODULE_PREFIXES = ("ember._ops", "ember.nn.functional", "ember.functional", "ember.linalg",
-                          "ember.special", "ember.fft", "ember._tensor", "ember._linalg", "ember.nn.init",
-                          "ember._lobpcg", "ember._lowrank", "ember.signal")
-_NOT_IN_GRAPH = {"manual_seed", "seed", "set_default_dtype", "set_printoptions", "save", "load",
-                 "use_deterministic_algorithms", "set_num_threads", "compile", "set_default_device",
-                 "set_rng_state", "get_rng_state", "initial_seed"}
+_GRAPH_MODULE_PREFIXES = (
+    "ember._ops",
+    "ember.nn.functional",
+    "ember.functional",
+    "ember.linalg",
+    "ember.special",
+    "ember.fft",
+    "ember._tensor",
+    "ember._linalg",
+    "ember.nn.init",
+    "ember._lobpcg",
+    "ember._lowrank",
+    "ember.signal",
+)
+_NOT_IN_GRAPH = {
+    "manual_seed",
+    "seed",
+    "set_default_dtype",
+    "set_printoptions",
+    "save",
+    "load",
+    "use_deterministic_algorithms",
+    "set_num_threads",
+    "compile",
+    "set_default_device",
+    "set_rng_state",
+    "get_rng_state",
+    "initial_seed",
+}
 # tensor methods that need the data (a graph break, as in torch with its default config)
-_DATA_METHODS = {"item": "Tensor.item", "tolist": "Tensor.tolist", "numpy": "Tensor.numpy",
-                 "__bool__": "Tensor.__bool__", "__int__": "Tensor.__int__", "__float__": "Tensor.__float__",
-                 "__index__": "Tensor.__index__", "data_ptr": "Tensor.data_ptr", "backward": "Tensor.backward",
-                 "register_hook": "Tensor.register_hook", "retain_grad": "Tensor.retain_grad",
-                 "untyped_storage": "Tensor.untyped_storage", "storage": "Tensor.storage",
-                 "requires_grad_": "Tensor.requires_grad_", "__repr__": "Tensor.__repr__",
-                 "__str__": "Tensor.__str__", "nonzero": "Tensor.nonzero", "unique": "Tensor.unique",
-                 "masked_select": "Tensor.masked_select", "share_memory_": "Tensor.share_memory_"}
-_TENSOR_CONST_ATTRS = {"dtype", "device", "layout", "ndim", "is_leaf", "requires_grad", "is_sparse",
-                       "is_quantized", "is_meta", "is_cuda", "is_cpu", "is_mps", "is_nested", "is_mkldnn",
-                       "is_complex_", "itemsize"}
+_DATA_METHODS = {
+    "item": "Tensor.item",
+    "tolist": "Tensor.tolist",
+    "numpy": "Tensor.numpy",
+    "__bool__": "Tensor.__bool__",
+    "__int__": "Tensor.__int__",
+    "__float__": "Tensor.__float__",
+    "__index__": "Tensor.__index__",
+    "data_ptr": "Tensor.data_ptr",
+    "backward": "Tensor.backward",
+    "register_hook": "Tensor.register_hook",
+    "retain_grad": "Tensor.retain_grad",
+    "untyped_storage": "Tensor.untyped_storage",
+    "storage": "Tensor.storage",
+    "requires_grad_": "Tensor.requires_grad_",
+    "__repr__": "Tensor.__repr__",
+    "__str__": "Tensor.__str__",
+    "nonzero": "Tensor.nonzero",
+    "unique": "Tensor.unique",
+    "masked_select": "Tensor.masked_select",
+    "share_memory_": "Tensor.share_memory_",
+}
+_TENSOR_CONST_ATTRS = {
+    "dtype",
+    "device",
+    "layout",
+    "ndim",
+    "is_leaf",
+    "requires_grad",
+    "is_sparse",
+    "is_quantized",
+    "is_meta",
+    "is_cuda",
+    "is_cpu",
+    "is_mps",
+    "is_nested",
+    "is_mkldnn",
+    "is_complex_",
+    "itemsize",
+}
 
 
 def _ember():
@@ -141,8 +246,11 @@ def _frame_reason(code):
 
     if not names <= CONCRETE_OPS:
         return f"bytecode {sorted(names - CONCRETE_OPS)[0]} is not supported"
-    if "SETUP_FINALLY" in names or "CHECK_EXC_MATCH" in names or (
-            "PUSH_EXC_INFO" in names and "WITH_EXCEPT_START" not in names):
+    if (
+        "SETUP_FINALLY" in names
+        or "CHECK_EXC_MATCH" in names
+        or ("PUSH_EXC_INFO" in names and "WITH_EXCEPT_START" not in names)
+    ):
         return "try/except/finally blocks are not captured"
     return None
 
@@ -249,18 +357,24 @@ class InstructionTranslator:
     # -- specialization and truth -----------------------------------------------------------------------
 
     def specialize(self, v):
-        """The Python value of a variable Python code needs as a value; guards it (see NOTE [ Dynamic shapes ])."""
+        """The Python value of a variable Python code needs as a value, guarded.
+
+        See NOTE [ Dynamic shapes ] in output_graph.py.
+        """
         if isinstance(v, ConstantVariable):
             return v.value
         if isinstance(v, SymNodeVariable):
             if v.expr is None:
-                raise Unsupported("a dynamic size of an intermediate tensor is used as a Python value "
-                                  "(specialization needs a guard capture cannot express)")
+                raise Unsupported(
+                    "a dynamic size of an intermediate tensor is used as a Python value "
+                    "(specialization needs a guard capture cannot express)"
+                )
             self.out.guards.add(f"({v.expr}) == {v.value!r}")
             return v.value
         if isinstance(v, TensorVariable):
-            raise Unsupported("data dependent: a tensor's value is used as a Python value "
-                              "(generic_jump / Tensor.__bool__)")
+            raise Unsupported(
+                "data dependent: a tensor's value is used as a Python value (generic_jump / Tensor.__bool__)"
+            )
         if isinstance(v, (ObjectVariable, NNModuleVariable)):
             return v.value
         if isinstance(v, BaseListVariable):
@@ -421,8 +535,10 @@ class InstructionTranslator:
 
     def STORE_ATTR(self, f, inst):
         obj, _ = f.pop(), f.pop()
-        raise Unsupported(f"a store to attribute {inst.argval!r} of a {type(obj).__name__} "
-                          "(a side effect capture does not replay)")
+        raise Unsupported(
+            f"a store to attribute {inst.argval!r} of a {type(obj).__name__} "
+            "(a side effect capture does not replay)"
+        )
 
     def DELETE_ATTR(self, f, inst):
         raise Unsupported("del of an attribute")
@@ -495,9 +611,11 @@ class InstructionTranslator:
             items = self.iterate(b)
             res = False
             for x in items:
-                if self.is_same(a, x) or (not isinstance(x, TensorVariable)
-                                          and not isinstance(a, TensorVariable)
-                                          and self.specialize(x) == self.specialize(a)):
+                if self.is_same(a, x) or (
+                    not isinstance(x, TensorVariable)
+                    and not isinstance(a, TensorVariable)
+                    and self.specialize(x) == self.specialize(a)
+                ):
                     res = True
                     break
         elif isinstance(b, ConstantVariable) or isinstance(b, ObjectVariable):
@@ -620,8 +738,8 @@ class InstructionTranslator:
         before, after = inst.arg & 0xFF, inst.arg >> 8
         if len(items) < before + after:
             raise Unsupported("not enough values to unpack")
-        mid = ListVariable(items[before:len(items) - after])
-        out = items[:before] + [mid] + items[len(items) - after:]
+        mid = ListVariable(items[before : len(items) - after])
+        out = items[:before] + [mid] + items[len(items) - after :]
         f.stack.extend(reversed(out))
 
     # -- control flow -----------------------------------------------------------------------------------
@@ -703,7 +821,9 @@ class InstructionTranslator:
         ctx = f.pop()
         if not isinstance(ctx, GradModeVariable):
             raise Unsupported(f"a context manager capture does not model ({_describe(ctx)})")
-        if ctx.initial is None:  # no_grad()/enable_grad(): enters now; set_grad_enabled(b) entered at its call
+        if (
+            ctx.initial is None
+        ):  # no_grad()/enable_grad(): enters now; set_grad_enabled(b) entered at its call
             ctx.initial = self.out._grad()
             self.set_grad(ctx.target)
         f.push(ContextExitVariable(ctx))
@@ -731,8 +851,14 @@ class InstructionTranslator:
             f.pop()
         kwdefaults = f.pop() if flags & 0x02 else None
         defaults = f.pop().items if flags & 0x01 else None
-        fn = UserFunctionVariable(None, code=code, globals_=f.f_globals, defaults=defaults,
-                                  kwdefaults=kwdefaults, closure=closure or [])
+        fn = UserFunctionVariable(
+            None,
+            code=code,
+            globals_=f.f_globals,
+            defaults=defaults,
+            kwdefaults=kwdefaults,
+            closure=closure or [],
+        )
         fn.globals_src = f.globals_src
         f.push(fn)
 
@@ -751,8 +877,8 @@ class InstructionTranslator:
         if f.kw_names:
             names = f.kw_names
             f.kw_names = None
-            kw = dict(zip(names, args[len(args) - len(names):]))
-            args = args[:len(args) - len(names)]
+            kw = dict(zip(names, args[len(args) - len(names) :]))
+            args = args[: len(args) - len(names)]
         f.push(self.call(fn, args, kw))
 
     if PY >= (3, 11):
@@ -772,8 +898,8 @@ class InstructionTranslator:
         names = self.specialize(f.pop())
         args = f.popn(inst.arg)
         fn = f.pop()
-        kw = dict(zip(names, args[len(args) - len(names):]))
-        f.push(self.call(fn, args[:len(args) - len(names)], kw))
+        kw = dict(zip(names, args[len(args) - len(names) :]))
+        f.push(self.call(fn, args[: len(args) - len(names)], kw))
 
     def CALL_FUNCTION_EX(self, f, inst):
         kw = f.pop() if inst.arg & 1 else DictVariable({})
@@ -804,14 +930,17 @@ class InstructionTranslator:
 
 def _is_library_callable(value):
     mod = getattr(value, "__module__", None) or ""
-    return (isinstance(value, (types.BuiltinFunctionType, types.FunctionType, type))
-            and (mod.startswith("ember") or mod in ("builtins", "math", "_operator", "operator")))
+    return isinstance(value, (types.BuiltinFunctionType, types.FunctionType, type)) and (
+        mod.startswith("ember") or mod in ("builtins", "math", "_operator", "operator")
+    )
 
 
 def _static_var(value, out):
     if isinstance(value, (int, float, bool, str, type(None))):
         return ConstantVariable(value)
-    if isinstance(value, types.FunctionType) and not (getattr(value, "__module__", "") or "").startswith("ember"):
+    if isinstance(value, types.FunctionType) and not (getattr(value, "__module__", "") or "").startswith(
+        "ember"
+    ):
         return UserFunctionVariable(value, out.k(value))
     return ObjectVariable(value)
 
@@ -822,5 +951,13 @@ def _describe(v):
     return type(v).__name__
 
 
-__all__ = ["InstructionTranslator", "Frame", "Unsupported", "VariableTracker", "config", "math",
-           "const_like", "CellVariable"]
+__all__ = [
+    "InstructionTranslator",
+    "Frame",
+    "Unsupported",
+    "VariableTracker",
+    "config",
+    "math",
+    "const_like",
+    "CellVariable",
+]

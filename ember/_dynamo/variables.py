@@ -112,7 +112,8 @@ class RangeVariable(VariableTracker):
 
 
 class ListIteratorVariable(VariableTracker):
-    """An iterator over known items (a list, tuple, range, dict keys, zip, enumerate), advanced symbolically."""
+    """An iterator over known items (a list, tuple, range, dict keys, zip, enumerate), advanced
+    symbolically."""
 
     def __init__(self, items, index=0):
         self.items, self.index = list(items), index
@@ -132,8 +133,18 @@ class NNModuleVariable(VariableTracker):
 class UserFunctionVariable(VariableTracker):
     """A Python function capture inlines; `closure` holds variables for cells made inside the region."""
 
-    def __init__(self, fn, source=None, *, code=None, globals_=None, defaults=None, kwdefaults=None,
-                 closure=None, self_var=None):
+    def __init__(
+        self,
+        fn,
+        source=None,
+        *,
+        code=None,
+        globals_=None,
+        defaults=None,
+        kwdefaults=None,
+        closure=None,
+        self_var=None,
+    ):
         self.value, self.source = fn, source
         self.code = code if code is not None else fn.__code__
         self.globals = globals_ if globals_ is not None else fn.__globals__

@@ -14,8 +14,21 @@ import time
 
 __all__ = ["set_logs", "trace", "debug_dump", "enabled"]
 
-ARTIFACTS = ("graph_code", "graph", "guards", "recompiles", "graph_breaks", "aot_graphs", "aot_joint_graph",
-             "bytecode", "output_code", "dynamic", "graph_sizes", "recompiles_verbose", "trace_source")
+ARTIFACTS = (
+    "graph_code",
+    "graph",
+    "guards",
+    "recompiles",
+    "graph_breaks",
+    "aot_graphs",
+    "aot_joint_graph",
+    "bytecode",
+    "output_code",
+    "dynamic",
+    "graph_sizes",
+    "recompiles_verbose",
+    "trace_source",
+)
 _on = set()
 _read_env = [False]
 _handler = [None]
@@ -104,7 +117,9 @@ def debug_dump(gm, where):
     if _debug_dir[0] is None:
         root = os.environ.get("TORCH_COMPILE_DEBUG_DIR", os.getcwd())
         stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
-        _debug_dir[0] = os.path.join(root, "torch_compile_debug", f"run_{stamp}-pid_{os.getpid()}", "torchdynamo")
+        _debug_dir[0] = os.path.join(
+            root, "torch_compile_debug", f"run_{stamp}-pid_{os.getpid()}", "torchdynamo"
+        )
         os.makedirs(_debug_dir[0], exist_ok=True)
     _graph_no[0] += 1
     path = os.path.join(_debug_dir[0], f"graph_{_graph_no[0]}.py")

@@ -7,9 +7,21 @@ from .._dynamo import disable as _dynamo_disable
 from .._dynamo import is_compiling as _is_compiling
 from .._dynamo import reset as _reset
 
-__all__ = ["compile", "reset", "allow_in_graph", "list_backends", "disable", "is_compiling",
-           "is_dynamo_compiling", "register_backend", "get_default_backend", "set_default_backend",
-           "is_exporting", "set_stance", "assume_constant_result"]
+__all__ = [
+    "compile",
+    "reset",
+    "allow_in_graph",
+    "list_backends",
+    "disable",
+    "is_compiling",
+    "is_dynamo_compiling",
+    "register_backend",
+    "get_default_backend",
+    "set_default_backend",
+    "is_exporting",
+    "set_stance",
+    "assume_constant_result",
+]
 
 
 def compile(*args, **kwargs):
@@ -102,4 +114,5 @@ class set_stance:
         def wrapper(*args, **kwargs):
             with set_stance(self.stance):
                 return fn(*args, **kwargs)
+
         return wrapper

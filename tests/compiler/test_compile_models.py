@@ -19,7 +19,9 @@ import models as BM  # noqa: E402
 
 
 def _example(name):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", os.path.join(ROOT, "examples", name, "main.py"))
+    spec = importlib.util.spec_from_file_location(
+        f"example_{name}", os.path.join(ROOT, "examples", name, "main.py")
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

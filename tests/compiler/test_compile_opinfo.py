@@ -27,6 +27,7 @@ def _compiled(op, sample):
         if lib is ember:
             body = ember.compile(body, backend="eager")
         return body(*inputs)
+
     return fn
 
 

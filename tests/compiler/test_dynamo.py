@@ -47,13 +47,15 @@ def _lib_args(lib, args):
     return [to_torch(a) if lib is torch else to_ember(a) for a in args]
 
 
-# -- graphs and breaks, as torch's explain counts them ----------------------------------------------------
+# -- graphs and breaks, as torch's explain counts them -------------------------------------------------------
+
 
 def _print_break(lib):
     def f(x):
         y = x + 1
         print("graph break")
         return y * 2
+
     return f
 
 
@@ -63,6 +65,7 @@ def _branch(lib):
         if y.sum() > 0:
             return y + 1
         return y - 1
+
     return f
 
 
@@ -70,6 +73,7 @@ def _item(lib):
     def f(x):
         a = x.sum().item()
         return x * a
+
     return f
 
 
@@ -81,6 +85,7 @@ def _loop_inline(lib):
         for i in range(3):
             x = g(x) + i
         return x
+
     return f
 
 
@@ -89,6 +94,7 @@ def _no_grad_block(lib):
         with lib.no_grad():
             y = x * 2
         return y + x
+
     return f
 
 
@@ -100,6 +106,7 @@ def _break_in_callee(lib):
     def f(x):
         z = g(x + 1)
         return z - 1
+
     return f
 
 
@@ -110,6 +117,7 @@ def _disabled_call(lib):
 
     def f(x):
         return g(x.relu()).sum()
+
     return f
 
 
@@ -118,6 +126,7 @@ def _tolist(lib):
         n = x.shape[0]
         vals = x[0].tolist()
         return x * n + len(vals)
+
     return f
 
 
@@ -128,6 +137,7 @@ def _module_with_hooks(lib):
 
     def f(x):
         return m(x)
+
     return f
 
 
@@ -139,6 +149,7 @@ def _containers(lib):
             outs.append(v.sum(0) if k == "a" else v.mean(0))
         a, *rest = outs
         return lib.stack([a] + rest), {"n": len(outs)}
+
     return f
 
 
@@ -149,11 +160,23 @@ def _break_inside_no_grad(lib):
             print("graph break inside the block")
             z = y + 1
         return z * x, lib.is_grad_enabled()
+
     return f
 
 
-EXPLAIN_CASES = [_break_inside_no_grad, _print_break, _branch, _item, _loop_inline, _no_grad_block,
-                 _break_in_callee, _disabled_call, _tolist, _module_with_hooks, _containers]
+EXPLAIN_CASES = [
+    _break_inside_no_grad,
+    _print_break,
+    _branch,
+    _item,
+    _loop_inline,
+    _no_grad_block,
+    _break_in_callee,
+    _disabled_call,
+    _tolist,
+    _module_with_hooks,
+    _containers,
+]
 
 
 @pytest.mark.parametrize("make", EXPLAIN_CASES, ids=[m.__name__.strip("_") for m in EXPLAIN_CASES])
@@ -178,7 +201,8 @@ def test_break_reasons_name_the_user_line():
     assert ex.graphs[0].code and "add" in ex.graphs[0].code
 
 
-# -- recompiles on guard misses: counts as torch's, results never stale -------------------------------------
+# -- recompiles on guard misses: counts as torch's, results never stale --------------------------------------
+
 
 def _counting(lib, make, calls, **kw):
     n = [0]
@@ -186,6 +210,7 @@ def _counting(lib, make, calls, **kw):
     def backend(gm, example_inputs):
         n[0] += 1
         return gm.forward
+
     lib._dynamo.reset()
     f = lib.compile(make(lib), backend=backend, **kw)
     outs = [f(*c(lib)) for c in calls]
@@ -207,12 +232,14 @@ def _mk_mul_n(lib):
 def _mk_grad_mode(lib):
     def f(x):
         return x * 3
+
     return f
 
 
 def _mk_global(lib):
     def f(x):
         return x * GLOBAL_SCALE
+
     return f
 
 
@@ -223,6 +250,7 @@ def _mk_training(lib):
     def f(x, train):
         m.train(train)
         return m(x)
+
     return f
 
 
@@ -235,6 +263,7 @@ def _mk_closure(lib):
     def call(x, s):
         scale[0] = s
         return f(x)
+
     f.set = call
     return f
 
@@ -262,11 +291,13 @@ RECOMPILE_CASES = {
 def _calls(shapes):
     out = []
     for s in shapes:
+
         def c(lib, s=s):
             a = _arr(*s[:2], dtype=np.float64 if "f64" in s else np.float32)
             if "T" in s:
                 a = a.T
             return (_t(lib, a, "rg" in s),)
+
         out.append(c)
     return out
 
@@ -284,6 +315,7 @@ def test_recompiles_match_torch(case):
 def test_python_values_guarded_no_stale_results():
     """int/float arguments, grad mode, module.training, globals and closure cells all decide what is captured:
     changing any gives the new result (never the old graph's), with as many compiles as torch."""
+
     def scenarios(lib):
         x = lambda: _t(lib, X)  # noqa: E731
         mk = _mk_mul_n(lib)
@@ -300,6 +332,7 @@ def test_python_values_guarded_no_stale_results():
             def backend(gm, ex, n=n):
                 n[0] += 1
                 return gm.forward
+
             cf = lib.compile(f, backend=backend)
             outs = [cf(*c()).detach().numpy().copy() for c in calls]
             results[(lib.__name__, name)] = (n[0], outs)
@@ -343,6 +376,7 @@ def test_mark_dynamic_avoids_recompiles():
         def backend(gm, ex):
             n[0] += 1
             return gm.forward
+
         lib._dynamo.reset()
         f = lib.compile(lambda x: (x.view(x.size(0), -1) * 2).sum(1), backend=backend)
         outs = []
@@ -351,6 +385,7 @@ def test_mark_dynamic_avoids_recompiles():
             lib._dynamo.mark_dynamic(t, 0)
             outs.append(f(t))
         return n[0], outs
+
     n_e, o_e = run(ember)
     n_t, o_t = run(torch)
     assert n_e == n_t == 1
@@ -372,7 +407,8 @@ def test_recompile_limit_warns_and_runs_eagerly():
     assert sum(m.startswith("torch._dynamo hit config.recompile_limit (2)") for m in msgs) == 1
 
 
-# -- fullgraph ------------------------------------------------------------------------------------------------
+# -- fullgraph -----------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("make", [_print_break, _branch, _tolist], ids=["print", "branch", "tolist"])
 def test_fullgraph_break_is_an_error_naming_the_line(make):
@@ -390,7 +426,8 @@ def test_fullgraph_break_is_an_error_naming_the_line(make):
     assert lines["ember"] == lines["torch"]
 
 
-# -- models, gradients, side effects --------------------------------------------------------------------------
+# -- models, gradients, side effects -------------------------------------------------------------------------
+
 
 def test_forward_and_gradients_through_graph_breaks():
     def make(lib):
@@ -403,12 +440,15 @@ def test_forward_and_gradients_through_graph_breaks():
                 h = h.tanh()
             s = h.sum().item()
             return (h * 2 - s).pow(2).mean()
+
         return f
+
     w = rng.standard_normal(4)
 
     def body(lib, x, w):
         f = make(lib) if lib is torch else ember.compile(make(lib), backend="aot_eager")
         return f(x, w)
+
     check(body, X.astype(np.float64), w, grad=True)
 
 
@@ -420,7 +460,9 @@ def test_side_effects_replayed():
             print("break")  # the mutation before the break must be visible to the code after it
             acc.append(len(acc))
             return x + 1
+
         return f
+
     res = {}
     for lib in (torch, ember):
         acc, d = [], {}
@@ -434,7 +476,8 @@ def test_side_effects_replayed():
     np.testing.assert_allclose(de["k"].numpy(), dt["k"].numpy(), rtol=1e-5)
 
 
-# -- the API ---------------------------------------------------------------------------------------------------
+# -- the API -------------------------------------------------------------------------------------------------
+
 
 def test_compile_api_forms():
     seen = []
@@ -464,7 +507,8 @@ def test_compile_api_forms():
     assert ember.compile(m, disable=True) is m
     assert {"eager", "aot_eager"} <= set(ember._dynamo.list_backends(exclude_tags=()))
     assert set(ember._dynamo.list_backends()) == set(torch._dynamo.list_backends()) & set(
-        ember._dynamo.list_backends())
+        ember._dynamo.list_backends()
+    )
     ember._dynamo.register_backend(my_backend, name="ember_test_backend")
     assert ember.compile(lambda x: x + 3, backend="ember_test_backend")(x).tolist() == [[4.0] * 3] * 2
 
@@ -478,7 +522,9 @@ def test_is_compiling():
     def make(lib):
         def f(x):
             return x + (1 if lib.compiler.is_compiling() else 100)
+
         return f
+
     check(lambda lib, x: (lib.compile(make(lib), backend="eager")(x), make(lib)(x)), X)
     assert not ember.compiler.is_compiling() and not ember._dynamo.is_compiling()
 
@@ -495,9 +541,17 @@ def test_logging_and_debug_folder(tmp_path, monkeypatch):
             f(ember.ones(3))
         finally:
             ember._logging.set_logs(graph_code=False, guards=False, graph_breaks=False, recompiles=False)
+
     text = "\n".join(_capture_log(run))
-    for tag in ("[__graph_code]", "[__guards]", "[__graph_breaks]", "[__recompiles]", "TRACED GRAPH",
-                "___check_tensor(L['x']", "Graph break in user code"):
+    for tag in (
+        "[__graph_code]",
+        "[__guards]",
+        "[__graph_breaks]",
+        "[__recompiles]",
+        "TRACED GRAPH",
+        "___check_tensor(L['x']",
+        "Graph break in user code",
+    ):
         assert tag in text, tag
     dumped = list(tmp_path.glob("torch_compile_debug/run_*/torchdynamo/graph_*.py"))
     assert len(dumped) >= 2 and "def forward" in dumped[0].read_text()
@@ -506,8 +560,16 @@ def test_logging_and_debug_folder(tmp_path, monkeypatch):
 
 
 def test_config_knobs_exist_like_torch():
-    for name in ("suppress_errors", "cache_size_limit", "recompile_limit", "verbose", "capture_scalar_outputs",
-                 "automatic_dynamic_shapes", "assume_static_by_default", "error_on_recompile"):
+    for name in (
+        "suppress_errors",
+        "cache_size_limit",
+        "recompile_limit",
+        "verbose",
+        "capture_scalar_outputs",
+        "automatic_dynamic_shapes",
+        "assume_static_by_default",
+        "error_on_recompile",
+    ):
         assert hasattr(torch._dynamo.config, name) and hasattr(ember._dynamo.config, name), name
     assert ember._dynamo.config.recompile_limit == torch._dynamo.config.recompile_limit
     assert callable(ember.compiler.reset) and callable(ember.compiler.allow_in_graph)
@@ -530,8 +592,9 @@ def test_stances_and_constant_results():
     for lib in (torch, ember):
         g = lib.compile(lambda x: x + 1, backend="eager")
         with lib.compiler.set_stance("fail_on_recompile"):
-            with pytest.raises(RuntimeError, match="Detected recompile when torch.compile stance is "
-                                                   "'fail_on_recompile'"):
+            with pytest.raises(
+                RuntimeError, match="Detected recompile when torch.compile stance is 'fail_on_recompile'"
+            ):
                 g(lib.ones(2))
         assert g(lib.ones(2)).tolist() == [2.0, 2.0]
     assert ember.compiler.get_default_backend() == "aot_eager" and not ember.compiler.is_exporting()
@@ -541,9 +604,13 @@ def test_first_compile_turns_distribution_validation_off_like_torch():
     for lib in (torch, ember):
         lib.distributions.Distribution.set_default_validate_args(True)
         lib.compile(lambda x: x + 1, backend="eager")
-    assert_same_error(lambda lib: lib.distributions.Normal(lib.tensor(0.0), lib.tensor(-1.0)).scale
-                      if lib.distributions.Distribution._validate_args else (_ for _ in ()).throw(
-                          ValueError("validation off")))
+    assert_same_error(
+        lambda lib: (
+            lib.distributions.Normal(lib.tensor(0.0), lib.tensor(-1.0)).scale
+            if lib.distributions.Distribution._validate_args
+            else (_ for _ in ()).throw(ValueError("validation off"))
+        )
+    )
 
 
 def _relu_then(x):
@@ -572,6 +639,7 @@ def test_allow_in_graph_keeps_a_call_as_one_node():
     def backend(gm, example_inputs):
         seen.append([n.target for n in gm.graph.nodes if n.op == "call_function"])
         return gm.forward
+
     ember.compiler.allow_in_graph(helper)
     f = ember.compile(lambda x: helper(x) + 1, backend=backend)
     x = ember.ones(3)

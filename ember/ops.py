@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from ._dispatch import HIGHER_ORDER, dispatch, dispatch_higher_order, dispatch_inplace, registry
 
-__all__ = ["aten", "OpOverload", "OpOverloadPacket", "InplaceOpOverload", "overload_of", "inplace_overload_of"]
+__all__ = ["aten", "OpOverload", "OpOverloadPacket", "InplaceOpOverload", "overload_of",
+           "inplace_overload_of"]
 
 
 class OpOverload:
@@ -123,7 +124,8 @@ class OpOverloadPacket:
         qual = self._name if overload == "default" else f"{self._name}.{overload}"
         op = registry.get(qual)
         if op is None:
-            raise AttributeError(f"The underlying op of 'aten.{self._name}' has no overload name '{overload}'")
+            raise AttributeError(
+                f"The underlying op of 'aten.{self._name}' has no overload name '{overload}'")
         o = OpOverload(op)
         setattr(self, overload, o)
         return o
@@ -166,7 +168,8 @@ class _InplacePacket(OpOverloadPacket):
             raise AttributeError(overload)
         qual = self._name if overload == "default" else f"{self._name}.{overload}"
         if qual not in registry:
-            raise AttributeError(f"The underlying op of 'aten.{self._name}_' has no overload name '{overload}'")
+            raise AttributeError(
+                f"The underlying op of 'aten.{self._name}_' has no overload name '{overload}'")
         o = inplace_overload_of(registry[qual])
         setattr(self, overload, o)
         return o

@@ -66,7 +66,7 @@ def elu(a, alpha=1.0, scale=1.0, input_scale=1.0):
     return ember.where(a > 0, a * scale, ember.expm1(a * input_scale) * negcoef)
 
 
-# ---- softmax family -----------------------------------------------------------------------------------------
+# ---- softmax family -----------------------------------------------------------------------------
 @register_decomposition(aten.softmax)
 def softmax(a, dim):
     x_max = ember.amax(a, dim, keepdim=True)
@@ -120,7 +120,7 @@ def addmm(c, a, b, beta=1, alpha=1):
     return beta * c + out
 
 
-# ---- backward formulas ----------------------------------------------------------------------------------------
+# ---- backward formulas --------------------------------------------------------------------------
 @register_decomposition(aten.tanh_backward)
 def tanh_backward(g, out):
     return g * (1 - out * out)

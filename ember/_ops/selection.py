@@ -522,7 +522,7 @@ def _(gg, g, idx, shape):
     return dispatch(_take, (gg, idx)), None
 
 
-_put_zeros.meta_(lambda g, shape, idx: meta_array(shape, g._data.dtype))
+_put_zeros.meta_(lambda g, idx, shape: meta_array(shape, g._data.dtype))
 
 
 @method()

@@ -309,9 +309,7 @@ class FakeTensorMode(Mode):
                     continue
                 from ..ops import overload_of
 
-                shown = ", ".join(repr(x) if isinstance(x, FakeTensor) else
-                                  (f"tensor([...], size={tuple(x.shape)})" if isinstance(x, Tensor) else repr(x))
-                                  for x in tuple(inputs) + tuple(params))
+                shown = ", ".join(_shown(x) for x in tuple(inputs) + tuple(params))
                 raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate "
                                      "FakeTensorMode with 'allow_non_fake_inputs'. Found in "
                                      f"{overload_of(op)}({shown})")
@@ -345,8 +343,8 @@ class FakeTensorMode(Mode):
             self_.__dict__.pop("constant", None)  # written with values it cannot know: no constant any more
         inputs = self._convert_inputs(op, inputs, params)
         if not isinstance(self_, FakeTensor) and type(self_._data) is not MetaArray:
-            raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate FakeTensorMode "
-                                 "with 'allow_non_fake_inputs'.")
+            raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate "
+                                 "FakeTensorMode with 'allow_non_fake_inputs'.")
         return _dispatch._write(op, self_, inputs, params)
 
     def _constant_fakes(self, out):
@@ -369,6 +367,12 @@ class FakeTensorMode(Mode):
 
     def __enter__(self):
         return super().__enter__()
+
+
+def _shown(x) -> str:
+    if isinstance(x, Tensor) and not isinstance(x, FakeTensor):
+        return f"tensor([...], size={tuple(x.shape)})"
+    return repr(x)
 
 
 class unset_fake_temporarily:

@@ -9,6 +9,7 @@ graphs, fake tensors, AOT".
 
 from ._symbolic_trace import PH as PH
 from ._symbolic_trace import Tracer as Tracer
+from ._symbolic_trace import has_side_effect as has_side_effect
 from ._symbolic_trace import symbolic_trace as symbolic_trace
 from ._symbolic_trace import wrap as wrap
 from .graph import Graph as Graph
@@ -18,6 +19,7 @@ from .interpreter import Transformer as Transformer
 from .node import Node as Node
 from .node import map_arg as map_arg
 from .proxy import Proxy as Proxy
+from .subgraph_rewriter import replace_pattern as replace_pattern
 
-__all__ = ["Graph", "GraphModule", "Interpreter", "Transformer", "Node", "map_arg", "Proxy", "PH", "Tracer",
-           "symbolic_trace", "wrap"]
+__all__ = ["replace_pattern", "has_side_effect", "Graph", "GraphModule", "Interpreter", "Transformer", "Node",
+           "map_arg", "Proxy", "PH", "Tracer", "symbolic_trace", "wrap"]

@@ -27,7 +27,7 @@ from .graph_module import GraphModule
 from .node import Node, map_aggregate
 from .proxy import Proxy, TracerBase
 
-__all__ = ["Tracer", "symbolic_trace", "wrap", "PH"]
+__all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "has_side_effect"]
 
 
 def _assert(condition, message: str = "") -> None:
@@ -51,6 +51,12 @@ PH = _PH()
 
 # (globals dict, name) of each function `wrap` named: patched while any trace runs
 _wrapped: list[tuple[dict, str]] = []
+
+
+def has_side_effect(fn: Callable) -> Callable:
+    """Mark `fn` as having side effects: dead-code elimination keeps its call_function nodes."""
+    fn._is_impure = True
+    return fn
 
 
 def wrap(fn_or_name: str | Callable):
@@ -356,5 +362,6 @@ def symbolic_trace(root, concrete_args: dict | None = None) -> GraphModule:
     """
     tracer = Tracer()
     graph = tracer.trace(root, concrete_args)
-    name = type(root).__name__ if not isinstance(root, (types.FunctionType, types.MethodType)) else root.__name__
+    is_function = isinstance(root, (types.FunctionType, types.MethodType))
+    name = root.__name__ if is_function else type(root).__name__
     return GraphModule(tracer.root, graph, name)

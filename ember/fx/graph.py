@@ -105,7 +105,7 @@ def _namespaces(ember):
 
 
 def _qualified_name(fn) -> str:
-    """A target's printed name: `operator.add`, `builtins.getattr`, `ember.relu`, `ember.ops.aten.mul.Tensor`."""
+    """A target's printed name: `operator.add`, `builtins.getattr`, `ember.relu`, `ember.ops.aten.mul...`."""
     from ..ops import OpOverload
 
     if isinstance(fn, OpOverload):
@@ -154,7 +154,8 @@ class Graph:
         self._len += 1
         return n
 
-    def placeholder(self, name: str, type_expr: Any = None, default_value: Any = inspect.Signature.empty) -> Node:
+    def placeholder(self, name: str, type_expr: Any = None,
+                    default_value: Any = inspect.Signature.empty) -> Node:
         args = () if default_value is inspect.Signature.empty else (default_value,)
         return self.create_node("placeholder", name, args=args, type_expr=type_expr)
 
@@ -273,12 +274,13 @@ class Graph:
             for arg in node.all_input_nodes:
                 if arg not in seen:
                     if arg.graph is not self:
-                        raise RuntimeError(f"Argument '{arg}' of Node '{node}' does not belong to this Graph, "
-                                           "but was used as an argument! If you are copying nodes from another "
-                                           "graph, make sure to use ``arg_transform`` on node_copy() to remap "
-                                           "values")
-                    raise RuntimeError(f"Argument '{arg}' of Node '{node}' was used before it has been defined! "
-                                       "Please check that Nodes in the graph are topologically ordered")
+                        raise RuntimeError(
+                            f"Argument '{arg}' of Node '{node}' does not belong to this Graph, but was used "
+                            "as an argument! If you are copying nodes from another graph, make sure to use "
+                            "``arg_transform`` on node_copy() to remap values")
+                    raise RuntimeError(
+                        f"Argument '{arg}' of Node '{node}' was used before it has been defined! Please "
+                        "check that Nodes in the graph are topologically ordered")
                 if node not in arg.users:
                     raise RuntimeError(f"Node '{node}' uses '{arg}' but is not among its users")
             seen.add(node)
@@ -287,8 +289,9 @@ class Graph:
                 for i, atom in enumerate(node.target.split(".")):
                     if not hasattr(mod, atom):
                         seen_q = ".".join(node.target.split(".")[:i])
-                        raise RuntimeError(f"Node {node} target {node.target} references nonexistent attribute "
-                                           f"{atom} of {seen_q}")
+                        raise RuntimeError(
+                            f"Node {node} target {node.target} references nonexistent attribute {atom} of "
+                            f"{seen_q}")
                     mod = getattr(mod, atom)
         outputs = [n for n in nodes if n.op == "output"]
         if len(outputs) > 1 or (outputs and nodes[-1] is not outputs[0]):
@@ -373,7 +376,9 @@ class _CodeGen:
             return q.split(".", 1)[1] if mod == "builtins" else q
         if q.startswith("ember."):
             self.globals[_naming.prefix] = ember
-            return _naming.prefix + q[len("ember"):]
+            path = _naming.prefix + q[len("ember"):]
+            head, _, last = path.rpartition(".")
+            return f'getattr({head}, "{last}")' if keyword.iskeyword(last) else path  # (`random_.from`)
         name = self.ns.create_name(getattr(obj, "__name__", "fn"), obj)
         self.globals[name] = obj
         return name
@@ -476,7 +481,8 @@ class _CodeGen:
 
             self.globals[_naming_prefix()] = ember
             wraps = "\n".join(f'{_naming_prefix()}.fx._symbolic_trace.wrap("{w}")' for w in self.wrapped)
-        src = f"\n{wraps}\n\ndef forward({', '.join(params)}):\n" + "".join(f"    {s}\n" for s in body) + "    "
+        head = f"\n{wraps}\n\ndef forward({', '.join(params)}):\n"
+        src = head + "".join(f"    {s}\n" for s in body) + "    "
         return PythonCode(src, self.globals)
 
 

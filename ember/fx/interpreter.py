@@ -104,7 +104,7 @@ class Interpreter:
     def output(self, target, args: tuple, kwargs: dict) -> Any:
         return args[0]
 
-    # ---- helpers --------------------------------------------------------------------------------------------
+    # ---- helpers ------------------------------------------------------------------------------------
     def fetch_attr(self, target: str) -> Any:
         """`self.module.<target>` for a dotted path, with torch's error for a missing attribute."""
         obj = self.module
@@ -140,7 +140,8 @@ class Transformer(Interpreter):
     def placeholder(self, target: str, args: tuple, kwargs: dict):
         from .proxy import Proxy
 
-        n = self.new_graph.placeholder(target, default_value=args[0]) if args else self.new_graph.placeholder(target)
+        g = self.new_graph
+        n = g.placeholder(target, default_value=args[0]) if args else g.placeholder(target)
         return Proxy(n, self.tracer)
 
     def get_attr(self, target: str, args: tuple, kwargs: dict):

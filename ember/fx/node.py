@@ -178,7 +178,8 @@ class Node:
         """The node as `Graph.__str__` prints it: `%name : [num_users=N] = op[target=...](args = ...)`."""
         if self.op == "placeholder":
             default = "" if not self.args else f"(default={self.args[0]!r})"
-            return f"%{self.name} : [num_users={len(self.users)}] = placeholder[target={self.target}]{default}"
+            head = f"%{self.name} : [num_users={len(self.users)}]"
+            return f"{head} = placeholder[target={self.target}]{default}"
         if self.op == "output":
             return f"return {self.args[0]}"
         if self.op == "get_attr":

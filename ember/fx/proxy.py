@@ -36,10 +36,11 @@ class TracerBase:
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
 
     def iter(self, obj: Proxy):
-        raise TraceError("Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop "
-                         "or as a *args or **kwargs function argument. See the torch.fx docs on pytorch.org for a "
-                         "more detailed explanation of what types of control flow can be traced, and check out "
-                         "the Proxy docstring for help troubleshooting Proxy iteration errors")
+        raise TraceError(
+            "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a "
+            "*args or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed "
+            "explanation of what types of control flow can be traced, and check out the Proxy docstring for "
+            "help troubleshooting Proxy iteration errors")
 
     def keys(self, obj: Proxy):
         return Attribute(obj, "keys")()
@@ -76,8 +77,8 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def __len__(self):
-        raise RuntimeError("'len' is not supported in symbolic tracing by default. If you want this call to be "
-                           "recorded, please call torch.fx.wrap('len') at module scope")
+        raise RuntimeError("'len' is not supported in symbolic tracing by default. If you want this call to "
+                           "be recorded, please call torch.fx.wrap('len') at module scope")
 
     def keys(self):
         return self.tracer.keys(self)

@@ -180,6 +180,13 @@ def make_fx(f: Callable, decomposition_table: dict | None = None, tracing_mode: 
 
 
 def _trace(f, args, decomposition_table, tracing_mode) -> GraphModule:
+    return trace_recorded(f, args, decomposition_table, tracing_mode)[0]
+
+
+def trace_recorded(f, args, decomposition_table=None, tracing_mode="fake", names=None):
+    """`make_fx` that also returns the recorder (which node each tensor ended bound to: an input written in
+    place ends bound to the node of its last write) and the values `f` was traced on. `names`: one
+    placeholder name per argument (AOT autograd's `primals_1`, `tangents_1`)."""
     rec = _Recorder()
     fake_mode = None
     if tracing_mode == "fake":
@@ -187,6 +194,10 @@ def _trace(f, args, decomposition_table, tracing_mode) -> GraphModule:
 
         fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
         args = map_aggregate(args, lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) else a)
+    if names is not None:
+        for name, a in zip(names, args):
+            rec.bind(a, rec.graph.placeholder(name))
+        return _run_traced(f, args, rec, fake_mode, decomposition_table), rec, args
     names = _placeholder_names(f, len(args))
     for name, a in zip(names, args):
         flat = []
@@ -197,6 +208,10 @@ def _trace(f, args, decomposition_table, tracing_mode) -> GraphModule:
         else:  # a structure or a non-tensor: one placeholder per tensor leaf, the rest as constants
             for i, t in enumerate(flat):
                 rec.bind(t, rec.graph.placeholder(f"{name}_{i + 1}"))
+    return _run_traced(f, args, rec, fake_mode, decomposition_table), rec, args
+
+
+def _run_traced(f, args, rec, fake_mode, decomposition_table) -> GraphModule:
     mode = ProxyTorchDispatchMode(rec, decomposition_table)
     if fake_mode is not None:
         push_mode(fake_mode)

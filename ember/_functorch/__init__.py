@@ -1,0 +1,1 @@
+"""ember._functorch: AOT autograd (`aot_autograd`) and its partitioners (`partitioners`), as torch's."""

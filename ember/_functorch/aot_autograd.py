@@ -1,0 +1,345 @@
+"""AOT autograd: trace forward and backward ahead of time into one joint graph, split it, run it as one node.
+
+`aot_function(fn, fw_compiler, bw_compiler)` returns a function that, on its first call (per input
+metadata), does the four steps torch's AOTAutograd does:
+
+1. **Joint graph.** `joint(primals, tangents)` runs `fn(*primals)` and then `autograd.grad` of its outputs
+   with `tangents` as output gradients. Traced with `make_fx` on fake tensors, it records every forward op
+   and every op of ember's own derivative formulas: one graph `(primals, tangents) -> (outputs, grads)`.
+   With `decompositions`, composite ops are traced as the primitives they decompose into.
+2. **Functionalization.** An in-place op `x.add_(y)` is recorded as `aten.add_`; the graph keeps each
+   value's node, so it is rewritten as the out-of-place op (cast back to x's dtype where the write would
+   have cast), every later use already pointing at it. An *input* written in place (a buffer updated by
+   the function: batch norm's running statistics) is returned as an extra output, and the runtime
+   writes it back into the caller's tensor after each call (NOTE [ Input mutations ]).
+3. **Partition.** `partition_fn` (`min_cut_rematerialization_partition` by default, or
+   `default_partition`) splits the joint graph into a forward graph (outputs and saved values) and a
+   backward graph (saved values and tangents to gradients); `fw_compiler` / `bw_compiler` turn each into a
+   callable (the identity `nop` keeps the GraphModule: `aot_eager`).
+4. **One autograd node.** The compiled pair runs inside an `autograd.Function`: its forward runs the
+   forward graph and saves the saved values, its backward runs the backward graph. So a compiled call is
+   one node in the caller's autograd graph, and gradients equal eager ones.
+
+When no input requires grad (or grad mode is off), only the forward is traced and compiled
+(`inference_compiler`). `aot_module` / `aot_module_simplified` lift a module's parameters and buffers
+into primals, as torch's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._grad_state import state as _grad_state
+from .._tensor import Tensor
+from ..fx.experimental.proxy_tensor import trace_recorded
+from ..fx.graph_module import GraphModule
+from ..ops import InplaceOpOverload, aten, overload_of
+from .partitioners import default_partition, min_cut_rematerialization_partition
+
+__all__ = ["aot_function", "aot_module", "aot_module_simplified", "nop", "aot_eager",
+           "default_partition", "min_cut_rematerialization_partition"]
+
+
+def nop(fx_g: GraphModule, example_inputs) -> GraphModule:
+    """The identity compiler: the graph runs as its generated Python (`aot_eager`)."""
+    return fx_g
+
+
+# ---- functionalization ----------------------------------------------------------------------------------
+
+
+def functionalize(gm: GraphModule) -> GraphModule:
+    """Rewrite every in-place node as its out-of-place op (see step 2 of the module docstring)."""
+    g = gm.graph
+    for n in list(g.nodes):
+        if n.op == "call_function" and isinstance(n.target, InplaceOpOverload):
+            self_val = n.args[0].meta.get("val") if hasattr(n.args[0], "meta") else None
+            n.target = overload_of(n.target.op)
+            out_val = _out_of_place_val(n)
+            if self_val is not None and out_val is not None and out_val.dtype != self_val.dtype:
+                with g.inserting_after(n):
+                    cast = g.call_function(aten.to.default, (n,), {"dtype": self_val.dtype})
+                n.replace_all_uses_with(cast, delete_user_cb=lambda u: u is not cast)
+                cast.meta["val"] = self_val
+    gm.recompile()
+    return gm
+
+
+def _out_of_place_val(n):
+    """The value the out-of-place op gives, from its inputs' metadata (run on fakes: nothing computes)."""
+    from .._subclasses.fake_tensor import FakeTensorMode
+
+    vals = [a.meta.get("val") if hasattr(a, "meta") else a for a in n.args]
+    if any(isinstance(v, Tensor) and type(v).__name__ != "FakeTensor" for v in vals):
+        return None
+    mode = next((v.fake_mode for v in vals if type(v).__name__ == "FakeTensor"), None) or FakeTensorMode()
+    with mode:
+        try:
+            return n.target(*vals, **n.kwargs)
+        except Exception:  # noqa: BLE001 - no metadata to compare: keep the node as it is
+            return None
+
+
+# NOTE [ Input mutations ]
+# The joint function returns, after the outputs and gradients, each primal as the tracer last saw it: the
+# tracer binds a tensor written in place to the node of its last write, so that entry is the primal's
+# placeholder when nothing wrote it and the written value when something did. Entries that are still the
+# placeholder are dropped; the others become forward outputs, and the runtime copies each into the caller's
+# tensor after the call (under no_grad, as an optimizer-style update), so the caller sees the write.
+
+
+# ---- tracing the joint graph ------------------------------------------------------------------------------
+
+
+def _flat(x) -> list:
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _flat(v)]
+    return [x]
+
+
+def _differentiable(t) -> bool:
+    return isinstance(t, Tensor) and t.requires_grad and (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
+class _Compiled:
+    """What one trace produced: the compiled graphs and how to map their inputs and outputs."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compiler):
+    from .. import autograd
+
+    diff = [i for i, a in enumerate(args) if _differentiable(a)]
+    probe = {}
+
+    def joint(*flat):
+        primals, tangents = flat[:len(args)], flat[len(args):]
+        outs = fn(*primals)
+        flat_outs = _flat(outs)
+        grad_outs = [o for o in flat_outs if _differentiable(o)]
+        probe["outs"] = outs
+        probe["n_outs"] = len(flat_outs)
+        probe["diff_outs"] = [i for i, o in enumerate(flat_outs) if _differentiable(o)]
+        if "tangents" not in probe:
+            return tuple(flat_outs) + tuple(primals)
+        inputs = [primals[i] for i in diff]
+        grads = autograd.grad(grad_outs, inputs, grad_outputs=list(tangents), allow_unused=True) \
+            if grad_outs and inputs else [None] * len(inputs)
+        return tuple(flat_outs) + tuple(grads) + tuple(primals)
+
+    # a first trace, forward only, says which outputs are differentiable (so how many tangents there are)
+    _, _, fakes = trace_recorded(joint, list(args))
+    from .. import empty_strided
+
+    tangent_examples = [empty_strided(tuple(o.shape), o.stride(), dtype=o.dtype, device="meta")
+                        for o in _flat(probe["outs"]) if _differentiable(o)]
+    probe["tangents"] = True
+    names = [f"primals_{i + 1}" for i in range(len(args))] + \
+        [f"tangents_{i + 1}" for i in range(len(tangent_examples))]
+    gm, _, _ = trace_recorded(joint, list(args) + tangent_examples, decompositions, names=names)
+    n_outs, n_grads = probe["n_outs"], len(diff)
+    mutated = _drop_unmutated(gm, n_outs + n_grads, len(args))
+    functionalize(gm)
+    # the joint graph's outputs: forward outputs, mutated inputs' new values, then gradients
+    _reorder_outputs(gm, n_outs, n_grads, len(mutated))
+    fw, bw = partition_fn(gm, None, num_fwd_outputs=n_outs + len(mutated))
+    fw.graph.lint()
+    bw.graph.lint()
+    return _Compiled(fw=fw_compiler(fw, None), bw=bw_compiler(bw, None), fw_graph=fw, bw_graph=bw, joint=gm,
+                     diff=diff, n_outs=n_outs, mutated=mutated, diff_outs=probe["diff_outs"],
+                     num_saved=fw.meta_num_saved, structure=probe["outs"], n_args=len(args))
+
+
+def _drop_unmutated(gm, start: int, n_primals: int) -> list:
+    """Keep, among the trailing primal outputs, those written in place; return their argument indices."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    flat = list(out.args[0])
+    tail = flat[start:start + n_primals]
+    mutated = [i for i, v in enumerate(tail) if not (hasattr(v, "op") and v.op == "placeholder")]
+    out.args = (tuple(flat[:start] + [tail[i] for i in mutated]),)
+    gm.recompile()
+    return mutated
+
+
+def _reorder_outputs(gm, n_outs: int, n_grads: int, n_mut: int) -> None:
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    flat = list(out.args[0])
+    outs, grads, muts = flat[:n_outs], flat[n_outs:n_outs + n_grads], flat[n_outs + n_grads:]
+    out.args = (tuple(outs + muts + grads),)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+
+
+def _trace_inference(fn, args, decompositions, compiler):
+    probe = {}
+
+    def forward(*primals):
+        outs = fn(*primals)
+        probe["outs"] = outs
+        flat = _flat(outs)
+        probe["n_outs"] = len(flat)
+        return tuple(flat) + tuple(primals)
+
+    names = [f"arg{i}_1" for i in range(len(args))]
+    gm, _, _ = trace_recorded(forward, list(args), decompositions, names=names)
+    mutated = _drop_unmutated(gm, probe["n_outs"], len(args))
+    functionalize(gm)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    return _Compiled(fw=compiler(gm, None), fw_graph=gm, n_outs=probe["n_outs"], mutated=mutated,
+                     structure=probe["outs"])
+
+
+# ---- running the compiled graphs ---------------------------------------------------------------------------
+
+
+def _unflatten(structure, it):
+    if isinstance(structure, (tuple, list)):
+        items = [_unflatten(s, it) for s in structure]
+        return type(structure)(items) if not hasattr(structure, "_fields") else type(structure)(*items)
+    return next(it)
+
+
+def _write_back(args, mutated, values):
+    from .. import no_grad
+
+    with no_grad():
+        for i, v in zip(mutated, values):
+            args[i].copy_(v)
+
+
+def _make_function(c: _Compiled):
+    from .. import zeros
+    from ..autograd import Function
+
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx, *args):
+            res = c.fw(*args)
+            k = c.n_outs + len(c.mutated)
+            outs, saved = res[:k], res[k:]
+            ctx.save_for_backward(*[s for s in saved if isinstance(s, Tensor)])
+            ctx.others = [None if isinstance(s, Tensor) else s for s in saved]
+            ctx.out_meta = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) else None for o in outs]
+            non_diff = [o for i, o in enumerate(outs) if isinstance(o, Tensor) and i not in c.diff_outs]
+            if non_diff:
+                ctx.mark_non_differentiable(*non_diff)
+            return tuple(outs)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            it = iter(ctx.saved_tensors)
+            saved = [next(it) if o is None else o for o in ctx.others]
+            tangents = [g if g is not None else zeros(ctx.out_meta[i][0], dtype=ctx.out_meta[i][1])
+                        for i, g in enumerate(grads) if i in c.diff_outs]
+            grad_inputs = c.bw(*saved, *tangents)
+            full = [None] * c.n_args
+            for i, g in zip(c.diff, grad_inputs):
+                full[i] = g
+            return tuple(full)
+
+    return CompiledFunction
+
+
+class _AOTFunction:
+    """The function `aot_function` returns: traces and compiles per input metadata, then runs."""
+
+    def __init__(self, fn, fw_compiler, bw_compiler, partition_fn, decompositions, inference_compiler):
+        self.fn = fn
+        self.fw_compiler = fw_compiler
+        self.bw_compiler = bw_compiler or fw_compiler
+        self.inference_compiler = inference_compiler or fw_compiler
+        self.partition_fn = partition_fn
+        self.decompositions = decompositions
+        self.cache: dict = {}
+
+    def _key(self, args, training):
+        return training, tuple((tuple(a.shape), a.dtype, a.stride(), a.requires_grad) if isinstance(a, Tensor)
+                               else (type(a), a) for a in args)
+
+    def __call__(self, *args):
+        training = _grad_state.enabled and any(_differentiable(a) for a in args)
+        key = self._key(args, training)
+        c = self.cache.get(key)
+        if c is None:
+            if training:
+                c = _trace_joint(self.fn, args, self.decompositions, self.partition_fn, self.fw_compiler,
+                                 self.bw_compiler)
+                c.function = _make_function(c)
+            else:
+                c = _trace_inference(self.fn, args, self.decompositions, self.inference_compiler)
+            self.cache[key] = c
+        if training:
+            res = c.function.apply(*args)
+        else:
+            res = c.fw(*args)
+        outs, new_values = list(res[:c.n_outs]), res[c.n_outs:c.n_outs + len(c.mutated)]
+        _write_back(args, c.mutated, new_values)
+        return _unflatten(c.structure, iter(outs))
+
+
+def aot_function(fn: Callable, fw_compiler: Callable, bw_compiler: Callable | None = None,
+                 partition_fn: Callable = default_partition, decompositions: dict | None = None,
+                 num_params_buffers: int = 0, keep_inference_input_mutations: bool = False,
+                 inference_compiler: Callable | None = None, *, dynamic: bool = False,
+                 enable_log: bool = True) -> Callable:
+    """Trace `fn`'s forward and backward ahead of time and run them compiled (see the module docstring).
+
+    Args:
+        fn: tensors in, tensors (nested in tuples/lists) out.
+        fw_compiler, bw_compiler: `compiler(graph_module, example_inputs) -> callable` for each graph
+            (bw_compiler defaults to fw_compiler).
+        partition_fn: `default_partition` (save everything) or `min_cut_rematerialization_partition`.
+        decompositions: an `ember._decomp` table applied while tracing.
+        inference_compiler: the compiler of the forward-only graph traced when nothing needs gradients.
+    """
+    return _AOTFunction(fn, fw_compiler, bw_compiler, partition_fn, decompositions, inference_compiler)
+
+
+def _lifted(mod, names):
+    from ..nn.utils.stateless import _reparametrize
+
+    def fn(*flat):
+        params, args = flat[:len(names)], flat[len(names):]
+        with _reparametrize(mod, dict(zip(names, params))):
+            return mod(*args)
+    return fn
+
+
+def aot_module(mod, *args, **kwargs):
+    """`aot_function` of a Module: its parameters and buffers become the first primals at each call."""
+    names = [n for n, _ in mod.named_parameters()] + [n for n, _ in mod.named_buffers()]
+    compiled = aot_function(_lifted(mod, names), *args, num_params_buffers=len(names), **kwargs)
+
+    def forward(*inputs):
+        state = dict(mod.named_parameters())
+        state.update(mod.named_buffers())
+        return compiled(*[state[n] for n in names], *inputs)
+    return forward
+
+
+def aot_module_simplified(mod, example_inputs, fw_compiler: Callable, bw_compiler: Callable | None = None,
+                          partition_fn: Callable = min_cut_rematerialization_partition,
+                          decompositions: dict | None = None, keep_inference_input_mutations: bool = False,
+                          inference_compiler: Callable | None = None, cudagraphs=None) -> Callable:
+    """AOT autograd of a GraphModule (what a graph capture hands a backend): a callable taking the
+    graph's user inputs, its parameters and buffers lifted into primals (torch's signature)."""
+    names = [n for n, _ in mod.named_parameters()] + [n for n, _ in mod.named_buffers()]
+    compiled = aot_function(_lifted(mod, names), fw_compiler, bw_compiler, partition_fn, decompositions,
+                            len(names), keep_inference_input_mutations, inference_compiler)
+
+    def forward(*runtime_args):
+        state = dict(mod.named_parameters())
+        state.update(mod.named_buffers())
+        return compiled(*[state[n] for n in names], *runtime_args)
+    forward.zero_grad = getattr(mod, "zero_grad", None)
+    forward.named_parameters = getattr(mod, "named_parameters", None)
+    return forward
+
+
+def aot_eager(gm, example_inputs, **kwargs):
+    """The `aot_eager` backend: `aot_module_simplified` with identity compilers (graphs run as Python)."""
+    return aot_module_simplified(gm, example_inputs, fw_compiler=nop, bw_compiler=nop, **kwargs)
+

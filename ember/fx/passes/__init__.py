@@ -1,0 +1,1 @@
+"""ember.fx.passes: graph passes (shape propagation, Graphviz drawing), as torch.fx.passes."""

@@ -173,6 +173,9 @@ _LAZY_ATTRS.update(dict.fromkeys((
     "is_autocast_xla_enabled", "is_autocast_ipu_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
     "set_autocast_gpu_dtype", "set_autocast_xla_enabled", "set_autocast_xla_dtype", "set_autocast_ipu_enabled",
     "set_autocast_ipu_dtype"), "amp.autocast_mode"))
+# compiler capture (Y): torch.compile, torch._dynamo, torch._logging (torch.compiler is in the set above)
+_LAZY_MODULES |= {"_dynamo", "_logging"}
+_LAZY_ATTRS["compile"] = "_compile"
 _LAZY_MODULES |= {"ops"}  # compiler (X): ember.ops.aten, the OpOverload identities of graph nodes
 _LAZY_ATTRS["_assert"] = "fx._symbolic_trace"  # (X) torch._assert, which traced graphs call
 

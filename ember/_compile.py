@@ -1,0 +1,94 @@
+"""`ember.compile`: torch.compile's signature over capture (ember._dynamo) and a backend.
+
+    compiled = ember.compile(model)                      # a Module or a function
+    @ember.compile                                       # a decorator, with or without arguments
+    @ember.compile(fullgraph=True, dynamic=True, backend="eager")
+
+`backend` is a name from `ember._dynamo.list_backends()` ("eager", "aot_eager"), or a callable
+`(gm, example_inputs) -> callable`. The default, "inductor" in torch, is "aot_eager" here until the code
+generator (the compiler's part 2) lands. `mode` and `options` are accepted as torch takes them and only
+validated: they tune code generation, which these backends do not do.
+"""
+
+from __future__ import annotations
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+DEFAULT_BACKEND = "aot_eager"
+
+
+def compile(
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend="inductor",
+    mode=None,
+    options=None,
+    name=None,
+    disable=False,
+    recompile_limit=None,
+    isolate_recompiles=False,
+    shapes_spec=None,
+):
+    """Optimize `model` (a function or nn.Module) by capturing it into graphs run by `backend`.
+
+    Args:
+        model: the function or module; omitted, `compile(...)` returns a decorator.
+        fullgraph (bool): a graph break is an error (naming the reason and the user's line).
+        dynamic (bool or None): True: sizes are symbolic from the start; False: always specialize;
+            None: specialize first, make a size symbolic once it changes (automatic dynamic).
+        backend (str or callable): see `ember._dynamo.list_backends()`; "inductor" means the default.
+        mode, options: torch's code-generation settings (checked, not used by these backends).
+        name (str): an identifier for the compiled region (kept as `compiled._compile_name`).
+        disable (bool): return `model` unchanged.
+        recompile_limit (int): this call's own limit (default `torch._dynamo.config.recompile_limit`); past
+            it the function runs eagerly, or with fullgraph=True raises `FailOnRecompileLimitHit`.
+        isolate_recompiles (bool): accepted for torch's signature: every `ember.compile` call already
+            keeps its own entries.
+        shapes_spec: accepted for torch's signature; sizes follow `dynamic` and `mark_dynamic`.
+
+    Example::
+
+        >>> @ember.compile(backend="eager")
+        ... def f(x):
+        ...     return x.sin() + 1
+    """
+    from . import _dynamo
+
+    if model is None:
+
+        def decorator(m):
+            return compile(
+                m,
+                fullgraph=fullgraph,
+                dynamic=dynamic,
+                backend=backend,
+                mode=mode,
+                options=options,
+                name=name,
+                disable=disable,
+                recompile_limit=recompile_limit,
+                isolate_recompiles=isolate_recompiles,
+                shapes_spec=shapes_spec,
+            )
+
+        return decorator
+    if mode is not None and options is not None:
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if backend == "inductor":
+        backend = DEFAULT_BACKEND
+    out = _dynamo._compile(
+        model,
+        backend=backend,
+        fullgraph=fullgraph,
+        dynamic=dynamic,
+        disable=disable,
+        recompile_limit=recompile_limit,
+    )
+    if out is not model and name is not None:
+        out.__dict__["_compile_name"] = name
+    return out

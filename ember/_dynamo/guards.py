@@ -1,0 +1,107 @@
+"""Guards: the checks that decide whether a compiled entry may run for the values a call brings.
+
+NOTE [ Guards as one generated function ]
+Capture records a guard for every fact it relied on, as a Python expression over the frame's state (its
+locals `L`, stack `S`, closure cells `C`, globals `G`, the function `F`, and objects kept alive in `K`):
+`___check_tensor(L['x'], K[0])` (type, dtype, sizes, strides where static, requires_grad),
+`L['n'] == 3`, `type(L['self']) is K[2]`, `L['self'].training == True`, `___grad_enabled() == True`.
+At the end of capture they are joined with `and` into the source of one function, compiled once, so a
+call's guard check is one Python call that stops at the first failure (torch builds a tree of C++ guard
+managers for the same job). The first failing expression is the recompile reason (TORCH_LOGS=recompiles).
+"""
+
+from __future__ import annotations
+
+from .._grad_state import state as _grad_state
+
+
+class TensorSpec:
+    """What a tensor guard checks: `dims[i]` is the static size or None for a dynamic one (size >= 2)."""
+
+    __slots__ = ("cls", "dtype", "dims", "strides", "requires_grad", "contiguous")
+
+    def __init__(self, t, dynamic_dims=()):
+        self.cls, self.dtype, self.requires_grad = type(t), t.dtype, t.requires_grad
+        self.dims = tuple(None if i in dynamic_dims else s for i, s in enumerate(t.shape))
+        self.strides = t.stride() if not dynamic_dims else None
+        self.contiguous = t.is_contiguous() if dynamic_dims else None
+
+    def describe(self):
+        dims = ", ".join("s" if d is None else str(d) for d in self.dims)
+        return f"{self.cls.__name__}(dtype={self.dtype}, size=[{dims}], requires_grad={self.requires_grad})"
+
+
+def check_tensor(t, spec):
+    if type(t) is not spec.cls:
+        return False
+    if t.dtype is not spec.dtype or t.requires_grad != spec.requires_grad:
+        return False
+    shape = t.shape
+    if spec.strides is not None:
+        return shape == spec.dims and t.stride() == spec.strides
+    if len(shape) != len(spec.dims):
+        return False
+    for s, d in zip(shape, spec.dims):
+        if s != d and (d is not None or s < 2):
+            return False
+    return t.is_contiguous() == spec.contiguous
+
+
+def grad_enabled():
+    return _grad_state.enabled
+
+
+def autocast_state():
+    """(enabled, dtype) of CPU autocast, once ember has it (engineer A's area); (False, None) before."""
+    import ember
+
+    enabled = getattr(ember, "is_autocast_enabled", None)
+    if enabled is None:
+        return (False, None)
+    try:
+        on = enabled("cpu")
+    except TypeError:
+        on = enabled()
+    get_dtype = getattr(ember, "get_autocast_dtype", None)
+    return (bool(on), get_dtype("cpu") if (on and get_dtype is not None) else None)
+
+
+GUARD_GLOBALS = {
+    "___check_tensor": check_tensor,
+    "___grad_enabled": grad_enabled,
+    "___autocast_state": autocast_state,
+}
+
+
+class GuardSet:
+    """The guards of one entry, in the order capture added them (cheap ones first within a source)."""
+
+    def __init__(self, keep):
+        self.exprs = []
+        self._seen = set()
+        self.keep = keep  # the K list shared with the entry
+
+    def add(self, expr):
+        if expr not in self._seen:
+            self._seen.add(expr)
+            self.exprs.append(expr)
+
+    def compile(self):
+        """The guard function `fn(L, S, C, F) -> bool`, and the list of expressions (for logs and explain)."""
+        body = " and ".join(f"({e})" for e in self.exprs) or "True"
+        src = f"def ___guard(L, S, C, F):\n    return {body}\n"
+        g = dict(GUARD_GLOBALS, K=self.keep)
+        exec(compile(src, "<guards>", "exec"), g)
+        fn = g["___guard"]
+        fn.exprs = list(self.exprs)
+        return fn
+
+    def first_failure(self, L, S, C, F):
+        g = dict(GUARD_GLOBALS, K=self.keep, L=L, S=S, C=C, F=F)
+        for e in self.exprs:
+            try:
+                if not eval(e, g):
+                    return e
+            except Exception:
+                return e
+        return None

@@ -36,6 +36,31 @@ quiet_warnings()
 #: names the op modules export at ember's top level (collected by ember/__init__.py)
 public = {}
 
+# NOTE [ Composites that read data under vmap ]
+# Some ops are Python functions that check or compute on their inputs' values before (or instead of)
+# dispatching: take's index range, normal's std >= 0, quantile's empty rows, lstsq's rank and residuals,
+# histogram's range, ctc_loss's lengths, fill_'s value range. Inside vmap those inputs are BatchedTensors,
+# which have no data. torch runs such checks inside its kernels, per sample; ember runs the whole function
+# per sample: `per_sample(fn, args)` (ember/func/_batched.py registers it here when ember.func is first
+# imported, since no vmap can be alive before) finds the innermost vmap level among the arguments, runs
+# `fn` on each sample's physical slices with that level off the stack, and stacks the results at the
+# level; it answers NotImplemented when no argument is batched. Callers ask only `if _modes:` first, so
+# without a mode the functions pay one truth test. A random function (`random=True`) follows the vmap's
+# randomness (an error, or a draw per sample, or the same draw for every sample); an in-place one
+# (`inplace=True`) writes into each sample of self, and refuses as torch does when only another
+# argument is batched.
+_vmap_per_sample = [None]
+
+
+def per_sample(fn, args, kwargs=None, *, random=False, inplace=False):
+    """`fn(*args, **kwargs)` run per sample when an argument is a BatchedTensor, else NotImplemented (NOTE
+    [ Composites that read data under vmap ]). Callers test `if _modes:` first."""
+    hook = _vmap_per_sample[0]
+    if hook is None:
+        return NotImplemented
+    return hook(fn, args, kwargs or {}, random, inplace)
+
+
 
 def method(*names, top=True):
     """Decorator: make `fn` a Tensor method under `names` (default: its own name) and, if `top`, a

@@ -13,10 +13,10 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
+from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
-from ._util import as_shape, checked_scalar, finish_out, method, public
+from ._util import as_shape, checked_scalar, finish_out, method, per_sample, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -632,6 +632,10 @@ _zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _fill_(self, value):
+    if _modes and isinstance(value, Tensor):  # (the value's range check reads it: NOTE [ Composites that
+        r = per_sample(_fill_, (self, value), inplace=True)  # read data under vmap ] in _util.py)
+        if r is not NotImplemented:
+            return r
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "

@@ -19,9 +19,10 @@ from __future__ import annotations
 import threading
 
 from .. import _dtypes
-from .._dispatch import redispatch, redispatch_inplace
+from .._dispatch import _local, redispatch, redispatch_inplace
 from .._meta import MetaArray
 from .._modes import Mode
+from .._ops import _util as _ops_util
 from .._tensor import Tensor, _wrap
 
 __all__ = ["BatchedTensor", "VmapLevel", "expose", "cover", "active_levels", "is_batched"]
@@ -253,3 +254,63 @@ def _random_op(level, op, inputs, params, batched):
         outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
         return _rules.stack_outputs(level, outs)
     return _rules.fallback(level, op, inputs, params)
+
+
+# ---- Python composites that read their inputs' data --------------------------------------------------------
+
+
+def _innermost(args, lvl=0):
+    """The highest vmap level among the BatchedTensors in `args` (lists and tuples searched), or 0."""
+    for a in args:
+        if type(a) is BatchedTensor:
+            lvl = max(lvl, a._level)
+        elif isinstance(a, (list, tuple)):
+            lvl = _innermost(a, lvl)
+    return lvl
+
+
+def _sample(a, lvl, b):
+    """Argument `a` as sample `b` of level `lvl` sees it."""
+    if type(a) is BatchedTensor and a._level == lvl:
+        return a._value.select(a._bdim, b)
+    if isinstance(a, (list, tuple)) and _innermost(a) == lvl:
+        return type(a)(_sample(x, lvl, b) for x in a)
+    return a
+
+
+def per_sample(fn, args, kwargs, random, inplace):
+    """NOTE [ Composites that read data under vmap ] (ember/_ops/_util.py): `fn` run on each sample of
+    the innermost vmap level among `args`, with that level off the stack, and the results stacked."""
+    from . import _rules
+
+    lvl = _innermost(args) or _innermost(kwargs.values())
+    if not lvl:
+        return NotImplemented
+    level = next(v for v in _levels.stack if v.lvl == lvl)
+    if random and level.randomness == "error":
+        raise RuntimeError(_RANDOM_ERROR)
+    if inplace and not is_batched(args[0], lvl):
+        raise RuntimeError(_rules._INPLACE_ERROR)
+    state = None
+    if random and level.randomness == "same":
+        from ..random import get_rng_state, set_rng_state
+
+        state = get_rng_state()
+    above = _local.above
+    at = next(i for i, m in enumerate(above) if m is level)
+    del above[at]
+    try:
+        outs = []
+        for b in range(level.batch_size):
+            if state is not None:
+                set_rng_state(state)
+            sample_kwargs = {k: _sample(v, lvl, b) for k, v in kwargs.items()}
+            outs.append(fn(*[_sample(a, lvl, b) for a in args], **sample_kwargs))
+    finally:
+        above.insert(at, level)
+    if inplace:
+        return args[0]
+    return _rules.stack_outputs(level, outs)
+
+
+_ops_util._vmap_per_sample[0] = per_sample

@@ -58,7 +58,8 @@ def stack_outputs(level, outs):
     if isinstance(first, Tensor):
         return _make(_stack(outs), 0, level.lvl)
     if isinstance(first, (tuple, list)):
-        return type(first)(stack_outputs(level, [o[i] for o in outs]) for i in range(len(first)))
+        parts = (stack_outputs(level, [o[i] for o in outs]) for i in range(len(first)))
+        return type(first)(*parts) if hasattr(first, "_fields") else type(first)(parts)  # (return_types)
     return first
 
 
@@ -404,6 +405,18 @@ def _fold(level, op, inputs, params):
     return outs if isinstance(out, tuple) else outs[0]
 
 
+def _lu_unpack(level, op, inputs, params):
+    """lu_unpack of batched factors: one call on the physical batch (the op takes leading batch dims). An
+    output not asked for (`unpack_data` / `unpack_pivots` false) is the kernel's empty (0,) tensor, which
+    torch's rule wraps as it is, batch dim 0 and all (logical shape (), and vmap returns it as (0,))."""
+    lvl, bsz = level.lvl, level.batch_size
+    phys = []
+    for t in inputs:
+        p, batched = level_of(t, lvl)
+        phys.append(p if batched else p.unsqueeze(0).expand(bsz, *p.shape))
+    return tuple(_make(t, 0, lvl) for t in redispatch(op, phys, params))
+
+
 def _nll_loss(level, op, inputs, params):
     """nll_loss of (C) or (N, C) samples: the batch folded into N, each sample's reduction done after."""
     x, target, weight = inputs
@@ -504,6 +517,7 @@ def install() -> None:
         "_adaptive_avg_pool2d": _only_first(_fold),
         "_adaptive_avg_pool3d": _only_first(_fold),
         "nll_loss": _nll_loss,
+        "lu_unpack": _lu_unpack,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -27,26 +27,9 @@ N_SAMPLES = 2
 # and listed in the area's report; `test_open_list_is_current` fails when one of them starts to pass, so
 # the list cannot go stale.
 OPEN = {
-    # composites that validate or compute on their inputs' data in Python before dispatching (a
-    # BatchedTensor has no data: torch does these checks inside its kernels, per sample)
-    "take": "range check of the index values in Python",
-    "normal_float_tensor": "checks std >= 0 on the data",
-    "normal_tensor_tensor": "checks std >= 0 on the data",
-    "quantile": "checks q in [0, 1] on the data",
-    "nanquantile": "checks q in [0, 1] on the data",
-    "linalg.lstsq": "reads the data",
-    "linalg.lstsq_extras_gels": "reads the data",
-    "linalg.lstsq_extras_gelsd": "reads the data",
-    "linalg.lstsq_extras_gelss": "reads the data",
-    "linalg.lstsq_extras_gelsy": "reads the data",
-    "fill_": "fill_ with a batched 0-d value calls .item()",
-    "histogram": "calls .item() on the range",
-    "nn.functional.ctc_loss": "calls .item() on the lengths",
-    "nonzero_static": "built on nonzero, whose output shape is data-dependent",
     # results that differ from torch's
     "as_strided_scatter": "values differ: the scatter's as_strided view of a batched clone",
     "nn.functional.batch_norm_running": "running statistics batched along the last dim differ",
-    "lu_unpack_flags": "torch gives an unbatched empty tensor for the output not asked for",
 }
 
 

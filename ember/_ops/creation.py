@@ -632,14 +632,14 @@ _zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 
 def _fill_(self, value):
-    if _modes and isinstance(value, Tensor):  # (the value's range check reads it: NOTE [ Composites that
-        r = per_sample(_fill_, (self, value), inplace=True)  # read data under vmap ] in _util.py)
-        if r is not NotImplemented:
-            return r
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
+        # under vmap torch's rule copies the value into each sample (no range check: an int8 self takes
+        # 1e4 as 16); the check below reads the value (NOTE [ Composites that read data under vmap ])
+        if _modes and (r := per_sample(Tensor.copy_, (self, value), inplace="fill_")) is not NotImplemented:
+            return r
         if not value.is_meta:  # (a meta value has no number to check)
             checked_scalar(value.item(), self._data.dtype, self._data.size)
         return dispatch_inplace(_fill_t, self, (self, value))

@@ -191,6 +191,10 @@ _RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the 'same' "
     "or 'different' randomness flags on vmap or perform the randomness operation out of vmap"
 )
+_SAME_BATCHED = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please file an issue with "
+    "functorch"
+)
 
 
 class VmapLevel(Mode):
@@ -249,6 +253,8 @@ def _random_op(level, op, inputs, params, batched):
     if level.randomness == "error":
         raise RuntimeError(_RANDOM_ERROR)
     if level.randomness == "same" and batched:
+        if not op.name.endswith(("_", "_like")):  # (torch draws once for an in-place op or a *_like)
+            raise RuntimeError(_SAME_BATCHED)
         return _rules.fallback(level, op, inputs, params, same_randomness=True)
     if not batched:  # "different", no batched input: one draw per sample, stacked
         outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
@@ -289,21 +295,16 @@ def per_sample(fn, args, kwargs, random, inplace):
     level = next(v for v in _levels.stack if v.lvl == lvl)
     if random and level.randomness == "error":
         raise RuntimeError(_RANDOM_ERROR)
+    if random and level.randomness == "same":  # (a random composite's batched argument is a tensor input)
+        raise RuntimeError(_SAME_BATCHED)
     if inplace and not is_batched(args[0], lvl):
-        raise RuntimeError(_rules._INPLACE_ERROR)
-    state = None
-    if random and level.randomness == "same":
-        from ..random import get_rng_state, set_rng_state
-
-        state = get_rng_state()
+        raise RuntimeError(_rules.inplace_error(inplace if isinstance(inplace, str) else "inplace arithmetic"))
     above = _local.above
     at = next(i for i, m in enumerate(above) if m is level)
     del above[at]
     try:
         outs = []
         for b in range(level.batch_size):
-            if state is not None:
-                set_rng_state(state)
             sample_kwargs = {k: _sample(v, lvl, b) for k, v in kwargs.items()}
             outs.append(fn(*[_sample(a, lvl, b) for a in args], **sample_kwargs))
     finally:
@@ -313,4 +314,11 @@ def per_sample(fn, args, kwargs, random, inplace):
     return _rules.stack_outputs(level, outs)
 
 
-_ops_util._vmap_per_sample[0] = per_sample
+def refuse(name, args):
+    """torch's vmapErrorFallback: ops torch's vmap refuses whatever the data, when an argument is batched."""
+    if _innermost(args):
+        raise RuntimeError(f"Error: aten::{name} requires special handling, and does not yet have a batching rule. "
+                           "Feel free to file a github issue!")
+
+
+_ops_util._vmap_per_sample[:] = [per_sample, refuse]

@@ -112,13 +112,19 @@ def _dynamic_error(op):
     )
 
 
-_INPLACE_ERROR = (
-    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in "
-    "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
-    "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
-    "arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report "
-    "instead."
-)
+def inplace_error(name: str) -> str:
+    """torch's vmapIncompatibleInplaceError: `name` is "inplace arithmetic" for the pointwise in-place ops,
+    the op's own name where torch's rule names it (fill_)."""
+    return (
+        f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+        "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+        "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
+        "arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report "
+        "instead."
+    )
+
+
+_INPLACE_ERROR = inplace_error("inplace arithmetic")
 
 
 def inplace(level, op, self_, inputs, params):

@@ -27,8 +27,6 @@ N_SAMPLES = 2
 # and listed in the area's report; `test_open_list_is_current` fails when one of them starts to pass, so
 # the list cannot go stale.
 OPEN = {
-    # results that differ from torch's
-    "as_strided_scatter": "values differ: the scatter's as_strided view of a batched clone",
     "nn.functional.batch_norm_running": "running statistics batched along the last dim differ",
 }
 

@@ -20,7 +20,7 @@ import warnings
 from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._tensor import Tensor
-from ._batched import BatchedTensor, _make, level_of
+from ._batched import BatchedTensor, _make, is_batched, level_of
 
 __all__ = ["install", "fallback", "inplace", "stack_outputs"]
 
@@ -69,11 +69,12 @@ def _stack(ts):
     return stack(ts, 0)
 
 
-def fallback(level, op, inputs, params, same_randomness=False):
-    """Run `op` once per sample and stack the results (torch's BatchedFallback)."""
+def fallback(level, op, inputs, params, same_randomness=False, warn=True):
+    """Run `op` once per sample and stack the results (torch's BatchedFallback; `warn=False` for a rule
+    that loops where torch has a rule, so warns of nothing)."""
     if op.name in _DYNAMIC:
         raise _dynamic_error(op)
-    if _warn_fallback[0]:
+    if warn and _warn_fallback[0]:
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for "
             f"aten::{op.name}. Please file us an issue on GitHub so that we can prioritize its "
@@ -423,6 +424,35 @@ def _lu_unpack(level, op, inputs, params):
     return tuple(_make(t, 0, lvl) for t in redispatch(op, phys, params))
 
 
+_BN_UNBATCHED = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in "
+    "place, were not batched.\nIf you are using a module and do not need eval mode, please set "
+    "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please "
+    "see the functorch website for resources on how to patch your module to work with vmap"
+)
+
+
+def _batch_norm(level, op, inputs, params):
+    """native_batch_norm (NOTE [ Batch norm updates its running statistics ]) run per sample, with the two
+    traits of torch's rule a user can see. In training, a batched input needs batched running statistics
+    (they are updated in place). And torch hands the kernel the statistics with their batch moved first and
+    flattened into the channels, `reshape(...).contiguous()`: where that is a copy (the batch was not their
+    first dim, as `in_dims=-1` gives), the kernel updates the copy and the caller's statistics keep their
+    values; so here too."""
+    x, weight, bias, rm, rv = inputs
+    lvl = level.lvl
+    if params[0] and is_batched(x, lvl) and any(r is not None and not is_batched(r, lvl) for r in (rm, rv)):
+        raise RuntimeError(_BN_UNBATCHED)
+    stats = []
+    for r in (rm, rv):
+        if r is not None and is_batched(r, lvl):
+            p = level_of(r, lvl)[0]
+            if not p.is_contiguous():
+                r = _make(p.contiguous(), 0, lvl)
+        stats.append(r)
+    return fallback(level, op, [x, weight, bias, *stats], params, warn=False)
+
+
 def _nll_loss(level, op, inputs, params):
     """nll_loss of (C) or (N, C) samples: the batch folded into N, each sample's reduction done after."""
     x, target, weight = inputs
@@ -524,6 +554,7 @@ def install() -> None:
         "_adaptive_avg_pool3d": _only_first(_fold),
         "nll_loss": _nll_loss,
         "lu_unpack": _lu_unpack,
+        "native_batch_norm": _batch_norm,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -23,14 +23,6 @@ from op_db import OPS  # noqa: E402
 _BY_ID = {op.id: op for op in OPS}
 N_SAMPLES = 2
 
-# Entries ember's vmap does not give torch's result for yet, and why. They are left out of the test below
-# and listed in the area's report; `test_open_list_is_current` fails when one of them starts to pass, so
-# the list cannot go stale.
-OPEN = {
-    "nn.functional.batch_norm_running": "running statistics batched along the last dim differ",
-}
-
-
 def _batched(samples_a, samples_b, dim):
     """The two draws' array inputs stacked along `dim` (the other inputs taken from the first draw)."""
     out = []
@@ -76,18 +68,9 @@ def _outcome(lib, *args, **kwargs):
         return None, e
 
 
-@pytest.mark.parametrize("name", sorted(set(_BY_ID) - set(OPEN)))
+@pytest.mark.parametrize("name", sorted(_BY_ID))
 def test_vmap_op(name):
     _check_op(name)
-
-
-def test_open_list_is_current():
-    for name in sorted(OPEN):
-        try:
-            _check_op(name)
-        except (AssertionError, Exception):  # noqa: BLE001 - still open, as listed
-            continue
-        raise AssertionError(f"{name} now matches torch under vmap: take it off OPEN")
 
 
 def _check_op(name):

@@ -46,6 +46,36 @@ class _Levels(threading.local):
 _levels = _Levels()
 
 
+# NOTE [ autograd.grad inside vmap ]
+# torch records autograd on the physical tensors, below the vmap layer: inside `vmap(f)` a BatchedTensor is
+# not tracked at its level even when its physical tensor is (a product with a weight that requires grad),
+# so `autograd.grad(out, w)` in f refuses as for any untracked output ("element 0 of tensors does not
+# require grad and does not have a grad_fn"), whether `w` is batched or not; the gradient flows only through
+# vmap's result. A reverse-mode transform started inside the vmap (`vmap(grad(f))`) differentiates at its
+# level, and so may autograd.grad called within it (ember.func's `grad_of_batched`, as do
+# autograd.functional's vectorized Jacobians, which run autograd under their own vmap). `_tracking` holds,
+# for each of those running, how many vmap levels were alive when it started; a BatchedTensor of level
+# `lvl` is tracked when one of them started with `lvl` alive (or when its vmap has returned). The
+# Tensor-level answers (`requires_grad`, `grad_fn`) stay the physical tensor's: ember's transforms read them.
+
+
+class _Tracking(threading.local):
+    def __init__(self):
+        self.stack: list = []
+
+
+_tracking = _Tracking()
+
+
+def _tracked(lvl: int) -> bool:
+    if lvl > len(_levels.stack):  # (its vmap has returned)
+        return True
+    for depth in _tracking.stack:
+        if depth >= lvl:
+            return True
+    return False
+
+
 def active_levels() -> list:
     """The vmap levels alive in this thread, outermost first."""
     return list(_levels.stack)

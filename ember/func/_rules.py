@@ -18,7 +18,7 @@ from __future__ import annotations
 import warnings
 
 from .. import _dtypes
-from .._dispatch import redispatch, registry
+from .._dispatch import dtype_word, redispatch, registry
 from .._tensor import Tensor
 from ._batched import BatchedTensor, _make, is_batched, level_of
 
@@ -130,11 +130,15 @@ _INPLACE_ERROR = inplace_error("inplace arithmetic")
 
 def inplace(level, op, self_, inputs, params):
     """`self_.op_(...)` inside vmap: the op out of place (by its rule), written into self's physical
-    tensor."""
+    tensor, with the in-place op's casting check (an int64 self cannot take add_'s float result)."""
     if not (type(self_) is BatchedTensor and self_._level == level.lvl):
         raise RuntimeError(_INPLACE_ERROR)
     out = level.dispatch(op, inputs, params)
     p = out._value if type(out) is BatchedTensor and out._level == level.lvl else out
+    if isinstance(p, Tensor) and p.dtype is not self_.dtype and op.name != "copy_" and not _dtypes.can_cast(
+            p.dtype, self_.dtype):
+        raise RuntimeError(f"result type {dtype_word(p.dtype)} can't be cast to the desired output type "
+                           f"{dtype_word(self_.dtype)}")
     target = self_._value
     if self_._bdim:
         target = target.movedim(self_._bdim, 0)

@@ -39,7 +39,7 @@ public = {}
 # NOTE [ Composites that read data under vmap ]
 # Some ops are Python functions that check or compute on their inputs' values before (or instead of)
 # dispatching: take's index range, normal's std >= 0, quantile's empty rows, lstsq's rank and residuals,
-# histogram's range, ctc_loss's lengths, fill_'s value. Inside vmap those inputs are BatchedTensors,
+# histogram's range, ctc_loss's lengths. Inside vmap those inputs are BatchedTensors,
 # which have no data. torch runs such checks inside its kernels, per sample; ember runs the whole function
 # per sample: `per_sample(fn, args)` (ember/func/_batched.py registers it here when ember.func is first
 # imported, since no vmap can be alive before) finds the innermost vmap level among the arguments, runs

@@ -16,7 +16,7 @@ from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
-from ._util import as_shape, checked_scalar, finish_out, method, per_sample, public
+from ._util import as_shape, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -633,13 +633,14 @@ _zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 def _fill_(self, value):
     if isinstance(value, Tensor):
-        if value._data.ndim:
+        # under vmap torch's rule copies the value into self (ember/func/_rules.py `_fill_tensor`): no range
+        # check, which would read the value (an int8 self takes 1e4 as 16), and no dim check of a batched one
+        vmapped = _modes and (type(self).__name__ == "BatchedTensor" or type(value).__name__ == "BatchedTensor")
+        if value._data.ndim and not (vmapped and type(value).__name__ == "BatchedTensor"):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        # under vmap torch's rule copies the value into each sample (no range check: an int8 self takes
-        # 1e4 as 16); the check below reads the value (NOTE [ Composites that read data under vmap ])
-        if _modes and (r := per_sample(Tensor.copy_, (self, value), inplace="fill_")) is not NotImplemented:
-            return r
+        if vmapped:
+            return dispatch_inplace(_fill_t, self, (self, value))
         if not value.is_meta:  # (a meta value has no number to check)
             checked_scalar(value.item(), self._data.dtype, self._data.size)
         return dispatch_inplace(_fill_t, self, (self, value))

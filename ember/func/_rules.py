@@ -119,9 +119,8 @@ def inplace_error(name: str) -> str:
     return (
         f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
         "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
-        "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
-        "arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report "
-        "instead."
+        f"`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of {name}. "
+        "If said operator is being called inside the PyTorch framework, please file a bug report instead."
     )
 
 
@@ -131,6 +130,8 @@ _INPLACE_ERROR = inplace_error("inplace arithmetic")
 def inplace(level, op, self_, inputs, params):
     """`self_.op_(...)` inside vmap: the op out of place (by its rule), written into self's physical
     tensor, with the in-place op's casting check (an int64 self cannot take add_'s float result)."""
+    if op.name == "fill_" and len(inputs) == 2:
+        return _fill_tensor(level, self_, inputs[1])
     if not (type(self_) is BatchedTensor and self_._level == level.lvl):
         raise RuntimeError(_INPLACE_ERROR)
     out = level.dispatch(op, inputs, params)
@@ -145,6 +146,21 @@ def inplace(level, op, self_, inputs, params):
     if isinstance(p, Tensor) and p.dim() < target.dim():
         p = p.unsqueeze(0)  # one value for every sample
     target.copy_(p)
+    return self_
+
+
+def _fill_tensor(level, self_, value):
+    """`self_.fill_(value)` with a tensor value, as torch's rule: the value copied into self's physical
+    tensor (a batched value padded to self's logical rank), so with copy_'s casting and broadcasting, and
+    no range check of the value; refused when only the value is batched."""
+    lvl = level.lvl
+    if not (type(self_) is BatchedTensor and self_._level == lvl):
+        raise RuntimeError(inplace_error("fill_"))
+    target = level_of(self_, lvl)[0]
+    v, batched = level_of(value, lvl)
+    if batched and v.dim() < target.dim():
+        v = v.reshape(tuple(v.shape) + (1,) * (target.dim() - v.dim()))
+    target.copy_(v)
     return self_
 
 

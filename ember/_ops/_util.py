@@ -36,6 +36,41 @@ quiet_warnings()
 #: names the op modules export at ember's top level (collected by ember/__init__.py)
 public = {}
 
+# NOTE [ Composites that read data under vmap ]
+# Some ops are Python functions that check or compute on their inputs' values before (or instead of)
+# dispatching: take's index range, normal's std >= 0, quantile's empty rows, lstsq's rank and residuals,
+# histogram's range, ctc_loss's lengths. Inside vmap those inputs are BatchedTensors,
+# which have no data. torch runs such checks inside its kernels, per sample; ember runs the whole function
+# per sample: `per_sample(fn, args)` (ember/func/_batched.py registers it here when ember.func is first
+# imported, since no vmap can be alive before) finds the innermost vmap level among the arguments, runs
+# `fn` on each sample's physical slices with that level off the stack, and stacks the results at the
+# level; it answers NotImplemented when no argument is batched. Callers ask only `if _modes:` first, so
+# without a mode the functions pay one truth test. A random function (`random=True`) follows the vmap's
+# randomness (an error, or a draw per sample; "same" refuses, as torch's rules do for a batched tensor
+# input); an in-place one (`inplace=True`, or the op's name for torch's message) writes into each sample
+# of self, and refuses as torch does when only another argument is batched. An op that torch's vmap
+# refuses whatever the data ("requires special handling") calls `refuse_under_vmap(name, args)` at its
+# entry instead (as_strided_scatter).
+_vmap_per_sample = [None, None]  # (per_sample, refuse), from ember/func/_batched.py
+
+
+def per_sample(fn, args, kwargs=None, *, random=False, inplace=False):
+    """`fn(*args, **kwargs)` run per sample when an argument is a BatchedTensor, else NotImplemented (NOTE
+    [ Composites that read data under vmap ]). Callers test `if _modes:` first."""
+    hook = _vmap_per_sample[0]
+    if hook is None:
+        return NotImplemented
+    return hook(fn, args, kwargs or {}, random, inplace)
+
+
+def refuse_under_vmap(name, args):
+    """Raise torch's vmap error for op `name`, which has no batching rule in torch (its vmapErrorFallback),
+    when one of `args` is a BatchedTensor. Callers test `if _modes:` first."""
+    hook = _vmap_per_sample[1]
+    if hook is not None:
+        hook(name, args)
+
+
 
 def method(*names, top=True):
     """Decorator: make `fn` a Tensor method under `names` (default: its own name) and, if `top`, a

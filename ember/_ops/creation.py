@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import check_device
 from .._device import device as _device_cls
-from .._dispatch import CREATION, POINTWISE, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
+from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array, no_data
 from .._tensor import Tensor, _wrap, keep_numpy_strides
 from ._util import as_shape, checked_scalar, finish_out, method, public
@@ -633,9 +633,14 @@ _zero.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))
 
 def _fill_(self, value):
     if isinstance(value, Tensor):
-        if value._data.ndim:
+        # under vmap torch's rule copies the value into self (ember/func/_rules.py `_fill_tensor`): no range
+        # check, which would read the value (an int8 self takes 1e4 as 16), and no dim check of a batched one
+        vmapped = _modes and (type(self).__name__ == "BatchedTensor" or type(value).__name__ == "BatchedTensor")
+        if value._data.ndim and not (vmapped and type(value).__name__ == "BatchedTensor"):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
+        if vmapped:
+            return dispatch_inplace(_fill_t, self, (self, value))
         if not no_data(value):  # (a meta value has no number to check)
             checked_scalar(value.item(), self._data.dtype, self._data.size)
         return dispatch_inplace(_fill_t, self, (self, value))

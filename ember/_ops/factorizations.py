@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, public
+from ._util import finish_out, method, per_sample, public
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
@@ -306,6 +306,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_lstsq", lstsq, A, B, rcond, driver=driver)
+        r = per_sample(lstsq, (A, B, rcond), {"driver": driver})
+        if r is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
+            return r
     vec = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, defop, dispatch, dispatch_inplace
 from .._meta import meta_array, no_data, unary_meta
 from .._tensor import Tensor
-from ._util import finish_out, method, public, wrap_dim
+from ._util import finish_out, method, public, refuse_under_vmap, wrap_dim
 
 
 def _finish(result, out, name):
@@ -244,6 +244,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 
 @method()
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    if _modes:  # (torch's vmap has no rule for it: NOTE [ Composites that read data under vmap ] in _util.py)
+        refuse_under_vmap("as_strided_scatter", (input, src))
     return finish_out(_scatter_into(input, lambda t: t.as_strided(size, stride, storage_offset), src), out)
 
 

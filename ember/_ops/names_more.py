@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, _naming
-from .._dispatch import FLOATING, INTEGRAL, defop, dispatch
+from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import meta_array, no_data
 from .._tensor import Tensor
-from ._util import as_shape, finish_out, method, public, wrap_dim
+from ._util import as_shape, finish_out, method, per_sample, public, wrap_dim
 from .names import _c_name, _finish, _fresh, _word
 
 # ---- splitting ------------------------------------------------------------------------------------------------
@@ -137,6 +137,9 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if out is not None:
         return _finish(nonzero_static(input, size=size, fill_value=fill_value), out, "nonzero_static")
 
+    if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
+            is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
+        return r
     if no_data(input):  # torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's; on a
         # fake (cpu) tensor it takes the CPU kernel's row-major layout
         strides = (input.dim(), 1) if input.device.type == "cpu" else (1, size)
@@ -349,6 +352,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
                            f"{_c_name(bins.dtype)}")
     if input.dtype.name not in ("float32", "float64"):
         _histogram_dtype_error(input, bins, range)
+    if _modes and (r := per_sample(histogram, (input, bins), {"range": range, "weight": weight,
+                                                             "density": density})) is not NotImplemented:
+        return finish_out(r, out)  # (the bin range reads the data: NOTE [ Composites that read data under vmap ])
     if isinstance(bins, Tensor):
         edges = bins
     elif no_data(input):  # (the edges' values come from the data; their shape does not)

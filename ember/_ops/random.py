@@ -23,6 +23,7 @@ from .._dispatch import (
     INTEGRAL,
     POINTWISE,
     REAL,
+    _modes,
     defop,
     dispatch,
     dispatch_inplace,
@@ -44,7 +45,7 @@ from .._meta import (
 )
 from .._size import Size
 from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, public
+from ._util import finish_out, method, per_sample, public
 from .creation import empty_like
 
 # NOTE [ Samplers on meta tensors ]
@@ -728,6 +729,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     gen = _gen(generator, "normal")
     if isinstance(std, Tensor) and std.is_complex():
         raise RuntimeError("normal expects standard deviation to be non-complex")
+    if _modes and isinstance(std, Tensor):  # (the std >= 0 check reads the data: NOTE [ Composites that
+        r = per_sample(normal, (mean, std), {"generator": generator}, random=True)  # read data under vmap ])
+        if r is not NotImplemented:
+            return finish_out(r, out)
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         if not no_data(std) and float(std._data.min(initial=0)) < 0:
             raise RuntimeError("normal expects all elements of std >= 0.0")

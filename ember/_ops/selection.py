@@ -11,12 +11,12 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 
 import numpy as np
 
-from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, defop, dispatch, dispatch_inplace, require_dtype
+from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, _modes, defop, dispatch, dispatch_inplace, require_dtype
 from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
-from ._util import checked_scalar, finish_out, method, wrap_dim
+from ._util import checked_scalar, finish_out, method, per_sample, wrap_dim
 from .indexing import NONZERO_ON_META
 from .pointwise import where
 
@@ -531,6 +531,8 @@ def take(input, index, *, out=None):
         raise RuntimeError("take(): Expected a long tensor for index, but got " +
                            (index.dtype.name.capitalize() if isinstance(index, Tensor)
                             else type(index).__name__))
+    if _modes and (r := per_sample(take, (input, index))) is not NotImplemented:  # (NOTE [ Composites
+        return finish_out(r, out)  # that read data under vmap ] in _util.py: the range check per sample)
     n = input._data.size
     idx = index._data
     if type(idx) is MetaArray:

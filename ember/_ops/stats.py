@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, _modes, defop, dispatch, dtype_word
 from .._meta import no_data, reduction_meta
 from .._tensor import Tensor
-from ._util import finish_out, method, wrap_dim, wrap_dims
+from ._util import finish_out, method, per_sample, wrap_dim, wrap_dims
 from .reduction import _acc_dtype, _sum_meta, _unreduce, _zeros_like_long, np_mean, values_indices_meta
 from .sorting import sortable
 
@@ -551,6 +551,9 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
         if autocasting():
             return autocast_call("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation,
                                  out=out)
+        r = per_sample(_quantile, (input, q, dim, keepdim, interpolation, False, "quantile"))
+        if r is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
+            return finish_out(r, out)
     return finish_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out)
 
 
@@ -561,5 +564,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
         if autocasting():
             return autocast_call("nanquantile", nanquantile, input, q, dim, keepdim,
                                  interpolation=interpolation, out=out)
+        r = per_sample(_quantile, (input, q, dim, keepdim, interpolation, True, "nanquantile"))
+        if r is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
+            return finish_out(r, out)
     return finish_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out)
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import threading
 
 from .. import _dtypes
-from .._dispatch import redispatch, redispatch_inplace
+from .._dispatch import _local, redispatch, redispatch_inplace
 from .._meta import MetaArray
 from .._modes import Mode
+from .._ops import _util as _ops_util
 from .._tensor import Tensor, _wrap
 
 __all__ = ["BatchedTensor", "VmapLevel", "expose", "cover", "active_levels", "is_batched"]
@@ -43,6 +44,36 @@ class _Levels(threading.local):
 
 
 _levels = _Levels()
+
+
+# NOTE [ autograd.grad inside vmap ]
+# torch records autograd on the physical tensors, below the vmap layer: inside `vmap(f)` a BatchedTensor is
+# not tracked at its level even when its physical tensor is (a product with a weight that requires grad),
+# so `autograd.grad(out, w)` in f refuses as for any untracked output ("element 0 of tensors does not
+# require grad and does not have a grad_fn"), whether `w` is batched or not; the gradient flows only through
+# vmap's result. A reverse-mode transform started inside the vmap (`vmap(grad(f))`) differentiates at its
+# level, and so may autograd.grad called within it (ember.func's `grad_of_batched`, as do
+# autograd.functional's vectorized Jacobians, which run autograd under their own vmap). `_tracking` holds,
+# for each of those running, how many vmap levels were alive when it started; a BatchedTensor of level
+# `lvl` is tracked when one of them started with `lvl` alive (or when its vmap has returned). The
+# Tensor-level answers (`requires_grad`, `grad_fn`) stay the physical tensor's: ember's transforms read them.
+
+
+class _Tracking(threading.local):
+    def __init__(self):
+        self.stack: list = []
+
+
+_tracking = _Tracking()
+
+
+def _tracked(lvl: int) -> bool:
+    if lvl > len(_levels.stack):  # (its vmap has returned)
+        return True
+    for depth in _tracking.stack:
+        if depth >= lvl:
+            return True
+    return False
 
 
 def active_levels() -> list:
@@ -193,6 +224,10 @@ _RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the 'same' "
     "or 'different' randomness flags on vmap or perform the randomness operation out of vmap"
 )
+_SAME_BATCHED = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please file an issue with "
+    "functorch"
+)
 
 
 class VmapLevel(Mode):
@@ -251,8 +286,72 @@ def _random_op(level, op, inputs, params, batched):
     if level.randomness == "error":
         raise RuntimeError(_RANDOM_ERROR)
     if level.randomness == "same" and batched:
+        if not op.name.endswith(("_", "_like")):  # (torch draws once for an in-place op or a *_like)
+            raise RuntimeError(_SAME_BATCHED)
         return _rules.fallback(level, op, inputs, params, same_randomness=True)
     if not batched:  # "different", no batched input: one draw per sample, stacked
         outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
         return _rules.stack_outputs(level, outs)
     return _rules.fallback(level, op, inputs, params)
+
+
+# ---- Python composites that read their inputs' data --------------------------------------------------------
+
+
+def _innermost(args, lvl=0):
+    """The highest vmap level among the BatchedTensors in `args` (lists and tuples searched), or 0."""
+    for a in args:
+        if type(a) is BatchedTensor:
+            lvl = max(lvl, a._level)
+        elif isinstance(a, (list, tuple)):
+            lvl = _innermost(a, lvl)
+    return lvl
+
+
+def _sample(a, lvl, b):
+    """Argument `a` as sample `b` of level `lvl` sees it."""
+    if type(a) is BatchedTensor and a._level == lvl:
+        return a._value.select(a._bdim, b)
+    if isinstance(a, (list, tuple)) and _innermost(a) == lvl:
+        return type(a)(_sample(x, lvl, b) for x in a)
+    return a
+
+
+def per_sample(fn, args, kwargs, random, inplace):
+    """NOTE [ Composites that read data under vmap ] (ember/_ops/_util.py): `fn` run on each sample of
+    the innermost vmap level among `args`, with that level off the stack, and the results stacked."""
+    from . import _rules
+
+    lvl = _innermost(args) or _innermost(kwargs.values())
+    if not lvl:
+        return NotImplemented
+    level = next(v for v in _levels.stack if v.lvl == lvl)
+    if random and level.randomness == "error":
+        raise RuntimeError(_RANDOM_ERROR)
+    if random and level.randomness == "same":  # (a random composite's batched argument is a tensor input)
+        raise RuntimeError(_SAME_BATCHED)
+    if inplace and not is_batched(args[0], lvl):
+        raise RuntimeError(_rules.inplace_error(inplace if isinstance(inplace, str) else "inplace arithmetic"))
+    above = _local.above
+    at = next(i for i, m in enumerate(above) if m is level)
+    del above[at]
+    try:
+        outs = []
+        for b in range(level.batch_size):
+            sample_kwargs = {k: _sample(v, lvl, b) for k, v in kwargs.items()}
+            outs.append(fn(*[_sample(a, lvl, b) for a in args], **sample_kwargs))
+    finally:
+        above.insert(at, level)
+    if inplace:
+        return args[0]
+    return _rules.stack_outputs(level, outs)
+
+
+def refuse(name, args):
+    """torch's vmapErrorFallback: ops torch's vmap refuses whatever the data, when an argument is batched."""
+    if _innermost(args):
+        raise RuntimeError(f"Error: aten::{name} requires special handling, and does not yet have a batching rule. "
+                           "Feel free to file a github issue!")
+
+
+_ops_util._vmap_per_sample[:] = [per_sample, refuse]

@@ -14,9 +14,12 @@ def grad_of_batched(grad_fn, outputs, inputs, grad_outputs, kwargs):
     """autograd.grad called inside vmap on BatchedTensors: autograd recorded their physical ops (NOTE [ grad
     under vmap ]), so the gradient of the exposed outputs with respect to each input's physical tensor is,
     sample by sample, the per-sample gradient, returned batched as the input is."""
-    from ._batched import BatchedTensor, _make, active_levels
+    from ._batched import BatchedTensor, _make, _tracked, active_levels
     from ._transforms import _to_phys
 
+    for i, o in enumerate(outputs):  # NOTE [ autograd.grad inside vmap ] (_batched.py)
+        if type(o) is BatchedTensor and not _tracked(o._level):
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     levels = active_levels()
     from .._ops.creation import ones_like
 
@@ -98,12 +101,17 @@ def jacobian_reverse(grad_fn, outputs, inputs, create_graph):
 def jacobian_forward(func, inputs):
     """(whether `func` returns a tuple, per output per input Jacobian blocks) from one vmap of a jvp over the
     inputs' basis."""
+    from ._batched import _tracking, active_levels
     from ._transforms import jvp, vmap
 
     tangents, sizes, total = _basis(inputs, inputs[0].dtype)
 
     def push(*ts):
-        out, tan = jvp(func, tuple(inputs), tuple(ts))
+        _tracking.stack.append(len(active_levels()))  # (`func` may run autograd.grad: NOTE [ autograd.grad
+        try:  # inside vmap ] in _batched.py)
+            out, tan = jvp(func, tuple(inputs), tuple(ts))
+        finally:
+            _tracking.stack.pop()
         return tan if isinstance(tan, tuple) else (tan,)
 
     cols = vmap(push)(*tangents)  # per output: (total, *output shape)

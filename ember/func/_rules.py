@@ -18,9 +18,9 @@ from __future__ import annotations
 import warnings
 
 from .. import _dtypes
-from .._dispatch import redispatch, registry
+from .._dispatch import dtype_word, redispatch, registry
 from .._tensor import Tensor
-from ._batched import BatchedTensor, _make, level_of
+from ._batched import BatchedTensor, _make, is_batched, level_of
 
 __all__ = ["install", "fallback", "inplace", "stack_outputs"]
 
@@ -58,7 +58,8 @@ def stack_outputs(level, outs):
     if isinstance(first, Tensor):
         return _make(_stack(outs), 0, level.lvl)
     if isinstance(first, (tuple, list)):
-        return type(first)(stack_outputs(level, [o[i] for o in outs]) for i in range(len(first)))
+        parts = (stack_outputs(level, [o[i] for o in outs]) for i in range(len(first)))
+        return type(first)(*parts) if hasattr(first, "_fields") else type(first)(parts)  # (return_types)
     return first
 
 
@@ -68,11 +69,12 @@ def _stack(ts):
     return stack(ts, 0)
 
 
-def fallback(level, op, inputs, params, same_randomness=False):
-    """Run `op` once per sample and stack the results (torch's BatchedFallback)."""
+def fallback(level, op, inputs, params, same_randomness=False, warn=True):
+    """Run `op` once per sample and stack the results (torch's BatchedFallback; `warn=False` for a rule
+    that loops where torch has a rule, so warns of nothing)."""
     if op.name in _DYNAMIC:
         raise _dynamic_error(op)
-    if _warn_fallback[0]:
+    if warn and _warn_fallback[0]:
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for "
             f"aten::{op.name}. Please file us an issue on GitHub so that we can prioritize its "
@@ -111,28 +113,54 @@ def _dynamic_error(op):
     )
 
 
-_INPLACE_ERROR = (
-    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `other` in "
-    "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
-    "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of inplace "
-    "arithmetic. If said operator is being called inside the PyTorch framework, please file a bug report "
-    "instead."
-)
+def inplace_error(name: str) -> str:
+    """torch's vmapIncompatibleInplaceError: `name` is "inplace arithmetic" for the pointwise in-place ops,
+    the op's own name where torch's rule names it (fill_)."""
+    return (
+        f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+        "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+        f"`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of {name}. "
+        "If said operator is being called inside the PyTorch framework, please file a bug report instead."
+    )
+
+
+_INPLACE_ERROR = inplace_error("inplace arithmetic")
 
 
 def inplace(level, op, self_, inputs, params):
     """`self_.op_(...)` inside vmap: the op out of place (by its rule), written into self's physical
-    tensor."""
+    tensor, with the in-place op's casting check (an int64 self cannot take add_'s float result)."""
+    if op.name == "fill_" and len(inputs) == 2:
+        return _fill_tensor(level, self_, inputs[1])
     if not (type(self_) is BatchedTensor and self_._level == level.lvl):
         raise RuntimeError(_INPLACE_ERROR)
     out = level.dispatch(op, inputs, params)
     p = out._value if type(out) is BatchedTensor and out._level == level.lvl else out
+    if isinstance(p, Tensor) and p.dtype is not self_.dtype and op.name != "copy_" and not _dtypes.can_cast(
+            p.dtype, self_.dtype):
+        raise RuntimeError(f"result type {dtype_word(p.dtype)} can't be cast to the desired output type "
+                           f"{dtype_word(self_.dtype)}")
     target = self_._value
     if self_._bdim:
         target = target.movedim(self_._bdim, 0)
     if isinstance(p, Tensor) and p.dim() < target.dim():
         p = p.unsqueeze(0)  # one value for every sample
     target.copy_(p)
+    return self_
+
+
+def _fill_tensor(level, self_, value):
+    """`self_.fill_(value)` with a tensor value, as torch's rule: the value copied into self's physical
+    tensor (a batched value padded to self's logical rank), so with copy_'s casting and broadcasting, and
+    no range check of the value; refused when only the value is batched."""
+    lvl = level.lvl
+    if not (type(self_) is BatchedTensor and self_._level == lvl):
+        raise RuntimeError(inplace_error("fill_"))
+    target = level_of(self_, lvl)[0]
+    v, batched = level_of(value, lvl)
+    if batched and v.dim() < target.dim():
+        v = v.reshape(tuple(v.shape) + (1,) * (target.dim() - v.dim()))
+    target.copy_(v)
     return self_
 
 
@@ -404,6 +432,47 @@ def _fold(level, op, inputs, params):
     return outs if isinstance(out, tuple) else outs[0]
 
 
+def _lu_unpack(level, op, inputs, params):
+    """lu_unpack of batched factors: one call on the physical batch (the op takes leading batch dims). An
+    output not asked for (`unpack_data` / `unpack_pivots` false) is the kernel's empty (0,) tensor, which
+    torch's rule wraps as it is, batch dim 0 and all (logical shape (), and vmap returns it as (0,))."""
+    lvl, bsz = level.lvl, level.batch_size
+    phys = []
+    for t in inputs:
+        p, batched = level_of(t, lvl)
+        phys.append(p if batched else p.unsqueeze(0).expand(bsz, *p.shape))
+    return tuple(_make(t, 0, lvl) for t in redispatch(op, phys, params))
+
+
+_BN_UNBATCHED = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in "
+    "place, were not batched.\nIf you are using a module and do not need eval mode, please set "
+    "`track_running_stats` to be False.If you are using a prebuilt module and do not need eval mode, please "
+    "see the functorch website for resources on how to patch your module to work with vmap"
+)
+
+
+def _batch_norm(level, op, inputs, params):
+    """native_batch_norm (NOTE [ Batch norm updates its running statistics ]) run per sample, with the two
+    traits of torch's rule a user can see. In training, a batched input needs batched running statistics
+    (they are updated in place). And torch hands the kernel the statistics with their batch moved first and
+    flattened into the channels, `reshape(...).contiguous()`: where that is a copy (the batch was not their
+    first dim, as `in_dims=-1` gives), the kernel updates the copy and the caller's statistics keep their
+    values; so here too."""
+    x, weight, bias, rm, rv = inputs
+    lvl = level.lvl
+    if params[0] and is_batched(x, lvl) and any(r is not None and not is_batched(r, lvl) for r in (rm, rv)):
+        raise RuntimeError(_BN_UNBATCHED)
+    stats = []
+    for r in (rm, rv):
+        if r is not None and is_batched(r, lvl):
+            p = level_of(r, lvl)[0]
+            if not p.is_contiguous():
+                r = _make(p.contiguous(), 0, lvl)
+        stats.append(r)
+    return fallback(level, op, [x, weight, bias, *stats], params, warn=False)
+
+
 def _nll_loss(level, op, inputs, params):
     """nll_loss of (C) or (N, C) samples: the batch folded into N, each sample's reduction done after."""
     x, target, weight = inputs
@@ -504,6 +573,8 @@ def install() -> None:
         "_adaptive_avg_pool2d": _only_first(_fold),
         "_adaptive_avg_pool3d": _only_first(_fold),
         "nll_loss": _nll_loss,
+        "lu_unpack": _lu_unpack,
+        "native_batch_norm": _batch_norm,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -14,7 +14,7 @@ from .. import _tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ..utils._pytree import tree_flatten, tree_unflatten
-from ._batched import BatchedTensor, VmapLevel, active_levels, cover, expose
+from ._batched import BatchedTensor, VmapLevel, _tracking, active_levels, cover, expose
 from ._rules import install
 
 Tensor = _tensor.Tensor
@@ -316,12 +316,16 @@ def _outer_tracked(outs, leaves):
     return False
 
 
-def _run(func, args, kwargs):
+def _run(func, args, kwargs, reverse=True):
     _depth.n += 1
+    if reverse:  # NOTE [ autograd.grad inside vmap ] (_batched.py)
+        _tracking.stack.append(len(active_levels()))
     try:
         return func(*args, **kwargs)
     finally:
         _depth.n -= 1
+        if reverse:
+            _tracking.stack.pop()
 
 
 def _check_argnums(argnums, args):
@@ -623,7 +627,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             _from_phys(fwAD.make_dual(_to_phys(p, levels).contiguous(), _to_phys(t, levels)), levels)
             for p, t in zip(flat_p, flat_t)
         ]
-        out = _run(func, tree_unflatten(duals, p_spec), {})
+        out = _run(func, tree_unflatten(duals, p_spec), {}, reverse=False)
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):

@@ -23,33 +23,6 @@ from op_db import OPS  # noqa: E402
 _BY_ID = {op.id: op for op in OPS}
 N_SAMPLES = 2
 
-# Entries ember's vmap does not give torch's result for yet, and why. They are left out of the test below
-# and listed in the area's report; `test_open_list_is_current` fails when one of them starts to pass, so
-# the list cannot go stale.
-OPEN = {
-    # composites that validate or compute on their inputs' data in Python before dispatching (a
-    # BatchedTensor has no data: torch does these checks inside its kernels, per sample)
-    "take": "range check of the index values in Python",
-    "normal_float_tensor": "checks std >= 0 on the data",
-    "normal_tensor_tensor": "checks std >= 0 on the data",
-    "quantile": "checks q in [0, 1] on the data",
-    "nanquantile": "checks q in [0, 1] on the data",
-    "linalg.lstsq": "reads the data",
-    "linalg.lstsq_extras_gels": "reads the data",
-    "linalg.lstsq_extras_gelsd": "reads the data",
-    "linalg.lstsq_extras_gelss": "reads the data",
-    "linalg.lstsq_extras_gelsy": "reads the data",
-    "fill_": "fill_ with a batched 0-d value calls .item()",
-    "histogram": "calls .item() on the range",
-    "nn.functional.ctc_loss": "calls .item() on the lengths",
-    "nonzero_static": "built on nonzero, whose output shape is data-dependent",
-    # results that differ from torch's
-    "as_strided_scatter": "values differ: the scatter's as_strided view of a batched clone",
-    "nn.functional.batch_norm_running": "running statistics batched along the last dim differ",
-    "lu_unpack_flags": "torch gives an unbatched empty tensor for the output not asked for",
-}
-
-
 def _batched(samples_a, samples_b, dim):
     """The two draws' array inputs stacked along `dim` (the other inputs taken from the first draw)."""
     out = []
@@ -95,18 +68,9 @@ def _outcome(lib, *args, **kwargs):
         return None, e
 
 
-@pytest.mark.parametrize("name", sorted(set(_BY_ID) - set(OPEN)))
+@pytest.mark.parametrize("name", sorted(_BY_ID))
 def test_vmap_op(name):
     _check_op(name)
-
-
-def test_open_list_is_current():
-    for name in sorted(OPEN):
-        try:
-            _check_op(name)
-        except (AssertionError, Exception):  # noqa: BLE001 - still open, as listed
-            continue
-        raise AssertionError(f"{name} now matches torch under vmap: take it off OPEN")
 
 
 def _check_op(name):

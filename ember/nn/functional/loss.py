@@ -360,6 +360,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         if autocasting():
             return autocast_call("ctc_loss.IntList", ctc_loss, log_probs, targets, input_lengths,
                                  target_lengths, blank, reduction, zero_infinity)
+        from ..._ops._util import per_sample
+
+        r = per_sample(ctc_loss, (log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                                  zero_infinity))
+        if r is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in ember/_ops/_util.py)
+            return r
     from ..._dtypes import float32, float64, int64
     from ..._ops.creation import from_numpy
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from typing import Any, NamedTuple
 
 from .._tensor import Tensor
 from ..nn.modules.module import Module
@@ -103,11 +104,12 @@ def annotate(the_type, the_value):
     return the_value
 
 
-class Attribute:
-    """torch.jit.Attribute(value, type): declares a module attribute's type; in Python, the value itself."""
+class Attribute(NamedTuple):
+    """torch.jit.Attribute(value, type): declares a module attribute's type for the TorchScript compiler;
+    in Python (as in torch's eager mode) the named tuple itself."""
 
-    def __new__(cls, value, type=None):  # noqa: A002 (torch's parameter name)
-        return value
+    value: Any
+    type: Any
 
 
 class _FinalType:
@@ -166,9 +168,10 @@ class RecursiveScriptModule(ScriptModule):
         object.__setattr__(self, "original_name", original_name)
         self.training = gm.training
         object.__setattr__(self, "_example_inputs", example_inputs)
+        object.__setattr__(self, "_replay", _Replay(gm))
 
     def forward(self, *args):
-        return self._c.forward(*_leaves(args, []))
+        return self._replay(*args)
 
     def train(self, mode: bool = True):
         super().train(mode)
@@ -206,6 +209,7 @@ class ScriptFunction:
     def __init__(self, gm, name: str, fn=None):
         self._c, self.name, self._fn = gm, name, fn
         self.__name__ = self.__qualname__ = name
+        self._replay = _Replay(gm)
 
     @property
     def graph(self):
@@ -223,7 +227,7 @@ class ScriptFunction:
         return self._c
 
     def __call__(self, *args):
-        return self._c(*_leaves(args, []))
+        return self._replay(*args)
 
     def save(self, f, **kwargs):
         from ._serialization import save
@@ -232,6 +236,51 @@ class ScriptFunction:
 
     def __repr__(self):
         return f"<ember.jit.ScriptFunction object {self.name}>"
+
+
+# NOTE [ A trace per input shape ]
+# torch's tracer records sizes as values computed from the inputs (`aten::size`), so a trace made on a batch
+# of 2 runs a batch of 3. ember's dispatch-level tracer records concrete sizes (`view(x, (2, 75))`). So a
+# traced object keeps one graph per input signature (shapes and dtypes of the tensor leaves): a call with a
+# new signature traces the Python function again on the new inputs (warnings are not repeated) and keeps
+# that graph too. The graph of the example inputs stays `.graph`. Where torch's trace would have baked a
+# *size* read in Python (`len(x)`, with its TracerWarning) into the first graph, the new graph reads the new
+# size instead; value-dependent decisions are taken again on the new inputs as well. An object without its
+# Python function (loaded from an archive, or frozen) runs its one graph and refuses another signature with
+# an error naming the traced shapes, never a wrong result.
+
+class _Replay:
+    """Calls a traced graph on a call's flattened tensor arguments, keeping a graph per input signature."""
+
+    def __init__(self, gm, key=None, retrace=None):
+        self.graphs = {key: gm}
+        self.first, self.retrace = key, retrace
+
+    def __call__(self, *args):
+        leaves = _leaves(args, [])
+        if self.first is None:
+            return self.graphs[None](*leaves)
+        key = _signature(leaves)
+        gm = self.graphs.get(key)
+        if gm is None:
+            if self.retrace is None:
+                raise RuntimeError(f"this graph was traced for inputs {_show(self.first)} and cannot run "
+                                   f"{_show(key)}: it holds sizes of the traced inputs and no Python function "
+                                   "to trace again")
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gm = self.graphs[key] = self.retrace(args)
+        return gm(*leaves)
+
+
+def _signature(leaves) -> tuple:
+    return tuple((tuple(t.shape), t.dtype) for t in leaves)
+
+
+def _show(key) -> str:
+    return ", ".join(f"{list(shape)} {dtype}" for shape, dtype in key)
 
 
 def _leaves(args, out: list) -> list:

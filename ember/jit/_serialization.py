@@ -26,7 +26,7 @@ import pickle
 import warnings
 import zipfile
 
-from ._script import RecursiveScriptModule, ScriptFunction, ScriptModule
+from ._script import RecursiveScriptModule, ScriptFunction, ScriptModule, _Replay
 
 __all__ = ["save", "load"]
 
@@ -84,7 +84,8 @@ def save(m, f, _extra_files=None):
         name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
     meta = {"kind": "module" if is_module else "function", "name": getattr(m, "name", None),
             "original_name": getattr(m, "original_name", None), "class_name": type(gm).__name__,
-            "training": bool(gm.training), "state": kinds}
+            "training": bool(gm.training), "state": kinds,
+            "inputs": [[list(shape), str(dtype).split(".")[-1]] for shape, dtype in m._replay.first or ()]}
     with zipfile.ZipFile(f, "w") as z:
         z.writestr(f"{name}/version", _VERSION + "\n")
         z.writestr(f"{name}/meta.json", json.dumps(meta, indent=1))
@@ -181,6 +182,10 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
         except AttributeError:
             _assign_attr(t, gm, name)
     gm.train(meta["training"])
-    if meta["kind"] == "module":
-        return RecursiveScriptModule(gm, meta["original_name"])
-    return ScriptFunction(gm, meta["name"])
+    import ember
+
+    first = tuple((tuple(shape), getattr(ember, dtype)) for shape, dtype in meta["inputs"]) or None
+    out = RecursiveScriptModule(gm, meta["original_name"]) if meta["kind"] == "module" else \
+        ScriptFunction(gm, meta["name"])
+    object.__setattr__(out, "_replay", _Replay(gm, first))
+    return out

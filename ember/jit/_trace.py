@@ -20,7 +20,8 @@ from operator import attrgetter
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from ._script import (RecursiveScriptModule, ScriptFunction, ScriptModule, TopLevelTracedModule, TracerWarning,
-                      TracingCheckError, _leaves, _signature_names, _state)
+                      TracingCheckError, _leaves, _Replay, _signature,
+                      _signature_names, _state)
 
 __all__ = ["trace", "trace_module", "freeze", "optimize_for_inference", "run_frozen_optimizations"]
 
@@ -204,6 +205,7 @@ def _check(fn, module, gm, check_inputs, tolerance, strict, name, call):
                               f"output of the Python function. Detailed error:\n{e}", TracerWarning,
                               stacklevel=4)
                 break
+        warnings.warn(_DEPRECATED.format("trace"), DeprecationWarning, stacklevel=4)  # (torch traces again)
         again = _record(fn, module, inputs, strict, name)
         if again.code != gm.code:
             diff = "\n".join(difflib.ndiff(gm.code.strip().splitlines(), again.code.strip().splitlines()))
@@ -237,6 +239,8 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     name = getattr(func, "__name__", type(func).__name__).replace("<lambda>", "_lambda")
     gm = _record(func, None, inputs, strict, name)
     result = ScriptFunction(gm, name, func)
+    result._replay = _Replay(gm, _signature(_leaves(inputs, [])),
+                             lambda args: _record(func, None, args, False, name))
     if check_trace:
         _check(func, None, gm, check_inputs or [inputs], check_tolerance, strict, name, result)
     return result
@@ -269,19 +273,27 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         methods[method_name] = (fn, gm, args)
     fn, gm, args = methods.get("forward") or next(iter(methods.values()))
     result = TopLevelTracedModule(gm, original_name, args if _store_inputs else None)
+    object.__setattr__(result, "_replay", _Replay(gm, _signature(_leaves(args, [])),
+                                                  lambda a: _share(result, _record(fn, mod, a, False, original_name))))
     for method_name, (_, other, _) in methods.items():
         if method_name != "forward":
-            other.__dict__.update({k: gm.__dict__[k] for k in ("_parameters", "_buffers", "_modules")})
-            object.__setattr__(result, method_name, ScriptFunction(other, method_name))
+            object.__setattr__(result, method_name, ScriptFunction(_share(result, other), method_name))
     if check_trace:
         for method_name, (fn, other, args) in methods.items():
             checks = [c[method_name] for c in check_inputs] if check_inputs else [args]
-            _check(fn, mod, other, checks, check_tolerance, strict, original_name,
-                   ScriptFunction(other, method_name))
+            call = result if method_name == "forward" else getattr(result, method_name)
+            _check(fn, mod, other, checks, check_tolerance, strict, original_name, call)
     return result
 
 
 # --- freeze -----------------------------------------------------------------------------------------------
+
+def _share(script_module, gm):
+    """Make `gm` read the script module's parameter, buffer and submodule dicts (one state for all graphs)."""
+    for key in ("_parameters", "_buffers", "_modules"):
+        gm.__dict__[key] = script_module.__dict__[key]
+    return gm
+
 
 def freeze(mod, preserved_attrs=None, optimize_numerics: bool = True):
     """torch.jit.freeze: inline the parameters and attributes of an eval-mode ScriptModule as constants of
@@ -312,7 +324,7 @@ def _freeze(mod, preserved):
         if n.op == "get_attr":
             if n.target.split(".")[0] in preserved or n.target in preserved:
                 continue
-            values[n] = attrgetter(n.target)(gm).detach()
+            values[n] = attrgetter(n.target)(gm).detach().clone()  # a copy: frozen means frozen
         elif n.op == "call_function" and n.all_input_nodes and all(a in values for a in n.all_input_nodes):
             from ..fx.node import map_arg
 
@@ -337,7 +349,12 @@ def _freeze(mod, preserved):
         consts[attr] = getattr(gm, attr)
     frozen = GraphModule({k: v for k, v in consts.items()}, graph, class_name=type(gm).__name__)
     frozen.train(False)
+    for k in list(frozen._buffers):  # folded values are constants of the graph, not buffers (as torch's)
+        if k.startswith("_frozen_param"):
+            object.__setattr__(frozen, k, frozen._buffers.pop(k))
     out = RecursiveScriptModule(frozen, mod.original_name)
+    first = mod._replay.first if isinstance(mod._replay, _Replay) else None
+    object.__setattr__(out, "_replay", _Replay(frozen, first))
     object.__setattr__(out, "_frozen", True)
     return out
 

@@ -77,9 +77,20 @@ def _set_attr(fn, name, value):
 def ignore(drop=False, **kwargs):
     """`@torch.jit.ignore` (or `@torch.jit.ignore(drop=True)`): script leaves the function as a Python call.
     ember's capture runs such a call in Python (a graph break) instead of capturing it."""
+    import warnings
+
     if callable(drop):
         return _set_attr(drop, "_torchscript_modifier", "ignore")
-    drop = kwargs.pop("drop_on_export", drop)
+    if not isinstance(drop, bool):
+        raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")
+    drop_on_export = kwargs.pop("drop_on_export", None)
+    if drop_on_export:
+        warnings.warn("ignore(drop_on_export=True) has been deprecated. TorchScript will now drop the function "
+                      "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
+        drop = drop_on_export
+    elif drop:
+        warnings.warn("ignore(True) has been deprecated. TorchScript will now drop the function call on "
+                      "compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
 
     def decorator(fn):
         return _set_attr(fn, "_torchscript_modifier", "unused" if drop else "ignore")

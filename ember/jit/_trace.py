@@ -19,9 +19,19 @@ from operator import attrgetter
 
 from .._tensor import Tensor
 from ..nn.modules.module import Module
-from ._script import (RecursiveScriptModule, ScriptFunction, ScriptModule, TopLevelTracedModule, TracerWarning,
-                      TracingCheckError, _leaves, _Replay, _signature,
-                      _signature_names, _state)
+from ._script import (
+    RecursiveScriptModule,
+    ScriptFunction,
+    ScriptModule,
+    TopLevelTracedModule,
+    TracerWarning,
+    TracingCheckError,
+    _leaves,
+    _Replay,
+    _signature,
+    _signature_names,
+    _state,
+)
 
 __all__ = ["trace", "trace_module", "freeze", "optimize_for_inference", "run_frozen_optimizations"]
 
@@ -311,8 +321,8 @@ def freeze(mod, preserved_attrs=None, optimize_numerics: bool = True):
 
 
 def _freeze(mod, preserved):
-    from ..fx.graph_module import GraphModule
     from .. import no_grad
+    from ..fx.graph_module import GraphModule
 
     gm = mod._c
     if not isinstance(gm, GraphModule):

@@ -349,8 +349,28 @@ def test_decorators_and_helpers():
     def run(lib):
         def f(x):
             return x
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            dropped = lib.jit.ignore(drop=True)(f) is f
         return (lib.jit.ignore(f) is f, lib.jit.unused(f) is f, lib.jit.export(f) is f,
                 lib.jit.annotate(int, 3), tuple(lib.jit.Attribute(3, int)), lib.jit.is_scripting(),
-                issubclass(lib.jit.TracerWarning, Warning), lib.jit.ignore(drop=True)(f) is f)
+                issubclass(lib.jit.TracerWarning, Warning), dropped,
+                [(x.category.__name__, normalize_message(str(x.message))) for x in w])
 
     assert run(ember) == run(torch)
+    assert_same_error(lambda lib: lib.jit.ignore(3))
+
+
+def test_new_shapes_retrace_and_loaded_graph_refuses(tmp_path):
+    """A traced object runs a new input shape (one graph per signature, NOTE [ A trace per input shape ]);
+    a loaded one, having no Python function, refuses it with an error instead of a NumPy one."""
+    m = conv_bn(ember).eval()
+    tm = _quiet(lambda: ember.jit.trace(m, ember.ones(2, 2, 5, 5)))
+    y = ember.tensor(arr(4, 2, 5, 5))
+    assert ember.allclose(tm(y), m(y)) and tm.graph is tm._c.graph
+    path = str(tmp_path / "m.pt")
+    _quiet(lambda: ember.jit.save(tm, path))
+    loaded = _quiet(lambda: ember.jit.load(path))
+    assert ember.allclose(loaded(ember.ones(2, 2, 5, 5)), m(ember.ones(2, 2, 5, 5)))
+    with pytest.raises(RuntimeError, match=r"traced for inputs \[2, 2, 5, 5\] ember.float32"):
+        loaded(y)

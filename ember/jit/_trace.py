@@ -188,7 +188,7 @@ def _is_random(gm) -> list:
             and "nondeterministic_seeded" in getattr(getattr(n.target, "op", None), "tags", ())]
 
 
-def _check(fn, module, gm, check_inputs, tolerance, strict, name, call):
+def _check(fn, module, gm, check_inputs, tolerance, strict, name, call, kind="trace"):
     """torch's `_check_trace`: trace again on each check input; the graph must be the same, and the traced
     function's result must match the Python function's (a TracerWarning otherwise)."""
     from .. import testing
@@ -215,7 +215,7 @@ def _check(fn, module, gm, check_inputs, tolerance, strict, name, call):
                               f"output of the Python function. Detailed error:\n{e}", TracerWarning,
                               stacklevel=4)
                 break
-        warnings.warn(_DEPRECATED.format("trace"), DeprecationWarning, stacklevel=4)  # (torch traces again)
+        warnings.warn(_DEPRECATED.format(kind), DeprecationWarning, stacklevel=4)  # (torch traces again)
         again = _record(fn, module, inputs, strict, name)
         if again.code != gm.code:
             diff = "\n".join(difflib.ndiff(gm.code.strip().splitlines(), again.code.strip().splitlines()))
@@ -270,6 +270,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                  example_inputs_is_kwarg=False, _store_inputs=True):
     """torch.jit.trace_module: trace `mod`'s methods named in `inputs` ({"forward": example_inputs, ...});
     the parameters and buffers stay the module's live attributes."""
+    warnings.warn(_DEPRECATED.format("trace_method"), DeprecationWarning, stacklevel=2)
     if not isinstance(mod, Module):
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
@@ -292,7 +293,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
         for method_name, (fn, other, args) in methods.items():
             checks = [c[method_name] for c in check_inputs] if check_inputs else [args]
             call = result if method_name == "forward" else getattr(result, method_name)
-            _check(fn, mod, other, checks, check_tolerance, strict, original_name, call)
+            _check(fn, mod, other, checks, check_tolerance, strict, original_name, call, "trace_method")
     return result
 
 

@@ -152,6 +152,22 @@ def test_trace_warnings(name):
     assert got == want
 
 
+@pytest.mark.parametrize("how", ["trace", "trace_module"])
+@pytest.mark.parametrize("check_trace", [True, False])
+def test_module_trace_warnings(how, check_trace):
+    def run(lib):
+        m, x = mlp(lib), lib.ones(2, 3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            if how == "trace":
+                lib.jit.trace(m, x, check_trace=check_trace)
+            else:
+                lib.jit.trace_module(m, {"forward": x}, check_trace=check_trace)
+        return [(x.category.__name__, normalize_message(str(x.message))) for x in w]
+
+    assert run(ember) == run(torch)
+
+
 def test_check_trace_graph_differs_and_output_mismatch():
     def run(lib):
         with warnings.catch_warnings(record=True) as w:

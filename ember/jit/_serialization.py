@@ -60,8 +60,10 @@ def save(m, f, _extra_files=None):
 
     warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
                   stacklevel=2)
-    if isinstance(m, RecursiveScriptModule) or isinstance(m, ScriptFunction):
-        m.save  # noqa: B018 (scripted objects refuse in their own save)
+    from ._scripting import _ScriptedFunction, _ScriptedModule
+
+    if isinstance(m, (_ScriptedFunction, _ScriptedModule)):
+        return m.save(f)  # which refuses: a scripted object is guarded capture, not one graph
     gm = _graph_module(m)
     is_module = isinstance(m, ScriptModule)
     state, kinds = {}, {}

@@ -139,11 +139,11 @@ def _record(fn, module, inputs, strict, name):
         return fn(*_rebuild(inputs, iter(flat[n_state:])))
 
     with _tracing():
-        gm0, rec, _ = trace_recorded(run, [t for _, t in state] + leaves, tracing_mode="real", names=names)
+        gm0, _, _ = trace_recorded(run, [t for _, t in state] + leaves, tracing_mode="real", names=names)
     graph = gm0.graph
     out_node = next(n for n in graph.nodes if n.op == "output")
     if strict:
-        kind = _has_container(_output_value(out_node, rec))
+        kind = _has_container(_output_value(out_node))
         if kind:
             warnings.warn(
                 f"Encountering a {kind} at the output of the tracer might cause the trace to be incorrect, "
@@ -177,7 +177,7 @@ def _record(fn, module, inputs, strict, name):
     return gm
 
 
-def _output_value(out_node, rec):
+def _output_value(out_node):
     from ..fx.node import map_arg
 
     return map_arg(out_node.args[0], lambda n: n.meta.get("val"))

@@ -270,6 +270,12 @@ def test_save_load_round_trip(tmp_path):
     assert isinstance(g, ember.jit.ScriptFunction) and ember.equal(g(x, x + 1), f(x, x + 1))
 
 
+def test_save_refuses_scripted(tmp_path):
+    s = _quiet(lambda: ember.jit.script(f_branch(ember)))
+    with pytest.raises(RuntimeError, match="a scripted function is guarded Python capture"):
+        _quiet(lambda: ember.jit.save(s, str(tmp_path / "s.pt")))
+
+
 def test_load_refuses_torch_archives(tmp_path):
     path = str(tmp_path / "t.pt")
     _quiet(lambda: torch.jit.save(torch.jit.trace(torch.nn.Linear(2, 2), torch.ones(1, 2)), path))

@@ -110,6 +110,8 @@ TRACE_CASES = {
     "nested_inputs_tuple_out": (
         lambda lib, x, a, b: _quiet(lambda: lib.jit.trace(Residual.make(lib), (x, (a, b))))(x * 2, (b, a)),
         (arr(3, 4), arr(3, 4), arr(3, 4))),
+    "example_kwarg_inputs": (lambda lib, x, y: _quiet(lambda: lib.jit.trace(
+        lambda a, b: a * 2 + b.exp(), example_kwarg_inputs={"b": y, "a": x}))(y, x), (arr(2, 3), arr(2, 3))),
     "lambda_two_args": (lambda lib, x, y: _quiet(lambda: lib.jit.trace(lambda a, b: (a @ b.t()).relu(), (x, y)))(
         y, x), (arr(3, 3), arr(3, 3))),
 }

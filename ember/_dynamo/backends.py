@@ -1,10 +1,10 @@
 """Compiler backends: a callable `(gm, example_inputs) -> compiled callable`, registered by name.
 
 "eager" runs the captured GraphModule as it is (capture only); "aot_eager" runs it through AOT autograd
-(engineer X's `aot_module_simplified`, joint forward/backward graphs run by the eager interpreter) once
-`ember._functorch.aot_autograd` exists, and as "eager" before. Part 2 of the compiler adds code-generating
-backends. `register_backend` adds a name, `list_backends` lists them (torch leaves "eager" and other
-debug backends out of `list_backends()` unless asked with `exclude_tags=()`).
+(engineer X's `aot_module_simplified`: forward and backward graphs, run as generated Python). Part 2 of
+the compiler adds code-generating backends. `register_backend` adds a name, `list_backends` lists them
+(torch leaves "eager" and other debug backends out of `list_backends()` unless asked with
+`exclude_tags=()`).
 """
 
 from __future__ import annotations
@@ -48,24 +48,10 @@ def eager(gm, example_inputs, **kwargs):
     return gm.forward
 
 
-def _aot_module_simplified():
-    try:
-        from .._functorch.aot_autograd import aot_module_simplified
-    except ImportError:
-        return None
-    return aot_module_simplified
-
-
 @register_backend(name="aot_eager", tags=("debug",))
 def aot_eager(gm, example_inputs, **kwargs):
-    aot = _aot_module_simplified()
-    if aot is None:  # AOT autograd not in this build yet: the graph runs as captured
-        return gm.forward
-    return aot(gm, example_inputs, fw_compiler=_boxed_nop, bw_compiler=_boxed_nop)
+    """AOT autograd (engineer X's `aot_module_simplified`) with identity compilers: the joint graph is traced
+    through ember's derivative formulas, partitioned, and the forward and backward graphs run as Python."""
+    from .._functorch.aot_autograd import aot_eager as _aot_eager
 
-
-def _boxed_nop(gm, example_inputs):
-    return gm.forward if not hasattr(gm, "_boxed_call") else gm
-
-
-_boxed_nop._boxed_call = False
+    return _aot_eager(gm, example_inputs, **kwargs)

@@ -178,6 +178,7 @@ _LAZY_MODULES |= {"_dynamo", "_logging"}
 _LAZY_ATTRS["compile"] = "_compile"
 _LAZY_MODULES |= {"ops"}  # compiler (X): ember.ops.aten, the OpOverload identities of graph nodes
 _LAZY_ATTRS["_assert"] = "fx._symbolic_trace"  # (X) torch._assert, which traced graphs call
+_LAZY_MODULES |= {"jit"}  # torch.jit (J): trace, script, save/load, freeze
 
 
 def __getattr__(name):

@@ -64,3 +64,12 @@ def test_reproducer_reproduces_a_mismatch():
 def test_every_listed_mismatch_has_a_reason():
     for entry in known.KNOWN:
         assert len(entry) == 4 and entry[3].strip()
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_polygamma_of_integer_extremes_ends(n):
+    """Found by the fuzzer: polygamma summed one step per unit below 10, so an int32 extreme made 2**31
+    steps (NOTE [ polygamma far below zero ])."""
+    from compare import check
+    x = np.array([-2147483647, -5, 1, 7], np.int32)
+    check(lambda lib, x: lib.polygamma(n, x), x)

@@ -324,8 +324,6 @@ def _expr(v):
 def sym_op(self, op, args):
     vals = [a.value for a in args]
     value = op(*vals)
-    if isinstance(value, float) and op is not operator.truediv:
-        pass
     node = self.out.graph.call_function(
         op, tuple(a.proxy if isinstance(a, SymNodeVariable) else a.value for a in args)
     )
@@ -743,8 +741,6 @@ def call_module(self, obj, args, kwargs):
     from ..nn.modules import _hooks as H
 
     m, src = obj.value, obj.source
-    if m.__dict__.get("_compiled_call_impl") is not None:
-        pass
     g = self.out.guards
     globals_ = [
         H._global_forward_hooks,

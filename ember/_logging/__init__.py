@@ -29,6 +29,9 @@ ARTIFACTS = (
     "recompiles_verbose",
     "trace_source",
 )
+# torch's component logs, as the artifacts ember writes for them (it has no inductor: nothing to show)
+_COMPONENTS = {"dynamo": ("graph_breaks", "recompiles"), "aot": tuple(a for a in ARTIFACTS if a.startswith("aot")),
+               "inductor": ()}
 _on = set()
 _read_env = [False]
 _handler = [None]
@@ -42,8 +45,8 @@ def _ensure():
             name = part.lstrip("+")
             if name in ARTIFACTS:
                 _on.add(name)
-            elif name in ("dynamo", "aot", "inductor"):
-                _on.update(("graph_breaks", "recompiles") if name == "dynamo" else ())
+            elif name in _COMPONENTS:
+                _on.update(_COMPONENTS[name])
         if _on:
             _install_handler()
 
@@ -56,8 +59,8 @@ class _Stderr(logging.StreamHandler):
         return sys.stderr
 
     @stream.setter
-    def stream(self, value):
-        pass
+    def stream(self, value):  # StreamHandler.__init__ sets a stream; this handler always reads sys.stderr
+        return
 
 
 def _install_handler():
@@ -84,8 +87,9 @@ def set_logs(**kwargs):
     for name, on in kwargs.items():
         if name in ARTIFACTS:
             (_on.add if on else _on.discard)(name)
-        elif name in ("dynamo", "aot", "inductor"):
-            pass
+        elif name in _COMPONENTS:  # a component's log level: on (a level or True) shows what ember logs for it
+            for artifact in _COMPONENTS[name]:
+                (_on.add if on else _on.discard)(artifact)
         else:
             raise ValueError(f"Unrecognized log or artifact name passed to set_logs: {name}")
     if _on:

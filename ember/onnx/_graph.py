@@ -30,11 +30,10 @@ class Value:
     `const` holds the NumPy value of a value known at export time (parameters, buffers, folded constants),
     so later symbolics can read it (a Reshape's shape, a Gemm's transposed weight)."""
 
-    __slots__ = ("name", "example", "const", "producer", "uses", "folded_from")
+    __slots__ = ("name", "example", "const", "producer", "folded_from")
 
     def __init__(self, name, example=None, const=None, producer=None):
         self.name, self.example, self.const, self.producer = name, example, const, producer
-        self.uses = 0
         self.folded_from = None  # (op name, source Value) of a constant folded at export (a Linear's t(W))
 
     @property
@@ -82,7 +81,6 @@ class GraphContext:
             if x is None:
                 names.append("")
             elif isinstance(x, Value):
-                x.uses += 1
                 names.append(x.name)
             else:
                 names.append(self.const(x).name)

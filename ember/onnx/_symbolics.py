@@ -372,25 +372,25 @@ def _embedding(g, cx, call, x):
     return g.op("Gather", x[0], x[1], axis_i=0)
 
 
+def _constant_of_shape(g, shape, fill, out):
+    """A tensor of `shape` (an int64 1-D value) filled with `fill` in `out`'s dtype."""
+    from onnx import numpy_helper
+
+    return g.op("ConstantOfShape", shape, value_t=numpy_helper.from_array(np.full((1,), fill, _np_dtype(out))))
+
+
 @symbolic("full")
 def _full(g, cx, call, x):
     shape, fill, _ = call.params
     out = call.outputs[0]
-    value = np.full((1,), fill, dtype=_np_dtype(out))
-    from onnx import numpy_helper
-
     if not cx.has_dynamic(call):  # a constant, as torch folds it
         return g.const(np.full(tuple(shape), fill, dtype=_np_dtype(out)))
-    return g.op("ConstantOfShape", cx.shape_input(call, 0, tuple(shape)), value_t=numpy_helper.from_array(value))
+    return _constant_of_shape(g, cx.shape_input(call, 0, tuple(shape)), fill, out)
 
 
 @symbolic("full_like")
 def _full_like(g, cx, call, x):
-    out = call.outputs[0]
-    from onnx import numpy_helper
-
-    value = np.full((1,), call.params[0], dtype=_np_dtype(out))
-    return g.op("ConstantOfShape", g.op("Shape", x[0]), value_t=numpy_helper.from_array(value))
+    return _constant_of_shape(g, g.op("Shape", x[0]), call.params[0], call.outputs[0])
 
 
 @symbolic("arange")

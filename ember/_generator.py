@@ -34,6 +34,7 @@ draws per element) are reproduced too, in ember/_ops/discrete_sampling.py (NOTE 
 import math
 import os
 import platform
+import threading
 
 import numpy as np
 
@@ -47,6 +48,16 @@ _DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
 _STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState)
 _U64 = np.uint64
 _M24, _M53 = _U64((1 << 24) - 1), _U64((1 << 53) - 1)
+
+
+# NOTE [ Draws are atomic ]
+# Threads share the default generator, and torch locks a generator for the whole of each op that draws from
+# it, so a draw is never torn or repeated between threads: four threads drawing at once get, between them,
+# exactly the blocks one thread gets in sequence. ember's sampling kernels read an engine, a Box-Muller
+# cache and an offset in several steps, so each runs holding this lock (the `_seeded` ops of _ops/random.py),
+# as do seeding and setting the state. One lock for all generators (torch has one per generator): the GIL
+# lets one thread compute at a time anyway, and a re-entrant lock lets a kernel call another sampling op.
+DRAW_LOCK = threading.RLock()
 
 
 class Generator:
@@ -91,11 +102,12 @@ class Generator:
         return mt
 
     def _set_seed(self, seed):
-        self._seed = seed
-        if self._mt is not None:
-            self._mt._legacy_seeding(seed & 0xFFFFFFFF)
-        self._fresh = True  # torch writes next=0 (not 624) in the state of a just-seeded engine
-        self._normal_double = self._normal_float = None
+        with DRAW_LOCK:
+            self._seed = seed
+            if self._mt is not None:
+                self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+            self._fresh = True  # torch writes next=0 (not 624) in the state of a just-seeded engine
+            self._normal_double = self._normal_float = None
 
     def manual_seed(self, seed):
         """Seed the generator with integer `seed`; returns the generator."""
@@ -136,7 +148,9 @@ class Generator:
         if new_state.numel() != _STATE_SIZE:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG "
                                f"state size to be {new_state.numel()}")
-        _unpack_state(self, np.ascontiguousarray(new_state.numpy()).tobytes())  # (a uint8 tensor: no grad)
+        raw = np.ascontiguousarray(new_state.numpy()).tobytes()  # (a uint8 tensor: no grad)
+        with DRAW_LOCK:
+            _unpack_state(self, raw)
         return self
 
     def __reduce__(self):

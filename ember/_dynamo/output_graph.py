@@ -131,6 +131,20 @@ def _is_tensor(v):
     return isinstance(v, _ember().Tensor)
 
 
+def _collect_outputs(v, outs, seen):
+    """Append to `outs` the proxies of the tensors and symbolic ints in variable `v` that are not graph inputs."""
+    if isinstance(v, (TensorVariable, SymNodeVariable)):
+        if v.proxy.op == "placeholder":
+            return
+    elif not isinstance(v, SymNodeVariable):
+        for sub in _children(v):
+            _collect_outputs(sub, outs, seen)
+        return
+    if id(v.proxy) not in seen:
+        seen.add(id(v.proxy))
+        outs.append(v.proxy)
+
+
 class OutputGraph:
     def __init__(self, *, dynamic, frame_state, code_name):
         self.graph = Graph()
@@ -409,21 +423,8 @@ class OutputGraph:
     def graph_outputs(self, state_vars):
         """The values of the state the graph must return: tensors and symbolic ints not read from a source."""
         outs, seen = [], set()
-
-        def visit(v):
-            if isinstance(v, (TensorVariable, SymNodeVariable)):
-                if v.proxy.op == "placeholder":
-                    return
-            elif not isinstance(v, SymNodeVariable):
-                for sub in _children(v):
-                    visit(sub)
-                return
-            if id(v.proxy) not in seen:
-                seen.add(id(v.proxy))
-                outs.append(v.proxy)
-
         for v in state_vars:
-            visit(v)
+            _collect_outputs(v, outs, seen)
         return outs
 
     def rebuild_expr(self, v, out_index, cells_made, fresh):

@@ -9,6 +9,7 @@ backward node; the in-place initialisers are POINTWISE ops whose backward (as in
 `x = y * 2; x.normal_()` records `NormalBackward0`.
 """
 
+import functools
 import math
 import warnings
 
@@ -31,7 +32,18 @@ from .._dispatch import (
     require_op_dtype,
     run_meta,
 )
-from .._generator import FUSED, Generator, chunked, default_generator, fma32, fma64, libm, normal_fill, normal_scalar
+from .._generator import (
+    DRAW_LOCK,
+    FUSED,
+    Generator,
+    chunked,
+    default_generator,
+    fma32,
+    fma64,
+    libm,
+    normal_fill,
+    normal_scalar,
+)
 from .._meta import (
     MetaArray,
     NoData,
@@ -58,8 +70,17 @@ from .creation import empty_like
 def _seeded(name, node_name=None, kind=CREATION, **kw):
     """`defop` for an op that draws from a generator: every op declared here takes one (a param, `gen`) and
     carries the tag `nondeterministic_seeded` (its outputs depend on the generator's state, not only on its
-    inputs: a tracer must not fold it, and a replay must feed it the same generator)."""
-    return defop(name, node_name, kind, tags=("nondeterministic_seeded",), **kw)
+    inputs: a tracer must not fold it, and a replay must feed it the same generator). Its kernel runs
+    holding the generators' lock (NOTE [ Draws are atomic ])."""
+    declare = defop(name, node_name, kind, tags=("nondeterministic_seeded",), **kw)
+
+    def deco(kernel):
+        @functools.wraps(kernel)
+        def locked(*args, **kwargs):
+            with DRAW_LOCK:
+                return kernel(*args, **kwargs)
+        return declare(locked)
+    return deco
 
 
 def _no_meta(*arrays):

@@ -103,25 +103,21 @@ class GradScaler:
 
     def scale(self, outputs):
         """`outputs` (a tensor, or an iterable of them) multiplied by the scale factor."""
-        from .._tensor import Tensor
-
         if not self._enabled:
             return outputs
-        if isinstance(outputs, Tensor):
-            if self._scale is None:
-                self._lazy_init_scale_growth_tracker(outputs.device)
-            return outputs * self._scale
+        return self._apply_scale(outputs)
 
-        def apply_scale(val):
-            if isinstance(val, Tensor):
-                if self._scale is None:
-                    self._lazy_init_scale_growth_tracker(val.device)
-                return val * self._scale
-            if isinstance(val, abc.Iterable):
-                it = map(apply_scale, val)
-                return type(val)(it) if isinstance(val, (list, tuple)) else it
-            raise ValueError("outputs must be a Tensor or an iterable of Tensors")
-        return apply_scale(outputs)
+    def _apply_scale(self, val):
+        from .._tensor import Tensor
+
+        if isinstance(val, Tensor):
+            if self._scale is None:
+                self._lazy_init_scale_growth_tracker(val.device)
+            return val * self._scale
+        if isinstance(val, abc.Iterable):
+            it = map(self._apply_scale, val)
+            return type(val)(it) if isinstance(val, (list, tuple)) else it
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
         from .. import float16, no_grad

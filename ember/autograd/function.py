@@ -395,18 +395,21 @@ def _iter_tensors(obj):
 
 def _unflatten(flat, proto):
     """A flat sequence put back into the nested tuple/list structure of `proto`."""
-    def helper(flat, proto):
-        if not isinstance(proto, (list, tuple)):
-            return flat[0], flat[1:]
-        res = []
-        for e in proto:
-            if e is None:
-                res.append(e)
-            else:
-                r, flat = helper(flat, e)
-                res.append(r)
-        return type(proto)(res), flat
-    return helper(flat, proto)[0]
+    return _unflatten_rest(flat, proto)[0]
+
+
+def _unflatten_rest(flat, proto):
+    """(`proto`'s structure filled from the front of `flat`, what is left of `flat`)."""
+    if not isinstance(proto, (list, tuple)):
+        return flat[0], flat[1:]
+    res = []
+    for e in proto:
+        if e is None:
+            res.append(e)
+        else:
+            r, flat = _unflatten_rest(flat, e)
+            res.append(r)
+    return type(proto)(res), flat
 
 
 class NestedIOFunction(Function):

@@ -208,20 +208,19 @@ class SavedTensor:
                 alias._base = t._base
             t = alias
         self.unpack_hook = None
-        if _saved_hooks:
-            pack, unpack = _saved_hooks[-1]
+        if _saved_hooks and _hooks.stack:
+            pack, unpack = _hooks.stack[-1]
             self.tensor = None
             # NOTE [ Hooks give back the saved tensor's history ]: as torch's SavedVariable, the tensor an
             # unpack hook returns is given the saved tensor's grad_fn (or, for a leaf, its AccumulateGrad)
             self.history = None
             if not is_output and t._requires_grad:
                 self.history = (t._grad_fn, t._output_nr) if t._grad_fn is not None else (None, _leaf_node(t))
-            hooks = _saved_hooks[:]
-            _saved_hooks.clear()  # ops inside the pack hook save their tensors plainly (no recursion)
+            hooks, _hooks.stack = _hooks.stack, []  # ops inside the pack hook save plainly (no recursion)
             try:
                 self.packed = pack(t)
             finally:
-                _saved_hooks[:] = hooks
+                _hooks.stack = hooks
             self.unpack_hook = unpack
         else:
             self.tensor = t
@@ -389,7 +388,26 @@ def increment_version(tensor):
 
 # ---- saved-tensor hooks ------------------------------------------------------------------------------
 
-_saved_hooks = []
+# NOTE [ Saved-tensor hooks are per thread ]
+# As torch's (SavedTensorDefaultHooksTLS), the hooks and the "disabled" messages are each thread's own.
+# The hot path asks one question of one global list, `if _saved_hooks:`, which holds an entry per hooks
+# context open in any thread; only when it is non-empty does the slow path look at this thread's stack (as
+# the dispatcher's mode stack does, NOTE [ The mode stack ]).
+
+
+class _ThreadHooks(threading.local):
+    def __init__(self):
+        self.stack = []  # this thread's (pack, unpack) pairs, innermost last
+        self.disabled = []  # this thread's disable_saved_tensors_hooks messages
+
+
+_hooks = _ThreadHooks()
+_saved_hooks = []  # one entry per hooks context open in any thread (NOTE [ Saved-tensor hooks are per thread ])
+
+
+def current_saved_hooks():
+    """This thread's saved-tensor hooks, innermost last."""
+    return _hooks.stack
 
 
 class saved_tensors_hooks:
@@ -407,12 +425,14 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        if _disabled_hooks_msg:
-            raise RuntimeError(_disabled_hooks_msg[-1])
-        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        if _hooks.disabled:
+            raise RuntimeError(_hooks.disabled[-1])
+        _hooks.stack.append((self.pack_hook, self.unpack_hook))
+        _saved_hooks.append(None)
         return self
 
     def __exit__(self, *exc):
+        _hooks.stack.pop()
         _saved_hooks.pop()
 
 
@@ -423,9 +443,6 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(lambda t: t.detach().clone(), lambda t: t)
 
 
-_disabled_hooks_msg = []
-
-
 class disable_saved_tensors_hooks:
     """Context manager (and decorator) under which `saved_tensors_hooks` raises `error_message`."""
 
@@ -433,11 +450,11 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
-        _disabled_hooks_msg.append(self.error_message)
+        _hooks.disabled.append(self.error_message)
         return self
 
     def __exit__(self, *exc):
-        _disabled_hooks_msg.pop()
+        _hooks.disabled.pop()
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):

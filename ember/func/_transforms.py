@@ -122,19 +122,19 @@ def _process_inputs(func, in_dims, args):
     return sizes[0], flat_in_dims, flat_args, spec
 
 
-def _check_out_dims(out_dims, func):
-    def check(x):
-        if isinstance(x, (tuple, list)):
-            for e in x:
-                check(e)
-        elif x is not None and not isinstance(x, int):
-            raise ValueError(
-                f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
-                "or a python collection of ints representing where in the outputs the vmapped "
-                "dimension should appear."
-            )
+def _valid_out_dims(x):
+    if isinstance(x, (tuple, list)):
+        return all(_valid_out_dims(e) for e in x)
+    return x is None or isinstance(x, int)
 
-    check(out_dims)
+
+def _check_out_dims(out_dims, func):
+    if not _valid_out_dims(out_dims):
+        raise ValueError(
+            f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
+            "or a python collection of ints representing where in the outputs the vmapped "
+            "dimension should appear."
+        )
 
 
 def _unwrap_outputs(out, out_dims, level, func):

@@ -127,13 +127,15 @@ def _grow_args(args, inputs, input_names, axes, dim, k):
         if arr.shape != tuple(t.shape):
             grown[id(t)] = ember.from_numpy(np.ascontiguousarray(arr))
 
-    def swap(obj):
-        if isinstance(obj, Tensor):
-            return grown.get(id(obj), obj)
-        if isinstance(obj, (list, tuple)):
-            return type(obj)(swap(o) for o in obj)
-        if isinstance(obj, dict):
-            return {k2: swap(v) for k2, v in obj.items()}
-        return obj
+    return _swap(args, grown)
 
-    return swap(args)
+
+def _swap(obj, grown):
+    """`obj` with each tensor whose id is in `grown` replaced by its grown copy (through lists, tuples, dicts)."""
+    if isinstance(obj, Tensor):
+        return grown.get(id(obj), obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_swap(o, grown) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _swap(v, grown) for k, v in obj.items()}
+    return obj

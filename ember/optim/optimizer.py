@@ -157,6 +157,19 @@ def _check_lr(lr):
 # ---- the base class ---------------------------------------------------------------------------------------
 
 
+def _cast(param, value, param_groups, param_id=None, key=None):
+    """A loaded state value made to fit `param` (dtype and device, as Optimizer's policy says), recursively.
+
+    (A module-level function: a closure calling itself is a reference cycle, NOTE [ No reference cycles ].)"""
+    if isinstance(value, Tensor):
+        return Optimizer._process_value_according_to_param_policy(param, value, param_id, param_groups, key)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, param_groups, param_id=param_id, key=k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v, param_groups, param_id=param_id) for v in value)
+    return value
+
+
 class Optimizer:
     r"""Base class for all optimizers.
 
@@ -349,21 +362,11 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
 
-        def _cast(param, value, param_id=None, key=None):
-            if isinstance(value, Tensor):
-                return Optimizer._process_value_according_to_param_policy(
-                    param, value, param_id, state_dict["param_groups"], key)
-            if isinstance(value, dict):
-                return {k: _cast(param, v, param_id=param_id, key=k) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return type(value)(_cast(param, v, param_id=param_id) for v in value)
-            return value
-
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast(param, v, param_id=k)
+                state[param] = _cast(param, v, state_dict["param_groups"], param_id=k)
             else:
                 state[k] = v
 

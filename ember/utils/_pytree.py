@@ -500,17 +500,19 @@ def treespec_leaf():
 def tree_flatten(tree, is_leaf=None):
     """(leaves, spec) of a pytree; `tree_unflatten(leaves, spec)` rebuilds it."""
     leaves = []
+    return leaves, _flatten_into(tree, is_leaf, leaves)
 
-    def helper(node):
-        if tree_is_leaf(node, is_leaf=is_leaf):
-            leaves.append(node)
-            return _LEAF_SPEC
-        node_type = _get_node_type(node)
-        children, context = SUPPORTED_NODES[node_type].flatten_fn(node)
-        return TreeSpec(node_type, context, [helper(c) for c in children])
 
-    spec = helper(tree)
-    return leaves, spec
+def _flatten_into(node, is_leaf, leaves):
+    # A module-level function, not a closure calling itself: a recursive closure is a reference cycle
+    # (function -> cell -> function) that keeps `leaves`, and the tensors in it, alive until the garbage
+    # collector runs (NOTE [ No reference cycles ] in tests/test_leaks.py).
+    if tree_is_leaf(node, is_leaf=is_leaf):
+        leaves.append(node)
+        return _LEAF_SPEC
+    node_type = _get_node_type(node)
+    children, context = SUPPORTED_NODES[node_type].flatten_fn(node)
+    return TreeSpec(node_type, context, [_flatten_into(c, is_leaf, leaves) for c in children])
 
 
 def tree_unflatten(leaves, treespec):

@@ -571,7 +571,8 @@ class _StopBeforeKernel(Mode):
 
     def dispatch(self, op, inputs, params):
         if op.saves == "all" and not op.save_output and op.differentiable and _grad_mode.enabled \
-                and _graph._saved_hooks and _graph._saved_hooks[-1][0] is self.hook.pack:
+                and _graph._saved_hooks and _graph.current_saved_hooks() \
+                and _graph.current_saved_hooks()[-1][0] is self.hook.pack:
             tensors = [t for t in inputs if isinstance(t, Tensor)]
             if any(t.requires_grad for t in tensors) and \
                     self.frame.recomp_counter[self.gid] + len(tensors) == len(self.frame.weak_holders):

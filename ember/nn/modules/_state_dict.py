@@ -178,6 +178,28 @@ def _load_one(self, input_param, param, name, key, assign, error_msgs):
                           f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "
                           f"an exception occurred : {ex.args}.")
 
+def _load(module, local_state_dict, prefix, metadata, assign, missing_keys, unexpected_keys, error_msgs):
+    """`module._load_from_state_dict`, then each child's with the keys under its prefix, then the post hooks.
+
+    (A module-level function: a closure calling itself is a reference cycle, NOTE [ No reference cycles ].)"""
+    local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+    if assign:
+        local_metadata["assign_to_params_buffers"] = assign
+    module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys, unexpected_keys,
+                                 error_msgs)
+    for name, child in module._modules.items():
+        if child is not None:
+            child_prefix = prefix + name + "."
+            _load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}, child_prefix,
+                  metadata, assign, missing_keys, unexpected_keys, error_msgs)
+    incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+    for hook in module._load_state_dict_post_hooks.values():
+        if hook(module, incompatible) is not None:
+            raise AssertionError(
+                "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to return new "
+                "values, if incompatible_keys need to be modified, it should be done inplace.")
+
+
 def load_state_dict(self, state_dict, strict=True, assign=False):
     """Copy parameters and buffers from `state_dict`; returns (missing_keys, unexpected_keys)."""
     if not isinstance(state_dict, Mapping):
@@ -188,25 +210,7 @@ def load_state_dict(self, state_dict, strict=True, assign=False):
     if metadata is not None:
         state_dict._metadata = metadata
 
-    def load(module, local_state_dict, prefix=""):
-        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-        if assign:
-            local_metadata["assign_to_params_buffers"] = assign
-        module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                     unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
-                     child_prefix)
-        incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-        for hook in module._load_state_dict_post_hooks.values():
-            if hook(module, incompatible) is not None:
-                raise AssertionError(
-                    "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to return new "
-                    "values, if incompatible_keys need to be modified, it should be done inplace.")
-
-    load(self, state_dict)
+    _load(self, state_dict, "", metadata, assign, missing_keys, unexpected_keys, error_msgs)
     if strict:
         if unexpected_keys:
             error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(

@@ -183,6 +183,7 @@ _LAZY_MODULES |= {"jit"}  # torch.jit (J): trace, script, save/load, freeze
 
 def __getattr__(name):
     import importlib
+    import importlib.util
 
     if name in _LAZY_MODULES:
         try:
@@ -194,5 +195,9 @@ def __getattr__(name):
         return getattr(importlib.import_module("." + _LAZY_ATTRS[name], __name__), name)
     if name.startswith("__"):
         raise AttributeError(name)
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        # any other submodule ember has (torch.overrides, torch._subclasses, ...): `import torch` loads torch's
+        # submodules, so a script reaches them as attributes without importing them first
+        return importlib.import_module("." + name, __name__)
     # NOTE [ The torch alias ]: a script run under `ember run` sees this for torch features ember lacks
     raise AttributeError(f"ember does not implement torch.{name} yet")

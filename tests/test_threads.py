@@ -75,6 +75,12 @@ STATES = {
                                 L.are_deterministic_algorithms_enabled),
     "saved_tensors_hooks": lambda L: _saved_hooks_state(L),
     "forward_ad_level": lambda L: (L.autograd.forward_ad.dual_level, lambda: _dual_level_open(L)),
+    "torch_function_mode": lambda L: _mode_state(L, L.overrides.TorchFunctionMode, "__torch_function__"),
+    "torch_dispatch_mode": lambda L: _mode_state(L, L.utils._python_dispatch.TorchDispatchMode,
+                                                 "__torch_dispatch__"),
+    "fake_tensor_mode": lambda L: (L._subclasses.fake_tensor.FakeTensorMode,
+                                   lambda: type(L.ones(2)).__name__),
+    "printoptions": lambda L: (lambda: _printoptions(L), lambda: repr(L.tensor([1.23456789]))),
 }
 
 
@@ -95,6 +101,36 @@ def _saved_hooks_state(L):
         L.ones(2, requires_grad=True) * 2.0 * L.ones(2)  # a product saves its inputs
         return len(packed) > before
     return (lambda: L.autograd.graph.saved_tensors_hooks(pack, lambda t: t)), read
+
+
+def _mode_state(L, base, method):
+    """(enter, read) for a user mode class: read says whether an op here went through the mode."""
+    seen = []
+
+    def handler(self, func, types, args=(), kwargs=None):
+        seen.append(1)
+        return func(*args, **(kwargs or {}))
+
+    mode = type("Counting", (base,), {method: handler})
+
+    def read():
+        before = len(seen)
+        L.ones(2) + 1
+        return len(seen) > before
+    return mode, read
+
+
+def _printoptions(L):
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm():
+        L.set_printoptions(precision=2)
+        try:
+            yield
+        finally:
+            L.set_printoptions(profile="default")
+    return cm()
 
 
 def _dual_level_open(L):

@@ -155,7 +155,7 @@ def forward_ad():
     def step():
         with ember.autograd.forward_ad.dual_level():
             d = ember.autograd.forward_ad.make_dual(X, ember.ones_like(X))
-            ember.autograd.forward_ad.unpack_dual(m(d)).tangent
+            return ember.autograd.forward_ad.unpack_dual(m(d)).tangent
     return step
 
 

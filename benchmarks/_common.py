@@ -18,6 +18,28 @@ import torch  # noqa: E402
 torch.set_num_threads(1)
 
 
+def blas_core():
+    """The kernels NumPy's OpenBLAS runs ("SkylakeX", "Haswell", ...), or "?" for another BLAS.
+
+    NOTE [ OpenBLAS kernels in benchmarks ]
+    OpenBLAS picks its kernels for the CPU when NumPy loads it, unless OPENBLAS_CORETYPE names a core. This
+    project's machines set OPENBLAS_CORETYPE=Haswell (and OPENBLAS_L2_SIZE) for older OpenBLAS builds that
+    fail on their AVX-512 CPUs; NumPy 2's OpenBLAS picks the AVX-512 "SkylakeX" kernels there by itself, as it
+    does on a user's machine, and its float32 GEMMs are 2-16x faster with them. Benchmarks are run with both
+    variables unset in that command (`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/...`),
+    and every table's header says which kernels ran; tests and CI leave them as they are.
+    """
+    import ctypes
+    import glob
+
+    for path in glob.glob(os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs", "*openblas*")):
+        fn = getattr(ctypes.CDLL(path), "gotoblas_corename", None)
+        if fn is not None:
+            fn.restype = ctypes.c_char_p
+            return fn().decode()
+    return "?"
+
+
 def timeit(fn, number):
     t = time.perf_counter()
     for _ in range(number):
@@ -44,7 +66,7 @@ def row(name, e, t, unit="us", scale=1e6):
 
 
 def header(title):
-    print(f"\n{title}\n{'workload':<48} {'ember':>10} {'torch':>10}     {'ratio':>6}")
+    print(f"\n{title} (OpenBLAS kernels: {blas_core()})\n{'workload':<48} {'ember':>10} {'torch':>10}     {'ratio':>6}")
 
 
-__all__ = ["np", "torch", "ember", "compare", "row", "header"]
+__all__ = ["np", "torch", "ember", "compare", "row", "header", "blas_core"]

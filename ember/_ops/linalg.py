@@ -90,6 +90,11 @@ def _matmul_error(d, a, b):
 @defop("matmul", "UnsafeViewBackward0", MATMUL, dtypes=NUMERIC, error=_matmul_error)
 @_half_safe
 def _matmul_nd(a, b):
+    if a.shape[-1] == 1 and b.ndim > 1 and a.ndim > 1 and a.dtype.kind in "fiu":
+        # NOTE [ Outer products ]: a contraction of length 1 is one product per element, exact in any order;
+        # a broadcast multiply writes the result once, where NumPy's matmul runs one tiny GEMM per batch
+        # (vmap's per-sample weight gradients, (B, M, 1) @ (B, 1, N), are all such products)
+        return np.multiply(a, b)
     if b.ndim > 2 and a.ndim >= b.ndim and not any(b.strides[:-2]) and all(b.shape):
         # (V) b is one matrix broadcast over the batch (vmap's expanded weights): NumPy's matmul takes a slow
         # non-BLAS loop over zero-stride batches; one matrix, with a's rows stacked, is one GEMM
@@ -112,6 +117,11 @@ def _(g, a, b):
     if a.dim() == 1:
         return ((g.unsqueeze(-2) @ b.mT).squeeze(-2) if na else None), \
             (a.unsqueeze(-1) * g.unsqueeze(-2) if nb else None)
+    if nb and a.shape[-2] == 1 and b.shape[-2] > 1 and b.shape[-1] > 1 and b.stride(-2) == 1 \
+            and b.stride(-1) == b.shape[-2]:
+        # a transposed weight gets its outer-product gradient row-major like the weight, as mm's does
+        # (mat2_grad); with one row in `a` the product is exact either way (NOTE [ Outer products ])
+        return (g @ b.mT if na else None), (g.mT @ a).mT
     return (g @ b.mT if na else None), (a.mT @ g if nb else None)
 
 

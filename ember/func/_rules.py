@@ -73,7 +73,7 @@ def fallback(level, op, inputs, params, same_randomness=False, warn=True):
     """Run `op` once per sample and stack the results (torch's BatchedFallback; `warn=False` for a rule
     that loops where torch has a rule, so warns of nothing)."""
     if op.name in _DYNAMIC:
-        raise _dynamic_error(op)
+        raise _dynamic_error(op, params)
     if warn and _warn_fallback[0]:
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for "
@@ -95,20 +95,21 @@ def fallback(level, op, inputs, params, same_randomness=False, warn=True):
             set_rng_state(state)
         args = [p.select(0, b) if batched else p for p, batched in seen]
         outs.append(redispatch(op, args, params))
-    first = outs[0]
-    for o in outs[1:]:  # an op whose output shape follows the data (bincount, repeat_interleave)
-        if isinstance(first, Tensor) and isinstance(o, Tensor) and o.shape != first.shape:
-            raise _dynamic_error(op)
+    # (an op whose output shape follows the data, bincount, repeat_interleave, stacks as torch's fallback does:
+    # its samples' results when their shapes agree, else stack's error naming them)
     return stack_outputs(level, outs)
 
 
 _DYNAMIC = ("nonzero", "unique", "unique_consecutive")  # refused by torch's vmap whatever the data
 
 
-def _dynamic_error(op):
+def _dynamic_error(op, params):
+    name = op.name
+    if name == "unique":  # (torch.unique is aten::_unique2, or unique_dim with a dim)
+        name = "_unique2" if params[0] is None else "unique_dim"
     return RuntimeError(
         f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
-        f"vmap over aten::{op.name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+        f"vmap over aten::{name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
         "if you need this feature."
     )
 

@@ -172,6 +172,7 @@ class BatchedTensor(Tensor):
         return self._value.is_leaf if _tracked(self._level) else True
 
     _values_elsewhere = True  # value checks on it run as ops (see _meta.no_data)
+    _param_stays_subclass = True  # nn.Parameter(bt) inside vmap is a BatchedTensor flagged as a Parameter
     _detaches_itself = True  # ember.detach(bt) comes here too (a subclass calling super().detach() must not)
 
     def detach(self):
@@ -309,6 +310,14 @@ class VmapLevel(Mode):
         from . import _rules
 
         lvl = self.lvl
+        if "nondeterministic_seeded" in op.tags:  # (an unbatched self too: a module's random init inside vmap)
+            if self.randomness == "error":
+                raise RuntimeError(_RANDOM_ERROR)
+            if self.randomness == "different" and not is_batched(self_, lvl):
+                raise RuntimeError(
+                    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear "
+                    "like same randomness. If this is necessary for your usage, please file an issue with functorch."
+                )
         if not any(type(t) is BatchedTensor and t._level == lvl for t in inputs) and not (
             "nondeterministic_seeded" in op.tags and self.randomness == "different"
         ):
@@ -326,11 +335,11 @@ def _random_op(level, op, inputs, params, batched):
     if level.randomness == "same" and batched:
         if not op.name.endswith(("_", "_like")):  # (torch draws once for an in-place op or a *_like)
             raise RuntimeError(_SAME_BATCHED)
-        return _rules.fallback(level, op, inputs, params, same_randomness=True)
+        return _rules.fallback(level, op, inputs, params, same_randomness=True, warn=False)
     if not batched:  # "different", no batched input: one draw per sample, stacked
         outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
         return _rules.stack_outputs(level, outs)
-    return _rules.fallback(level, op, inputs, params)
+    return _rules.fallback(level, op, inputs, params, warn=False)  # (torch has rules for its random ops)
 
 
 # ---- Python composites that read their inputs' data --------------------------------------------------------

@@ -513,6 +513,23 @@ def _nll_loss(level, op, inputs, params):
 _installed = [False]
 
 
+# ---- optimizer steps ----------------------------------------------------------------------------------------
+
+
+def _optimizer_step(level, op, inputs, params):
+    """An optimizer step over batched parameters: torch's single-tensor steps run under vmap, but for those
+    that call `maximum(out=)` (Adamax, Adam with amsgrad) or index with a boolean mask (Rprop), which its
+    vmap refuses; ember's step is one op over lists (NOTE [ Optimizer steps are ops over lists ] in
+    _ops/optim.py), so it refuses them here and runs the others per sample."""
+    if op.name == "_rprop_step_":
+        raise RuntimeError("vmap: We do not support batching operators that can support dynamic shape. Attempting "
+                           "to batch over indexing with a boolean mask.")
+    if op.name == "_adamax_step_" or params[1]:  # (Adam's first hyperparameter is amsgrad)
+        raise RuntimeError("Batching rule not implemented for aten::maximum.out; the fallback path doesn't work on "
+                           "out= or view ops.")
+    return fallback(level, op, inputs, params, warn=False)
+
+
 def install() -> None:
     """Write the rules into the registry's `batch` slots (once)."""
     if _installed[0]:
@@ -576,6 +593,9 @@ def install() -> None:
         "nll_loss": _nll_loss,
         "lu_unpack": _lu_unpack,
         "native_batch_norm": _batch_norm,
+        "_adam_step_": _optimizer_step,
+        "_adamax_step_": _optimizer_step,
+        "_rprop_step_": _optimizer_step,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -253,6 +253,7 @@ class _Accepts:
 
 def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
     op = _foreach_op(base, 2, name, ufunc)
+    tensor_kind = "Tensor" if name in ("mul", "div") else "Scalar"  # (the ops with a .Tensor overload)
 
     def make(inplace):
         def fn(self, other, **kw):
@@ -266,7 +267,7 @@ def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
             if check is not None:
                 check(self, others, inplace)
-            return _run(op, base, [list(self), others], inplace, params, checked=checked, overload=_kind(other))
+            return _run(op, base, [list(self), others], inplace, params, checked=checked, overload=_kind(other, tensor_kind))
         return fn
 
     _register(f"_foreach_{name}", make(False))

@@ -20,6 +20,7 @@ class _State(threading.local):
     # whether requires_grad_() is allowed inside them all the same (NOTE [ Refusals inside a transform ])
     func_transforms = 0
     func_requires_grad_ok = 0
+    func_grad_levels = 0  # (of which grad/vjp/jvp calls: `.data = ...` is refused under those)
 
 
 state = _State()

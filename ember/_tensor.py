@@ -300,6 +300,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if _grad_state.func_grad_levels:  # (V) NOTE [ Refusals inside a transform ] (ember/func/_batched.py)
+            raise RuntimeError("mutating directly with `.data` inside functorch transform is not allowed.")
         self._data = value._data
 
     @property

@@ -267,7 +267,8 @@ def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
             if check is not None:
                 check(self, others, inplace)
-            return _run(op, base, [list(self), others], inplace, params, checked=checked, overload=_kind(other, tensor_kind))
+            return _run(op, base, [list(self), others], inplace, params, checked=checked,
+                        overload=_kind(other, tensor_kind))
         return fn
 
     _register(f"_foreach_{name}", make(False))

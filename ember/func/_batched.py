@@ -88,11 +88,13 @@ def _physical_requires_grad(t) -> bool:
 
 # NOTE [ Refusals inside a transform ]
 # torch refuses, while any functorch transform runs (its dynamic layer stack is not empty), `backward()` (only
-# autograd.grad, which the transforms build on, may run inside), `requires_grad_()` and `retain_grad()`:
-# a transform's inputs are made differentiable by the transform, not by `f`. `_grad_state.func_transforms`
-# counts the vmap levels and the grad/vjp/jvp calls running `f` in this thread (pushed and popped with them,
-# never read on an op's path); `func_requires_grad_ok` lets autograd.functional's vectorized Jacobians call
-# requires_grad_() inside their own vmap, as torch's legacy vmap under them lets it.
+# autograd.grad, which the transforms build on, may run inside), `requires_grad_()`, `retain_grad()` and
+# custom Functions without `setup_context`: a transform's inputs are made differentiable by the transform,
+# not by `f`; under a grad/vjp/jvp (not under vmap alone) it refuses `.data = ...` too.
+# `_grad_state.func_transforms` counts the vmap levels and the grad/vjp/jvp calls running `f` in this thread,
+# `func_grad_levels` the latter (pushed and popped with them, never read on an op's path);
+# `func_requires_grad_ok` lets autograd.functional's vectorized Jacobians call requires_grad_() inside their
+# own vmap, as torch's legacy vmap under them lets it.
 _IN_TRANSFORM = {
     "backward": "backward() called inside a functorch transform. This is not supported, please use functorch.grad "
     "or functorch.vjp instead or call backward() outside of functorch transforms.",

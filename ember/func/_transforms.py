@@ -322,6 +322,7 @@ def _outer_tracked(outs, leaves):
 def _run(func, args, kwargs, reverse=True):
     _depth.n += 1
     _grad_state.func_transforms += 1  # NOTE [ Refusals inside a transform ] (_batched.py)
+    _grad_state.func_grad_levels += 1
     if reverse:  # NOTE [ autograd.grad inside vmap ] (_batched.py)
         _tracking.stack.append(len(active_levels()))
     try:
@@ -329,6 +330,7 @@ def _run(func, args, kwargs, reverse=True):
     finally:
         _depth.n -= 1
         _grad_state.func_transforms -= 1
+        _grad_state.func_grad_levels -= 1
         if reverse:
             _tracking.stack.pop()
 
@@ -364,6 +366,13 @@ def _zeros_for_none(grads, leaves):
 
 def _grads(outputs, leaves, cotangents, create):
     used = [leaf for leaf in leaves if leaf is not None]
+    # an output autograd does not track (argmax, a comparison, a constant) contributes nothing: the transforms
+    # give zeros for it, as torch's do, where autograd.grad would refuse it
+    tracked = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if len(tracked) < len(outputs):
+        if not tracked:
+            return [None] * len(leaves)
+        outputs, cotangents = [o for o, _ in tracked], [c for _, c in tracked]
     with enable_grad():
         got = (
             list(
@@ -649,7 +658,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(
-                    f"{_JVP}: expected f(*args) to return only tensors, got unsupported type {type(o)}"
+                    f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(o)}"
                 )
             primal, tangent = fwAD.unpack_dual(_to_phys(o, levels))
             if tangent is None:

@@ -607,3 +607,32 @@ def test_parameter_and_optimizer_under_vmap():
     (e, ep), (t, tp) = run(ember, to_ember(x), to_ember(g)), run(torch, to_torch(x), to_torch(g))
     assert ep == tp
     assert_same(e, t, check_stride=False)
+
+
+def _set_data(L, a):
+    u = L.zeros(3)
+    u.data = L.ones(3)
+    return (a * u).sum()
+
+
+ERRORS_MORE = [
+    ("set_data_inside_grad", lambda L, x: L.func.grad(lambda a: _set_data(L, a))(x), [f32(3)]),
+    ("set_data_inside_jvp", lambda L, x: L.func.jvp(lambda a: _set_data(L, a), (x,), (x,)), [f32(3)]),
+    ("jvp_returns_bool", lambda L, x: L.func.jvp(lambda a: L.equal(a, a), (x,), (x,)), [f32(3)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,inputs", ERRORS_MORE, ids=[e[0] for e in ERRORS_MORE])
+def test_error_more(name, fn, inputs):
+    assert_same_error(fn, *inputs)
+
+
+def test_untracked_outputs_give_zeros():
+    """grad / vjp / jacrev of a function whose output autograd does not track (argmax, a comparison, a
+    constant): zeros, as torch's transforms give, and `.data = ...` under vmap alone is allowed."""
+    x = f32(2, 3)
+    check(lambda L, a: L.func.grad(lambda b: b.argmax().float())(a[0]), x)
+    check(lambda L, a: L.func.vmap(L.func.grad(lambda b: (b > 0).sum().float() + 0 * b.sum()))(a), x)
+    check(lambda L, a: L.func.vjp(lambda b: (b > 0).float(), a)[1](L.ones(2, 3)), x)
+    check(lambda L, a: L.func.jacrev(lambda b: (b > 0).float())(a[0]), x)
+    check(lambda L, a: L.func.vmap(lambda b: _set_data(L, b))(a), x)

@@ -7,12 +7,20 @@ of every sample's cross-entropy loss with respect to every parameter (64 x 535,8
 - `loop`: ember's own loop over the samples, one forward and backward each, against ember's vmap(grad)
   (and torch's loop against torch's vmap(grad), for scale: the 64 per-sample weight gradients are 137 MB
   of outer products that both ways must write).
-One thread, interleaved rounds, medians (docs/benchmarking.md). Run: python benchmarks/func.py [--quick]
+- `roofline`: the bytes the per-sample gradients must be written as (64 x 535,818 float32 = 137.2 MB) over
+  this machine's measured write bandwidth (NumPy filling a buffer of that size, already mapped and fresh from
+  the allocator): the least time any implementation, vmap or loop, can take; each workload's time is shown
+  as a multiple of it.
+One thread, interleaved rounds, medians (docs/benchmarking.md); EMBER_BENCH_THREADS=2 for two threads.
+Run: python benchmarks/func.py [--quick]
 """
 
+import gc
+import statistics
 import sys
+import time
 
-from _common import compare, ember, header, np, row, torch
+from _common import THREADS, compare, ember, header, np, row, torch
 from models import copy_weights, mlp
 
 BATCH = 64
@@ -42,6 +50,27 @@ def per_sample_loop(L, model):
     return run
 
 
+def _median_s(fn, rounds):
+    ts = []
+    for _ in range(rounds):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def write_bandwidth(nbytes, rounds=9):
+    """(bytes/s writing an already-mapped buffer, bytes/s writing a fresh one): NumPy's fill, the fastest
+    store loop it has; a fresh buffer pays the kernel's page faults as a new gradient's memory does."""
+    n = nbytes // 4
+    buf = np.empty(n, np.float32)
+    buf.fill(0)
+    warm = _median_s(lambda: buf.fill(1.0), rounds)
+    fresh = _median_s(lambda: np.empty(n, np.float32).fill(1.0), rounds)
+    return nbytes / warm, nbytes / fresh
+
+
 def main(quick=False):
     number, rounds = (1, 3) if quick else (3, 7)
     torch.manual_seed(0)
@@ -69,6 +98,18 @@ def main(quick=False):
     row("(torch's loop over samples vs torch vmap(grad))", tl, tvm, "ms", 1e3)
     print(f"ember vmap(grad) is {loop / vm:.1f}x faster than ember's loop (torch's: {tl / tvm:.1f}x); "
           f"{e / t:.2f}x torch's vmap(grad)")
+
+    nbytes = 4 * sum(int(np.prod(g.shape)) for g in g_e.values())
+    warm, fresh = write_bandwidth(nbytes)
+    bound_warm, bound_fresh = nbytes / warm, nbytes / fresh
+    print(f"\nroofline ({THREADS} thread(s)): the per-sample gradients are {nbytes / 1e6:.1f} MB; "
+          f"writing them takes >= {bound_warm * 1e3:.2f} ms ({warm / 1e9:.1f} GB/s, memory already mapped), "
+          f"{bound_fresh * 1e3:.2f} ms into fresh memory ({fresh / 1e9:.1f} GB/s)")
+    for name, secs in (("ember vmap(grad)", vm), ("ember loop", loop), ("torch vmap(grad)", tvm),
+                       ("torch loop", tl)):
+        print(f"  {name:<18} {secs * 1e3:8.2f} ms = {secs / bound_fresh:5.1f}x the fresh-memory bound")
+    print(f"  a vmap 10x faster than ember's loop would take {loop / 10 * 1e3:.2f} ms: "
+          f"{loop / 10 / bound_fresh:.2f}x the bound")
 
 
 if __name__ == "__main__":

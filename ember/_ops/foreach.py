@@ -18,6 +18,7 @@ from .. import _dtypes
 from .._dispatch import OTHER, REAL, _dtype_word, _modes, check_dtypes, defop, dispatch
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
+from ..autograd.graph import check_inplace
 from ._util import public, refuse_under_vmap
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
@@ -190,6 +191,13 @@ def _refuse_under_vmap(name, lists, overload=""):
     refuse_under_vmap(name + ("." + overload if overload else ""), lists, "no_fallback")
 
 
+def _check_inplace(tensors):
+    """torch's refusals for an in-place op on each tensor written (a leaf that requires grad, with grad mode
+    on: a parameter outside no_grad, the input of ember.func.grad; an inference tensor)."""
+    for t in tensors:
+        check_inplace(t, True)
+
+
 def _kind(other, tensor="Scalar"):
     """The overload torch's foreach op takes for argument `other` (a 0-d tensor is a Scalar to the binary ops,
     a Tensor to addcmul/addcdiv's value)."""
@@ -202,6 +210,8 @@ def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None, o
     self = lists[0]
     if _modes:
         _refuse_under_vmap(op.name + ("_" if inplace else ""), lists, overload)
+    if inplace:
+        _check_inplace(self)
     compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
     out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
@@ -381,6 +391,7 @@ def _foreach_zero_(self):
     _check_lists(self)
     if _modes:
         _refuse_under_vmap("_foreach_zero_", self)
+    _check_inplace(self)
     dispatch(_zero_kernel, tuple(self), (len(self),))
     for t in self:
         _version_counter(t)[0] += 1
@@ -412,6 +423,7 @@ def _foreach_copy_(self, src, non_blocking=False):
     _check_lists(self, src)
     if _modes:
         _refuse_under_vmap("_foreach_copy_", [self, src])
+    _check_inplace(self)
     dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
     for t in self:
         _version_counter(t)[0] += 1

@@ -619,6 +619,11 @@ ERRORS_MORE = [
     ("set_data_inside_grad", lambda L, x: L.func.grad(lambda a: _set_data(L, a))(x), [f32(3)]),
     ("set_data_inside_jvp", lambda L, x: L.func.jvp(lambda a: _set_data(L, a), (x,), (x,)), [f32(3)]),
     ("jvp_returns_bool", lambda L, x: L.func.jvp(lambda a: L.equal(a, a), (x,), (x,)), [f32(3)]),
+    # grad's input is a leaf that requires grad: in-place ops on it refuse, the foreach ones too
+    ("foreach_inplace_inside_grad", lambda L, x: L.func.grad(lambda a: L._foreach_mul_([a], 2.0)[0].sum())(x),
+     [f32(3)]),
+    ("foreach_zero_inside_grad", lambda L, x: L.func.grad(lambda a: L._foreach_zero_([a])[0].sum())(x), [f32(3)]),
+    ("foreach_copy_leaf", lambda L, x: L._foreach_copy_([x.clone().requires_grad_()], [x]), [f32(3)]),
 ]
 
 

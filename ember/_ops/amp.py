@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dispatch import FLOATING, OTHER, _modes, defop, dispatch
 from .._tensor import _version_counter
+from ..autograd.graph import check_inplace
 from ._util import public, refuse_under_vmap
 
 # ---- _amp_foreach_non_finite_check_and_unscale_ --------------------------------------------------------
@@ -84,6 +85,7 @@ def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, sca
     """torch._amp_update_scale_: the scale `self` and `growth_tracker` updated in place; returns `self`."""
     if _modes:  # (V) nor for one writing into arguments other than self
         refuse_under_vmap("_amp_update_scale_", (self, growth_tracker, found_inf), "out")
+    check_inplace(self, True)  # (a leaf that requires grad refuses, as for any in-place op)
     if growth_tracker.dtype.name != "int32":
         raise RuntimeError("growth_tracker must be an int tensor.")
     if self.dtype.name != "float32":

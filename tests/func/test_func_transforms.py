@@ -624,7 +624,14 @@ ERRORS_MORE = [
      [f32(3)]),
     ("foreach_zero_inside_grad", lambda L, x: L.func.grad(lambda a: L._foreach_zero_([a])[0].sum())(x), [f32(3)]),
     ("foreach_copy_leaf", lambda L, x: L._foreach_copy_([x.clone().requires_grad_()], [x]), [f32(3)]),
+    ("full_backward_hook_inside_grad", lambda L, x: L.func.grad(lambda a: _hooked(L)(a).sum())(x), [f32(3)]),
 ]
+
+
+def _hooked(L):
+    m = L.nn.Linear(3, 2)
+    m.register_full_backward_hook(lambda mod, gi, go: None)
+    return m
 
 
 @pytest.mark.parametrize("name,fn,inputs", ERRORS_MORE, ids=[e[0] for e in ERRORS_MORE])

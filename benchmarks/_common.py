@@ -8,14 +8,16 @@ import os
 import statistics
 import time
 
+# one thread (EMBER_BENCH_THREADS=N for a figure at N threads, where a benchmark reports one)
+THREADS = int(os.environ.get("EMBER_BENCH_THREADS", "1"))
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ[_v] = "1"
+    os.environ[_v] = str(THREADS)
 
 import ember  # noqa: E402, I001 - first, as `import ember as torch` scripts do (NOTE [ One spinning pool ])
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-torch.set_num_threads(1)
+torch.set_num_threads(THREADS)
 
 
 def blas_core():

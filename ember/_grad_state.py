@@ -16,6 +16,11 @@ class _State(threading.local):
     inference = False
     grad_layout_enforced = True  # autograd.enforce_grad_layout_policy (read only where a .grad is created)
     multithreading = True  # autograd.set_multithreading_enabled (ember's engine runs on the calling thread)
+    # (V) ember.func: how many transforms (vmap levels, grad/vjp/jvp calls) are running `f` in this thread, and
+    # whether requires_grad_() is allowed inside them all the same (NOTE [ Refusals inside a transform ])
+    func_transforms = 0
+    func_requires_grad_ok = 0
+    func_grad_levels = 0  # (of which grad/vjp/jvp calls: `.data = ...` is refused under those)
 
 
 state = _State()

@@ -246,6 +246,10 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
+        if _grad_state.func_transforms and not _grad_state.func_requires_grad_ok:  # (V) ember.func
+            from .func._batched import refuse_in_transform
+
+            refuse_in_transform("requires_grad_")
         if requires_grad and not (self.is_floating_point() or self.is_complex()):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")  # torch's wording here
         if requires_grad and self._grad_fn is not None:
@@ -296,6 +300,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if _grad_state.func_grad_levels:  # (V) NOTE [ Refusals inside a transform ] (ember/func/_batched.py)
+            raise RuntimeError("mutating directly with `.data` inside functorch transform is not allowed.")
         self._data = value._data
 
     @property

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .._dispatch import copy_into, dispatch, dispatch_inplace
+from .._dispatch import _modes, copy_into, dispatch, dispatch_inplace
 from .._size import Size
 from .._tensor import Tensor, _wrap, _wrap_dim, contiguous_strides
 from ..autograd.grad_mode import state as _grad_state
@@ -63,12 +63,14 @@ def per_sample(fn, args, kwargs=None, *, random=False, inplace=False):
     return hook(fn, args, kwargs or {}, random, inplace)
 
 
-def refuse_under_vmap(name, args):
-    """Raise torch's vmap error for op `name`, which has no batching rule in torch (its vmapErrorFallback),
-    when one of `args` is a BatchedTensor. Callers test `if _modes:` first."""
+def refuse_under_vmap(name, args, kind="special"):
+    """Raise torch's vmap error for op `name`, which has no batching rule in torch, when one of `args` (or a
+    tensor in a list among them) is a BatchedTensor. `kind`: "special" (torch's vmapErrorFallback),
+    "no_fallback" (its loop fallback cannot run an op over lists of tensors or returning a non-tensor),
+    "out" (nor an out= op). Callers test `if _modes:` first."""
     hook = _vmap_per_sample[1]
     if hook is not None:
-        hook(name, args)
+        hook(name, args, kind)
 
 
 
@@ -151,6 +153,8 @@ def finish_out(result, out, check_grad=True):
 
         name = type(result).__name__
         return getattr(return_types, name if name.endswith("_out") else name + "_out", type(result))(*out)
+    if _modes:  # (V) torch's vmap fallback refuses out= ops on batched tensors
+        refuse_under_vmap(_out_op_name(result) + ".out", (result, out), "out")
     if out._data.shape != result._data.shape:
         if out._data.size == 0 or out._data.ndim != result._data.ndim:
             out._data = np.empty(result._data.shape, out._data.dtype)

@@ -4,9 +4,10 @@ which `GradScaler` (ember/amp/grad_scaler.py) is built. Both work in place, as t
 
 import numpy as np
 
-from .._dispatch import FLOATING, OTHER, defop, dispatch
+from .._dispatch import FLOATING, OTHER, _modes, defop, dispatch
 from .._tensor import _version_counter
-from ._util import public
+from ..autograd.graph import check_inplace
+from ._util import public, refuse_under_vmap
 
 # ---- _amp_foreach_non_finite_check_and_unscale_ --------------------------------------------------------
 
@@ -33,6 +34,8 @@ _unscale_kernel.meta_(lambda *args: ())  # in place: nothing to compute without 
 
 def _amp_foreach_non_finite_check_and_unscale_(self, found_inf, inv_scale):
     """torch._amp_foreach_non_finite_check_and_unscale_: unscale gradients in place, flag infs/NaNs."""
+    if _modes:  # (V) torch's vmap has no fallback for an op over a list of tensors
+        refuse_under_vmap("_amp_foreach_non_finite_check_and_unscale_", (self, found_inf, inv_scale), "no_fallback")
     if inv_scale.numel() != 1:
         raise RuntimeError("inv_scale must be a 1-element tensor.")
     if found_inf.numel() != 1:
@@ -80,6 +83,9 @@ _update_kernel.meta_(lambda *args: ())
 def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
                        growth_interval):
     """torch._amp_update_scale_: the scale `self` and `growth_tracker` updated in place; returns `self`."""
+    if _modes:  # (V) nor for one writing into arguments other than self
+        refuse_under_vmap("_amp_update_scale_", (self, growth_tracker, found_inf), "out")
+    check_inplace(self, True)  # (a leaf that requires grad refuses, as for any in-place op)
     if growth_tracker.dtype.name != "int32":
         raise RuntimeError("growth_tracker must be an int tensor.")
     if self.dtype.name != "float32":

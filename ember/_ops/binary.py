@@ -16,6 +16,7 @@ from .._dispatch import (
     INTEGRAL,
     POINTWISE,
     REAL,
+    _modes,
     defop,
     dispatch,
     dispatch_inplace,
@@ -23,7 +24,7 @@ from .._dispatch import (
 )
 from .._meta import no_meta_kernel, where_led_rule
 from .._tensor import Tensor
-from ._util import finish_out, method, public
+from ._util import finish_out, method, public, refuse_under_vmap
 from .pointwise import where
 
 
@@ -420,11 +421,15 @@ def _isclose(a, b, rtol, atol, equal_nan):
 
 @method()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if _modes:  # (V) refused by torch's vmap by name
+        refuse_under_vmap("allclose", (input, other), "function")
     return isclose(input, other, rtol, atol, equal_nan).all().item()
 
 
 @method()
 def equal(input, other):
+    if _modes:  # (V) a Python bool: torch's vmap has no fallback for it
+        refuse_under_vmap("equal", (input, other), "no_fallback")
     return dispatch(_equal, (input, other)).item()
 
 

@@ -10,10 +10,10 @@ import itertools
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor, _wrap
-from ._util import as_shape, finish_out, method, public, wrap_dim, wrap_dims
+from ._util import as_shape, finish_out, method, public, refuse_under_vmap, wrap_dim, wrap_dims
 from .shape import cat, stack
 
 # ---- the stack family ---------------------------------------------------------------------------------
@@ -58,6 +58,8 @@ def dstack(tensors, *, out=None):
 
 
 def column_stack(tensors, *, out=None):
+    if _modes:  # (V) a list of tensors: torch's vmap has no fallback
+        refuse_under_vmap("column_stack", (tensors,), "no_fallback")
     ts = tuple(t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors)
     return cat(ts, 1, out=out)
 

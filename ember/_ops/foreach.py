@@ -15,10 +15,11 @@ list, bump each tensor's version and return that list; the others return a tuple
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
+from .._dispatch import OTHER, REAL, _dtype_word, _modes, check_dtypes, defop, dispatch
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
-from ._util import public
+from ..autograd.graph import check_inplace
+from ._util import public, refuse_under_vmap
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
 from .linalg_ext import _vector_norm
 from .pointwise import (
@@ -184,8 +185,33 @@ def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
     return tuple(compute), tuple(final)
 
 
-def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None):
+def _refuse_under_vmap(name, lists, overload=""):
+    """torch's vmap cannot run an op over lists of tensors per sample (NOTE [ Foreach ops ]): its refusal,
+    naming the overload (List, Scalar, ScalarList, Tensor), when a tensor of the lists is batched."""
+    refuse_under_vmap(name + ("." + overload if overload else ""), lists, "no_fallback")
+
+
+def _check_inplace(tensors):
+    """torch's refusals for an in-place op on each tensor written (a leaf that requires grad, with grad mode
+    on: a parameter outside no_grad, the input of ember.func.grad; an inference tensor)."""
+    for t in tensors:
+        check_inplace(t, True)
+
+
+def _kind(other, tensor="Scalar"):
+    """The overload torch's foreach op takes for argument `other` (a 0-d tensor is a Scalar to the binary ops,
+    a Tensor to addcmul/addcdiv's value)."""
+    if isinstance(other, (list, tuple)):
+        return "List" if other and isinstance(other[0], Tensor) else "ScalarList"
+    return tensor if isinstance(other, Tensor) else "Scalar"
+
+
+def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None, overload=""):
     self = lists[0]
+    if _modes:
+        _refuse_under_vmap(op.name + ("_" if inplace else ""), lists, overload)
+    if inplace:
+        _check_inplace(self)
     compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
     out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
@@ -237,6 +263,7 @@ class _Accepts:
 
 def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
     op = _foreach_op(base, 2, name, ufunc)
+    tensor_kind = "Tensor" if name in ("mul", "div") else "Scalar"  # (the ops with a .Tensor overload)
 
     def make(inplace):
         def fn(self, other, **kw):
@@ -250,7 +277,8 @@ def _binary(name, base, alpha=False, checked=None, ufunc=None, check=None):
                 raise TypeError(f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kw))}'")
             if check is not None:
                 check(self, others, inplace)
-            return _run(op, base, [list(self), others], inplace, params, checked=checked)
+            return _run(op, base, [list(self), others], inplace, params, checked=checked,
+                        overload=_kind(other, tensor_kind))
         return fn
 
     _register(f"_foreach_{name}", make(False))
@@ -311,11 +339,14 @@ def _pointwise3(name, base):
             if base is _addcdiv:
                 for t1, t2 in zip(tensor1, tensor2):
                     check_addcdiv(t1, t2)
+            kind = _kind(value, "Tensor")
+            if _modes:
+                _refuse_under_vmap(op.name + ("_" if inplace else ""), [self, tensor1, tensor2, value], kind)
             if isinstance(value, Tensor):
                 value = value.tolist()
             values = _as_list(value, len(self))
             lists = [list(self), list(tensor1), list(tensor2), values]
-            return _run(op, base, lists, inplace, tensor_only=True)
+            return _run(op, base, lists, inplace, tensor_only=True, overload=kind)
         return fn
 
     _register(f"_foreach_{name}", make(False))
@@ -334,7 +365,7 @@ def _lerp(inplace):
         weights = _as_list(weight, len(self))
         scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
         return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
-                    checked=_lerp_s if scalar else None)
+                    checked=_lerp_s if scalar else None, overload=_kind(weight))
     return fn
 
 
@@ -358,6 +389,9 @@ _zero_kernel.meta_(lambda *args: ())  # in place, on payloads without data: noth
 def _foreach_zero_(self):
     """Set every tensor of `self` to zero in place (what `Optimizer.zero_grad(set_to_none=False)` calls)."""
     _check_lists(self)
+    if _modes:
+        _refuse_under_vmap("_foreach_zero_", self)
+    _check_inplace(self)
     dispatch(_zero_kernel, tuple(self), (len(self),))
     for t in self:
         _version_counter(t)[0] += 1
@@ -387,6 +421,9 @@ def _(*args):  # each copy_ checks that its source broadcasts to its destination
 
 def _foreach_copy_(self, src, non_blocking=False):
     _check_lists(self, src)
+    if _modes:
+        _refuse_under_vmap("_foreach_copy_", [self, src])
+    _check_inplace(self)
     dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
     for t in self:
         _version_counter(t)[0] += 1
@@ -405,6 +442,8 @@ def _foreach_norm(self, ord=2, dtype=None):
         if not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                                f"{_dtype_word(_dtypes.to_numpy(t.dtype))}")
+    if _modes:
+        _refuse_under_vmap("_foreach_norm", self, "Scalar")
     np_dtype = _dtypes.to_numpy(dtype) if dtype is not None else None
     final = tuple(np_dtype if np_dtype is not None else _dtypes.to_numpy(t.dtype.to_real() if t.is_complex()
                                                                          else t.dtype) for t in self)

@@ -22,10 +22,20 @@ def _half_safe(fn):
     return kernel
 
 
+# NOTE [ Outer products ]
+# A product whose contraction has length 1, (M, 1) @ (1, N), is one multiplication per element: exact, the
+# same in any order, so a broadcast multiply gives BLAS's result bit for bit. It writes the result in one
+# vectorised pass, 4-5x faster than OpenBLAS's sgemm with k = 1 (measured on (512, 1) @ (1, 784)), and for
+# a batch of them NumPy's matmul would run one such GEMM per batch element. Weight gradients of a batch of
+# one sample (a loop over samples) and vmap's per-sample weight gradients, (B, M, 1) @ (B, 1, N), are all
+# outer products. (Complex products are left to BLAS.)
+
 # The matmul family takes every dtype but bool; each op raises its torch kernel's error for it.
 @defop("mm", "MmBackward0", MATMUL, dtypes=NUMERIC, error="addmm_impl_cpu_")
 @_half_safe
 def _mm(a, b):
+    if a.shape[1] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
+        return np.multiply(a, b)
     return a @ b
 
 
@@ -48,6 +58,8 @@ def mat2_grad(a, g, b):
 @defop("bmm", "BmmBackward0", MATMUL, dtypes=NUMERIC, error="bmm")
 @_half_safe
 def _bmm(a, b):
+    if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
+        return np.multiply(a, b)
     return np.matmul(a, b)
 
 
@@ -90,6 +102,8 @@ def _matmul_error(d, a, b):
 @defop("matmul", "UnsafeViewBackward0", MATMUL, dtypes=NUMERIC, error=_matmul_error)
 @_half_safe
 def _matmul_nd(a, b):
+    if a.shape[-1] == 1 and b.ndim > 1 and a.ndim > 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
+        return np.multiply(a, b)
     if b.ndim > 2 and a.ndim >= b.ndim and not any(b.strides[:-2]) and all(b.shape):
         # (V) b is one matrix broadcast over the batch (vmap's expanded weights): NumPy's matmul takes a slow
         # non-BLAS loop over zero-stride batches; one matrix, with a's rows stacked, is one GEMM
@@ -112,6 +126,11 @@ def _(g, a, b):
     if a.dim() == 1:
         return ((g.unsqueeze(-2) @ b.mT).squeeze(-2) if na else None), \
             (a.unsqueeze(-1) * g.unsqueeze(-2) if nb else None)
+    if nb and a.shape[-2] == 1 and b.shape[-2] > 1 and b.shape[-1] > 1 and b.stride(-2) == 1 \
+            and b.stride(-1) == b.shape[-2]:
+        # a transposed weight gets its outer-product gradient row-major like the weight, as mm's does
+        # (mat2_grad); with one row in `a` the product is exact either way (NOTE [ Outer products ])
+        return (g @ b.mT if na else None), (g.mT @ a).mT
     return (g @ b.mT if na else None), (a.mT @ g if nb else None)
 
 

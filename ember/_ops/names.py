@@ -183,6 +183,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
 
 
 def split_copy(input, split_size, dim=0, *, out=None):
+    if _modes:  # (V) a list of tensors: torch's vmap has no fallback
+        refuse_under_vmap("split_copy.Tensor", (input,), "no_fallback")
     return _copies(input.split(split_size, dim), out)
 
 

@@ -12,7 +12,7 @@ from .. import _dtypes, _naming
 from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import meta_array, no_data
 from .._tensor import Tensor
-from ._util import as_shape, finish_out, method, per_sample, public, wrap_dim
+from ._util import as_shape, finish_out, method, per_sample, public, refuse_under_vmap, wrap_dim
 from .names import _c_name, _finish, _fresh, _word
 
 # ---- splitting ------------------------------------------------------------------------------------------------
@@ -595,6 +595,11 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
 
     from .. import return_types
 
+    if _modes:  # (V) a list of edges: torch's vmap has no fallback (named by the overload `bins` picks)
+        kind = ".int_bins" if isinstance(bins, int) else (
+            ".TensorList_bins" if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], ember.Tensor)
+            else "")
+        refuse_under_vmap("histogramdd" + kind, (input, weight, bins), "no_fallback")
     d = input.shape[-1] if input.dim() else 0
     if input.dtype.name not in ("float32", "float64"):
         _histogram_dtype_error(input, bins, range)

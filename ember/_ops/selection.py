@@ -16,7 +16,7 @@ from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
-from ._util import checked_scalar, finish_out, method, per_sample, wrap_dim
+from ._util import checked_scalar, finish_out, method, per_sample, refuse_under_vmap, wrap_dim
 from .indexing import NONZERO_ON_META
 from .pointwise import where
 
@@ -441,6 +441,8 @@ _masked_select.tags = _masked_select.tags | {"dynamic_output_shape"}
 
 @method()
 def masked_select(input, mask, *, out=None):
+    if _modes:  # (V) a batched mask selects a different number per sample
+        refuse_under_vmap("masked_select", (mask,), "mask")
     _check_mask("masked_select", mask)
     from .indexing import _check_mask_broadcast
 
@@ -588,10 +590,16 @@ _nonzero_tuple.meta_(_nonzero_meta)
 @method()
 def nonzero(input, *, out=None, as_tuple=False):
     if as_tuple:
+        if _modes:  # (V) a tuple of tensors: torch's vmap has no fallback
+            refuse_under_vmap("nonzero_numpy", (input,), "no_fallback")
         return dispatch(_nonzero_tuple, (input,))
     return finish_out(dispatch(_nonzero, (input,)), out)
 
 
 @method()
 def argwhere(input):
+    if _modes:  # (V) torch's vmap runs argwhere per sample (its nonzero refuses): results stack when they agree
+        res = per_sample(argwhere, (input,))
+        if res is not NotImplemented:
+            return res
     return nonzero(input)

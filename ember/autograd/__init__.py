@@ -8,6 +8,7 @@ file holds the user entry points `backward` and `grad` and the Tensor methods th
 import weakref
 
 from .. import _dispatch
+from .._grad_state import state as _grad_state
 from .._tensor import Tensor
 from . import anomaly_mode as anomaly_mode
 from . import forward_ad as forward_ad  # forward-mode AD (F)
@@ -90,6 +91,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         else:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
                                "'backward'. Please only use 'grad_tensors'.")
+    if _grad_state.func_transforms:  # (V) NOTE [ Refusals inside a transform ] (ember/func/_batched.py)
+        from ..func._batched import refuse_in_transform
+
+        refuse_in_transform("backward")
     tensors = _seq(tensors)
     grads = _grads_for(tensors, grad_tensors)
     if retain_graph is None:
@@ -184,8 +189,12 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 def _retain_grad(self):
     """Make a non-leaf tensor keep its gradient in `.grad` after backward (no-op on leaves)."""
-    if not self._requires_grad:
+    if not self.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if _grad_state.func_transforms:  # (V) NOTE [ Refusals inside a transform ] (ember/func/_batched.py)
+        from ..func._batched import refuse_in_transform
+
+        refuse_in_transform("retain_grad")
     if self._grad_fn is None or self._retains_grad:
         return
     node = self.grad_fn

@@ -389,8 +389,15 @@ def _refusal(op):
 def _cotangents(outs, fill):
     """Cotangents for the generic rule: `fill` of each floating output, requiring grad; zeros for the
     others (indices); None for what is not a tensor."""
-    return [fill(o).requires_grad_() if _floaty(o) else (_zeros_like(o) if isinstance(o, Tensor) else None)
+    return [_requiring(fill(o)) if _floaty(o) else (_zeros_like(o) if isinstance(o, Tensor) else None)
             for o in outs]
+
+
+def _requiring(t):
+    """`t`, a fresh leaf, made to require grad by the setter (requires_grad_() is refused inside ember.func's
+    transforms, under which this rule may run: NOTE [ Refusals inside a transform ] in ember/func/_batched.py)."""
+    t.requires_grad = True
+    return t
 
 
 def declare(qualname, rule):

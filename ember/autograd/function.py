@@ -219,6 +219,8 @@ class Function(metaclass=FunctionMeta):
         """Run the Function: one dispatched higher-order op, `autograd_function_apply` (NOTE [ Higher-order
         ops ] in _dispatch.py), whose inputs are the tensor arguments and whose params are the Function,
         the other arguments (with `_TENSOR` where each tensor goes) and the keyword arguments."""
+        if _grad_state.func_transforms and cls.setup_context is Function.setup_context:  # (V) as torch's
+            raise RuntimeError(SETUP_CONTEXT_REQUIRED)
         tensors = tuple(a for a in args if isinstance(a, Tensor))
         if len(tensors) == len(args):
             return dispatch_higher_order(_function_apply, tensors, (cls, None, kwargs))
@@ -227,6 +229,13 @@ class Function(metaclass=FunctionMeta):
 
 
 _TENSOR = object()  # where a tensor argument goes in Function.apply's template
+
+# torch's refusal of a Function without setup_context inside ember.func's transforms (NOTE [ Refusals inside a
+# transform ] in ember/func/_batched.py); nn.Module's full backward hooks, an old-style Function in torch, too
+SETUP_CONTEXT_REQUIRED = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it must "
+    "override the setup_context staticmethod. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html")
 
 
 def _apply_kernel(*rest):

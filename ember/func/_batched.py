@@ -20,6 +20,7 @@ import threading
 
 from .. import _dtypes
 from .._dispatch import _local, redispatch, redispatch_inplace
+from .._grad_state import state as _grad_state
 from .._meta import MetaArray
 from .._modes import Mode
 from .._ops import _util as _ops_util
@@ -55,8 +56,11 @@ _levels = _Levels()
 # level, and so may autograd.grad called within it (ember.func's `grad_of_batched`, as do
 # autograd.functional's vectorized Jacobians, which run autograd under their own vmap). `_tracking` holds,
 # for each of those running, how many vmap levels were alive when it started; a BatchedTensor of level
-# `lvl` is tracked when one of them started with `lvl` alive (or when its vmap has returned). The
-# Tensor-level answers (`requires_grad`, `grad_fn`) stay the physical tensor's: ember's transforms read them.
+# `lvl` is tracked when one of them started with `lvl` alive (or when its vmap has returned). A BatchedTensor
+# answers `requires_grad`, `grad_fn` and `is_leaf` as torch's wrapper does: the physical tensor's answers when
+# it is tracked (inside vmap(grad(f)) torch's grad wrapper lies innermost), else those of a tensor autograd
+# does not see (False, None, True), whatever its physical tensor requires. ember's transforms ask the
+# physical tensors (`_physical_requires_grad`).
 
 
 class _Tracking(threading.local):
@@ -74,6 +78,40 @@ def _tracked(lvl: int) -> bool:
         if depth >= lvl:
             return True
     return False
+
+
+def _physical_requires_grad(t) -> bool:
+    while type(t) is BatchedTensor:
+        t = t._value
+    return t.requires_grad
+
+
+# NOTE [ Refusals inside a transform ]
+# torch refuses, while any functorch transform runs (its dynamic layer stack is not empty), `backward()` (only
+# autograd.grad, which the transforms build on, may run inside), `requires_grad_()`, `retain_grad()` and
+# custom Functions without `setup_context`: a transform's inputs are made differentiable by the transform,
+# not by `f`; under a grad/vjp/jvp (not under vmap alone) it refuses `.data = ...` too.
+# `_grad_state.func_transforms` counts the vmap levels and the grad/vjp/jvp calls running `f` in this thread,
+# `func_grad_levels` the latter (pushed and popped with them, never read on an op's path);
+# `func_requires_grad_ok` lets autograd.functional's vectorized Jacobians call requires_grad_() inside their
+# own vmap, as torch's legacy vmap under them lets it.
+_IN_TRANSFORM = {
+    "backward": "backward() called inside a functorch transform. This is not supported, please use functorch.grad "
+    "or functorch.vjp instead or call backward() outside of functorch transforms.",
+}
+
+
+def refuse_in_transform(what):
+    """torch's refusal of `what` ("backward", "requires_grad_", "retain_grad") inside a transform."""
+    if what in _IN_TRANSFORM:
+        raise RuntimeError(_IN_TRANSFORM[what])
+    raise RuntimeError(
+        f"You are attempting to call Tensor.{what}() "
+        + ("(or perhaps using torch.autograd.functional.* APIs) " if what == "requires_grad_" else "")
+        + "inside of a function being transformed by a functorch transform. This is unsupported, please attempt "
+        f"to use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call {what}() outside of "
+        "a function being transformed instead."
+    )
 
 
 def active_levels() -> list:
@@ -120,8 +158,8 @@ class BatchedTensor(Tensor):
         return self._value.is_cpu
 
     @property
-    def requires_grad(self) -> bool:
-        return self._value.requires_grad
+    def requires_grad(self) -> bool:  # NOTE [ autograd.grad inside vmap ]
+        return _tracked(self._level) and self._value.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -129,13 +167,14 @@ class BatchedTensor(Tensor):
 
     @property
     def grad_fn(self):
-        return self._value.grad_fn
+        return self._value.grad_fn if _tracked(self._level) else None
 
     @property
     def is_leaf(self) -> bool:
-        return self._value.is_leaf
+        return self._value.is_leaf if _tracked(self._level) else True
 
     _values_elsewhere = True  # value checks on it run as ops (see _meta.no_data)
+    _param_stays_subclass = True  # nn.Parameter(bt) inside vmap is a BatchedTensor flagged as a Parameter
     _detaches_itself = True  # ember.detach(bt) comes here too (a subclass calling super().detach() must not)
 
     def detach(self):
@@ -243,9 +282,11 @@ class VmapLevel(Mode):
     def __enter__(self):
         super().__enter__()
         _levels.stack.append(self)
+        _grad_state.func_transforms += 1
         return self
 
     def __exit__(self, *exc):
+        _grad_state.func_transforms -= 1
         _levels.stack.pop()
         super().__exit__(*exc)
 
@@ -271,6 +312,14 @@ class VmapLevel(Mode):
         from . import _rules
 
         lvl = self.lvl
+        if "nondeterministic_seeded" in op.tags:  # (an unbatched self too: a module's random init inside vmap)
+            if self.randomness == "error":
+                raise RuntimeError(_RANDOM_ERROR)
+            if self.randomness == "different" and not is_batched(self_, lvl):
+                raise RuntimeError(
+                    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear "
+                    "like same randomness. If this is necessary for your usage, please file an issue with functorch."
+                )
         if not any(type(t) is BatchedTensor and t._level == lvl for t in inputs) and not (
             "nondeterministic_seeded" in op.tags and self.randomness == "different"
         ):
@@ -288,11 +337,11 @@ def _random_op(level, op, inputs, params, batched):
     if level.randomness == "same" and batched:
         if not op.name.endswith(("_", "_like")):  # (torch draws once for an in-place op or a *_like)
             raise RuntimeError(_SAME_BATCHED)
-        return _rules.fallback(level, op, inputs, params, same_randomness=True)
+        return _rules.fallback(level, op, inputs, params, same_randomness=True, warn=False)
     if not batched:  # "different", no batched input: one draw per sample, stacked
         outs = [redispatch(op, inputs, params) for _ in range(level.batch_size)]
         return _rules.stack_outputs(level, outs)
-    return _rules.fallback(level, op, inputs, params)
+    return _rules.fallback(level, op, inputs, params, warn=False)  # (torch has rules for its random ops)
 
 
 # ---- Python composites that read their inputs' data --------------------------------------------------------
@@ -347,11 +396,30 @@ def per_sample(fn, args, kwargs, random, inplace):
     return _rules.stack_outputs(level, outs)
 
 
-def refuse(name, args):
-    """torch's vmapErrorFallback: ops torch's vmap refuses whatever the data, when an argument is batched."""
-    if _innermost(args):
-        raise RuntimeError(f"Error: aten::{name} requires special handling, and does not yet have a batching rule. "
-                           "Feel free to file a github issue!")
+_REFUSALS = {
+    # torch's vmapErrorFallback
+    "special": "Error: aten::{} requires special handling, and does not yet have a batching rule. Feel free to "
+    "file a github issue!",
+    # torch's batchedTensorForLoopFallback, for an op taking or returning a list of tensors or a non-tensor
+    "no_fallback": "Batching rule not implemented for aten::{}. We could not generate a fallback.",
+    # ... and for an out= or view op
+    "out": "Batching rule not implemented for aten::{}; the fallback path doesn't work on out= or view ops.",
+    # functions torch's vmap refuses by name (allclose), random ops it does not support (rrelu: refused
+    # whenever a vmap is alive, batched argument or not: `args` None)
+    "function": "vmap over torch.{} isn't supported yet. Please file an issue at "
+    "https://github.com/pytorch/pytorch/issues if you need this feature.",
+    "random": "vmap: we do not yet support aten::{}. Please file an issue",
+    "mask": "vmap: Attempted to vmap over `mask` in torch.{}(self, mask) We cannot support this because for each "
+    "batch this would return a differently shaped Tensor. Please file an issue at "
+    "https://github.com/pytorch/pytorch/issues if you need this feature.",
+}
+
+
+def refuse(name, args, kind="special"):
+    """torch's refusal of op `name` (with its overload) under vmap, whatever the data, when an argument (or
+    a tensor of a list argument) is batched: `kind` is a key of `_REFUSALS`."""
+    if (_levels.stack if args is None else _innermost(args)):
+        raise RuntimeError(_REFUSALS[kind].format(name))
 
 
 _ops_util._vmap_per_sample[:] = [per_sample, refuse]

@@ -7,6 +7,8 @@ tangents); these are the same, on ember's vmap.
 
 from __future__ import annotations
 
+from .._grad_state import state as _grad_state
+
 __all__ = ["grad_batched", "grad_of_batched", "jacobian_reverse", "jacobian_forward"]
 
 
@@ -114,7 +116,13 @@ def jacobian_forward(func, inputs):
             _tracking.stack.pop()
         return tan if isinstance(tan, tuple) else (tan,)
 
-    cols = vmap(push)(*tangents)  # per output: (total, *output shape)
+    # `func` may call requires_grad_() (hessian's inner Jacobian does): torch's legacy vmap under its
+    # vectorized Jacobians lets it (NOTE [ Refusals inside a transform ] in _batched.py)
+    _grad_state.func_requires_grad_ok += 1
+    try:
+        cols = vmap(push)(*tangents)  # per output: (total, *output shape)
+    finally:
+        _grad_state.func_requires_grad_ok -= 1
     outs = func(*inputs)
     is_tuple = isinstance(outs, tuple)
     outs = outs if is_tuple else (outs,)

@@ -73,7 +73,7 @@ def fallback(level, op, inputs, params, same_randomness=False, warn=True):
     """Run `op` once per sample and stack the results (torch's BatchedFallback; `warn=False` for a rule
     that loops where torch has a rule, so warns of nothing)."""
     if op.name in _DYNAMIC:
-        raise _dynamic_error(op)
+        raise _dynamic_error(op, params)
     if warn and _warn_fallback[0]:
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for "
@@ -95,20 +95,21 @@ def fallback(level, op, inputs, params, same_randomness=False, warn=True):
             set_rng_state(state)
         args = [p.select(0, b) if batched else p for p, batched in seen]
         outs.append(redispatch(op, args, params))
-    first = outs[0]
-    for o in outs[1:]:  # an op whose output shape follows the data (bincount, repeat_interleave)
-        if isinstance(first, Tensor) and isinstance(o, Tensor) and o.shape != first.shape:
-            raise _dynamic_error(op)
+    # (an op whose output shape follows the data, bincount, repeat_interleave, stacks as torch's fallback does:
+    # its samples' results when their shapes agree, else stack's error naming them)
     return stack_outputs(level, outs)
 
 
 _DYNAMIC = ("nonzero", "unique", "unique_consecutive")  # refused by torch's vmap whatever the data
 
 
-def _dynamic_error(op):
+def _dynamic_error(op, params):
+    name = op.name
+    if name == "unique":  # (torch.unique is aten::_unique2, or unique_dim with a dim)
+        name = "_unique2" if params[0] is None else "unique_dim"
     return RuntimeError(
         f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
-        f"vmap over aten::{op.name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+        f"vmap over aten::{name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
         "if you need this feature."
     )
 
@@ -512,6 +513,23 @@ def _nll_loss(level, op, inputs, params):
 _installed = [False]
 
 
+# ---- optimizer steps ----------------------------------------------------------------------------------------
+
+
+def _optimizer_step(level, op, inputs, params):
+    """An optimizer step over batched parameters: torch's single-tensor steps run under vmap, but for those
+    that call `maximum(out=)` (Adamax, Adam with amsgrad) or index with a boolean mask (Rprop), which its
+    vmap refuses; ember's step is one op over lists (NOTE [ Optimizer steps are ops over lists ] in
+    _ops/optim.py), so it refuses them here and runs the others per sample."""
+    if op.name == "_rprop_step_":
+        raise RuntimeError("vmap: We do not support batching operators that can support dynamic shape. Attempting "
+                           "to batch over indexing with a boolean mask.")
+    if op.name == "_adamax_step_" or params[1]:  # (Adam's first hyperparameter is amsgrad)
+        raise RuntimeError("Batching rule not implemented for aten::maximum.out; the fallback path doesn't work on "
+                           "out= or view ops.")
+    return fallback(level, op, inputs, params, warn=False)
+
+
 def install() -> None:
     """Write the rules into the registry's `batch` slots (once)."""
     if _installed[0]:
@@ -575,6 +593,9 @@ def install() -> None:
         "nll_loss": _nll_loss,
         "lu_unpack": _lu_unpack,
         "native_batch_norm": _batch_norm,
+        "_adam_step_": _optimizer_step,
+        "_adamax_step_": _optimizer_step,
+        "_rprop_step_": _optimizer_step,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -11,10 +11,11 @@ import functools
 import threading
 
 from .. import _tensor
+from .._grad_state import state as _grad_state
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ..utils._pytree import tree_flatten, tree_unflatten
-from ._batched import BatchedTensor, VmapLevel, _tracking, active_levels, cover, expose
+from ._batched import BatchedTensor, VmapLevel, _physical_requires_grad, _tracking, active_levels, cover, expose
 from ._rules import install
 
 Tensor = _tensor.Tensor
@@ -284,11 +285,13 @@ def _lift(flat, levels):
         if p.requires_grad:
             tracked = True
             leaf = p.view_as(p)
-        elif p._fw_grad is not None:  # a dual tensor: its tangent goes on (forward over reverse)
-            tracked = True
-            leaf = p.view_as(p).requires_grad_()
-        else:
-            leaf = p.detach().requires_grad_()
+        else:  # (the setter: requires_grad_() is refused inside a transform, NOTE [ Refusals inside a transform ])
+            if p._fw_grad is not None:  # a dual tensor: its tangent goes on (forward over reverse)
+                tracked = True
+                leaf = p.view_as(p)
+            else:
+                leaf = p.detach()
+            leaf.requires_grad = True
         leaves.append(leaf)
         seen.append(_from_phys(leaf, levels))
     return leaves, seen, tracked
@@ -318,12 +321,16 @@ def _outer_tracked(outs, leaves):
 
 def _run(func, args, kwargs, reverse=True):
     _depth.n += 1
+    _grad_state.func_transforms += 1  # NOTE [ Refusals inside a transform ] (_batched.py)
+    _grad_state.func_grad_levels += 1
     if reverse:  # NOTE [ autograd.grad inside vmap ] (_batched.py)
         _tracking.stack.append(len(active_levels()))
     try:
         return func(*args, **kwargs)
     finally:
         _depth.n -= 1
+        _grad_state.func_transforms -= 1
+        _grad_state.func_grad_levels -= 1
         if reverse:
             _tracking.stack.pop()
 
@@ -359,6 +366,13 @@ def _zeros_for_none(grads, leaves):
 
 def _grads(outputs, leaves, cotangents, create):
     used = [leaf for leaf in leaves if leaf is not None]
+    # an output autograd does not track (argmax, a comparison, a constant) contributes nothing: the transforms
+    # give zeros for it, as torch's do, where autograd.grad would refuse it
+    tracked = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if len(tracked) < len(outputs):
+        if not tracked:
+            return [None] * len(leaves)
+        outputs, cotangents = [o for o, _ in tracked], [c for _, c in tracked]
     with enable_grad():
         got = (
             list(
@@ -479,7 +493,7 @@ def vjp(func, *primals, has_aux=False):
                 f"Expected pytree structure of cotangents to be the same as pytree structure of "
                 f"outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}"
             )
-        make = create or _depth.n > 0 or any(isinstance(c, Tensor) and c.requires_grad for c in flat_ct)
+        make = create or _depth.n > 0 or any(isinstance(c, Tensor) and _physical_requires_grad(c) for c in flat_ct)
         with enable_grad():
             cts = [_to_phys(c, levels) for c in flat_ct]
             gs = _zeros_for_none(_grads(outs_p, leaves, cts, make), leaves)
@@ -619,7 +633,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     _tensors_only(flat_p, "primals")
     _tensors_only(flat_t, "tangents")
     levels = active_levels()
-    needs = _depth.n > 0 or any(p.requires_grad for p in flat_p)
+    needs = _depth.n > 0 or any(_physical_requires_grad(p) for p in flat_p)
     with fwAD.dual_level(), _below_vmap(fwAD._level.mode):
         # dual tensors made and read at the physical level (NOTE [ Forward AD under vmap ])
         # (contiguous: a primal expanded over a batch would give make_dual's tangent copy one shared row)
@@ -644,7 +658,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         for o in flat_out:
             if not isinstance(o, Tensor):
                 raise RuntimeError(
-                    f"{_JVP}: expected f(*args) to return only tensors, got unsupported type {type(o)}"
+                    f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(o)}"
                 )
             primal, tangent = fwAD.unpack_dual(_to_phys(o, levels))
             if tangent is None:

@@ -26,7 +26,8 @@ def _make(cls, data, requires_grad):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if getattr(type(data), "_param_stays_subclass", False):
         # torch: a Parameter over a tensor subclass (a FakeTensor) is that subclass, flagged `_is_param`
-        t = data.detach().requires_grad_(requires_grad)
+        t = data.detach()  # (the setter: a BatchedTensor inside vmap is one, where requires_grad_() is refused)
+        t.requires_grad = requires_grad
         t._is_param = True
         return t
     t = cls._make_subclass(data)  # the same array: a Parameter shares its data's memory and version

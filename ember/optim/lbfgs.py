@@ -127,7 +127,7 @@ def _to_state(x):
 
 def _from_state(x):
     if isinstance(x, Tensor):
-        return x.numpy()[()]  # a vector as its array, a 0-d tensor as a NumPy scalar (NOTE [ LBFGS scalars ])
+        return x.detach().numpy()[()]  # a vector as its array, a 0-d tensor as a NumPy scalar (NOTE [ LBFGS scalars ])
     if isinstance(x, list):
         return [_from_state(v) for v in x]
     return x
@@ -183,8 +183,8 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        views = [np.zeros(p.numel(), _dtypes.to_numpy(p.dtype)) if p.grad is None else p.grad.numpy().reshape(-1)
-                 for p in self._params]
+        views = [np.zeros(p.numel(), _dtypes.to_numpy(p.dtype)) if p.grad is None
+                 else p.grad.detach().numpy().reshape(-1) for p in self._params]
         return np.concatenate(views)
 
     def _add_grad(self, step_size, update):

@@ -10,7 +10,7 @@ from ... import _dtypes
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dispatch_inplace, not_implemented, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
-from ..._ops._util import checked_scalar
+from ..._ops._util import checked_scalar, refuse_under_vmap
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
            "prelu", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
@@ -107,6 +107,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def _rrelu(input, lower, upper, training, inplace, generator):
+    if _modes:  # (V) torch's vmap refuses rrelu whatever its arguments
+        refuse_under_vmap("rrelu_" if inplace else "rrelu", None, "random")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     from ..._ops.random import rrelu_with_noise

@@ -224,8 +224,12 @@ class BackwardHook:
     def _apply_on_tensors(self, fn, args):
         idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in idx]
-        if not (any(t._requires_grad for t in tensors) and _grad_state.enabled):
+        if not (any(t.requires_grad for t in tensors) and _grad_state.enabled):
             return args, None
+        if _grad_state.func_transforms:  # (V) torch's BackwardHookFunction is a Function without setup_context
+            from ...autograd.function import SETUP_CONTEXT_REQUIRED
+
+            raise RuntimeError(SETUP_CONTEXT_REQUIRED)
         new = dispatch(_hook_identity, tuple(tensors))
         for t, n in zip(tensors, new):
             n._vc = _version_counter(t)  # an alias of the input, as torch's identity Function returns

@@ -412,13 +412,16 @@ def function_apply(mode, op, inputs, params, tangents):
     from . import function as _function
 
     mode.hidden = True
+    last, waiting = _function._last, _function._last.waiting
+    last.waiting = True
     try:
         out = redispatch(op, inputs, params)
     finally:
         mode.hidden = False
+        last.waiting = waiting
+    ctx, last.ctx = last.ctx, None
     if tangents is None:
         return out
-    ctx = _function._last.ctx
     cls, template, kwargs = params
     per_tensor = [t if t is not None else (_zeros_like(x) if _floaty(x) else None)
                   for x, t in zip(inputs, tangents)]

@@ -268,11 +268,15 @@ def _apply(cls, args, kwargs):
         _grad_state.enabled = prev
     if prev and any(ctx.needs_input_grad):
         output = _connect(ctx, args, output)
-    _last.ctx = ctx  # for forward-mode AD's call of `jvp` (ember/autograd/_jvp.py, function_apply)
+    if _last.waiting:
+        _last.ctx = ctx  # for forward-mode AD's call of `jvp` (ember/autograd/_jvp.py, function_apply)
     return output
 
 
 class _Last(threading.local):
+    # Kept only while forward AD waits for it: a node kept after every call would keep the last Function's
+    # saved tensors (and a compiled graph's fake tensors, with their dispatch hook) alive for good.
+    waiting = False
     ctx = None
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import _dtypes
 from ._grad_state import state as _grad_state
-from ._meta import MetaArray, NoData, broadcast_error, derived_rule
+from ._meta import MetaArray, NoData, broadcast_error, derived_rule, like_array, torch_layout
 from ._tensor import Tensor, _version_counter, _wrap
 
 _new = object.__new__
@@ -97,7 +97,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok", "meta_mixed")
+                 "empty_ok", "meta_mixed", "own_layout")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -126,6 +126,7 @@ class OpDef:
         self.fast = fast if dtypes is None else frozenset(d for d in fast if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         self.meta_mixed = False
+        self.own_layout = False  # a pointwise kernel that lays out its result itself (NOTE [ Promoted layouts ])
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -375,6 +376,8 @@ def _run(op, inputs, params):
         else:
             arrays, want = _promote(op, inputs)
             out = op.kernel(*arrays, *params)
+            if op.kind is POINTWISE and type(out) is _ndarray and out.ndim > 1 and not op.own_layout:
+                out = _promoted_layout(out, inputs)
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
@@ -550,6 +553,22 @@ def _run_quiet(op, inputs, params):
         return _run(op, inputs, params)
 
 
+# NOTE [ Promoted layouts ]
+# A pointwise op's result must have TensorIterator's strides (NOTE [ TensorIterator's output layout ] in
+# ember/_meta.py). NumPy's ufuncs give the same for one input, or for inputs that agree on an order; the
+# promoting path (casts, Python numbers, kernels written as several NumPy calls) also sees inputs whose
+# cast copy NumPy lays out by another rule, and kernels that build a C-ordered result whatever the input.
+# So there, and only there (the same-dtype fast path keeps NumPy's layout: checking every op's inputs
+# would cost every op), a result is relaid when an input or the result is not C-contiguous. A kernel that
+# follows another rule on purpose (torch's pow.Scalar allocates contiguous) sets `op.own_layout`.
+def _promoted_layout(out, inputs):
+    arrays = [t._data for t in inputs if isinstance(t, Tensor)]
+    for a in arrays:
+        if not a.flags.c_contiguous:
+            return torch_layout(out, arrays)
+    return out if out.flags.c_contiguous else torch_layout(out, arrays)
+
+
 def _broadcast_error(inputs):
     """torch's RuntimeError for inputs whose shapes do not broadcast (None if they do)."""
     return broadcast_error([t._data.shape for t in inputs if isinstance(t, Tensor)])
@@ -594,7 +613,10 @@ def _promote(op, inputs):
             if a.dtype != np_compute:
                 if a.dtype == np.bool_ and op.name in _SUBS:
                     raise _bool_sub_error()
-                a = a.astype(np_compute)
+                # (NumPy's cast copies a stride-0 dim innermost; torch's kernels read the input as it is,
+                # so the result is laid out from the input's own order: NOTE [ TensorIterator's output
+                # layout ] in ember/_meta.py)
+                a = a.astype(np_compute) if a.flags.c_contiguous else like_array(a, np_compute)
             arrays.append(a)
         elif type(t) is float:
             arrays.append(t)

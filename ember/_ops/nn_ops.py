@@ -689,7 +689,8 @@ def _first(g):
        error="LayerNormKernelImpl")
 def layer_norm(x, weight, bias, axes, eps):
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing `axes` (biased variance)."""
-    return _norm_forward("layer", x, weight, bias, (axes,), eps)
+    out, mean, rstd = _norm_forward("layer", x, weight, bias, (axes,), eps)
+    return c_contiguous(out), mean, rstd  # (torch's layer norm reads x.contiguous(): its result is row-major)
 
 
 @defop("native_layer_norm_backward", "NativeLayerNormBackwardBackward0", NN)

@@ -22,7 +22,7 @@ from .._dispatch import (
     not_implemented,
 )
 from .._dtypes import to_numpy as _to_numpy
-from .._meta import like_strides, meta_array, unary_meta, where_led_rule
+from .._meta import like_array, like_strides, meta_array, unary_meta, where_led_rule
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -217,6 +217,9 @@ def _(g, a, b, *, out):
        overload="Scalar")
 def _rpow(b, a):
     return c_contiguous(np.power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
+
+
+_rpow.own_layout = True
 
 
 @_rpow.derivative_
@@ -507,7 +510,7 @@ def _(g, cond, a, b):
 
 @defop("clone", "CloneBackward0", POINTWISE, saves="none")
 def _clone(a):
-    return a.copy(order="K")
+    return like_array(a)
 
 
 @_clone.derivative_
@@ -520,7 +523,7 @@ _clone.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))  # p
 
 @defop("to", "ToCopyBackward0", POINTWISE, saves="none")
 def _to_dtype(a, dtype):  # (dtype: an ember dtype, a static param a tracer can print)
-    return a.astype(_to_numpy(dtype))
+    return like_array(a, _to_numpy(dtype))
 
 
 @_to_dtype.derivative_

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
-from .._meta import unary_meta
+from .._meta import like_array, unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -128,7 +128,7 @@ def _zero_grad(g, a, *params):
 
 
 def _int_identity(fn):
-    return lambda a: a.copy(order="K") if a.dtype.kind in "biu" else fn(a)
+    return lambda a: like_array(a) if a.dtype.kind in "biu" else fn(a)
 
 
 def _rounding_error(name):

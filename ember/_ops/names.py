@@ -335,7 +335,8 @@ def angle(input, *, out=None):
     if input.is_complex():
         return _finish(ember.atan2(input.imag, input.real), out, "angle")
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
-    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x)) + x * 0  # (NaN stays NaN)
+    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x))
+    r = ember.where(x != x, x * 0, r)  # (NaN stays NaN; inf has an angle: 0, -inf pi)
     return _finish(r, out, "angle")
 
 
@@ -487,8 +488,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     _no_bool_y(y, "trapezoid", x)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
-    if n == 0:
-        return y.sum(d) * 0
+    if n == 0:  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
+        return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
     left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
     if x is None:
         return (left + right).sum(d) * ((1 if dx is None else dx) / 2)

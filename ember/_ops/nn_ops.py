@@ -86,8 +86,8 @@ def hardtanh(a, lo, hi):
 
 
 @hardtanh.derivative_
-def _(g, a, lo, hi):
-    return where((a > lo) & (a < hi), g, 0.0)
+def _(g, a, lo, hi):  # (zero at or outside the bounds: a NaN passes the gradient, NOTE [ Gradients at NaN
+    return where((a <= lo) | (a >= hi), 0.0, g)  # and ties ] in pointwise.py)
 
 
 @defop("threshold", "ThresholdBackward0", POINTWISE, "same", dtypes=REAL - {"bool"}, error="threshold_cpu")

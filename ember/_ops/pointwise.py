@@ -236,10 +236,16 @@ def _maximum(a, b):
     return np.maximum(a, b)
 
 
+# NOTE [ Gradients at NaN and ties ]
+# torch's formulas (derivatives.yaml) zero a gradient where a comparison holds, not keep it where one holds:
+# maximum's self gets `where(self == other, grad / 2, grad).masked_fill_(self < other, 0)`. Every comparison
+# with NaN is false, so at a NaN both inputs get the whole gradient; the same reading holds for hardtanh's
+# (relu6's) backward, which zeroes outside the open interval, and for max()/min(), which give a NaN result's
+# gradient to the NaN elements (evenly_distribute_backward).
 @_maximum.derivative_
 def _(g, a, b):
     half = g / 2
-    return where(a > b, g, where(a == b, half, 0.0)), where(a < b, g, where(a == b, half, 0.0))
+    return where(a < b, 0.0, where(a == b, half, g)), where(a > b, 0.0, where(a == b, half, g))
 
 
 @defop("minimum", "MinimumBackward0", POINTWISE, "same", dtypes=REAL, error=_complex_error("minimum"))
@@ -248,9 +254,9 @@ def _minimum(a, b):
 
 
 @_minimum.derivative_
-def _(g, a, b):
+def _(g, a, b):  # NOTE [ Gradients at NaN and ties ]
     half = g / 2
-    return where(a < b, g, where(a == b, half, 0.0)), where(a > b, g, where(a == b, half, 0.0))
+    return where(a > b, 0.0, where(a == b, half, g)), where(a < b, 0.0, where(a == b, half, g))
 
 
 # ---- unary math --------------------------------------------------------------------------------------
@@ -316,7 +322,12 @@ def is_conj(input):
        error=lambda d: NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                            "numbers. Please use torch.sgn instead."))
 def _sign(a):
-    return np.sign(a) if a.dtype != np.bool_ else a.copy()
+    if a.dtype == np.bool_:
+        return a.copy()
+    r = np.sign(a)
+    if r.dtype.kind == "f":  # torch's sign is (0 < a) - (a < 0): 0 for NaN, where NumPy's is NaN
+        r[r != r] = 0
+    return r
 
 
 @_sign.derivative_

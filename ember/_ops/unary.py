@@ -172,8 +172,16 @@ def _sgn_grad(g, a):
     return ((g - s * (s.conj() * g).real) / mag).masked_fill(mag == 0, 0)
 
 
-_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _sgn_grad, "same",
-          tags=("not_holomorphic",))
+def _sgn_kernel(a):
+    if a.dtype == np.bool_:
+        return a.copy()
+    r = np.sign(a)
+    if r.dtype.kind == "f":  # (torch's real sgn is its sign: 0 for NaN, where NumPy's is NaN)
+        r[r != r] = 0
+    return r
+
+
+_sgn = _op("sgn", "SgnBackward0", _sgn_kernel, _sgn_grad, "same", tags=("not_holomorphic",))
 
 
 @defop("logit", "LogitBackward0", POINTWISE, "float", dtypes=FLOATING, error="logit_cpu")

@@ -324,7 +324,7 @@ def is_conj(input):
 def _sign(a):
     if a.dtype == np.bool_:
         return a.copy()
-    r = np.sign(a)
+    r = np.asarray(np.sign(a))  # (a 0-d input gives a NumPy scalar)
     if r.dtype.kind == "f":  # torch's sign is (0 < a) - (a < 0): 0 for NaN, where NumPy's is NaN
         r[r != r] = 0
     return r

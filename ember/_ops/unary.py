@@ -175,7 +175,7 @@ def _sgn_grad(g, a):
 def _sgn_kernel(a):
     if a.dtype == np.bool_:
         return a.copy()
-    r = np.sign(a)
+    r = np.asarray(np.sign(a))  # (a 0-d input gives a NumPy scalar)
     if r.dtype.kind == "f":  # (torch's real sgn is its sign: 0 for NaN, where NumPy's is NaN)
         r[r != r] = 0
     return r

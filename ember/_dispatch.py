@@ -374,10 +374,10 @@ def _run(op, inputs, params):
             out = op.kernel(x._data, *params)
             want = None
         else:
-            arrays, want = _promote(op, inputs)
+            arrays, want, strided = _promote(op, inputs)
             out = op.kernel(*arrays, *params)
-            if op.kind is POINTWISE and type(out) is _ndarray and out.ndim > 1 and not op.own_layout:
-                out = _promoted_layout(out, inputs)
+            if strided and op.kind is POINTWISE and type(out) is _ndarray and not op.own_layout:
+                out = torch_layout(out, [t._data for t in inputs if isinstance(t, Tensor)])
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
@@ -559,14 +559,9 @@ def _run_quiet(op, inputs, params):
 # promoting path (casts, Python numbers, kernels written as several NumPy calls) also sees inputs whose
 # cast copy NumPy lays out by another rule, and kernels that build a C-ordered result whatever the input.
 # So there, and only there (the same-dtype fast path keeps NumPy's layout: checking every op's inputs
-# would cost every op), a result is relaid when an input or the result is not C-contiguous. A kernel that
-# follows another rule on purpose (torch's pow.Scalar allocates contiguous) sets `op.own_layout`.
-def _promoted_layout(out, inputs):
-    arrays = [t._data for t in inputs if isinstance(t, Tensor)]
-    for a in arrays:
-        if not a.flags.c_contiguous:
-            return torch_layout(out, arrays)
-    return out if out.flags.c_contiguous else torch_layout(out, arrays)
+# would cost every op), a result is relaid when an input is not C-contiguous (`_promote`, which looks at
+# each input anyway, says so). A kernel that follows another rule on purpose (torch's pow.Scalar allocates
+# contiguous) sets `op.own_layout`.
 
 
 def _broadcast_error(inputs):
@@ -595,7 +590,8 @@ def _wrap_out(op, out, want, x):
 
 
 def _promote(op, inputs):
-    """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have)."""
+    """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have, whether an
+    input tensor is not C-contiguous: NOTE [ Promoted layouts ])."""
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
@@ -607,16 +603,19 @@ def _promote(op, inputs):
         # float16 tensor too, as torch keeps it: `half_tensor * 1e6` is 0 for zeros, `half * 1e-8` not 0
     np_compute = _dtypes.to_numpy(compute)
     arrays = []
+    strided = False
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
+            if not a.flags.c_contiguous:
+                strided = True
             if a.dtype != np_compute:
                 if a.dtype == np.bool_ and op.name in _SUBS:
                     raise _bool_sub_error()
                 # (NumPy's cast copies a stride-0 dim innermost; torch's kernels read the input as it is,
                 # so the result is laid out from the input's own order: NOTE [ TensorIterator's output
                 # layout ] in ember/_meta.py)
-                a = a.astype(np_compute) if a.flags.c_contiguous else like_array(a, np_compute)
+                a = like_array(a, np_compute) if strided else a.astype(np_compute)
             arrays.append(a)
         elif type(t) is float:
             arrays.append(t)
@@ -635,7 +634,7 @@ def _promote(op, inputs):
         else:
             arrays.append(t)
     want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
-    return arrays, want
+    return arrays, want, strided
 
 
 _SUBS = ("sub", "rsub")

@@ -435,10 +435,14 @@ def like_array(a, dtype=None):
     """A copy of array `a` (cast to `dtype`) with the strides torch's `empty_like` gives it (preserve_format,
     as `clone` and `.to(dtype)` copy): a non-overlapping, dense tensor's own strides, else dense in its
     order (NOTE [ TensorIterator's output layout ])."""
-    out = a.astype(a.dtype if dtype is None else dtype, order="K", copy=True)
-    if a.ndim == 0 or (a.flags.c_contiguous or a.flags.f_contiguous) and \
-            a.strides == tuple(s * a.itemsize // out.itemsize for s in out.strides):
-        return out
+    if dtype is None:
+        out = a.copy(order="K")
+        if a.strides == out.strides:  # (a dense array, as NumPy keeps it: the common case)
+            return out
+    else:
+        out = a.astype(dtype)
+        if a.ndim == 0 or a.strides == tuple(s * a.itemsize // out.itemsize for s in out.strides):
+            return out
     shape = a.shape
     st = tuple(s // a.itemsize for s in a.strides)
     want = st if _non_overlapping_dense(shape, st) else pointwise_strides(shape, [(shape, st)])

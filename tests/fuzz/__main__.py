@@ -3,6 +3,7 @@ with reproducers; `--jobs` runs it in J worker processes (tests/fuzz/parallel.py
 that crashes or stalls its process."""
 
 import argparse
+import json
 import os
 import sys
 
@@ -18,6 +19,7 @@ def main(argv=None):
     p.add_argument("--reproducers", type=int, default=50, help="at most this many reproducers printed")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU)")
     p.add_argument("--profile", action="store_true", help="print the slowest cases and ops (with --jobs)")
+    p.add_argument("--json", default=None, help="write every mismatch (op, kind, message, listed) to this file")
     a = p.parse_args(argv)
     if a.jobs != 1 or a.profile:
         from tests.fuzz.parallel import fuzz_parallel, profile
@@ -25,6 +27,10 @@ def main(argv=None):
     else:
         result = fuzz(a.cases, a.seed, op_filter=a.op, minimize=True)
     print(summary(result, show_known=a.all, max_repro=a.reproducers))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump([{"op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
+                        "listed": m.known is not None} for m in result.mismatches], f, indent=0)
     if a.profile:
         print(profile(result))
     return 1 if result.unexplained else 0

@@ -267,6 +267,9 @@ def log_sigmoid(a):
     return c_contiguous(out)  # (torch's log_sigmoid_forward writes a new contiguous buffer)
 
 
+log_sigmoid.own_layout = True  # (NOTE [ Promoted layouts ] in ember/_dispatch.py)
+
+
 @log_sigmoid.derivative_
 def _(g, a):
     return g * (-a).sigmoid()

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import _dtypes
 from ._grad_state import state as _grad_state
-from ._meta import MetaArray, NoData, broadcast_error, derived_rule
+from ._meta import MetaArray, NoData, broadcast_error, derived_rule, like_array, torch_layout
 from ._tensor import Tensor, _version_counter, _wrap
 
 _new = object.__new__
@@ -97,7 +97,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok", "meta_mixed")
+                 "empty_ok", "meta_mixed", "own_layout")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -126,6 +126,7 @@ class OpDef:
         self.fast = fast if dtypes is None else frozenset(d for d in fast if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         self.meta_mixed = False
+        self.own_layout = False  # a pointwise kernel that lays out its result itself (NOTE [ Promoted layouts ])
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -373,8 +374,10 @@ def _run(op, inputs, params):
             out = op.kernel(x._data, *params)
             want = None
         else:
-            arrays, want = _promote(op, inputs)
+            arrays, want, strided = _promote(op, inputs)
             out = op.kernel(*arrays, *params)
+            if strided and op.kind is POINTWISE and type(out) is _ndarray and not op.own_layout:
+                out = torch_layout(out, [t._data for t in inputs if isinstance(t, Tensor)])
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
@@ -550,6 +553,17 @@ def _run_quiet(op, inputs, params):
         return _run(op, inputs, params)
 
 
+# NOTE [ Promoted layouts ]
+# A pointwise op's result must have TensorIterator's strides (NOTE [ TensorIterator's output layout ] in
+# ember/_meta.py). NumPy's ufuncs give the same for one input, or for inputs that agree on an order; the
+# promoting path (casts, Python numbers, kernels written as several NumPy calls) also sees inputs whose
+# cast copy NumPy lays out by another rule, and kernels that build a C-ordered result whatever the input.
+# So there, and only there (the same-dtype fast path keeps NumPy's layout: checking every op's inputs
+# would cost every op), a result is relaid when an input is not C-contiguous (`_promote`, which looks at
+# each input anyway, says so). A kernel that follows another rule on purpose (torch's pow.Scalar allocates
+# contiguous) sets `op.own_layout`.
+
+
 def _broadcast_error(inputs):
     """torch's RuntimeError for inputs whose shapes do not broadcast (None if they do)."""
     return broadcast_error([t._data.shape for t in inputs if isinstance(t, Tensor)])
@@ -576,7 +590,8 @@ def _wrap_out(op, out, want, x):
 
 
 def _promote(op, inputs):
-    """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have)."""
+    """Cast inputs to torch's result dtype for `op`; return (arrays, dtype the result must have, whether an
+    input tensor is not C-contiguous: NOTE [ Promoted layouts ])."""
     res = _dtypes.result_dtype(inputs)
     if op.promote == "float" and res._cat < 2:
         res = _dtypes.get_default_dtype()
@@ -588,13 +603,19 @@ def _promote(op, inputs):
         # float16 tensor too, as torch keeps it: `half_tensor * 1e6` is 0 for zeros, `half * 1e-8` not 0
     np_compute = _dtypes.to_numpy(compute)
     arrays = []
+    strided = False
     for t in inputs:
         if isinstance(t, Tensor):
             a = t._data
+            if not a.flags.c_contiguous:
+                strided = True
             if a.dtype != np_compute:
                 if a.dtype == np.bool_ and op.name in _SUBS:
                     raise _bool_sub_error()
-                a = a.astype(np_compute)
+                # (NumPy's cast copies a stride-0 dim innermost; torch's kernels read the input as it is,
+                # so the result is laid out from the input's own order: NOTE [ TensorIterator's output
+                # layout ] in ember/_meta.py)
+                a = like_array(a, np_compute) if strided else a.astype(np_compute)
             arrays.append(a)
         elif type(t) is float:
             arrays.append(t)
@@ -613,7 +634,7 @@ def _promote(op, inputs):
         else:
             arrays.append(t)
     want = np.dtype(np.bool_) if op.promote == "bool" else _dtypes.to_numpy(res)
-    return arrays, want
+    return arrays, want, strided
 
 
 _SUBS = ("sub", "rsub")

@@ -25,7 +25,8 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "broadcast_shapes",
+__all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "torch_layout",
+           "like_array", "with_strides", "broadcast_shapes",
            "broadcast_error",
            "contiguous_strides", "like_strides", "view_meta", "view_strides", "no_meta_kernel", "reduced_shape",
            "reduction_meta", "unary_meta", "where_led_rule", "lapack_strides", "real_dtype", "matmul_meta",
@@ -297,25 +298,40 @@ def broadcast_error(shapes) -> RuntimeError | None:
     return None
 
 
+# NOTE [ TensorIterator's output layout ]
+# torch's TensorIterator (aten/src/ATen/TensorIterator.cpp) lays out a pointwise op's new output in two steps.
+# Fast setup, when every operand has the output's shape: all contiguous (an empty tensor counts as
+# contiguous) -> contiguous; all 4-d channels-last contiguous -> channels-last; all non-overlapping and
+# dense with the same strides -> exactly those strides (size-1 dims' strides included). Otherwise
+# `reorder_dimensions` sorts the dims innermost-first by the operands' strides, by insertion sort: the first
+# operand decides, later ones break its ties, an operand whose stride is 0 in either dim (broadcast or
+# expanded) has no say, equal strides put the smaller dim inside; the output is dense in that order (a
+# 0-size dim makes the strides outside it 0). NumPy's ufuncs and its order="K" copies follow another rule
+# (C order wins when operands disagree; a copy puts a stride-0 dim innermost), so ember's eager results are
+# relaid by `torch_layout` / `like_array` where they can differ (the dispatcher's promoting path, clone and
+# the other copies); meta rules call `pointwise_strides` directly.
 def pointwise_strides(shape, operands) -> tuple:
-    """The strides (in elements) torch's TensorIterator gives the output of a pointwise op.
-
-    Operands are (shape, strides-in-elements) pairs of the tensor inputs. When they all have the output's
-    shape and are contiguous, the output is contiguous; otherwise dimensions are ordered innermost-first by
-    the inputs' strides (the first input decides, later ones break its ties; broadcast dimensions have no
-    say), as `TensorIteratorBase::reorder_dimensions` does, and the output is dense in that order.
+    """The strides (in elements) torch's TensorIterator gives the output of a pointwise op over operands
+    given as (shape, strides-in-elements) pairs of its tensor inputs: NOTE [ TensorIterator's output layout ].
     """
     n = len(shape)
+    shape = tuple(shape)
     if n == 0:
         return ()
+    if all(tuple(s) == shape for s, _ in operands):
+        if all(_dense_c(s, st) for s, st in operands):
+            return _contiguous(shape)
+        if n == 4 and all(_channels_last(s, st) for s, st in operands):
+            return _channels_last_strides(shape)
+        first = tuple(operands[0][1])
+        if all(tuple(st) == first for _, st in operands) and _non_overlapping_dense(shape, first):
+            return first
     ops = []
     for s, st in operands:
         pad = n - len(s)
         full = [0] * pad + [0 if (sz == 1 and shape[pad + i] != 1) else x
                             for i, (sz, x) in enumerate(zip(s, st))]
         ops.append(full)
-    if all(tuple(s) == tuple(shape) and _dense_c(s, st) for s, st in operands):
-        return _contiguous(shape)
 
     def should_swap(d0, d1):
         for st in ops:
@@ -351,6 +367,9 @@ def pointwise_strides(shape, operands) -> tuple:
 
 
 def _dense_c(shape, strides):
+    """torch's `is_contiguous`: row-major over the dims of size > 1, or empty."""
+    if 0 in shape:
+        return True
     expected = 1
     for size, st in zip(reversed(shape), reversed(strides)):
         if size != 1:
@@ -358,6 +377,78 @@ def _dense_c(shape, strides):
                 return False
             expected *= size
     return True
+
+
+def _channels_last(shape, strides):
+    if len(shape) != 4 or 0 in shape:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _channels_last_strides(shape):
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+def _non_overlapping_dense(shape, strides):
+    """torch's `is_non_overlapping_and_dense`: dense in some order of the dims of size > 1."""
+    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz >= 2)
+    if any(sz == 0 for sz in shape):
+        return True
+    expected = 1
+    for st, sz in dims:
+        if st != expected:
+            return False
+        expected *= sz
+    return True
+
+
+def torch_layout(out, operands):
+    """Eager array `out` (a pointwise result over the arrays `operands`) laid out as torch lays it out (NOTE
+    [ TensorIterator's output layout ]): `out` itself when its strides are already torch's, else a copy."""
+    if out.ndim == 0:
+        return out
+    want = pointwise_strides(out.shape, [(t.shape, tuple(s // t.itemsize for s in t.strides))
+                                         for t in operands])
+    if out.strides == tuple(s * out.itemsize for s in want):
+        return out
+    return with_strides(out, want)
+
+
+def with_strides(a, strides, dtype=None):
+    """A copy of array `a` (cast to `dtype`) with `strides`, in elements, a dense layout of `a`'s shape."""
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    size = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides)) if a.size else 0
+    out = np.ndarray(a.shape, dtype, buffer=np.empty(size, dtype),
+                     strides=tuple(s * dtype.itemsize for s in strides))
+    np.copyto(out, a, casting="unsafe")
+    return out
+
+
+def like_array(a, dtype=None):
+    """A copy of array `a` (cast to `dtype`) with the strides torch's `empty_like` gives it (preserve_format,
+    as `clone` and `.to(dtype)` copy): a non-overlapping, dense tensor's own strides, else dense in its
+    order (NOTE [ TensorIterator's output layout ])."""
+    if dtype is None:
+        out = a.copy(order="K")
+        if a.strides == out.strides:  # (a dense array, as NumPy keeps it: the common case)
+            return out
+    else:
+        out = a.astype(dtype)
+        if a.ndim == 0 or a.strides == tuple(s * a.itemsize // out.itemsize for s in out.strides):
+            return out
+    shape = a.shape
+    st = tuple(s // a.itemsize for s in a.strides)
+    want = st if _non_overlapping_dense(shape, st) else pointwise_strides(shape, [(shape, st)])
+    if out.strides == tuple(s * out.itemsize for s in want):
+        return out
+    return with_strides(a, want, out.dtype)
 
 
 def derived_rule(op):

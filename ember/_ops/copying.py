@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, _modes, defop, dispatch, dtype_word, not_implemented
-from .._meta import broadcast_shapes, like_strides, meta_array
+from .._meta import broadcast_shapes, like_array, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, finish_out, method, public, refuse_under_vmap, wrap_dim, wrap_dims
 from .shape import cat, stack
@@ -182,7 +182,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 @defop("flip", "FlipBackward0", SHAPE, saves="none")
 def _flip(a, dims):
-    out = np.empty_like(a)  # torch's flip keeps its input's memory layout
+    out = like_array(a)  # torch's flip keeps its input's memory layout (empty_like's: an expanded one, dense)
     out[...] = np.flip(a, dims)
     return out
 
@@ -249,7 +249,7 @@ def _rot90(a, k, dims):
     # torch composes rot90 as flip then transpose, which fixes the result's strides
     d0, d1 = dims
     if k == 0:
-        return a.copy(order="K")
+        return like_array(a)
     if k == 2:
         return _flip.kernel(a, dims)
     return np.swapaxes(_flip.kernel(a, (d1,) if k == 1 else (d0,)), d0, d1)

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, defop, dispatch, dispatch_inplace
 from .._meta import meta_array, no_data, unary_meta
 from .._tensor import Tensor
-from ._util import finish_out, method, public, refuse_under_vmap, wrap_dim
+from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
 
 
 def _finish(result, out, name):
@@ -32,7 +32,10 @@ def _finish(result, out, name):
 def _fresh(view):
     """A contiguous copy of `view` that shares no memory with it (the `*_copy` ops' result)."""
     r = view.contiguous()
-    return r.clone() if r is view else r
+    r = r.clone() if r is view else r
+    if type(r._data) is np.ndarray:  # (a clone keeps a dense view's strides of size-1 dims; torch's copy has
+        r._data = c_contiguous(r._data)  # the row-major ones)
+    return r
 
 
 # ---- in-place forms of out-of-place ops --------------------------------------------------------------------
@@ -219,8 +222,20 @@ def _slice(input, dim, start, end, step):
 # ---- *_scatter: a copy of input with a view of it replaced by src ------------------------------------------------
 
 
+def _clone_preserve_strides(input):
+    """torch's `clone_preserve_strides` (the *_scatter ops' copy of self): the same strides and storage offset
+    over a fresh storage, or a plain clone where self overlaps itself (an expanded tensor)."""
+    a = input._data
+    if _modes or type(a) is not np.ndarray or not a.flags.writeable or a.ndim == 0:
+        return input.clone()
+    stride, offset = input.stride(), input.storage_offset()
+    extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, stride)) if a.size else 0
+    out = Tensor.new_empty(input, (offset + extent,)).as_strided(tuple(a.shape), stride, offset)
+    return out.copy_(input)
+
+
 def _scatter_into(input, view_of, src):
-    out = input.clone()
+    out = _clone_preserve_strides(input)
     view = view_of(out)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
@@ -322,7 +337,8 @@ def angle(input, *, out=None):
     if input.is_complex():
         return _finish(ember.atan2(input.imag, input.real), out, "angle")
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
-    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x)) + x * 0  # (NaN stays NaN)
+    r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x))
+    r = ember.where(x != x, x * 0, r)  # (NaN stays NaN; inf has an angle: 0, -inf pi)
     return _finish(r, out, "angle")
 
 
@@ -474,8 +490,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     _no_bool_y(y, "trapezoid", x)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
-    if n == 0:
-        return y.sum(d) * 0
+    if n == 0:  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
+        return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
     left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
     if x is None:
         return (left + right).sum(d) * ((1 if dx is None else dx) / 2)

@@ -86,8 +86,8 @@ def hardtanh(a, lo, hi):
 
 
 @hardtanh.derivative_
-def _(g, a, lo, hi):
-    return where((a > lo) & (a < hi), g, 0.0)
+def _(g, a, lo, hi):  # (zero at or outside the bounds: a NaN passes the gradient, NOTE [ Gradients at NaN
+    return where((a <= lo) | (a >= hi), 0.0, g)  # and ties ] in pointwise.py)
 
 
 @defop("threshold", "ThresholdBackward0", POINTWISE, "same", dtypes=REAL - {"bool"}, error="threshold_cpu")
@@ -265,6 +265,9 @@ def log_sigmoid(a):
     w, dt = _wide(a)
     out = (np.minimum(w, 0) - np.log1p(np.exp(-np.abs(w)))).astype(dt, copy=False)
     return c_contiguous(out)  # (torch's log_sigmoid_forward writes a new contiguous buffer)
+
+
+log_sigmoid.own_layout = True  # (NOTE [ Promoted layouts ] in ember/_dispatch.py)
 
 
 @log_sigmoid.derivative_
@@ -689,7 +692,8 @@ def _first(g):
        error="LayerNormKernelImpl")
 def layer_norm(x, weight, bias, axes, eps):
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing `axes` (biased variance)."""
-    return _norm_forward("layer", x, weight, bias, (axes,), eps)
+    out, mean, rstd = _norm_forward("layer", x, weight, bias, (axes,), eps)
+    return c_contiguous(out), mean, rstd  # (torch's layer norm reads x.contiguous(): its result is row-major)
 
 
 @defop("native_layer_norm_backward", "NativeLayerNormBackwardBackward0", NN)

@@ -22,7 +22,7 @@ from .._dispatch import (
     not_implemented,
 )
 from .._dtypes import to_numpy as _to_numpy
-from .._meta import like_strides, meta_array, unary_meta, where_led_rule
+from .._meta import like_array, like_strides, meta_array, unary_meta, where_led_rule
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
@@ -219,6 +219,9 @@ def _rpow(b, a):
     return c_contiguous(np.power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
 
 
+_rpow.own_layout = True
+
+
 @_rpow.derivative_
 def _(g, b, a, *, out):
     return g * out * float(np.log(a)), None
@@ -233,10 +236,16 @@ def _maximum(a, b):
     return np.maximum(a, b)
 
 
+# NOTE [ Gradients at NaN and ties ]
+# torch's formulas (derivatives.yaml) zero a gradient where a comparison holds, not keep it where one holds:
+# maximum's self gets `where(self == other, grad / 2, grad).masked_fill_(self < other, 0)`. Every comparison
+# with NaN is false, so at a NaN both inputs get the whole gradient; the same reading holds for hardtanh's
+# (relu6's) backward, which zeroes outside the open interval, and for max()/min(), which give a NaN result's
+# gradient to the NaN elements (evenly_distribute_backward).
 @_maximum.derivative_
 def _(g, a, b):
     half = g / 2
-    return where(a > b, g, where(a == b, half, 0.0)), where(a < b, g, where(a == b, half, 0.0))
+    return where(a < b, 0.0, where(a == b, half, g)), where(a > b, 0.0, where(a == b, half, g))
 
 
 @defop("minimum", "MinimumBackward0", POINTWISE, "same", dtypes=REAL, error=_complex_error("minimum"))
@@ -245,9 +254,9 @@ def _minimum(a, b):
 
 
 @_minimum.derivative_
-def _(g, a, b):
+def _(g, a, b):  # NOTE [ Gradients at NaN and ties ]
     half = g / 2
-    return where(a < b, g, where(a == b, half, 0.0)), where(a > b, g, where(a == b, half, 0.0))
+    return where(a > b, 0.0, where(a == b, half, g)), where(a < b, 0.0, where(a == b, half, g))
 
 
 # ---- unary math --------------------------------------------------------------------------------------
@@ -313,7 +322,12 @@ def is_conj(input):
        error=lambda d: NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                            "numbers. Please use torch.sgn instead."))
 def _sign(a):
-    return np.sign(a) if a.dtype != np.bool_ else a.copy()
+    if a.dtype == np.bool_:
+        return a.copy()
+    r = np.asarray(np.sign(a))  # (a 0-d input gives a NumPy scalar)
+    if r.dtype.kind == "f":  # torch's sign is (0 < a) - (a < 0): 0 for NaN, where NumPy's is NaN
+        r[r != r] = 0
+    return r
 
 
 @_sign.derivative_
@@ -507,7 +521,7 @@ def _(g, cond, a, b):
 
 @defop("clone", "CloneBackward0", POINTWISE, saves="none")
 def _clone(a):
-    return a.copy(order="K")
+    return like_array(a)
 
 
 @_clone.derivative_
@@ -520,7 +534,7 @@ _clone.meta_(lambda a: meta_array(a.shape, a._data.dtype, like_strides(a)))  # p
 
 @defop("to", "ToCopyBackward0", POINTWISE, saves="none")
 def _to_dtype(a, dtype):  # (dtype: an ember dtype, a static param a tracer can print)
-    return a.astype(_to_numpy(dtype))
+    return like_array(a, _to_numpy(dtype))
 
 
 @_to_dtype.derivative_

@@ -16,7 +16,7 @@ run the native kernels
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._dispatch import NN, defop, dispatch
+from .._dispatch import FLOATING, NN, defop, dispatch
 from .._meta import NoData, meta_array, pool_out_size
 from .._native import conv as _native
 
@@ -95,9 +95,11 @@ def _unbatched(kernel, nd):
 # the incoming gradient is the forward pooling again (a gather at the indices for max pooling).
 
 
-def _per_dim(name, node, kernel, **kw):
-    """The 2-d and 3-d ops `name % n` (node `node % n`) of one kernel, as a dict {2: op2d, 3: op3d}."""
-    return {n: defop(name % n, node % n, NN, **kw)(_unbatched(kernel, n)) for n in (2, 3)}
+def _per_dim(name, node, kernel, per_dim=None, **kw):
+    """The 2-d and 3-d ops `name % n` (node `node % n`) of one kernel, as a dict {2: op2d, 3: op3d};
+    `per_dim`: extra defop arguments of each ({2: {...}, 3: {...}})."""
+    return {n: defop(name % n, node % n, NN, **kw, **(per_dim or {}).get(n, {}))(_unbatched(kernel, n))
+            for n in (2, 3)}
 
 
 def _lead(x, nd):
@@ -292,6 +294,8 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
     in_sp = x.shape[2:]
     out = g.shape[2:]
     gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
+    if g.dtype.kind in "iu":  # (int64: torch divides each gradient in the integer type, truncating)
+        gd = np.trunc(gd).astype(g.dtype)
     padded = tuple(max(n + 2 * p, (o - 1) * s + k) for n, p, o, s, k in zip(in_sp, pads, out, stride, ksize))
     xp = np.zeros(g.shape[:2] + padded, g.dtype)
     for tap in np.ndindex(*ksize):
@@ -302,8 +306,12 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
 
 
 avg_pool = _per_dim("avg_pool%dd", "AvgPool%dDBackward0", _avg_pool_kernel)
+# (torch's backward kernels take int64 beside the floating types, the 3-d one no half precision)
 avg_pool_backward = _per_dim("avg_pool%dd_backward", "AvgPool%dDBackwardBackward0", _avg_pool_backward_kernel,
-                             saves="meta")
+                             saves="meta", per_dim={
+                                 2: dict(dtypes=FLOATING | {"int64"}, error="avg_pool2d_backward"),
+                                 3: dict(dtypes=frozenset({"float32", "float64", "int64"}),
+                                         error="avg_pool3d_backward_out_frame")})
 
 
 def _avg_derivative(g, x, *params):

@@ -179,7 +179,8 @@ def _extreme_all(name, fn):
 
     @op.derivative_
     def _(g, a, *, out):
-        mask = a == out  # ties share the gradient evenly, as torch's evenly_distribute_backward
+        # ties share the gradient evenly, as torch's evenly_distribute_backward; a NaN result's goes to the
+        mask = (a == out) | ((a != a) & (out != out))  # NaN elements
         return g * mask / mask.sum()
     op.meta_(lambda a: reduction_meta(a, None, False))
     return op

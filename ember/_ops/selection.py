@@ -12,7 +12,7 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 import numpy as np
 
 from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, _modes, defop, dispatch, dispatch_inplace, require_dtype
-from .._meta import MetaArray, like_strides, meta_array, no_meta_kernel
+from .._meta import MetaArray, like_array, like_strides, meta_array, no_meta_kernel
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
@@ -363,7 +363,7 @@ Tensor.index_copy_ = lambda self, dim, index, source: dispatch_inplace(
 
 
 def _index_fill_kernel(a, value, idx, dim):
-    out = a.copy(order="K")  # (unlike the other index ops, torch's index_fill keeps the input's layout)
+    out = like_array(a)  # (unlike the other index ops, torch's index_fill keeps the input's layout)
     out[_along(dim, idx)] = value
     return out
 
@@ -453,7 +453,7 @@ def masked_select(input, mask, *, out=None):
 @defop("masked_scatter", "MaskedScatterBackward0", INDEXING, saves="meta", tags=("index",))
 def _masked_scatter(a, src, mask):
     m = np.broadcast_to(mask, a.shape)
-    out = a.copy(order="K")
+    out = like_array(a)
     n = int(m.sum())
     out[m] = src.reshape(-1)[:n]
     return out

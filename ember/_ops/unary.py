@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
-from .._meta import unary_meta
+from .._meta import like_array, unary_meta
 from .._tensor import Tensor
 from . import special
 from ._util import finish_out, method
@@ -128,7 +128,7 @@ def _zero_grad(g, a, *params):
 
 
 def _int_identity(fn):
-    return lambda a: a.copy(order="K") if a.dtype.kind in "biu" else fn(a)
+    return lambda a: like_array(a) if a.dtype.kind in "biu" else fn(a)
 
 
 def _rounding_error(name):
@@ -172,8 +172,16 @@ def _sgn_grad(g, a):
     return ((g - s * (s.conj() * g).real) / mag).masked_fill(mag == 0, 0)
 
 
-_sgn = _op("sgn", "SgnBackward0", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), _sgn_grad, "same",
-          tags=("not_holomorphic",))
+def _sgn_kernel(a):
+    if a.dtype == np.bool_:
+        return a.copy()
+    r = np.asarray(np.sign(a))  # (a 0-d input gives a NumPy scalar)
+    if r.dtype.kind == "f":  # (torch's real sgn is its sign: 0 for NaN, where NumPy's is NaN)
+        r[r != r] = 0
+    return r
+
+
+_sgn = _op("sgn", "SgnBackward0", _sgn_kernel, _sgn_grad, "same", tags=("not_holomorphic",))
 
 
 @defop("logit", "LogitBackward0", POINTWISE, "float", dtypes=FLOATING, error="logit_cpu")

@@ -299,6 +299,8 @@ def _sum_grads(a, b):
             return _wrap(np.add(x, y))
         except NoData:  # meta gradients: the op's meta rule, below
             pass
+        except RuntimeWarning:  # inf + -inf under a user's "error" filter: the dispatcher's quiet retry, below
+            pass  # (NOTE [ Quiet NumPy ] in ember/_dispatch.py)
     return a + b
 
 
@@ -425,7 +427,10 @@ def _accumulate(node, g, create_graph):
                 # incoming gradient: .grad takes g's layout (a copy here, so nothing is aliased)
                 like = var._data if _grad_state.grad_layout_enforced or g.dtype != var.dtype else g._data
                 buf = np.empty_like(like)
-                np.copyto(buf, g._data, casting="unsafe")
+                try:
+                    np.copyto(buf, g._data, casting="unsafe")
+                except RuntimeWarning:  # an overflowing cast under a user's "error" filter: the copy is
+                    pass  # done, NumPy warns after it (NOTE [ Quiet NumPy ] in ember/_dispatch.py)
                 var._grad = _wrap(buf)
             except NoData:  # a meta (or fake) variable: its gradient has no data, laid out as it is
                 if not (no_data(var) and no_data(g)):
@@ -435,7 +440,10 @@ def _accumulate(node, g, create_graph):
     elif create_graph or _grad_state.enabled:
         var._grad = old + g
     elif not no_data(old):  # (on meta or fake tensors, there is nothing to add)
-        np.add(old._data, g._data, out=old._data, casting="unsafe")
+        try:
+            np.add(old._data, g._data, out=old._data, casting="unsafe")
+        except RuntimeWarning:  # inf + -inf under a user's "error" filter: the sum is written, NumPy warns
+            pass  # after it (NOTE [ Quiet NumPy ] in ember/_dispatch.py)
     if var._post_acc_hooks:
         for fn in list(var._post_acc_hooks.values()):
             fn(var)

@@ -1,6 +1,10 @@
-"""`python -m tests.fuzz --cases N --seed S [--op REGEX] [--all]`: a longer fuzz run with reproducers."""
+"""`python -m tests.fuzz --cases N --seed S [--op REGEX] [--all] [--jobs J] [--profile]`: a longer fuzz run
+with reproducers; `--jobs` runs it in J worker processes (tests/fuzz/parallel.py), which also survives a case
+that crashes or stalls its process."""
 
 import argparse
+import json
+import os
 import sys
 
 from tests.fuzz.core import fuzz, summary
@@ -13,9 +17,22 @@ def main(argv=None):
     p.add_argument("--op", default=None, help="only ops whose id matches this regular expression")
     p.add_argument("--all", action="store_true", help="print known (listed) mismatches too")
     p.add_argument("--reproducers", type=int, default=50, help="at most this many reproducers printed")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU)")
+    p.add_argument("--profile", action="store_true", help="print the slowest cases and ops (with --jobs)")
+    p.add_argument("--json", default=None, help="write every mismatch (op, kind, message, listed) to this file")
     a = p.parse_args(argv)
-    result = fuzz(a.cases, a.seed, op_filter=a.op, minimize=True)
+    if a.jobs != 1 or a.profile:
+        from tests.fuzz.parallel import fuzz_parallel, profile
+        result = fuzz_parallel(a.cases, a.seed, op_filter=a.op, jobs=a.jobs or os.cpu_count(), minimize=True)
+    else:
+        result = fuzz(a.cases, a.seed, op_filter=a.op, minimize=True)
     print(summary(result, show_known=a.all, max_repro=a.reproducers))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump([{"op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
+                        "listed": m.known is not None} for m in result.mismatches], f, indent=0)
+    if a.profile:
+        print(profile(result))
     return 1 if result.unexplained else 0
 
 

@@ -1,0 +1,133 @@
+"""The classes of strides, values and gradients the fuzzer found (issue 25), each checked against torch.
+
+Each row is one class, on the smallest inputs that show it: `check` compares values, dtype, shape, strides
+and (with `grad`) input gradients of ember and torch from the same NumPy arrays. Views are built inside
+the function from a NumPy base, as the fuzzer builds them (`expand`, `[..., ::2]`, `.mT`, `as_strided`).
+"""
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from compare import check
+
+import ember
+from ember._meta import like_array, pointwise_strides
+
+NAN, INF = float("nan"), float("inf")
+SPECIAL = np.array([[NAN, INF, -INF, -0.0], [0.0, 3.0e38, -1.0, 6.0], [2.0, 7.0, -3.0e38, 1.0]], np.float32)
+ROW = np.arange(4.0).reshape(1, 4)
+
+
+def _f(lib, a):  # a (3, 4) view in column-major order over a flat base
+    return a.as_strided((3, 4), (1, 3))
+
+
+STRIDES = {
+    # casts copy an expanded (stride-0) input in torch's order, not NumPy's
+    "unary of expanded int": (lambda lib, a: lib.acosh(a.expand(3, 4)), ROW.astype(np.int32) + 1),
+    "bfloat16 math of expanded": (lambda lib, a: lib.erfinv(a.expand(3, 4).to(lib.bfloat16) / 4), ROW),
+    "clone of expanded": (lambda lib, a: a.expand(3, 4).clone(), ROW),
+    "to() of stepped": (lambda lib, a: a[..., ::2].to(lib.float64), np.ones((3, 8), np.float32)),
+    "to() of expanded": (lambda lib, a: a.expand(2, 3, 4).to(lib.float16), ROW.reshape(1, 1, 4)),
+    "flip of expanded": (lambda lib, a: lib.flip(a.expand(3, 4), (0,)), ROW),
+    "in-place on a clone of expanded": (lambda lib, a: a.expand(3, 4).clone().rad2deg_(), ROW),
+    # the first input decides the promoted result's order (C order does not win)
+    "promoted binary, first input column-major": (lambda lib, a, b: _f(lib, a) * b,
+                                                  np.arange(12.0, dtype=np.float32),
+                                                  np.ones((3, 4), np.int64)),
+    "kernel that builds a row-major result": (lambda lib, a: lib.special.chebyshev_polynomial_t(_f(lib, a), 2),
+                                              np.linspace(-1, 1, 12)),
+    "scalar-base pow stays contiguous": (lambda lib, a: lib.pow(2.5, a.mT), np.ones((4, 3), np.float32)),
+    # copies with their own rules
+    "t_copy is row-major": (lambda lib, a: lib.t_copy(a), np.ones((1, 4), np.float32)),
+    "select_scatter keeps self's strides": (lambda lib, a, s: lib.select_scatter(a[..., 1::2], s, 0, 2),
+                                            np.zeros((5, 8)), np.ones(4)),
+    "layer_norm is row-major": (lambda lib, a: lib.nn.functional.layer_norm(a.transpose(1, 2), (3,)),
+                                np.arange(24.0).reshape(2, 3, 4)),
+    "index_fill of expanded": (lambda lib, a, i: a.expand(3, 4).index_fill(1, i, -1.0), ROW,
+                               np.array([0, 2])),
+}
+
+
+@pytest.mark.parametrize("name", STRIDES)
+def test_strides_as_torch(name):
+    fn, *inputs = STRIDES[name]
+    check(fn, *inputs)
+
+
+VALUES = {
+    "sign of NaN is 0": (lambda lib, x: lib.sign(x), SPECIAL),
+    "sgn of NaN is 0": (lambda lib, x: lib.sgn(x), SPECIAL),
+    "angle of inf": (lambda lib, x: lib.angle(x), SPECIAL),
+}
+
+
+@pytest.mark.parametrize("name", VALUES)
+def test_values_as_torch(name):
+    fn, *inputs = VALUES[name]
+    check(fn, *inputs)
+
+
+OTHER = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, -1.0, 6.0], [2.0, 5.0, 8.0, 1.0]], np.float32)
+GRADIENTS = {
+    "minimum at NaN and ties": (lambda lib, a, b: lib.minimum(a, b), SPECIAL, OTHER),
+    "maximum at NaN and ties": (lambda lib, a, b: lib.maximum(a, b), SPECIAL, OTHER),
+    "relu6 at NaN and the bounds": (lambda lib, a: lib.nn.functional.relu6(a), SPECIAL),
+    "hardtanh at NaN": (lambda lib, a: lib.nn.functional.hardtanh(a, -1.0, 2.0), SPECIAL),
+    "abs at NaN": (lambda lib, a: a.abs(), SPECIAL),
+    "min() of NaN": (lambda lib, a: a.min(), SPECIAL.astype(np.float64)),
+    "max() with ties": (lambda lib, a: a.max(), np.array([1.0, 3.0, 3.0, -1.0])),
+    "trapezoid over a 0-size dim": (lambda lib, a: lib.trapezoid(a), np.zeros((3, 0), np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", GRADIENTS)
+def test_gradients_as_torch(name):
+    fn, *inputs = GRADIENTS[name]
+    check(fn, *inputs, grad=[i for i, x in enumerate(inputs) if x.dtype.kind == "f"])
+
+
+def test_gradient_sums_leak_no_numpy_warning():
+    """inf + -inf where gradients meet (the engine's direct sum and .grad accumulation) and an overflowing
+    cast into a float16 .grad warn in NumPy; under `-W error` none of it may reach the user."""
+    y = np.array([[-1.65, 1.21, 1.98, -0.37, -0.79]], np.float16)
+    x = np.array([[-1.03, -0.62, 6.55e4, 0.41, 1.24]], np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        check(lambda lib, y, x: lib.cumulative_trapezoid(y, x), y, x, grad=[0])
+        for lib in (ember, torch):
+            p = lib.tensor([1.0], requires_grad=True)
+            p.grad = lib.tensor([-INF])
+            (p * INF).sum().backward()  # .grad: -inf + inf
+            q = lib.tensor([1.0], dtype=lib.float16, requires_grad=True)
+            (q.double() * 1e10).sum().backward()  # a float64 gradient cast into float16
+            assert q.grad.isinf().all() and p.grad.isnan().all()
+
+
+def test_layout_rule_is_torch_on_drawn_strides():
+    """`pointwise_strides` (NOTE [ TensorIterator's output layout ]) and `like_array` (empty_like's rule)
+    against torch's own results on drawn shapes and strides: expanded, overlapping, permuted, empty."""
+    rng = random.Random(0)
+
+    def view(shape):
+        if rng.random() < 0.5:
+            return torch.zeros(400).as_strided(shape, [rng.choice([0, 1, 2, 3, 4, 6, 12, 24]) for _ in shape])
+        perm = list(range(len(shape)))
+        rng.shuffle(perm)
+        return torch.zeros([shape[p] for p in perm]).permute(*[perm.index(i) for i in range(len(shape))])
+
+    for _ in range(1500):
+        shape = [rng.choice([0, 1, 2, 3]) if rng.random() < 0.1 else rng.choice([1, 2, 3, 4])
+                 for _ in range(rng.randint(1, 4))]
+        x = view(shape)
+        y = view([s if rng.random() < 0.7 else 1 for s in shape][rng.randint(0, len(shape) - 1):])
+        for a, b in ((x, y), (y, x)):
+            assert pointwise_strides(tuple(shape), [(tuple(a.shape), a.stride()), (tuple(b.shape), b.stride())]) \
+                == torch.add(a, b).stride(), (a.shape, a.stride(), b.shape, b.stride())
+        assert pointwise_strides(tuple(shape), [(tuple(shape), x.stride())]) == torch.sin(x).stride()
+        arr = np.lib.stride_tricks.as_strided(np.zeros(400, np.float32), shape, [s * 4 for s in x.stride()])
+        assert tuple(s // 4 for s in like_array(arr).strides) == x.clone().stride()
+        assert tuple(s // 8 for s in like_array(arr, np.float64).strides) == x.to(torch.float64).stride()

@@ -51,6 +51,8 @@ from .symbolic_convert import (
     PY,
     Frame,
     InstructionTranslator,
+    block_kinds,
+    break_skips_frame,
     instructions,
     unsupported_frame_reason,
 )
@@ -197,8 +199,6 @@ def run_frame(ctx, fn, args, kwargs):
         if ctx.fullgraph:
             raise Unsupported(f"{reason}: {code.co_name}")
         ctx.eager_codes.add(code)
-        for obs in _observers:
-            obs.on_break(reason, f'File "{code.co_filename}", line {code.co_firstlineno}, in {code.co_name}')
         return fn(*args, **kwargs)
     L, C = bind_frame(fn, args, kwargs)
     st = FrameState(L, [], C)
@@ -212,6 +212,10 @@ def run_frame(ctx, fn, args, kwargs):
             entry = lookup(ctx, fn, code, offset, st)
             if entry is None:  # past the recompile limit: the rest runs on real values
                 if offset == 0:
+                    return fn(*args, **kwargs)
+                return run_eagerly(ctx, fn, code, index_of[offset], st)
+            if entry.kind == "skip":  # see NOTE [ When a break skips the frame ] in symbolic_convert.py
+                if offset == 0 and not steppable(code):
                     return fn(*args, **kwargs)
                 return run_eagerly(ctx, fn, code, index_of[offset], st)
             if entry.kind == "step":
@@ -325,12 +329,22 @@ def capture(ctx, fn, code, offset, st):
         _compile_state["compiling"] = True
         try:
             kind, value = tx.run()
+            out.grad_at_end = grad_state.enabled
             break
         except Unsupported as e:
             if ctx.fullgraph:
                 raise _fullgraph_error(e) from None
             if config.verbose:
                 log.debug("graph break", exc_info=True)
+            if stop_at is None:
+                skip = break_skips_frame(code, e.break_at[0], tx.generic_ctx)
+                if skip is None and "try" in block_kinds(code):
+                    # a frame with try blocks is captured whole or not at all: resuming runs single
+                    # instructions on real values, which cannot take an exception to its handler
+                    skip = "a graph break in a frame with try/except/finally blocks"
+                if skip:
+                    _report_skip(code, e, skip)
+                    return Entry(_always, None, None, None, "skip", None, None, [], None)
             stop_at, reason = e.break_at, e
         except Exception as e:
             if not config.suppress_errors:
@@ -390,6 +404,10 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     gm = out.finish(outputs)
     cells_made, fresh = {}, []
     lines = []
+    if out.grad_only:
+        from .output_graph import _set_grad_enabled
+
+        lines.append(f"{out.k(_set_grad_enabled)}({out.grad_at_end!r})")
     if kind == "return":
         result = out.rebuild_expr(value, out_index, cells_made, fresh)
     else:
@@ -475,10 +493,37 @@ def _report(ctx, code, out, gm, reason, kind, frame0):
             "graph_breaks",
             lambda: f"Graph break in user code at {reason.user_line}\nGraph Break Reason: {reason.msg}",
         )
-        for obs in _observers:
-            obs.on_break(reason.msg, reason.user_line)
+        if gm is not None:  # (see NOTE [ What explain counts ] in explain.py)
+            for obs in _observers:
+                obs.on_break(reason.msg, getattr(reason, "user_stack", None) or [])
     for obs in _observers:
         obs.on_guards(list(out.guards.exprs))
+
+
+def _report_skip(code, e, why):
+    _logging.trace(
+        "graph_breaks",
+        lambda: f"Graph break in user code at {e.user_line}\nGraph Break Reason: Failed to handle graph "
+        f"break gracefully. Skipping the function and falling back to eager ({why}). Graph break "
+        f"encountered:\n\n{e.msg}",
+    )
+
+
+def steppable(code):
+    """Whether `run_eagerly` can run this frame from its start: no try or with blocks (it does not take an
+    exception to a handler), and every opcode one it runs."""
+    got = _STEPPABLE.get(code)
+    if got is None:
+        names = {i.opname for i in instructions(code)[0]}
+        got = _STEPPABLE[code] = (
+            not any(block_kinds(code))
+            and names <= CONCRETE_OPS
+            and not code.co_flags & (0x20 | 0x80 | 0x100 | 0x200)
+        )
+    return got
+
+
+_STEPPABLE = {}
 
 
 def _fullgraph_error(e):
@@ -563,6 +608,13 @@ def _call(ctx, f, args, kwargs):
     if isinstance(f, types.FunctionType) and _user_function(f):
         if getattr(f, "_dynamo_disable", False):
             return f(*args, **kwargs)
+        if _library_frame(f):
+            # torch skips the frames of its own Python (torch.nn included) when they are not inlined
+            # (trace_rules.check): the frame runs as it is, the user frames it calls are caught
+            if not steppable(f.__code__):
+                return f(*args, **kwargs)
+            L, C = bind_frame(f, args, kwargs)
+            return run_eagerly(ctx, f, f.__code__, 0, FrameState(L, [], C))
         wrapped = ctx.callees.get(f)
         if wrapped is None:
             wrapped = ctx.callees[f] = functools.partial(run_frame, ctx, f)
@@ -589,6 +641,12 @@ def _has_hooks(m):
         or H._global_backward_hooks
         or H._global_backward_pre_hooks
     )
+
+
+def _library_frame(f):
+    import os
+
+    return f.__code__.co_filename.startswith(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _user_function(f):

@@ -501,7 +501,11 @@ class OutputGraph:
         """Add the output node, drop dead code; the GraphModule (None when it would do nothing)."""
         self.graph.output(tuple(outputs))
         self.graph.eliminate_dead_code(lambda n: n.meta.get("impure", False) or n.is_impure())
-        if self.count_calls() == 0:
+        calls = [n for n in self.graph.nodes if n.op not in ("placeholder", "output")]
+        # a graph that only enters or leaves grad-mode blocks is no graph (torch compiles none): the
+        # rebuild code sets the mode instead (eval_frame._finish)
+        self.grad_only = bool(calls) and all(n.target is _set_grad_enabled for n in calls)
+        if not calls or self.grad_only:
             return None
         return make_graph_module(None, self.graph)
 

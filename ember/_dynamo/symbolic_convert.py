@@ -255,6 +255,93 @@ def _frame_reason(code):
     return None
 
 
+# NOTE [ When a break skips the frame ]
+# Torch compiles the graph before a break and resumes after it only where a resume function can be
+# made (symbolic_convert.py, `should_compile_partial_graph` and `maybe_has_backedge`); elsewhere it gives
+# the frame up ("skip frame") and CPython runs it, the frames it calls being caught on their own:
+#   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
+#     context manager capture models across a break: grad mode);
+#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active;
+#   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
+#     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
+#   - a break with a backward jump after it in the frame before its first return: a break in a loop
+#     (torch's heuristic, false positives included, kept as torch has it).
+# The block an instruction is in comes from the exception table (3.11+) or, on 3.10, from following the
+# SETUP_FINALLY / SETUP_WITH / POP_BLOCK block stack along the jumps.
+
+_BREAKABLE = ("CALL", "COMPARE_OP", "STORE_ATTR", "STORE_SUBSCR", "POP_JUMP_", "JUMP_IF_")
+_JUMPS = frozenset(dis.opname[o] for o in dis.hasjrel + dis.hasjabs)
+_BLOCKS = {}
+
+
+def _handler_kind(insts, index_of, target):
+    i = index_of[target]
+    first = [x.opname for x in insts[i : i + 3]]
+    if "WITH_EXCEPT_START" in first:
+        return "with"  # the body of a with block
+    if first[0] == "PUSH_EXC_INFO":
+        return "try"  # the body of a try block
+    return "handler"  # an except/finally handler's own cleanup, or a 3.12 comprehension's
+
+
+def block_kinds(code):
+    """For each instruction index: None, "with", "try" or "handler" (the innermost block it runs in)."""
+    got = _BLOCKS.get(code)
+    if got is not None:
+        return got
+    insts, index_of = instructions(code)
+    kinds = [None] * len(insts)
+    if PY >= (3, 11):
+        for e in dis.Bytecode(code).exception_entries:
+            kind = _handler_kind(insts, index_of, e.target)
+            for i, inst in enumerate(insts):  # (entries nest innermost-last in the table's order)
+                if e.start <= inst.offset < e.end:
+                    kinds[i] = kind
+    else:
+        seen = {}
+        work = [(0, ())]
+        while work:
+            i, blocks = work.pop()
+            while i < len(insts) and i not in seen:
+                seen[i] = blocks
+                inst = insts[i]
+                kinds[i] = blocks[-1] if blocks else None
+                op = inst.opname
+                if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    handler = ("with",) if op != "SETUP_FINALLY" else ("try",)
+                    work.append((index_of[inst.argval], blocks + ("handler",)))
+                    blocks = blocks + handler
+                elif op == "POP_BLOCK" or op == "POP_EXCEPT":
+                    blocks = blocks[:-1]
+                elif op in ("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"):
+                    break
+                elif op in _JUMPS and op != "SETUP_FINALLY":
+                    work.append((index_of[inst.argval], blocks))
+                    if op in ("JUMP_FORWARD", "JUMP_ABSOLUTE"):
+                        break
+                i += 1
+    _BLOCKS[code] = kinds
+    return kinds
+
+
+def break_skips_frame(code, index, generic_ctx=0):
+    """Why a break at instruction `index` of the top frame gives the frame up, or None (see the NOTE)."""
+    insts, _ = instructions(code)
+    if not insts[index].opname.startswith(_BREAKABLE):
+        return f"a graph break at {insts[index].opname}, an instruction torch makes no resume point after"
+    if generic_ctx:
+        return "a graph break under a context manager capture inlined (GenericContextWrappingVariable)"
+    if block_kinds(code)[index] in ("try", "handler"):
+        return "a graph break inside a try block or an exception handler"
+    here = insts[index].offset
+    for inst in insts[index + 1 :]:
+        if inst.opname in ("RETURN_VALUE", "RETURN_CONST"):
+            break
+        if inst.opname in _JUMPS and isinstance(inst.argval, int) and inst.argval < here:
+            return "a graph break in a for/while loop"
+    return None
+
+
 class Frame:
     """One function's interpretation: its instructions, locals, cells and stack of variables."""
 
@@ -304,6 +391,7 @@ class InstructionTranslator:
     def __init__(self, out, top_frame, stop_at=None, fullgraph=False, call_compiled=None):
         self.out, self.frame0, self.stop_at, self.fullgraph = out, top_frame, stop_at, fullgraph
         self.steps = 0
+        self.generic_ctx = 0  # user context managers entered in the top frame and not yet exited
         self.visits = {}
         self.break_index = None
         self.break_reason = None
@@ -325,6 +413,7 @@ class InstructionTranslator:
             except Unsupported as e:
                 if e.user_line is None:
                     e.user_line = f.user_line()
+                    e.user_stack = self.user_stack()
                 e.break_at = (i, n)
                 raise
             if done:
@@ -338,8 +427,17 @@ class InstructionTranslator:
             except Unsupported as e:
                 if e.user_line is None:
                     e.user_line = frame.user_line()
-                    e.inline_stack = []
+                    e.user_stack = self.user_stack()
                 raise
+
+    def user_stack(self):
+        """torch's `user_stack` of a break: one FrameSummary per frame, the top frame's first."""
+        import traceback
+
+        return [
+            traceback.FrameSummary(f.code.co_filename, f.lineno, f.code.co_name, lookup_line=False)
+            for f in self.frames
+        ]
 
     def step(self, f):
         self.steps += 1

@@ -42,6 +42,7 @@ import weakref
 from .. import _logging
 from . import config
 from .exc import Unsupported
+from .generators import drain_state
 from .output_graph import OutputGraph
 from .symbolic_convert import (
     _BINOPS,
@@ -194,7 +195,7 @@ def run_frame(ctx, fn, args, kwargs):
     code = fn.__code__
     if code in ctx.eager_codes or stance["stance"] == "force_eager":
         return fn(*args, **kwargs)
-    reason = unsupported_frame_reason(code)
+    reason = unsupported_frame_reason(code, top=True)
     if reason is not None:
         if ctx.fullgraph:
             raise Unsupported(f"{reason}: {code.co_name}")
@@ -329,6 +330,11 @@ def capture(ctx, fn, code, offset, st):
         _compile_state["compiling"] = True
         try:
             kind, value = tx.run()
+            if kind == "break":
+                try:
+                    drain_state(tx, frame0)
+                except Unsupported:  # the instruction runs on real values; capture resumes after it
+                    return Entry(_always, None, None, None, "step", None, None, [], None)
             out.grad_at_end = grad_state.enabled
             break
         except Unsupported as e:
@@ -337,7 +343,9 @@ def capture(ctx, fn, code, offset, st):
             if config.verbose:
                 log.debug("graph break", exc_info=True)
             if stop_at is None:
-                skip = break_skips_frame(code, e.break_at[0], tx.generic_ctx)
+                skip = break_skips_frame(
+                    code, e.break_at[0], tx.generic_ctx, getattr(e, "in_generator", False)
+                )
                 if skip is None and "try" in block_kinds(code):
                     # a frame with try blocks is captured whole or not at all: resuming runs single
                     # instructions on real values, which cannot take an exception to its handler

@@ -139,6 +139,7 @@ class OutputGraph:
         self.guards = GuardSet(self.keep)
         self.inputs = []  # (placeholder node, source)
         self.lifted = {}  # source -> variable
+        self.lifted_containers = {}  # id(list or dict) -> (the object, its variable, its first source)
         self.dynamic = dynamic  # True, False or None (automatic)
         self.frame_state = frame_state  # source -> sizes seen before, None where a size changed
         self.code_name = code_name
@@ -203,9 +204,19 @@ class OutputGraph:
         """The variable for `value`, read from `source` at each call, with the guards its kind needs."""
         if source is not None and source in self.lifted:
             return self.lifted[source]
+        if type(value) in (list, dict) and source is not None:
+            # one mutable container reached by two paths (a global and a closure cell) is one variable,
+            # so that a mutation through one is seen through the other; guarded to stay the same object
+            seen = self.lifted_containers.get(id(value))
+            if seen is not None and seen[0] is value:
+                self.guards.add(f"{source} is {seen[2]}")
+                self.lifted[source] = seen[1]
+                return seen[1]
         var = self._lift(value, source)
         if source is not None:
             self.lifted[source] = var
+            if type(value) in (list, dict):
+                self.lifted_containers[id(value)] = (value, var, source)
         return var
 
     def _lift(self, value, source):

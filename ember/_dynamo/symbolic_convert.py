@@ -19,8 +19,9 @@ variable of the frame's locals and stack. See NOTE [ Graph breaks and resume poi
 for what runs next.
 
 Supported bytecode: CPython 3.10, 3.11 and 3.12 (the opcodes differ; handlers are keyed by name and the
-few differences are handled where they occur). Generators, coroutines and `try`/`except` in the captured
-function are not interpreted (the frame runs eagerly, a recorded break reason).
+few differences are handled where they occur). Generators, `yield from`, `contextlib.contextmanager`
+and `try`/`except`/`finally` are interpreted (generators.py); coroutines are not (the frame runs
+eagerly).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import types
 
 from . import config
 from .exc import Unsupported
+from .generators import GeneratorCMVariable, GeneratorVariable, RaisedException
 from .output_graph import _set_grad_enabled, const_like
 from .variables import (
     NULL,
@@ -227,31 +229,33 @@ def instructions(code):
 
 
 _FRAME_REASONS = {}
+# opcodes met only on exception paths or in generators: interpreted (generators.py), never run on real values
+_INTERPRETED_ONLY = frozenset(
+    """PUSH_EXC_INFO POP_EXCEPT CHECK_EXC_MATCH RERAISE JUMP_IF_NOT_EXC_MATCH SETUP_FINALLY WITH_EXCEPT_START
+    RETURN_GENERATOR GEN_START YIELD_VALUE GET_YIELD_FROM_ITER SEND END_SEND YIELD_FROM CLEANUP_THROW""".split()
+)
 
 
-def unsupported_frame_reason(code):
-    """Why a frame cannot be interpreted at all (it then runs eagerly), or None."""
+def unsupported_frame_reason(code, top=False):
+    """Why a frame cannot be interpreted at all (it then runs eagerly), or None. A top frame (one compiled
+    on its own, not inlined) must also not be a generator."""
     try:
-        return _FRAME_REASONS[code]
+        return _FRAME_REASONS[code, top]
     except KeyError:
-        reason = _FRAME_REASONS[code] = _frame_reason(code)
+        reason = _FRAME_REASONS[code, top] = _frame_reason(code, top)
         return reason
 
 
-def _frame_reason(code):
-    if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):  # generator, coroutine, iterable coroutine, async gen
-        return "generator or coroutine functions are not captured"
+def _frame_reason(code, top):
+    if code.co_flags & (0x80 | 0x100 | 0x200):  # coroutine, iterable coroutine, async generator
+        return "coroutine functions are not captured"
+    if top and code.co_flags & 0x20:
+        return "generator functions are not compiled as a frame of their own (they are inlined)"
     names = {i.opname for i in instructions(code)[0]}
     from .eval_frame import CONCRETE_OPS
 
-    if not names <= CONCRETE_OPS:
-        return f"bytecode {sorted(names - CONCRETE_OPS)[0]} is not supported"
-    if (
-        "SETUP_FINALLY" in names
-        or "CHECK_EXC_MATCH" in names
-        or ("PUSH_EXC_INFO" in names and "WITH_EXCEPT_START" not in names)
-    ):
-        return "try/except/finally blocks are not captured"
+    if not names <= CONCRETE_OPS | _INTERPRETED_ONLY:
+        return f"bytecode {sorted(names - CONCRETE_OPS - _INTERPRETED_ONLY)[0]} is not supported"
     return None
 
 
@@ -261,6 +265,7 @@ def _frame_reason(code):
 # the frame up ("skip frame") and CPython runs it, the frames it calls being caught on their own:
 #   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
 #     context manager capture models across a break: grad mode);
+#   - a break inside a generator capture is running (generators.py);
 #   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active;
 #   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
 #     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
@@ -324,9 +329,11 @@ def block_kinds(code):
     return kinds
 
 
-def break_skips_frame(code, index, generic_ctx=0):
+def break_skips_frame(code, index, generic_ctx=0, in_generator=False):
     """Why a break at instruction `index` of the top frame gives the frame up, or None (see the NOTE)."""
     insts, _ = instructions(code)
+    if in_generator:
+        return "a graph break inside a generator the region runs"
     if not insts[index].opname.startswith(_BREAKABLE):
         return f"a graph break at {insts[index].opname}, an instruction torch makes no resume point after"
     if generic_ctx:
@@ -355,6 +362,8 @@ class Frame:
         self.lineno = code.co_firstlineno
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value = None
+        self.yielded = self.handling = None  # (a generator's last yield; the exception being handled)
+        self.blocks = []  # 3.10's block stack (SETUP_FINALLY / SETUP_WITH), for exceptions raised in it
 
     def user_line(self, inst=None):
         lineno = self.lineno
@@ -450,7 +459,12 @@ class InstructionTranslator:
         handler = getattr(self, inst.opname, None)
         if handler is None:
             raise Unsupported(f"bytecode {inst.opname} is not supported by capture")
-        return handler(f, inst)
+        try:
+            return handler(f, inst)
+        except RaisedException as e:  # see NOTE [ Exceptions inside the region ] in generators.py
+            if self.unwind(f, e.exc):
+                return None
+            raise
 
     # -- specialization and truth -----------------------------------------------------------------------
 
@@ -515,7 +529,6 @@ class InstructionTranslator:
     CACHE = NOP
     EXTENDED_ARG = NOP
     SETUP_LOOP = NOP
-    POP_BLOCK = NOP
     COPY_FREE_VARS = NOP
 
     def LOAD_CONST(self, f, inst):
@@ -885,13 +898,20 @@ class InstructionTranslator:
 
     def GET_ITER(self, f, inst):
         v = f.pop()
-        f.push(v if isinstance(v, ListIteratorVariable) else ListIteratorVariable(self.iterate(v)))
+        f.push(
+            v if isinstance(v, (ListIteratorVariable, GeneratorVariable)) else ListIteratorVariable(self.iterate(v))
+        )
 
     def FOR_ITER(self, f, inst):
         it = f.stack[-1]
-        if not isinstance(it, ListIteratorVariable):
+        if isinstance(it, GeneratorVariable):
+            kind, v = self.gen_resume(it)
+            if kind == "yield":
+                f.push(v)
+                return
+        elif not isinstance(it, ListIteratorVariable):
             raise Unsupported(f"iteration over a {type(it).__name__}")
-        if it.index < len(it.items):
+        elif it.index < len(it.items):
             it.index += 1  # (in place: a local may hold the same iterator)
             f.push(it.items[it.index - 1])
             return
@@ -907,9 +927,6 @@ class InstructionTranslator:
         f.return_value = f.pop()
         return True
 
-    def RAISE_VARARGS(self, f, inst):
-        raise Unsupported("raise statement (the exception is raised by the code after the break)")
-
     def LOAD_ASSERTION_ERROR(self, f, inst):
         raise Unsupported("assert statement failed or could not be decided")
 
@@ -917,6 +934,17 @@ class InstructionTranslator:
 
     def BEFORE_WITH(self, f, inst):
         ctx = f.pop()
+        if isinstance(ctx, GeneratorCMVariable):  # see NOTE [ Generators in capture ] in generators.py
+            kind, v = self.gen_resume(ctx.gen)
+            if kind == "return":
+                raise Unsupported("a contextmanager generator that did not yield (RuntimeError)")
+            if f is self.frame0:
+                self.generic_ctx += 1
+            exit_ = ContextExitVariable(ctx)
+            exit_.frame = f
+            f.push(exit_)
+            f.push(v)
+            return
         if not isinstance(ctx, GradModeVariable):
             raise Unsupported(f"a context manager capture does not model ({_describe(ctx)})")
         if (
@@ -929,6 +957,7 @@ class InstructionTranslator:
 
     def SETUP_WITH(self, f, inst):  # 3.10
         self.BEFORE_WITH(f, inst)
+        f.blocks.append(("with", inst.argval, len(f.stack) - 1))
 
     def set_grad(self, mode):
         self.out.graph.call_function(_set_grad_enabled, (mode,)).meta["impure"] = True
@@ -1023,6 +1052,25 @@ class InstructionTranslator:
         setitem,
         unop,
         var_getattr,
+    )
+    from .generators import (  # noqa: E402
+        CHECK_EXC_MATCH,
+        END_SEND,
+        GEN_START,
+        GET_YIELD_FROM_ITER,
+        JUMP_IF_NOT_EXC_MATCH,
+        POP_BLOCK,
+        POP_EXCEPT,
+        PUSH_EXC_INFO,
+        RAISE_VARARGS,
+        RERAISE,
+        RETURN_GENERATOR,
+        SEND,
+        SETUP_FINALLY,
+        YIELD_FROM,
+        YIELD_VALUE,
+        gen_resume,
+        unwind,
     )
 
 

@@ -793,7 +793,8 @@ def inline(self, fn, args, kwargs):
     sc = _sc()
     if fn.value is not None and is_contextmanager(fn.value):
         wrapped = fn.value.__wrapped__
-        return GeneratorCMVariable(self.inline(UserFunctionVariable(wrapped, self.out.k(wrapped)), args, kwargs))
+        gen = self.inline(UserFunctionVariable(wrapped, self.out.k(wrapped)), args, kwargs)
+        return GeneratorCMVariable(gen)
     code = fn.code
     reason = sc.unsupported_frame_reason(code)
     if reason is not None:
@@ -958,7 +959,9 @@ def _dict(self, it=None, **kw):
 
 def _iter(self, it):
     v = it
-    return v if isinstance(v, (ListIteratorVariable, GeneratorVariable)) else ListIteratorVariable(self.iterate(v))
+    if isinstance(v, (ListIteratorVariable, GeneratorVariable)):
+        return v
+    return ListIteratorVariable(self.iterate(v))
 
 
 def _next(self, it, *default):

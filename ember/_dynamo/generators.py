@@ -163,7 +163,9 @@ def YIELD_VALUE(self, f, inst):
 
 def GET_YIELD_FROM_ITER(self, f, inst):
     v = f.pop()
-    f.push(v if isinstance(v, (GeneratorVariable, ListIteratorVariable)) else ListIteratorVariable(self.iterate(v)))
+    if not isinstance(v, (GeneratorVariable, ListIteratorVariable)):
+        v = ListIteratorVariable(self.iterate(v))
+    f.push(v)
 
 
 def SEND(self, f, inst):  # 3.11, 3.12: `yield from` / `await` resume their receiver

@@ -272,6 +272,11 @@ class OutputGraph:
             g.add(f"type({source}) is range and {source} == {value!r}")
             return RangeVariable(value)
         if isinstance(value, e.nn.Module):
+            if isinstance(value, (e.nn.RNN, e.nn.GRU, e.nn.LSTM)) and not config.allow_rnn:
+                raise Unsupported(
+                    "Attempted to wrap RNN, GRU, or LSTM: Dynamo does not support RNN, GRU, or LSTM "
+                    "(set torch._dynamo.config.allow_rnn=True)"
+                )
             g.add(f"type({source}) is {self.k(type(value))}")
             return NNModuleVariable(value, source)
         if isinstance(value, types.FunctionType):

@@ -231,8 +231,9 @@ def instructions(code):
 _FRAME_REASONS = {}
 # opcodes met only on exception paths or in generators: interpreted (generators.py), never run on real values
 _INTERPRETED_ONLY = frozenset(
-    """PUSH_EXC_INFO POP_EXCEPT CHECK_EXC_MATCH RERAISE JUMP_IF_NOT_EXC_MATCH SETUP_FINALLY WITH_EXCEPT_START
-    RETURN_GENERATOR GEN_START YIELD_VALUE GET_YIELD_FROM_ITER SEND END_SEND YIELD_FROM CLEANUP_THROW""".split()
+    """PUSH_EXC_INFO POP_EXCEPT CHECK_EXC_MATCH RERAISE JUMP_IF_NOT_EXC_MATCH SETUP_FINALLY
+    WITH_EXCEPT_START RETURN_GENERATOR GEN_START YIELD_VALUE GET_YIELD_FROM_ITER SEND END_SEND YIELD_FROM
+    CLEANUP_THROW""".split()
 )
 
 
@@ -898,9 +899,9 @@ class InstructionTranslator:
 
     def GET_ITER(self, f, inst):
         v = f.pop()
-        f.push(
-            v if isinstance(v, (ListIteratorVariable, GeneratorVariable)) else ListIteratorVariable(self.iterate(v))
-        )
+        if not isinstance(v, (ListIteratorVariable, GeneratorVariable)):
+            v = ListIteratorVariable(self.iterate(v))
+        f.push(v)
 
     def FOR_ITER(self, f, inst):
         it = f.stack[-1]

@@ -1,7 +1,7 @@
 """Functions with graph breaks, written once for torch and ember (`make(lib)` returns the function or module
 to compile; its input is one float32 (3, 4) tensor), for comparing graph and break counts and results.
 
-Used by test_dynamo.py (against torch's `explain`, live) and by test_python_versions.py, which runs them
+Used by test_dynamo.py (against torch's `explain`, live) and by cross_version_checks.py, which runs them
 under CPython 3.10 and 3.12 (where torch is not installed) against `dynamo_cases_ref.npz`: torch's counts
 and results, written by `python tests/compiler/dynamo_cases.py --write` on 3.11 and checked against torch
 by test_dynamo.py so that it cannot go stale.
@@ -486,8 +486,9 @@ def flatten(out):
     return [np.asarray(out)]
 
 
-def run_case(lib, name):
-    """(graph count, break count, number of break reasons) of `explain`, and the compiled result."""
+def run_case(lib, name, raw=False):
+    """(graph count, break count, number of break reasons) of `explain`, and the compiled result (flattened
+    to NumPy values, or as it is with `raw`)."""
     import contextlib as cl
     import io
 
@@ -497,7 +498,7 @@ def run_case(lib, name):
         lib._dynamo.reset()
         lib.manual_seed(0)
         out = lib.compile(CASES[name](lib), backend="eager")(lib.from_numpy(X.copy()))
-    return (ex.graph_count, ex.graph_break_count, len(ex.break_reasons)), flatten(out)
+    return (ex.graph_count, ex.graph_break_count, len(ex.break_reasons)), out if raw else flatten(out)
 
 
 def reference(lib):
@@ -516,7 +517,7 @@ RTOL, ATOL = 1.3e-6, 1e-5
 
 
 def check_against_reference(lib):
-    """Every case run with `lib` against the saved torch reference: a list of mismatches (empty: all agree)."""
+    """Every case run with `lib` against the saved torch reference: the mismatches (none: all agree)."""
     ref = np.load(REF)
     bad = []
     for name in CASES:
@@ -542,11 +543,3 @@ if __name__ == "__main__" and "--write" in sys.argv:
 
     np.savez(REF, **reference(torch))
     print(f"wrote {REF}")
-elif __name__ == "__main__" and "--check" in sys.argv:  # (run by test_python_versions.py)
-    import ember
-
-    mismatches = check_against_reference(ember)
-    print("\n".join(mismatches))
-    print(f"python {sys.version.split()[0]}: {len(CASES) - len({m.split(':')[0] for m in mismatches})} of "
-          f"{len(CASES)} cases agree with torch")
-    sys.exit(1 if mismatches else 0)

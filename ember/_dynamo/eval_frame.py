@@ -519,7 +519,8 @@ def _report_skip(code, e, why):
 
 def steppable(code):
     """Whether `run_eagerly` can run this frame from its start: no try or with blocks (it does not take an
-    exception to a handler), and every opcode one it runs."""
+    exception to a handler), every opcode one it runs, and nothing that reads its own frame (zero-argument
+    `super()`, whose `__class__` cell and first argument CPython finds in the calling frame)."""
     got = _STEPPABLE.get(code)
     if got is None:
         names = {i.opname for i in instructions(code)[0]}
@@ -527,6 +528,8 @@ def steppable(code):
             not any(block_kinds(code))
             and names <= CONCRETE_OPS
             and not code.co_flags & (0x20 | 0x80 | 0x100 | 0x200)
+            and "__class__" not in code.co_freevars
+            and not {"locals", "vars", "_getframe", "currentframe"} & set(code.co_names)
         )
     return got
 

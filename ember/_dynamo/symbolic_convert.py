@@ -14,9 +14,10 @@ constant or a guarded Python value pick one side.
 When an instruction cannot be captured (a branch on a tensor's value, `.item()`, `print`, a call into C
 code capture does not know), the interpreter raises `Unsupported`. The capture is then redone, stopping
 just before that instruction of the top frame (for a break inside an inlined call, before the call:
-torch's "restart analysis"), so the state at the break is exact: what the graph computed, and every
-variable of the frame's locals and stack. See NOTE [ Graph breaks and resume points ] in eval_frame.py
-for what runs next.
+torch's "restart analysis"; the callee's frame is then compiled on its own when the call runs), so the
+state at the break is exact: what the graph computed, and every variable of the frame's locals and
+stack. See NOTE [ Graph breaks and resume points ] in eval_frame.py for what runs next, and NOTE [ When a
+break skips the frame ] below for the breaks after which torch, and so ember, does not resume.
 
 Supported bytecode: CPython 3.10, 3.11 and 3.12 (the opcodes differ; handlers are keyed by name and the
 few differences are handled where they occur). Generators, `yield from`, `contextlib.contextmanager`

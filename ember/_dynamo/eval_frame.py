@@ -52,7 +52,6 @@ from .symbolic_convert import (
     PY,
     Frame,
     InstructionTranslator,
-    block_kinds,
     break_skips_frame,
     instructions,
     unsupported_frame_reason,
@@ -69,10 +68,12 @@ stance = {"stance": "default"}
 
 
 class FrameState:
-    __slots__ = ("L", "S", "C", "kw")
+    __slots__ = ("L", "S", "C", "kw", "handling", "blocks")
 
     def __init__(self, L, S, C):
         self.L, self.S, self.C, self.kw = L, S, C, None
+        self.handling = []  # the exceptions being handled (except blocks entered), innermost last
+        self.blocks = []  # 3.10's block stack: (handler index, stack level, is an except handler)
 
 
 class _Lazy:
@@ -220,7 +221,7 @@ def run_frame(ctx, fn, args, kwargs):
                     return fn(*args, **kwargs)
                 return run_eagerly(ctx, fn, code, index_of[offset], st)
             if entry.kind == "step":
-                nxt = run_instruction(ctx, fn, code, index_of[offset], st)
+                nxt = step_real(ctx, fn, code, index_of[offset], st)
             else:
                 outs = entry.graph_fn(*entry.read_inputs(st.L, st.S, st.C, fn)) if entry.graph_fn else ()
                 res = entry.rebuild(outs, st.L, st.S, st.C, fn, entry.keep)
@@ -228,7 +229,7 @@ def run_frame(ctx, fn, args, kwargs):
                     return res
                 st.L, st.S = res
                 st.kw = entry.kw_names
-                nxt = run_instruction(ctx, fn, code, entry.break_index, st)
+                nxt = step_real(ctx, fn, code, entry.break_index, st)
             if isinstance(nxt, _Return):
                 return nxt.value
             offset = insts[nxt].offset
@@ -346,10 +347,6 @@ def capture(ctx, fn, code, offset, st):
                 skip = break_skips_frame(
                     code, e.break_at[0], tx.generic_ctx, getattr(e, "in_generator", False)
                 )
-                if skip is None and "try" in block_kinds(code):
-                    # a frame with try blocks is captured whole or not at all: resuming runs single
-                    # instructions on real values, which cannot take an exception to its handler
-                    skip = "a graph break in a frame with try/except/finally blocks"
                 if skip:
                     _report_skip(code, e, skip)
                     return Entry(_always, None, None, None, "skip", None, None, [], None)
@@ -518,15 +515,14 @@ def _report_skip(code, e, why):
 
 
 def steppable(code):
-    """Whether `run_eagerly` can run this frame from its start: no try or with blocks (it does not take an
-    exception to a handler), every opcode one it runs, and nothing that reads its own frame (zero-argument
+    """Whether `run_eagerly` can run this frame from its start: every opcode one it runs (exception
+    handlers included, NOTE [ Exceptions on real values ]), and nothing that reads its own frame (zero-argument
     `super()`, whose `__class__` cell and first argument CPython finds in the calling frame)."""
     got = _STEPPABLE.get(code)
     if got is None:
         names = {i.opname for i in instructions(code)[0]}
         got = _STEPPABLE[code] = (
-            not any(block_kinds(code))
-            and names <= CONCRETE_OPS
+            names <= CONCRETE_OPS
             and not code.co_flags & (0x20 | 0x80 | 0x100 | 0x200)
             and "__class__" not in code.co_freevars
             and not {"locals", "vars", "_getframe", "currentframe"} & set(code.co_names)
@@ -558,8 +554,8 @@ def _fullgraph_error(e):
 
 # -- the break instruction, run on real values ---------------------------------------------------------------
 
-# the opcodes `run_instruction` runs (a frame using any other is not captured), plus those only met on a
-# with block's exception path, which capture never takes
+# the opcodes `run_instruction` runs (a frame using any other is not captured), the exception handlers'
+# included (NOTE [ Exceptions on real values ])
 CONCRETE_OPS = (
     frozenset(
         """
@@ -574,7 +570,8 @@ LOAD_CLASSDEREF LOAD_CLOSURE LOAD_CONST LOAD_DEREF LOAD_FAST LOAD_FAST_AND_CLEAR
 LOAD_METHOD MAKE_CELL MAKE_FUNCTION MAP_ADD NOP POP_BLOCK POP_TOP PRECALL PUSH_NULL RAISE_VARARGS RESUME
 RETURN_CONST RETURN_VALUE ROT_FOUR ROT_THREE ROT_TWO SETUP_LOOP SET_ADD SET_UPDATE STORE_ATTR STORE_DEREF
 STORE_FAST STORE_GLOBAL STORE_SLICE STORE_SUBSCR SWAP UNARY_INVERT UNARY_NEGATIVE UNARY_NOT UNARY_POSITIVE
-UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT
+UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT CHECK_EXC_MATCH
+SETUP_FINALLY JUMP_IF_NOT_EXC_MATCH
 """.split()
     )
     | {
@@ -596,7 +593,7 @@ class _Return:
 def run_eagerly(ctx, fn, code, index, st):
     """The rest of the frame on real values, one instruction at a time (past the recompile limit)."""
     while True:
-        nxt = run_instruction(ctx, fn, code, index, st)
+        nxt = step_real(ctx, fn, code, index, st)
         if isinstance(nxt, _Return):
             return nxt.value
         index = nxt
@@ -672,6 +669,68 @@ def _user_function(f):
     return not (fname.startswith(sys.prefix) or fname.startswith("<frozen"))
 
 
+def step_real(ctx, fn, code, index, st):
+    """`run_instruction`, and an exception it raises taken to the frame's handler as CPython would
+    (3.11+: the exception table; see NOTE [ Exceptions on real values ])."""
+    try:
+        return run_instruction(ctx, fn, code, index, st)
+    except Exception as exc:
+        if PY < (3, 11):
+            return _unwind_310(st, exc)
+        insts, index_of = instructions(code)
+        offset = insts[index].offset
+        for e in _exception_table(code):
+            if e.start <= offset < e.end:
+                break
+        else:
+            raise
+        del st.S[e.depth :]
+        if e.lasti:
+            st.S.append(offset)
+        st.S.append(exc)
+        return index_of[e.target]
+
+
+def _unwind_310(st, exc):
+    """3.10: the handler of the innermost SETUP_FINALLY/SETUP_WITH block, as CPython's unwinding does."""
+    while st.blocks:
+        target, level, is_handler = st.blocks.pop()
+        if is_handler:  # leaving an except block: the exception it handled is dropped with it
+            del st.S[level:]
+            if st.handling:
+                st.handling.pop()
+            continue
+        del st.S[level:]
+        st.blocks.append((None, len(st.S), True))
+        prev = st.handling[-1] if st.handling else None
+        st.S += [getattr(prev, "__traceback__", None), prev, type(prev) if prev is not None else None]
+        st.S += [exc.__traceback__, exc, type(exc)]
+        st.handling.append(exc)
+        return target
+    raise exc
+
+
+# NOTE [ Exceptions on real values ]
+# A frame stepped one instruction at a time (after a break, or a frame given up at a break) may raise
+# inside a try or with block. On 3.11+ the exception table says where CPython would go: the stack is cut
+# to the handler's depth, the exception pushed, and the handler's bytecode (PUSH_EXC_INFO,
+# CHECK_EXC_MATCH, WITH_EXCEPT_START, POP_EXCEPT, RERAISE) runs here like any other. On 3.10 the state
+# keeps CPython's block stack (SETUP_FINALLY / SETUP_WITH push, POP_BLOCK / POP_EXCEPT pop) and
+# `_unwind_310` does what ceval's unwinding does. A resume point is never inside a try block (a break
+# there gives the frame up), so the blocks pushed since it are all the blocks there are, except a `with`
+# entered before the break (as before: its __exit__ runs on the normal path only).
+_TABLES = {}
+
+
+def _exception_table(code):
+    got = _TABLES.get(code)
+    if got is None:
+        import dis
+
+        got = _TABLES[code] = list(dis.Bytecode(code).exception_entries)
+    return got
+
+
 def run_instruction(ctx, fn, code, index, st):
     """Run instruction `index` on the real state; the index of the next one, or `_Return`."""
     insts, index_of = instructions(code)
@@ -708,7 +767,7 @@ def run_instruction(ctx, fn, code, index, st):
         if PY >= (3, 11) and S and S[-1] is NULL:
             S.pop()
         S.append(_call(ctx, f, list(args), dict(kw)))
-    elif op.startswith(("POP_JUMP", "JUMP_IF")):
+    elif op.startswith(("POP_JUMP", "JUMP_IF")) and op != "JUMP_IF_NOT_EXC_MATCH":
         v = S[-1] if op.startswith("JUMP_IF") else S.pop()
         if op.endswith("_NOT_NONE"):
             cond = v is not None
@@ -792,7 +851,16 @@ def run_instruction(ctx, fn, code, index, st):
         if inst.argval not in C:
             C[inst.argval] = types.CellType()
         S.append(C[inst.argval])
-    elif op in ("RESUME", "NOP", "PRECALL", "COPY_FREE_VARS", "EXTENDED_ARG", "SETUP_LOOP", "POP_BLOCK"):
+    elif op == "POP_BLOCK":  # (3.10)
+        if st.blocks:
+            st.blocks.pop()
+    elif op == "SETUP_FINALLY":  # (3.10)
+        st.blocks.append((index_of[inst.argval], len(S), False))
+    elif op == "JUMP_IF_NOT_EXC_MATCH":  # (3.10)
+        cls, exc_type = S.pop(), S.pop()
+        if not issubclass(exc_type, cls):
+            nxt = index_of[inst.argval]
+    elif op in ("RESUME", "NOP", "PRECALL", "COPY_FREE_VARS", "EXTENDED_ARG", "SETUP_LOOP"):
         pass
     elif op == "KW_NAMES":
         st.kw = inst.argval if isinstance(inst.argval, tuple) else code.co_consts[inst.arg]
@@ -932,9 +1000,14 @@ def run_instruction(ctx, fn, code, index, st):
         mgr = S.pop()
         exit_ = type(mgr).__exit__.__get__(mgr)
         S.append(exit_)
-        S.append(type(mgr).__enter__(mgr))
+        entered = type(mgr).__enter__(mgr)
+        if op == "SETUP_WITH":
+            st.blocks.append((index_of[inst.argval], len(S), False))
+        S.append(entered)
     elif op == "RAISE_VARARGS":
         args = pop(inst.arg) if inst.arg else []
+        if not args and st.handling:
+            raise st.handling[-1]
         if not args:
             raise RuntimeError("No active exception to reraise")
         exc = args[0]
@@ -943,6 +1016,32 @@ def run_instruction(ctx, fn, code, index, st):
         raise exc
     elif op == "LOAD_ASSERTION_ERROR":
         S.append(AssertionError)
+    elif op == "PUSH_EXC_INFO":
+        exc = S.pop()
+        S.append(st.handling[-1] if st.handling else None)
+        S.append(exc)
+        st.handling.append(exc)
+    elif op == "POP_EXCEPT":
+        if PY < (3, 11):  # the handler's block, and the exception handled before it (type, value, tb)
+            if st.blocks:
+                st.blocks.pop()
+            pop(3)
+        else:
+            S.pop()
+        if st.handling:
+            st.handling.pop()
+    elif op == "CHECK_EXC_MATCH":
+        cls = S.pop()
+        S.append(isinstance(S[-1], cls))
+    elif op == "RERAISE":
+        exc = S.pop() if PY >= (3, 11) else pop(3)[1]  # (3.10: traceback, value, type)
+        raise exc
+    elif op == "WITH_EXCEPT_START":
+        if PY >= (3, 11):
+            exc = S[-1]
+            S.append(S[-4](type(exc), exc, exc.__traceback__))
+        else:
+            S.append(S[-7](S[-1], S[-2], S[-3]))
     elif op == "IMPORT_NAME":
         fromlist, level = S.pop(), S.pop()
         S.append(__import__(inst.argval, g, None, fromlist, level))

@@ -474,6 +474,52 @@ def c_break_in_while(lib):
     return f
 
 
+def c_try_then_break(lib):
+    def f(x):
+        try:
+            y = x * 2
+        except ValueError:
+            y = x
+        print("after")
+        return y + 1
+
+    return f
+
+
+def c_break_then_try_raise(lib):
+    def g(v):
+        if v > 1:
+            raise ValueError("big")
+        return v
+
+    def f(x):
+        y = x.sin()
+        n = int(x.abs().max().item() * 10)
+        try:
+            k = g(n)
+        except ValueError:
+            k = -1
+        return y * k
+
+    return f
+
+
+def c_skipped_loop_with_try(lib):
+    def f(x):
+        out = x
+        for i in range(3):
+            try:
+                if i == 1:
+                    raise KeyError(i)
+                out = out * 2
+            except KeyError:
+                out = out + 100
+            print(i)
+        return out
+
+    return f
+
+
 CASES = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("c_")}
 
 

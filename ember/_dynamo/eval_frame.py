@@ -516,8 +516,9 @@ def _report_skip(code, e, why):
 
 def steppable(code):
     """Whether `run_eagerly` can run this frame from its start: every opcode one it runs (exception
-    handlers included, NOTE [ Exceptions on real values ]), and nothing that reads its own frame (zero-argument
-    `super()`, whose `__class__` cell and first argument CPython finds in the calling frame)."""
+    handlers included, NOTE [ Exceptions on real values ]), and nothing that reads its own frame
+    (zero-argument `super()`, whose `__class__` cell and first argument CPython finds in the calling
+    frame)."""
     got = _STEPPABLE.get(code)
     if got is None:
         names = {i.opname for i in instructions(code)[0]}

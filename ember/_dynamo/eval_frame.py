@@ -620,7 +620,7 @@ def _call(ctx, f, args, kwargs):
         if _library_frame(f):
             # torch skips the frames of its own Python (torch.nn included) when they are not inlined
             # (trace_rules.check): the frame runs as it is, the user frames it calls are caught
-            if not steppable(f.__code__):
+            if not steppable(f.__code__) or not _reaches_user_code(args, kwargs):
                 return f(*args, **kwargs)
             L, C = bind_frame(f, args, kwargs)
             return run_eagerly(ctx, f, f.__code__, 0, FrameState(L, [], C))
@@ -650,6 +650,27 @@ def _has_hooks(m):
         or H._global_backward_hooks
         or H._global_backward_pre_hooks
     )
+
+
+def _reaches_user_code(args, kwargs):
+    """Whether a library frame called with these arguments can call user code: a user function or a
+    module with a user-defined class, a hook or a user function attribute somewhere below it. Where it
+    cannot, it runs natively (stepping it would only cost time: there is nothing in it to catch)."""
+    from ..nn import Module
+
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (types.FunctionType, types.MethodType)):
+            inner = getattr(a, "__func__", a)
+            if isinstance(inner, types.FunctionType) and not _library_frame(inner):
+                return True
+        elif isinstance(a, Module):
+            for m in a.modules():
+                if _has_hooks(m) or not type(m).__module__.startswith("ember."):
+                    return True
+                for v in m.__dict__.values():
+                    if isinstance(v, types.FunctionType) and not _library_frame(v):
+                        return True
+    return False
 
 
 def _library_frame(f):

@@ -520,6 +520,31 @@ def c_skipped_loop_with_try(lib):
     return f
 
 
+def c_library_container_after_break(lib):
+    nn = lib.nn
+
+    class Brk(nn.Module):
+        def forward(self, x):
+            y = x * 3
+            if y.mean() > 0:
+                return y.relu()
+            return y.tanh()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.plain = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+            self.mixed = nn.Sequential(nn.Linear(4, 4), Brk())
+
+        def forward(self, x):
+            y = self.plain(x)
+            print("break")
+            return self.mixed(self.plain(y)).sum(0)
+
+    lib.manual_seed(0)
+    return Net()
+
+
 CASES = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("c_")}
 
 

@@ -17,6 +17,7 @@ import types
 
 from . import config
 from .exc import Unsupported
+from .generators import GeneratorCMVariable, GeneratorVariable, gen_drain, is_contextmanager
 from .output_graph import _CONST_TYPES, _set_grad_enabled
 from .variables import (
     NULL,
@@ -271,6 +272,8 @@ def iterate(self, v):
         out = v.items[v.index :]
         v.index = len(v.items)
         return out
+    if isinstance(v, GeneratorVariable):
+        return gen_drain(self, v)
     if isinstance(v, RangeVariable):
         return [ConstantVariable(i) for i in v.value]
     if isinstance(v, DictVariable):
@@ -426,6 +429,15 @@ def call(self, fn, args, kwargs):
         if isinstance(fn.ctx, GradModeVariable):
             self.set_grad(fn.ctx.initial)
             return ConstantVariable(None)
+        if isinstance(fn.ctx, GeneratorCMVariable):  # the normal exit: the generator must end
+            if not all(self.is_none(a) for a in args):
+                raise Unsupported("an exception leaving a contextmanager's with block")
+            kind, _ = self.gen_resume(fn.ctx.gen)
+            if kind == "yield":
+                raise Unsupported("a contextmanager generator that did not stop (RuntimeError)")
+            if fn.frame is self.frame0:
+                self.generic_ctx -= 1
+            return ConstantVariable(None)
     if isinstance(fn, (ObjectVariable, ConstantVariable)):
         return call_object(self, fn.value, args, kwargs)
     raise Unsupported(f"call to a {type(fn).__name__}")
@@ -488,7 +500,11 @@ def call_object(self, v, args, kwargs):
         if op is operator.getitem:
             return self.getitem(*args)
         return self.binop(op, *args) if len(args) == 2 else self.unop(op, *args)
-    if mod == "math" or v in _PURE_BUILTINS or (isinstance(v, type) and (mod or "").startswith("ember")):
+    if (
+        mod == "math"
+        or v in _PURE_BUILTINS
+        or (isinstance(v, type) and ((mod or "").startswith("ember") or issubclass(v, BaseException)))
+    ):
         vals = [self.specialize(a) for a in args]
         kw = {k: self.specialize(x) for k, x in kwargs.items()}
         return _wrap_value(v(*vals, **kw))
@@ -775,6 +791,10 @@ def call_module(self, obj, args, kwargs):
 def inline(self, fn, args, kwargs):
     """Interpret a Python function's bytecode in a new frame, its arguments bound to the given variables."""
     sc = _sc()
+    if fn.value is not None and is_contextmanager(fn.value):
+        wrapped = fn.value.__wrapped__
+        gen = self.inline(UserFunctionVariable(wrapped, self.out.k(wrapped)), args, kwargs)
+        return GeneratorCMVariable(gen)
     code = fn.code
     reason = sc.unsupported_frame_reason(code)
     if reason is not None:
@@ -798,6 +818,8 @@ def inline(self, fn, args, kwargs):
             c.real, c.real_source = fn.value.__closure__[i], f"{fnexpr}.__closure__[{i}]"
     gsrc = builtins.getattr(fn, "globals_src", None) or self.out.k(fn.globals)
     frame = sc.Frame(self, code, fn.globals, gsrc, locals_, cells, parent=self.frames[-1])
+    if code.co_flags & 0x20:  # a generator function: its frame runs as it is consumed
+        return GeneratorVariable(frame)
     self.frames.append(frame)
     try:
         return self.run_inlined(frame)
@@ -937,10 +959,19 @@ def _dict(self, it=None, **kw):
 
 def _iter(self, it):
     v = it
-    return v if isinstance(v, ListIteratorVariable) else ListIteratorVariable(self.iterate(v))
+    if isinstance(v, (ListIteratorVariable, GeneratorVariable)):
+        return v
+    return ListIteratorVariable(self.iterate(v))
 
 
 def _next(self, it, *default):
+    if isinstance(it, GeneratorVariable):
+        kind, v = self.gen_resume(it)
+        if kind == "yield":
+            return v
+        if default:
+            return default[0]
+        raise Unsupported("StopIteration")
     if not isinstance(it, ListIteratorVariable):
         raise Unsupported("next() of a non-iterator")
     if it.index < len(it.items):

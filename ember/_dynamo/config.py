@@ -24,3 +24,6 @@ skip_nnmodule_hook_guards = True
 guard_nn_modules = False
 force_parameter_static_shapes = True
 cache_size_limit_warning = True
+# nn.RNN/GRU/LSTM modules are not captured (torch's "Attempted to wrap RNN, GRU, or LSTM": the frame that
+# reads one runs eagerly) unless this is set, as in torch
+allow_rnn = False

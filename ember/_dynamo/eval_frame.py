@@ -42,6 +42,7 @@ import weakref
 from .. import _logging
 from . import config
 from .exc import Unsupported
+from .generators import drain_state
 from .output_graph import OutputGraph
 from .symbolic_convert import (
     _BINOPS,
@@ -51,6 +52,7 @@ from .symbolic_convert import (
     PY,
     Frame,
     InstructionTranslator,
+    break_skips_frame,
     instructions,
     unsupported_frame_reason,
 )
@@ -66,10 +68,12 @@ stance = {"stance": "default"}
 
 
 class FrameState:
-    __slots__ = ("L", "S", "C", "kw")
+    __slots__ = ("L", "S", "C", "kw", "handling", "blocks")
 
     def __init__(self, L, S, C):
         self.L, self.S, self.C, self.kw = L, S, C, None
+        self.handling = []  # the exceptions being handled (except blocks entered), innermost last
+        self.blocks = []  # 3.10's block stack: (handler index, stack level, is an except handler)
 
 
 class _Lazy:
@@ -192,13 +196,11 @@ def run_frame(ctx, fn, args, kwargs):
     code = fn.__code__
     if code in ctx.eager_codes or stance["stance"] == "force_eager":
         return fn(*args, **kwargs)
-    reason = unsupported_frame_reason(code)
+    reason = unsupported_frame_reason(code, top=True)
     if reason is not None:
         if ctx.fullgraph:
             raise Unsupported(f"{reason}: {code.co_name}")
         ctx.eager_codes.add(code)
-        for obs in _observers:
-            obs.on_break(reason, f'File "{code.co_filename}", line {code.co_firstlineno}, in {code.co_name}')
         return fn(*args, **kwargs)
     L, C = bind_frame(fn, args, kwargs)
     st = FrameState(L, [], C)
@@ -214,8 +216,12 @@ def run_frame(ctx, fn, args, kwargs):
                 if offset == 0:
                     return fn(*args, **kwargs)
                 return run_eagerly(ctx, fn, code, index_of[offset], st)
+            if entry.kind == "skip":  # see NOTE [ When a break skips the frame ] in symbolic_convert.py
+                if offset == 0 and not steppable(code):
+                    return fn(*args, **kwargs)
+                return run_eagerly(ctx, fn, code, index_of[offset], st)
             if entry.kind == "step":
-                nxt = run_instruction(ctx, fn, code, index_of[offset], st)
+                nxt = step_real(ctx, fn, code, index_of[offset], st)
             else:
                 outs = entry.graph_fn(*entry.read_inputs(st.L, st.S, st.C, fn)) if entry.graph_fn else ()
                 res = entry.rebuild(outs, st.L, st.S, st.C, fn, entry.keep)
@@ -223,7 +229,7 @@ def run_frame(ctx, fn, args, kwargs):
                     return res
                 st.L, st.S = res
                 st.kw = entry.kw_names
-                nxt = run_instruction(ctx, fn, code, entry.break_index, st)
+                nxt = step_real(ctx, fn, code, entry.break_index, st)
             if isinstance(nxt, _Return):
                 return nxt.value
             offset = insts[nxt].offset
@@ -325,12 +331,25 @@ def capture(ctx, fn, code, offset, st):
         _compile_state["compiling"] = True
         try:
             kind, value = tx.run()
+            if kind == "break":
+                try:
+                    drain_state(tx, frame0)
+                except Unsupported:  # the instruction runs on real values; capture resumes after it
+                    return Entry(_always, None, None, None, "step", None, None, [], None)
+            out.grad_at_end = grad_state.enabled
             break
         except Unsupported as e:
             if ctx.fullgraph:
                 raise _fullgraph_error(e) from None
             if config.verbose:
                 log.debug("graph break", exc_info=True)
+            if stop_at is None:
+                skip = break_skips_frame(
+                    code, e.break_at[0], tx.generic_ctx, getattr(e, "in_generator", False)
+                )
+                if skip:
+                    _report_skip(code, e, skip)
+                    return Entry(_always, None, None, None, "skip", None, None, [], None)
             stop_at, reason = e.break_at, e
         except Exception as e:
             if not config.suppress_errors:
@@ -390,6 +409,10 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     gm = out.finish(outputs)
     cells_made, fresh = {}, []
     lines = []
+    if out.grad_only:
+        from .output_graph import _set_grad_enabled
+
+        lines.append(f"{out.k(_set_grad_enabled)}({out.grad_at_end!r})")
     if kind == "return":
         result = out.rebuild_expr(value, out_index, cells_made, fresh)
     else:
@@ -475,10 +498,40 @@ def _report(ctx, code, out, gm, reason, kind, frame0):
             "graph_breaks",
             lambda: f"Graph break in user code at {reason.user_line}\nGraph Break Reason: {reason.msg}",
         )
-        for obs in _observers:
-            obs.on_break(reason.msg, reason.user_line)
+        if gm is not None:  # (see NOTE [ What explain counts ] in explain.py)
+            for obs in _observers:
+                obs.on_break(reason.msg, getattr(reason, "user_stack", None) or [])
     for obs in _observers:
         obs.on_guards(list(out.guards.exprs))
+
+
+def _report_skip(code, e, why):
+    _logging.trace(
+        "graph_breaks",
+        lambda: f"Graph break in user code at {e.user_line}\nGraph Break Reason: Failed to handle graph "
+        f"break gracefully. Skipping the function and falling back to eager ({why}). Graph break "
+        f"encountered:\n\n{e.msg}",
+    )
+
+
+def steppable(code):
+    """Whether `run_eagerly` can run this frame from its start: every opcode one it runs (exception
+    handlers included, NOTE [ Exceptions on real values ]), and nothing that reads its own frame
+    (zero-argument `super()`, whose `__class__` cell and first argument CPython finds in the calling
+    frame)."""
+    got = _STEPPABLE.get(code)
+    if got is None:
+        names = {i.opname for i in instructions(code)[0]}
+        got = _STEPPABLE[code] = (
+            names <= CONCRETE_OPS
+            and not code.co_flags & (0x20 | 0x80 | 0x100 | 0x200)
+            and "__class__" not in code.co_freevars
+            and not {"locals", "vars", "_getframe", "currentframe"} & set(code.co_names)
+        )
+    return got
+
+
+_STEPPABLE = {}
 
 
 def _fullgraph_error(e):
@@ -502,8 +555,8 @@ def _fullgraph_error(e):
 
 # -- the break instruction, run on real values ---------------------------------------------------------------
 
-# the opcodes `run_instruction` runs (a frame using any other is not captured), plus those only met on a
-# with block's exception path, which capture never takes
+# the opcodes `run_instruction` runs (a frame using any other is not captured), the exception handlers'
+# included (NOTE [ Exceptions on real values ])
 CONCRETE_OPS = (
     frozenset(
         """
@@ -518,7 +571,8 @@ LOAD_CLASSDEREF LOAD_CLOSURE LOAD_CONST LOAD_DEREF LOAD_FAST LOAD_FAST_AND_CLEAR
 LOAD_METHOD MAKE_CELL MAKE_FUNCTION MAP_ADD NOP POP_BLOCK POP_TOP PRECALL PUSH_NULL RAISE_VARARGS RESUME
 RETURN_CONST RETURN_VALUE ROT_FOUR ROT_THREE ROT_TWO SETUP_LOOP SET_ADD SET_UPDATE STORE_ATTR STORE_DEREF
 STORE_FAST STORE_GLOBAL STORE_SLICE STORE_SUBSCR SWAP UNARY_INVERT UNARY_NEGATIVE UNARY_NOT UNARY_POSITIVE
-UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT
+UNPACK_EX UNPACK_SEQUENCE CACHE PUSH_EXC_INFO WITH_EXCEPT_START RERAISE POP_EXCEPT CHECK_EXC_MATCH
+SETUP_FINALLY JUMP_IF_NOT_EXC_MATCH
 """.split()
     )
     | {
@@ -540,7 +594,7 @@ class _Return:
 def run_eagerly(ctx, fn, code, index, st):
     """The rest of the frame on real values, one instruction at a time (past the recompile limit)."""
     while True:
-        nxt = run_instruction(ctx, fn, code, index, st)
+        nxt = step_real(ctx, fn, code, index, st)
         if isinstance(nxt, _Return):
             return nxt.value
         index = nxt
@@ -563,6 +617,13 @@ def _call(ctx, f, args, kwargs):
     if isinstance(f, types.FunctionType) and _user_function(f):
         if getattr(f, "_dynamo_disable", False):
             return f(*args, **kwargs)
+        if _library_frame(f):
+            # torch skips the frames of its own Python (torch.nn included) when they are not inlined
+            # (trace_rules.check): the frame runs as it is, the user frames it calls are caught
+            if not steppable(f.__code__) or not _reaches_user_code(args, kwargs):
+                return f(*args, **kwargs)
+            L, C = bind_frame(f, args, kwargs)
+            return run_eagerly(ctx, f, f.__code__, 0, FrameState(L, [], C))
         wrapped = ctx.callees.get(f)
         if wrapped is None:
             wrapped = ctx.callees[f] = functools.partial(run_frame, ctx, f)
@@ -591,6 +652,33 @@ def _has_hooks(m):
     )
 
 
+def _reaches_user_code(args, kwargs):
+    """Whether a library frame called with these arguments can call user code: a user function or a
+    module with a user-defined class, a hook or a user function attribute somewhere below it. Where it
+    cannot, it runs natively (stepping it would only cost time: there is nothing in it to catch)."""
+    from ..nn import Module
+
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (types.FunctionType, types.MethodType)):
+            inner = getattr(a, "__func__", a)
+            if isinstance(inner, types.FunctionType) and not _library_frame(inner):
+                return True
+        elif isinstance(a, Module):
+            for m in a.modules():
+                if _has_hooks(m) or not type(m).__module__.startswith("ember."):
+                    return True
+                for v in m.__dict__.values():
+                    if isinstance(v, types.FunctionType) and not _library_frame(v):
+                        return True
+    return False
+
+
+def _library_frame(f):
+    import os
+
+    return f.__code__.co_filename.startswith(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _user_function(f):
     import os
 
@@ -601,6 +689,68 @@ def _user_function(f):
     if fname.startswith(ember_dir):
         return fname.startswith(os.path.join(ember_dir, "nn", ""))
     return not (fname.startswith(sys.prefix) or fname.startswith("<frozen"))
+
+
+def step_real(ctx, fn, code, index, st):
+    """`run_instruction`, and an exception it raises taken to the frame's handler as CPython would
+    (3.11+: the exception table; see NOTE [ Exceptions on real values ])."""
+    try:
+        return run_instruction(ctx, fn, code, index, st)
+    except Exception as exc:
+        if PY < (3, 11):
+            return _unwind_310(st, exc)
+        insts, index_of = instructions(code)
+        offset = insts[index].offset
+        for e in _exception_table(code):
+            if e.start <= offset < e.end:
+                break
+        else:
+            raise
+        del st.S[e.depth :]
+        if e.lasti:
+            st.S.append(offset)
+        st.S.append(exc)
+        return index_of[e.target]
+
+
+def _unwind_310(st, exc):
+    """3.10: the handler of the innermost SETUP_FINALLY/SETUP_WITH block, as CPython's unwinding does."""
+    while st.blocks:
+        target, level, is_handler = st.blocks.pop()
+        if is_handler:  # leaving an except block: the exception it handled is dropped with it
+            del st.S[level:]
+            if st.handling:
+                st.handling.pop()
+            continue
+        del st.S[level:]
+        st.blocks.append((None, len(st.S), True))
+        prev = st.handling[-1] if st.handling else None
+        st.S += [getattr(prev, "__traceback__", None), prev, type(prev) if prev is not None else None]
+        st.S += [exc.__traceback__, exc, type(exc)]
+        st.handling.append(exc)
+        return target
+    raise exc
+
+
+# NOTE [ Exceptions on real values ]
+# A frame stepped one instruction at a time (after a break, or a frame given up at a break) may raise
+# inside a try or with block. On 3.11+ the exception table says where CPython would go: the stack is cut
+# to the handler's depth, the exception pushed, and the handler's bytecode (PUSH_EXC_INFO,
+# CHECK_EXC_MATCH, WITH_EXCEPT_START, POP_EXCEPT, RERAISE) runs here like any other. On 3.10 the state
+# keeps CPython's block stack (SETUP_FINALLY / SETUP_WITH push, POP_BLOCK / POP_EXCEPT pop) and
+# `_unwind_310` does what ceval's unwinding does. A resume point is never inside a try block (a break
+# there gives the frame up), so the blocks pushed since it are all the blocks there are, except a `with`
+# entered before the break (as before: its __exit__ runs on the normal path only).
+_TABLES = {}
+
+
+def _exception_table(code):
+    got = _TABLES.get(code)
+    if got is None:
+        import dis
+
+        got = _TABLES[code] = list(dis.Bytecode(code).exception_entries)
+    return got
 
 
 def run_instruction(ctx, fn, code, index, st):
@@ -639,7 +789,7 @@ def run_instruction(ctx, fn, code, index, st):
         if PY >= (3, 11) and S and S[-1] is NULL:
             S.pop()
         S.append(_call(ctx, f, list(args), dict(kw)))
-    elif op.startswith(("POP_JUMP", "JUMP_IF")):
+    elif op.startswith(("POP_JUMP", "JUMP_IF")) and op != "JUMP_IF_NOT_EXC_MATCH":
         v = S[-1] if op.startswith("JUMP_IF") else S.pop()
         if op.endswith("_NOT_NONE"):
             cond = v is not None
@@ -723,7 +873,16 @@ def run_instruction(ctx, fn, code, index, st):
         if inst.argval not in C:
             C[inst.argval] = types.CellType()
         S.append(C[inst.argval])
-    elif op in ("RESUME", "NOP", "PRECALL", "COPY_FREE_VARS", "EXTENDED_ARG", "SETUP_LOOP", "POP_BLOCK"):
+    elif op == "POP_BLOCK":  # (3.10)
+        if st.blocks:
+            st.blocks.pop()
+    elif op == "SETUP_FINALLY":  # (3.10)
+        st.blocks.append((index_of[inst.argval], len(S), False))
+    elif op == "JUMP_IF_NOT_EXC_MATCH":  # (3.10)
+        cls, exc_type = S.pop(), S.pop()
+        if not issubclass(exc_type, cls):
+            nxt = index_of[inst.argval]
+    elif op in ("RESUME", "NOP", "PRECALL", "COPY_FREE_VARS", "EXTENDED_ARG", "SETUP_LOOP"):
         pass
     elif op == "KW_NAMES":
         st.kw = inst.argval if isinstance(inst.argval, tuple) else code.co_consts[inst.arg]
@@ -863,9 +1022,14 @@ def run_instruction(ctx, fn, code, index, st):
         mgr = S.pop()
         exit_ = type(mgr).__exit__.__get__(mgr)
         S.append(exit_)
-        S.append(type(mgr).__enter__(mgr))
+        entered = type(mgr).__enter__(mgr)
+        if op == "SETUP_WITH":
+            st.blocks.append((index_of[inst.argval], len(S), False))
+        S.append(entered)
     elif op == "RAISE_VARARGS":
         args = pop(inst.arg) if inst.arg else []
+        if not args and st.handling:
+            raise st.handling[-1]
         if not args:
             raise RuntimeError("No active exception to reraise")
         exc = args[0]
@@ -874,6 +1038,32 @@ def run_instruction(ctx, fn, code, index, st):
         raise exc
     elif op == "LOAD_ASSERTION_ERROR":
         S.append(AssertionError)
+    elif op == "PUSH_EXC_INFO":
+        exc = S.pop()
+        S.append(st.handling[-1] if st.handling else None)
+        S.append(exc)
+        st.handling.append(exc)
+    elif op == "POP_EXCEPT":
+        if PY < (3, 11):  # the handler's block, and the exception handled before it (type, value, tb)
+            if st.blocks:
+                st.blocks.pop()
+            pop(3)
+        else:
+            S.pop()
+        if st.handling:
+            st.handling.pop()
+    elif op == "CHECK_EXC_MATCH":
+        cls = S.pop()
+        S.append(isinstance(S[-1], cls))
+    elif op == "RERAISE":
+        exc = S.pop() if PY >= (3, 11) else pop(3)[1]  # (3.10: traceback, value, type)
+        raise exc
+    elif op == "WITH_EXCEPT_START":
+        if PY >= (3, 11):
+            exc = S[-1]
+            S.append(S[-4](type(exc), exc, exc.__traceback__))
+        else:
+            S.append(S[-7](S[-1], S[-2], S[-3]))
     elif op == "IMPORT_NAME":
         fromlist, level = S.pop(), S.pop()
         S.append(__import__(inst.argval, g, None, fromlist, level))

@@ -19,8 +19,13 @@ class ExplainOutput:
 
     def __init__(self, graphs, break_reasons, ops_per_graph, out_guards, compile_times=""):
         self.graphs = graphs
+        # NOTE [ What explain counts ]
+        # As torch's: every graph after the first is counted as one break (a frame whose capture was
+        # split, or a callee frame compiled on its own, adds graphs), and `break_reasons` has one entry
+        # per graph that was compiled because capture stopped at a break; a break with nothing captured
+        # before it compiles no graph and leaves no reason.
         self.graph_count = len(graphs)
-        self.graph_break_count = len(break_reasons)
+        self.graph_break_count = len(graphs) - 1
         self.break_reasons = break_reasons
         self.ops_per_graph = ops_per_graph
         self.op_count = sum(len(ops) for ops in ops_per_graph)
@@ -32,7 +37,8 @@ class ExplainOutput:
         out += f"Op Count: {self.op_count}\n"
         out += "Break Reasons:\n"
         for i, r in enumerate(self.break_reasons):
-            out += f"  Break Reason {i + 1}:\n    Reason: {r.reason}\n    User Stack:\n      {r.user_stack}\n"
+            out += f"  Break Reason {i + 1}:\n    Reason: {r.reason}\n    User Stack:\n"
+            out += "".join(f"      {s}\n" for s in r.user_stack)
         out += "Ops per Graph:\n"
         for i, ops in enumerate(self.ops_per_graph):
             out += f"  Ops {i + 1}:\n" + "".join(f"    {op}\n" for op in ops)

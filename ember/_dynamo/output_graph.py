@@ -153,6 +153,7 @@ class OutputGraph:
         self.guards = GuardSet(self.keep)
         self.inputs = []  # (placeholder node, source)
         self.lifted = {}  # source -> variable
+        self.lifted_containers = {}  # id(list or dict) -> (the object, its variable, its first source)
         self.dynamic = dynamic  # True, False or None (automatic)
         self.frame_state = frame_state  # source -> sizes seen before, None where a size changed
         self.code_name = code_name
@@ -217,9 +218,19 @@ class OutputGraph:
         """The variable for `value`, read from `source` at each call, with the guards its kind needs."""
         if source is not None and source in self.lifted:
             return self.lifted[source]
+        if type(value) in (list, dict) and source is not None:
+            # one mutable container reached by two paths (a global and a closure cell) is one variable,
+            # so that a mutation through one is seen through the other; guarded to stay the same object
+            seen = self.lifted_containers.get(id(value))
+            if seen is not None and seen[0] is value:
+                self.guards.add(f"{source} is {seen[2]}")
+                self.lifted[source] = seen[1]
+                return seen[1]
         var = self._lift(value, source)
         if source is not None:
             self.lifted[source] = var
+            if type(value) in (list, dict):
+                self.lifted_containers[id(value)] = (value, var, source)
         return var
 
     def _lift(self, value, source):
@@ -275,6 +286,11 @@ class OutputGraph:
             g.add(f"type({source}) is range and {source} == {value!r}")
             return RangeVariable(value)
         if isinstance(value, e.nn.Module):
+            if isinstance(value, (e.nn.RNN, e.nn.GRU, e.nn.LSTM)) and not config.allow_rnn:
+                raise Unsupported(
+                    "Attempted to wrap RNN, GRU, or LSTM: Dynamo does not support RNN, GRU, or LSTM "
+                    "(set torch._dynamo.config.allow_rnn=True)"
+                )
             g.add(f"type({source}) is {self.k(type(value))}")
             return NNModuleVariable(value, source)
         if isinstance(value, types.FunctionType):
@@ -502,7 +518,11 @@ class OutputGraph:
         """Add the output node, drop dead code; the GraphModule (None when it would do nothing)."""
         self.graph.output(tuple(outputs))
         self.graph.eliminate_dead_code(lambda n: n.meta.get("impure", False) or n.is_impure())
-        if self.count_calls() == 0:
+        calls = [n for n in self.graph.nodes if n.op not in ("placeholder", "output")]
+        # a graph that only enters or leaves grad-mode blocks is no graph (torch compiles none): the
+        # rebuild code sets the mode instead (eval_frame._finish)
+        self.grad_only = bool(calls) and all(n.target is _set_grad_enabled for n in calls)
+        if not calls or self.grad_only:
             return None
         return make_graph_module(None, self.graph)
 

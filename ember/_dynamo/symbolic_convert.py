@@ -14,13 +14,15 @@ constant or a guarded Python value pick one side.
 When an instruction cannot be captured (a branch on a tensor's value, `.item()`, `print`, a call into C
 code capture does not know), the interpreter raises `Unsupported`. The capture is then redone, stopping
 just before that instruction of the top frame (for a break inside an inlined call, before the call:
-torch's "restart analysis"), so the state at the break is exact: what the graph computed, and every
-variable of the frame's locals and stack. See NOTE [ Graph breaks and resume points ] in eval_frame.py
-for what runs next.
+torch's "restart analysis"; the callee's frame is then compiled on its own when the call runs), so the
+state at the break is exact: what the graph computed, and every variable of the frame's locals and
+stack. See NOTE [ Graph breaks and resume points ] in eval_frame.py for what runs next, and NOTE [ When a
+break skips the frame ] below for the breaks after which torch, and so ember, does not resume.
 
 Supported bytecode: CPython 3.10, 3.11 and 3.12 (the opcodes differ; handlers are keyed by name and the
-few differences are handled where they occur). Generators, coroutines and `try`/`except` in the captured
-function are not interpreted (the frame runs eagerly, a recorded break reason).
+few differences are handled where they occur). Generators, `yield from`, `contextlib.contextmanager`
+and `try`/`except`/`finally` are interpreted (generators.py); coroutines are not (the frame runs
+eagerly).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import types
 
 from . import config
 from .exc import Unsupported
+from .generators import GeneratorCMVariable, GeneratorVariable, RaisedException
 from .output_graph import _set_grad_enabled, const_like
 from .variables import (
     NULL,
@@ -227,31 +230,124 @@ def instructions(code):
 
 
 _FRAME_REASONS = {}
+# opcodes met only on exception paths or in generators: interpreted (generators.py), never run on real values
+_INTERPRETED_ONLY = frozenset(
+    """PUSH_EXC_INFO POP_EXCEPT CHECK_EXC_MATCH RERAISE JUMP_IF_NOT_EXC_MATCH SETUP_FINALLY
+    WITH_EXCEPT_START RETURN_GENERATOR GEN_START YIELD_VALUE GET_YIELD_FROM_ITER SEND END_SEND YIELD_FROM
+    CLEANUP_THROW""".split()
+)
 
 
-def unsupported_frame_reason(code):
-    """Why a frame cannot be interpreted at all (it then runs eagerly), or None."""
+def unsupported_frame_reason(code, top=False):
+    """Why a frame cannot be interpreted at all (it then runs eagerly), or None. A top frame (one compiled
+    on its own, not inlined) must also not be a generator."""
     try:
-        return _FRAME_REASONS[code]
+        return _FRAME_REASONS[code, top]
     except KeyError:
-        reason = _FRAME_REASONS[code] = _frame_reason(code)
+        reason = _FRAME_REASONS[code, top] = _frame_reason(code, top)
         return reason
 
 
-def _frame_reason(code):
-    if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):  # generator, coroutine, iterable coroutine, async gen
-        return "generator or coroutine functions are not captured"
+def _frame_reason(code, top):
+    if code.co_flags & (0x80 | 0x100 | 0x200):  # coroutine, iterable coroutine, async generator
+        return "coroutine functions are not captured"
+    if top and code.co_flags & 0x20:
+        return "generator functions are not compiled as a frame of their own (they are inlined)"
     names = {i.opname for i in instructions(code)[0]}
     from .eval_frame import CONCRETE_OPS
 
-    if not names <= CONCRETE_OPS:
-        return f"bytecode {sorted(names - CONCRETE_OPS)[0]} is not supported"
-    if (
-        "SETUP_FINALLY" in names
-        or "CHECK_EXC_MATCH" in names
-        or ("PUSH_EXC_INFO" in names and "WITH_EXCEPT_START" not in names)
-    ):
-        return "try/except/finally blocks are not captured"
+    if not names <= CONCRETE_OPS | _INTERPRETED_ONLY:
+        return f"bytecode {sorted(names - CONCRETE_OPS - _INTERPRETED_ONLY)[0]} is not supported"
+    return None
+
+
+# NOTE [ When a break skips the frame ]
+# Torch compiles the graph before a break and resumes after it only where a resume function can be
+# made (symbolic_convert.py, `should_compile_partial_graph` and `maybe_has_backedge`); elsewhere it gives
+# the frame up ("skip frame") and CPython runs it, the frames it calls being caught on their own:
+#   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
+#     context manager capture models across a break: grad mode);
+#   - a break inside a generator capture is running (generators.py);
+#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active;
+#   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
+#     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
+#   - a break with a backward jump after it in the frame before its first return: a break in a loop
+#     (torch's heuristic, false positives included, kept as torch has it).
+# The block an instruction is in comes from the exception table (3.11+) or, on 3.10, from following the
+# SETUP_FINALLY / SETUP_WITH / POP_BLOCK block stack along the jumps.
+
+_BREAKABLE = ("CALL", "COMPARE_OP", "STORE_ATTR", "STORE_SUBSCR", "POP_JUMP_", "JUMP_IF_")
+_JUMPS = frozenset(dis.opname[o] for o in dis.hasjrel + dis.hasjabs)
+_BLOCKS = {}
+
+
+def _handler_kind(insts, index_of, target):
+    i = index_of[target]
+    first = [x.opname for x in insts[i : i + 3]]
+    if "WITH_EXCEPT_START" in first:
+        return "with"  # the body of a with block
+    if first[0] == "PUSH_EXC_INFO":
+        return "try"  # the body of a try block
+    return "handler"  # an except/finally handler's own cleanup, or a 3.12 comprehension's
+
+
+def block_kinds(code):
+    """For each instruction index: None, "with", "try" or "handler" (the innermost block it runs in)."""
+    got = _BLOCKS.get(code)
+    if got is not None:
+        return got
+    insts, index_of = instructions(code)
+    kinds = [None] * len(insts)
+    if PY >= (3, 11):
+        for e in dis.Bytecode(code).exception_entries:
+            kind = _handler_kind(insts, index_of, e.target)
+            for i, inst in enumerate(insts):  # (entries nest innermost-last in the table's order)
+                if e.start <= inst.offset < e.end:
+                    kinds[i] = kind
+    else:
+        seen = {}
+        work = [(0, ())]
+        while work:
+            i, blocks = work.pop()
+            while i < len(insts) and i not in seen:
+                seen[i] = blocks
+                inst = insts[i]
+                kinds[i] = blocks[-1] if blocks else None
+                op = inst.opname
+                if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    handler = ("with",) if op != "SETUP_FINALLY" else ("try",)
+                    work.append((index_of[inst.argval], blocks + ("handler",)))
+                    blocks = blocks + handler
+                elif op == "POP_BLOCK" or op == "POP_EXCEPT":
+                    blocks = blocks[:-1]
+                elif op in ("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"):
+                    break
+                elif op in _JUMPS and op != "SETUP_FINALLY":
+                    work.append((index_of[inst.argval], blocks))
+                    if op in ("JUMP_FORWARD", "JUMP_ABSOLUTE"):
+                        break
+                i += 1
+    _BLOCKS[code] = kinds
+    return kinds
+
+
+def break_skips_frame(code, index, generic_ctx=0, in_generator=False):
+    """Why a break at instruction `index` of the top frame gives the frame up, or None (see the NOTE)."""
+    insts, _ = instructions(code)
+    if in_generator:
+        return "a graph break inside a generator the region runs"
+    if not insts[index].opname.startswith(_BREAKABLE):
+        return f"a graph break at {insts[index].opname}, an instruction torch makes no resume point after"
+    if generic_ctx:
+        return "a graph break under a context manager capture inlined (GenericContextWrappingVariable)"
+    if block_kinds(code)[index] in ("try", "handler"):
+        return "a graph break inside a try block or an exception handler"
+    here = insts[index].offset
+    for inst in insts[index + 1 :]:
+        if inst.opname in ("RETURN_VALUE", "RETURN_CONST"):
+            break
+        if inst.opname in _JUMPS and isinstance(inst.argval, int) and inst.argval < here:
+            return "a graph break in a for/while loop"
     return None
 
 
@@ -268,6 +364,8 @@ class Frame:
         self.lineno = code.co_firstlineno
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value = None
+        self.yielded = self.handling = None  # (a generator's last yield; the exception being handled)
+        self.blocks = []  # 3.10's block stack (SETUP_FINALLY / SETUP_WITH), for exceptions raised in it
 
     def user_line(self, inst=None):
         lineno = self.lineno
@@ -304,6 +402,7 @@ class InstructionTranslator:
     def __init__(self, out, top_frame, stop_at=None, fullgraph=False, call_compiled=None):
         self.out, self.frame0, self.stop_at, self.fullgraph = out, top_frame, stop_at, fullgraph
         self.steps = 0
+        self.generic_ctx = 0  # user context managers entered in the top frame and not yet exited
         self.visits = {}
         self.break_index = None
         self.break_reason = None
@@ -325,6 +424,7 @@ class InstructionTranslator:
             except Unsupported as e:
                 if e.user_line is None:
                     e.user_line = f.user_line()
+                    e.user_stack = self.user_stack()
                 e.break_at = (i, n)
                 raise
             if done:
@@ -338,8 +438,17 @@ class InstructionTranslator:
             except Unsupported as e:
                 if e.user_line is None:
                     e.user_line = frame.user_line()
-                    e.inline_stack = []
+                    e.user_stack = self.user_stack()
                 raise
+
+    def user_stack(self):
+        """torch's `user_stack` of a break: one FrameSummary per frame, the top frame's first."""
+        import traceback
+
+        return [
+            traceback.FrameSummary(f.code.co_filename, f.lineno, f.code.co_name, lookup_line=False)
+            for f in self.frames
+        ]
 
     def step(self, f):
         self.steps += 1
@@ -352,7 +461,12 @@ class InstructionTranslator:
         handler = getattr(self, inst.opname, None)
         if handler is None:
             raise Unsupported(f"bytecode {inst.opname} is not supported by capture")
-        return handler(f, inst)
+        try:
+            return handler(f, inst)
+        except RaisedException as e:  # see NOTE [ Exceptions inside the region ] in generators.py
+            if self.unwind(f, e.exc):
+                return None
+            raise
 
     # -- specialization and truth -----------------------------------------------------------------------
 
@@ -417,7 +531,6 @@ class InstructionTranslator:
     CACHE = NOP
     EXTENDED_ARG = NOP
     SETUP_LOOP = NOP
-    POP_BLOCK = NOP
     COPY_FREE_VARS = NOP
 
     def LOAD_CONST(self, f, inst):
@@ -787,13 +900,20 @@ class InstructionTranslator:
 
     def GET_ITER(self, f, inst):
         v = f.pop()
-        f.push(v if isinstance(v, ListIteratorVariable) else ListIteratorVariable(self.iterate(v)))
+        if not isinstance(v, (ListIteratorVariable, GeneratorVariable)):
+            v = ListIteratorVariable(self.iterate(v))
+        f.push(v)
 
     def FOR_ITER(self, f, inst):
         it = f.stack[-1]
-        if not isinstance(it, ListIteratorVariable):
+        if isinstance(it, GeneratorVariable):
+            kind, v = self.gen_resume(it)
+            if kind == "yield":
+                f.push(v)
+                return
+        elif not isinstance(it, ListIteratorVariable):
             raise Unsupported(f"iteration over a {type(it).__name__}")
-        if it.index < len(it.items):
+        elif it.index < len(it.items):
             it.index += 1  # (in place: a local may hold the same iterator)
             f.push(it.items[it.index - 1])
             return
@@ -809,9 +929,6 @@ class InstructionTranslator:
         f.return_value = f.pop()
         return True
 
-    def RAISE_VARARGS(self, f, inst):
-        raise Unsupported("raise statement (the exception is raised by the code after the break)")
-
     def LOAD_ASSERTION_ERROR(self, f, inst):
         raise Unsupported("assert statement failed or could not be decided")
 
@@ -819,6 +936,17 @@ class InstructionTranslator:
 
     def BEFORE_WITH(self, f, inst):
         ctx = f.pop()
+        if isinstance(ctx, GeneratorCMVariable):  # see NOTE [ Generators in capture ] in generators.py
+            kind, v = self.gen_resume(ctx.gen)
+            if kind == "return":
+                raise Unsupported("a contextmanager generator that did not yield (RuntimeError)")
+            if f is self.frame0:
+                self.generic_ctx += 1
+            exit_ = ContextExitVariable(ctx)
+            exit_.frame = f
+            f.push(exit_)
+            f.push(v)
+            return
         if not isinstance(ctx, GradModeVariable):
             raise Unsupported(f"a context manager capture does not model ({_describe(ctx)})")
         if (
@@ -831,6 +959,7 @@ class InstructionTranslator:
 
     def SETUP_WITH(self, f, inst):  # 3.10
         self.BEFORE_WITH(f, inst)
+        f.blocks.append(("with", inst.argval, len(f.stack) - 1))
 
     def set_grad(self, mode):
         self.out.graph.call_function(_set_grad_enabled, (mode,)).meta["impure"] = True
@@ -925,6 +1054,25 @@ class InstructionTranslator:
         setitem,
         unop,
         var_getattr,
+    )
+    from .generators import (  # noqa: E402
+        CHECK_EXC_MATCH,
+        END_SEND,
+        GEN_START,
+        GET_YIELD_FROM_ITER,
+        JUMP_IF_NOT_EXC_MATCH,
+        POP_BLOCK,
+        POP_EXCEPT,
+        PUSH_EXC_INFO,
+        RAISE_VARARGS,
+        RERAISE,
+        RETURN_GENERATOR,
+        SEND,
+        SETUP_FINALLY,
+        YIELD_FROM,
+        YIELD_VALUE,
+        gen_resume,
+        unwind,
     )
 
 

@@ -79,7 +79,10 @@ def method(*names, top=True):
     function at ember's top level."""
     def deco(fn):
         if fn.__code__.co_name != fn.__name__:  # a factory-made function: tracebacks and errors show its name
-            fn.__code__ = fn.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)
+            names_ = {"co_name": fn.__name__}
+            if hasattr(fn.__code__, "co_qualname"):  # (3.11+; 3.10's tracebacks show co_name only)
+                names_["co_qualname"] = fn.__name__
+            fn.__code__ = fn.__code__.replace(**names_)
         for n in names or (fn.__name__,):
             setattr(Tensor, n, fn)
         if top:

@@ -54,6 +54,15 @@ def _first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
+@pytest.fixture(autouse=True)
+def _capture_rnns():
+    """(C2) The LSTM models are captured, not skipped: torch's experimental `allow_rnn` knob, which ember
+    honours as torch does (off by default: a frame reading an RNN module runs eagerly)."""
+    saved, ember._dynamo.config.allow_rnn = ember._dynamo.config.allow_rnn, True
+    yield
+    ember._dynamo.config.allow_rnn = saved
+
+
 CASES = [(name, backend) for name in MODELS for backend in ("eager", "aot_eager")
          if (name, backend) != ("benchmarks/lstm_lm", "aot_eager")]
 

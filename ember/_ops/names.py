@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _modes, defop, dispatch, dispatch_inplace
+from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
 from .._meta import meta_array, no_data, unary_meta
 from .._tensor import Tensor
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
@@ -226,7 +226,9 @@ def _clone_preserve_strides(input):
     """torch's `clone_preserve_strides` (the *_scatter ops' copy of self): the same strides and storage offset
     over a fresh storage, or a plain clone where self overlaps itself (an expanded tensor)."""
     a = input._data
-    if _modes or type(a) is not np.ndarray or not a.flags.writeable or a.ndim == 0:
+    # (under a mode of this thread, or for a tensor subclass, the plain clone keeps the transform's rules)
+    if (_modes and (_local.above or _local.below or type(input) is not Tensor)) or type(a) is not np.ndarray \
+            or not a.flags.writeable or a.ndim == 0:
         return input.clone()
     stride, offset = input.stride(), input.storage_offset()
     extent = 1 + sum((n - 1) * s for n, s in zip(a.shape, stride)) if a.size else 0

@@ -702,8 +702,58 @@ def inplace_modes(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence) -
     return _run_inplace(op, self, inputs, params)
 
 
+# NOTE [ Overlap is checked first ]
+# torch's in-place ops refuse to write into a tensor with internal overlap (an expanded, stride-0 view)
+# before anything else of the op is checked: TensorIterator's build checks the outputs' memory before it
+# broadcasts shapes or computes dtypes, so `expanded.add_(wrong_shape)` and `expanded_byte.add_(0.5)` both
+# say "more than one element of the written-to tensor refers to a single memory location". ember computes
+# out of place and then writes (`copy_into` refuses a read-only, overlapping destination); so that the
+# overlap still wins, a failure of the computation is looked at again, off the fast path: if the
+# destination overlaps, the overlap error is raised in place of the computation's (argument-type errors,
+# which torch's parser raises before any kernel runs, stay as they are).
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
+#: the in-place ops torch lets write into an overlapping tensor: every alias of a location gets one value
+WRITES_OVERLAP = frozenset(("fill_", "zero_"))
+
+
+def writeable_alias(a: np.ndarray) -> np.ndarray:
+    """A writeable view of the read-only (expanded) array `a`, for the ops of WRITES_OVERLAP: `a`'s shape and
+    strides over the memory of its first writeable, contiguous ancestor (the storage's buffer)."""
+    root = a.base
+    while isinstance(root, _ndarray) and not (root.flags.writeable and root.flags.c_contiguous):
+        root = root.base
+    if not isinstance(root, _ndarray):
+        raise RuntimeError(OVERLAP)
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return _ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
+def overlaps(t) -> bool:
+    """Whether writing into tensor `t` would write one memory location twice (a stride-0 view)."""
+    data = t._data
+    return type(data) is _ndarray and not data.flags.writeable
+
+
+def overlap_instead(e: Exception, targets) -> Exception:
+    """The exception an in-place op that failed with `e` raises: torch's overlap error when one of the written
+    tensors overlaps (NOTE [ Overlap is checked first ]), else `e` itself."""
+    if not isinstance(e, TypeError) and any(overlaps(t) for t in targets if isinstance(t, Tensor)):
+        return RuntimeError(OVERLAP)
+    return e
+
+
 def _write(op, self, inputs, params):
-    copy_into(self, _run(op, inputs, params)._data, op.name)
+    try:
+        out = _run(op, inputs, params)
+    except Exception as e:  # off the fast path: see NOTE [ Overlap is checked first ]
+        err = overlap_instead(e, (self,))
+        if err is e:
+            raise
+        raise err from None
+    copy_into(self, out._data, op.name)
 
 
 def _run_inplace(op, self, inputs, params, write=_write):
@@ -735,6 +785,10 @@ def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") 
     dst = self._data
     if type(dst) is MetaArray or type(src) is MetaArray:
         return _copy_meta(self, src, opname)
+    if not dst.flags.writeable:  # NOTE [ Overlap is checked first ]
+        if opname not in WRITES_OVERLAP:
+            raise RuntimeError(OVERLAP)
+        dst = writeable_alias(dst)
     if src.dtype != dst.dtype and not _dtypes.can_cast(_dtypes.from_numpy(src.dtype), _dtypes.from_numpy(dst.dtype)) \
             and opname != "copy_":
         raise RuntimeError(
@@ -746,10 +800,6 @@ def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") 
             raise RuntimeError(
                 f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(src.shape, dst.shape))}") from None
-    if not dst.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-            "location. Please clone() the tensor before performing the operation.")
     try:
         np.copyto(dst, src, casting="unsafe")
     except RuntimeWarning:  # a NaN or overflowing cast under an "error" filter: NOTE [ Quiet NumPy ]

@@ -15,11 +15,11 @@ list, bump each tensor's version and return that list; the others return a tuple
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch
+from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch, overlap_instead, writeable_alias
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
-from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv, check_lerp_dtypes
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _CPP_NAMES,
@@ -186,8 +186,14 @@ def _dtypes_for(base, lists, inplace, tensor_only=False, checked=None):
 
 def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None):
     self = lists[0]
-    compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
-    out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
+    try:
+        compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
+        out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
+    except Exception as e:  # an overlapping destination is refused first (NOTE [ Overlap is checked first ])
+        err = overlap_instead(e, self) if inplace else e
+        if err is e:
+            raise
+        raise err from None
     if inplace:
         for t in self:
             _version_counter(t)[0] += 1
@@ -333,6 +339,11 @@ def _lerp(inplace):
         _check_lists(self, tensors1)
         weights = _as_list(weight, len(self))
         scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
+        try:
+            for t, e, w in zip(self, tensors1, weights):
+                check_lerp_dtypes(t, e, w)
+        except RuntimeError as err:  # NOTE [ Overlap is checked first ]
+            raise (overlap_instead(err, self) if inplace else err) from None
         return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
                     checked=_lerp_s if scalar else None)
     return fn
@@ -347,8 +358,8 @@ _register("_foreach_lerp_", _lerp(True))
 
 @defop("_foreach_zero_", None, OTHER)
 def _zero_kernel(*args):
-    for a in args[:-1]:
-        a.fill(0)
+    for a in args[:-1]:  # (torch's zero_ writes an expanded tensor too: NOTE [ Overlap is checked first ])
+        (a if a.flags.writeable else writeable_alias(a)).fill(0)
     return ()
 
 
@@ -387,7 +398,13 @@ def _(*args):  # each copy_ checks that its source broadcasts to its destination
 
 def _foreach_copy_(self, src, non_blocking=False):
     _check_lists(self, src)
-    dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
+    try:
+        dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
+    except Exception as e:  # NOTE [ Overlap is checked first ]
+        err = overlap_instead(e, self)
+        if err is e:
+            raise
+        raise err from None
     for t in self:
         _version_counter(t)[0] += 1
     return list(self)

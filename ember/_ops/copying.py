@@ -404,6 +404,8 @@ def cross(input, other, dim=None, *, out=None):
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.dtype is not other.dtype:  # (torch's linalg.cross does not promote; torch.cross does)
+        raise RuntimeError(f"expected scalar type {dtype_word(input.dtype)} but found {dtype_word(other.dtype)}")
     return finish_out(dispatch(_cross, (input, other), (_cross_dim(input, other, dim, False),)), out)
 
 
@@ -550,6 +552,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_word(x1.dtype)} but found {dtype_word(x2.dtype)}")
     return dispatch(_cdist, (x1, x2), (float(p),))
 
 

@@ -339,11 +339,8 @@ def _lerp(inplace):
         _check_lists(self, tensors1)
         weights = _as_list(weight, len(self))
         scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
-        try:
-            for t, e, w in zip(self, tensors1, weights):
-                check_lerp_dtypes(t, e, w)
-        except RuntimeError as err:  # NOTE [ Overlap is checked first ]
-            raise (overlap_instead(err, self) if inplace else err) from None
+        for t, e, w in zip(self, tensors1, weights):  # (before the overlap check, as torch's are)
+            check_lerp_dtypes(t, e, w)
         return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
                     checked=_lerp_s if scalar else None)
     return fn

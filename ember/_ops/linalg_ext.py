@@ -243,6 +243,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:  # (torch's inner is tensordot's, which checks this first)
+        raise RuntimeError("both inputs should have same dtype")
     if input.dim() == 1 and other.dim() == 1:  # torch's inner of vectors is dot
         return finish_out(input.dot(other), out)
     return finish_out(tensordot(input, other, ([-1], [-1])), out)
@@ -252,6 +254,8 @@ def tensordot(a, b, dims=2, out=None):
     """Contract `dims` (a count, or two lists of dims) of `a` and `b` via one reshaped matmul."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

@@ -349,7 +349,8 @@ def _(re, im):
 
 def _float_pair(real, imag):
     """torch.complex's and torch.polar's checks of their two inputs."""
-    if real.dtype.name not in ("float32", "float64", "float16"):
+    if real.dtype.name not in ("float32", "float64", "float16") or imag.dtype.name not in ("float32", "float64",
+                                                                                          "float16"):
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
                            f"and {_word(imag.dtype)}")
     if real.dtype != imag.dtype:

@@ -377,6 +377,8 @@ def _run(op, inputs, params):
             out = op.kernel(*arrays, *params)
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
+    except (AttributeError, TypeError) as e:  # NOTE [ Inputs that are not tensors ]
+        raise not_a_tensor(op, inputs, e) from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
         out = run_meta(op, inputs, params)
         want = None
@@ -548,6 +550,30 @@ class _Quiet:
 def _run_quiet(op, inputs, params):
     with _Quiet():
         return _run(op, inputs, params)
+
+
+# NOTE [ Inputs that are not tensors ]
+# torch's argument parser refuses a None, a string or a list where an op takes a Tensor, and a number where
+# only a Tensor will do, before any kernel runs: "abs(): argument 'input' (position 1) must be Tensor, not
+# NoneType". ember's dispatcher takes Python numbers as inputs (they take part in promotion), so such a call
+# reaches the promotion or the kernel and fails there with Python's words (an AttributeError of
+# `None.dtype`, "unsupported operand type(s)"). Checking each input's type on every call would cost on the
+# hot path; instead a failure is looked at again here, off it: an input that is not a Tensor is named in
+# torch's words and class (TypeError). The parameter names are torch's usual `input` / `other` for the first
+# two inputs, then the kernel's own.
+def not_a_tensor(op, inputs, e: Exception) -> Exception:
+    """The exception an op that failed with `e` on `inputs` raises (NOTE [ Inputs that are not tensors ])."""
+    bad = next((i for i, t in enumerate(inputs) if not isinstance(t, (Tensor, bool, int, float, complex,
+                                                                      np.number, np.bool_))), None)
+    if bad is None and isinstance(e, AttributeError):  # a number where the kernel needed an array
+        bad = next((i for i, t in enumerate(inputs) if not isinstance(t, Tensor)), None)
+    if bad is None:
+        return e
+    names = op.signature(len(inputs), 0)[0]
+    name = ("input", "other")[bad] if bad < 2 else names[bad]
+    kind = type(inputs[bad])
+    tname = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    return TypeError(f"{op.name}(): argument '{name}' (position {bad + 1}) must be Tensor, not {tname}")
 
 
 def _broadcast_error(inputs):

@@ -303,7 +303,8 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
     d = wrap_dim(dim, input.dim())
     check_index_source("index_reduce", input, d, index, source)
     size = input.shape[d] if input.dim() else 1
-    if index.numel() and not no_data(index) and bool(((index < 0) | (index >= size)).any()):
+    # (a plain tensor's values: a vmapped or meta index has none to read here; scatter_reduce checks them)
+    if type(index) is Tensor and index.numel() and not no_data(index) and bool(((index < 0) | (index >= size)).any()):
         raise IndexError("index out of range in self")
     if not include_self and (input.is_complex() or input.dtype.name == "bool"):
         raise not_implemented("index_reduce_func_exclude_input_init", input.dtype)

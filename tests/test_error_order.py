@@ -30,6 +30,12 @@ OVERLAP = {
     "foreach_add_scalar": lambda lib: lib._foreach_add_([lib.ones(3, 4), _ex(lib, 5)], 1),
     "foreach_copy_": lambda lib: lib._foreach_copy_([lib.ones(3, 4), _ex(lib, 5)], [lib.ones(3, 4)] * 2),
     "foreach_lerp_": lambda lib: lib._foreach_lerp_([_ex(lib, 5, dtype="int32")], [lib.ones(5)], 0.5),
+    # torch's foreach runs tensor by tensor there: an earlier tensor's own error comes first
+    "foreach_earlier_cast": lambda lib: lib._foreach_add_([lib.ones(3, 4, dtype=lib.uint8), _ex(lib, 5, dtype="uint8")],
+                                                          0.5),
+    "foreach_earlier_shape": lambda lib: lib._foreach_mul_([lib.ones(3, 4), _ex(lib, 5)], [lib.ones(3), lib.ones(5)]),
+    "foreach_earlier_bool_sub": lambda lib: lib._foreach_sub_(
+        [lib.ones(3, dtype=lib.bool), _ex(lib, 5, dtype="bool")], [lib.ones(3, dtype=lib.bool)] * 2),
     "foreach_lerp_overlap": lambda lib: lib._foreach_lerp_([_ex(lib, 5)], [lib.ones(3)], 0.5),
 }
 
@@ -37,6 +43,51 @@ OVERLAP = {
 @pytest.mark.parametrize("name", OVERLAP)
 def test_overlapping_destination_is_refused_first(name):
     assert_same_error(lambda lib: OVERLAP[name](lib))
+
+
+def test_foreach_updates_the_tensors_before_an_overlapping_one():
+    def fn(lib, a):
+        a = a.clone()
+        try:
+            lib._foreach_add_([a, a[:1].expand(3)], 1.0)
+        except RuntimeError as e:
+            return a, str(e)
+    check(fn, np.arange(3.0))
+
+
+POOL_ARGS = {
+    "max_pool2d-kernel-str": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), "a"),
+    "max_pool2d-kernel-none": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), None),
+    "max_pool2d-kernel-element": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), (2, 1.5)),
+    "max_pool2d-stride-float": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), 2, 1.5),
+    "max_pool2d-ceil-none": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), 2, ceil_mode=None),
+    "max_pool2d-indices-ceil": lambda lib: lib.nn.functional.max_pool2d(lib.ones(1, 2, 6, 6), 2, ceil_mode="a",
+                                                                        return_indices=True),
+    "max_pool1d-int-input": lambda lib: lib.nn.functional.max_pool1d(lib.ones(1, 2, 6, dtype=lib.int32), "a"),
+    "avg_pool3d-kernel-none": lambda lib: lib.nn.functional.avg_pool3d(lib.ones(1, 2, 4, 4, 4), None),
+    "avg_pool1d-padding-float": lambda lib: lib.nn.functional.avg_pool1d(lib.ones(1, 2, 6), 2, 1, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", POOL_ARGS)
+def test_pool_argument_types_in_torchs_words(name):
+    """NOTE [ Argument types in torch's words ] (ember/_ops/_util.py)."""
+    assert_same_error(lambda lib: POOL_ARGS[name](lib))
+
+
+NOT_TENSORS = {
+    "abs-none": lambda lib: lib.abs(None),
+    "sin-str": lambda lib: lib.sin("a"),
+    "sum-float": lambda lib: lib.sum(1.5),
+    "add-none": lambda lib: lib.add(None, 1),
+    "mul-other-none": lambda lib: lib.mul(lib.ones(2), None),
+}
+
+
+@pytest.mark.parametrize("name", NOT_TENSORS)
+def test_inputs_that_are_not_tensors(name):
+    """NOTE [ Inputs that are not tensors ] (ember/_dispatch.py)."""
+    assert_same_error(lambda lib: NOT_TENSORS[name](lib))
 
 
 @pytest.mark.parametrize("name", ["zero_", "fill_"])
@@ -151,3 +202,12 @@ DTYPES.update({
 @pytest.mark.parametrize("name", DTYPES)
 def test_dtype_equality_checks(name):
     assert_same_error(lambda lib: DTYPES[name](lib))
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_adaptive_max_pool_of_an_empty_batch(nd):
+    """Found by the fuzzer: an empty batch reached a reshape with -1, which NumPy cannot size."""
+    fn = f"adaptive_max_pool{nd}d"
+    x = np.ones((0, 3) + (4,) * nd, np.float32)
+    check(lambda lib, x: getattr(lib.nn.functional, fn)(x, (2,) * nd, return_indices=True), x)
+    check(lambda lib, x: getattr(lib.nn.functional, fn)(x.transpose(-1, -2), (2,) * nd), x)

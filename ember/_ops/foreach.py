@@ -15,7 +15,18 @@ list, bump each tensor's version and return that list; the others return a tuple
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import OTHER, REAL, _dtype_word, check_dtypes, defop, dispatch, overlap_instead, writeable_alias
+from .._dispatch import (
+    OTHER,
+    OVERLAP,
+    REAL,
+    _dtype_word,
+    check_dtypes,
+    defop,
+    dispatch,
+    overlap_instead,
+    overlaps,
+    writeable_alias,
+)
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ._util import public
@@ -56,6 +67,8 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
         n, compute, final, inplace, params = args[-5:]
         out = []
         for i in range(n):
+            if inplace and type(args[i]) is np.ndarray and not args[i].flags.writeable:
+                raise RuntimeError(OVERLAP)  # NOTE [ Foreach refuses an overlapping tensor in its turn ]
             xs = [args[i + j * n] for j in range(nargs)]
             c = compute[i]
             if c is not None:
@@ -117,6 +130,15 @@ def _foreach_meta(base, nargs):
 # wider compute dtype, broadcasting, an alpha) computes and copies. NumPy's floating-point warnings are off
 # for the whole in-place list (one `errstate` per op): torch's foreach ops do not warn, and a warning turned
 # error mid-list must not leave half of the list updated for a quiet rerun to update again.
+
+
+# NOTE [ Foreach refuses an overlapping tensor in its turn ]
+# torch's CPU foreach ops run their single op tensor by tensor, so an in-place foreach op whose list holds an
+# overlapping (expanded) tensor updates the tensors before it, and fails on an earlier tensor's own error
+# (a cast, a shape) before reaching it; the overlap error itself comes before that tensor's other errors
+# (NOTE [ Overlap is checked first ] in ember/_dispatch.py). The kernel loop checks each destination in its
+# turn; the dtype checks, which ember runs for the whole list before the kernel, hand over to the tensors
+# before the first overlapping one and then refuse.
 
 
 def _broadcast_error(shapes):
@@ -188,12 +210,14 @@ def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None):
     self = lists[0]
     try:
         compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
-        out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
-    except Exception as e:  # an overlapping destination is refused first (NOTE [ Overlap is checked first ])
-        err = overlap_instead(e, self) if inplace else e
-        if err is e:
+    except Exception as e:  # NOTE [ Foreach refuses an overlapping tensor in its turn ]
+        if not inplace or overlap_instead(e, self) is e:
             raise
-        raise err from None
+        j = next(i for i, t in enumerate(self) if overlaps(t))
+        if j:
+            _run(op, base, [lst[:j] for lst in lists], inplace, params, tensor_only, checked)
+        raise RuntimeError(OVERLAP) from None
+    out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
             _version_counter(t)[0] += 1

@@ -223,10 +223,10 @@ def _adaptive_max_kernel(x, out):
     mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
     win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
-    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
+    ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
+    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (int(np.prod(ks)),))  # (no -1: N may be 0)
     arg = np.argmax(win, axis=-1)
     vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
     taps = np.unravel_index(arg, ks)
     flat = np.zeros(arg.shape, np.int64)
     for i in range(nd):

@@ -563,11 +563,14 @@ def _run_quiet(op, inputs, params):
 # two inputs, then the kernel's own.
 def not_a_tensor(op, inputs, e: Exception) -> Exception:
     """The exception an op that failed with `e` on `inputs` raises (NOTE [ Inputs that are not tensors ])."""
+    if type(e).__module__.startswith("numpy"):  # (NumPy's own TypeErrors are about dtypes, not inputs)
+        return e
     bad = next((i for i, t in enumerate(inputs) if not isinstance(t, (Tensor, bool, int, float, complex,
                                                                       np.number, np.bool_))), None)
     if bad is None and isinstance(e, AttributeError):  # a number where the kernel needed an array
         bad = next((i for i, t in enumerate(inputs) if not isinstance(t, Tensor)), None)
-    if bad is None:
+    # only an error about that very input (ops take None for an optional input, lists as static inputs)
+    if bad is None or f"'{type(inputs[bad]).__name__}'" not in str(e) and "result_type()" not in str(e):
         return e
     names = op.signature(len(inputs), 0)[0]
     name = ("input", "other")[bad] if bad < 2 else names[bad]

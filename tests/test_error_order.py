@@ -211,3 +211,15 @@ def test_adaptive_max_pool_of_an_empty_batch(nd):
     x = np.ones((0, 3) + (4,) * nd, np.float32)
     check(lambda lib, x: getattr(lib.nn.functional, fn)(x, (2,) * nd, return_indices=True), x)
     check(lambda lib, x: getattr(lib.nn.functional, fn)(x.transpose(-1, -2), (2,) * nd), x)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("nd", [2, 3])
+def test_avg_pool_backward_integer_dtypes(dtype, nd):
+    """Found by the fuzzer: NumPy's casting error escaped the integer backward; torch's int64 kernel divides
+    in integers and the other integer dtypes are refused."""
+    g = ((np.arange(2 * 2 ** nd) - 3) * 5).reshape((1, 2) + (2,) * nd).astype(dtype)
+    x = np.ones((1, 2) + (4,) * nd, dtype)
+    name = f"avg_pool{nd}d_backward"
+    check(lambda lib, g, x: getattr(lib.ops.aten, name)(g, x, [3] * nd, [2] * nd, [1] * nd, False, False, None),
+          g, x)

@@ -16,7 +16,7 @@ run the native kernels
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._dispatch import NN, defop, dispatch
+from .._dispatch import FLOATING, NN, defop, dispatch
 from .._meta import NoData, meta_array, pool_out_size
 from .._native import conv as _native
 
@@ -291,7 +291,11 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
         return done
     in_sp = x.shape[2:]
     out = g.shape[2:]
-    gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
+    div = _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
+    if g.dtype.kind in "iu":  # (torch's int64 kernel divides in integers, truncating)
+        gd = (np.sign(g) * (np.abs(g) // np.asarray(div, np.int64))).astype(g.dtype)
+    else:
+        gd = g / div
     padded = tuple(max(n + 2 * p, (o - 1) * s + k) for n, p, o, s, k in zip(in_sp, pads, out, stride, ksize))
     xp = np.zeros(g.shape[:2] + padded, g.dtype)
     for tap in np.ndindex(*ksize):
@@ -302,8 +306,11 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
 
 
 avg_pool = _per_dim("avg_pool%dd", "AvgPool%dDBackward0", _avg_pool_kernel)
-avg_pool_backward = _per_dim("avg_pool%dd_backward", "AvgPool%dDBackwardBackward0", _avg_pool_backward_kernel,
-                             saves="meta")
+avg_pool_backward = {  # (the dtypes torch's two backward kernels take)
+    n: defop(f"avg_pool{n}d_backward", f"AvgPool{n}DBackwardBackward0", NN, saves="meta", dtypes=dt, error=err)(
+        _unbatched(_avg_pool_backward_kernel, n))
+    for n, dt, err in ((2, FLOATING | {"int64"}, "avg_pool2d_backward"),
+                       (3, frozenset({"float32", "float64", "int64"}), "avg_pool3d_backward_out_frame"))}
 
 
 def _avg_derivative(g, x, *params):

@@ -114,6 +114,10 @@ KNOWN = [
      "one check each: the amp ops' dtype and size checks, addcdiv's integer-division error class, "
      "index_fill's value range for uint8, index_select / kthvalue of a scalar or an empty dim, the words "
      "of repeat_interleave's and split_with_sizes' negative sizes"),
+    (r"cond", r"returns where torch raises", r"torch\._dynamo' has no attribute 'utils'",
+     "the oracle, not ember: torch.cond reaches torch._dynamo.utils, which a process that never imported "
+     "torch._dynamo lacks (a standalone `python -m tests.fuzz` run; inside the test suite another test has "
+     "imported it and torch.cond returns)"),
     # -- open classes, most frequent first (3000 cases, seed 0) --
     (r".*", r"stride", r"",
      f"{OPEN}: the result of an op on an expanded (stride-0) or stepped input: ember takes NumPy's layout, "

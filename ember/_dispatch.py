@@ -380,6 +380,8 @@ def _run(op, inputs, params):
                 out = torch_layout(out, [t._data for t in inputs if isinstance(t, Tensor)])
     except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
         raise _broadcast_error(inputs) or e from None
+    except (AttributeError, TypeError) as e:  # NOTE [ Inputs that are not tensors ]
+        raise not_a_tensor(op, inputs, e) from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
         out = run_meta(op, inputs, params)
         want = None
@@ -564,6 +566,33 @@ def _run_quiet(op, inputs, params):
 # contiguous) sets `op.own_layout`.
 
 
+# NOTE [ Inputs that are not tensors ]
+# torch's argument parser refuses a None, a string or a list where an op takes a Tensor, and a number where
+# only a Tensor will do, before any kernel runs: "abs(): argument 'input' (position 1) must be Tensor, not
+# NoneType". ember's dispatcher takes Python numbers as inputs (they take part in promotion), so such a call
+# reaches the promotion or the kernel and fails there with Python's words (an AttributeError of
+# `None.dtype`, "unsupported operand type(s)"). Checking each input's type on every call would cost on the
+# hot path; instead a failure is looked at again here, off it: an input that is not a Tensor is named in
+# torch's words and class (TypeError). The parameter names are torch's usual `input` / `other` for the first
+# two inputs, then the kernel's own.
+def not_a_tensor(op, inputs, e: Exception) -> Exception:
+    """The exception an op that failed with `e` on `inputs` raises (NOTE [ Inputs that are not tensors ])."""
+    if type(e).__module__.startswith("numpy"):  # (NumPy's own TypeErrors are about dtypes, not inputs)
+        return e
+    bad = next((i for i, t in enumerate(inputs) if not isinstance(t, (Tensor, bool, int, float, complex,
+                                                                      np.number, np.bool_))), None)
+    if bad is None and isinstance(e, AttributeError):  # a number where the kernel needed an array
+        bad = next((i for i, t in enumerate(inputs) if not isinstance(t, Tensor)), None)
+    # only an error about that very input (ops take None for an optional input, lists as static inputs)
+    if bad is None or f"'{type(inputs[bad]).__name__}'" not in str(e) and "result_type()" not in str(e):
+        return e
+    names = op.signature(len(inputs), 0)[0]
+    name = ("input", "other")[bad] if bad < 2 else names[bad]
+    kind = type(inputs[bad])
+    tname = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    return TypeError(f"{op.name}(): argument '{name}' (position {bad + 1}) must be Tensor, not {tname}")
+
+
 def _broadcast_error(inputs):
     """torch's RuntimeError for inputs whose shapes do not broadcast (None if they do)."""
     return broadcast_error([t._data.shape for t in inputs if isinstance(t, Tensor)])
@@ -723,8 +752,58 @@ def inplace_modes(op: OpDef, self: Tensor, inputs: Sequence, params: Sequence) -
     return _run_inplace(op, self, inputs, params)
 
 
+# NOTE [ Overlap is checked first ]
+# torch's in-place ops refuse to write into a tensor with internal overlap (an expanded, stride-0 view)
+# before anything else of the op is checked: TensorIterator's build checks the outputs' memory before it
+# broadcasts shapes or computes dtypes, so `expanded.add_(wrong_shape)` and `expanded_byte.add_(0.5)` both
+# say "more than one element of the written-to tensor refers to a single memory location". ember computes
+# out of place and then writes (`copy_into` refuses a read-only, overlapping destination); so that the
+# overlap still wins, a failure of the computation is looked at again, off the fast path: if the
+# destination overlaps, the overlap error is raised in place of the computation's (argument-type errors,
+# which torch's parser raises before any kernel runs, stay as they are).
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
+#: the in-place ops torch lets write into an overlapping tensor: every alias of a location gets one value
+WRITES_OVERLAP = frozenset(("fill_", "zero_"))
+
+
+def writeable_alias(a: np.ndarray) -> np.ndarray:
+    """A writeable view of the read-only (expanded) array `a`, for the ops of WRITES_OVERLAP: `a`'s shape and
+    strides over the memory of its first writeable, contiguous ancestor (the storage's buffer)."""
+    root = a.base
+    while isinstance(root, _ndarray) and not (root.flags.writeable and root.flags.c_contiguous):
+        root = root.base
+    if not isinstance(root, _ndarray):
+        raise RuntimeError(OVERLAP)
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return _ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
+def overlaps(t) -> bool:
+    """Whether writing into tensor `t` would write one memory location twice (a stride-0 view)."""
+    data = t._data
+    return type(data) is _ndarray and not data.flags.writeable
+
+
+def overlap_instead(e: Exception, targets) -> Exception:
+    """The exception an in-place op that failed with `e` raises: torch's overlap error when one of the written
+    tensors overlaps (NOTE [ Overlap is checked first ]), else `e` itself."""
+    if not isinstance(e, TypeError) and any(overlaps(t) for t in targets if isinstance(t, Tensor)):
+        return RuntimeError(OVERLAP)
+    return e
+
+
 def _write(op, self, inputs, params):
-    copy_into(self, _run(op, inputs, params)._data, op.name)
+    try:
+        out = _run(op, inputs, params)
+    except Exception as e:  # off the fast path: see NOTE [ Overlap is checked first ]
+        err = overlap_instead(e, (self,))
+        if err is e:
+            raise
+        raise err from None
+    copy_into(self, out._data, op.name)
 
 
 def _run_inplace(op, self, inputs, params, write=_write):
@@ -756,6 +835,10 @@ def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") 
     dst = self._data
     if type(dst) is MetaArray or type(src) is MetaArray:
         return _copy_meta(self, src, opname)
+    if not dst.flags.writeable:  # NOTE [ Overlap is checked first ]
+        if opname not in WRITES_OVERLAP:
+            raise RuntimeError(OVERLAP)
+        dst = writeable_alias(dst)
     if src.dtype != dst.dtype and not _dtypes.can_cast(_dtypes.from_numpy(src.dtype), _dtypes.from_numpy(dst.dtype)) \
             and opname != "copy_":
         raise RuntimeError(
@@ -767,10 +850,6 @@ def copy_into(self: Tensor, src: np.ndarray | MetaArray, opname: str = "copy_") 
             raise RuntimeError(
                 f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(src.shape, dst.shape))}") from None
-    if not dst.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-            "location. Please clone() the tensor before performing the operation.")
     try:
         np.copyto(dst, src, casting="unsafe")
     except RuntimeWarning:  # a NaN or overflowing cast under an "error" filter: NOTE [ Quiet NumPy ]

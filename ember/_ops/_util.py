@@ -105,6 +105,49 @@ def wrap_dim(dim, ndim):
     return _wrap_dim(dim, ndim)
 
 
+# NOTE [ Argument types in torch's words ]
+# torch's argument parser checks each argument's type before anything runs and names it: "max_pool2d():
+# argument 'kernel_size' (position 2) must be tuple of ints, not str". Where ember's Python functions bind
+# such an argument (an int tuple, a bool flag) the helpers below do the same check, on the argument-binding
+# path that runs once per call (no dispatch, no kernel), and raise torch's TypeError with its words.
+def type_name(value) -> str:
+    """The type name torch's messages print (Python's tp_name: `NoneType`, `str`, `numpy.int64`)."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def arg_type_error(fn, arg, pos, expected, value, element=None) -> TypeError:
+    """torch's TypeError for argument `arg` (at 1-based `pos`, None: passed by keyword) of `fn`."""
+    where = f"{fn}(): argument '{arg}'" + (f" (position {pos})" if pos else "")
+    if element is not None:  # (torch's words for a bad element name the argument's position, not the element's)
+        return TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error \"type must "
+                         f"be {expected},but got {type_name(value)}\"")
+    return TypeError(f"{where} must be {expected}, not {type_name(value)}")
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def int_tuple(v, n, fn, arg, pos):
+    """`v` (an int, or a sequence of one or `n` ints) as an n-tuple; anything else is torch's TypeError for a
+    `tuple of ints` argument (NOTE [ Argument types in torch's words ])."""
+    if isinstance(v, (tuple, list, Size)):
+        for i, x in enumerate(v):
+            if not _is_int(x):
+                raise arg_type_error(fn, arg, pos, "tuple of ints", x, element=i)
+        return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * n
+    if not _is_int(v):
+        raise arg_type_error(fn, arg, pos, "tuple of ints", v)
+    return (int(v),) * n
+
+
+def check_bool(v, fn, arg, pos):
+    """torch's TypeError for a `bool` argument given anything but a bool."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise arg_type_error(fn, arg, pos, "bool", v)
+
+
 def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)

@@ -281,13 +281,21 @@ def _(g, a, b, w):
 
 
 def _lerp_args(input, end, weight):
-    if input.dtype != end.dtype:
-        raise RuntimeError(f"expected dtype {input.dtype} for `end` but got dtype {end.dtype}")
+    check_lerp_dtypes(input, end, weight)
     if isinstance(weight, Tensor):
-        if weight.dtype != input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype} for `weight` but got dtype {weight.dtype}")
         return _lerp_t, (input, end, weight), ()
     return _lerp_s, (input, end), (weight,)
+
+
+def check_lerp_dtypes(input, end, weight):
+    """torch's lerp refuses an `end` (or tensor `weight`) of another dtype than the input's."""
+    cpp = _dtypes.CPP_NAME  # (torch's message names the C++ types: "expected dtype double for `end` ...")
+    if input.dtype != end.dtype:
+        raise RuntimeError(f"expected dtype {cpp[input.dtype.name]} for `end` but got dtype {cpp[end.dtype.name]}")
+    if isinstance(weight, Tensor):
+        if weight.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {cpp[input.dtype.name]} for `weight` but got dtype "
+                               f"{cpp[weight.dtype.name]}")
 
 
 @method()

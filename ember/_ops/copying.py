@@ -406,6 +406,8 @@ def cross(input, other, dim=None, *, out=None):
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):
+    if input.dtype is not other.dtype:  # (torch's linalg.cross does not promote; torch.cross does)
+        raise RuntimeError(f"expected scalar type {dtype_word(input.dtype)} but found {dtype_word(other.dtype)}")
     return finish_out(dispatch(_cross, (input, other), (_cross_dim(input, other, dim, False),)), out)
 
 
@@ -544,6 +546,13 @@ def _(x1, x2, p):
     return meta_array(batch + (x1.shape[-2], x2.shape[-2]), _dtypes.result_dtype((x1, x2)))
 
 
+def _autocasting():
+    if not _modes:
+        return False
+    from ..amp.autocast_mode import autocasting
+    return autocasting()
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
@@ -552,6 +561,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype is not x2.dtype and not _autocasting():  # (autocast casts both to float32 first)
+        raise RuntimeError(f"expected scalar type {dtype_word(x1.dtype)} but found {dtype_word(x2.dtype)}")
     return dispatch(_cdist, (x1, x2), (float(p),))
 
 

@@ -261,6 +261,9 @@ def _(grads, a, b, vector, check, *, out):
 
 
 def _solve_args(A, B, left):
+    if A.dtype is not B.dtype and (A.is_floating_point() or A.is_complex()):
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{dtype_word(A.dtype)} and B of type {dtype_word(B.dtype)} instead")
     _check_square("solve", A)
     if not left:
         A, B = A.mT, B.mT
@@ -309,6 +312,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
         r = per_sample(lstsq, (A, B, rcond), {"driver": driver})
         if r is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
             return r
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype is not B.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {dtype_word(A.dtype)} and other's dtype {dtype_word(B.dtype)}")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
     vec = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:

@@ -15,12 +15,24 @@ list, bump each tensor's version and return that list; the others return a tuple
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import OTHER, REAL, _dtype_word, _modes, check_dtypes, defop, dispatch
+from .._dispatch import (
+    OTHER,
+    OVERLAP,
+    REAL,
+    _dtype_word,
+    _modes,
+    check_dtypes,
+    defop,
+    dispatch,
+    overlap_instead,
+    overlaps,
+    writeable_alias,
+)
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ..autograd.graph import check_inplace
 from ._util import public, refuse_under_vmap
-from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv
+from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv, check_lerp_dtypes
 from .linalg_ext import _vector_norm
 from .pointwise import (
     _CPP_NAMES,
@@ -57,6 +69,8 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
         n, compute, final, inplace, params = args[-5:]
         out = []
         for i in range(n):
+            if inplace and type(args[i]) is np.ndarray and not args[i].flags.writeable:
+                raise RuntimeError(OVERLAP)  # NOTE [ Foreach refuses an overlapping tensor in its turn ]
             xs = [args[i + j * n] for j in range(nargs)]
             c = compute[i]
             if c is not None:
@@ -118,6 +132,15 @@ def _foreach_meta(base, nargs):
 # wider compute dtype, broadcasting, an alpha) computes and copies. NumPy's floating-point warnings are off
 # for the whole in-place list (one `errstate` per op): torch's foreach ops do not warn, and a warning turned
 # error mid-list must not leave half of the list updated for a quiet rerun to update again.
+
+
+# NOTE [ Foreach refuses an overlapping tensor in its turn ]
+# torch's CPU foreach ops run their single op tensor by tensor, so an in-place foreach op whose list holds an
+# overlapping (expanded) tensor updates the tensors before it, and fails on an earlier tensor's own error
+# (a cast, a shape) before reaching it; the overlap error itself comes before that tensor's other errors
+# (NOTE [ Overlap is checked first ] in ember/_dispatch.py). The kernel loop checks each destination in its
+# turn; the dtype checks, which ember runs for the whole list before the kernel, hand over to the tensors
+# before the first overlapping one and then refuse.
 
 
 def _broadcast_error(shapes):
@@ -212,7 +235,15 @@ def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None, o
         _refuse_under_vmap(op.name + ("_" if inplace else ""), lists, overload)
     if inplace:
         _check_inplace(self)
-    compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
+    try:
+        compute, final = _dtypes_for(base, lists, inplace, tensor_only, checked)
+    except Exception as e:  # NOTE [ Foreach refuses an overlapping tensor in its turn ]
+        if not inplace or overlap_instead(e, self) is e:
+            raise
+        j = next(i for i, t in enumerate(self) if overlaps(t))
+        if j:
+            _run(op, base, [lst[:j] for lst in lists], inplace, params, tensor_only, checked)
+        raise RuntimeError(OVERLAP) from None
     out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
@@ -364,6 +395,8 @@ def _lerp(inplace):
         _check_lists(self, tensors1)
         weights = _as_list(weight, len(self))
         scalar = not isinstance(weights[0], Tensor)  # (torch's lerp.Scalar: its own kernel and dtypes)
+        for t, e, w in zip(self, tensors1, weights):  # (before the overlap check, as torch's are)
+            check_lerp_dtypes(t, e, w)
         return _run(_lerp_op, _lerp_t, [list(self), list(tensors1), weights], inplace, tensor_only=scalar,
                     checked=_lerp_s if scalar else None, overload=_kind(weight))
     return fn
@@ -378,8 +411,8 @@ _register("_foreach_lerp_", _lerp(True))
 
 @defop("_foreach_zero_", None, OTHER)
 def _zero_kernel(*args):
-    for a in args[:-1]:
-        a.fill(0)
+    for a in args[:-1]:  # (torch's zero_ writes an expanded tensor too: NOTE [ Overlap is checked first ])
+        (a if a.flags.writeable else writeable_alias(a)).fill(0)
     return ()
 
 
@@ -424,7 +457,13 @@ def _foreach_copy_(self, src, non_blocking=False):
     if _modes:
         _refuse_under_vmap("_foreach_copy_", [self, src])
     _check_inplace(self)
-    dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
+    try:
+        dispatch(_copy_kernel, tuple(self) + tuple(src), (len(self),))
+    except Exception as e:  # NOTE [ Overlap is checked first ]
+        err = overlap_instead(e, self)
+        if err is e:
+            raise
+        raise err from None
     for t in self:
         _version_counter(t)[0] += 1
     return list(self)

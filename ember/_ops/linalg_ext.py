@@ -115,7 +115,6 @@ def _shape_str(s):
 
 
 def _check_mm(a, b, c, name):
-    from .linalg import _same_dtype
 
     if a.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {a.dim()}-D tensor")
@@ -124,7 +123,24 @@ def _check_mm(a, b, c, name):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
                            f"{_shape_str(b.shape)})")
-    _same_dtype(a, b)
+    _check_self_dtype(c, a, b)
+
+
+def _check_self_dtype(c, a, b):
+    """torch's addmm / addbmm dtype checks: self against mat2, then mat1 against mat2."""
+    if c.dtype is not b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {dtype_word(c.dtype)} and "
+                           f"{dtype_word(b.dtype)}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {dtype_word(a.dtype)} and "
+                           f"{dtype_word(b.dtype)}")
+
+
+def _check_expands(c, shape):
+    """`c` (addmm's self) expands to the product's shape, or torch's expand error."""
+    s = tuple(c.shape)
+    if s != shape and (len(s) > len(shape) or any(x != 1 and x != y for x, y in zip(s[::-1], shape[::-1]))):
+        c.expand(shape)  # (raises torch's words)
 
 
 @method()
@@ -134,6 +150,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         if autocasting():
             return autocast_call("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     _check_mm(mat1, mat2, input, "addmm")
+    _check_expands(input, (mat1.shape[0], mat2.shape[1]))
     return finish_out(dispatch(_addmm, (input, mat1, mat2), (beta, alpha)), out)
 
 
@@ -144,6 +161,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), mat "
                            f"({_shape_str(mat.shape)}), vec ({vec.shape[0]})")
+    if not (input.dtype is mat.dtype is vec.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dtype_word(input.dtype)}, "
+                           f"{dtype_word(mat.dtype)}, and {dtype_word(vec.dtype)}")
     return finish_out(dispatch(_addmv, (input, mat, vec), (beta, alpha)), out)
 
 
@@ -164,6 +184,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         if autocasting():
             return autocast_call("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     _check_bmm(batch1, batch2)
+    if input.dtype is not batch1.dtype:
+        cpp = _dtypes.CPP_NAME
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp[input.dtype.name]}, batch1: "
+                           f"{cpp[batch1.dtype.name]}, batch2: {cpp[batch2.dtype.name]}")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_word(batch1.dtype)} but found {dtype_word(batch2.dtype)}")
     return finish_out(dispatch(_baddbmm, (input, batch1, batch2), (beta, alpha)), out)
 
 
@@ -174,6 +200,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         if autocasting():
             return autocast_call("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     _check_bmm(batch1, batch2)
+    _check_expands(input, (batch1.shape[1], batch2.shape[2]))
+    _check_self_dtype(input, batch1, batch2)
     return finish_out(dispatch(_addbmm, (input, batch1, batch2), (beta, alpha)), out)
 
 
@@ -215,6 +243,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:  # (torch's inner is tensordot's, which checks this first)
+        raise RuntimeError("both inputs should have same dtype")
     if input.dim() == 1 and other.dim() == 1:  # torch's inner of vectors is dot
         return finish_out(input.dot(other), out)
     return finish_out(tensordot(input, other, ([-1], [-1])), out)
@@ -224,6 +254,8 @@ def tensordot(a, b, dims=2, out=None):
     """Contract `dims` (a count, or two lists of dims) of `a` and `b` via one reshaped matmul."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

@@ -369,7 +369,8 @@ def _(re, im):
 
 def _float_pair(real, imag):
     """torch.complex's and torch.polar's checks of their two inputs."""
-    if real.dtype.name not in ("float32", "float64", "float16"):
+    if real.dtype.name not in ("float32", "float64", "float16") or imag.dtype.name not in ("float32", "float64",
+                                                                                          "float16"):
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
                            f"and {_word(imag.dtype)}")
     if real.dtype != imag.dtype:
@@ -559,6 +560,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec1.dim() != 1 or vec2.dim() != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    from .linalg_ext import _check_expands
+    _check_expands(input, (vec1.shape[0], vec2.shape[0]))  # (torch expands self to the product's shape first)
     integral = not (input.is_floating_point() or input.is_complex())
     for word, v in (("beta", beta), ("alpha", alpha)):
         if integral and isinstance(v, float):

@@ -299,6 +299,13 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
 
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    from .selection import check_index_source
+    d = wrap_dim(dim, input.dim())
+    check_index_source("index_reduce", input, d, index, source)
+    size = input.shape[d] if input.dim() else 1
+    # (a plain tensor's values: a vmapped or meta index has none to read here; scatter_reduce checks them)
+    if type(index) is Tensor and index.numel() and not no_data(index) and bool(((index < 0) | (index >= size)).any()):
+        raise IndexError("index out of range in self")
     if not include_self and (input.is_complex() or input.dtype.name == "bool"):
         raise not_implemented("index_reduce_func_exclude_input_init", input.dtype)
     if reduce in ("amax", "amin") and input.is_complex():

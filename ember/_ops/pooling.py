@@ -95,11 +95,9 @@ def _unbatched(kernel, nd):
 # the incoming gradient is the forward pooling again (a gather at the indices for max pooling).
 
 
-def _per_dim(name, node, kernel, per_dim=None, **kw):
-    """The 2-d and 3-d ops `name % n` (node `node % n`) of one kernel, as a dict {2: op2d, 3: op3d};
-    `per_dim`: extra defop arguments of each ({2: {...}, 3: {...}})."""
-    return {n: defop(name % n, node % n, NN, **kw, **(per_dim or {}).get(n, {}))(_unbatched(kernel, n))
-            for n in (2, 3)}
+def _per_dim(name, node, kernel, **kw):
+    """The 2-d and 3-d ops `name % n` (node `node % n`) of one kernel, as a dict {2: op2d, 3: op3d}."""
+    return {n: defop(name % n, node % n, NN, **kw)(_unbatched(kernel, n)) for n in (2, 3)}
 
 
 def _lead(x, nd):
@@ -225,10 +223,10 @@ def _adaptive_max_kernel(x, out):
     mask = np.logical_and.reduce(np.broadcast_arrays(*valid)) if nd > 1 else valid[0]
     win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
-    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (-1,))
+    ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
+    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (int(np.prod(ks)),))  # (no -1: N may be 0)
     arg = np.argmax(win, axis=-1)
     vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
     taps = np.unravel_index(arg, ks)
     flat = np.zeros(arg.shape, np.int64)
     for i in range(nd):
@@ -293,9 +291,11 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
         return done
     in_sp = x.shape[2:]
     out = g.shape[2:]
-    gd = g / _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
-    if g.dtype.kind in "iu":  # (int64: torch divides each gradient in the integer type, truncating)
-        gd = np.trunc(gd).astype(g.dtype)
+    div = _divisor(in_sp, out, ksize, stride, pads, count_include_pad, divisor_override)
+    if g.dtype.kind in "iu":  # (torch's int64 kernel divides in integers, truncating)
+        gd = (np.sign(g) * (np.abs(g) // np.asarray(div, np.int64))).astype(g.dtype)
+    else:
+        gd = g / div
     padded = tuple(max(n + 2 * p, (o - 1) * s + k) for n, p, o, s, k in zip(in_sp, pads, out, stride, ksize))
     xp = np.zeros(g.shape[:2] + padded, g.dtype)
     for tap in np.ndindex(*ksize):
@@ -306,12 +306,11 @@ def _avg_pool_backward_kernel(g, x, ksize, stride, pads, ceil_mode, count_includ
 
 
 avg_pool = _per_dim("avg_pool%dd", "AvgPool%dDBackward0", _avg_pool_kernel)
-# (torch's backward kernels take int64 beside the floating types, the 3-d one no half precision)
-avg_pool_backward = _per_dim("avg_pool%dd_backward", "AvgPool%dDBackwardBackward0", _avg_pool_backward_kernel,
-                             saves="meta", per_dim={
-                                 2: dict(dtypes=FLOATING | {"int64"}, error="avg_pool2d_backward"),
-                                 3: dict(dtypes=frozenset({"float32", "float64", "int64"}),
-                                         error="avg_pool3d_backward_out_frame")})
+avg_pool_backward = {  # (the dtypes torch's two backward kernels take)
+    n: defop(f"avg_pool{n}d_backward", f"AvgPool{n}DBackwardBackward0", NN, saves="meta", dtypes=dt, error=err)(
+        _unbatched(_avg_pool_backward_kernel, n))
+    for n, dt, err in ((2, FLOATING | {"int64"}, "avg_pool2d_backward"),
+                       (3, frozenset({"float32", "float64", "int64"}), "avg_pool3d_backward_out_frame"))}
 
 
 def _avg_derivative(g, x, *params):

@@ -11,7 +11,18 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 
 import numpy as np
 
-from .._dispatch import ALL_DTYPES, BOOL, COMPLEX, INDEXING, _modes, defop, dispatch, dispatch_inplace, require_dtype
+from .._dispatch import (
+    ALL_DTYPES,
+    BOOL,
+    COMPLEX,
+    INDEXING,
+    _modes,
+    defop,
+    dispatch,
+    dispatch_inplace,
+    dtype_word,
+    require_dtype,
+)
 from .._meta import MetaArray, like_array, like_strides, meta_array, no_meta_kernel
 from .._native import ops as _native
 from .._tensor import Tensor
@@ -34,24 +45,54 @@ def _src_part(src, idx):
 
 
 def _check_index(name, input, dim, index, src=None):
+    """torch's checks of gather / scatter arguments, in torch's order: the dim, the index's dtype, src's dtype,
+    the shapes (skipped for an empty index), then the index values (which torch's kernel checks)."""
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
     if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{'scatter' if name == 'scatter_add' else name}(): Expected dtype int32/int64 for index")
-    n, k = input._data.ndim, index._data.ndim
-    if n and k and n != k:
-        raise RuntimeError("Index tensor must have the same number of dimensions as "
-                           + ("input tensor" if name == "gather" else "self tensor"))
-    d = wrap_dim(dim, n)
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     idx = index._data
+    if idx.size:
+        _check_index_shape(name, input._data.shape, d, idx.shape, src._data.shape if isinstance(src, Tensor) else None)
     size = input._data.shape[d] if n else 1
     # (gather and scatter take no negative index; a meta index has no values to check)
     if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
-    for i in range(min(n, k)):
-        if i != d and idx.shape[i] > input._data.shape[i]:
-            raise RuntimeError(f"Size does not match at dimension {i} expected index {list(idx.shape)} to be "
-                               f"smaller than self {list(input._data.shape)} apart from dimension {d}")
     return d
+
+
+def _check_index_shape(name, shape, d, ishape, sshape):
+    """torch's gather_shape_check / scatter_shape_check (a 0-d tensor counts as one dim of size 1)."""
+    dims = max(len(shape), 1)
+
+    def size(s, i):
+        if not s:
+            return 1
+        if i >= len(s):  # (torch's src.size(i) of a src with fewer dims)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-len(s)}, {len(s) - 1}], "
+                             f"but got {i})")
+        return s[i]
+    if dims != max(len(ishape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           + ("input tensor" if name == "gather" else "self tensor"))
+    if name == "gather":
+        for i in range(dims):
+            if i != d and size(ishape, i) > size(shape, i):
+                raise RuntimeError(f"Size does not match at dimension {i} expected index {list(ishape)} to be no "
+                                   f"larger than self {list(shape)} apart from dimension {d}")
+        return
+    wrong = any(i != d and size(ishape, i) > size(shape, i) for i in range(dims))
+    if not wrong and sshape is not None:
+        wrong = any(size(ishape, i) > size(sshape, i) for i in range(dims))
+    if sshape is not None and max(len(sshape), 1) != max(len(ishape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if wrong:
+        raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(shape)} apart from "
+                           f"dimension {d}" + (f" and to be no larger size than src {list(sshape)}"
+                                               if sshape is not None else ""))
 
 
 @method()
@@ -113,10 +154,8 @@ def _scatter_args(input, dim, index, src, value, reduce):
         src = value
     if reduce not in (None, "add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-    d = _check_index("scatter", input, dim, index)
+    d = _check_index("scatter", input, dim, index, src)
     if isinstance(src, Tensor):
-        if src._data.dtype != input._data.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         return _scatter, (input, src, index), (d, reduce)
     value = src.item() if isinstance(src, (np.ndarray, np.generic)) else src  # a static param: a Python number
     return _scatter_v, (input, index), (checked_scalar(value, input._data.dtype), d, reduce)
@@ -155,12 +194,12 @@ _scatter_add.meta_(_same_as_input)
 
 @method()
 def scatter_add(input, dim, index, src, *, out=None):
-    d = _check_index("scatter_add", input, dim, index)
+    d = _check_index("scatter_add", input, dim, index, src)
     return finish_out(dispatch(_scatter_add, (input, src, index), (d,)), out)
 
 
 Tensor.scatter_add_ = lambda self, dim, index, src: dispatch_inplace(
-    _scatter_add, self, (self, src, index), (_check_index("scatter_add", self, dim, index),))
+    _scatter_add, self, (self, src, index), (_check_index("scatter_add", self, dim, index, src),))
 
 _REDUCE = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
 
@@ -246,14 +285,14 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if reduce not in _REDUCE:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got " + str(reduce))
     _check_reduce_dtype(input, reduce, src)
-    d = _check_index("scatter_reduce", input, dim, index)
+    d = _check_index("scatter_reduce", input, dim, index, src)
     return finish_out(dispatch(_scatter_reduce, (input, src, index), (d, reduce, include_self)), out)
 
 
 def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     _check_reduce_dtype(self, reduce, src)
     return dispatch_inplace(_scatter_reduce, self, (self, src, index),
-                            (_check_index("scatter_reduce", self, dim, index), reduce, include_self))
+                            (_check_index("scatter_reduce", self, dim, index, src), reduce, include_self))
 
 
 # torch's kernels per reduction accept different dtypes (mean no bool, amax / amin no complex)
@@ -275,13 +314,73 @@ Tensor.scatter_reduce_ = _scatter_reduce_
 # ---- index_add / index_copy / index_fill --------------------------------------------------------------
 
 
+def check_index_source(func, input, d, index, source):
+    """torch's index_func_meta_impl (index_add, index_reduce; `d` already wrapped), in its order."""
+    idx = index._data
+    if idx.ndim > 1:
+        raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{dtype_word(index.dtype)} and size: {list(idx.shape)}")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {dtype_word(index.dtype)}")
+    if not isinstance(source, Tensor):
+        return
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{func}_(): self ({dtype_word(input.dtype)}) and source ({dtype_word(source.dtype)}) "
+                           "must have the same scalar type")
+    s, n = source._data.shape, input._data.ndim
+    if not (d == 0 or d < len(s)):
+        raise RuntimeError(f"{func}_(): Indexing dim {d} is out of bounds of the source tensor with dim {len(s)}")
+    if idx.size != (s[d] if s else 1):
+        if not s:  # (torch's message reads source.size(dim) of a 0-d source)
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"{func}_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({s[d]}), for dim: {d}")
+    shape = list(input._data.shape)
+    ss = list(s)
+    if s and n:
+        del shape[d], ss[d]
+    if shape != ss:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input._data.shape)} source.shape = {list(s)}")
+
+
+def check_index_copy(input, d, index, source):
+    """torch's index_copy meta checks (`d` already wrapped), in its order."""
+    idx, s, shape = index._data, source._data.shape, input._data.shape
+    if idx.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    if not s and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {idx.size})")
+    if s and shape and len(s) != len(shape):
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({len(s)}), destination dimensionality ({len(shape)})")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {dtype_word(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{dtype_word(input.dtype)} and (source) {dtype_word(source.dtype)}")
+    dst_slice = [v for i, v in enumerate(shape) if i != d]
+    src_slice = [v for i, v in enumerate(s) if i != d]
+    if dst_slice != src_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, dst_slice))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src_slice))} at dimension 0.")
+    if s and idx.size != s[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                         f"({s[d]})")
+
+
 def _check_index_vector(name, input, dim, index, source=None):
+    n = input._data.ndim
+    if name == "index_copy" and isinstance(index, Tensor) and isinstance(source, Tensor):
+        check_index_copy(input, wrap_dim(dim, n), index, source)
+    if name in ("index_add", "index_reduce") and isinstance(index, Tensor):
+        d = wrap_dim(dim, n)
+        check_index_source(name, input, d, index, source)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
         raise IndexError(f"{name}_(): Expected dtype int32/int64 for index")
     if index._data.ndim > 1:
-        raise IndexError("index_add_(): Index is supposed to be a vector" if name == "index_add" else
-                         f"{name}_(): Index is supposed to be a vector")
-    n = input._data.ndim
+        raise IndexError(f"{name}_(): Index is supposed to be a vector")
     d = wrap_dim(dim, n)
     idx = index._data
     if type(idx) is MetaArray:
@@ -328,12 +427,12 @@ _index_add.meta_(_same_as_input)
 
 @method()
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    d = _check_index_vector("index_add", input, dim, index)
+    d = _check_index_vector("index_add", input, dim, index, source)
     return finish_out(dispatch(_index_add, (input, source, index), (d, alpha)), out)
 
 
 Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: dispatch_inplace(
-    _index_add, self, (self, source, index), (_check_index_vector("index_add", self, dim, index), alpha))
+    _index_add, self, (self, source, index), (_check_index_vector("index_add", self, dim, index, source), alpha))
 
 
 @defop("index_copy", "IndexCopyBackward0", INDEXING, saves="none", tags=("index",))
@@ -354,12 +453,16 @@ _index_copy.meta_(_same_as_input)
 
 @method()
 def index_copy(input, dim, index, source, *, out=None):
-    d = _check_index_vector("index_copy", input, dim, index)
+    if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py): the dtypes are checked after
+        from ..amp.autocast_mode import autocast_call, autocasting
+        if autocasting():
+            return autocast_call("index_copy", index_copy, input, dim, index, source, out=out)
+    d = _check_index_vector("index_copy", input, dim, index, source)
     return finish_out(dispatch(_index_copy, (input, source, index), (d,)), out)
 
 
 Tensor.index_copy_ = lambda self, dim, index, source: dispatch_inplace(
-    _index_copy, self, (self, source, index), (_check_index_vector("index_copy", self, dim, index),))
+    _index_copy, self, (self, source, index), (_check_index_vector("index_copy", self, dim, index, source),))
 
 
 def _index_fill_kernel(a, value, idx, dim):
@@ -478,8 +581,8 @@ _masked_scatter.meta_(lambda a, src, mask: meta_array(a.shape, a._data.dtype, li
 def _masked_scatter_args(name, input, mask, source):
     _check_mask(name, mask)
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"{name}: expected self and source to have same dtypes but got "
-                           f"{input.dtype} and {source.dtype}")
+        raise RuntimeError(f"{name}: expected self and source to have same dtypes but got"  # (no space: torch's)
+                           f"{dtype_word(input.dtype)} and {dtype_word(source.dtype)}")
     meta = type(mask._data) is MetaArray  # (torch's meta cannot count the mask's ones)
     n = 0 if meta else int(np.broadcast_to(mask._data, input._data.shape).sum())
     if n > source._data.size:

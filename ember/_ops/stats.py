@@ -503,6 +503,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if input.dtype not in (_dtypes.float32, _dtypes.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if qt.dtype is not input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
     if scalar_q and not 0 <= q <= 1:
         raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
     if not (scalar_q or no_data(qt)) and ((qt < 0) | (qt > 1)).any():  # (a meta q has no values to check)

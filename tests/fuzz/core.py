@@ -89,15 +89,17 @@ def _np_dtype(name):
 
 
 def _cast(x, name):
+    """`x` in dtype `name`, still an array when `x` is 0-d (NumPy's comparisons and clips of a 0-d array give
+    a NumPy scalar, which the libraries would take as a Python number, not as a 0-d tensor)."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name == "bool":
-            return x != 0
+            return np.asarray(x != 0)
         d = np.dtype(name)
         if d.kind in "iu" and x.dtype.kind == "f":
             x = np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
             x = np.clip(x, np.iinfo(d).min + 1, np.iinfo(d).max)
-        return x.astype(d)
+        return np.asarray(x).astype(d)
 
 
 def _pool(dtype, bounded=False):

@@ -6,6 +6,7 @@ from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
 from ..._ops import pooling as PL
 from ..._ops import unpool as UP
+from ..._ops._util import check_bool, int_tuple
 from ..._ops.creation import eye as _eye
 from ...autograd.grad_mode import is_grad_enabled as grad_enabled
 
@@ -143,12 +144,15 @@ _AVG_POOL = FLOATING | {"int64"}
 _AVG_POOL3D = frozenset({"float32", "float64", "int64"})
 
 
-def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode, name=None):
+    # torch's parser checks the arguments' types first (NOTE [ Argument types in torch's words ])
+    name = name or f"max_pool{nd}d"
+    k = int_tuple(kernel_size, nd, name, "kernel_size", 2)
+    s = int_tuple(stride, nd, name, "stride", 3) if stride is not None and stride != [] and stride != () else k
+    p, d = int_tuple(padding, nd, name, "padding", 4), int_tuple(dilation, nd, name, "dilation", 5)
+    check_bool(ceil_mode, name, "ceil_mode", 6)
     require_dtype(input, _NOT_BOOL, _MAX_POOL[nd])
     x = input
-    k = _tup(kernel_size, nd)
-    s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
-    p, d = _tup(padding, nd), _tup(dilation, nd)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
                            f"kernel_size={k[0]} and dilation={d[0]}")
@@ -160,28 +164,31 @@ def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d_with_indices")
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d_with_indices")
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_with_indices")
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    int_tuple(kernel_size, 1, "max_pool1d", "kernel_size", 2)  # (the parser's check comes before the dtype's)
     if not return_indices and not (input.requires_grad and grad_enabled()):  # (torch's with-indices path
         require_dtype(input, FLOATING, "max_pool1d_impl")                    # runs where grad is needed)
-    r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                    "max_pool1d_with_indices" if return_indices else None)
     return r if return_indices else r[0]
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    r = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+    r = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                    "max_pool2d_with_indices" if return_indices else None)
     return r if return_indices else r[0]
 
 
@@ -190,18 +197,23 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         from ...amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode)
-    r = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+    r = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                    "max_pool3d_with_indices" if return_indices else None)
     return r if return_indices else r[0]
 
 
 def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    # torch's parser checks the arguments' types first (NOTE [ Argument types in torch's words ])
+    name = f"avg_pool{nd}d"
+    k = int_tuple(kernel_size, nd, name, "kernel_size", 2)
+    s = int_tuple(stride, nd, name, "stride", 3) if stride is not None and stride != [] and stride != () else k
+    p = int_tuple(padding, nd, name, "padding", 4)
+    check_bool(ceil_mode, name, "ceil_mode", 5)
+    check_bool(count_include_pad, name, "count_include_pad", 6)
     if nd < 3:
         require_dtype(input, _AVG_POOL, "avg_pool2d")
     else:
         require_dtype(input, _AVG_POOL3D, "avg_pool3d_out_frame")
-    k = _tup(kernel_size, nd)
-    s = _tup(stride, nd) if stride is not None and stride != [] and stride != () else k
-    p = _tup(padding, nd)
     if any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
                            f"{p[0]}, kernel_size={k[0]} and dilation=1")

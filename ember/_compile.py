@@ -6,8 +6,8 @@
 
 `backend` is a name from `ember._dynamo.list_backends()` ("inductor", and the debug backends "eager",
 "aot_eager"), or a callable `(gm, example_inputs) -> callable`. The default, "inductor" as in torch, is
-ember's code generator (ember/_inductor: fused C kernels, or NumPy ones with no compiler). `mode` and `options` are accepted as torch takes them and only
-validated: they tune code generation, which these backends do not do.
+ember's code generator (ember/_inductor: fused C kernels, or NumPy ones with no compiler). `mode` and
+`options` are accepted as torch takes them and only validated (the modes are engineer H's part of issue 20).
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     lowering cannot take at all (a non-tensor input) runs as its GraphModule."""
     backend = backend or backend_name()
     try:
-        lo = GraphLowering(gm, example_inputs).run()
+        lo = GraphLowering(gm, example_inputs, backend).run()
     except Unsupported:
         return gm
     steps = schedule(lo.steps)

@@ -85,13 +85,14 @@ def _graphs(fn, *args):
 F = ember.nn.functional
 FUSED = [
     # (name, fn of the library, input shapes, (most kernels forward, most kernels backward))
-    ("pointwise chain", lambda L, x: ((x * 2 + 1).sin().exp() - x).relu(), [(64, 128)], (1, 1)),
+    ("pointwise chain", lambda L, x: ((x * 2 + 1).sigmoid().exp() - x).relu(), [(64, 128)], (1, 1)),
     ("softmax", lambda L, x: L.nn.functional.softmax(x, -1), [(32, 100)], (1, 1)),
     ("log_softmax", lambda L, x: L.nn.functional.log_softmax(x, -1), [(32, 100)], (1, 1)),
     ("layer_norm", lambda L, x, w, b: L.nn.functional.layer_norm(x, (100,), w, b), [(32, 100), (100,), (100,)],
      (2, 3)),
     ("gelu + bias", lambda L, x, b: L.nn.functional.gelu(x + b), [(32, 100), (100,)], (1, 2)),
     ("transpose + add (views as indices)", lambda L, x: x.t() * 2 + x.t().exp(), [(50, 40)], (1, 1)),
+    ("mean and variance", lambda L, x: (x - x.mean(-1, keepdim=True)) / x.var(-1, keepdim=True), [(16, 30)], (1, 2)),
 ]
 
 
@@ -202,3 +203,60 @@ def test_models_train_to_eager_losses(name):
         model.load_state_dict(state)
         got = _train(model, lambda s: batches[s], 3, True, kind)
         np.testing.assert_allclose(got, eager, rtol=1e-4, atol=1e-5)
+
+
+# ---- the kernel cache ----------------------------------------------------------------------------------------
+
+_CHILD = r"""
+import sys, numpy as np, ember
+from ember import _native
+f = ember.compile(lambda x, w: ember.nn.functional.softmax(x * w + 1.5, -1).sum(0))
+x = ember.from_numpy(np.linspace(-3, 3, 600, dtype=np.float32).reshape(20, 30))
+w = ember.from_numpy(np.linspace(0.5, 2, 30, dtype=np.float32))
+got = f(x, w).numpy()
+ref = ember.nn.functional.softmax(x * w + 1.5, -1).sum(0).numpy()
+np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+print("built" if "inductor" in _native._state["built"] else "cached")
+"""
+
+
+def test_cache_survives_restart_and_concurrent_builds(tmp_path):
+    import subprocess
+
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path / "cache"), EMBER_INDUCTOR_BACKEND="c",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    procs = [subprocess.Popen([sys.executable, "-c", _CHILD], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
+    assert {o[0].strip() for o in outs} <= {"built", "cached"}
+    libs = [n for n in os.listdir(tmp_path / "cache") if n.startswith("inductor-") and n.endswith(".so")]
+    assert len(libs) == 1 and not [n for n in os.listdir(tmp_path / "cache") if n.startswith(".")]
+    # a new process (a restart) loads the library the first ones built
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "cached"
+
+
+def test_numpy_backend_when_no_compiler_warns_once(tmp_path):
+    import subprocess
+
+    child = r"""
+import warnings, numpy as np, ember
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    f = ember.compile(lambda x: (x * 2).exp().sum(-1))
+    g = ember.compile(lambda x: (x - 1).relu())
+    x = ember.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4) / 10)
+    np.testing.assert_allclose(f(x).numpy(), (x * 2).exp().sum(-1).numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(g(x).numpy(), (x - 1).relu().numpy())
+from ember._inductor.compile_fx import backend_name
+msgs = [str(m.message) for m in w]
+print(backend_name(), sum("NumPy code generator" in m for m in msgs))
+"""
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path / "cache"), CC="no-such-compiler-here",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env.pop("EMBER_INDUCTOR_BACKEND", None)
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["numpy", "1"]

@@ -166,7 +166,8 @@ CASES = [
      (R.integers(-5, 5, (3, 4)),)),
     ("simplify-permute", transposes, P.algebraic_simplification, {"permute": 1, "transpose": 0},
      (f32(2, 3, 4),)),
-    ("simplify-view", reshapes, P.algebraic_simplification, {"view": 1, "reshape": 1, "t": 2, "contiguous": 1},
+    ("simplify-view", reshapes, P.algebraic_simplification,
+     {"view": 1, "reshape": 1, "t": 2, "contiguous": 1},
      (f32(4, 6),)),
     ("addmm", linear_bias, P.fuse_mm_bias, {"addmm": 2, "mm": 0, "add": 0}, (f32(5, 3), f32(4, 3), f32(4))),
     ("addmm-promotes", bias_promotes, P.fuse_mm_bias, {"addmm": 0, "mm": 1},  # (exact products)
@@ -208,7 +209,8 @@ def _small_net(L):
 
 def test_passes_on_aot_graphs_forward_and_backward():
     """AOT autograd with the passes as forward and backward compilers: outputs and every parameter's
-    gradient equal torch eager's (within compare.py's float32 tolerance), and the backward graph lost its transposes of transposes."""
+    gradient equal torch eager's (within compare.py's float32 tolerance), and the backward graph lost its
+    transposes of transposes."""
     from ember._functorch.aot_autograd import aot_module_simplified
 
     seen = {}

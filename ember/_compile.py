@@ -4,16 +4,16 @@
     @ember.compile                                       # a decorator, with or without arguments
     @ember.compile(fullgraph=True, dynamic=True, backend="eager")
 
-`backend` is a name from `ember._dynamo.list_backends()` ("eager", "aot_eager"), or a callable
-`(gm, example_inputs) -> callable`. The default, "inductor" in torch, is "aot_eager" here until the code
-generator (the compiler's part 2) lands. `mode` and `options` are accepted as torch takes them and only
+`backend` is a name from `ember._dynamo.list_backends()` ("inductor", and the debug backends "eager",
+"aot_eager"), or a callable `(gm, example_inputs) -> callable`. The default, "inductor" as in torch, is
+ember's code generator (ember/_inductor: fused C kernels, or NumPy ones with no compiler). `mode` and `options` are accepted as torch takes them and only
 validated: they tune code generation, which these backends do not do.
 """
 
 from __future__ import annotations
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
-DEFAULT_BACKEND = "aot_eager"
+DEFAULT_BACKEND = "inductor"
 
 
 def compile(

@@ -1,8 +1,8 @@
 """Compiler backends: a callable `(gm, example_inputs) -> compiled callable`, registered by name.
 
 "eager" runs the captured GraphModule as it is (capture only); "aot_eager" runs it through AOT autograd
-(engineer X's `aot_module_simplified`: forward and backward graphs, run as generated Python). Part 2 of
-the compiler adds code-generating backends. `register_backend` adds a name, `list_backends` lists them
+(engineer X's `aot_module_simplified`: forward and backward graphs, run as generated Python); "inductor"
+(`ember.compile`'s default) compiles those graphs into fused C kernels (ember/_inductor). `register_backend` adds a name, `list_backends` lists them
 (torch leaves "eager" and other debug backends out of `list_backends()` unless asked with
 `exclude_tags=()`).
 """
@@ -55,3 +55,11 @@ def aot_eager(gm, example_inputs, **kwargs):
     from .._functorch.aot_autograd import aot_eager as _aot_eager
 
     return _aot_eager(gm, example_inputs, **kwargs)
+
+
+@register_backend(name="inductor")
+def inductor(gm, example_inputs, **kwargs):
+    """AOT autograd with ember's code generator (ember/_inductor) compiling the forward and backward graphs."""
+    from .._inductor.compile_fx import inductor as _inductor
+
+    return _inductor(gm, example_inputs, **kwargs)

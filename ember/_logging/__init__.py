@@ -29,9 +29,9 @@ ARTIFACTS = (
     "recompiles_verbose",
     "trace_source",
 )
-# torch's component logs, as the artifacts ember writes for them (it has no inductor: nothing to show)
+# torch's component logs, as the artifacts ember writes for them
 _COMPONENTS = {"dynamo": ("graph_breaks", "recompiles"), "aot": tuple(a for a in ARTIFACTS if a.startswith("aot")),
-               "inductor": ()}
+               "inductor": ("output_code",)}
 _on = set()
 _read_env = [False]
 _handler = [None]

@@ -48,7 +48,7 @@ import warnings
 # (hashlib, subprocess, tempfile, shutil and platform are imported by the build, on first use: together they
 # cost ~20 ms, which `import ember` must not pay)
 
-__all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir"]
+__all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir", "build_source"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MODE = os.environ.get("EMBER_NATIVE", "1").strip().lower()
@@ -127,6 +127,15 @@ _BASE_FLAGS = ("-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", 
 
 def _build(group: str):
     """The loaded library of `group`, compiled into the cache if needed (NOTE [ Native build cache ])."""
+    with open(os.path.join(_HERE, group + ".c")) as f:
+        source = f.read()
+    return build_source(group, source)
+
+
+def build_source(name: str, source: str):
+    """Compile C `source` (which may `#include "common.h"`) into a cached library `<name>-<hash>.so` and
+    load it; None (after the one warning of NOTE [ No compiler ]) when it cannot be built. The kernel groups
+    and the compiler's generated kernels (ember/_inductor) share this driver, its flags and its cache."""
     import hashlib
     import subprocess
     import tempfile
@@ -134,8 +143,6 @@ def _build(group: str):
     if cc is None:
         _warn_once(version)
         return None
-    with open(os.path.join(_HERE, group + ".c")) as f:
-        source = f.read()
     with open(os.path.join(_HERE, "common.h")) as f:
         header = f.read()
     folder = cache_dir()
@@ -144,31 +151,35 @@ def _build(group: str):
         flags = _BASE_FLAGS + omp + ("-I" + _HERE,)
         key = hashlib.sha256("\0".join((source, header, " ".join(_BASE_FLAGS + omp), version, _cpu(),
                                         sys.platform)).encode()).hexdigest()[:24]
-        path = os.path.join(folder, f"{group}-{key}.so")
+        path = os.path.join(folder, f"{name}-{key}.so")
         if not os.path.exists(path):
             try:
                 os.makedirs(folder, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=f".{group}-", suffix=".so", dir=folder)
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".so", dir=folder)
                 os.close(fd)
             except OSError as e:
                 _warn_once(f"cannot write the cache folder {folder}: {e}")
                 return None
+            src_path = tmp[:-3] + ".c"  # the source beside it, as unique as the temporary library
             try:
-                out = subprocess.run([cc, *flags, "-o", tmp, os.path.join(_HERE, group + ".c"), "-lm"],
+                with open(src_path, "w") as f:
+                    f.write(source)
+                out = subprocess.run([cc, *flags, "-o", tmp, src_path, "-lm"],
                                      capture_output=True, text=True, timeout=300)
                 if out.returncode != 0:
                     errors.append(out.stderr.strip().splitlines()[-1:] or ["failed"])
                     continue
                 os.replace(tmp, path)
-                _state["built"].append(group)
+                _state["built"].append(name)
             finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+                for leftover in (tmp, src_path):
+                    if os.path.exists(leftover):
+                        os.unlink(leftover)
         try:
             return _load(path)
         except OSError as e:
             errors.append([str(e)])
-    _warn_once(f"building {group}.c failed: {errors[0][0] if errors else '?'}")
+    _warn_once(f"building {name}.c failed: {errors[0][0] if errors else '?'}")
     return None
 
 

@@ -1,0 +1,308 @@
+"""C code generation: one C function per `Kernel`, all of a graph's kernels in one source file.
+
+    /* kernel0: softmax  (model.py:12  return F.softmax(x, -1)) */
+    void kernel0(const float *restrict arg0, float *restrict buf1, ..., int nt)
+    {
+        #pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static)
+        for (idx x0 = 0; x0 < 64; x0++) {
+            float acc0 = -INFINITY; for (r0 ...) { ... }   /* buf1: the row's max */
+            ...
+        }
+    }
+
+Each member's expression is printed once per sub-expression (a temporary per operation, so shared
+sub-expressions are computed once), indices as the affine sums of ir.py. The file includes ember's
+`common.h` (em_expf, em_erf_single: NOTE [ Vectorisable exp ]) and is built by `ember._native.build_source`:
+the same compiler, flags (NOTE [ Exact flags ]: no fast-math, no FMA contraction), cache and thread count as
+eager's native kernels.
+
+NOTE [ C semantics of the ops ]
+- Floating point: float32 values are computed in float (as NumPy computes float32 ops), exp by em_expf;
+  gelu and pow in double rounded once, as eager's float32 kernels do. max/min propagate NaN (torch's
+  maximum and amax do); `x > 0` style tests are false for NaN as in NumPy.
+- Integers: +, -, * wrap around (computed on the unsigned type, since signed overflow is undefined in C).
+- Sums accumulate in double (float types) or int64 (integers) with `omp simd reduction`, a fixed order
+  for a given build (NOTE [ Exact flags ]); the result is rounded to the output dtype once.
+"""
+
+from __future__ import annotations
+
+from .ir import Const, Load, Op, Pointwise, walk
+from .scheduler import member_exprs
+
+__all__ = ["CTYPES", "generate"]
+
+CTYPES = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int32_t",
+          "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "uint8_t"}
+_UNSIGNED = {"int64": "uint64_t", "int32": "uint32_t", "int16": "uint16_t", "int8": "uint8_t"}
+
+PRELUDE = r"""#include "common.h"
+
+/* helpers of the generated kernels (NOTE [ C semantics of the ops ] in ember/_inductor/codegen_c.py) */
+static inline float em_maxf(float a, float b) { return (a != a || a > b) ? a : b; }
+static inline double em_maxd(double a, double b) { return (a != a || a > b) ? a : b; }
+static inline float em_minf(float a, float b) { return (a != a || a < b) ? a : b; }
+static inline double em_mind(double a, double b) { return (a != a || a < b) ? a : b; }
+static inline float em_sigmoidf(float a) {
+    float e = em_expf(-fabsf(a));
+    return a >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+}
+static inline double em_sigmoidd(double a) {
+    double e = exp(-fabs(a));
+    return a >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+static inline double em_gelu(double x, int single) {
+    double e = single ? em_erf_single(x * 0.70710678118654752440) : erf(x * 0.70710678118654752440);
+    return 0.5 * x * (1.0 + e);
+}
+static inline double em_gelu_grad(double x, int single) {
+    double e = single ? em_erf_single(x * 0.70710678118654752440) : erf(x * 0.70710678118654752440);
+    double pdf = (single ? em_exp(-0.5 * x * x) : exp(-0.5 * x * x)) * 0.39894228040143267794;
+    return 0.5 * (1.0 + e) + x * pdf;
+}
+static inline double em_gelu_tanh(double x, int single) {
+    double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+    double t = single ? em_tanh(u) : tanh(u);
+    return 0.5 * x * (1.0 + t);
+}
+static inline double em_gelu_tanh_grad(double x, int single) {
+    double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+    double t = single ? em_tanh(u) : tanh(u);
+    double du = 0.79788456080286535588 * (1.0 + 3.0 * 0.044715 * x * x);
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
+}
+"""
+
+
+def _const(c: Const) -> str:
+    v, dt = c.value, c.dtype
+    if dt in ("float32", "float64"):
+        if v != v:
+            s = "NAN"
+        elif v in (float("inf"), float("-inf")):
+            s = "INFINITY" if v > 0 else "(-INFINITY)"
+        else:
+            s = repr(float(v))
+        return f"(({CTYPES[dt]}){s})"
+    if dt == "bool":
+        return "1" if v else "0"
+    if dt == "int64":
+        return f"((int64_t){int(v)}LL)" if v >= -(2 ** 62) else "INT64_MIN"
+    return f"(({CTYPES[dt]}){int(v)})"
+
+
+def _fsuffix(dt):
+    return "f" if dt == "float32" else ""
+
+
+def op_c(o: Op, a: list) -> str:
+    """The C expression of op `o` over its operands' C expressions (NOTE [ C semantics of the ops ])."""
+    n, dt = o.name, o.dtype
+    T = CTYPES[dt]
+    f = _fsuffix(dt)
+    isf = dt in ("float32", "float64")
+    src = o.args[0].dtype if o.args else dt
+    if n in ("identity",):
+        return a[0]
+    if n == "cast":
+        if dt == "bool":
+            return f"({a[0]} != 0)"
+        return f"(({T}){a[0]})"
+    if n in ("add", "sub", "mul"):
+        sym = {"add": "+", "sub": "-", "mul": "*"}[n]
+        if dt == "bool":
+            return f"({a[0]} {'|' if n == 'add' else '&'} {a[1]})"
+        if dt in _UNSIGNED:
+            U = _UNSIGNED[dt]
+            return f"(({T})(({U}){a[0]} {sym} ({U}){a[1]}))"
+        return f"({a[0]} {sym} {a[1]})"
+    if n == "truediv":
+        return f"({a[0]} / {a[1]})"
+    if n == "neg":
+        return f"(({T})(0 - ({_UNSIGNED[dt]}){a[0]}))" if dt in _UNSIGNED else f"(-{a[0]})"
+    if n == "abs":
+        if isf:
+            return f"fabs{f}({a[0]})"
+        if dt in _UNSIGNED:
+            return f"({a[0]} < 0 ? ({T})(0 - ({_UNSIGNED[dt]}){a[0]}) : {a[0]})"
+        return a[0]
+    if n == "exp":
+        return f"em_expf({a[0]})" if dt == "float32" else f"exp({a[0]})"
+    if n in ("log", "sqrt", "sin", "cos", "tanh", "erf", "log1p", "expm1", "floor", "ceil", "trunc"):
+        return f"{n}{f}({a[0]})"
+    if n == "round":
+        return f"nearbyint{f}({a[0]})"
+    if n == "rsqrt":
+        return f"(({T})1 / sqrt{f}({a[0]}))"
+    if n == "reciprocal":
+        return f"(({T})1 / {a[0]})"
+    if n == "sigmoid":
+        return f"em_sigmoid{'f' if dt == 'float32' else 'd'}({a[0]})"
+    if n in ("maximum", "minimum"):
+        if isf:
+            return f"em_{n[:3]}{'f' if dt == 'float32' else 'd'}({a[0]}, {a[1]})"
+        cmp = ">" if n == "maximum" else "<"
+        return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
+    if n == "where":
+        return f"({a[0]} ? {a[1]} : {a[2]})"
+    if n in ("eq", "ne", "lt", "le", "gt", "ge"):
+        sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[n]
+        return f"({a[0]} {sym} {a[1]})"
+    if n == "logical_not":
+        return f"(!{a[0]})"
+    if n == "logical_and":
+        return f"({a[0]} && {a[1]})"
+    if n == "logical_or":
+        return f"({a[0]} || {a[1]})"
+    if n == "pow_scalar":
+        return f"(({T})pow((double){a[0]}, {float(o.param)!r}))"
+    if n in ("gelu", "gelu_grad", "gelu_tanh", "gelu_tanh_grad"):
+        return f"(({T})em_{n}((double){a[0]}, {int(dt == 'float32')}))"
+    raise NotImplementedError(f"no C for op {n} ({src})")
+
+
+class _Printer:
+    def __init__(self, lines, indent):
+        self.lines, self.indent = lines, indent
+        self.n = 0
+
+    def emit(self, s):
+        self.lines.append("    " * self.indent + s)
+
+    def expr(self, e, names: dict) -> str:
+        """Emit temporaries for `e`'s operations (memoized in `names`); return the C expression."""
+        for x in walk(e):
+            k = x.key()
+            if k in names:
+                continue
+            if isinstance(x, Const):
+                names[k] = _const(x)
+            elif isinstance(x, Load):
+                t = f"t{self.n}"
+                self.n += 1
+                self.emit(f"{CTYPES[x.dtype]} {t} = {x.buf}[{_idx(x.index)}];")
+                names[k] = t
+            else:
+                t = f"t{self.n}"
+                self.n += 1
+                self.emit(f"{CTYPES[x.dtype]} {t} = {op_c(x, [names[a.key()] for a in x.args])};")
+                names[k] = t
+        return names[e.key()]
+
+
+def _idx(a) -> str:
+    parts = [(v if c == 1 else f"{c} * {v}") for v, c in a.coefs]
+    if a.offset or not parts:
+        parts.append(str(a.offset))
+    return " + ".join(parts)
+
+
+_INIT = {"sum": "0", "prod": "1", "any": "0", "all": "1"}
+
+
+def _red_init(red, acc):
+    if red in _INIT:
+        return _INIT[red]
+    if acc in ("float32", "float64"):
+        return "(-INFINITY)" if red == "max" else "INFINITY"
+    lim = {"int64": ("INT64_MIN", "INT64_MAX"), "int32": ("INT32_MIN", "INT32_MAX"),
+           "int16": ("INT16_MIN", "INT16_MAX"), "int8": ("INT8_MIN", "INT8_MAX"),
+           "uint8": ("0", "255"), "bool": ("0", "1")}[acc]
+    return lim[0] if red == "max" else lim[1]
+
+
+def _red_update(red, acc_name, v, acc):
+    if red == "sum":
+        return f"{acc_name} += {v};"
+    if red == "prod":
+        return f"{acc_name} *= {v};"
+    if red == "any":
+        return f"{acc_name} = {acc_name} || {v};"
+    if red == "all":
+        return f"{acc_name} = {acc_name} && {v};"
+    isf = acc in ("float32", "float64")
+    cmp = ">" if red == "max" else "<"
+    if isf:
+        return f"{acc_name} = ({v} {cmp} {acc_name} || {v} != {v}) ? {v} : {acc_name};"
+    return f"{acc_name} = {v} {cmp} {acc_name} ? {v} : {acc_name};"
+
+
+def generate(kernel, buffers: dict, comment: str = "") -> tuple:
+    """(C source of `kernel`'s function, its parameter buffer names in order)."""
+    k = len(kernel.outer)
+    writes = [m.name for m in kernel.members]
+    reads = []
+    exprs = []
+    for m in kernel.members:
+        e, store, sizes = member_exprs(m, k)
+        exprs.append((m, e, store, sizes))
+        for x in walk(e):
+            if isinstance(x, Load) and x.buf not in writes and x.buf not in reads:
+                reads.append(x.buf)
+    params = reads + writes
+    sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
+          [f"{CTYPES[buffers[b].dtype]} *restrict {b}" for b in writes] + ["int nt"]
+    lines = []
+    if comment:
+        lines.append(comment)
+    lines.append(f"void {kernel.name}({', '.join(sig)})")
+    lines.append("{")
+    p = _Printer(lines, 1)
+    if k:
+        collapse = f" collapse({k})" if k > 1 else ""
+        p.emit(f"#pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static){collapse}")
+        for d, s in enumerate(kernel.outer):
+            p.emit(f"for (idx x{d} = 0; x{d} < {s}; x{d}++) {{")
+            if d + 1 < k:
+                p.indent += 1
+        p.indent += 1
+    for m, e, store, sizes in exprs:
+        p.emit(f"/* {m.name}: {_describe(m)} */")
+        p.emit("{")
+        p.indent += 1
+        if isinstance(m, Pointwise):
+            inner = [(v, s) for v, s in sizes.items() if v.startswith("y")]
+            for v, s in inner:
+                p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
+                p.indent += 1
+            val = p.expr(e, {})
+            p.emit(f"{m.name}[{_idx(store)}] = {val};")
+            for _ in inner:
+                p.indent -= 1
+                p.emit("}")
+        else:
+            acc = m.acc_dtype
+            at = "double" if acc in ("float32", "float64") else CTYPES[acc]
+            p.emit(f"{at} acc = {_red_init(m.reduction, acc)};")
+            red = [(v, s) for v, s in sizes.items() if v.startswith("r")]
+            simd = m.reduction in ("sum", "prod") and acc in ("float32", "float64")
+            for i, (v, s) in enumerate(red):
+                if simd and i == len(red) - 1:
+                    p.emit(f"#pragma omp simd reduction({'+' if m.reduction == 'sum' else '*'}:acc)")
+                p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
+                p.indent += 1
+            val = p.expr(e, {})
+            p.emit(_red_update(m.reduction, "acc", val, acc))
+            for _ in red:
+                p.indent -= 1
+                p.emit("}")
+            strides = m.buffer.strides
+            store_idx = " + ".join(f"{st} * x{d}" if st != 1 else f"x{d}"
+                                   for d, st in enumerate(strides) if m.outer[d] != 1) or "0"
+            p.emit(f"{m.name}[{store_idx}] = ({CTYPES[m.buffer.dtype]})acc;")
+        p.indent -= 1
+        p.emit("}")
+    if k:
+        p.indent -= 1
+        p.emit("}" * 1)
+        for _ in range(k - 1):
+            p.indent -= 1
+            p.emit("}")
+    lines.append("}")
+    return "\n".join(lines), params
+
+
+def _describe(m) -> str:
+    if isinstance(m, Pointwise):
+        return f"pointwise over {list(m.buffer.shape)}"
+    return f"{m.reduction} over {list(m.reduced)} for each of {list(m.outer)}"

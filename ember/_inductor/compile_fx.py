@@ -1,0 +1,298 @@
+"""`compile_fx(gm, example_inputs)`: a graph of ember's ops to a callable running generated kernels.
+
+The steps: `GraphLowering` (lowering.py) turns the graph into IR nodes and fallbacks; `schedule`
+(scheduler.py) fuses the nodes into kernels; each kernel is printed as C (codegen_c.py, all of a graph's
+kernels in one source, built and cached by ember/_native's driver) or, with no compiler, as NumPy
+(codegen_numpy.py); and a *wrapper*, generated Python like Inductor's `call(args)`, runs the steps: it
+allocates each kernel's output buffers, calls the kernels through ctypes with the buffers' addresses and the
+thread count, calls ember's eager ops for the fallbacks, and returns ember Tensors. `TORCH_LOGS=output_code`
+prints the wrapper and the kernels' source, each kernel headed by the user's source lines it came from.
+
+The `inductor` backend (`ember.compile`'s default) is `aot_module_simplified` with `compile_fx` as the
+forward and backward compiler.
+
+NOTE [ Layout checks at run time ]
+Kernels are compiled for the strides the example inputs had (AOT autograd's cache is keyed on them too)
+and for the strides the meta rules give a fallback's result. Before a kernel reads an input or a
+fallback result whose strides differ (a caller passing another layout; an eager kernel choosing another),
+the wrapper copies it into the expected layout: one tuple comparison per buffer when they agree.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import linecache
+import os
+import warnings
+
+import numpy as np
+
+from .. import _logging
+from .._tensor import _wrap
+from . import codegen_c, codegen_numpy
+from .ir import EagerView, Fallback, Unsupported
+from .lowering import GraphLowering
+from .scheduler import Kernel, schedule
+
+__all__ = ["compile_fx", "compile_fx_inner", "backend_name", "set_backend"]
+
+_state = {"backend": None, "warned": False, "counter": 0}
+
+
+def backend_name() -> str:
+    """"c" or "numpy": the kernel language (EMBER_INDUCTOR_BACKEND overrides; "c" needs a compiler)."""
+    if _state["backend"] is None:
+        choice = os.environ.get("EMBER_INDUCTOR_BACKEND", "").strip().lower()
+        if choice not in ("c", "numpy"):
+            choice = "c"
+        if choice == "c" and not _c_available():
+            choice = "numpy"
+            if not _state["warned"]:
+                _state["warned"] = True
+                warnings.warn("ember.compile: no C compiler for generated kernels; using the NumPy code "
+                              "generator, which is slower", RuntimeWarning, stacklevel=3)
+        _state["backend"] = choice
+    return _state["backend"]
+
+
+def set_backend(name: str | None) -> None:
+    """Choose the kernel language for graphs compiled from now on ("c", "numpy", or None: the default)."""
+    if name not in (None, "c", "numpy"):
+        raise ValueError(f"unknown inductor backend {name!r}")
+    _state["backend"] = name
+
+
+def _c_available() -> bool:
+    from .. import _native
+    if not _native.enabled():
+        return False
+    return _native._compiler()[0] is not None
+
+
+# ---- source lines of the nodes a kernel came from ------------------------------------------------------------
+
+def _where(nodes) -> list:
+    lines = []
+    for n in nodes:
+        st = n.meta.get("stack_trace") if hasattr(n, "meta") else None
+        text = f"{n.name} ({n.target!r})" if hasattr(n, "target") else str(n)
+        if st:
+            last = [ln.strip() for ln in st.strip().splitlines() if ln.strip()][-2:]
+            text += ": " + " | ".join(last)
+        if text not in lines:
+            lines.append(text)
+    return lines
+
+
+def _kernel_comment(kernel, c_style: bool) -> str:
+    origins = []
+    for m in kernel.members:
+        origins.extend(o for o in m.origins if o not in origins)
+    where = _where(origins)
+    if c_style:
+        return "/* " + kernel.name + ": " + ("\n * ".join(where) if where else "") + " */"
+    return kernel.name + ": " + "\n".join(where)
+
+
+# ---- the compiled graph ---------------------------------------------------------------------------------------
+
+class CompiledGraph:
+    """What `compile_fx` returns: call it with the graph's inputs (ember Tensors) for a tuple of outputs."""
+
+    def __init__(self, call, wrapper_source, kernel_source, backend, n_kernels, n_fallbacks):
+        self.call = call
+        self.wrapper_source = wrapper_source
+        self.kernel_source = kernel_source
+        self.backend = backend
+        self.n_kernels = n_kernels
+        self.n_fallbacks = n_fallbacks
+
+    def __call__(self, *args):
+        return self.call(args)
+
+
+def _np_dtype(dt: str):
+    return np.dtype(dt)
+
+
+def compile_fx(gm, example_inputs=None, backend: str | None = None):
+    """Compile GraphModule `gm` (ember's ops, as AOT autograd produces) into a `CompiledGraph`; a graph the
+    lowering cannot take at all (a non-tensor input) runs as its GraphModule."""
+    backend = backend or backend_name()
+    try:
+        lo = GraphLowering(gm, example_inputs).run()
+    except Unsupported:
+        return gm
+    steps = schedule(lo.steps)
+    _state["counter"] += 1
+    prefix = f"g{_state['counter']}_"
+    kernels = [s for s in steps if isinstance(s, Kernel)]
+    for kern in kernels:
+        kern.name = prefix + kern.name
+    sources, params = [], {}
+    for kern in kernels:
+        gen = codegen_c if backend == "c" else codegen_numpy
+        src, ps = gen.generate(kern, lo.buffers, _kernel_comment(kern, backend == "c"))
+        sources.append(src)
+        params[kern.name] = ps
+    funcs = {}
+    if backend == "c" and kernels:
+        source = codegen_c.PRELUDE + "\n\n" + "\n\n".join(sources) + "\n"
+        from .. import _native
+        lib = _native.build_source("inductor", source)
+        if lib is None:
+            return compile_fx(gm, example_inputs, backend="numpy")
+        for kern in kernels:
+            f = getattr(lib, kern.name)
+            f.argtypes = [ctypes.c_void_p] * len(params[kern.name]) + [ctypes.c_int]
+            f.restype = None
+            funcs[kern.name] = f
+    else:
+        source = "\n\n".join(sources) + "\n"
+        if kernels:
+            ns = dict(codegen_numpy.RUNTIME)
+            fname = f"<inductor-kernels-{_state['counter']}>"
+            linecache.cache[fname] = (len(source), None, source.splitlines(True), fname)
+            exec(compile(source, fname, "exec"), ns)
+            for kern in kernels:
+                funcs[kern.name] = ns[kern.name]
+    wrapper, glb = _wrapper(lo, steps, params, funcs, backend)
+    fname = f"<inductor-wrapper-{_state['counter']}>"
+    linecache.cache[fname] = (len(wrapper), None, wrapper.splitlines(True), fname)
+    exec(compile(wrapper, fname, "exec"), glb)
+    _logging.trace("output_code", lambda: f"Output code ({backend} kernels):\n{wrapper}\n\n{source}")
+    return CompiledGraph(glb["call"], wrapper, source, backend, len(kernels),
+                         sum(isinstance(s, Fallback) for s in steps))
+
+
+def _bytes_strides(buf):
+    it = np.dtype(buf.dtype).itemsize
+    return tuple(st * it for st in buf.strides)
+
+
+def _layout_key(buf):
+    """The byte strides that matter (size-1 dimensions' strides do not), for the run-time check."""
+    it = np.dtype(buf.dtype).itemsize
+    return tuple(st * it if s != 1 else None for s, st in zip(buf.shape, buf.strides))
+
+
+def _empty(shape, strides, dtype):
+    d = np.dtype(dtype)
+    if not all(shape):
+        return np.empty(shape, d)
+    n = 1 + sum((s - 1) * st for s, st in zip(shape, strides))
+    return np.ndarray(shape, d, buffer=np.empty(n, d), strides=tuple(st * d.itemsize for st in strides))
+
+
+def _relayout(arr, key, shape, strides, dtype):
+    """`arr` itself when its layout is `key`'s, else a copy in that layout (NOTE [ Layout checks at run time ])."""
+    if tuple(st if s != 1 else None for s, st in zip(arr.shape, arr.strides)) == key:
+        return arr
+    out = _empty(shape, strides, dtype)
+    np.copyto(out, arr)
+    return out
+
+
+def _wrapper(lo, steps, params, funcs, backend):
+    """Generate the Python `call(args)` running the steps (the Inductor wrapper)."""
+    from .. import _native
+
+    glb = {"np": np, "_wrap": _wrap, "_empty": _empty, "_relayout": _relayout,
+           "_threads": _native.threads_for}
+    lines = ["def call(args):"]
+    emit = lines.append
+    ins = lo.inputs
+    if ins:
+        emit(f"    {', '.join('t_' + n for n in ins)}{',' if len(ins) == 1 else ''} = args")
+    kernel_reads = set()
+    for s in steps:
+        if isinstance(s, Kernel):
+            kernel_reads.update(params[s.name])
+    for n in ins:
+        b = lo.buffers[n]
+        emit(f"    {n} = t_{n}._data")
+        if n in kernel_reads:
+            emit(f"    {n} = _relayout({n}, {_layout_key(b)!r}, {b.shape!r}, {b.strides!r}, {b.dtype!r})")
+    tensors = {n: f"t_{n}" for n in ins}  # buffers that have an ember Tensor already
+
+    def tensor(name):
+        if name not in tensors:
+            emit(f"    t_{name} = _wrap({name})")
+            tensors[name] = f"t_{name}"
+        return tensors[name]
+
+    def arg_src(a):
+        if isinstance(a, tuple) and len(a) == 2 and a[0] in ("buf", "const") and not isinstance(a, list):
+            kind, v = a
+            if kind == "buf":
+                return tensor(v)
+            key = f"c{len(glb)}"
+            glb[key] = v
+            return key
+        if isinstance(a, list):
+            return "[" + ", ".join(arg_src(x) for x in a) + "]"
+        return "(" + "".join(arg_src(x) + ", " for x in a) + ")"
+
+    for s in steps:
+        if isinstance(s, Kernel):
+            emit(f"    # {s.name}: " + "; ".join(_where(
+                [o for m in s.members for o in m.origins])[:3]).replace("\n", " "))
+            for m in s.members:
+                b = m.buffer
+                emit(f"    {b.name} = _empty({b.shape!r}, {b.strides!r}, {b.dtype!r})")
+            glb[s.name] = funcs[s.name]
+            ps = params[s.name]
+            if backend == "c":
+                ptrs = ", ".join(f"{p}.ctypes.data" for p in ps)
+                emit(f"    {s.name}({ptrs}, _threads({s.numel()}))")
+            else:
+                emit(f"    {s.name}({', '.join(ps)})")
+        elif isinstance(s, Fallback):
+            key = f"op{len(glb)}"
+            glb[key] = s.node.target
+            args = ", ".join(arg_src(a) for a in s.args)
+            kwargs = ", ".join(f"{k}={arg_src(v)}" for k, v in s.kwargs.items())
+            call = f"{key}({args}{', ' if args and kwargs else ''}{kwargs})"
+            emit(f"    # {s.node.name}: " + "; ".join(_where([s.node])).replace("\n", " "))
+            names = s.outputs
+            if len(names) == 1 and not isinstance(s.node.meta.get("val"), (tuple, list)):
+                emit(f"    t_{names[0]} = {call}")
+            else:
+                emit(f"    r = {call}")
+                for i, nm in enumerate(names):
+                    if nm is not None:
+                        emit(f"    t_{nm} = r[{i}]")
+            for nm, b in zip(names, s.expected):
+                if nm is None:
+                    continue
+                tensors[nm] = f"t_{nm}"
+                emit(f"    {nm} = t_{nm}._data")
+                emit(f"    {nm} = _relayout({nm}, {_layout_key(b)!r}, {b.shape!r}, {b.strides!r}, {b.dtype!r})")
+        elif isinstance(s, EagerView):
+            key = f"op{len(glb)}"
+            glb[key] = s.node.target
+            kwargs = "".join(f", {k}={arg_src(('const', v))}" for k, v in s.node.kwargs.items())
+            emit(f"    t_{s.output} = {key}({tensor(s.source)}{kwargs})")
+            emit(f"    {s.output} = t_{s.output}._data")
+            tensors[s.output] = f"t_{s.output}"
+    outs = []
+    for kind, v in lo.outputs:
+        if kind == "buf":
+            outs.append(tensor(v))
+        else:
+            key = f"c{len(glb)}"
+            glb[key] = v
+            outs.append(key)
+    emit(f"    return ({''.join(o + ', ' for o in outs)})")
+    return "\n".join(lines) + "\n", glb
+
+
+def compile_fx_inner(gm, example_inputs=None):
+    """The forward/backward compiler handed to AOT autograd."""
+    return compile_fx(gm, example_inputs)
+
+
+def inductor(gm, example_inputs, **kwargs):
+    """The `inductor` backend: AOT autograd with `compile_fx` compiling the forward and backward graphs."""
+    from .._functorch.aot_autograd import aot_module_simplified
+    return aot_module_simplified(gm, example_inputs, fw_compiler=compile_fx_inner, bw_compiler=compile_fx_inner)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _logging
 from .._tensor import _wrap
-from . import codegen_c, codegen_numpy
+from . import buffer_plan, codegen_c, codegen_numpy, fx_passes, options
 from .ir import EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
@@ -119,6 +119,7 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     """Compile GraphModule `gm` (ember's ops, as AOT autograd produces) into a `CompiledGraph`; a graph the
     lowering cannot take at all (a non-tensor input) runs as its GraphModule."""
     backend = backend or backend_name()
+    gm = fx_passes.for_options(gm)  # (engineer H: the FX passes the options ask for)
     try:
         lo = GraphLowering(gm, example_inputs).run()
     except Unsupported:
@@ -199,6 +200,9 @@ def _wrapper(lo, steps, params, funcs, backend):
 
     glb = {"np": np, "_wrap": _wrap, "_empty": _empty, "_relayout": _relayout,
            "_threads": _native.threads_for}
+    bp = buffer_plan.plan(lo, steps, params, static=options.get("triton.cudagraphs"),
+                          reuse=options.get("allow_buffer_reuse"))  # (engineer H: buffer reuse, static plan)
+    glb.update(bp.globals)
     lines = ["def call(args):"]
     emit = lines.append
     ins = lo.inputs
@@ -239,12 +243,12 @@ def _wrapper(lo, steps, params, funcs, backend):
                 [o for m in s.members for o in m.origins])[:3]).replace("\n", " "))
             for m in s.members:
                 b = m.buffer
-                emit(f"    {b.name} = _empty({b.shape!r}, {b.strides!r}, {b.dtype!r})")
+                emit("    " + bp.alloc(b))
             glb[s.name] = funcs[s.name]
             ps = params[s.name]
             if backend == "c":
-                ptrs = ", ".join(f"{p}.ctypes.data" for p in ps)
-                emit(f"    {s.name}({ptrs}, _threads({s.numel()}))")
+                ptrs = ", ".join(bp.ptr(p) for p in ps)
+                emit(f"    {s.name}({ptrs}, {bp.threads(s.numel())})")
             else:
                 emit(f"    {s.name}({', '.join(ps)})")
         elif isinstance(s, Fallback):

@@ -35,3 +35,19 @@ def run_passes(gm, passes=PASSES):
     for p in passes:
         gm = p(gm)
     return gm
+
+
+def for_options(gm):
+    """The passes the current compile options ask for (NOTE [ The options ember acts on ]): folding and
+    simplification under `use_joint_graph_passes`, the mm+bias rewrite under `pattern_matcher`, CSE and DCE
+    under `use_dce` (mode="lite" turns all off, as torch's does)."""
+    from .. import options
+
+    chosen = []
+    if options.get("use_joint_graph_passes"):
+        chosen += [constant_fold, algebraic_simplification]
+    if options.get("pattern_matcher"):
+        chosen.append(fuse_mm_bias)
+    if options.get("use_dce"):
+        chosen += [common_subexpression_elimination, dead_code_elimination]
+    return run_passes(gm, chosen)

@@ -67,6 +67,7 @@ class BufferPlan:
         self.source_of: dict = {}  # planned buffer -> (slot, bytes, first user) or its static array's name
         self.memory = None          # the MemoryPlan (bytes before/after, live peak)
         self._ptrs: dict = {}
+        self.forced: dict = {}      # kernel -> the thread count max-autotune chose
 
     def alloc(self, b) -> str:
         """The wrapper line binding kernel buffer `b` (a fresh array, a view of a slot's bytes, or a static
@@ -83,7 +84,9 @@ class BufferPlan:
     def ptr(self, name: str) -> str:
         return self._ptrs.get(name, f"{name}.ctypes.data")
 
-    def threads(self, numel: int) -> str:
+    def threads(self, numel: int, kernel: str = "") -> str:
+        if kernel in self.forced:  # (max-autotune's choice)
+            return str(self.forced[kernel])
         if self.static:
             from .. import _native
             return str(_native.threads_for(numel))
@@ -95,6 +98,7 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
     from .scheduler import Kernel
 
     bp = BufferPlan(static)
+    bp.forced = getattr(lo, "forced_threads", None) or {}
     if not reuse and not static:
         return bp
     written = {m.buffer.name: m.buffer for s in steps if isinstance(s, Kernel) for m in s.members}

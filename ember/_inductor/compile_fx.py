@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _logging
 from .._tensor import _wrap
-from . import buffer_plan, codegen_c, codegen_numpy, fx_passes, options
+from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options
 from .ir import EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
@@ -137,6 +137,8 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
         sources.append(src)
         params[kern.name] = ps
     funcs = {}
+    if backend == "c" and kernels and options.get("max_autotune"):  # (engineer H: max-autotune)
+        sources, lo.forced_threads = autotune.tune(kernels, sources, params, lo.buffers)
     if backend == "c" and kernels:
         source = codegen_c.PRELUDE + "\n\n" + "\n\n".join(sources) + "\n"
         from .. import _native
@@ -248,7 +250,7 @@ def _wrapper(lo, steps, params, funcs, backend):
             ps = params[s.name]
             if backend == "c":
                 ptrs = ", ".join(bp.ptr(p) for p in ps)
-                emit(f"    {s.name}({ptrs}, {bp.threads(s.numel())})")
+                emit(f"    {s.name}({ptrs}, {bp.threads(s.numel(), s.name)})")
             else:
                 emit(f"    {s.name}({', '.join(ps)})")
         elif isinstance(s, Fallback):

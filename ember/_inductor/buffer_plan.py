@@ -9,7 +9,8 @@ NOTE [ Which buffers are planned ]
 Only the buffers kernels write (Pointwise and Reduction nodes) that are neither graph outputs nor reachable
 from one: a fallback's result may alias its arguments (an eager op may return a view of its input, or the
 input itself), and an eager view aliases its source, so a read of either counts as a read of every planned
-buffer it may alias, and whatever an output may alias is never planned. Inputs, fallback results and
+buffer it may alias (`_may_alias` says which fallbacks may), and whatever an output may alias is never
+planned. Inputs, fallback results and
 outputs are allocated as before. Two buffers share memory only when their lifetimes do not overlap and
 they have the same byte extent and dtype; a kernel never gets the memory of a buffer it reads.
 
@@ -58,6 +59,16 @@ def _buf_args(a, out):
         for x in a:
             _buf_args(x, out)
     return out
+
+
+def _may_alias(node) -> bool:
+    """Whether a fallback's results may share memory with its arguments: views and shape ops (`reshape`,
+    `contiguous`, `expand` return their input or a view of it when they can), in-place ops, and any callable
+    that is not a registered op; compute ops (matmul, convolution, norms, reductions) return new tensors."""
+    op = getattr(node.target, "op", None)
+    if op is None or not hasattr(op, "kind"):
+        return True
+    return op.kind in ("view", "shape") or "inplace" in op.tags or op.name.endswith("_")
 
 
 class BufferPlan:
@@ -124,9 +135,10 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
             rows.append((writes, reads))
         elif isinstance(s, Fallback):
             ins = _buf_args(list(s.args) + list(s.kwargs.values()), [])
-            for o in s.outputs:
-                if o is not None:
-                    alias[o] = set(ins)
+            if _may_alias(s.node):
+                for o in s.outputs:
+                    if o is not None:
+                        alias[o] = set(ins)
             rows.append(([], ins))
         elif isinstance(s, EagerView):
             alias[s.output] = {s.source}
@@ -152,9 +164,13 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
             bp.source_of[b] = f"_S_{b}"
             bp._ptrs[b] = str(arr.ctypes.data)
         return bp
+    users: dict = {}
+    for b, i in mp.slot_of.items():
+        users[i] = users.get(i, 0) + 1
     seen = set()
     for b, i in mp.slot_of.items():  # (dict order is allocation order, the wrapper's order)
-        bp.source_of[b] = (i, max(mp.slots[i][0], 1), i not in seen)
-        seen.add(i)
+        if users[i] > 1:  # a slot nobody else takes stays a plain `_empty`
+            bp.source_of[b] = (i, max(mp.slots[i][0], 1), i not in seen)
+            seen.add(i)
     bp.globals["_as_layout"] = _as_layout
     return bp

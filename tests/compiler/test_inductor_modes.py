@@ -22,8 +22,8 @@ import torch
 from compare import assert_same_error, check
 
 import ember
-from ember._inductor.compile_fx import compile_fx
 from ember._inductor import options as O
+from ember._inductor.compile_fx import compile_fx
 from ember.fx.experimental.proxy_tensor import make_fx
 
 R = np.random.default_rng(0)

@@ -10,8 +10,9 @@ Only the buffers kernels write (Pointwise and Reduction nodes) that are neither 
 from one: a fallback's result may alias its arguments (an eager op may return a view of its input, or the
 input itself), and an eager view aliases its source, so a read of either counts as a read of every planned
 buffer it may alias (`_may_alias` says which fallbacks may), and whatever an output may alias is never
-planned. Inputs, fallback results and outputs are allocated as before. Two buffers share memory only when their lifetimes do not overlap and
-they have the same byte extent and dtype; a kernel never gets the memory of a buffer it reads.
+planned. Inputs, fallback results and outputs are allocated as before. Two buffers share memory only when
+their lifetimes do not overlap and they have the same byte extent and dtype; a kernel never gets the memory
+of a buffer it reads.
 
 NOTE [ The static plan ]
 mode="reduce-overhead" (option `triton.cudagraphs`), the CPU analogue of CUDA graphs: the planned buffers'

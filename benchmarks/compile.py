@@ -192,12 +192,17 @@ LABELS = ["ember eager", "ember default", "ember reduce-overhead", "ember max-au
 def _time_all(fns, number, rounds):
     """Median seconds per call of each of `fns` ({label: fn}), timed in rotating order over `rounds`;
     the first call of each (compilation) is made before and reported apart."""
-    first = {}
-    for k, f in fns.items():
+    first, failed = {}, {}
+    for k, f in list(fns.items()):
         t = time.perf_counter()
-        f()
+        try:
+            f()
+            f()
+        except Exception as e:  # noqa: BLE001 - a variant that fails is reported, the others still timed
+            failed[k] = f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"
+            del fns[k]
+            continue
         first[k] = time.perf_counter() - t
-        f()
     times = {k: [] for k in fns}
     keys = list(fns)
     for r in range(rounds):
@@ -207,7 +212,11 @@ def _time_all(fns, number, rounds):
             for _ in range(number):
                 fns[k]()
             times[k].append((time.perf_counter() - t) / number)
-    return {k: statistics.median(v) for k, v in times.items()}, first
+    for k, why in failed.items():
+        print(f"  ({k} fails: {why})")
+    nan = float("nan")
+    return ({k: statistics.median(times[k]) if k in times else nan for k in LABELS},
+            {k: first.get(k, nan) for k in LABELS})
 
 
 def _table_head(title):
@@ -243,13 +252,13 @@ def compiled_steps(quick):
                     "(median ms per step; ratio to torch eager)")
         firsts = {}
         for name, spec in workloads:
-            med, first = _time_all(_train_variants(spec), number=1 if quick else 3, rounds=3 if quick else 7)
+            med, first = _time_all(_train_variants(spec), number=1 if quick else 3, rounds=3 if quick else 5)
             _table_row(name + " train step", med)
             firsts[name] = first
         for name, fn, make, grad in (("pointwise chain 30 ops, 1M", _chain, lambda: vec.copy(), False),
                                      ("block fwd+bwd 4M", _block_fwd, lambda: big.copy(), True)):
             med, first = _time_all(_fn_variants(fn, make, grad), number=3 if quick else 10,
-                                   rounds=3 if quick else 7)
+                                   rounds=3 if quick else 5)
             _table_row(name, med)
             firsts[name] = first
         print("\nfirst call (capture + compile + one run), s:")

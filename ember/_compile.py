@@ -111,10 +111,12 @@ class _InductorWithOptions:
     def __call__(self, gm, example_inputs, **kwargs):
         from ._functorch.aot_autograd import aot_module_simplified
         from ._inductor.compile_fx import compile_fx_inner
-        from ._inductor.options import patched
+        from ._inductor.options import patched, write_trace
 
         def compiler(g, inputs):  # (AOT autograd compiles on the first call, after this backend returned)
             with patched(self.config):
-                return compile_fx_inner(g, inputs)
+                compiled = compile_fx_inner(g, inputs)
+                write_trace(g, compiled)
+                return compiled
 
         return aot_module_simplified(gm, example_inputs, fw_compiler=compiler, bw_compiler=compiler)

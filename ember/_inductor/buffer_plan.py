@@ -29,12 +29,22 @@ would share its slots (torch's CUDA graphs have the same limit).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .fx_passes.memory_plan import plan_buffers
 from .ir import EagerView, Fallback
 
-__all__ = ["BufferPlan", "plan"]
+__all__ = ["BufferPlan", "plan", "last_report"]
+
+_last = threading.local()
+
+
+def last_report() -> str:
+    """The memory plan report of the last graph this thread compiled (for `trace.enabled`)."""
+    mp = getattr(_last, "memory", None)
+    return mp.report() if mp is not None else "no buffers planned"
 
 
 def _extent(buf):
@@ -110,6 +120,7 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
 
     bp = BufferPlan(static)
     bp.forced = getattr(lo, "forced_threads", None) or {}
+    _last.memory = None
     if not reuse and not static:
         return bp
     written = {m.buffer.name: m.buffer for s in steps if isinstance(s, Kernel) for m in s.members}
@@ -153,7 +164,7 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
         r = sorted({x for name in reads for x in roots(name)})
         steps_rows.append((w, r))
     mp = plan_buffers(steps_rows, keep=kept)
-    bp.memory = mp
+    bp.memory = _last.memory = mp
     if static:
         for i, (nbytes, _) in enumerate(mp.slots):
             bp.globals[f"_slot{i}"] = np.empty(max(nbytes, 1), np.uint8)

@@ -107,3 +107,34 @@ def patched(cfg: dict):
         yield
     finally:
         _state.cfg = prev
+
+
+_trace_state = {"run": None, "n": 0}
+
+
+def write_trace(gm, compiled) -> str | None:
+    """Option `trace.enabled`: the graph's code, the generated wrapper and kernels, and the memory plan under
+    `<trace.debug_dir or ./torch_compile_debug>/run_<time>-pid_<pid>/torchinductor/graph_<i>/`, the layout
+    of torch's debug folder. Returns the folder written (None when the option is off)."""
+    import os
+    import time
+
+    if not get("trace.enabled"):
+        return None
+    from . import buffer_plan
+
+    root = get("trace.debug_dir") or os.path.join(os.getcwd(), "torch_compile_debug")
+    if _trace_state["run"] is None:
+        stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
+        _trace_state["run"] = f"run_{stamp}-pid_{os.getpid()}"
+    _trace_state["n"] += 1
+    folder = os.path.join(root, _trace_state["run"], "torchinductor", f"graph_{_trace_state['n']}")
+    os.makedirs(folder, exist_ok=True)
+    files = {"fx_graph_readable.py": gm.code,
+             "output_code.py": getattr(compiled, "wrapper_source", "") + "\n\n" +
+             getattr(compiled, "kernel_source", ""),
+             "memory_plan.txt": buffer_plan.last_report()}
+    for name, text in files.items():
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+    return folder

@@ -177,3 +177,17 @@ def test_max_autotune_caches_its_choice(tmp_path, monkeypatch):
     again = _compiled(_chain, x, cfg)
     np.testing.assert_allclose(again(x)[0].numpy(), _chain(x)[0].numpy(), rtol=1e-5, atol=1e-5)
     assert sorted(os.listdir(tmp_path / "autotune")) == [f.name for f in files]
+
+
+def test_trace_enabled_writes_the_debug_folder(tmp_path):
+    """options={"trace.enabled": True}: per compiled graph, its FX code, the generated wrapper and kernels,
+    and the memory plan, under torch's folder layout (run_<time>-pid_<pid>/torchinductor/)."""
+    f = ember.compile(_chain, options={"trace.enabled": True, "trace.debug_dir": str(tmp_path)})
+    x = ember.from_numpy(f32(64, 64))
+    np.testing.assert_allclose(f(x)[0].numpy(), _chain(x)[0].numpy(), rtol=1e-5, atol=1e-5)
+    graphs = sorted(tmp_path.glob("run_*-pid_*/torchinductor/graph_*"))
+    assert graphs
+    files = {p.name: p.read_text() for p in graphs[0].iterdir()}
+    assert set(files) == {"fx_graph_readable.py", "output_code.py", "memory_plan.txt"}
+    assert "def forward" in files["fx_graph_readable.py"] and "def call(args)" in files["output_code.py"]
+    assert files["memory_plan.txt"].startswith("memory plan:")

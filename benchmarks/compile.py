@@ -208,9 +208,10 @@ def _time_all(fns, number, rounds):
     for r in range(rounds):
         gc.collect()
         for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            fn = fns[k]
             t = time.perf_counter()
             for _ in range(number):
-                fns[k]()
+                fn()
             times[k].append((time.perf_counter() - t) / number)
     for k, why in failed.items():
         print(f"  ({k} fails: {why})")
@@ -273,8 +274,8 @@ def compiled_steps(quick):
 def _child(lib_name):
     """In a new process: the small GPT's first compiled train step, minus its steady step (seconds)."""
     lib = ember if lib_name == "ember" else torch
-    spec = BM.WORKLOADS[3]
-    x_np, y_np = spec[2](np.random.default_rng(0))
+    _, _, make_batch, *_ = BM.WORKLOADS[3]
+    x_np, y_np = make_batch(np.random.default_rng(0))
     model = BM.small_gpt(lib)
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
     step = _train_step(lib, lib.compile(model), opt, lib.from_numpy(x_np), lib.from_numpy(y_np))

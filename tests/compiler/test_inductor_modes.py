@@ -191,3 +191,15 @@ def test_trace_enabled_writes_the_debug_folder(tmp_path):
     assert set(files) == {"fx_graph_readable.py", "output_code.py", "memory_plan.txt"}
     assert "def forward" in files["fx_graph_readable.py"] and "def call(args)" in files["output_code.py"]
     assert files["memory_plan.txt"].startswith("memory plan:")
+
+
+def test_passes_keep_symbolic_sizes_symbolic():
+    """With dynamic=True a view's shape is a node (`x.size(0)`): the passes must not fold the view chain or
+    drop the expand on the example sizes, or other sizes would get the first one's shapes."""
+    def body(L, *xs):
+        def fn(x):
+            return x.view(x.size(0), -1).view(-1).exp(), x.expand(x.size(0), 4) * 1 + 0
+        run = ember.compile(fn, dynamic=True) if L is ember else fn
+        return [run(x) for x in xs]
+
+    check(body, f32(1, 4), f32(3, 4), f32(5, 4))

@@ -29,6 +29,13 @@ _PERMUTES = {"t", "transpose", "permute"}
 _RESHAPES = {"view", "reshape", "_unsafe_view"}
 
 
+def _static(node) -> bool:
+    """Whether every argument of `node` besides tensors is a plain value: in a graph with symbolic sizes a
+    shape argument may be a node (`x.size(0)`), and a rewrite decided on the example sizes would bake them in
+    (NOTE [ Dynamic shapes ] in ember/_dynamo/output_graph.py)."""
+    return all(val(n) is not None for n in node.all_input_nodes)
+
+
 def _is_num(a, v):
     return type(a) in (int, float) and a == v
 
@@ -101,6 +108,8 @@ def algebraic_simplification(gm):
         src = node.args[0]
         name = op.name
         new = None
+        if not _static(node):
+            continue
         if name in _IDENTITY_SCALAR and len(node.args) == 2:
             a, b = node.args
             if _is_num(b, _IDENTITY_SCALAR[name][0]):
@@ -139,7 +148,7 @@ def _chain(node, names):
     while True:
         src = chain[-1].args[0]
         sop = op_of(src) if hasattr(src, "op") else None
-        if sop is None or sop.name not in names or len(src.users) != 1:
+        if sop is None or sop.name not in names or len(src.users) != 1 or not _static(src):
             return chain
         chain.append(src)
 

@@ -193,9 +193,10 @@ def test_trace_enabled_writes_the_debug_folder(tmp_path):
     assert files["memory_plan.txt"].startswith("memory plan:")
 
 
-def test_passes_keep_symbolic_sizes_symbolic():
-    """With dynamic=True a view's shape is a node (`x.size(0)`): the passes must not fold the view chain or
-    drop the expand on the example sizes, or other sizes would get the first one's shapes."""
+def test_dynamic_sizes_through_the_passes():
+    """dynamic=True over three sizes: view chains, expands and identities folded by the passes give each
+    size its own shapes (AOT autograd hands compile_fx a graph specialized to each size; the passes also
+    refuse shape rewrites where a size is a graph node, NOTE in simplify.py's `_static`)."""
     def body(L, *xs):
         def fn(x):
             return x.view(x.size(0), -1).view(-1).exp(), x.expand(x.size(0), 4) * 1 + 0

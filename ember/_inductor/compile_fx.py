@@ -11,6 +11,12 @@ prints the wrapper and the kernels' source, each kernel headed by the user's sou
 The `inductor` backend (`ember.compile`'s default) is `aot_module_simplified` with `compile_fx` as the
 forward and backward compiler.
 
+NOTE [ When AOT autograd cannot trace ]
+A few ops cannot be traced by AOT autograd yet (tools/aot_opinfo.py lists them, issue 19). When the first
+call of a compiled graph fails, the graph runs eagerly (its GraphModule, ember's eager ops): if that
+fails too, the error was the user's and propagates with eager's message; if it succeeds, this graph keeps
+running eagerly (torch's `suppress_errors` behaviour), and the `graph_breaks` log says why.
+
 NOTE [ Layout checks at run time ]
 Kernels are compiled for the strides the example inputs had (AOT autograd's cache is keyed on them too)
 and for the strides the meta rules give a fallback's result. Before a kernel reads an input or a
@@ -293,12 +299,33 @@ def _wrapper(lo, steps, params, funcs, backend):
     return "\n".join(lines) + "\n", glb
 
 
-def compile_fx_inner(gm, example_inputs=None):
+def compile_fx_inner(gm, example_inputs=None, backend: str | None = None):
     """The forward/backward compiler handed to AOT autograd."""
-    return compile_fx(gm, example_inputs)
+    return compile_fx(gm, example_inputs, backend)
 
 
-def inductor(gm, example_inputs, **kwargs):
-    """The `inductor` backend: AOT autograd with `compile_fx` compiling the forward and backward graphs."""
+def inductor(gm, example_inputs, backend: str | None = None, **kwargs):
+    """The `inductor` backend: AOT autograd with `compile_fx` compiling the forward and backward graphs
+    (`backend`: "c" or "numpy" kernels, default `backend_name()`)."""
     from .._functorch.aot_autograd import aot_module_simplified
-    return aot_module_simplified(gm, example_inputs, fw_compiler=compile_fx_inner, bw_compiler=compile_fx_inner)
+
+    def inner(g, ex):
+        return compile_fx(g, ex, backend)
+    compiled = aot_module_simplified(gm, example_inputs, fw_compiler=inner, bw_compiler=inner)
+    state = {"eager": False}
+
+    def run(*args):
+        # NOTE [ When AOT autograd cannot trace ]
+        if state["eager"]:
+            return gm(*args)
+        try:
+            return compiled(*args)
+        except Exception as e:  # noqa: BLE001 - decided below by running the graph eagerly
+            out = gm(*args)  # a genuine error of the user's code raises here, with eager's message
+            state["eager"] = True
+            _logging.trace("graph_breaks", lambda: f"inductor: running the graph eagerly: AOT autograd or "
+                                                   f"code generation failed: {type(e).__name__}: {e}")
+            return out
+    run.zero_grad = getattr(compiled, "zero_grad", None)
+    run.named_parameters = getattr(compiled, "named_parameters", None)
+    return run

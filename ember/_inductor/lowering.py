@@ -283,10 +283,11 @@ def pointwise(node, name, inputs, compute: str | None = None, out: str | None = 
     shape = oshape if shape is None else shape
     out = out or odt
     compute = compute or out
-    tvs = [_as_tv(x, compute) for x in inputs]
+    # each input's fn is taken now: realizing an input later must not change what this value computes
+    tvs = [(t.fn, t.shape) for t in (_as_tv(x, compute) for x in inputs)]
 
     def fn(idx):
-        args = [cast(t.fn(broadcast_index(idx, t.shape, shape)), compute) for t in tvs]
+        args = [cast(f(broadcast_index(idx, sh, shape)), compute) for f, sh in tvs]
         return cast(Op(name, args, compute, param), out)
     return TensorView(shape, out, fn)
 
@@ -361,7 +362,7 @@ for _name in ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "e
     register(getattr(aten, _name).default)(_unary(_name))
 register(aten.neg.default)(_unary("neg", floats=False))
 register(aten.abs.default)(_unary("abs", floats=False))
-register(aten.clone.default, aten.contiguous.default)(lambda lo, node, a: a)
+register(aten.clone.default, aten.contiguous.default)(_unary("identity", floats=False))
 
 
 @register(aten.relu.default)
@@ -412,11 +413,12 @@ def _logical_or(lo, node, a, b):
 def _where(lo, node, cond, a, b):
     shape, out = _out(node)
     c, x, y = _as_tv(cond, "bool"), _as_tv(a, out), _as_tv(b, out)
+    (cf, cs), (xf, xs), (yf, ys) = (c.fn, c.shape), (x.fn, x.shape), (y.fn, y.shape)
 
     def fn(idx):
-        return Op("where", (cast(c.fn(broadcast_index(idx, c.shape, shape)), "bool"),
-                            cast(x.fn(broadcast_index(idx, x.shape, shape)), out),
-                            cast(y.fn(broadcast_index(idx, y.shape, shape)), out)), out)
+        return Op("where", (cast(cf(broadcast_index(idx, cs, shape)), "bool"),
+                            cast(xf(broadcast_index(idx, xs, shape)), out),
+                            cast(yf(broadcast_index(idx, ys, shape)), out)), out)
     return TensorView(shape, out, fn)
 
 
@@ -721,9 +723,9 @@ def _sum_to_size(lo, node, a, shape):
     dims = list(range(lead)) + [lead + d for d, s in enumerate(out_shape) if s == 1 and a.shape[lead + d] != 1]
     if not dims:
         return a
-    r = lo.reduction(a, dims, "sum", out, _acc(out), keepdim=True)
+    rf = lo.reduction(a, dims, "sum", out, _acc(out), keepdim=True).fn
     # drop the leading (kept-as-1) dimensions
-    return TensorView(out_shape, out, lambda idx: r.fn([Affine()] * lead + list(idx)))
+    return TensorView(out_shape, out, lambda idx: rf([Affine()] * lead + list(idx)))
 
 
 @register(aten.var.default)

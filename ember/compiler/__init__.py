@@ -56,7 +56,7 @@ is_dynamo_compiling._dynamo_is_compiling = True
 
 
 def get_default_backend():
-    """The backend `ember.compile` uses when given none ("aot_eager" until the code generator lands)."""
+    """The backend `ember.compile` uses when given none ("inductor": ember/_inductor)."""
     from .. import _compile
 
     return _compile.DEFAULT_BACKEND

@@ -597,7 +597,7 @@ def test_stances_and_constant_results():
             ):
                 g(lib.ones(2))
         assert g(lib.ones(2)).tolist() == [2.0, 2.0]
-    assert ember.compiler.get_default_backend() == "aot_eager" and not ember.compiler.is_exporting()
+    assert ember.compiler.get_default_backend() == "inductor" and not ember.compiler.is_exporting()
 
 
 def test_first_compile_turns_distribution_validation_off_like_torch():

@@ -109,14 +109,14 @@ class _InductorWithOptions:
         self.config = validate(mode, options, dynamic)
 
     def __call__(self, gm, example_inputs, **kwargs):
-        from ._functorch.aot_autograd import aot_module_simplified
-        from ._inductor.compile_fx import compile_fx_inner
-        from ._inductor.options import patched, write_trace
+        from ._dynamo.backends import lookup_backend
+        from ._inductor.options import call_with, patched
 
-        def compiler(g, inputs):  # (AOT autograd compiles on the first call, after this backend returned)
-            with patched(self.config):
-                compiled = compile_fx_inner(g, inputs)
-                write_trace(g, compiled)
-                return compiled
+        with patched(self.config):
+            run = lookup_backend("inductor")(gm, example_inputs, **kwargs)
+        config = self.config
 
-        return aot_module_simplified(gm, example_inputs, fw_compiler=compiler, bw_compiler=compiler)
+        def call(*args):  # AOT autograd compiles on the first call (and on a new shape): under the options
+            return call_with(config, run, args)
+        call.__dict__.update(run.__dict__)  # (zero_grad, named_parameters: what the capture reads)
+        return call

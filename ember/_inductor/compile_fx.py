@@ -170,8 +170,10 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     linecache.cache[fname] = (len(wrapper), None, wrapper.splitlines(True), fname)
     exec(compile(wrapper, fname, "exec"), glb)
     _logging.trace("output_code", lambda: f"Output code ({backend} kernels):\n{wrapper}\n\n{source}")
-    return CompiledGraph(glb["call"], wrapper, source, backend, len(kernels),
-                         sum(isinstance(s, Fallback) for s in steps))
+    cg = CompiledGraph(glb["call"], wrapper, source, backend, len(kernels),
+                       sum(isinstance(s, Fallback) for s in steps))
+    options.write_trace(gm, cg)  # (engineer H: option trace.enabled)
+    return cg
 
 
 def _bytes_strides(buf):

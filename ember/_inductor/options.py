@@ -99,6 +99,17 @@ def get(name: str):
     return cfg[name] if name in cfg else _DEFAULTS.get(name)
 
 
+def call_with(cfg: dict, fn, args):
+    """`fn(*args)` with `cfg` current: `patched` without a generator, for a compiled function's every call
+    (AOT autograd compiles inside the first call, and again on a new shape)."""
+    prev = getattr(_state, "cfg", None)
+    _state.cfg = cfg if not prev else {**prev, **cfg}
+    try:
+        return fn(*args)
+    finally:
+        _state.cfg = prev
+
+
 @contextlib.contextmanager
 def patched(cfg: dict):
     prev = getattr(_state, "cfg", None)

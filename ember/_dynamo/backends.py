@@ -2,9 +2,9 @@
 
 "eager" runs the captured GraphModule as it is (capture only); "aot_eager" runs it through AOT autograd
 (engineer X's `aot_module_simplified`: forward and backward graphs, run as generated Python); "inductor"
-(`ember.compile`'s default) compiles those graphs into fused C kernels (ember/_inductor). `register_backend` adds a name, `list_backends` lists them
-(torch leaves "eager" and other debug backends out of `list_backends()` unless asked with
-`exclude_tags=()`).
+(`ember.compile`'s default) compiles those graphs into fused C kernels (ember/_inductor).
+`register_backend` adds a name, `list_backends` lists them (torch leaves "eager" and other debug backends
+out of `list_backends()` unless asked with `exclude_tags=()`).
 """
 
 from __future__ import annotations

@@ -158,6 +158,10 @@ def plan(lo, steps, params, static=False, reuse=True) -> BufferPlan:
     for kind, v in lo.outputs:
         if kind == "buf":
             kept |= roots(v)
+        elif kind == "tuple":  # (a multi-output node saved whole, e.g. for the backward)
+            for name in v:
+                if name is not None:
+                    kept |= roots(name)
     steps_rows = []
     for writes, reads in rows:
         w = [(b, _extent(written[b]), written[b].dtype) for b in writes if b not in kept]

@@ -48,7 +48,7 @@ static inline float em_sigmoidf(float a) {
     return a >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
 }
 static inline double em_sigmoidd(double a) {
-    double e = exp(-fabs(a));
+    double e = em_exp(-fabs(a));
     return a >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
 }
 static inline double em_gelu(double x, int single) {
@@ -127,7 +127,7 @@ def op_c(o: Op, a: list) -> str:
             return f"({a[0]} < 0 ? ({T})(0 - ({_UNSIGNED[dt]}){a[0]}) : {a[0]})"
         return a[0]
     if n == "exp":
-        return f"em_expf({a[0]})" if dt == "float32" else f"exp({a[0]})"
+        return f"em_expf({a[0]})" if dt == "float32" else f"em_exp({a[0]})"
     if n in ("log", "sqrt", "sin", "cos", "tanh", "erf", "log1p", "expm1", "floor", "ceil", "trunc"):
         return f"{n}{f}({a[0]})"
     if n == "round":

@@ -159,5 +159,6 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
     if comment:
         lines.extend("# " + ln for ln in comment.splitlines())
     lines.append(f"def {kernel.name}({', '.join(params)}):")
-    lines.extend("    " + ln for ln in body)
+    lines.append("    with np.errstate(all='ignore'):  # IEEE results (inf - inf is NaN), as eager's, no warnings")
+    lines.extend("        " + ln for ln in body)
     return "\n".join(lines), params

@@ -127,7 +127,7 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     backend = backend or backend_name()
     gm = fx_passes.for_options(gm)  # (engineer H: the FX passes the options ask for)
     try:
-        lo = GraphLowering(gm, example_inputs).run()
+        lo = GraphLowering(gm, example_inputs, backend).run()
     except Unsupported:
         return gm
     steps = schedule(lo.steps)
@@ -215,9 +215,18 @@ def _wrapper(lo, steps, params, funcs, backend):
     glb.update(bp.globals)
     lines = ["def call(args):"]
     emit = lines.append
-    ins = lo.inputs
-    if ins:
-        emit(f"    {', '.join('t_' + n for n in ins)}{',' if len(ins) == 1 else ''} = args")
+    if lo.inputs:
+        emit(f"    {', '.join(f'a{i}' for i in range(len(lo.inputs)))}{',' if len(lo.inputs) == 1 else ''} = args")
+    ins = []
+    for i, item in enumerate(lo.inputs):
+        if isinstance(item, list):  # a tuple input: its tensors
+            for j, n in enumerate(item):
+                if n is not None:
+                    emit(f"    t_{n} = a{i}[{j}]")
+                    ins.append(n)
+        else:
+            emit(f"    t_{item} = a{i}")
+            ins.append(item)
     kernel_reads = set()
     for s in steps:
         if isinstance(s, Kernel):
@@ -293,6 +302,8 @@ def _wrapper(lo, steps, params, funcs, backend):
     for kind, v in lo.outputs:
         if kind == "buf":
             outs.append(tensor(v))
+        elif kind == "tuple":
+            outs.append("(" + "".join(("None" if n is None else tensor(n)) + ", " for n in v) + ")")
         else:
             key = f"c{len(glb)}"
             glb[key] = v
@@ -325,8 +336,9 @@ def inductor(gm, example_inputs, backend: str | None = None, **kwargs):
         except Exception as e:  # noqa: BLE001 - decided below by running the graph eagerly
             out = gm(*args)  # a genuine error of the user's code raises here, with eager's message
             state["eager"] = True
+            why = f"{type(e).__name__}: {e}"
             _logging.trace("graph_breaks", lambda: f"inductor: running the graph eagerly: AOT autograd or "
-                                                   f"code generation failed: {type(e).__name__}: {e}")
+                                                   f"code generation failed: {why}")
             return out
     run.zero_grad = getattr(compiled, "zero_grad", None)
     run.named_parameters = getattr(compiled, "named_parameters", None)

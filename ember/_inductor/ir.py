@@ -172,11 +172,12 @@ class TensorView:
     TensorView) for a view op, which can be realized without a copy by running the view eagerly on its
     realized input."""
 
-    __slots__ = ("shape", "dtype", "fn", "buffer", "view_of", "origin")
+    __slots__ = ("shape", "dtype", "fn", "buffer", "view_of", "origin", "inlined")
 
     def __init__(self, shape, dtype: str, fn, buffer: Buffer | None = None, view_of=None, origin=None):
         self.shape, self.dtype, self.fn = tuple(shape), dtype, fn
         self.buffer, self.view_of, self.origin = buffer, view_of, origin
+        self.inlined = []  # the graph nodes whose computation this value's expression contains
 
     @staticmethod
     def of(buf: Buffer, origin=None) -> TensorView:

@@ -30,8 +30,20 @@ import operator
 
 from .. import _dtypes
 from ..ops import aten
-from .ir import (Affine, Buffer, Const, EagerView, Fallback, Op, Pointwise, Reduction, TensorView,
-                 Unsupported, contiguous_strides, walk)
+from .ir import (
+    Affine,
+    Buffer,
+    Const,
+    EagerView,
+    Fallback,
+    Op,
+    Pointwise,
+    Reduction,
+    TensorView,
+    Unsupported,
+    contiguous_strides,
+    walk,
+)
 
 __all__ = ["GraphLowering", "LOWERINGS", "register"]
 
@@ -93,8 +105,9 @@ def expr_size(tv: TensorView) -> tuple:
 # ---- the graph walk ----------------------------------------------------------------------------------------
 
 class GraphLowering:
-    def __init__(self, gm, example_inputs=None):
+    def __init__(self, gm, example_inputs=None, backend="c"):
         self.gm = gm
+        self.backend = backend
         self.env: dict = {}
         self.steps: list = []  # Pointwise / Reduction / Fallback / EagerView, in execution order
         self.buffers: dict = {}  # name -> Buffer
@@ -127,7 +140,7 @@ class GraphLowering:
         if strides is None and hasattr(tv.origin, "meta") and hasattr(tv.origin.meta.get("val"), "stride"):
             strides = tuple(tv.origin.meta["val"].stride())  # eager's layout for the node's own value
         buf = self.new_buffer(tv.shape, strides or contiguous_strides(tv.shape), tv.dtype)
-        self.steps.append(Pointwise(buf, tv.fn, [tv.origin] if tv.origin is not None else self._origins()))
+        self.steps.append(Pointwise(buf, tv.fn, tv.inlined or self._origins()))
         tv.fn, tv.buffer, tv.view_of = buf.load, buf, None
         return buf
 
@@ -169,10 +182,16 @@ class GraphLowering:
             self.origin = node
             if node.op == "placeholder":
                 val = node.meta.get("val")
+                if isinstance(val, (tuple, list)):  # a saved tuple (a multi-output op's result)
+                    if not all(v is None or hasattr(v, "stride") for v in val):
+                        raise Unsupported("a non-tensor graph input")
+                    bufs = [None if v is None else self._input(v) for v in val]
+                    self.inputs.append([None if b is None else b.name for b in bufs])
+                    self.env[node] = tuple(None if b is None else TensorView.of(b, origin=node) for b in bufs)
+                    continue
                 if not hasattr(val, "stride"):
                     raise Unsupported("a non-tensor graph input")
-                dt = dtype_name(val.dtype)
-                buf = self.new_buffer(tuple(val.shape), tuple(val.stride()), dt, prefix="arg")
+                buf = self._input(val)
                 self.inputs.append(buf.name)
                 self.env[node] = TensorView.of(buf, origin=node)
             elif node.op == "call_function":
@@ -180,7 +199,14 @@ class GraphLowering:
             elif node.op == "output":
                 outs = node.args[0]
                 for o in (outs if isinstance(outs, (tuple, list)) else (outs,)):
-                    if hasattr(o, "op"):
+                    if hasattr(o, "op") and isinstance(self.env[o], tuple):
+                        names = []
+                        for tv in self.env[o]:
+                            if tv is not None and not isinstance(tv, TensorView):
+                                raise Unsupported("a non-tensor graph output")
+                            names.append(None if tv is None else self.realize(tv).name)
+                        self.outputs.append(("tuple", names))
+                    elif hasattr(o, "op"):
                         tv = self.env[o]
                         if not isinstance(tv, TensorView):
                             raise Unsupported("a non-tensor graph output")
@@ -192,6 +218,9 @@ class GraphLowering:
             else:
                 raise Unsupported(f"graph node kind {node.op}")
         return self
+
+    def _input(self, val) -> Buffer:
+        return self.new_buffer(tuple(val.shape), tuple(val.stride()), dtype_name(val.dtype), prefix="arg")
 
     def lower_node(self, node):
         if node.target is operator.getitem:
@@ -208,6 +237,8 @@ class GraphLowering:
             if out is not None:
                 if isinstance(out, TensorView):
                     out.origin = node
+                    out.inlined = [o for a in args if isinstance(a, TensorView) and a.buffer is None
+                                   for o in a.inlined] + [node]
                     self._maybe_realize(node, out)
                 return out
         return self.fallback(node)
@@ -349,10 +380,21 @@ def _minimum(lo, node, a, b):
     return pointwise(node, "minimum", [a, b])
 
 
+# NOTE [ Scalar libm calls stay NumPy's ]
+# C has no vectorisable sin, cos, log, tanh, ... without -ffast-math (NOTE [ Exact flags ]): each is a scalar
+# libm call, measured at 60-90 ns per element on these machines, while NumPy's SIMD float32 sin takes ~2 ns.
+# So under the C backend these ops are fallbacks (ember's eager NumPy kernel, between fused kernels); exp,
+# sigmoid, gelu and their gradients have vectorisable forms in common.h (em_expf, em_exp, em_erf_single)
+# and fuse. The NumPy backend computes them all with NumPy's ufuncs anyway.
+SCALAR_LIBM = frozenset(("log", "sin", "cos", "tanh", "erf", "log1p", "expm1"))
+
+
 def _unary(name, floats=True):
     def low(lo, node, a):
         if floats:
             _float_only(node)
+        if lo.backend == "c" and name in SCALAR_LIBM:
+            raise Unsupported(f"{name} is a scalar libm call in C")
         return pointwise(node, name, [a])
     return low
 
@@ -838,7 +880,7 @@ def _reshaped(tv, shape):
 @register(aten.native_layer_norm_backward.default)
 def _layer_norm_backward(lo, node, g, x, mean, rstd, weight, bias, axes, eps):
     vals = node.meta["val"]
-    out = dtype_name(x.dtype)
+    out = x.dtype
     if out not in FLOATS or g.dtype != out:
         raise Unsupported("layer_norm dtype")
     shape = x.shape

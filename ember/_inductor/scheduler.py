@@ -23,7 +23,7 @@ inside the row. Any other read (a transposed one, a shifted one) goes to the nex
 
 from __future__ import annotations
 
-from .ir import Affine, Fallback, EagerView, Pointwise, Reduction, contiguous_strides
+from .ir import Affine, EagerView, Fallback, Pointwise, Reduction, contiguous_strides
 
 __all__ = ["Kernel", "schedule"]
 

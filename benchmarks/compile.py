@@ -19,7 +19,7 @@
    empty cache folder: EMBER_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR) and warm (the same folder again, a new
    process), minus the process's steady step time.
 
-Run: python benchmarks/compile.py [--quick] [--steps-only | --compile-time-only]
+Run: python benchmarks/compile.py [--quick] [--steps-only | --compile-time-only] [--threads N]
 """
 
 import gc
@@ -244,7 +244,8 @@ def compiled_steps(quick):
     rng = np.random.default_rng(0)
     big = rng.standard_normal((2048, 2048)).astype(np.float32)
     vec = rng.standard_normal(1 << 20).astype(np.float32)
-    for n in (1, 2):
+    counts = [int(sys.argv[sys.argv.index("--threads") + 1])] if "--threads" in sys.argv else [1, 2]
+    for n in counts:
         ember.set_num_threads(n)
         torch.set_num_threads(n)
         torch._dynamo.reset()

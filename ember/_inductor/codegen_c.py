@@ -227,9 +227,78 @@ def _red_update(red, acc_name, v, acc):
     return f"{acc_name} = {v} {cmp} {acc_name} ? {v} : {acc_name};"
 
 
+# NOTE [ Column reductions ]
+# A sum over leading dimensions (a bias gradient: the sum over the batch of a [N, D] gradient) reads, in the
+# row form (one outer iteration per output element, the reduced loop inside), memory with the stride of a
+# whole row at every step: 3M floats took 116 ms. `is_column` reductions are printed the other way round:
+# each thread takes a block of 64 consecutive outputs, keeps 64 double accumulators, and walks the reduced
+# dimensions outside and the block inside, so the innermost loop reads consecutive elements (40x faster).
+COLUMN_BLOCK = 64
+
+
+def is_column(m, loads) -> bool:
+    """Whether reduction `m` reads contiguously along its last kept dimension and not along its last reduced
+    one (NOTE [ Column reductions ])."""
+    if m.reduction != "sum" or not m.outer or not m.reduced:
+        return False
+    xl, rl = f"x{len(m.outer) - 1}", f"r{len(m.reduced) - 1}"
+    return any(ld.index.coef(xl) == 1 and ld.index.coef(rl) not in (0, 1) for ld in loads)
+
+
+def _generate_column(kernel, m, e, buffers, comment) -> tuple:
+    reads = []
+    for x in walk(e):
+        if isinstance(x, Load) and x.buf not in reads:
+            reads.append(x.buf)
+    sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
+          [f"{CTYPES[m.buffer.dtype]} *restrict {m.name}", "int nt"]
+    B = COLUMN_BLOCK
+    k = len(m.outer)
+    last = m.outer[-1]
+    lines = [comment] if comment else []
+    lines.append(f"void {kernel.name}({', '.join(sig)})")
+    lines.append("{")
+    p = _Printer(lines, 1)
+    p.emit(f"/* {m.name}: {_describe(m)}, by columns (NOTE [ Column reductions ]) */")
+    p.emit("#pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static)" +
+           (f" collapse({k})" if k > 1 else ""))
+    for d in range(k - 1):
+        p.emit(f"for (idx x{d} = 0; x{d} < {m.outer[d]}; x{d}++)")
+    p.emit(f"for (idx xb = 0; xb < {(last + B - 1) // B}; xb++) {{")
+    p.indent += 1
+    p.emit(f"double acc[{B}];")
+    p.emit(f"idx lo = xb * {B}, hi = lo + {B} < {last} ? lo + {B} : {last};")
+    xl = f"x{k - 1}"
+    p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) acc[{xl} - lo] = 0;")
+    for d, s_ in enumerate(m.reduced):
+        p.emit(f"for (idx r{d} = 0; r{d} < {s_}; r{d}++) {{")
+        p.indent += 1
+    p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) {{")
+    p.indent += 1
+    val = p.expr(e, {})
+    p.emit(f"acc[{xl} - lo] += {val};")
+    p.indent -= 1
+    p.emit("}")
+    for _ in m.reduced:
+        p.indent -= 1
+        p.emit("}")
+    strides = m.buffer.strides
+    flat = " + ".join(f"{st} * x{d}" if st != 1 else f"x{d}" for d, st in enumerate(strides))
+    p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) {m.name}[{flat}] = ({CTYPES[m.buffer.dtype]})acc[{xl} - lo];")
+    p.indent -= 1
+    p.emit("}")
+    lines.append("}")
+    return "\n".join(lines), reads + [m.name]
+
+
 def generate(kernel, buffers: dict, comment: str = "") -> tuple:
     """(C source of `kernel`'s function, its parameter buffer names in order)."""
     k = len(kernel.outer)
+    if len(kernel.members) == 1 and kernel.has_reduction:
+        m = kernel.members[0]
+        e, _, _ = member_exprs(m, k)
+        if is_column(m, [x for x in walk(e) if isinstance(x, Load)]):
+            return _generate_column(kernel, m, e, buffers, comment)
     writes = [m.name for m in kernel.members]
     reads = []
     exprs = []

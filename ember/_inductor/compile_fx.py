@@ -13,9 +13,10 @@ forward and backward compiler.
 
 NOTE [ When AOT autograd cannot trace ]
 A few ops cannot be traced by AOT autograd yet (tools/aot_opinfo.py lists them, issue 19). When the first
-call of a compiled graph fails, the graph runs eagerly (its GraphModule, ember's eager ops): if that
-fails too, the error was the user's and propagates with eager's message; if it succeeds, this graph keeps
-running eagerly (torch's `suppress_errors` behaviour), and the `graph_breaks` log says why.
+call of a compiled graph fails before any compiled code ran (so nothing was written), the graph runs
+eagerly (its GraphModule, ember's eager ops): if that fails too, the error was the user's and propagates
+with eager's message; if it succeeds, this graph keeps running eagerly (torch's `suppress_errors`
+behaviour), and the `graph_breaks` log says why.
 
 NOTE [ Layout checks at run time ]
 Kernels are compiled for the strides the example inputs had (AOT autograd's cache is keyed on them too)
@@ -112,9 +113,30 @@ class CompiledGraph:
         self.backend = backend
         self.n_kernels = n_kernels
         self.n_fallbacks = n_fallbacks
+        self._pending = None  # the C library still being built (NOTE [ Building in the background ])
 
     def __call__(self, *args):
+        if self._pending is not None:
+            self._finish()
         return self.call(args)
+
+    def _finish(self):
+        (thread, box), kernels, glb, gm, example_inputs = self._pending
+        thread.join()
+        self._pending = None
+        lib = box.get("lib")
+        if lib is None:
+            g = compile_fx(gm, example_inputs, backend="numpy")
+            if isinstance(g, CompiledGraph):
+                self.__dict__.update(g.__dict__)
+            else:
+                self.call = lambda args: g(*args)
+            return
+        for name, n in kernels:
+            f = getattr(lib, name)
+            f.argtypes = [ctypes.c_void_p] * n + [ctypes.c_int]
+            f.restype = None
+            glb[name] = f
 
 
 def _np_dtype(dt: str):
@@ -145,17 +167,10 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     funcs = {}
     if backend == "c" and kernels and options.get("max_autotune"):  # (engineer H: max-autotune)
         sources, lo.forced_threads = autotune.tune(kernels, sources, params, lo.buffers)
+    pending = None
     if backend == "c" and kernels:
         source = codegen_c.PRELUDE + "\n\n" + "\n\n".join(sources) + "\n"
-        from .. import _native
-        lib = _native.build_source("inductor", source)
-        if lib is None:
-            return compile_fx(gm, example_inputs, backend="numpy")
-        for kern in kernels:
-            f = getattr(lib, kern.name)
-            f.argtypes = [ctypes.c_void_p] * len(params[kern.name]) + [ctypes.c_int]
-            f.restype = None
-            funcs[kern.name] = f
+        pending = _start_build(source)
     else:
         source = "\n\n".join(sources) + "\n"
         if kernels:
@@ -170,10 +185,34 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     linecache.cache[fname] = (len(wrapper), None, wrapper.splitlines(True), fname)
     exec(compile(wrapper, fname, "exec"), glb)
     _logging.trace("output_code", lambda: f"Output code ({backend} kernels):\n{wrapper}\n\n{source}")
-    cg = CompiledGraph(glb["call"], wrapper, source, backend, len(kernels),
-                       sum(isinstance(s, Fallback) for s in steps))
-    options.write_trace(gm, cg)  # (engineer H: option trace.enabled)
-    return cg
+    graph = CompiledGraph(glb["call"], wrapper, source, backend, len(kernels),
+                          sum(isinstance(s, Fallback) for s in steps))
+    if pending is not None:
+        graph._pending = (pending, [(k.name, len(params[k.name])) for k in kernels], glb, gm, example_inputs)
+    options.write_trace(gm, graph)  # (engineer H: option trace.enabled)
+    return graph
+
+
+# NOTE [ Building in the background ]
+# Compiling a graph's C takes most of a cold compile (gcc at -O3, ~0.2-1 s a graph). AOT autograd asks for
+# the forward and the backward graph one after the other, and capture goes on to the next graph, so the
+# build runs in a thread (the compiler is another process) and a graph waits for its library only at its
+# first call: the forward and backward builds overlap each other and the Python work between them.
+# A failed build (no compiler after all, a compiler error) makes the graph's first call compile it again
+# with NumPy kernels.
+def _start_build(source):
+    import threading
+
+    from .. import _native
+
+    box = {}
+
+    def build():
+        box["lib"] = _native.build_source("inductor", source)
+
+    thread = threading.Thread(target=build, name="ember-inductor-build", daemon=True)
+    thread.start()
+    return thread, box
 
 
 def _bytes_strides(buf):
@@ -263,7 +302,7 @@ def _wrapper(lo, steps, params, funcs, backend):
             for m in s.members:
                 b = m.buffer
                 emit("    " + bp.alloc(b))
-            glb[s.name] = funcs[s.name]
+            glb[s.name] = funcs.get(s.name)  # C functions are set once their library is built
             ps = params[s.name]
             if backend == "c":
                 ptrs = ", ".join(bp.ptr(p) for p in ps)
@@ -322,10 +361,17 @@ def inductor(gm, example_inputs, backend: str | None = None, **kwargs):
     (`backend`: "c" or "numpy" kernels, default `backend_name()`)."""
     from .._functorch.aot_autograd import aot_module_simplified
 
+    state = {"eager": False, "ran": False}
+
     def inner(g, ex):
-        return compile_fx(g, ex, backend)
+        c = compile_fx(g, ex, backend)
+
+        def call(*args):
+            state["ran"] = True
+            return c(*args)
+        call.compiled = c
+        return call
     compiled = aot_module_simplified(gm, example_inputs, fw_compiler=inner, bw_compiler=inner)
-    state = {"eager": False}
 
     def run(*args):
         # NOTE [ When AOT autograd cannot trace ]
@@ -334,6 +380,8 @@ def inductor(gm, example_inputs, backend: str | None = None, **kwargs):
         try:
             return compiled(*args)
         except Exception as e:  # noqa: BLE001 - decided below by running the graph eagerly
+            if state["ran"]:  # compiled code ran (and may have written its inputs): not a tracing failure
+                raise
             out = gm(*args)  # a genuine error of the user's code raises here, with eager's message
             state["eager"] = True
             why = f"{type(e).__name__}: {e}"

@@ -41,6 +41,7 @@ class Kernel:
         self.members: list = []
         self.outer: tuple = ()
         self.has_reduction = False
+        self.column = False
 
     def numel(self) -> int:
         n = 0
@@ -99,8 +100,19 @@ def _row_local(load, writer, k: int, sizes: dict) -> bool:
     return span < row
 
 
+def _column(m) -> bool:
+    from .codegen_c import is_column
+    if not isinstance(m, Reduction):
+        return False
+    e, _, _ = member_exprs(m, len(m.outer))
+    return is_column(m, _loads(e))
+
+
 def _fits(kernel: Kernel, m):
-    """The kernel's outer length if `m` joins it (NOTE [ Fusing in order ]), else None."""
+    """The kernel's outer length if `m` joins it (NOTE [ Fusing in order ]), else None. A column reduction
+    (NOTE [ Column reductions ] in codegen_c.py) is a kernel of its own."""
+    if kernel.members and (_column(m) or kernel.column):
+        return None
     if not kernel.members:
         if isinstance(m, Reduction):
             return len(m.outer)
@@ -150,6 +162,7 @@ def schedule(steps, name_prefix="kernel"):
             n += 1
             k = _fits(cur, s)
         cur.members.append(s)
+        cur.column = cur.column or _column(s)
         shape = s.outer if isinstance(s, Reduction) else s.buffer.shape
         cur.outer = tuple(shape[:k])
         cur.has_reduction = cur.has_reduction or isinstance(s, Reduction)

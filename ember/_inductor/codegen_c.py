@@ -239,7 +239,7 @@ COLUMN_BLOCK = 64
 def is_column(m, loads) -> bool:
     """Whether reduction `m` reads contiguously along its last kept dimension and not along its last reduced
     one (NOTE [ Column reductions ])."""
-    if m.reduction != "sum" or not m.outer or not m.reduced:
+    if m.reduction != "sum" or m.acc_dtype not in ("float32", "float64") or not m.outer or not m.reduced:
         return False
     xl, rl = f"x{len(m.outer) - 1}", f"r{len(m.reduced) - 1}"
     return any(ld.index.coef(xl) == 1 and ld.index.coef(rl) not in (0, 1) for ld in loads)

@@ -1,8 +1,8 @@
 """Algebraic simplification: identities that need no arithmetic, as torch's `remove_no_ops` and view passes.
 
 - `x * 1`, `1 * x`, `x + 0` (any alpha), `x - 0`, `x / 1` -> `x`;
-- redundant copies: `clone`, `contiguous`, `to(dtype)` and `expand` whose result has x's own shape,
-  strides and dtype -> `x`;
+- redundant copies: `clone`, `contiguous` and `expand` whose result has x's own shape, strides and dtype
+  -> `x`;
 - chains of `t`/`transpose`/`permute` -> one `permute`, or `x` itself when they cancel (`x.t().t()`);
 - chains of `view`/`reshape` -> one node from the chain's start (`view` when every link is a view and the
   direct view is valid for x's strides, else `reshape`); one that ends at x's own shape -> `x`.
@@ -24,7 +24,10 @@ from __future__ import annotations
 from ._util import finish, has_effect, is_view, op_of, output_node, same_layout, val
 
 _IDENTITY_SCALAR = {"mul": (1,), "div": (1,), "add": (0,), "sub": (0,)}
-_COPIES = {"clone", "contiguous", "to", "_to_copy", "expand", "alias"}
+# (`to` is not here: eager `x.to(x.dtype)` records no node, so a recorded `to` is a real cast; AOT's
+# functionalization records a cast back to an in-place op's dtype after the out-of-place op, whose recorded
+# dtype is then the in-place one, `logical_xor_` on floats: the cast must stay)
+_COPIES = {"clone", "contiguous", "expand", "alias"}
 _PERMUTES = {"t", "transpose", "permute"}
 _RESHAPES = {"view", "reshape", "_unsafe_view"}
 

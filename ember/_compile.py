@@ -7,7 +7,8 @@
 `backend` is a name from `ember._dynamo.list_backends()` ("inductor", and the debug backends "eager",
 "aot_eager"), or a callable `(gm, example_inputs) -> callable`. The default, "inductor" as in torch, is
 ember's code generator (ember/_inductor: fused C kernels, or NumPy ones with no compiler). `mode` and
-`options` are accepted as torch takes them and only validated (the modes are engineer H's part of issue 20).
+`options` are validated as torch validates them and tune the inductor backend (ember/_inductor/options.py:
+"reduce-overhead" runs a static plan, "max-autotune" times kernel variants).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def compile(
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
     if backend == "inductor":
         backend = DEFAULT_BACKEND
+        if mode not in (None, "default") or options:  # (engineer H: modes and options, _inductor/options.py)
+            backend = _InductorWithOptions(mode, options, dynamic)
     out = _dynamo._compile(
         model,
         backend=backend,
@@ -92,3 +95,28 @@ def compile(
     if out is not model and name is not None:
         out.__dict__["_compile_name"] = name
     return out
+
+
+class _InductorWithOptions:
+    """The inductor backend under a mode's or options' config patches (torch's
+    `_TorchCompileInductorWrapper`): validated when `compile` is called, made current while graphs compile."""
+
+    __name__ = "inductor"
+
+    def __init__(self, mode, options, dynamic):
+        from ._inductor.options import validate
+
+        self.config = validate(mode, options, dynamic)
+
+    def __call__(self, gm, example_inputs, **kwargs):
+        from ._dynamo.backends import lookup_backend
+        from ._inductor.options import call_with, patched
+
+        with patched(self.config):
+            run = lookup_backend("inductor")(gm, example_inputs, **kwargs)
+        config = self.config
+
+        def call(*args):  # AOT autograd compiles on the first call (and on a new shape): under the options
+            return call_with(config, run, args)
+        call.__dict__.update(run.__dict__)  # (zero_grad, named_parameters: what the capture reads)
+        return call

@@ -49,10 +49,19 @@ class OpOverload:
     def overloadpacket(self):
         return getattr(aten, self._op.name)
 
+    def _param_names(self, n_inputs, n_params):
+        """`op.signature(...)[1]`, cached per call shape: it reads the kernel's signature with `inspect`
+        (~30 us), and compiled graphs call their fallback ops through these objects on every step."""
+        cache = self.__dict__.setdefault("_names", {})
+        names = cache.get((n_inputs, n_params))
+        if names is None:
+            names = cache[(n_inputs, n_params)] = self._op.signature(n_inputs, n_params)[1]
+        return names
+
     def __call__(self, *inputs, **params):
         op = self._op
         if params:
-            names = op.signature(len(inputs), len(params))[1]
+            names = self._param_names(len(inputs), len(params))
             params = tuple(params[n] for n in names) if set(names) == set(params) else tuple(params.values())
         else:
             params = ()
@@ -80,7 +89,7 @@ class InplaceOpOverload(OpOverload):
 
     def __call__(self, *inputs, **params):
         op = self._op
-        params = tuple(params[n] for n in op.signature(len(inputs), len(params))[1]) if params else ()
+        params = tuple(params[n] for n in self._param_names(len(inputs), len(params))) if params else ()
         return dispatch_inplace(op, inputs[0], inputs, params)
 
     def __reduce__(self):

@@ -12,5 +12,6 @@ Environment: EMBER_INDUCTOR_BACKEND=numpy uses the NumPy code generator even whe
 """
 
 from .compile_fx import compile_fx, compile_fx_inner
+from .options import list_mode_options, list_options  # (engineer H: modes and options)
 
-__all__ = ["compile_fx", "compile_fx_inner"]
+__all__ = ["compile_fx", "compile_fx_inner", "list_mode_options", "list_options"]

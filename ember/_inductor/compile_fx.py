@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import _logging
 from .._tensor import _wrap
-from . import codegen_c, codegen_numpy
+from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options
 from .ir import EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
@@ -147,6 +147,7 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     """Compile GraphModule `gm` (ember's ops, as AOT autograd produces) into a `CompiledGraph`; a graph the
     lowering cannot take at all (a non-tensor input) runs as its GraphModule."""
     backend = backend or backend_name()
+    gm = fx_passes.for_options(gm)  # (engineer H: the FX passes the options ask for)
     try:
         lo = GraphLowering(gm, example_inputs, backend).run()
     except Unsupported:
@@ -164,6 +165,8 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
         sources.append(src)
         params[kern.name] = ps
     funcs = {}
+    if backend == "c" and kernels and options.get("max_autotune"):  # (engineer H: max-autotune)
+        sources, lo.forced_threads = autotune.tune(kernels, sources, params, lo.buffers)
     pending = None
     if backend == "c" and kernels:
         source = codegen_c.PRELUDE + "\n\n" + "\n\n".join(sources) + "\n"
@@ -186,6 +189,7 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
                           sum(isinstance(s, Fallback) for s in steps))
     if pending is not None:
         graph._pending = (pending, [(k.name, len(params[k.name])) for k in kernels], glb, gm, example_inputs)
+    options.write_trace(gm, graph)  # (engineer H: option trace.enabled)
     return graph
 
 
@@ -245,6 +249,9 @@ def _wrapper(lo, steps, params, funcs, backend):
 
     glb = {"np": np, "_wrap": _wrap, "_empty": _empty, "_relayout": _relayout,
            "_threads": _native.threads_for}
+    bp = buffer_plan.plan(lo, steps, params, static=options.get("triton.cudagraphs"),
+                          reuse=options.get("allow_buffer_reuse"))  # (engineer H: buffer reuse, static plan)
+    glb.update(bp.globals)
     lines = ["def call(args):"]
     emit = lines.append
     if lo.inputs:
@@ -294,12 +301,12 @@ def _wrapper(lo, steps, params, funcs, backend):
                 [o for m in s.members for o in m.origins])[:3]).replace("\n", " "))
             for m in s.members:
                 b = m.buffer
-                emit(f"    {b.name} = _empty({b.shape!r}, {b.strides!r}, {b.dtype!r})")
+                emit("    " + bp.alloc(b))
             glb[s.name] = funcs.get(s.name)  # C functions are set once their library is built
             ps = params[s.name]
             if backend == "c":
-                ptrs = ", ".join(f"{p}.ctypes.data" for p in ps)
-                emit(f"    {s.name}({ptrs}, _threads({s.numel()}))")
+                ptrs = ", ".join(bp.ptr(p) for p in ps)
+                emit(f"    {s.name}({ptrs}, {bp.threads(s.numel(), s.name)})")
             else:
                 emit(f"    {s.name}({', '.join(ps)})")
         elif isinstance(s, Fallback):

@@ -97,7 +97,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok", "meta_mixed")
+                 "empty_ok", "meta_mixed", "writes")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -126,6 +126,7 @@ class OpDef:
         self.fast = fast if dtypes is None else frozenset(d for d in fast if d.name in dtypes)
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         self.meta_mixed = False
+        self.writes = None  # kernels that write their inputs: NOTE [ Kernels that write their inputs ]
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -706,6 +707,29 @@ def _write(op, self, inputs, params):
     copy_into(self, _run(op, inputs, params)._data, op.name)
 
 
+# NOTE [ Kernels that write their inputs ]
+# Most in-place ops go through `dispatch_inplace`: the op runs out of place and the write is the dispatcher's,
+# so a mode sees an in-place call and a tracer records `aten.<op>_`, which functionalization undoes. A few
+# kernels write into their input arrays themselves (the in-place foreach ops, one kernel over a whole list,
+# with an `inplace` param). Such an op declares `op.writes = rule`, `rule(inputs, params)` giving None (this
+# call writes nothing) or `(indices of the inputs it writes, params of the same op computing those values out
+# of place)`. A tracer records that functional call, each written input then standing for its result, as
+# torch's functionalization replaces `_foreach_add_` by `_foreach_add` and copies back.
+
+
+# NOTE [ The old value under a mode ]
+# An in-place op whose derivative reads its input saves a copy of self taken before the write. With a mode
+# below autograd (a tracer, fake tensors) that copy is a `clone` op dispatched through it, so a tracer sees
+# where the saved value came from (a graph node, not a constant baked from an array it never saw made), and
+# a fake self gets a fake copy rather than the payload the write is about to rebind.
+def _old_value(self):
+    _grad_state.enabled, enabled = False, _grad_state.enabled
+    try:
+        return dispatch(registry["clone"], (self,))._data
+    finally:
+        _grad_state.enabled = enabled
+
+
 def _run_inplace(op, self, inputs, params, write=_write):
     recording = _grad_state.enabled and op.differentiable and any(
         isinstance(t, Tensor) and t._requires_grad for t in inputs)
@@ -720,7 +744,10 @@ def _run_inplace(op, self, inputs, params, write=_write):
             finally:
                 _grad_state.enabled = enabled
         return self
-    old_data = self._data.copy() if op.saves == "all" and type(self._data) is _ndarray else None
+    old_data = None
+    if op.saves == "all":
+        old_data = _old_value(self) if write is not _write else \
+            self._data.copy() if type(self._data) is _ndarray else None
     _grad_state.enabled = False
     try:
         write(op, self, inputs, params)

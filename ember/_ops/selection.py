@@ -535,9 +535,7 @@ def take(input, index, *, out=None):
         return finish_out(r, out)  # that read data under vmap ] in _util.py: the range check per sample)
     n = input._data.size
     idx = index._data
-    if type(idx) is MetaArray:
-        return finish_out(dispatch(_take, (input,), (idx,)), out)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if type(idx) is not MetaArray and idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     return finish_out(dispatch(_take, (input, index)), out)

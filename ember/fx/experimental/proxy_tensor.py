@@ -28,7 +28,7 @@ from operator import getitem as _getitem
 from typing import Callable
 
 from ... import _dispatch
-from ..._dispatch import HIGHER_ORDER, redispatch, redispatch_inplace
+from ..._dispatch import HIGHER_ORDER, VIEW, redispatch, redispatch_inplace
 from ..._modes import Mode, pop_mode, push_mode
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
@@ -47,6 +47,17 @@ __all__ = ["make_fx", "ProxyTorchDispatchMode", "get_isolated_graphmodule"]
 # also looks a tensor up by its payload's identity. An in-place op rebinds both to its node.
 
 
+# NOTE [ Writes through views ]
+# A graph node is a value, but a tensor is memory: `y = x.clone(); d = y.diagonal(); d.copy_(s)` changes y,
+# and any other view of y, though only d was written. The tracer keeps the graph's values true to memory, as
+# torch's functionalization does:
+# - a write into a view (self has a `_base`) is followed by `as_strided_scatter(base, new view value, size,
+#   stride, offset)`, and the base is bound to that node: the base's new value;
+# - each view node remembers the base node it was taken from (`view_of`); a view used after its base got a
+#   new node is stale, and is taken again from the new base (`as_strided` with the view's geometry).
+# Functionalization then only has to turn each in-place node into its out-of-place op.
+
+
 class _Recorder:
     """The graph being built and which node stands for which tensor (kept alive while tracing)."""
 
@@ -54,10 +65,46 @@ class _Recorder:
         self.graph = Graph()
         self.nodes: dict[int, tuple] = {}  # id(tensor) -> (tensor, node)
         self.payloads: dict[int, tuple] = {}  # id(tensor._data) -> (payload, node)
+        self.view_of: dict = {}  # view node -> the node of its base when it was taken (NOTE [ Writes through views ])
         self.root = Module()
         self.n_constants = 0
 
     def node_of(self, t: Tensor):
+        node = self._known(t)
+        if node is None:
+            return self._constant(t)
+        base = t._base
+        if base is not None and self.view_of:
+            was = self.view_of.get(node)
+            if was is not None and (now := self._known(base)) is not None and now is not was:
+                node = self.view_again(t, now)  # the base was written since: the view sees the new value
+        return node
+
+    def view_again(self, t: Tensor, base_node):
+        from ...ops import aten
+
+        node = self.graph.call_function(aten.as_strided.default, (base_node,), _geometry(t))
+        self.nodes[id(t)] = (t, node)
+        self.payloads[id(t._data)] = (t._data, node)
+        node.meta["val"], node.meta["tensor_meta"] = t, _tensor_meta(t)
+        self.view_of[node] = base_node
+        return node
+
+    def wrote(self, t: Tensor, node) -> None:
+        """`t` was written in place by `node`: a view's write goes back into its base."""
+        base = t._base
+        if base is None:
+            return
+        from ...ops import aten
+
+        base_node = self.node_of(base)
+        scatter = self.graph.call_function(aten.as_strided_scatter.default, (base_node, node), _geometry(t))
+        self.nodes[id(base)] = (base, scatter)
+        self.payloads[id(base._data)] = (base._data, scatter)
+        scatter.meta["val"], scatter.meta["tensor_meta"] = base, _tensor_meta(base)
+        self.view_of[node] = scatter
+
+    def _known(self, t: Tensor):
         hit = self.nodes.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1]
@@ -66,6 +113,9 @@ class _Recorder:
         hit = self.payloads.get(id(t._data))
         if hit is not None and hit[0] is t._data:
             return hit[1]
+        return None
+
+    def _constant(self, t: Tensor):
         # a tensor the function did not receive and no op made: a constant of the graph module
         name = f"_tensor_constant{self.n_constants}"
         self.n_constants += 1
@@ -90,6 +140,12 @@ class _Recorder:
 
     def arg(self, a):
         return map_aggregate(a, lambda x: self.node_of(x) if isinstance(x, Tensor) else x)
+
+
+def _geometry(view: Tensor) -> dict:
+    """A view's place in its base (the offset counted from the base's first element)."""
+    return {"size": tuple(view.shape), "stride": view.stride(),
+            "offset": view.storage_offset() - view._base.storage_offset()}
 
 
 def _tensor_meta(t: Tensor):
@@ -122,14 +178,19 @@ class ProxyTorchDispatchMode(Mode):
             finally:
                 pop_mode(self)
         out = redispatch(op, inputs, params)
+        written = op.writes(inputs, params) if op.writes is not None else None
+        if written is not None:  # its functional form, each written input standing for its new value
+            indices, functional = written
+            self._record(target, op, inputs, functional, tuple(inputs[i] for i in indices), wrote=True)
+            return out
         self._record(target, op, inputs, params, out)
         return out
 
     def dispatch_inplace(self, op, self_, inputs, params):
         redispatch_inplace(op, self_, inputs, params)
-        self._record(inplace_overload_of(op), op, inputs, params, self_)
+        self._record(inplace_overload_of(op), op, inputs, params, self_, wrote=True)
 
-    def _record(self, target, op, inputs, params, out):
+    def _record(self, target, op, inputs, params, out, wrote=False):
         rec = self.recorder
         node = rec.graph.call_function(target, tuple(rec.arg(list(inputs))),
                                        _params_by_name(op, len(inputs), params))
@@ -138,9 +199,19 @@ class ProxyTorchDispatchMode(Mode):
             for i, o in enumerate(out):
                 if isinstance(o, Tensor):
                     item = rec.graph.call_function(_getitem, (node, i))
-                    rec.bind(o, item)
+                    self._bind(o, item, inputs, op, wrote)
         elif isinstance(out, Tensor):
-            rec.bind(out, node)
+            self._bind(out, node, inputs, op, wrote)
+
+    def _bind(self, t, node, inputs, op, wrote):
+        rec = self.recorder
+        rec.bind(t, node)
+        if wrote:
+            rec.wrote(t, node)
+        elif op.kind == VIEW and t._base is not None:  # remember which base value it views
+            base = rec._known(t._base)
+            if base is not None:
+                rec.view_of[node] = base
 
 
 def _placeholder_names(f: Callable, n: int) -> list[str]:

@@ -439,6 +439,13 @@ def dispatch_modes(op: OpDef, inputs: Sequence, params: Sequence) -> Tensor | tu
 def _run_below(op, inputs, params):
     """Below autograd: a mode (or a tensor subclass's hook) computes the outputs with recording off, then
     autograd records on them as on a kernel's."""
+    if op.kind is HIGHER_ORDER and _local.below:  # its body records its own node (NOTE [ Higher-order ops ]),
+        below = _local.below                      # so grad mode stays as the caller has it
+        mode = below.pop()
+        try:
+            return mode.dispatch(op, inputs, params)
+        finally:
+            below.append(mode)
     enabled = _grad_state.enabled
     _grad_state.enabled = False
     try:

@@ -132,8 +132,9 @@ def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compile
     # a first trace, forward only, says which outputs are differentiable (so how many tangents there are)
     _, _, fakes = trace_recorded(joint, list(args))
     from .. import empty_strided
+    from .._meta import like_strides
 
-    tangent_examples = [empty_strided(tuple(o.shape), o.stride(), dtype=o.dtype, device="meta")
+    tangent_examples = [empty_strided(tuple(o.shape), like_strides(o), dtype=o.dtype, device="meta")
                         for o in _flat(probe["outs"]) if _differentiable(o)]
     probe["tangents"] = True
     names = [f"primals_{i + 1}" for i in range(len(args))] + \
@@ -149,6 +150,7 @@ def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compile
     bw.graph.lint()
     return _Compiled(fw=fw_compiler(fw, None), bw=bw_compiler(bw, None), fw_graph=fw, bw_graph=bw, joint=gm,
                      diff=diff, n_outs=n_outs, mutated=mutated, diff_outs=probe["diff_outs"],
+                     tangent_strides=[t.stride() for t in tangent_examples],
                      num_saved=fw.meta_num_saved, structure=probe["outs"], n_args=len(args))
 
 
@@ -234,6 +236,7 @@ def _make_function(c: _Compiled):
             saved = [next(it) if o is None else o for o in ctx.others]
             tangents = [g if g is not None else zeros(ctx.out_meta[i][0], dtype=ctx.out_meta[i][1])
                         for i, g in enumerate(grads) if i in c.diff_outs]
+            tangents = [_as_traced(t, s) for t, s in zip(tangents, c.tangent_strides)]
             grad_inputs = c.bw(*saved, *tangents)
             full = [None] * c.n_args
             for i, g in zip(c.diff, grad_inputs):
@@ -241,6 +244,21 @@ def _make_function(c: _Compiled):
             return tuple(full)
 
     return CompiledFunction
+
+
+# NOTE [ Tangents' layout ]
+# The backward graph is traced with each tangent laid out as its forward output is (what a loss's gradient
+# usually is; dense in the output's order where the output overlaps or has gaps, as `empty_like`), and its
+# view ops are only valid on that layout: a `view` that was legal on the traced strides can be illegal on
+# others. The gradient the engine hands in at run time may be laid out otherwise (a contiguous gradient of
+# a transposed output); it is then copied into the traced layout first, as torch's AOT autograd coerces
+# runtime tangents to the traced memory format.
+def _as_traced(t, stride):
+    if t.stride() == stride:
+        return t
+    from .. import empty_strided
+
+    return empty_strided(tuple(t.shape), stride, dtype=t.dtype).copy_(t)
 
 
 class _AOTFunction:

@@ -13,7 +13,7 @@ from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import MetaArray, NoData, meta_array, no_data
 from .._tensor import Tensor
 from ._util import as_shape, finish_out, method, per_sample, public, wrap_dim
-from .names import _c_name, _finish, _fresh, _word
+from .names import _c_name, _finish, _word
 
 # ---- splitting ------------------------------------------------------------------------------------------------
 
@@ -140,15 +140,24 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
         return r
-    if no_data(input):  # torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's; on a
-        # fake (cpu) tensor it takes the CPU kernel's row-major layout
-        strides = (input.dim(), 1) if input.device.type == "cpu" else (1, size)
-        return input.new_empty_strided((size, input.dim()), strides, dtype=ember.long)
-    nz = input.nonzero()
-    if nz.shape[0] >= size:
-        return _fresh(nz[:size])
-    pad = ember.full((size - nz.shape[0], nz.shape[1]), fill_value, dtype=ember.long)
-    return ember.cat([nz, pad])
+    if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
+        # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (the op's rule)
+        return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
+    return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+
+
+@defop("nonzero_static", None)
+def _nonzero_static(a, size, fill_value):
+    """The first `size` indices of nonzero elements (row-major, as nonzero), the rest `fill_value`: one op,
+    so its result's shape is known without the data (a tracer records it as it records any op)."""
+    nz = np.argwhere(a != 0) if a.ndim else np.zeros((int(a != 0), 0), np.int64)
+    out = np.full((size, a.ndim), fill_value, np.int64)
+    k = min(size, nz.shape[0])
+    out[:k] = nz[:k]
+    return out
+
+
+_nonzero_static.meta_(lambda a, size, fill_value: meta_array((size, a.dim()), _dtypes.int64))
 
 
 @method()

@@ -464,6 +464,8 @@ def _run_below(op, inputs, params):
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 _record(op, inputs, params, out)
+                if op.save_output and type(out) is not Tensor and isinstance(out, Tensor):
+                    _keep_subclass(out)
                 break
     return out
 
@@ -663,13 +665,15 @@ def wrap_int(value, np_dtype, inputs=()):
 # The dispatcher sits below autograd (docs/architecture.md), so it does not import it: autograd hands the
 # dispatcher its three entry points when `ember.autograd.graph` is imported (`ember/__init__` imports autograd
 # before any op can run), as torch's autograd kernels register under the dispatcher's Autograd key.
-_record = _check_inplace = _rebase_history = None
+_record = _check_inplace = _rebase_history = _keep_subclass = None
 
 
-def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable) -> None:
-    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
-    global _record, _check_inplace, _rebase_history
-    _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
+def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable,
+                      keep_subclass: Callable | None = None) -> None:
+    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place, and how
+    a subclass's saved output keeps its class (NOTE [ Saved subclass outputs ] in autograd/graph.py)."""
+    global _record, _check_inplace, _rebase_history, _keep_subclass
+    _record, _check_inplace, _rebase_history, _keep_subclass = record, check_inplace, rebase_history, keep_subclass
 
 
 # ---- in-place and out= -------------------------------------------------------------------------------

@@ -88,6 +88,9 @@ class FakeTensor(Tensor):
     def fake_mode(self) -> FakeTensorMode:
         return self.__dict__["_fake_mode"]
 
+    def _saved_alias(self):  # (autograd's saved outputs: NOTE [ Saved subclass outputs ])
+        return self.__dict__["_fake_mode"]._fake(self._data)
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]

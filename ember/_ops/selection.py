@@ -480,7 +480,7 @@ def _masked_scatter_backward(g, mask, sizes):
 
 @_masked_scatter_backward.derivative_
 def _(gg, g, mask, sizes):  # the first elements of gg go back to the masked places of g
-    return dispatch(_masked_scatter, (g.new_zeros(tuple(g.shape), dtype=gg.dtype), gg, mask)), None
+    return dispatch(_masked_scatter, (gg.new_zeros(tuple(g.shape)), gg, mask)), None
 
 
 _masked_scatter_backward.meta_(lambda g, mask, sizes: meta_array(sizes, g._data.dtype))

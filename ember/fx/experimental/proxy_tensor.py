@@ -267,7 +267,9 @@ def trace_recorded(f, args, decomposition_table=None, tracing_mode="fake", names
         args = map_aggregate(args, lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) else a)
     if names is not None:
         for name, a in zip(names, args):
-            rec.bind(a, rec.graph.placeholder(name))
+            node = rec.graph.placeholder(name)
+            if isinstance(a, Tensor):  # (a Python number is an input too, its value used where it is read)
+                rec.bind(a, node)
         return _run_traced(f, args, rec, fake_mode, decomposition_table), rec, args
     names = _placeholder_names(f, len(args))
     for name, a in zip(names, args):

@@ -63,7 +63,58 @@ def _cond_kernel(pred, *rest):
     return (true_fn if bool(pred) else false_fn)(*args)
 
 
-_cond = defop("cond", None, HIGHER_ORDER)(_cond_kernel)
+_cond = defop("cond", "CondAutogradOpBackward", HIGHER_ORDER)(_cond_kernel)
+
+
+# NOTE [ cond under a tracer ]
+# With a predicate that has no value (a fake tensor), neither branch can be chosen while tracing: a tracer
+# records the whole `cond` as one node (a higher-order op with a meta rule: fx/experimental/proxy_tensor.py),
+# which picks its branch when the graph runs. The rule gives the outputs' metadata from a branch run on the
+# fakes; the node's derivative is the op `cond_backward`, again one node, which at run time recomputes the
+# chosen branch with grad on and differentiates it (torch's CondAutogradOp keeps both branches' backward
+# graphs instead; the gradients are the same). The graph then holds the user's branch functions as params.
+@_cond.meta_
+def _(pred, *rest):
+    *leaves, true_fn, false_fn, operands = rest
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return _cond_kernel(pred, *leaves, true_fn, false_fn, operands)
+
+
+@_cond.derivative_
+def _(grads, pred, *rest):
+    *leaves, true_fn, false_fn, operands = rest
+    grads = grads if type(grads) is tuple else (grads,)
+    return (None,) + tuple(dispatch_higher_order(_cond_backward, (pred, *leaves, *grads),
+                                                 (true_fn, false_fn, operands, len(leaves))))
+
+
+def _cond_backward_kernel(pred, *rest):
+    """The gradients of the operand leaves: the chosen branch run again with grad on, differentiated."""
+    from ..autograd import enable_grad, grad
+
+    *tensors, true_fn, false_fn, operands, n = rest
+    leaves, grads = tensors[:n], tensors[n:]
+    with enable_grad():
+        xs = [t.detach().requires_grad_(t.is_floating_point() or t.is_complex()) for t in leaves]
+        outs = []
+        _leaves((true_fn if bool(pred) else false_fn)(*_rebuild(operands, iter(xs))), outs)
+        pairs = [(o, g) for o, g in zip(outs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
+        want = [x for x in xs if x.requires_grad]
+        got = iter(grad([o for o, _ in pairs], want, [g for _, g in pairs], allow_unused=True)
+                   if pairs and want else [None] * len(want))
+    return tuple((next(got) if x.requires_grad else None) for x in xs)
+
+
+_cond_backward = defop("cond_backward", None, HIGHER_ORDER)(_cond_backward_kernel)
+
+
+@_cond_backward.meta_
+def _(pred, *rest):  # each leaf's gradient is laid out as the leaf
+    *tensors, true_fn, false_fn, operands, n = rest
+    return tuple(t.new_empty_strided(tuple(t.shape), t.stride()) if t.is_floating_point() or t.is_complex()
+                 else None for t in tensors[:n])
 
 
 def cond(pred, true_fn, false_fn, operands=()):

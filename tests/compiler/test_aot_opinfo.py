@@ -99,3 +99,20 @@ def test_aot_op_matches_torch(op):
             check(_aot(op, s), *s.inputs, grad=grad, rtol=op.rtol, atol=op.atol, check_stride=op.strides)
         except _NEEDS_DATA:
             _torch_refuses_without_data(op, s)
+
+
+def test_cond_picks_its_branch_when_the_graph_runs():
+    """One AOT graph of a `cond` on a tensor predicate (traced on fakes: one node, NOTE [ cond under a tracer ])
+    serves both predicate values, forward and gradients, as torch's cond under its aot_function does."""
+    from functorch.compile import aot_function as torch_aot_function
+    from functorch.compile import nop as torch_nop
+
+    def fn(lib, x):
+        return lib.cond(x.sum() > 0, lambda t: t.sin() * t, lambda t: t.cos() * 2, (x,))
+
+    compiled = {ember: aot_function(lambda x: fn(ember, x), nop), torch: torch_aot_function(lambda x: fn(torch, x),
+                                                                                               torch_nop)}
+    for sign in (1, -1, 1):
+        x = sign * np.abs(np.random.default_rng(0).standard_normal(5))
+        check(lambda lib, t: compiled[lib](t), x, grad=[0])
+    assert len(compiled[ember].cache) == 1

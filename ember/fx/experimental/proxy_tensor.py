@@ -29,6 +29,8 @@ from typing import Callable
 
 from ... import _dispatch
 from ..._dispatch import HIGHER_ORDER, VIEW, redispatch, redispatch_inplace
+from ..._grad_state import state as _grad_state
+from ..._meta import no_data
 from ..._modes import Mode, pop_mode, push_mode
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
@@ -167,8 +169,10 @@ class ProxyTorchDispatchMode(Mode):
         self.decompositions = decomposition_table or {}
 
     def dispatch(self, op, inputs, params):
-        if op.kind == HIGHER_ORDER:  # its body runs; its ops come back here one by one
-            return _dispatch._bottom(op, inputs, params)
+        if op.kind == HIGHER_ORDER:
+            if op.meta is not None and any(isinstance(t, Tensor) and no_data(t) for t in inputs):
+                return self._opaque(op, inputs, params)
+            return _dispatch._bottom(op, inputs, params)  # its body runs; its ops come back here one by one
         target = overload_of(op)
         decomp = self.decompositions.get(target)
         if decomp is not None:  # the primitives it decomposes into are what the graph records
@@ -184,6 +188,17 @@ class ProxyTorchDispatchMode(Mode):
             self._record(target, op, inputs, functional, tuple(inputs[i] for i in indices), wrote=True)
             return out
         self._record(target, op, inputs, params, out)
+        return out
+
+    def _opaque(self, op, inputs, params):
+        """A higher-order op whose body cannot run without data (a `cond` on a fake predicate): one node, its
+        outputs from its meta rule (run with this tracer popped: nothing inside is recorded), and, where
+        its inputs need gradients, autograd's node for it (its derivative is again such an op)."""
+        out = op.meta(inputs, params)
+        self._record(overload_of(op), op, inputs, params, out)
+        if _grad_state.enabled and op.differentiable and any(
+                isinstance(t, Tensor) and t.requires_grad for t in inputs):
+            _dispatch._record(op, inputs, params, out)
         return out
 
     def dispatch_inplace(self, op, self_, inputs, params):

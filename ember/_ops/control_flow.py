@@ -4,9 +4,10 @@ the predicate picks (NOTE [ Higher-order ops ] in _dispatch.py), so modes see it
 NOTE [ Eager cond ]
 torch runs a tensor-predicate `cond` through torch.compile, tracing both branches: a branch that mutates or
 returns an operand, or branches whose outputs differ in structure or metadata, are refused at tracing time,
-and the result's grad_fn is a `CondAutogradOpBackward`. ember has no compiler yet: it checks the arguments as
-torch does, then runs only the chosen branch, whose own ops are recorded for autograd (the same gradients,
-under the branch's own node names); the both-branch checks come with the compiler.
+and the result's grad_fn is a `CondAutogradOpBackward`. Eagerly ember checks the arguments as torch does,
+then runs only the chosen branch, whose own ops are recorded for autograd (the same gradients, under the
+branch's own node names). Under a tracer with a fake predicate it is one graph node (NOTE [ cond under a
+tracer ] below); the both-branch checks of torch's tracing are not made.
 """
 
 from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order

@@ -13,7 +13,9 @@ Three ways to get the values the ops run on (`tracing_mode`):
 - "real": the real inputs; every op computes (the graph is a by-product of running `f`);
 - "fake": the inputs are turned into FakeTensors and a FakeTensorMode sits below the tracer, so no op
   computes anything: each node's `meta["val"]` is a fake carrying shape, dtype and strides;
-- "symbolic" (symbolic shapes) is not supported: shapes are always concrete.
+- "symbolic" (symbolic shapes) is not supported: shapes are always concrete. AOT autograd gets graphs whose
+  shape arguments follow dynamic sizes another way, from traces at neighbouring sizes (NOTE [ Dynamic sizes
+  through AOT ] in ember/_functorch/_dynamic.py).
 
 A decomposition table (`ember._decomp.get_decompositions`) maps an op to a function written in ember ops:
 the tracer then runs that function instead of recording the op, so the graph holds only the primitives it

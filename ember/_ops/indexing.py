@@ -326,6 +326,8 @@ def _copy(a, src):  # (laid out as `a`, as the write into a is: the same value o
         src = np.broadcast_to(src, a.shape)
     except ValueError:
         raise _copy_error(a.shape, src.shape) from None
+    if a.flags.c_contiguous:
+        return src.astype(a.dtype, order="C")
     out = np.empty_like(a)
     np.copyto(out, src, casting="unsafe")
     return out

@@ -673,7 +673,8 @@ def register_autograd(record: Callable, check_inplace: Callable, rebase_history:
     """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place, and how
     a subclass's saved output keeps its class (NOTE [ Saved subclass outputs ] in autograd/graph.py)."""
     global _record, _check_inplace, _rebase_history, _keep_subclass
-    _record, _check_inplace, _rebase_history, _keep_subclass = record, check_inplace, rebase_history, keep_subclass
+    _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
+    _keep_subclass = keep_subclass
 
 
 # ---- in-place and out= -------------------------------------------------------------------------------

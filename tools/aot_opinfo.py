@@ -5,8 +5,8 @@ tests/compiler/test_aot_opinfo.py.
 Status (issue 19, session 5): all 665 of the table's floating ops compile and match eager (608 of 663 at
 the start of the session). What it took, by cause:
 - kernels that write their inputs (the in-place foreach ops) declare it (`op.writes`) and are traced as
-  their out-of-place form; writes through views go back into the base (`as_strided_scatter`) and stale views are
-  taken again (NOTE [ Writes through views ] in fx/experimental/proxy_tensor.py);
+  their out-of-place form; writes through views go back into the base (`as_strided_scatter`) and stale
+  views are taken again (NOTE [ Writes through views ] in fx/experimental/proxy_tensor.py);
 - values made outside any op under a mode are now ops: the zeros for a missing gradient, the saved copy of
   an in-place op's input, a fake tensor's deepcopy, histogram's bin edges, nonzero_static's result,
   masked_scatter's source gradient; a FakeTensor output saved for backward stays a FakeTensor;

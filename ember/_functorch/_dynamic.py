@@ -111,7 +111,8 @@ def _variant(args, symbols, steps):
             j, d = symbols[k]
             if j == i:
                 shape[d] += n
-        t = empty_strided(tuple(shape), _dense(tuple(shape), _order(a.stride())), dtype=a.dtype, device="meta")
+        stride = _dense(tuple(shape), _order(a.stride()))
+        t = empty_strided(tuple(shape), stride, dtype=a.dtype, device="meta")
         out.append(t.requires_grad_(a.requires_grad) if a.requires_grad else t)
     return out
 

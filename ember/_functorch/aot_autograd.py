@@ -149,7 +149,8 @@ def _trace_joint(fn, args, decompositions, partition_fn):
     fw.graph.lint()
     bw.graph.lint()
     return _Compiled(fw_graph=fw, bw_graph=bw, joint=gm, diff=diff, n_outs=n_outs, mutated=mutated,
-                     diff_outs=probe["diff_outs"], tangent_orders=[_order(t.stride()) for t in tangent_examples],
+                     diff_outs=probe["diff_outs"],
+                     tangent_orders=[_order(t.stride()) for t in tangent_examples],
                      num_saved=fw.meta_num_saved, structure=probe["outs"], n_args=len(args))
 
 

@@ -101,7 +101,8 @@ def _cond_backward_kernel(pred, *rest):
         xs = [t.detach().requires_grad_(t.is_floating_point() or t.is_complex()) for t in leaves]
         outs = []
         _leaves((true_fn if bool(pred) else false_fn)(*_rebuild(operands, iter(xs))), outs)
-        pairs = [(o, g) for o, g in zip(outs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
+        pairs = [(o, g) for o, g in zip(outs, grads)
+                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
         want = [x for x in xs if x.requires_grad]
         got = iter(grad([o for o, _ in pairs], want, [g for _, g in pairs], allow_unused=True)
                    if pairs and want else [None] * len(want))

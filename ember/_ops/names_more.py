@@ -141,7 +141,7 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
         return r
     if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
-        # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (the op's rule)
+        # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (its rule)
         return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
     return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
 
@@ -608,7 +608,8 @@ def _histogramdd_bin_edges(pts, counts, rng):
         else:
             lo, hi = 0.0, 0.0
         if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension {k}'s range [{lo:g}, {hi:g}] is not finite")
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension {k}'s range [{lo:g}, {hi:g}] is not "
+                               "finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges.append(_linspace.kernel(lo, hi, b + 1, _dtypes.from_numpy(pts.dtype)))

@@ -1130,4 +1130,5 @@ from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
 from .graph_memory import saved_tensors_bytes  # noqa: E402  (checkpointing, issue 21: it reads the classes above)
 from .graph_print import format_graph, print_graph, save_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
-_dispatch.register_autograd(record, check_inplace, rebase_history, keep_subclass)  # NOTE [ Autograd registers itself ]
+# NOTE [ Autograd registers itself ]
+_dispatch.register_autograd(record, check_inplace, rebase_history, keep_subclass)

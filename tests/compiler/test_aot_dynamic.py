@@ -24,7 +24,8 @@ SIZES = (2, 3, 5, 7, 4)
 
 def _lenet(L):
     nn = L.nn
-    return nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(4 * 3 * 3, 5))
+    return nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(4 * 3 * 3, 5))
 
 
 def _mlp(L):

@@ -8,8 +8,8 @@ every in-place write (to an input, through a view, by a foreach kernel) must com
 graph must accept the gradients autograd hands it at run time. An op whose output shape, or a Python value
 its function reads, depends on the data cannot be traced without data: there ember refuses, and torch's own
 `make_fx(tracing_mode="fake")` must refuse too or need the data as well (an unbacked symbol: `.item()` or a
-data-sized output, which torch.compile's capture turns into a graph break by default). EMBER_SLOW_TESTS=1 runs every
-sample; `tools/aot_opinfo.py` prints the same check as a report.
+data-sized output, which torch.compile's capture turns into a graph break by default).
+EMBER_SLOW_TESTS=1 runs every sample; `tools/aot_opinfo.py` prints the same check as a report.
 """
 
 import os
@@ -31,7 +31,10 @@ from op_db import OPS  # noqa: E402
 import ember  # noqa: E402
 from ember._functorch.aot_autograd import aot_function, nop  # noqa: E402
 from ember._functorch.partitioners import min_cut_rematerialization_partition  # noqa: E402
-from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException  # noqa: E402
+from ember._subclasses.fake_tensor import (  # noqa: E402
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+)
 
 ALL_SAMPLES = bool(os.environ.get("EMBER_SLOW_TESTS"))
 _NEEDS_DATA = (DynamicOutputShapeException, DataDependentOutputException)
@@ -82,7 +85,8 @@ def _torch_refuses_without_data(op, sample):
 
 def _unbacked(val):
     vals = val if isinstance(val, (tuple, list)) else [val]
-    return any(isinstance(v, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in v.shape) for v in vals)
+    return any(isinstance(v, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in v.shape)
+               for v in vals)
 
 
 @pytest.mark.parametrize("op", OPS, ids=[op.id for op in OPS])
@@ -102,16 +106,17 @@ def test_aot_op_matches_torch(op):
 
 
 def test_cond_picks_its_branch_when_the_graph_runs():
-    """One AOT graph of a `cond` on a tensor predicate (traced on fakes: one node, NOTE [ cond under a tracer ])
-    serves both predicate values, forward and gradients, as torch's cond under its aot_function does."""
+    """One AOT graph of a `cond` on a tensor predicate (traced on fakes: one node, NOTE [ cond under a
+    tracer ]) serves both predicate values, forward and gradients, as torch's cond under its
+    aot_function does."""
     from functorch.compile import aot_function as torch_aot_function
     from functorch.compile import nop as torch_nop
 
     def fn(lib, x):
         return lib.cond(x.sum() > 0, lambda t: t.sin() * t, lambda t: t.cos() * 2, (x,))
 
-    compiled = {ember: aot_function(lambda x: fn(ember, x), nop), torch: torch_aot_function(lambda x: fn(torch, x),
-                                                                                               torch_nop)}
+    compiled = {ember: aot_function(lambda x: fn(ember, x), nop),
+                torch: torch_aot_function(lambda x: fn(torch, x), torch_nop)}
     for sign in (1, -1, 1):
         x = sign * np.abs(np.random.default_rng(0).standard_normal(5))
         check(lambda lib, t: compiled[lib](t), x, grad=[0])

@@ -1,8 +1,9 @@
 """Every model of examples/ and benchmarks/models.py through `ember.compile`: the compiled forward and the
 parameter gradients equal eager ember's (itself held to torch by the examples' and benchmarks' own tests),
 and for the benchmark models (written once for both libraries) the graphs and breaks are torch's.
-Each model runs with backend="eager" (capture alone) and "aot_eager" (capture, then AOT autograd); and each
-trains for a few optimizer steps under "aot_eager" to the losses and weights of the same model trained eagerly.
+Each model runs with backend="eager" (capture alone) and "aot_eager" (capture, then AOT autograd); and
+each trains for a few optimizer steps under "aot_eager" to the losses and weights of the same model
+trained eagerly.
 """
 
 import importlib.util

@@ -69,7 +69,7 @@ class _Recorder:
         self.graph = Graph()
         self.nodes: dict[int, tuple] = {}  # id(tensor) -> (tensor, node)
         self.payloads: dict[int, tuple] = {}  # id(tensor._data) -> (payload, node)
-        self.view_of: dict = {}  # view node -> the node of its base when it was taken (NOTE [ Writes through views ])
+        self.view_of: dict = {}  # view node -> its base's node when taken (NOTE [ Writes through views ])
         self.root = Module()
         self.n_constants = 0
 

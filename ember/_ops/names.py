@@ -246,7 +246,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 # NOTE [ as_strided_scatter is an op ]
 # The other *_scatter functions are composites (clone, view, copy_). as_strided_scatter is one op, as in
 # torch: a tracer writes a view's in-place update back into its base with it (NOTE [ Writes through
-# views ] in fx/experimental/proxy_tensor.py), so it must not itself be a write through a view. The strides and
+# views ] in fx/experimental/proxy_tensor.py), so it cannot itself be a write through a view. The strides and
 # offset index the storage of a copy of `input` laid out as input is (a dense input: its own storage).
 @defop("as_strided_scatter", "AsStridedScatterBackward0", OTHER, saves="meta")
 def _as_strided_scatter(a, src, size, stride, offset):

@@ -71,9 +71,10 @@ _cond = defop("cond", "CondAutogradOpBackward", HIGHER_ORDER)(_cond_kernel)
 # With a predicate that has no value (a fake tensor), neither branch can be chosen while tracing: a tracer
 # records the whole `cond` as one node (a higher-order op with a meta rule: fx/experimental/proxy_tensor.py),
 # which picks its branch when the graph runs. The rule gives the outputs' metadata from a branch run on the
-# fakes; the node's derivative is the op `cond_backward`, again one node, which at run time recomputes the
-# chosen branch with grad on and differentiates it (torch's CondAutogradOp keeps both branches' backward
-# graphs instead; the gradients are the same). The graph then holds the user's branch functions as params.
+# fakes. The node's derivative is again a `cond`, of the branches' vector-Jacobian products (each runs its
+# branch again with grad on and differentiates it): one node again, choosing at run time. (torch's
+# CondAutogradOp keeps both branches' backward graphs instead; the gradients are the same.) The graph holds
+# the user's branch functions as params.
 @_cond.meta_
 def _(pred, *rest):
     *leaves, true_fn, false_fn, operands = rest
@@ -87,36 +88,38 @@ def _(pred, *rest):
 def _(grads, pred, *rest):
     *leaves, true_fn, false_fn, operands = rest
     grads = grads if type(grads) is tuple else (grads,)
-    return (None,) + tuple(dispatch_higher_order(_cond_backward, (pred, *leaves, *grads),
-                                                 (true_fn, false_fn, operands, len(leaves))))
+    want = [i for i, t in enumerate(leaves) if t.is_floating_point() or t.is_complex()]
+    flat = tuple(leaves) + tuple(grads)
+    got = dispatch_higher_order(_cond, (pred, *flat), (_vjp(true_fn, operands, leaves, want),
+                                                       _vjp(false_fn, operands, leaves, want), (_LEAF,) * len(flat)))
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    out = [None] * len(leaves)
+    for i, g in zip(want, got):
+        out[i] = g
+    return (None,) + tuple(out)
 
 
-def _cond_backward_kernel(pred, *rest):
-    """The gradients of the operand leaves: the chosen branch run again with grad on, differentiated."""
-    from ..autograd import enable_grad, grad
+class _vjp:
+    """A branch's vector-Jacobian product as a function of (leaves..., output gradients...): the branch run
+    again with grad on and differentiated (a cond of these is cond's backward). An object, not a closure, so
+    a graph holding it prints it as a constant."""
 
-    *tensors, true_fn, false_fn, operands, n = rest
-    leaves, grads = tensors[:n], tensors[n:]
-    with enable_grad():
-        xs = [t.detach().requires_grad_(t.is_floating_point() or t.is_complex()) for t in leaves]
-        outs = []
-        _leaves((true_fn if bool(pred) else false_fn)(*_rebuild(operands, iter(xs))), outs)
-        pairs = [(o, g) for o, g in zip(outs, grads)
-                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
-        want = [x for x in xs if x.requires_grad]
-        got = iter(grad([o for o, _ in pairs], want, [g for _, g in pairs], allow_unused=True)
-                   if pairs and want else [None] * len(want))
-    return tuple((next(got) if x.requires_grad else None) for x in xs)
+    def __init__(self, fn, operands, leaves, want):
+        self.fn, self.operands, self.n, self.want = fn, operands, len(leaves), want
 
+    def __call__(self, *flat):
+        from ..autograd import enable_grad, grad
 
-_cond_backward = defop("cond_backward", None, HIGHER_ORDER)(_cond_backward_kernel)
-
-
-@_cond_backward.meta_
-def _(pred, *rest):  # each leaf's gradient is laid out as the leaf
-    *tensors, true_fn, false_fn, operands, n = rest
-    return tuple(t.new_empty_strided(tuple(t.shape), t.stride()) if t.is_floating_point() or t.is_complex()
-                 else None for t in tensors[:n])
+        n, want = self.n, self.want
+        with enable_grad():
+            xs = [t.detach().requires_grad_(i in want) for i, t in enumerate(flat[:n])]
+            outs = []
+            _leaves(self.fn(*_rebuild(self.operands, iter(xs))), outs)
+            pairs = [(o, g) for o, g in zip(outs, flat[n:]) if isinstance(o, Tensor) and o.requires_grad]
+            xs_want = [xs[i] for i in want]
+            got = grad([o for o, _ in pairs], xs_want, [g for _, g in pairs], allow_unused=True) \
+                if pairs else [None] * len(xs_want)
+        return tuple(g if g is not None else x.new_zeros(tuple(x.shape)) for g, x in zip(got, xs_want))
 
 
 def cond(pred, true_fn, false_fn, operands=()):

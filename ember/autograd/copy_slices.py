@@ -58,8 +58,8 @@ class CopySlices(Node):
 def rebase_view(op, view, inputs, params, old_data):
     base = view._base
     if old_data is None:  # (the derivative reads no input values: a copy only for its metadata)
-        old_data = np.array(view._data) if type(view._data) is np.ndarray else \
-            MetaArray(view._data.shape, view._data.dtype, view._data.strides)
+        d = view._data
+        old_data = np.array(d) if type(d) is np.ndarray else MetaArray(d.shape, d.dtype, d.strides)
     old_view = _wrap(old_data)
     old_view._requires_grad = True
     op_node = record(op, (old_view,) + tuple(inputs[1:]), params, _wrap(view._data))

@@ -88,9 +88,7 @@ class _Recorder:
         from ...ops import aten
 
         node = self.graph.call_function(aten.as_strided.default, (base_node,), _geometry(t))
-        self.nodes[id(t)] = (t, node)
-        self.payloads[id(t._data)] = (t._data, node)
-        node.meta["val"], node.meta["tensor_meta"] = t, _tensor_meta(t)
+        self.bind(t, node)
         self.view_of[node] = base_node
         return node
 
@@ -103,9 +101,7 @@ class _Recorder:
 
         base_node = self.node_of(base)
         scatter = self.graph.call_function(aten.as_strided_scatter.default, (base_node, node), _geometry(t))
-        self.nodes[id(base)] = (base, scatter)
-        self.payloads[id(base._data)] = (base._data, scatter)
-        scatter.meta["val"], scatter.meta["tensor_meta"] = base, _tensor_meta(base)
+        self.bind(base, scatter)
         self.view_of[node] = scatter
 
     def _known(self, t: Tensor):

@@ -97,7 +97,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok", "meta_mixed", "own_layout")
+                 "empty_ok", "meta_mixed", "own_layout", "writes")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -127,6 +127,7 @@ class OpDef:
         self.meta = self.jvp = self.batch = self.autocast = self.decomposition = None
         self.meta_mixed = False
         self.own_layout = False  # a pointwise kernel that lays out its result itself (NOTE [ Promoted layouts ])
+        self.writes = None  # kernels that write their inputs: NOTE [ Kernels that write their inputs ]
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -443,6 +444,13 @@ def dispatch_modes(op: OpDef, inputs: Sequence, params: Sequence) -> Tensor | tu
 def _run_below(op, inputs, params):
     """Below autograd: a mode (or a tensor subclass's hook) computes the outputs with recording off, then
     autograd records on them as on a kernel's."""
+    if op.kind is HIGHER_ORDER and _local.below:  # its body records its own node (NOTE [ Higher-order ops ]),
+        below = _local.below                      # so grad mode stays as the caller has it
+        mode = below.pop()
+        try:
+            return mode.dispatch(op, inputs, params)
+        finally:
+            below.append(mode)
     enabled = _grad_state.enabled
     _grad_state.enabled = False
     try:
@@ -461,6 +469,8 @@ def _run_below(op, inputs, params):
         for t in inputs:
             if isinstance(t, Tensor) and t._requires_grad:
                 _record(op, inputs, params, out)
+                if op.save_output and type(out) is not Tensor and isinstance(out, Tensor):
+                    _keep_subclass(out)
                 break
     return out
 
@@ -705,13 +715,16 @@ def wrap_int(value, np_dtype, inputs=()):
 # The dispatcher sits below autograd (docs/architecture.md), so it does not import it: autograd hands the
 # dispatcher its three entry points when `ember.autograd.graph` is imported (`ember/__init__` imports autograd
 # before any op can run), as torch's autograd kernels register under the dispatcher's Autograd key.
-_record = _check_inplace = _rebase_history = None
+_record = _check_inplace = _rebase_history = _keep_subclass = None
 
 
-def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable) -> None:
-    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place."""
-    global _record, _check_inplace, _rebase_history
+def register_autograd(record: Callable, check_inplace: Callable, rebase_history: Callable,
+                      keep_subclass: Callable | None = None) -> None:
+    """Called once by ember.autograd.graph: how ops record nodes, check and rewrite history in place, and how
+    a subclass's saved output keeps its class (NOTE [ Saved subclass outputs ] in autograd/graph.py)."""
+    global _record, _check_inplace, _rebase_history, _keep_subclass
     _record, _check_inplace, _rebase_history = record, check_inplace, rebase_history
+    _keep_subclass = keep_subclass
 
 
 # ---- in-place and out= -------------------------------------------------------------------------------
@@ -806,6 +819,29 @@ def _write(op, self, inputs, params):
     copy_into(self, out._data, op.name)
 
 
+# NOTE [ Kernels that write their inputs ]
+# Most in-place ops go through `dispatch_inplace`: the op runs out of place and the write is the dispatcher's,
+# so a mode sees an in-place call and a tracer records `aten.<op>_`, which functionalization undoes. A few
+# kernels write into their input arrays themselves (the in-place foreach ops, one kernel over a whole list,
+# with an `inplace` param). Such an op declares `op.writes = rule`, `rule(inputs, params)` giving None (this
+# call writes nothing) or `(indices of the inputs it writes, params of the same op computing those values out
+# of place)`. A tracer records that functional call, each written input then standing for its result, as
+# torch's functionalization replaces `_foreach_add_` by `_foreach_add` and copies back.
+
+
+# NOTE [ The old value under a mode ]
+# An in-place op whose derivative reads its input saves a copy of self taken before the write. With a mode
+# below autograd (a tracer, fake tensors) that copy is a `clone` op dispatched through it, so a tracer sees
+# where the saved value came from (a graph node, not a constant baked from an array it never saw made), and
+# a fake self gets a fake copy rather than the payload the write is about to rebind.
+def _old_value(self):
+    _grad_state.enabled, enabled = False, _grad_state.enabled
+    try:
+        return dispatch(registry["clone"], (self,))._data
+    finally:
+        _grad_state.enabled = enabled
+
+
 def _run_inplace(op, self, inputs, params, write=_write):
     recording = _grad_state.enabled and op.differentiable and any(
         isinstance(t, Tensor) and t._requires_grad for t in inputs)
@@ -820,7 +856,10 @@ def _run_inplace(op, self, inputs, params, write=_write):
             finally:
                 _grad_state.enabled = enabled
         return self
-    old_data = self._data.copy() if op.saves == "all" and type(self._data) is _ndarray else None
+    old_data = None
+    if op.saves == "all":
+        old_data = _old_value(self) if write is not _write else \
+            self._data.copy() if type(self._data) is _ndarray else None
     _grad_state.enabled = False
     try:
         write(op, self, inputs, params)

@@ -39,7 +39,7 @@ JUSTIFIED = {
     # the autograd core is the layer beside the dispatcher: recording reads its outputs' array metadata and
     # aliases payloads (saved outputs, the old value of a tensor written in place) on every recorded op, and
     # the engine's gradient sums and accumulation run NumPy directly when no mode or grad mode can see them
-    "ember/autograd/graph.py": (14, "recording: outputs' shape/dtype (direct and general paths, saved-output "
+    "ember/autograd/graph.py": (13, "recording: outputs' shape/dtype (direct and general paths, saved-output "
                                     "aliases, per-output metadata), the backward's grad-metadata checks, and "
                                     "the alias a saved-tensor unpack hook's result becomes"),
     "ember/autograd/engine.py": (8, "gradient sums (NOTE [ Summing gradients ]) and AccumulateGrad's in-place "

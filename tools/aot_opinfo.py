@@ -1,18 +1,20 @@
-"""AOT autograd over the whole OpInfo table: compiled forward and gradients against eager (a report, not yet
-a test: run `PYTHONPATH=. python3 tools/aot_opinfo.py`).
+"""AOT autograd over the whole OpInfo table: compiled forward and gradients against eager, as a report
+(`PYTHONPATH=. python3 tools/aot_opinfo.py`); the suite holds the same to torch in
+tests/compiler/test_aot_opinfo.py.
 
-Status (issue 19, stage 4): 608 of the table's 663 floating ops compile and match eager. The others, by
-cause (the run lists them):
-- kernels that write their arguments in place (the `_foreach_*_` family, `mvlgamma_`): functionalization
-  covers writes made through `dispatch_inplace`, not ops whose kernel mutates its inputs;
-- meta rules of backward-only ops never run on meta before (NoData: the `*_scatter` backwards, the FFT
-  c2r backward);
-- a value a backward formula uses that reaches the graph as a constant without data ("Tensor on device
-  cpu is not on the expected device meta": saved index tensors of `take`, the linalg SVD/eigh backward
-  helpers): the tracer does not see where it was made;
-- the RNN family: the graph replays a `view` on a value whose fake strides differ from the real ones;
-- `autograd.Function` and `cond` (higher-order ops are traced through, so their own backward is not used),
-  and ops that read data while tracing (`histogram`, `nonzero_static`, `AveragedModel`).
+Status (issue 19, session 5): all 665 of the table's floating ops compile and match eager (608 of 663 at
+the start of the session). What it took, by cause:
+- kernels that write their inputs (the in-place foreach ops) declare it (`op.writes`) and are traced as
+  their out-of-place form; writes through views go back into the base (`as_strided_scatter`) and stale
+  views are taken again (NOTE [ Writes through views ] in fx/experimental/proxy_tensor.py);
+- values made outside any op under a mode are now ops: the zeros for a missing gradient, the saved copy of
+  an in-place op's input, a fake tensor's deepcopy, histogram's bin edges, nonzero_static's result,
+  masked_scatter's source gradient; a FakeTensor output saved for backward stays a FakeTensor;
+- the backward graph takes its tangents in the layout it was traced with (NOTE [ Tangents' layout ]);
+- higher-order ops: autograd.Function keeps grad mode below a mode (its own backward is traced), and
+  `cond` on a fake predicate is one node choosing its branch at run time (NOTE [ cond under a tracer ]).
+An op whose result shape or a Python value depends on its data is skipped here (torch's AOT needs the data
+too).
 """
 
 import os

@@ -243,6 +243,7 @@ class OutputGraph:
             node = self.graph.placeholder(_name_of(source))
             node.meta["example_value"] = ex = to_meta(value, self.fake_mode)
             node.meta["source"] = source
+            node.meta["dynamic_dims"] = frozenset(dyn)  # (read by AOT autograd: _functorch/_dynamic.py)
             self.inputs.append((node, source))
             var = TensorVariable(node, ex, source)
             var.dyn_dims = frozenset(dyn)

@@ -108,7 +108,7 @@ class _Compiled:
         self.__dict__.update(kw)
 
 
-def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compiler):
+def _trace_joint(fn, args, decompositions, partition_fn):
     from .. import autograd
 
     diff = [i for i, a in enumerate(args) if _differentiable(a)]
@@ -132,8 +132,9 @@ def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compile
     # a first trace, forward only, says which outputs are differentiable (so how many tangents there are)
     _, _, fakes = trace_recorded(joint, list(args))
     from .. import empty_strided
+    from .._meta import like_strides
 
-    tangent_examples = [empty_strided(tuple(o.shape), o.stride(), dtype=o.dtype, device="meta")
+    tangent_examples = [empty_strided(tuple(o.shape), like_strides(o), dtype=o.dtype, device="meta")
                         for o in _flat(probe["outs"]) if _differentiable(o)]
     probe["tangents"] = True
     names = [f"primals_{i + 1}" for i in range(len(args))] + \
@@ -147,8 +148,9 @@ def _trace_joint(fn, args, decompositions, partition_fn, fw_compiler, bw_compile
     fw, bw = partition_fn(gm, None, num_fwd_outputs=n_outs + len(mutated))
     fw.graph.lint()
     bw.graph.lint()
-    return _Compiled(fw=fw_compiler(fw, None), bw=bw_compiler(bw, None), fw_graph=fw, bw_graph=bw, joint=gm,
-                     diff=diff, n_outs=n_outs, mutated=mutated, diff_outs=probe["diff_outs"],
+    return _Compiled(fw_graph=fw, bw_graph=bw, joint=gm, diff=diff, n_outs=n_outs, mutated=mutated,
+                     diff_outs=probe["diff_outs"],
+                     tangent_orders=[_order(t.stride()) for t in tangent_examples],
                      num_saved=fw.meta_num_saved, structure=probe["outs"], n_args=len(args))
 
 
@@ -157,7 +159,7 @@ def _drop_unmutated(gm, start: int, n_primals: int) -> list:
     out = next(n for n in gm.graph.nodes if n.op == "output")
     flat = list(out.args[0])
     tail = flat[start:start + n_primals]
-    mutated = [i for i, v in enumerate(tail) if not (hasattr(v, "op") and v.op == "placeholder")]
+    mutated = [i for i, v in enumerate(tail) if hasattr(v, "op") and v.op != "placeholder"]  # (a number: no)
     out.args = (tuple(flat[:start] + [tail[i] for i in mutated]),)
     gm.recompile()
     return mutated
@@ -172,7 +174,7 @@ def _reorder_outputs(gm, n_outs: int, n_grads: int, n_mut: int) -> None:
     gm.recompile()
 
 
-def _trace_inference(fn, args, decompositions, compiler):
+def _trace_inference(fn, args, decompositions):
     probe = {}
 
     def forward(*primals):
@@ -188,7 +190,7 @@ def _trace_inference(fn, args, decompositions, compiler):
     functionalize(gm)
     gm.graph.eliminate_dead_code()
     gm.recompile()
-    return _Compiled(fw=compiler(gm, None), fw_graph=gm, n_outs=probe["n_outs"], mutated=mutated,
+    return _Compiled(fw_graph=gm, bw_graph=None, n_outs=probe["n_outs"], mutated=mutated,
                      structure=probe["outs"])
 
 
@@ -234,6 +236,7 @@ def _make_function(c: _Compiled):
             saved = [next(it) if o is None else o for o in ctx.others]
             tangents = [g if g is not None else zeros(ctx.out_meta[i][0], dtype=ctx.out_meta[i][1])
                         for i, g in enumerate(grads) if i in c.diff_outs]
+            tangents = [_as_traced(t, order) for t, order in zip(tangents, c.tangent_orders)]
             grad_inputs = c.bw(*saved, *tangents)
             full = [None] * c.n_args
             for i, g in zip(c.diff, grad_inputs):
@@ -241,6 +244,36 @@ def _make_function(c: _Compiled):
             return tuple(full)
 
     return CompiledFunction
+
+
+# NOTE [ Tangents' layout ]
+# The backward graph is traced with each tangent laid out as its forward output is (what a loss's gradient
+# usually is; dense in the output's order where the output overlaps or has gaps, as `empty_like`), and its
+# view ops are only valid on that layout: a `view` that was legal on the traced strides can be illegal on
+# others. The gradient the engine hands in at run time may be laid out otherwise (a contiguous gradient of
+# a transposed output); it is then copied into the traced layout first, as torch's AOT autograd coerces
+# runtime tangents to the traced memory format.
+def _as_traced(t, order):
+    stride = _dense(tuple(t.shape), order)
+    if t.stride() == stride:
+        return t
+    from .. import empty_strided
+
+    return empty_strided(tuple(t.shape), stride, dtype=t.dtype).copy_(t)
+
+
+def _order(stride) -> tuple:
+    """The dims of a dense layout from outermost to innermost (ties: the earlier dim outer)."""
+    return tuple(sorted(range(len(stride)), key=lambda d: -stride[d]))
+
+
+def _dense(shape, order) -> tuple:
+    """The strides of a dense tensor of `shape` laid out in dim order `order` (outermost first)."""
+    stride, acc = [0] * len(shape), 1
+    for d in reversed(order):
+        stride[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(stride)
 
 
 class _AOTFunction:
@@ -254,6 +287,29 @@ class _AOTFunction:
         self.partition_fn = partition_fn
         self.decompositions = decompositions
         self.cache: dict = {}
+        self.dynamic_dims = {}  # {arg index: dims the caller marks dynamic} (aot_module_simplified)
+        self.generalized: list = []  # entries whose graphs compute their sizes (_dynamic.py)
+        self.seen: dict = {}  # per input signature, the sizes first traced (automatic dynamic)
+
+    def _trace(self, args, training):
+        if training:
+            return _trace_joint(self.fn, args, self.decompositions, self.partition_fn)
+        return _trace_inference(self.fn, args, self.decompositions)
+
+    def _compile(self, c, training):
+        if training:
+            c.fw, c.bw = self.fw_compiler(c.fw_graph, None), self.bw_compiler(c.bw_graph, None)
+            c.function = _make_function(c)
+        else:
+            c.fw = self.inference_compiler(c.fw_graph, None)
+        return c
+
+    def _dynamic_entry(self, args, training):
+        """The compiled entry for these inputs when sizes are (or just became) dynamic: NOTE [ Dynamic sizes
+        through AOT ] in _dynamic.py. None: trace these sizes as they are."""
+        from . import _dynamic
+
+        return _dynamic.entry(self, args, training)
 
     def _key(self, args, training):
         return training, tuple((tuple(a.shape), a.dtype, a.stride(), a.requires_grad) if isinstance(a, Tensor)
@@ -264,12 +320,7 @@ class _AOTFunction:
         key = self._key(args, training)
         c = self.cache.get(key)
         if c is None:
-            if training:
-                c = _trace_joint(self.fn, args, self.decompositions, self.partition_fn, self.fw_compiler,
-                                 self.bw_compiler)
-                c.function = _make_function(c)
-            else:
-                c = _trace_inference(self.fn, args, self.decompositions, self.inference_compiler)
+            c = self._dynamic_entry(args, training) or self._compile(self._trace(args, training), training)
             self.cache[key] = c
         if training:
             res = c.function.apply(*args)
@@ -329,6 +380,10 @@ def aot_module_simplified(mod, example_inputs, fw_compiler: Callable, bw_compile
     names = [n for n, _ in mod.named_parameters()] + [n for n, _ in mod.named_buffers()]
     compiled = aot_function(_lifted(mod, names), fw_compiler, bw_compiler, partition_fn, decompositions,
                             len(names), keep_inference_input_mutations, inference_compiler)
+    # the sizes the capture keeps symbolic (NOTE [ Dynamic sizes through AOT ] in _dynamic.py)
+    placeholders = [n for n in mod.graph.nodes if n.op == "placeholder"] if hasattr(mod, "graph") else []
+    compiled.dynamic_dims = {len(names) + i: n.meta["dynamic_dims"] for i, n in enumerate(placeholders)
+                             if n.meta.get("dynamic_dims")}
 
     def forward(*runtime_args):
         state = dict(mod.named_parameters())

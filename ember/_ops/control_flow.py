@@ -4,9 +4,10 @@ the predicate picks (NOTE [ Higher-order ops ] in _dispatch.py), so modes see it
 NOTE [ Eager cond ]
 torch runs a tensor-predicate `cond` through torch.compile, tracing both branches: a branch that mutates or
 returns an operand, or branches whose outputs differ in structure or metadata, are refused at tracing time,
-and the result's grad_fn is a `CondAutogradOpBackward`. ember has no compiler yet: it checks the arguments as
-torch does, then runs only the chosen branch, whose own ops are recorded for autograd (the same gradients,
-under the branch's own node names); the both-branch checks come with the compiler.
+and the result's grad_fn is a `CondAutogradOpBackward`. Eagerly ember checks the arguments as torch does,
+then runs only the chosen branch, whose own ops are recorded for autograd (the same gradients, under the
+branch's own node names). Under a tracer with a fake predicate it is one graph node (NOTE [ cond under a
+tracer ] below); the both-branch checks of torch's tracing are not made.
 """
 
 from .._dispatch import HIGHER_ORDER, defop, dispatch_higher_order
@@ -63,7 +64,62 @@ def _cond_kernel(pred, *rest):
     return (true_fn if bool(pred) else false_fn)(*args)
 
 
-_cond = defop("cond", None, HIGHER_ORDER)(_cond_kernel)
+_cond = defop("cond", "CondAutogradOpBackward", HIGHER_ORDER)(_cond_kernel)
+
+
+# NOTE [ cond under a tracer ]
+# With a predicate that has no value (a fake tensor), neither branch can be chosen while tracing: a tracer
+# records the whole `cond` as one node (a higher-order op with a meta rule: fx/experimental/proxy_tensor.py),
+# which picks its branch when the graph runs. The rule gives the outputs' metadata from a branch run on the
+# fakes. The node's derivative is again a `cond`, of the branches' vector-Jacobian products (each runs its
+# branch again with grad on and differentiates it): one node again, choosing at run time. (torch's
+# CondAutogradOp keeps both branches' backward graphs instead; the gradients are the same.) The graph holds
+# the user's branch functions as params.
+@_cond.meta_
+def _(pred, *rest):
+    *leaves, true_fn, false_fn, operands = rest
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return _cond_kernel(pred, *leaves, true_fn, false_fn, operands)
+
+
+@_cond.derivative_
+def _(grads, pred, *rest):
+    *leaves, true_fn, false_fn, operands = rest
+    grads = grads if type(grads) is tuple else (grads,)
+    want = [i for i, t in enumerate(leaves) if t.is_floating_point() or t.is_complex()]
+    flat = tuple(leaves) + tuple(grads)
+    got = dispatch_higher_order(_cond, (pred, *flat), (_vjp(true_fn, operands, leaves, want),
+                                                       _vjp(false_fn, operands, leaves, want), (_LEAF,) * len(flat)))
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    out = [None] * len(leaves)
+    for i, g in zip(want, got):
+        out[i] = g
+    return (None,) + tuple(out)
+
+
+class _vjp:
+    """A branch's vector-Jacobian product as a function of (leaves..., output gradients...): the branch run
+    again with grad on and differentiated (a cond of these is cond's backward). An object, not a closure, so
+    a graph holding it prints it as a constant."""
+
+    def __init__(self, fn, operands, leaves, want):
+        self.fn, self.operands, self.n, self.want = fn, operands, len(leaves), want
+
+    def __call__(self, *flat):
+        from ..autograd import enable_grad, grad
+
+        n, want = self.n, self.want
+        with enable_grad():
+            xs = [t.detach().requires_grad_(i in want) for i, t in enumerate(flat[:n])]
+            outs = []
+            _leaves(self.fn(*_rebuild(self.operands, iter(xs))), outs)
+            pairs = [(o, g) for o, g in zip(outs, flat[n:]) if isinstance(o, Tensor) and o.requires_grad]
+            xs_want = [xs[i] for i in want]
+            got = grad([o for o, _ in pairs], xs_want, [g for _, g in pairs], allow_unused=True) \
+                if pairs else [None] * len(xs_want)
+        return tuple(g if g is not None else x.new_zeros(tuple(x.shape)) for g, x in zip(got, xs_want))
 
 
 def cond(pred, true_fn, false_fn, operands=()):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import COMPLEX, OTHER, _modes, defop, dispatch
-from .._meta import like_strides, meta_array
+from .._meta import like_strides, meta_array, real_dtype
 from ._util import finish_out, wrap_dim
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
@@ -154,7 +154,7 @@ def _(g, a, dim, normalization, last_dim_size):
     last = dim[-1]
     double = g.shape[last] - gi.shape[last]
     if double > 0:  # torch's fft_c2r_backward doubles the bins that stand for two
-        w = np.ones(gi.shape[last], gi._data.real.dtype)
+        w = np.ones(gi.shape[last], real_dtype(gi._data.dtype))
         w[1:1 + double] = 2
         shape = [1] * gi.dim()
         shape[last] = -1

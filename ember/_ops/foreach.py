@@ -97,7 +97,18 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
     kernel.__name__ = kernel.__qualname__ = name
     op = defop(name, None, OTHER)(kernel)
     op.meta_(_foreach_meta(base, nargs))
+    op.writes = _writes
     return op
+
+
+def _writes(inputs, params):
+    """The in-place form writes its first list; out of place, each result ends in its tensor's dtype
+    (NOTE [ Kernels that write their inputs ] in _dispatch.py)."""
+    n, compute, _, inplace, p = params
+    if not inplace:
+        return None
+    final = tuple(_dtypes.to_numpy(t.dtype) for t in inputs[:n])
+    return tuple(range(n)), (n, compute, final, False, p)
 
 
 def _foreach_meta(base, nargs):

@@ -320,12 +320,17 @@ Tensor.__getitem__ = _getitem
 
 
 @defop("copy_", "CopyBackwards", INDEXING, saves="meta", tags=("scalar_edge",))
-def _copy(a, src):
+def _copy(a, src):  # (laid out as `a`, as the write into a is: the same value out of place, functionalized)
     src = np.asarray(src)
     try:
-        return np.broadcast_to(src, a.shape).astype(a.dtype)
+        src = np.broadcast_to(src, a.shape)
     except ValueError:
         raise _copy_error(a.shape, src.shape) from None
+    if a.flags.c_contiguous:
+        return src.astype(a.dtype, order="C")
+    out = np.empty_like(a)
+    np.copyto(out, src, casting="unsafe")
+    return out
 
 
 def _copy_error(shape, src_shape):

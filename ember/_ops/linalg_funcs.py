@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
-from .._meta import meta_array
+from .._meta import meta_array, no_data
 from ._util import finish_out, method, public
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
 from .lu import _square, deprecated, finish_outs
@@ -84,7 +84,7 @@ def _(grads, a, check, *, out):  # torch's linalg_eig_backward, in its conjugate
     E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye(L.shape[-1], L.shape[-1], L)
     VhgV = Vh @ gV
     diag = VhgV.diagonal(0, -2, -1)
-    if not bool((diag.imag.abs() <= 1e-2).all()):
+    if not no_data(diag) and not bool((diag.imag.abs() <= 1e-2).all()):  # (torch skips it for subclasses)
         raise RuntimeError(_EIG_PHASE)
     VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
     gA = VhgV / E

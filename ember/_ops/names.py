@@ -11,9 +11,10 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import FLOATING, INTEGRAL, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
-from .._meta import meta_array, no_data, unary_meta
+from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
+from .._meta import like_strides, meta_array, no_data, unary_meta
 from .._tensor import Tensor
+from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
 
 
@@ -261,11 +262,41 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     return finish_out(_scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src), out)
 
 
+# NOTE [ as_strided_scatter is an op ]
+# The other *_scatter functions are composites (clone, view, copy_). as_strided_scatter is one op, as in
+# torch: a tracer writes a view's in-place update back into its base with it (NOTE [ Writes through
+# views ] in fx/experimental/proxy_tensor.py), so it cannot itself be a write through a view. The strides and
+# offset index the storage of a copy of `input` laid out as input is (a dense input: its own storage).
+@defop("as_strided_scatter", "AsStridedScatterBackward0", OTHER, saves="meta")
+def _as_strided_scatter(a, src, size, stride, offset):
+    from .shape import _as_strided_op
+
+    out = a.copy(order="K")
+    _as_strided_op.kernel(out, size, stride, offset)[...] = src
+    return out
+
+
+_as_strided_scatter.meta_(lambda a, src, size, stride, offset: meta_array(
+    tuple(a.shape), a._data.dtype, like_strides(a)))
+
+
+@_as_strided_scatter.derivative_
+def _(g, a, src, size, stride, offset):  # torch's: the region's gradient goes to src, the rest to input
+    g = g.contiguous()
+    zeros = g.new_zeros(tuple(src.shape)) if needs_grad(0) else None
+    return (dispatch(_as_strided_scatter, (g, zeros), (size, stride, offset)) if needs_grad(0) else None,
+            g.as_strided(size, stride, offset) if needs_grad(1) else None)
+
+
 @method()
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     if _modes:  # (torch's vmap has no rule for it: NOTE [ Composites that read data under vmap ] in _util.py)
         refuse_under_vmap("as_strided_scatter", (input, src))
-    return finish_out(_scatter_into(input, lambda t: t.as_strided(size, stride, storage_offset), src), out)
+    size, stride = tuple(size), tuple(stride)
+    if size != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    return finish_out(dispatch(_as_strided_scatter, (input, src), (size, stride, storage_offset)), out)
 
 
 # ---- integer and floating-point helpers with their own kernels --------------------------------------------------

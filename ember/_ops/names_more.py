@@ -10,10 +10,10 @@ import numpy as np
 
 from .. import _dtypes, _naming
 from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
-from .._meta import meta_array, no_data
+from .._meta import MetaArray, NoData, meta_array, no_data
 from .._tensor import Tensor
 from ._util import as_shape, finish_out, method, per_sample, public, refuse_under_vmap, wrap_dim
-from .names import _c_name, _finish, _fresh, _word
+from .names import _c_name, _finish, _word
 
 # ---- splitting ------------------------------------------------------------------------------------------------
 
@@ -140,15 +140,24 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
         return r
-    if no_data(input):  # torch's meta rule: the (size, ndim) result laid out column-major, as nonzero's; on a
-        # fake (cpu) tensor it takes the CPU kernel's row-major layout
-        strides = (input.dim(), 1) if input.device.type == "cpu" else (1, size)
-        return input.new_empty_strided((size, input.dim()), strides, dtype=ember.long)
-    nz = input.nonzero()
-    if nz.shape[0] >= size:
-        return _fresh(nz[:size])
-    pad = ember.full((size - nz.shape[0], nz.shape[1]), fill_value, dtype=ember.long)
-    return ember.cat([nz, pad])
+    if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
+        # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (its rule)
+        return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
+    return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+
+
+@defop("nonzero_static", None)
+def _nonzero_static(a, size, fill_value):
+    """The first `size` indices of nonzero elements (row-major, as nonzero), the rest `fill_value`: one op,
+    so its result's shape is known without the data (a tracer records it as it records any op)."""
+    nz = np.argwhere(a != 0) if a.ndim else np.zeros((int(a != 0), 0), np.int64)
+    out = np.full((size, a.ndim), fill_value, np.int64)
+    k = min(size, nz.shape[0])
+    out[:k] = nz[:k]
+    return out
+
+
+_nonzero_static.meta_(lambda a, size, fill_value: meta_array((size, a.dim()), _dtypes.int64))
 
 
 @method()
@@ -364,20 +373,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         return finish_out(r, out)  # (the bin range reads the data: NOTE [ Composites that read data under vmap ])
     if isinstance(bins, Tensor):
         edges = bins
-    elif no_data(input):  # (the edges' values come from the data; their shape does not)
-        edges = ember.empty(bins + 1, dtype=input.dtype, device="meta")
     else:
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif input.numel():
-            lo, hi = float(input.min()), float(input.max())
-        else:
-            lo, hi = 0.0, 0.0
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = ember.linspace(lo, hi, bins + 1, dtype=input.dtype)
+        rng = None if range is None else (float(range[0]), float(range[1]))
+        edges = dispatch(_histogramdd_bin_edges, (input.reshape(-1, 1),), ((int(bins),), rng))[0]
     w = weight if weight is not None else ember.ones_like(input)
     r = return_types.histogram(*dispatch(_histogram, (input, edges, w), (bool(density),)))
     return finish_out(r, out)
@@ -596,6 +594,40 @@ def _(a, weight, *edges_and_density):
     return (meta_array(shape, a._data.dtype),) + tuple(meta_array((e.shape[0],), a._data.dtype) for e in edges)
 
 
+# NOTE [ Bin edges are an op ]
+# Given bin counts, the edges are a linspace over the data's range: a value read from the data. Computed in
+# Python (min, max, then linspace) that read would happen while tracing, where the data is not there; so, as
+# torch's `_histogramdd_bin_edges`, one op computes them from the points in its kernel, and its meta rule
+# gives their shapes (count + 1 each). A dimension given as an edges tensor gets a count of 0 (unused).
+@defop("_histogramdd_bin_edges", None)
+def _histogramdd_bin_edges(pts, counts, rng):
+    from .creation import _linspace
+
+    if type(pts) is MetaArray:  # (a given range reads no data; the edges are still the input's device's)
+        raise NoData()
+    edges = []
+    for k, b in enumerate(counts):
+        if rng is not None:
+            lo, hi = rng[2 * k], rng[2 * k + 1]
+        elif pts.shape[0]:
+            col = pts[:, k]
+            lo, hi = float(col.min()), float(col.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension {k}'s range [{lo:g}, {hi:g}] is not "
+                               "finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(_linspace.kernel(lo, hi, b + 1, _dtypes.from_numpy(pts.dtype)))
+    return tuple(edges)
+
+
+@_histogramdd_bin_edges.meta_
+def _(pts, counts, rng):
+    return tuple(meta_array((b + 1,), pts._data.dtype) for b in counts)
+
+
 def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002 - torch's names
     """Histogram of the points in input's last dimension (torch.histogramdd): (hist, bin_edges)."""
     import ember
@@ -614,26 +646,13 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
         bins = [bins] * d
     if len(bins) != d:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
-    edges = []
-    pts = input.reshape(-1, d)
-    for k, b in enumerate(bins):
-        if isinstance(b, Tensor):
-            edges.append(b)
-            continue
-        if range is not None:
-            lo, hi = float(range[2 * k]), float(range[2 * k + 1])
-        elif no_data(input):
-            lo, hi = 0.0, 1.0  # (the edges' values come from the data; their shape does not)
-        elif pts.shape[0]:
-            col = pts[:, k]
-            lo, hi = float(col.min()), float(col.max())
-        else:
-            lo, hi = 0.0, 0.0
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"{_naming.prefix}.histogramdd: dimension {k}'s range [{lo:g}, {hi:g}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges.append(ember.linspace(lo, hi, int(b) + 1, dtype=input.dtype, device=input.device))
+    if all(isinstance(b, Tensor) for b in bins):
+        edges = list(bins)
+    else:  # counts: the edges come from the data's range, in one op (torch's `_histogramdd_bin_edges`)
+        counts = tuple(0 if isinstance(b, Tensor) else int(b) for b in bins)
+        rng = None if range is None else tuple(float(v) for v in range)
+        made = dispatch(_histogramdd_bin_edges, (input.reshape(-1, d),), (counts, rng))
+        edges = [b if isinstance(b, Tensor) else e for b, e in zip(bins, made)]
     w = weight if weight is not None else ember.ones(input.shape[:-1], dtype=input.dtype, device=input.device)
     out = dispatch(_histogramdd, (input, w, *edges), (bool(density),))
     return return_types.histogramdd(out[0], list(out[1:]))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import COMPLEX, FLOATING, REAL, REDUCTION, defop, dispatch
-from .._meta import meta_array
+from .._meta import meta_array, no_data
 from .._native import ops as _native
 from ._util import finish_out, method, wrap_dim
 from .reduction import _acc_dtype, _canonical
@@ -93,7 +93,9 @@ def _cumprod(a, dim, dtype):
 def _(g, a, dim, dtype, *, out):
     if a.dim() == 0 or a.numel() == 0:
         return g
-    if not (a == 0).any():
+    # the quotient form needs no zero in a; without data (a fake, under a tracer) that cannot be asked, and
+    # the zero-safe form below is used, as torch's cumprod_backward does for tensor subclasses
+    if not no_data(a) and not (a == 0).any():
         return (g * out).flip(dim).cumsum(dim).flip(dim) / a
     from .creation import eye
 

@@ -565,17 +565,30 @@ def _masked_scatter(a, src, mask):
 @_masked_scatter.derivative_
 def _(g, a, src, mask):
     m = mask.expand(tuple(g.shape))
-    picked = g.masked_select(m)
-    n = src.numel()
-    from .creation import zeros
-
-    pad = zeros(n - picked.numel(), dtype=g.dtype)
-    from .shape import cat
-
-    return g.masked_fill(m, 0.0), cat([picked, pad]).reshape(src.shape), None
+    return g.masked_fill(m, 0.0), dispatch(_masked_scatter_backward, (g, m), (tuple(src.shape),)), None
 
 
 _masked_scatter.meta_(lambda a, src, mask: meta_array(a.shape, a._data.dtype, like_strides(a)))
+
+
+# torch's masked_scatter_backward: the gradient of the source is the output gradient's masked elements, in
+# order, then zeros, shaped as the source. One op (not masked_select and a pad) because its shape is the
+# source's, known without the data, while masked_select's depends on the mask's values.
+@defop("masked_scatter_backward", "MaskedScatterBackwardBackward0", INDEXING, saves="meta", tags=("index",))
+def _masked_scatter_backward(g, mask, sizes):
+    picked = g[np.broadcast_to(mask, g.shape)]
+    out = np.zeros(int(np.prod(sizes)), g.dtype)
+    k = min(picked.size, out.size)
+    out[:k] = picked[:k]
+    return out.reshape(sizes)
+
+
+@_masked_scatter_backward.derivative_
+def _(gg, g, mask, sizes):  # the first elements of gg go back to the masked places of g
+    return dispatch(_masked_scatter, (gg.new_zeros(tuple(g.shape)), gg, mask)), None
+
+
+_masked_scatter_backward.meta_(lambda g, mask, sizes: meta_array(sizes, g._data.dtype))
 
 
 def _masked_scatter_args(name, input, mask, source):
@@ -640,9 +653,7 @@ def take(input, index, *, out=None):
         return finish_out(r, out)  # that read data under vmap ] in _util.py: the range check per sample)
     n = input._data.size
     idx = index._data
-    if type(idx) is MetaArray:
-        return finish_out(dispatch(_take, (input,), (idx,)), out)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if type(idx) is not MetaArray and idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     return finish_out(dispatch(_take, (input, index)), out)

@@ -88,11 +88,18 @@ class FakeTensor(Tensor):
     def fake_mode(self) -> FakeTensorMode:
         return self.__dict__["_fake_mode"]
 
+    def _saved_alias(self):  # (autograd's saved outputs: NOTE [ Saved subclass outputs ])
+        return self.__dict__["_fake_mode"]._fake(self._data)
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        a = self._data
-        new = self.__dict__["_fake_mode"]._fake(MetaArray(a.shape, a.dtype, a.strides, a.offset))
+        # a `clone` op (as torch's deepcopy of a tensor is its dispatcher's clone), so a tracer above sees
+        # where the copy came from (`copy.deepcopy(module)` inside a traced function: AveragedModel)
+        from ..autograd.grad_mode import no_grad
+
+        with no_grad():
+            new = self.clone()
         if self.requires_grad:
             new.requires_grad_(True)
         memo[id(self)] = new

@@ -12,6 +12,7 @@ when next used (`graph.refresh_view_grad_fn`).
 
 import numpy as np
 
+from .._meta import MetaArray
 from .._tensor import _wrap
 from .graph import Node, grad_edge, record, refresh_view_grad_fn, saved_before_write
 
@@ -56,7 +57,10 @@ class CopySlices(Node):
 
 def rebase_view(op, view, inputs, params, old_data):
     base = view._base
-    old_view = _wrap(old_data if old_data is not None else np.array(view._data))
+    if old_data is None:  # (the derivative reads no input values: a copy only for its metadata)
+        d = view._data
+        old_data = np.array(d) if type(d) is np.ndarray else MetaArray(d.shape, d.dtype, d.strides)
+    old_view = _wrap(old_data)
     old_view._requires_grad = True
     op_node = record(op, (old_view,) + tuple(inputs[1:]), params, _wrap(view._data))
     saved_before_write(op_node, view._vc)

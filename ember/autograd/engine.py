@@ -356,6 +356,11 @@ def _check_hook_result(r, g):
 
 def _zeros(shape, dt, grads):
     """Zeros standing for a missing gradient, on the device of the gradients that did arrive."""
+    if _dispatch._modes:  # a tracer below must see where they came from: made by an op (as `new_zeros`)
+        from .._dtypes import from_numpy
+
+        like = next(g for g in grads if g is not None)
+        return like.new_zeros(shape, dtype=from_numpy(dt))
     if any(g is not None and no_data(g) for g in grads):  # (meta or fake)
         return _wrap(meta_array(shape, dt))
     return _wrap(np.zeros(shape, dt))

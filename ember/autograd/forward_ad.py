@@ -243,7 +243,8 @@ class _ForwardMode(Mode):
                 tangents[i] = t._fw_grad
         if op.name == "autograd_function_apply":  # a custom Function: its forward, then its jvp
             return _jvp.function_apply(self, op, inputs, params, tangents)
-        if tangents is None or not op.differentiable:  # (cond's body runs with this mode: its ops carry them)
+        if tangents is None or not op.differentiable or op.kind == "higher_order":  # (cond's body runs with
+            # this mode: its ops carry them; cond's own derivative is for a tracer's one-node cond)
             return redispatch(op, inputs, params)
         out = redispatch(op, inputs, params)
         _attach(out, _jvp.jvp(op, inputs, params, out, tangents))

@@ -184,6 +184,32 @@ class Node:
 # ---- saved tensors -----------------------------------------------------------------------------------
 
 
+def _alias(t):
+    """A new wrapper over `t`'s payload: a plain tensor, or, for a tensor subclass that says how
+    (`_saved_alias`: a fake tensor stays a fake of its mode), one of its class. See NOTE [ Saved subclass
+    outputs ]."""
+    if type(t) is not Tensor:
+        hook = getattr(type(t), "_saved_alias", None)
+        if hook is not None:
+            return hook(t)
+    return _wrap(t._data)
+
+
+# NOTE [ Saved subclass outputs ]
+# An op's output saved for its backward is kept as its payload and rebuilt into a tensor on unpack. A plain
+# rebuild turns a FakeTensor output into a plain tensor over a meta payload, whose device is "meta": a formula
+# that makes a constant on its device (`eye(n, device=L.device)`) would then make a meta tensor no mode sees
+# (so no tracer records it). Outputs of a tensor subclass come only from modes below autograd (`_run_below`),
+# which hands them to `keep_subclass`: they are saved as SavedTensors whose alias keeps the subclass.
+
+
+def keep_subclass(result):
+    """The single output `result` of a subclass was just recorded: save it keeping its class."""
+    node = result._grad_fn
+    if node is not None and getattr(node, "_out", None) is not None and type(node._out) is not SavedTensor:
+        node._out = SavedTensor(result, True)
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had so in-place changes are caught.
 
@@ -202,7 +228,7 @@ class SavedTensor:
         self.version = vc[0]
         self.is_output = is_output
         if is_output:
-            alias = _wrap(t._data)
+            alias = _alias(t)
             alias._vc = vc
             if t._base is not None:
                 alias._base = t._base
@@ -260,7 +286,7 @@ class SavedTensor:
         return out
 
     def _as_output(self, t, node, output_nr):
-        out = _wrap(t._data)
+        out = _alias(t)
         out._vc, out._base = t._vc, t._base
         if t._fw_grad is not None:  # the output's tangent, for forward-over-reverse (forward_ad.save_tangent)
             from .forward_ad import set_tangent
@@ -1121,4 +1147,5 @@ from .graph_edges import (  # noqa: E402,F401  (built on the classes above)
 from .graph_memory import saved_tensors_bytes  # noqa: E402  (checkpointing, issue 21: it reads the classes above)
 from .graph_print import format_graph, print_graph, save_graph, to_dot  # noqa: E402  (the printers read the classes above)
 
-_dispatch.register_autograd(record, check_inplace, rebase_history)  # NOTE [ Autograd registers itself ]
+# NOTE [ Autograd registers itself ]
+_dispatch.register_autograd(record, check_inplace, rebase_history, keep_subclass)

@@ -374,7 +374,7 @@ class _CodeGen:
             mod = q.split(".")[0]
             self.globals[mod] = operator if mod == "operator" else builtins
             return q.split(".", 1)[1] if mod == "builtins" else q
-        if q.startswith("ember."):
+        if q.startswith("ember.") and "<" not in q:  # (a local function or an instance: a global of its own)
             self.globals[_naming.prefix] = ember
             path = _naming.prefix + q[len("ember"):]
             head, _, last = path.rpartition(".")

@@ -13,7 +13,9 @@ Three ways to get the values the ops run on (`tracing_mode`):
 - "real": the real inputs; every op computes (the graph is a by-product of running `f`);
 - "fake": the inputs are turned into FakeTensors and a FakeTensorMode sits below the tracer, so no op
   computes anything: each node's `meta["val"]` is a fake carrying shape, dtype and strides;
-- "symbolic" (symbolic shapes) is not supported: shapes are always concrete.
+- "symbolic" (symbolic shapes) is not supported: shapes are always concrete. AOT autograd gets graphs whose
+  shape arguments follow dynamic sizes another way, from traces at neighbouring sizes (NOTE [ Dynamic sizes
+  through AOT ] in ember/_functorch/_dynamic.py).
 
 A decomposition table (`ember._decomp.get_decompositions`) maps an op to a function written in ember ops:
 the tracer then runs that function instead of recording the op, so the graph holds only the primitives it
@@ -28,7 +30,9 @@ from operator import getitem as _getitem
 from typing import Callable
 
 from ... import _dispatch
-from ..._dispatch import HIGHER_ORDER, redispatch, redispatch_inplace
+from ..._dispatch import HIGHER_ORDER, VIEW, redispatch, redispatch_inplace
+from ..._grad_state import state as _grad_state
+from ..._meta import no_data
 from ..._modes import Mode, pop_mode, push_mode
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
@@ -47,6 +51,17 @@ __all__ = ["make_fx", "ProxyTorchDispatchMode", "get_isolated_graphmodule"]
 # also looks a tensor up by its payload's identity. An in-place op rebinds both to its node.
 
 
+# NOTE [ Writes through views ]
+# A graph node is a value, but a tensor is memory: `y = x.clone(); d = y.diagonal(); d.copy_(s)` changes y,
+# and any other view of y, though only d was written. The tracer keeps the graph's values true to memory, as
+# torch's functionalization does:
+# - a write into a view (self has a `_base`) is followed by `as_strided_scatter(base, new view value, size,
+#   stride, offset)`, and the base is bound to that node: the base's new value;
+# - each view node remembers the base node it was taken from (`view_of`); a view used after its base got a
+#   new node is stale, and is taken again from the new base (`as_strided` with the view's geometry).
+# Functionalization then only has to turn each in-place node into its out-of-place op.
+
+
 class _Recorder:
     """The graph being built and which node stands for which tensor (kept alive while tracing)."""
 
@@ -54,10 +69,42 @@ class _Recorder:
         self.graph = Graph()
         self.nodes: dict[int, tuple] = {}  # id(tensor) -> (tensor, node)
         self.payloads: dict[int, tuple] = {}  # id(tensor._data) -> (payload, node)
+        self.view_of: dict = {}  # view node -> its base's node when taken (NOTE [ Writes through views ])
         self.root = Module()
         self.n_constants = 0
 
     def node_of(self, t: Tensor):
+        node = self._known(t)
+        if node is None:
+            return self._constant(t)
+        base = t._base
+        if base is not None and self.view_of:
+            was = self.view_of.get(node)
+            if was is not None and (now := self._known(base)) is not None and now is not was:
+                node = self.view_again(t, now)  # the base was written since: the view sees the new value
+        return node
+
+    def view_again(self, t: Tensor, base_node):
+        from ...ops import aten
+
+        node = self.graph.call_function(aten.as_strided.default, (base_node,), _geometry(t))
+        self.bind(t, node)
+        self.view_of[node] = base_node
+        return node
+
+    def wrote(self, t: Tensor, node) -> None:
+        """`t` was written in place by `node`: a view's write goes back into its base."""
+        base = t._base
+        if base is None:
+            return
+        from ...ops import aten
+
+        base_node = self.node_of(base)
+        scatter = self.graph.call_function(aten.as_strided_scatter.default, (base_node, node), _geometry(t))
+        self.bind(base, scatter)
+        self.view_of[node] = scatter
+
+    def _known(self, t: Tensor):
         hit = self.nodes.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1]
@@ -66,6 +113,9 @@ class _Recorder:
         hit = self.payloads.get(id(t._data))
         if hit is not None and hit[0] is t._data:
             return hit[1]
+        return None
+
+    def _constant(self, t: Tensor):
         # a tensor the function did not receive and no op made: a constant of the graph module
         name = f"_tensor_constant{self.n_constants}"
         self.n_constants += 1
@@ -92,6 +142,12 @@ class _Recorder:
         return map_aggregate(a, lambda x: self.node_of(x) if isinstance(x, Tensor) else x)
 
 
+def _geometry(view: Tensor) -> dict:
+    """A view's place in its base (the offset counted from the base's first element)."""
+    return {"size": tuple(view.shape), "stride": view.stride(),
+            "offset": view.storage_offset() - view._base.storage_offset()}
+
+
 def _tensor_meta(t: Tensor):
     return (tuple(t.shape), t.dtype, t.stride(), t.requires_grad)
 
@@ -111,8 +167,10 @@ class ProxyTorchDispatchMode(Mode):
         self.decompositions = decomposition_table or {}
 
     def dispatch(self, op, inputs, params):
-        if op.kind == HIGHER_ORDER:  # its body runs; its ops come back here one by one
-            return _dispatch._bottom(op, inputs, params)
+        if op.kind == HIGHER_ORDER:
+            if op.meta is not None and any(isinstance(t, Tensor) and no_data(t) for t in inputs):
+                return self._opaque(op, inputs, params)
+            return _dispatch._bottom(op, inputs, params)  # its body runs; its ops come back here one by one
         target = overload_of(op)
         decomp = self.decompositions.get(target)
         if decomp is not None:  # the primitives it decomposes into are what the graph records
@@ -122,14 +180,30 @@ class ProxyTorchDispatchMode(Mode):
             finally:
                 pop_mode(self)
         out = redispatch(op, inputs, params)
+        written = op.writes(inputs, params) if op.writes is not None else None
+        if written is not None:  # its functional form, each written input standing for its new value
+            indices, functional = written
+            self._record(target, op, inputs, functional, tuple(inputs[i] for i in indices), wrote=True)
+            return out
         self._record(target, op, inputs, params, out)
+        return out
+
+    def _opaque(self, op, inputs, params):
+        """A higher-order op whose body cannot run without data (a `cond` on a fake predicate): one node, its
+        outputs from its meta rule (run with this tracer popped: nothing inside is recorded), and, where
+        its inputs need gradients, autograd's node for it (its derivative is again such an op)."""
+        out = op.meta(inputs, params)
+        self._record(overload_of(op), op, inputs, params, out)
+        if _grad_state.enabled and op.differentiable and any(
+                isinstance(t, Tensor) and t.requires_grad for t in inputs):
+            _dispatch._record(op, inputs, params, out)
         return out
 
     def dispatch_inplace(self, op, self_, inputs, params):
         redispatch_inplace(op, self_, inputs, params)
-        self._record(inplace_overload_of(op), op, inputs, params, self_)
+        self._record(inplace_overload_of(op), op, inputs, params, self_, wrote=True)
 
-    def _record(self, target, op, inputs, params, out):
+    def _record(self, target, op, inputs, params, out, wrote=False):
         rec = self.recorder
         node = rec.graph.call_function(target, tuple(rec.arg(list(inputs))),
                                        _params_by_name(op, len(inputs), params))
@@ -138,9 +212,19 @@ class ProxyTorchDispatchMode(Mode):
             for i, o in enumerate(out):
                 if isinstance(o, Tensor):
                     item = rec.graph.call_function(_getitem, (node, i))
-                    rec.bind(o, item)
+                    self._bind(o, item, inputs, op, wrote)
         elif isinstance(out, Tensor):
-            rec.bind(out, node)
+            self._bind(out, node, inputs, op, wrote)
+
+    def _bind(self, t, node, inputs, op, wrote):
+        rec = self.recorder
+        rec.bind(t, node)
+        if wrote:
+            rec.wrote(t, node)
+        elif op.kind == VIEW and t._base is not None:  # remember which base value it views
+            base = rec._known(t._base)
+            if base is not None:
+                rec.view_of[node] = base
 
 
 def _placeholder_names(f: Callable, n: int) -> list[str]:
@@ -196,7 +280,9 @@ def trace_recorded(f, args, decomposition_table=None, tracing_mode="fake", names
         args = map_aggregate(args, lambda a: fake_mode.from_tensor(a) if isinstance(a, Tensor) else a)
     if names is not None:
         for name, a in zip(names, args):
-            rec.bind(a, rec.graph.placeholder(name))
+            node = rec.graph.placeholder(name)
+            if isinstance(a, Tensor):  # (a Python number is an input too, its value used where it is read)
+                rec.bind(a, node)
         return _run_traced(f, args, rec, fake_mode, decomposition_table), rec, args
     names = _placeholder_names(f, len(args))
     for name, a in zip(names, args):

@@ -170,6 +170,9 @@ class Work:
     def wait(self, timeout=None):
         """Wait for the op; returns True. Raises the op's error, if it failed."""
         self._progress()
+        helper = _mpi.current_worker()
+        if helper is not None and not self._event.is_set():  # NOTE [ Callbacks on the worker thread ]
+            helper.help_until(self._event)
         seconds = None if timeout is None or timeout == datetime.timedelta(0) else timeout.total_seconds()
         if not self._event.wait(seconds):
             raise DistBackendError(f"Work timed out after {int(seconds * 1000)} ms")

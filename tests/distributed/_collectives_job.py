@@ -219,6 +219,11 @@ ERRORS = {
     "broadcast_root": lambda lib, d, r, n: d.broadcast(_e(lib, 2), src=n + 3),
     "broadcast_no_src": lambda lib, d, r, n: d.broadcast(_e(lib, 2)),
     "reduce_root": lambda lib, d, r, n: d.reduce(_e(lib, 2), dst=-1),
+    # the root's list and the others' (gather's and scatter's mirror-image checks): wrong on every rank
+    "gather_list_sizes": lambda lib, d, r, n: d.gather(_e(lib, 2), [_e(lib, 2)] * (n - 1), dst=n - 1),
+    "gather_list_roles": lambda lib, d, r, n: d.gather(_e(lib, 2), None if r == 1 else [_e(lib, 2)] * n, dst=1),
+    "scatter_list_sizes": lambda lib, d, r, n: d.scatter(_e(lib, 2), [_e(lib, 2)] * (n + 1), src=0),
+    "scatter_list_roles": lambda lib, d, r, n: d.scatter(_e(lib, 2), None if r == 0 else [_e(lib, 2)] * n),
     "reduce_scatter_list": lambda lib, d, r, n: d.reduce_scatter(_e(lib, 2), [_e(lib, 2)]),
     "all_to_all_list": lambda lib, d, r, n: d.all_to_all([_e(lib, 2)], [_e(lib, 2)]),
     "send_to_self": lambda lib, d, r, n: d.send(_e(lib, 2), dst=r),

@@ -21,6 +21,7 @@ import time
 
 from ... import _dtypes
 from ...autograd.grad_mode import no_grad
+from ...distributed._c10d import GradBucket
 
 __all__ = ["GradBucket", "Reducer", "compute_bucket_assignment_by_size"]
 
@@ -60,42 +61,6 @@ def compute_bucket_assignment_by_size(params, limits, order=None):
     if order is None:
         result.sort(key=lambda r: min(r[0]))
     return [r[0] for r in result], [r[1] for r in result]
-
-
-class GradBucket:
-    """One bucket of gradients handed to a communication hook (torch.distributed.GradBucket).
-
-    `buffer()` is the flat tensor holding the bucket's gradients back to back, `gradients()` their views
-    into it, `parameters()` the parameters they belong to, `index()` the bucket's position (0 is the first
-    reduced), `is_last()` whether it is the last bucket reduced in this iteration.
-    """
-
-    def __init__(self, index, buffer, gradients, parameters, is_last):
-        self._index = index
-        self._buffer = buffer
-        self._gradients = gradients
-        self._parameters = parameters
-        self._is_last = is_last
-
-    def index(self):
-        return self._index
-
-    def buffer(self):
-        return self._buffer
-
-    def gradients(self):
-        return list(self._gradients)
-
-    def parameters(self):
-        return list(self._parameters)
-
-    def is_last(self):
-        return self._is_last
-
-    def set_buffer(self, buffer):
-        """Replace the buffer the hook sees (the compression wrappers swap in a 16-bit copy); the reducer
-        copies the future's result back into its own bucket."""
-        self._buffer = buffer
 
 
 class _Bucket:
@@ -479,16 +444,3 @@ def _reachable_leaves(outputs):
                 stack.append(nxt)
     return leaves
 
-
-
-# NOTE [ dist.GradBucket ]
-# torch exports GradBucket as `torch.distributed.GradBucket` (comm hooks annotate `bucket: dist.GradBucket`).
-# The class is the Reducer's, so it is defined here and registered into ember.distributed's namespace when
-# DDP is loaded (as autograd registers itself with the dispatcher), without ember.distributed importing nn.
-def _register_grad_bucket():
-    from ... import distributed
-
-    distributed.GradBucket = GradBucket
-
-
-_register_grad_bucket()

@@ -19,7 +19,10 @@ ember ops and `ember.distributed` collectives, with torch's observable behaviour
 
 import time
 
+import numpy as np
+
 from ... import _dtypes
+from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
 from ...distributed._c10d import GradBucket
 
@@ -64,7 +67,7 @@ def compute_bucket_assignment_by_size(params, limits, order=None):
 
 
 class _Bucket:
-    __slots__ = ("indices", "buffer", "views", "pending", "work", "future", "limit")
+    __slots__ = ("indices", "buffer", "views", "arrays", "pending", "work", "future", "limit")
 
     def __init__(self, indices, params, limit):
         from ..._ops.creation import zeros
@@ -79,17 +82,29 @@ class _Bucket:
             n = params[i].numel()
             self.views.append(self.buffer[offset:offset + n].view(params[i].shape))
             offset += n
+        self.arrays = [v._data for v in self.views]  # their NumPy views (NOTE [ Gradients in and out ])
         self.pending = len(indices)
         self.work = None
         self.future = None
 
 
+# NOTE [ DDP's allreduce without the worker thread ]
+# A bucket's allreduce is an MPI non-blocking allreduce (MPI_Iallreduce) issued by the gradient hook that
+# fills the bucket, in the thread running backward: not on the process group's worker thread (NOTE
+# [ Asynchronous collectives run on a worker thread ]), whose every collective costs two handoffs of the GIL
+# between the threads. On a loaded machine each handoff can cost the switch interval (5 ms), and a worker
+# spinning in MPI while backward computes takes a core from it; gloo's threads need neither the GIL nor
+# a core while they wait. (Only when the worker still has collectives queued does the bucket go behind
+# them, as a non-blocking allreduce too.) MPI never matches a non-blocking collective with a blocking one,
+# so every bucket allreduce of DDP, a joined rank's shadow ones included, goes through
+# `_all_reduce_nonblocking`.
+
 # NOTE [ Overlap ]
-# A bucket's allreduce is a non-blocking collective launched from the gradient hook that fills the bucket;
-# it overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a request inside MPI
-# calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`, MPI_Test): cheap,
-# and it moves each allreduce a step on while the engine computes the next gradients. The share of
-# allreduce time hidden behind backward is measured by benchmarks/distributed_ddp.py.
+# A bucket's allreduce overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a
+# request inside MPI calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`,
+# MPI_Test): cheap, and it moves each allreduce a step on while the engine computes the next gradients; the
+# end of backward waits for the rest (MPI_Wait). The share of allreduce time hidden behind backward is
+# measured by benchmarks/distributed_ddp.py.
 
 # NOTE [ When the reduction finishes ]
 # As torch: `prepare_for_backward` (called at the end of DDP's forward when gradients will be synced)
@@ -297,30 +312,31 @@ class Reducer:
             self.next_bucket += 1
 
     def _copy_grad_in(self, bucket, k, index):
+        """NOTE [ Gradients in and out ]: one NumPy pass, the average folded in (torch's `mul_out`)."""
         p = self.params[index]
-        view = bucket.views[k]
-        grad = p.grad
-        with no_grad():
-            if grad is None:
-                view.zero_()
-                return
-            scale = None if self.comm_hook is not None else 1.0 / self._div_factor()
-            if not _aliases(grad, view):
-                if scale is None:
-                    view.copy_(grad)
-                else:
-                    view.copy_(grad * scale)
-                if self.gradient_as_bucket_view:
-                    p.grad = view
-            elif scale is not None:
-                view.mul_(scale)
+        grad = p._grad
+        arr = bucket.arrays[k]
+        if grad is None:
+            arr.fill(0)
+            return
+        scale = None if self.comm_hook is not None else 1.0 / self._div_factor()
+        if not _aliases(grad, bucket.views[k]):
+            if scale is None:
+                np.copyto(arr, grad._data)
+            else:
+                np.multiply(grad._data, scale, out=arr)
+            if self.gradient_as_bucket_view:
+                p.grad = bucket.views[k]
+        elif scale is not None:
+            np.multiply(arr, scale, out=arr)
+            _bump(grad)
 
     def _launch(self, b):
         from ... import distributed as dist
 
         bucket = self.buckets[b]
-        if self.comm_hook is None:
-            bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
+        if self.comm_hook is None:  # NOTE [ DDP's allreduce without the worker thread ]
+            bucket.work = dist.distributed_c10d._all_reduce_nonblocking(bucket.buffer, self.process_group)
         else:
             grad_bucket = GradBucket(b, bucket.buffer, bucket.views, [self.params[i] for i in bucket.indices],
                                      b == len(self.buckets) - 1)
@@ -351,16 +367,20 @@ class Reducer:
                 for k, i in enumerate(bucket.indices):
                     if globally_used is not None and not globally_used[i]:
                         continue  # a parameter no rank used keeps its .grad untouched
-                    self._copy_grad_out(self.params[i], bucket.views[k])
+                    self._copy_grad_out(self.params[i], bucket.views[k], bucket.arrays[k])
 
-    def _copy_grad_out(self, p, view):
+    def _copy_grad_out(self, p, view, arr):
+        grad = p._grad
         if self.gradient_as_bucket_view:
-            if p.grad is None or not _aliases(p.grad, view):
+            if grad is None or not _aliases(grad, view):
                 p.grad = view
-        elif p.grad is None:
+            else:
+                _bump(grad)
+        elif grad is None:
             p.grad = view.clone()
         else:
-            p.grad.copy_(view)
+            np.copyto(grad._data, arr)
+            _bump(grad)
 
     def _globally_used(self):
         from ... import distributed as dist
@@ -393,8 +413,8 @@ class Reducer:
         pending = []
         for b, bucket in enumerate(self.buckets):
             buf = bucket.buffer.new_zeros(bucket.buffer.shape)
-            if self.comm_hook is None:
-                pending.append(dist.all_reduce(buf, group=self.process_group, async_op=True))
+            if self.comm_hook is None:  # (matching the others' buckets: NOTE [ DDP's allreduce without ...])
+                pending.append(dist.distributed_c10d._all_reduce_nonblocking(buf, self.process_group))
             else:
                 views = [buf[o:o + v.numel()].view(v.shape) for o, v in zip(_offsets(bucket.views), bucket.views)]
                 grad_bucket = GradBucket(b, buf, views, [self.params[i] for i in bucket.indices],
@@ -409,6 +429,11 @@ class Reducer:
         for h in self._handles:
             h.remove()
         self._handles = []
+
+
+def _bump(t):
+    """Count an in-place write to `t` done in NumPy (as an in-place op would)."""
+    _version_counter(t)[0] += 1
 
 
 def _offsets(views):

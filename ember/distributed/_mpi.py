@@ -25,13 +25,18 @@ per node sends everything through the network module (UCX/OFI, whose own shared-
 serve ranks on one machine).
 
 NOTE [ No MPI_Finalize under ember's PMI server ]
-In a world built through ember's PMI server, MPICH 5.0.2's MPI_Finalize crashed (SIGSEGV inside libmpi,
-in every rank, after the job's work was done; mpiexec-started worlds finalize cleanly). Such processes
-do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is complete by then, the
-operating system reclaims the rest, and the PMI server ends when the ranks' connections close. What the
-OS would not reclaim is MPICH's shared-memory segments in /dev/shm (unlinked by MPI_Finalize): so once
-every rank has initialized (a barrier), rank 0 unlinks the `mpich_shm_*` segments that appeared during
-its MPI_Init; the ranks keep them mapped, and the names are gone when the job ends, as after a finalize.
+In a world built through ember's PMI server, a process that called MPICH 5.0.2's MPI_Finalize crashes when
+it exits (SIGSEGV; mpiexec-started worlds finalize and exit cleanly). MPI_Finalize itself returns in every
+rank (the PMI server acknowledges each `finalize`); the fault comes later, in an exit handler that libmpi
+registered (gdb: `exit` -> `__run_exit_handlers` -> libmpi.so.12, a stripped build, so the handler is not
+named), and only after a finalize: exiting without one is clean, as is `_exit` after one (no exit handlers
+run). Nothing ember can do before exit avoids it short of skipping the C exit handlers, which a library must
+not do. So such processes do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is
+complete by then, the operating system reclaims the rest, and the PMI server ends when the ranks'
+connections close. What the OS would not reclaim is MPICH's shared-memory segments in /dev/shm (unlinked by
+MPI_Finalize): so once every rank has initialized (a barrier), rank 0 unlinks the `mpich_shm_*` segments
+that appeared during its MPI_Init; the ranks keep them mapped, and the names are gone when the job ends, as
+after a finalize.
 
 NOTE [ Asynchronous collectives run on a worker thread ]
 MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an

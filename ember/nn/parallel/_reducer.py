@@ -106,6 +106,15 @@ class _Bucket:
 # end of backward waits for the rest (MPI_Wait). The share of allreduce time hidden behind backward is
 # measured by benchmarks/distributed_ddp.py.
 
+# NOTE [ Gradients in and out ]
+# Each bucket keeps its views' NumPy arrays, and a gradient goes into its view in one NumPy pass with the
+# average folded in (`np.multiply(grad, 1/world_size, out=view)`, torch's `mul_out` into the bucket view),
+# and back into `.grad` in one `np.copyto` at the end: no temporary, no dispatch, as torch's Reducer copies
+# in C++. With `gradient_as_bucket_view` `.grad` becomes the view itself: while it stays so (zeroed, not
+# set to None, between steps) backward accumulates into the bucket and only the average is applied, in
+# place. Writes done in NumPy count in the version counter of the `.grad` they changed, as the in-place ops
+# they replace did.
+
 # NOTE [ When the reduction finishes ]
 # As torch: `prepare_for_backward` (called at the end of DDP's forward when gradients will be synced)
 # arms the reducer; the backward's first ready gradient queues `_finalize` with the engine (torch queues it

@@ -25,6 +25,7 @@ from ... import _dtypes
 from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
 from ...distributed._c10d import GradBucket
+from ...distributed.distributed_c10d import _array  # (the payload helper of the collectives)
 
 __all__ = ["GradBucket", "Reducer", "compute_bucket_assignment_by_size"]
 
@@ -82,7 +83,7 @@ class _Bucket:
             n = params[i].numel()
             self.views.append(self.buffer[offset:offset + n].view(params[i].shape))
             offset += n
-        self.arrays = [v._data for v in self.views]  # their NumPy views (NOTE [ Gradients in and out ])
+        self.arrays = [_array(v) for v in self.views]  # their NumPy views (NOTE [ Gradients in and out ])
         self.pending = len(indices)
         self.work = None
         self.future = None
@@ -331,9 +332,9 @@ class Reducer:
         scale = None if self.comm_hook is not None else 1.0 / self._div_factor()
         if not _aliases(grad, bucket.views[k]):
             if scale is None:
-                np.copyto(arr, grad._data)
+                np.copyto(arr, _array(grad))
             else:
-                np.multiply(grad._data, scale, out=arr)
+                np.multiply(_array(grad), scale, out=arr)
             if self.gradient_as_bucket_view:
                 p.grad = bucket.views[k]
         elif scale is not None:
@@ -388,7 +389,7 @@ class Reducer:
         elif grad is None:
             p.grad = view.clone()
         else:
-            np.copyto(grad._data, arr)
+            np.copyto(_array(grad), arr)
             _bump(grad)
 
     def _globally_used(self):

@@ -478,35 +478,6 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return pg._run(run, [tensor], async_op)
 
 
-def _all_reduce_nonblocking(tensor, group):
-    """SUM `tensor` over `group` as an MPI non-blocking allreduce (DDP's buckets). Issued from this thread
-    when the group's worker is idle: the returned Work's `is_completed()` (MPI_Test) moves it on, `wait()`
-    (MPI_Wait) ends it, with no worker thread and no handoff of the GIL. Otherwise (collectives queued
-    first, or a dtype MPI reduces in float32) the worker issues it after them, also non-blocking: MPI
-    matches a non-blocking collective only with non-blocking ones, so every rank must use this function for
-    the same collective (NOTE [ DDP's allreduce without the worker thread ] in ember/nn/parallel/_reducer.py).
-    """
-    _check_tensor(tensor, "tensor")
-    pg = _pg(group)
-    if pg is None:
-        return _warn_not_in_group("all_reduce")
-    arr = _array(tensor)
-    MPI = _mpi.mpi()
-    if pg._worker.idle() and arr.flags.c_contiguous and _mpi.reduce_dtype(arr.dtype) == arr.dtype:
-        work = Work([tensor])
-        work._requests = [pg._comm.Iallreduce(MPI.IN_PLACE, arr, op=_mpi.mpi_op("SUM", arr.dtype))]
-        work._post = lambda: _written(tensor)
-        return work
-    buf, writeback = _buffer(tensor)
-
-    def run():
-        _reduce_inplace(pg._comm, buf, "SUM", lambda b, o: pg._comm.Iallreduce(MPI.IN_PLACE, b, op=o).Wait())
-        if writeback:
-            writeback()
-        _written(tensor)
-    return pg._run(run, [tensor], True)
-
-
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy `tensor` of rank `src` into `tensor` on every rank of the group."""
     _check_tensor(tensor, "tensor")

@@ -89,23 +89,12 @@ class _Bucket:
         self.future = None
 
 
-# NOTE [ DDP's allreduce without the worker thread ]
-# A bucket's allreduce is an MPI non-blocking allreduce (MPI_Iallreduce) issued by the gradient hook that
-# fills the bucket, in the thread running backward: not on the process group's worker thread (NOTE
-# [ Asynchronous collectives run on a worker thread ]), whose every collective costs two handoffs of the GIL
-# between the threads. On a loaded machine each handoff can cost the switch interval (5 ms), and a worker
-# spinning in MPI while backward computes takes a core from it; gloo's threads need neither the GIL nor
-# a core while they wait. (Only when the worker still has collectives queued does the bucket go behind
-# them, as a non-blocking allreduce too.) MPI never matches a non-blocking collective with a blocking one,
-# so every bucket allreduce of DDP, a joined rank's shadow ones included, goes through
-# `_all_reduce_nonblocking`.
-
 # NOTE [ Overlap ]
-# A bucket's allreduce overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a
-# request inside MPI calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`,
-# MPI_Test): cheap, and it moves each allreduce a step on while the engine computes the next gradients; the
-# end of backward waits for the rest (MPI_Wait). The share of allreduce time hidden behind backward is
-# measured by benchmarks/distributed_ddp.py.
+# A bucket's allreduce is a non-blocking collective launched from the gradient hook that fills the bucket;
+# it overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a request inside MPI
+# calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`, MPI_Test): cheap,
+# and it moves each allreduce a step on while the engine computes the next gradients. The share of
+# allreduce time hidden behind backward is measured by benchmarks/distributed_ddp.py.
 
 # NOTE [ Gradients in and out ]
 # Each bucket keeps its views' NumPy arrays, and a gradient goes into its view in one NumPy pass with the
@@ -345,8 +334,8 @@ class Reducer:
         from ... import distributed as dist
 
         bucket = self.buckets[b]
-        if self.comm_hook is None:  # NOTE [ DDP's allreduce without the worker thread ]
-            bucket.work = dist.distributed_c10d._all_reduce_nonblocking(bucket.buffer, self.process_group)
+        if self.comm_hook is None:
+            bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
         else:
             grad_bucket = GradBucket(b, bucket.buffer, bucket.views, [self.params[i] for i in bucket.indices],
                                      b == len(self.buckets) - 1)
@@ -423,8 +412,8 @@ class Reducer:
         pending = []
         for b, bucket in enumerate(self.buckets):
             buf = bucket.buffer.new_zeros(bucket.buffer.shape)
-            if self.comm_hook is None:  # (matching the others' buckets: NOTE [ DDP's allreduce without ...])
-                pending.append(dist.distributed_c10d._all_reduce_nonblocking(buf, self.process_group))
+            if self.comm_hook is None:
+                pending.append(dist.all_reduce(buf, group=self.process_group, async_op=True))
             else:
                 views = [buf[o:o + v.numel()].view(v.shape) for o, v in zip(_offsets(bucket.views), bucket.views)]
                 grad_bucket = GradBucket(b, buf, views, [self.params[i] for i in bucket.indices],

@@ -6,13 +6,15 @@ Two ranks are started with `ember.multiprocessing.spawn` (so ember's ranks join 
 as a script starting its own ranks does); each initializes torch's gloo group and ember's MPI group, and
 both time float32 all_reduce (SUM) of the same buffers in interleaved A B B A rounds (the collectives keep
 the ranks in lockstep). Rank 0 prints the median time per all_reduce, the bus bandwidth (bytes / time)
-and the ratio ember / torch of the times (below 1: ember faster). Goal: ember at least gloo's bandwidth
-above 1 MB. One thread per rank, as every benchmark here. Then the DDP train steps of the MLP and the
+and the ratio ember / torch of the times (below 1: ember faster): the median of the rounds' ratios, with
+their spread (lowest and highest round), since the 2-core machine is shared. Goal: ember at least gloo's
+bandwidth above 1 MB. One thread per rank, as every benchmark here. Then the DDP train steps of the MLP and the
 small GPT, ember vs torch, with the share of allreduce time hidden behind backward (distributed_ddp.py).
 """
 
 import os
 import socket
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,7 +36,7 @@ def _allreduce_part(rank, world, quick):
     import numpy as np
     import torch
     import torch.distributed as tdist
-    from _common import compare
+    from distributed_ddp import paired
 
     import ember
     import ember.distributed as edist
@@ -44,9 +46,10 @@ def _allreduce_part(rank, world, quick):
         a = np.random.default_rng(rank).standard_normal(nbytes // 4).astype(np.float32)
         te, tt = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
         number = max(2, min(200, (1 << 24) // nbytes))
-        e, t = compare(lambda: edist.all_reduce(te), lambda: tdist.all_reduce(tt), number=number,
-                       rounds=3 if quick else 5, warmup=2)
-        rows.append((nbytes, e, t))
+        e, t = paired(lambda: edist.all_reduce(te), lambda: tdist.all_reduce(tt), number, 3 if quick else 9,
+                      warmup=2)
+        ratios = sorted(a / b for a, b in zip(e, t))
+        rows.append((nbytes, statistics.median(e), statistics.median(t), ratios))
     return rows
 
 
@@ -66,10 +69,12 @@ def _rank(rank, world, ports, quick):
     rows = _allreduce_part(rank, world, quick)
     if rank == 0:
         print(f"all_reduce float32 SUM, {world} ranks (median per call; bandwidth = bytes / time)")
-        print(f"{'size':>8} {'ember':>10} {'torch':>10} {'ember GB/s':>11} {'torch GB/s':>11} {'ember/torch':>12}")
-        for nbytes, e, t in rows:
+        print(f"{'size':>8} {'ember':>10} {'torch':>10} {'ember GB/s':>11} {'torch GB/s':>11} {'ember/torch':>12} "
+              f"{'spread':>14}")
+        for nbytes, e, t, ratios in rows:  # ratio: the median of the rounds' ratios [lowest, highest round]
             print(f"{_fmt_size(nbytes):>8} {e * 1e6:8.1f}us {t * 1e6:8.1f}us {nbytes / e / 1e9:11.3f} "
-                  f"{nbytes / t / 1e9:11.3f} {e / t:12.2f}", flush=True)
+                  f"{nbytes / t / 1e9:11.3f} {statistics.median(ratios):12.2f} [{ratios[0]:5.2f}, {ratios[-1]:5.2f}]",
+                  flush=True)
     from distributed_ddp import ddp_part  # (the DDP train steps, area Q)
 
     ddp_part(rank, world, quick)

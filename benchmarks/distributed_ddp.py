@@ -4,15 +4,21 @@
 `python -m ember.distributed.run --nproc-per-node 2 benchmarks/distributed_ddp.py [--quick]`; rank 0 prints.
 Both libraries train the same models (benchmarks/models.py: the MLP and the small GPT) wrapped in
 DistributedDataParallel, timed in interleaved rounds (docs/benchmarking.md), each rank on its half of the
-batch.
+batch. Each round times both libraries back to back, so a round's ratio ember/torch saw one machine load;
+the table gives the median step times, the median of the rounds' ratios and their spread (lowest and
+highest round), since the 2-core machine is shared.
 
-Hidden share of allreduce time: per library, B_local = backward without communication (under no_sync),
-B_ddp = backward with DDP's bucketed allreduces, A = the same buckets allreduced on their own, one after
-the other. Communication that overlaps backward adds less than A to it: hidden = 1 - (B_ddp - B_local) / A
-(1: all hidden, 0: none). On a loaded machine that difference is noisy; for ember the reducer also records
-how long the end of backward waited for the allreduces, giving hidden = 1 - wait / A directly.
+Hidden share of allreduce time, from per-bucket timestamps on each rank (a method that holds on 2 cores,
+where differences of step times are noise): for each bucket, when its allreduce was launched and when it
+was seen complete, and when backward produced its last gradient. The share of the buckets' allreduce time
+that lies before the end of backward is hidden (1: all hidden, 0: none), median over steps, per rank.
+ember: the reducer's launches and its Works' completions (a Work completes when the reducer's MPI_Test in a
+later gradient hook, or the final MPI_Wait, sees it done: that is when ember knows). torch: the same
+allreduce, SUM of the bucket divided by the world size, as a communication hook (torch's default reduction
+is not observable from Python), timestamped at launch and in its future's callback.
 """
 
+import gc
 import os
 import statistics
 import sys
@@ -20,7 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _common import compare, ember, np, torch  # noqa: E402
+from _common import ember, np, timeit, torch  # noqa: E402
 from models import ce, copy_weights, mlp, small_gpt  # noqa: E402
 
 edist, tdist = ember.distributed, torch.distributed
@@ -59,58 +65,83 @@ def build(name, make, make_batch, opt, lr, rank, world):
     return name, steps, models
 
 
-def _time(fn):
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+def paired(ember_fn, torch_fn, number, rounds, warmup=3):
+    """Per-round seconds per call of each, the two timed back to back in A B / B A order."""
+    for _ in range(warmup):
+        ember_fn()
+        torch_fn()
+    e, t = [], []
+    for r in range(rounds):
+        gc.collect()
+        for f in ((ember_fn, torch_fn) if r % 2 == 0 else (torch_fn, ember_fn)):
+            (e if f is ember_fn else t).append(timeit(f, number))
+    return e, t
 
 
-def hidden_share(L, ddp, x, y, n=21):
-    """(hidden share by difference, ember's hidden share from its reducer's wait, allreduce-alone seconds).
+class _Timeline:
+    """Per-bucket allreduce (start, end) and the time of the last gradient, for one backward."""
 
-    By difference: 1 - (B_ddp - B_local) / A, B_* medians of backward times taken in alternation (so both
-    see the same machine load), A the buckets allreduced on their own. ember's reducer also records how
-    long the end of backward waited for communication (`last_wait_s`): 1 - wait / A, a direct reading."""
-    dist = edist if L is ember else tdist
+    def __init__(self):
+        self.spans, self.last_grad = {}, 0.0
 
-    def backward(sync):
+    def hidden(self):
+        total = sum(e - s for s, e in self.spans.values())
+        before = sum(max(0.0, min(e, self.last_grad) - s) for s, e in self.spans.values())
+        return before / total if total > 0 else float("nan")
+
+
+def _stamp_grads(params, box):
+    for p in params:
+        p.register_post_accumulate_grad_hook(lambda p: setattr(box[0], "last_grad", time.perf_counter()))
+
+
+def _instrument_ember(ddp, box):
+    reducer = ddp.reducer
+    launch = reducer._launch
+
+    def timed_launch(b):
+        start = time.perf_counter()
+        launch(b)
+        work, line = reducer.buckets[b].work, box[0]
+        finish = work._finish
+
+        def timed_finish(result, exception):
+            line.spans[b] = (start, time.perf_counter())
+            finish(result, exception)
+        work._finish = timed_finish
+        if work.is_completed():  # (done already: the completion was not seen through _finish)
+            line.spans.setdefault(b, (start, time.perf_counter()))
+    reducer._launch = timed_launch
+    _stamp_grads(ddp.module.parameters(), box)
+
+
+def _instrument_torch(ddp, box):
+    world = tdist.get_world_size()
+
+    def hook(state, bucket):
+        start, line, b = time.perf_counter(), box[0], bucket.index()
+        fut = tdist.all_reduce(bucket.buffer().div_(world), async_op=True).get_future()
+
+        def done(f):
+            line.spans[b] = (start, time.perf_counter())
+            return f.value()[0]
+        return fut.then(done)
+    ddp.register_comm_hook(None, hook)
+    _stamp_grads(ddp.module.parameters(), box)
+
+
+def hidden_share(L, ddp, x, y, steps=15):
+    """Median over `steps` backward passes of the hidden share of allreduce time (see the docstring)."""
+    box = [_Timeline()]
+    (_instrument_ember if L is ember else _instrument_torch)(ddp, box)
+    shares = []
+    for i in range(steps + 2):
+        box[0] = _Timeline()
         ddp.zero_grad()
-        dist.barrier()
-        if sync:
-            ce(L, ddp(x), y).backward()
-        else:
-            with ddp.no_sync():
-                ce(L, ddp(x), y).backward()
-
-    sizes = [b.buffer.numel() for b in ddp.reducer.buckets] if L is ember else _torch_bucket_sizes(ddp)
-    bufs = [L.zeros(s) for s in sizes]
-
-    def allreduce_alone():
-        for b in bufs:
-            dist.all_reduce(b)
-
-    for _ in range(3):
-        backward(True)
-        backward(False)
-    b_ddp, b_local, waits, alone = [], [], [], []
-    for _ in range(n):
-        b_ddp.append(_time(lambda: backward(True)))
-        if L is ember:
-            waits.append(ddp.reducer.last_wait_s)
-        b_local.append(_time(lambda: backward(False)))
-        dist.barrier()
-        alone.append(_time(allreduce_alone))
-    a = statistics.median(alone)
-    by_difference = 1 - (statistics.median(b_ddp) - statistics.median(b_local)) / a
-    direct = 1 - statistics.median(waits) / a if waits else float("nan")
-    return by_difference, direct, a
-
-
-def _torch_bucket_sizes(ddp):
-    sizes = ddp._get_ddp_logging_data().get("bucket_sizes")
-    if isinstance(sizes, str):
-        sizes = [int(s) for s in sizes.split(", ") if s]
-    return [s // 4 for s in sizes] if sizes else [sum(p.numel() for p in ddp.module.parameters())]
+        ce(L, ddp(x), y).backward()
+        if i >= 2:
+            shares.append(box[0].hidden())
+    return statistics.median(shares)
 
 
 WORKLOADS = [
@@ -124,18 +155,24 @@ WORKLOADS = [
 def ddp_part(rank, world, quick):
     """Time the DDP steps (both process groups already initialized); rank 0 prints the table."""
     if rank == 0:
-        print(f"\nDDP train step on {world} ranks, median ms (ember over MPI, torch over gloo)")
-        print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'ratio':>7}   hidden share of allreduce time")
+        print(f"\nDDP train step on {world} ranks, median ms (ember over MPI, torch over gloo); ratio: median "
+              "of the rounds' ratios [lowest, highest round]")
+        print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'ratio':>7} {'spread':>13}   hidden share of "
+              "allreduce time (rank 0, rank 1)")
     for spec in WORKLOADS:
         name, steps, models = build(*spec, rank=rank, world=world)
-        number, rounds = (3, 3) if quick else (10, 7)
-        e, t = compare(steps[ember], steps[torch], number=number, rounds=rounds)
-        he, hd, ae = hidden_share(ember, *models[ember])
-        ht, _, at = hidden_share(torch, *models[torch])
+        number, rounds = (3, 5) if quick else (5, 15)
+        e, t = paired(steps[ember], steps[torch], number, rounds)
+        ratios = sorted(a / b for a, b in zip(e, t))
+        he = hidden_share(ember, *models[ember])  # (after the timing: torch's then runs with its hook)
+        ht = hidden_share(torch, *models[torch])
+        shares = [None] * world
+        edist.all_gather_object(shares, (he, ht))
         if rank == 0:
-            print(f"{name:<52} {e * 1e3:>8.2f} {t * 1e3:>8.2f} {e / t:>6.2f}x   ember {hd:.2f} (by difference "
-                  f"{he:.2f}), torch {ht:.2f} by difference; allreduce alone: ember {ae * 1e3:.2f} ms, "
-                  f"torch {at * 1e3:.2f} ms", flush=True)
+            em, tm = statistics.median(e), statistics.median(t)
+            hid = ", ".join(f"{a:.2f}" for a, _ in shares), ", ".join(f"{b:.2f}" for _, b in shares)
+            print(f"{name:<52} {em * 1e3:>8.2f} {tm * 1e3:>8.2f} {statistics.median(ratios):>6.2f}x "
+                  f"[{ratios[0]:.2f}, {ratios[-1]:.2f}]   ember {hid[0]}; torch {hid[1]}", flush=True)
 
 
 def main():

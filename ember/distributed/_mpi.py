@@ -25,13 +25,18 @@ per node sends everything through the network module (UCX/OFI, whose own shared-
 serve ranks on one machine).
 
 NOTE [ No MPI_Finalize under ember's PMI server ]
-In a world built through ember's PMI server, MPICH 5.0.2's MPI_Finalize crashed (SIGSEGV inside libmpi,
-in every rank, after the job's work was done; mpiexec-started worlds finalize cleanly). Such processes
-do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is complete by then, the
-operating system reclaims the rest, and the PMI server ends when the ranks' connections close. What the
-OS would not reclaim is MPICH's shared-memory segments in /dev/shm (unlinked by MPI_Finalize): so once
-every rank has initialized (a barrier), rank 0 unlinks the `mpich_shm_*` segments that appeared during
-its MPI_Init; the ranks keep them mapped, and the names are gone when the job ends, as after a finalize.
+In a world built through ember's PMI server, a process that called MPICH 5.0.2's MPI_Finalize crashes when
+it exits (SIGSEGV; mpiexec-started worlds finalize and exit cleanly). MPI_Finalize itself returns in every
+rank (the PMI server acknowledges each `finalize`); the fault comes later, in an exit handler that libmpi
+registered (gdb: `exit` -> `__run_exit_handlers` -> libmpi.so.12, a stripped build, so the handler is not
+named), and only after a finalize: exiting without one is clean, as is `_exit` after one (no exit handlers
+run). Nothing ember can do before exit avoids it short of skipping the C exit handlers, which a library must
+not do. So such processes do not call MPI_Finalize at exit (`mpi4py.rc.finalize = False`): the job's work is
+complete by then, the operating system reclaims the rest, and the PMI server ends when the ranks'
+connections close. What the OS would not reclaim is MPICH's shared-memory segments in /dev/shm (unlinked by
+MPI_Finalize): so once every rank has initialized (a barrier), rank 0 unlinks the `mpich_shm_*` segments
+that appeared during its MPI_Init; the ranks keep them mapped, and the names are gone when the job ends, as
+after a finalize.
 
 NOTE [ Asynchronous collectives run on a worker thread ]
 MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an
@@ -43,6 +48,14 @@ runs in the caller's thread when the worker is idle, and queues behind it otherw
 a group's collectives to MPI in program order (MPI's requirement). MPI is initialized with
 MPI_THREAD_MULTIPLE (mpi4py's default) since the caller thread and the worker may both be in MPI.
 Point-to-point ops use MPI's own non-blocking requests (`Isend`/`Irecv`), which need no worker.
+
+NOTE [ Callbacks on the worker thread ]
+A collective's future is completed on the worker thread, so its `then` / `add_done_callback` callbacks run
+there (as torch's run on gloo's thread), before the worker takes the next collective. A callback may itself
+issue collectives and wait for them (any user comm hook may): they are queued in issue order like any
+other (torch's order too: gloo numbers collectives as they are enqueued), and a `wait()` on the worker's
+own thread runs the queue, in order, until the awaited collective is done (`Worker.help_until`), instead of
+waiting for the thread that is busy in the callback (a deadlock).
 """
 
 import os
@@ -55,7 +68,7 @@ import time
 
 import numpy as np
 
-__all__ = ["mpi", "world_comm", "Worker", "mpi_op", "reduce_dtype"]
+__all__ = ["mpi", "world_comm", "Worker", "current_worker", "mpi_op", "reduce_dtype"]
 
 _MPI = None
 
@@ -208,6 +221,14 @@ def as_bytes(arr):
 # ---------------------------------------------------------------------------------------------------------
 # NOTE [ Asynchronous collectives run on a worker thread ]
 
+_CURRENT = threading.local()  # .worker: the Worker whose thread this is (None elsewhere)
+
+
+def current_worker():
+    """The Worker running on this thread, or None (NOTE [ Callbacks on the worker thread ])."""
+    return getattr(_CURRENT, "worker", None)
+
+
 class Worker:
     """Runs a process group's collectives in issue order: in the caller's thread when idle, else queued."""
 
@@ -219,17 +240,22 @@ class Worker:
         self._lock = threading.Lock()
 
     def _loop(self):
+        _CURRENT.worker = self
         while True:
             item = self._queue.get()
             if item is None:
                 return
-            fn, work = item
-            try:
-                work._finish(fn(), None)
-            except BaseException as e:  # noqa: BLE001 - delivered to the waiting caller
-                work._finish(None, e)
-            with self._lock:
-                self._pending -= 1
+            self._run_item(item)
+
+    def _run_item(self, item):
+        fn, work = item
+        try:
+            result, error = fn(), None
+        except BaseException as e:  # noqa: BLE001 - delivered to the waiting caller
+            result, error = None, e
+        work._finish(result, error)  # (its futures' callbacks run here, before the next collective)
+        with self._lock:
+            self._pending -= 1
 
     def submit(self, fn, work):
         with self._lock:
@@ -243,8 +269,22 @@ class Worker:
     def idle(self):
         return self._pending == 0
 
+    def help_until(self, event):
+        """On the worker's own thread (a callback waiting for a collective): run the queued collectives, in
+        order, until `event` is set; the rest of the wait is the caller's."""
+        while not event.is_set():
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:  # stop() asked while a callback waited: leave it for the loop
+                self._queue.put(None)
+                return
+            self._run_item(item)
+
     def stop(self):
         if self._thread is not None:
             self._queue.put(None)
-            self._thread.join(timeout=5)
+            if self._thread is not threading.current_thread():
+                self._thread.join(timeout=5)
             self._thread = None

@@ -1,6 +1,7 @@
 """torch.distributed's process groups and collectives, on MPI (torch/distributed/distributed_c10d.py).
 
-A `ProcessGroup` holds an MPI communicator over its ranks (in torch's rank order, NOTE [ One world
+The types torch defines in C++ (ReduceOp, Work, ProcessGroup, GradBucket) are in `_c10d.py`. A
+`ProcessGroup` holds an MPI communicator over its ranks (in torch's rank order, NOTE [ One world
 communicator, three ways ] in `_mpi.py`). Backends "gloo" and "mpi" both run on it; "nccl" fails as on
 a CPU-only torch. Every collective checks its arguments as torch does (same exception class and message),
 then runs as MPI calls on the tensors' NumPy buffers: a C-contiguous tensor is handed to MPI as it is
@@ -18,7 +19,6 @@ tensor refuses it, as torch's does: the float result cannot be cast back).
 """
 
 import datetime
-import enum
 import io
 import os
 import pickle
@@ -29,9 +29,11 @@ import numpy as np
 
 from .. import _tensor
 from . import _mpi
-from ._store import DistBackendError, FileStore, PrefixStore, TCPStore
+from ._c10d import GradBucket, ProcessGroup, ReduceOp, Work, _done_work, _op_name  # noqa: F401
+from ._store import FileStore, PrefixStore, TCPStore
 
-__all__ = ["Backend", "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "P2POp", "default_pg_timeout",
+__all__ = ["Backend", "ReduceOp", "ProcessGroup", "Work", "GradBucket", "GroupMember", "group", "P2POp",
+           "default_pg_timeout",
            "is_available", "is_initialized", "is_mpi_available", "is_gloo_available", "is_nccl_available",
            "is_torchelastic_launched", "init_process_group", "destroy_process_group", "get_rank", "get_world_size",
            "get_backend", "new_group", "new_subgroups", "new_subgroups_by_enumeration", "get_process_group_ranks",
@@ -84,220 +86,6 @@ class Backend(str):
             value = name.lower()
         return value
 
-
-class _RedOpType(enum.Enum):
-    SUM = 0
-    AVG = 1
-    PRODUCT = 2
-    MIN = 3
-    MAX = 4
-    BAND = 5
-    BOR = 6
-    BXOR = 7
-    PREMUL_SUM = 8
-
-
-_RedOpType.__name__ = _RedOpType.__qualname__ = "RedOpType"
-
-
-class ReduceOp:
-    """The reduction operations of collectives (`ReduceOp.SUM`, ...), members of `ReduceOp.RedOpType`."""
-
-    RedOpType = _RedOpType
-    SUM, AVG, PRODUCT, MIN, MAX = _RedOpType.SUM, _RedOpType.AVG, _RedOpType.PRODUCT, _RedOpType.MIN, _RedOpType.MAX
-    BAND, BOR, BXOR, PREMUL_SUM = _RedOpType.BAND, _RedOpType.BOR, _RedOpType.BXOR, _RedOpType.PREMUL_SUM
-
-    def __init__(self, op=_RedOpType.SUM):
-        self.op = op
-
-    def __eq__(self, other):
-        return (other.op if isinstance(other, ReduceOp) else other) == self.op
-
-    def __hash__(self):
-        return hash(self.op)
-
-
-def _op_name(op):
-    op = op.op if isinstance(op, ReduceOp) else op
-    if not isinstance(op, _RedOpType) or op is _RedOpType.PREMUL_SUM:
-        raise TypeError("(): incompatible function arguments. The following argument types are supported:\n"
-                        "    1. (self: torch._C._distributed_c10d.AllreduceOptions, "
-                        "arg0: torch._C._distributed_c10d.ReduceOp) -> None")
-    return op.name
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Work
-
-class Work:
-    """The handle of a collective or point-to-point op (torch.distributed.Work).
-
-    `wait()` blocks until the op is complete and its results are in the output tensors, and returns True;
-    `is_completed()` asks without blocking; `get_future()` is an `ember.futures.Future` completed with
-    the output tensors.
-    """
-
-    def __init__(self, outputs=None):
-        import threading
-
-        self._event = threading.Event()
-        self._outputs = outputs if outputs is not None else []
-        self._exception = None
-        self._future = None
-        self._requests = None  # point-to-point: MPI requests completed by wait()
-        self._statuses = None
-        self._post = None  # run once the requests completed (copy back, source rank)
-        self._source = -1
-
-    def _finish(self, result, exception):
-        self._exception = exception
-        self._event.set()
-        if self._future is not None and not self._future.done():
-            if exception is not None:
-                self._future.set_exception(exception)
-            else:
-                self._future.set_result(self._outputs)
-
-    def _progress(self):
-        """Complete a point-to-point op's MPI requests (blocking)."""
-        if self._requests is not None and not self._event.is_set():
-            try:
-                _mpi.mpi().Request.Waitall(self._requests, self._statuses)
-                self._requests_done()
-            except Exception as e:  # noqa: BLE001 - delivered through wait()
-                self._finish(None, e)
-
-    def wait(self, timeout=None):
-        """Wait for the op; returns True. Raises the op's error, if it failed."""
-        self._progress()
-        seconds = None if timeout is None or timeout == datetime.timedelta(0) else timeout.total_seconds()
-        if not self._event.wait(seconds):
-            raise DistBackendError(f"Work timed out after {int(seconds * 1000)} ms")
-        if self._exception is not None:
-            raise self._exception
-        return True
-
-    def is_completed(self):
-        """Whether the op has completed (without blocking)."""
-        if self._requests is not None and not self._event.is_set():
-            if _mpi.mpi().Request.Testall(self._requests, self._statuses):
-                self._requests_done()
-        return self._event.is_set()
-
-    def _requests_done(self):
-        try:
-            if self._post is not None:
-                self._post()
-            self._finish(None, None)
-        except Exception as e:  # noqa: BLE001
-            self._finish(None, e)
-
-    def is_success(self):
-        return self.is_completed() and self._exception is None
-
-    def exception(self):
-        return self._exception
-
-    def result(self):
-        """The output tensors of the op."""
-        self.wait()
-        return self._outputs
-
-    def source_rank(self):
-        """The rank a `recv` from any source received from."""
-        return self._source
-
-    def synchronize(self):
-        self.wait()
-
-    def get_future(self):
-        """An `ember.futures.Future` completed with the op's output tensors."""
-        from ..futures import Future
-
-        if self._future is None:
-            fut = Future()
-            fut._waiter = self.wait
-            self._future = fut
-            if self._event.is_set():
-                if self._exception is not None:
-                    fut.set_exception(self._exception)
-                else:
-                    fut.set_result(self._outputs)
-        return self._future
-
-    def get_future_result(self):
-        return self.get_future()
-
-
-def _done_work(outputs):
-    w = Work(outputs)
-    w._finish(None, None)
-    return w
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Process groups
-
-class ProcessGroup:
-    """A group of ranks collectives run over (torch.distributed.ProcessGroup), over an MPI communicator."""
-
-    def __init__(self, comm, global_ranks, backend, name, store, timeout):
-        self._comm = comm
-        self._ranks = list(global_ranks)  # group rank -> global rank
-        self._group_of = {g: i for i, g in enumerate(self._ranks)}
-        self._backend = backend
-        self._name = name
-        self._store = store
-        self._timeout = timeout
-        self._worker = _mpi.Worker(f"ember-pg-{name}")
-        self._p2p_tag = 0
-
-    def rank(self):
-        return self._comm.rank
-
-    def size(self):
-        return self._comm.size
-
-    def name(self):
-        return self._backend_name_str()
-
-    def _backend_name_str(self):
-        return "gloo" if self._backend not in ("mpi",) else "mpi"
-
-    @property
-    def group_name(self):
-        return self._name
-
-    @property
-    def group_desc(self):
-        return "default_pg" if _world.default_pg is self else "undefined"
-
-    @property
-    def bound_device_id(self):
-        return None
-
-    def _get_backend_name(self):
-        return self._backend_name_str()
-
-    def __repr__(self):
-        return f"<ember.distributed.ProcessGroup {self._name} rank={self.rank()} size={self.size()}>"
-
-    def _drain(self):
-        """Wait until the worker has run everything queued before."""
-        if not self._worker.idle():
-            self._run(lambda: None, [], False)
-
-    # the caller's thread when the worker is idle, else in issue order behind it (NOTE [ Asynchronous ...])
-    def _run(self, fn, outputs, async_op):
-        if not async_op and self._worker.idle():
-            fn()
-            return None
-        work = Work(outputs)
-        self._worker.submit(fn, work)
-        if async_op:
-            return work
-        work.wait()
-        return None
 
 
 class _World:
@@ -525,6 +313,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     prefixed = PrefixStore("default_pg" if restart == "0" else f"default_pg_{restart}", store)
     comm = _mpi.world_comm(rank, world_size, prefixed)
     pg = ProcessGroup(comm, range(world_size), backend_name, "0", prefixed, timeout)
+    pg._desc = "default_pg"
     _world.default_pg, _world.backend, _world.store, _world.group_count = pg, backend_name, prefixed, 1
     _world.groups = [pg]
 
@@ -829,6 +618,21 @@ def _options(t):
             "memory_format=(nullopt))")
 
 
+def _check_root_list(pg, root, tensors, name, role, what):
+    """gather's and scatter's checks (torch's messages): the root rank, and only it, passes the list of
+    tensors (`name`), one per rank."""
+    if pg.rank() != root:
+        if tensors:
+            raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
+        return
+    if not tensors:
+        raise ValueError(f"Argument ``{name}`` must be specified on {role} rank.")
+    if len(tensors) != pg.size():
+        side = what.rsplit(" ", 1)[-1].capitalize()
+        raise RuntimeError(f"ProcessGroupGloo::{what} list size {len(tensors)}. {side} list size should be "
+                           f"{pg.size()}, same as size of the process group.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Gather `tensor` from every rank into `gather_list` on rank `dst`."""
     _check_tensor(tensor, "tensor")
@@ -844,16 +648,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         dst = 0
     root = _group_rank(pg, dst, group_dst)
     me = pg.rank()
-    if me == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    if me == root:
-        if len(gather_list) != pg.size():
-            raise RuntimeError("ProcessGroupGloo::gather: Incorrect output list size "
-                               f"{len(gather_list)}. Output list size should be {pg.size()}, same as size of "
-                               "the process group.")
+    _check_root_list(pg, root, gather_list, "gather_list", "destination", "gather: Incorrect output")
     src = np.ascontiguousarray(_array(tensor))
     out = np.empty((pg.size(),) + src.shape, dtype=src.dtype) if me == root else None
 
@@ -881,15 +676,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         src = 0
     root = _group_rank(pg, src, group_src)
     me = pg.rank()
-    if me == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    if me == root and len(scatter_list) != pg.size():
-        raise RuntimeError("ProcessGroupGloo::scatter: Incorrect input list size "
-                           f"{len(scatter_list)}. Input list size should be {pg.size()}, same as size of the "
-                           "process group.")
+    _check_root_list(pg, root, scatter_list, "scatter_list", "source", "scatter: Incorrect input")
     buf, writeback = _buffer(tensor)
     inp = np.stack([np.ascontiguousarray(_array(t)) for t in scatter_list]) if me == root else None
 

@@ -32,6 +32,14 @@ job ends within seconds and leaves no process behind. It reports the first failu
 (`ChildFailedError`: rank, exit code, pid, error file, traceback of a `@record` entry point) and, with
 `--max-restarts`, starts the whole job again with TORCHELASTIC_RESTART_COUNT incremented: a script that
 saves checkpoints resumes from its last one.
+
+NOTE [ Stopping the job when the launcher is stopped ]
+mpiexec runs in a session of its own (so that the launcher's terminal signals reach the job only through
+the launcher), so a signal to the launcher alone would leave mpiexec, its proxy and the ranks running.
+The launcher therefore turns SIGTERM, SIGHUP and SIGQUIT into an exception (torchrun's SignalException),
+stops the job as after a failed rank, and exits with 128 + the signal's number; and mpiexec is started with
+PR_SET_PDEATHSIG = SIGTERM, so that even a launcher killed by SIGKILL takes the job with it (mpiexec ends
+its proxy, and each rank's wrapper asks for SIGTERM when the proxy, its parent, dies: `_worker.py`).
 """
 
 import argparse
@@ -231,7 +239,7 @@ def run(ns, alias=False):
                 for k, v in env.items():
                     cmd += ["-env", k, v]
                 cmd += _command(ns, alias)
-            proc = subprocess.Popen(cmd, start_new_session=True)
+            proc = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_die_with_parent_fn())
             code, failures = _watch(proc, ranks, ns.monitor_interval)
             if code == 0:
                 return 0
@@ -243,6 +251,31 @@ def run(ns, alias=False):
     finally:
         shutil.rmtree(base, ignore_errors=True)
         del store
+
+
+def _die_with_parent_fn():
+    """A function for mpiexec's child to call before exec: SIGTERM it when the launcher dies, even by SIGKILL
+    (NOTE [ Stopping the job when the launcher is stopped ]). libc is looked up here, before the fork (the
+    child of a threaded parent must not load libraries), or None without prctl."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+
+class _Stopped(Exception):
+    """The launcher got SIGTERM/SIGHUP/SIGQUIT (torchrun's SignalException)."""
+
+    def __init__(self, signum):
+        super().__init__(f"Process {os.getpid()} got signal: {signum}")
+        self.signum = signum
+
+
+def _raise_stopped(signum, frame):
+    raise _Stopped(signum)
 
 
 def _watch(proc, ranks, interval):
@@ -265,6 +298,9 @@ def _watch(proc, ranks, interval):
     except KeyboardInterrupt:
         _stop(proc, ranks)
         return 130, {}
+    except _Stopped:
+        _stop(proc, ranks)
+        raise
 
 
 def _report(name, failures, ranks, first_rank):
@@ -283,7 +319,16 @@ def _report(name, failures, ranks, first_rank):
 
 def main(args=None, alias=False):
     ns = parse_args(sys.argv[1:] if args is None else args)
-    return run(ns, alias=alias)
+    handled = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+    previous = {s: signal.signal(s, _raise_stopped) for s in handled}  # NOTE [ Stopping the job when the ...]
+    try:
+        return run(ns, alias=alias)
+    except _Stopped as e:
+        print(f"torch.distributed.elastic.multiprocessing.api.SignalException: {e}", file=sys.stderr, flush=True)
+        return 128 + e.signum
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 if __name__ == "__main__":

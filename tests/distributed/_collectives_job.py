@@ -143,6 +143,24 @@ def _async(lib, d, r, n):
     return [x, done, w.is_completed(), fut.value(), val]
 
 
+def _callbacks(lib, d, r, n):
+    """A future's `then` callback that issues collectives and waits, both inside the callback and on one
+    issued before it (queued behind the first) must not deadlock (NOTE [ Callbacks on the worker thread ] in
+    ember/distributed/_mpi.py). (Which thread runs it is a race in torch too: the caller's when the future
+    completed before `then`.)"""
+    a, b, c = (_t(lib, _inputs(r, (4,), "float32", seed=s)) for s in (1, 2, 3))
+    first = d.all_reduce(a, async_op=True)
+    queued = d.all_reduce(c, async_op=True)
+
+    def callback(fut):
+        d.all_reduce(b)
+        d.all_reduce(b, op=d.ReduceOp.MAX, async_op=True).wait()
+        queued.wait()
+        return fut.value()[0] + c
+    out = first.get_future().then(callback).wait()
+    return [out, b]
+
+
 def _objects(lib, d, r, n):
     objs = [{"rank": r, "n": n}, "x" * r] if r == 0 else [None, None]
     d.broadcast_object_list(objs, src=0)
@@ -178,7 +196,7 @@ CASES = {"all_reduce_" + op + "_" + dt: _all_reduce(op, dt) for op, dt in [
 CASES.update(noncontiguous_all_reduce=_noncontiguous_all_reduce, broadcast=_broadcast, reduce=_reduce,
              all_gather=_all_gather, all_gather_into_tensor=_all_gather_into_tensor, gather=_gather,
              scatter=_scatter, reduce_scatter=_reduce_scatter, all_to_all_single=_all_to_all_single,
-             all_to_all=_all_to_all, p2p=_p2p, async_ops=_async, objects=_objects, groups=_groups,
+             all_to_all=_all_to_all, p2p=_p2p, async_ops=_async, callbacks=_callbacks, objects=_objects, groups=_groups,
              barrier=lambda lib, d, r, n: d.barrier())
 
 
@@ -201,6 +219,11 @@ ERRORS = {
     "broadcast_root": lambda lib, d, r, n: d.broadcast(_e(lib, 2), src=n + 3),
     "broadcast_no_src": lambda lib, d, r, n: d.broadcast(_e(lib, 2)),
     "reduce_root": lambda lib, d, r, n: d.reduce(_e(lib, 2), dst=-1),
+    # the root's list and the others' (gather's and scatter's mirror-image checks): wrong on every rank
+    "gather_list_sizes": lambda lib, d, r, n: d.gather(_e(lib, 2), [_e(lib, 2)] * (n - 1), dst=n - 1),
+    "gather_list_roles": lambda lib, d, r, n: d.gather(_e(lib, 2), None if r == 1 else [_e(lib, 2)] * n, dst=1),
+    "scatter_list_sizes": lambda lib, d, r, n: d.scatter(_e(lib, 2), [_e(lib, 2)] * (n + 1), src=0),
+    "scatter_list_roles": lambda lib, d, r, n: d.scatter(_e(lib, 2), None if r == 0 else [_e(lib, 2)] * n),
     "reduce_scatter_list": lambda lib, d, r, n: d.reduce_scatter(_e(lib, 2), [_e(lib, 2)]),
     "all_to_all_list": lambda lib, d, r, n: d.all_to_all([_e(lib, 2)], [_e(lib, 2)]),
     "send_to_self": lambda lib, d, r, n: d.send(_e(lib, 2), dst=r),

@@ -41,3 +41,21 @@ def test_collectives_match_gloo(world, tmp_path):
         result = json.loads((tmp_path / f"rank{r}.json").read_text())
         assert result["failed"] == [], "\n".join(result["failed"])
         assert result["checks"] >= 50
+
+
+# torch.distributed's public names that ember defines in other modules (GradBucket is DDP's): each must be
+# there in a fresh `import ember.distributed`, before anything imports DDP, as in torch.
+EXPORTS = ["GradBucket", "ProcessGroup", "Work", "ReduceOp", "Backend", "P2POp", "GroupMember", "Store",
+           "TCPStore", "FileStore", "HashStore", "PrefixStore", "DistBackendError"]
+
+
+def test_exports_in_a_fresh_process():
+    import subprocess
+
+    code = ("import sys, ember.distributed as e, torch.distributed as t\n"
+            "assert 'ember.nn.parallel.distributed' not in sys.modules\n"
+            f"print([n for n in {EXPORTS!r} if not hasattr(t, n) or not hasattr(e, n)])")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

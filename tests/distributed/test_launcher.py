@@ -129,6 +129,66 @@ def test_failed_rank_ends_the_job(tmp_path, how):
         assert "exitcode  : -9" in err and "Signal 9 (SIGKILL) received by PID" in err
 
 
+SLEEP_SCRIPT = """
+import os, time
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+with open(f"pid{dist.get_rank()}", "w") as fh:
+    fh.write(str(os.getpid()))
+time.sleep(120)
+"""
+
+
+def _descendants(root):
+    """The pids under `root` (children's children too), from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().split(")")[-1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, stack = [], [root]
+    while stack:
+        for c in children.get(stack.pop(), []):
+            out.append(c)
+            stack.append(c)
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_stopped_launcher_leaves_no_process(tmp_path, sig):
+    """SIGTERM (or SIGKILL) to the launcher: mpiexec, its proxy and every rank end too, within seconds."""
+    (tmp_path / "sleep.py").write_text(SLEEP_SCRIPT)
+    with open(tmp_path / "out.txt", "w") as out:  # (not pipes: the job's processes would hold them open)
+        launcher = subprocess.Popen([sys.executable, "-m", "ember", "run", "--standalone", "--nproc-per-node",
+                                     "2", "sleep.py"], cwd=tmp_path, env=_env(), stdout=out, stderr=out)
+    job = []
+    try:
+        deadline = time.monotonic() + 90
+        while not all((tmp_path / f"pid{r}").exists() for r in (0, 1)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        job = _descendants(launcher.pid)
+        ranks = [int((tmp_path / f"pid{r}").read_text()) for r in (0, 1)]
+        assert set(ranks) <= set(job) and len(job) >= 4  # mpiexec, its proxy, the two ranks
+        t0 = time.monotonic()
+        launcher.send_signal(sig)
+        code = launcher.wait(timeout=30)
+        while any(_alive(p) for p in job) and time.monotonic() - t0 < 20:
+            time.sleep(0.1)
+        assert [p for p in job if _alive(p)] == []
+        if sig == signal.SIGTERM:
+            assert code == 128 + signal.SIGTERM
+            assert "SignalException" in (tmp_path / "out.txt").read_text()
+    finally:  # (a failed check must not leave the job running)
+        for p in [launcher.pid] + job:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
 RESTART_SCRIPT = """
 import os
 import sys

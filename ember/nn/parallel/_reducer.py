@@ -19,8 +19,13 @@ ember ops and `ember.distributed` collectives, with torch's observable behaviour
 
 import time
 
+import numpy as np
+
 from ... import _dtypes
+from ..._tensor import _version_counter
 from ...autograd.grad_mode import no_grad
+from ...distributed._c10d import GradBucket
+from ...distributed.distributed_c10d import _array  # (the payload helper of the collectives)
 
 __all__ = ["GradBucket", "Reducer", "compute_bucket_assignment_by_size"]
 
@@ -62,44 +67,8 @@ def compute_bucket_assignment_by_size(params, limits, order=None):
     return [r[0] for r in result], [r[1] for r in result]
 
 
-class GradBucket:
-    """One bucket of gradients handed to a communication hook (torch.distributed.GradBucket).
-
-    `buffer()` is the flat tensor holding the bucket's gradients back to back, `gradients()` their views
-    into it, `parameters()` the parameters they belong to, `index()` the bucket's position (0 is the first
-    reduced), `is_last()` whether it is the last bucket reduced in this iteration.
-    """
-
-    def __init__(self, index, buffer, gradients, parameters, is_last):
-        self._index = index
-        self._buffer = buffer
-        self._gradients = gradients
-        self._parameters = parameters
-        self._is_last = is_last
-
-    def index(self):
-        return self._index
-
-    def buffer(self):
-        return self._buffer
-
-    def gradients(self):
-        return list(self._gradients)
-
-    def parameters(self):
-        return list(self._parameters)
-
-    def is_last(self):
-        return self._is_last
-
-    def set_buffer(self, buffer):
-        """Replace the buffer the hook sees (the compression wrappers swap in a 16-bit copy); the reducer
-        copies the future's result back into its own bucket."""
-        self._buffer = buffer
-
-
 class _Bucket:
-    __slots__ = ("indices", "buffer", "views", "pending", "work", "future", "limit")
+    __slots__ = ("indices", "buffer", "views", "arrays", "pending", "work", "future", "limit")
 
     def __init__(self, indices, params, limit):
         from ..._ops.creation import zeros
@@ -114,6 +83,7 @@ class _Bucket:
             n = params[i].numel()
             self.views.append(self.buffer[offset:offset + n].view(params[i].shape))
             offset += n
+        self.arrays = [_array(v) for v in self.views]  # their NumPy views (NOTE [ Gradients in and out ])
         self.pending = len(indices)
         self.work = None
         self.future = None
@@ -125,6 +95,15 @@ class _Bucket:
 # calls, so every later gradient hook tests the requests in flight (`Work.is_completed()`, MPI_Test): cheap,
 # and it moves each allreduce a step on while the engine computes the next gradients. The share of
 # allreduce time hidden behind backward is measured by benchmarks/distributed_ddp.py.
+
+# NOTE [ Gradients in and out ]
+# Each bucket keeps its views' NumPy arrays, and a gradient goes into its view in one NumPy pass with the
+# average folded in (`np.multiply(grad, 1/world_size, out=view)`, torch's `mul_out` into the bucket view),
+# and back into `.grad` in one `np.copyto` at the end: no temporary, no dispatch, as torch's Reducer copies
+# in C++. With `gradient_as_bucket_view` `.grad` becomes the view itself: while it stays so (zeroed, not
+# set to None, between steps) backward accumulates into the bucket and only the average is applied, in
+# place. Writes done in NumPy count in the version counter of the `.grad` they changed, as the in-place ops
+# they replace did.
 
 # NOTE [ When the reduction finishes ]
 # As torch: `prepare_for_backward` (called at the end of DDP's forward when gradients will be synced)
@@ -332,23 +311,24 @@ class Reducer:
             self.next_bucket += 1
 
     def _copy_grad_in(self, bucket, k, index):
+        """NOTE [ Gradients in and out ]: one NumPy pass, the average folded in (torch's `mul_out`)."""
         p = self.params[index]
-        view = bucket.views[k]
-        grad = p.grad
-        with no_grad():
-            if grad is None:
-                view.zero_()
-                return
-            scale = None if self.comm_hook is not None else 1.0 / self._div_factor()
-            if not _aliases(grad, view):
-                if scale is None:
-                    view.copy_(grad)
-                else:
-                    view.copy_(grad * scale)
-                if self.gradient_as_bucket_view:
-                    p.grad = view
-            elif scale is not None:
-                view.mul_(scale)
+        grad = p._grad
+        arr = bucket.arrays[k]
+        if grad is None:
+            arr.fill(0)
+            return
+        scale = None if self.comm_hook is not None else 1.0 / self._div_factor()
+        if not _aliases(grad, bucket.views[k]):
+            if scale is None:
+                np.copyto(arr, _array(grad))
+            else:
+                np.multiply(_array(grad), scale, out=arr)
+            if self.gradient_as_bucket_view:
+                p.grad = bucket.views[k]
+        elif scale is not None:
+            np.multiply(arr, scale, out=arr)
+            _bump(grad)
 
     def _launch(self, b):
         from ... import distributed as dist
@@ -386,16 +366,20 @@ class Reducer:
                 for k, i in enumerate(bucket.indices):
                     if globally_used is not None and not globally_used[i]:
                         continue  # a parameter no rank used keeps its .grad untouched
-                    self._copy_grad_out(self.params[i], bucket.views[k])
+                    self._copy_grad_out(self.params[i], bucket.views[k], bucket.arrays[k])
 
-    def _copy_grad_out(self, p, view):
+    def _copy_grad_out(self, p, view, arr):
+        grad = p._grad
         if self.gradient_as_bucket_view:
-            if p.grad is None or not _aliases(p.grad, view):
+            if grad is None or not _aliases(grad, view):
                 p.grad = view
-        elif p.grad is None:
+            else:
+                _bump(grad)
+        elif grad is None:
             p.grad = view.clone()
         else:
-            p.grad.copy_(view)
+            np.copyto(_array(grad), arr)
+            _bump(grad)
 
     def _globally_used(self):
         from ... import distributed as dist
@@ -446,6 +430,11 @@ class Reducer:
         self._handles = []
 
 
+def _bump(t):
+    """Count an in-place write to `t` done in NumPy (as an in-place op would)."""
+    _version_counter(t)[0] += 1
+
+
 def _offsets(views):
     out, o = [], 0
     for v in views:
@@ -479,16 +468,3 @@ def _reachable_leaves(outputs):
                 stack.append(nxt)
     return leaves
 
-
-
-# NOTE [ dist.GradBucket ]
-# torch exports GradBucket as `torch.distributed.GradBucket` (comm hooks annotate `bucket: dist.GradBucket`).
-# The class is the Reducer's, so it is defined here and registered into ember.distributed's namespace when
-# DDP is loaded (as autograd registers itself with the dispatcher), without ember.distributed importing nn.
-def _register_grad_bucket():
-    from ... import distributed
-
-    distributed.GradBucket = GradBucket
-
-
-_register_grad_bucket()

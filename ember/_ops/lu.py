@@ -249,6 +249,9 @@ def cholesky(input, upper=False, *, out=None):
         raise not_implemented("cholesky_cpu", input.dtype)
     L = deprecated("cholesky", _CHOLESKY_WARNING,
                    lambda: dispatch(_cholesky_ex, (input,), (bool(upper), "cholesky"))[0])
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: after the kernel, as torch's
+        from ..autograd._jvp import check_composite
+        check_composite("cholesky", input)
     return finish_out(L, out)
 
 

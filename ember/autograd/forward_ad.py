@@ -244,6 +244,8 @@ class _ForwardMode(Mode):
         if op.name == "autograd_function_apply":  # a custom Function: its forward, then its jvp
             return _jvp.function_apply(self, op, inputs, params, tangents)
         if tangents is None or not op.differentiable:  # (cond's body runs with this mode: its ops carry them)
+            if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
+                raise _jvp.refusal(op, params)
             return redispatch(op, inputs, params)
         out = redispatch(op, inputs, params)
         _attach(out, _jvp.jvp(op, inputs, params, out, tangents))
@@ -259,6 +261,8 @@ class _ForwardMode(Mode):
                     tangents = [None] * len(inputs)
                 tangents[i] = t._fw_grad
         if tangents is None or not op.differentiable:
+            if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
+                raise _jvp.refusal(op, params, inplace=True)
             out = redispatch_inplace(op, self_, inputs, params)
             if self_._fw_grad is not None and op.differentiable:  # overwritten by values without tangent
                 _update_tangent(self_, None)

@@ -72,6 +72,9 @@ def _publish_inplace():
         return dispatch_inplace(pointwise._not, self, (self,))
 
     def bitwise_not_(self):
+        if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+            from ..autograd._jvp import check_composite
+            check_composite("bitwise_not_", self)
         return self.copy_(self.bitwise_not())
 
     def conj_physical_(self):
@@ -176,6 +179,16 @@ for _n, _v in (("alias", lambda x: x), ("as_strided", Tensor.as_strided), ("deta
                ("view_as_real", lambda x: __import__("ember").view_as_real(x)),
                ("view_as_complex", lambda x: __import__("ember").view_as_complex(x))):
     _copy_of(_n + "_copy", _v)
+
+
+def detach_copy(input, *, out=None):
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+        from ..autograd._jvp import check_composite
+        check_composite("detach_copy", input)
+    return _finish(_fresh(input.detach()), out, "detach_copy")
+
+
+public["detach_copy"] = detach_copy
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):

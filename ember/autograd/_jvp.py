@@ -41,6 +41,13 @@ def jvp(op, inputs, params, out, tangents):
     rule = op.jvp
     if rule is None:
         rule = op.jvp = rule_of(op)
+    n = op.edges
+    if n is not None and any(t is not None for t in tangents[n:]):
+        # the inputs past the edges (batch_norm's running statistics) are not differentiable: torch drops their
+        # tangents (NOTE [ Optional and state inputs ] in ember/_dispatch.py)
+        tangents = list(tangents[:n]) + [None] * (len(tangents) - n)
+        if all(t is None for t in tangents):
+            return None
     return rule(inputs, params, out, tangents)
 
 
@@ -97,6 +104,7 @@ COMPOSITES = {
     "floor_divide": (SHORT, "aten::floor_divide"), "bernoulli.p": (SHORT, "aten::bernoulli"),
     "nonzero_static": (SHORT, "aten::nonzero_static"), "cholesky": (LONG, "cholesky"),
     "ormqr": (LONG, "ormqr"), "index_reduce": (LONG, "index_reduce"),
+    "bitwise_not_": (SHORT, "aten::bitwise_not_"), "detach_copy": (SHORT, "aten::detach_copy"),
 }
 
 

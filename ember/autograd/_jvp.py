@@ -75,10 +75,13 @@ _AFFINE_MULTILINEAR = frozenset(("addmm", "addmv", "baddbmm", "addbmm", "addcmul
 #   kernel runs: "Trying to use forward AD with aten::<op> that does not support it." (SHORT);
 # - an op in derivatives.yaml without a forward formula refuses after its kernel, in the long form that asks
 #   for an issue (LONG; `_unsupported`), naming the aten op torch dispatches to (cdist runs _cdist_forward,
-#   unique _unique2 or unique_dim); a foreach op's long form ends before its last clause (FOREACH).
+#   unique _unique2 or unique_dim); a foreach op's long form ends before its last clause (FOREACH);
+# - an out= function refuses any tangent: "... with <op>_out that does not support it because it is an out=
+#   function" (OUT; `finish_out` in ember/_ops/_util.py for every out= call; the optimizer steps that torch
+#   writes with `maximum(out=)` here, the name saying when: Adam's only with amsgrad, its params[1]).
 # The incomplete gamma functions and zeta are of the second kind: their derivatives are NaN at points where
 # the function is finite, and no reference would tell a right tangent there from a wrong one.
-SHORT, LONG, FOREACH = "short", "long", "foreach"
+SHORT, LONG, FOREACH, OUT = "short", "long", "foreach", "out"
 NO_FORWARD_AD = {
     "igamma": (LONG, "igamma"), "igammac": (LONG, "igammac"),
     "special_zeta.Tensor": (LONG, "special_zeta"), "special_zeta.Scalar_Self": (LONG, "special_zeta"),
@@ -92,6 +95,7 @@ NO_FORWARD_AD = {
     "_sample_dirichlet": (SHORT, "aten::_sample_dirichlet"), "_dirichlet_grad": (SHORT, "aten::_dirichlet_grad"),
     "_amp_update_scale_": (SHORT, "aten::_amp_update_scale_"), "bincount": (SHORT, "aten::bincount"),
     "repeat_interleave.Tensor": (SHORT, "aten::repeat_interleave"),
+    "_adamax_step_": (OUT, "maximum_out"), "_adam_step_": (OUT, lambda params: "maximum_out" if params[1] else None),
     **{q: (SHORT, f"aten::{q}") for q in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
                                           "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")},
 }
@@ -114,15 +118,21 @@ def check_composite(key, *tensors) -> None:
         raise _refusal_of(COMPOSITES[key], ())
 
 
-def refusal(op, params, inplace=False) -> NotImplementedError:
-    """torch's refusal of forward AD through `op` (declared in NO_FORWARD_AD); `inplace`: called as the
-    in-place method (bitwise_and_), which torch's fallback names as such."""
+def refusal(op, params, inplace=False) -> NotImplementedError | None:
+    """torch's refusal of forward AD through `op` (declared in NO_FORWARD_AD; None where the declaration's name
+    says these params pass); `inplace`: called as the in-place method (bitwise_and_), which torch's fallback
+    names as such."""
     return _refusal_of(NO_FORWARD_AD[op.qualname], params, inplace)
 
 
 def _refusal_of(declared, params, inplace=False) -> NotImplementedError:
     form, name = declared
     name = name(params) if callable(name) else name
+    if name is None:
+        return None
+    if form == OUT:
+        return NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it is "
+                                   "an out= function")
     if form == SHORT:
         suffix = "_" if inplace and not name.endswith("_") else ""
         return NotImplementedError(f"Trying to use forward AD with {name}{suffix} that does not support it.")
@@ -447,8 +457,15 @@ def _unsupported(op, name=None):
 
 
 def _refusal(op):
+    fallback = [None]
+
     def rule(inputs, params, out, tangents):
-        raise refusal(op, params)
+        e = refusal(op, params)
+        if e is not None:
+            raise e
+        if fallback[0] is None:
+            fallback[0] = generic(op)
+        return fallback[0](inputs, params, out, tangents)
     return rule
 
 

@@ -402,6 +402,19 @@ def _(grads, lu, piv, unpack_data, unpack_pivots):  # torch's lu_unpack_backward
     return ga
 
 
+@_lu_unpack.jvp_
+def _(inputs, params, out, tangents):
+    """torch's lu_unpack JVP: the tangents of L and U are tril(dLU, -1) and triu(dLU) cut to their shapes. With
+    unpack_data=False torch still computes them, and refuses to set them on the empty L and U (its size
+    check's error, which ember's `_attach` gives alike): NOTE [ Ops torch's forward AD refuses ]."""
+    t = tangents[0]
+    if t is None:
+        return None
+    m, n = inputs[0].shape[-2:]
+    k = min(m, n)
+    return None, t.tril(-1)[..., :, :k], t.triu()[..., :k, :]
+
+
 def _pad(t, dim, extra):
     from .shape import cat
 

@@ -109,6 +109,7 @@ COMPOSITES = {
     "nonzero_static": (SHORT, "aten::nonzero_static"), "cholesky": (LONG, "cholesky"),
     "ormqr": (LONG, "ormqr"), "index_reduce": (LONG, "index_reduce"),
     "bitwise_not_": (SHORT, "aten::bitwise_not_"), "detach_copy": (SHORT, "aten::detach_copy"),
+    "bincount": (SHORT, "aten::bincount"),
 }
 
 

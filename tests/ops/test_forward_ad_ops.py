@@ -245,3 +245,33 @@ def test_forward_over_reverse(name):
             continue
         for k, (e, t) in enumerate(zip(got, ref)):
             assert_same(e, t, rtol=op.rtol or 1e-6, atol=op.atol or 1e-6, check_stride=False, path=f"Hv[{k}]")
+
+
+_NO_GRAD = [op for op in OPS if not op.grad]
+
+
+@pytest.mark.parametrize("name", [pytest.param(op.id, id=op.id) for op in _NO_GRAD])
+def test_forward_ad_refusals(name):
+    """The entries without gradient on dual inputs (their float64 samples' floating inputs given tangents):
+    where torch's forward AD refuses (an op outside derivatives.yaml, an out= function, one without forward
+    formula), ember refuses with the same class and message, before or after its kernel's own checks as
+    torch's; where torch's runs, ember's runs too and gives the same primal values."""
+    op = next(o for o in _NO_GRAD if o.id == name)
+    rng = np.random.default_rng(11)
+    for s in op.samples("float64", np.random.default_rng(2))[:4]:
+        which = _which(op, s)
+        if not which:
+            continue
+        tans = [_tangent(rng, s.inputs[i]) for i in which]
+        n = len(s.inputs)
+        try:
+            t_res = _forward(torch, op, s, which, to_torch(list(s.inputs)), to_torch(tans))
+        except Exception:  # noqa: BLE001 - whatever torch raises, ember raises alike
+            assert_same_error(lambda lib, *xs: _forward(lib, op, s, which, list(xs[:n]), list(xs[n:])),
+                              *s.inputs, *tans)
+            continue
+        e_res = _forward(ember, op, s, which, to_ember(list(s.inputs)), to_ember(tans))
+        assert len(e_res) == len(t_res), "different floating outputs"
+        for k, ((ep, _), (tp, _)) in enumerate(zip(e_res, t_res)):
+            if "nondeterministic" not in op.id and not op.id.startswith(("bernoulli", "_sample", "binomial")):
+                assert_same(ep, tp, rtol=op.rtol, atol=op.atol, check_stride=False, path=f"primal[{k}]")

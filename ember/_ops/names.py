@@ -210,7 +210,7 @@ def unbind_copy(input, dim=0, *, out=None):
 
 
 def _copies(parts, out):
-    parts = [_fresh(p) for p in parts]
+    parts = tuple(_fresh(p) for p in parts)  # (a tuple, as torch's, under vmap too)
     if out is None:
         return parts
     for p, o in zip(parts, out):

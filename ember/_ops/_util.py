@@ -200,7 +200,11 @@ def finish_out(result, out, check_grad=True):
         name = type(result).__name__
         return getattr(return_types, name if name.endswith("_out") else name + "_out", type(result))(*out)
     if _modes:  # (V) torch's vmap fallback refuses out= ops on batched tensors
-        refuse_under_vmap(_out_op_name(result) + ".out", (result, out), "out")
+        name = _out_op_name(result)
+        refuse_under_vmap(_OUT_OVERLOADS.get(name, name + ".out"), (result, out), "out")
+        if result._fw_grad is not None or out._fw_grad is not None:  # NOTE [ Ops torch's forward AD refuses ]
+            raise NotImplementedError(f"Trying to use forward AD with {_out_op_name(result)}_out that does not "
+                                      "support it because it is an out= function")
     if out._data.shape != result._data.shape:
         if out._data.size == 0 or out._data.ndim != result._data.ndim:
             out._data = np.empty(result._data.shape, out._data.dtype)
@@ -212,6 +216,10 @@ def finish_out(result, out, check_grad=True):
             "but one of the arguments requires grad.")
     copy_into(out, result._data, "out")
     return out
+
+
+# the out= overloads torch's vmap names by another name than `<op>.out` (sum and prod take out= only with dim)
+_OUT_OVERLOADS = {"sum": "sum.IntList_out", "prod": "prod.int_out"}
 
 
 def _out_op_name(result):

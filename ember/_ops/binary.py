@@ -96,6 +96,10 @@ fmod = _publish("fmod", _fmod)
 def floor_divide(input, other, *, out=None):
     from .pointwise import div
 
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+        from ..autograd._jvp import check_composite
+        check_composite("floor_divide", input, other)
+
     return div(input, other, rounding_mode="floor", out=out)
 
 

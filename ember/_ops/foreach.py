@@ -497,8 +497,15 @@ def _foreach_norm(self, ord=2, dtype=None):
     np_dtype = _dtypes.to_numpy(dtype) if dtype is not None else None
     final = tuple(np_dtype if np_dtype is not None else _dtypes.to_numpy(t.dtype.to_real() if t.is_complex()
                                                                          else t.dtype) for t in self)
-    return dispatch(_norm_op, tuple(self), (len(self), (None,) * len(self), final, False,
-                                            (float(ord), None, False, np_dtype)))
+    r = dispatch(_norm_op, tuple(self), (len(self), (None,) * len(self), final, False,
+                                         (float(ord), None, False, np_dtype)))
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: torch's _foreach_norm JVP keeps the reduced dims, and
+        # its size check refuses the tangent of every 0-d norm of a tensor with dims
+        for t, o in zip(self, r):
+            if t._fw_grad is not None and t.dim() > 0:
+                from ..autograd.forward_ad import _size_error
+                _size_error(o, t._fw_grad.new_empty((1,) * t.dim()))
+    return r
 
 
 _register("_foreach_norm", _foreach_norm)

@@ -296,6 +296,9 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
                                f"{dtype_word(A.dtype)} and {word} has dtype {dtype_word(t.dtype)}")  # (sic)
     if A.dtype.name not in _LAPACK:
         raise not_implemented("ormqr_cpu", A.dtype)
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+        from ..autograd._jvp import check_composite
+        check_composite("ormqr", A, tau, C)
     k = tau.shape[-1]
     order = range(k - 1, -1, -1) if left != bool(transpose) else range(k)
     for i in order:

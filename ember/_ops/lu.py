@@ -249,6 +249,9 @@ def cholesky(input, upper=False, *, out=None):
         raise not_implemented("cholesky_cpu", input.dtype)
     L = deprecated("cholesky", _CHOLESKY_WARNING,
                    lambda: dispatch(_cholesky_ex, (input,), (bool(upper), "cholesky"))[0])
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: after the kernel, as torch's
+        from ..autograd._jvp import check_composite
+        check_composite("cholesky", input)
     return finish_out(L, out)
 
 
@@ -397,6 +400,19 @@ def _(grads, lu, piv, unpack_data, unpack_pivots):  # torch's lu_unpack_backward
             gu = _pad(gu, -2, m - k)
         ga = gu if ga is None else ga + gu
     return ga
+
+
+@_lu_unpack.jvp_
+def _(inputs, params, out, tangents):
+    """torch's lu_unpack JVP: the tangents of L and U are tril(dLU, -1) and triu(dLU) cut to their shapes. With
+    unpack_data=False torch still computes them, and refuses to set them on the empty L and U (its size
+    check's error, which ember's `_attach` gives alike): NOTE [ Ops torch's forward AD refuses ]."""
+    t = tangents[0]
+    if t is None:
+        return None
+    m, n = inputs[0].shape[-2:]
+    k = min(m, n)
+    return None, t.tril(-1)[..., :, :k], t.triu()[..., :k, :]
 
 
 def _pad(t, dim, extra):

@@ -76,6 +76,9 @@ def _publish_inplace():
         return dispatch_inplace(pointwise._not, self, (self,))
 
     def bitwise_not_(self):
+        if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+            from ..autograd._jvp import check_composite
+            check_composite("bitwise_not_", self)
         return self.copy_(self.bitwise_not())
 
     def conj_physical_(self):
@@ -182,6 +185,16 @@ for _n, _v in (("alias", lambda x: x), ("as_strided", Tensor.as_strided), ("deta
     _copy_of(_n + "_copy", _v)
 
 
+def detach_copy(input, *, out=None):
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+        from ..autograd._jvp import check_composite
+        check_composite("detach_copy", input)
+    return _finish(_fresh(input.detach()), out, "detach_copy")
+
+
+public["detach_copy"] = detach_copy
+
+
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
 
@@ -201,7 +214,7 @@ def unbind_copy(input, dim=0, *, out=None):
 
 
 def _copies(parts, out):
-    parts = [_fresh(p) for p in parts]
+    parts = tuple(_fresh(p) for p in parts)  # (a tuple, as torch's, under vmap too)
     if out is None:
         return parts
     for p, o in zip(parts, out):

@@ -140,6 +140,9 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
         return r
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+        from ..autograd._jvp import check_composite
+        check_composite("nonzero_static", input)
     if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
         # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (its rule)
         return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
@@ -332,12 +335,20 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
 @method()
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     _beta_warning()
-    return _finish(_index_reduce(input, dim, index, source, reduce, include_self), out, "index_reduce")
+    r = _index_reduce(input, dim, index, source, reduce, include_self)
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: after the kernel, as torch's
+        from ..autograd._jvp import check_composite
+        check_composite("index_reduce", input, source)
+    return _finish(r, out, "index_reduce")
 
 
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _beta_warning()
-    return self.copy_(_index_reduce(self, dim, index, source, reduce, include_self))
+    r = _index_reduce(self, dim, index, source, reduce, include_self)
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: after the kernel, as torch's
+        from ..autograd._jvp import check_composite
+        check_composite("index_reduce", self, source)
+    return self.copy_(r)
 
 
 Tensor.index_reduce_ = index_reduce_

@@ -607,6 +607,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         r = dispatch(_bernoulli, (input,), (gen,))
     else:
         _check_p(p)
+        if _modes:  # NOTE [ Ops torch's forward AD refuses ]
+            from ..autograd._jvp import check_composite
+            check_composite("bernoulli.p", input)
         r = dispatch(_bernoulli_p, (input.detach(),), (gen, float(p)))
     return finish_out(r, out)
 

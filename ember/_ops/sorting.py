@@ -15,6 +15,7 @@ from .._dispatch import (
     INDEXING,
     INTEGRAL,
     REAL,
+    _modes,
     defop,
     dispatch,
     not_implemented,
@@ -420,6 +421,9 @@ _bucketize.meta_(lambda vals, boundaries, side, out_int32: _search_meta(vals, ou
 
 @method()
 def bincount(input, weights=None, minlength=0):
+    if _modes:  # NOTE [ Ops torch's forward AD refuses ]: before the dtype check, as torch's autograd fallback
+        from ..autograd._jvp import check_composite
+        check_composite("bincount", input, weights)
     require_dtype(input, INTEGRAL, "bincount_cpu")
     a = input._data
     if a.ndim != 1 or a.dtype.kind not in "iu":

@@ -41,6 +41,13 @@ def jvp(op, inputs, params, out, tangents):
     rule = op.jvp
     if rule is None:
         rule = op.jvp = rule_of(op)
+    n = op.edges
+    if n is not None and any(t is not None for t in tangents[n:]):
+        # the inputs past the edges (batch_norm's running statistics) are not differentiable: torch drops their
+        # tangents (NOTE [ Optional and state inputs ] in ember/_dispatch.py)
+        tangents = list(tangents[:n]) + [None] * (len(tangents) - n)
+        if all(t is None for t in tangents):
+            return None
     return rule(inputs, params, out, tangents)
 
 
@@ -59,17 +66,87 @@ _MULTILINEAR = frozenset(("mul", "mm", "bmm", "mv", "dot", "vdot", "matmul", "ei
 _AFFINE_MULTILINEAR = frozenset(("addmm", "addmv", "baddbmm", "addbmm", "addcmul"))
 
 
-# ops whose forward AD torch refuses and whose JVP ember does not give either: their derivatives are NaN at
-# points where the function is finite (the incomplete gamma functions at their edges, zeta at its poles),
-# and no reference would tell a right tangent there from a wrong one
-_TORCH_REFUSES = frozenset(("igamma", "igammac", "special_zeta.Tensor", "special_zeta.Scalar_Self",
-                            "special_zeta.Scalar_Other"))
+# NOTE [ Ops torch's forward AD refuses ]
+# torch refuses forward AD through some ops, in one of two forms, and ember refuses the same ops alike (a
+# tangent where torch has none would let code run under ember that fails under torch). The declaration is
+# this table, keyed by the registered op and read only where an input carries a tangent (the forward-AD
+# mode's dispatch, and `rule_of` when the op's rule is first made): never on the plain op path.
+# - an op outside torch's derivatives.yaml goes through its autograd fallback, which refuses before the
+#   kernel runs: "Trying to use forward AD with aten::<op> that does not support it." (SHORT);
+# - an op in derivatives.yaml without a forward formula refuses after its kernel, in the long form that asks
+#   for an issue (LONG; `_unsupported`), naming the aten op torch dispatches to (cdist runs _cdist_forward,
+#   unique _unique2 or unique_dim); a foreach op's long form ends before its last clause (FOREACH);
+# - an out= function refuses any tangent: "... with <op>_out that does not support it because it is an out=
+#   function" (OUT; `finish_out` in ember/_ops/_util.py for every out= call; the optimizer steps that torch
+#   writes with `maximum(out=)` here, the name saying when: Adam's only with amsgrad, its params[1]).
+# The incomplete gamma functions and zeta are of the second kind: their derivatives are NaN at points where
+# the function is finite, and no reference would tell a right tangent there from a wrong one.
+SHORT, LONG, FOREACH, OUT = "short", "long", "foreach", "out"
+NO_FORWARD_AD = {
+    "igamma": (LONG, "igamma"), "igammac": (LONG, "igammac"),
+    "special_zeta.Tensor": (LONG, "special_zeta"), "special_zeta.Scalar_Self": (LONG, "special_zeta"),
+    "special_zeta.Scalar_Other": (LONG, "special_zeta"),
+    "cdist": (LONG, "_cdist_forward"), "_standard_gamma": (LONG, "_standard_gamma"),
+    "_standard_gamma_grad": (LONG, "_standard_gamma_grad"), "_foreach_copy_": (FOREACH, "_foreach_copy_"),
+    "unique": (LONG, lambda params: "_unique2" if params[0] is None else "unique_dim"),
+    "unique_consecutive": (LONG, "unique_consecutive"),
+    "binomial": (SHORT, "aten::binomial"), "heaviside": (SHORT, "aten::heaviside"),
+    "histogram": (SHORT, "aten::histogram"), "histogramdd": (SHORT, "aten::_histogramdd_bin_edges"),
+    "_sample_dirichlet": (SHORT, "aten::_sample_dirichlet"), "_dirichlet_grad": (SHORT, "aten::_dirichlet_grad"),
+    "_amp_update_scale_": (SHORT, "aten::_amp_update_scale_"), "bincount": (SHORT, "aten::bincount"),
+    "repeat_interleave.Tensor": (SHORT, "aten::repeat_interleave"),
+    "_adamax_step_": (OUT, "maximum_out"), "_adam_step_": (OUT, lambda params: "maximum_out" if params[1] else None),
+    **{q: (SHORT, f"aten::{q}") for q in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                                          "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")},
+}
+
+
+# Composites: ops torch has as one aten op and ember composes of others whose tangents are defined (floor_divide
+# is div with rounding_mode="floor", cholesky is linalg_cholesky_ex): the composite calls `check_composite`
+# under `if _modes:` (a dual level pushes the forward-AD mode), so its plain calls pay nothing.
+COMPOSITES = {
+    "floor_divide": (SHORT, "aten::floor_divide"), "bernoulli.p": (SHORT, "aten::bernoulli"),
+    "nonzero_static": (SHORT, "aten::nonzero_static"), "cholesky": (LONG, "cholesky"),
+    "ormqr": (LONG, "ormqr"), "index_reduce": (LONG, "index_reduce"),
+    "bitwise_not_": (SHORT, "aten::bitwise_not_"), "detach_copy": (SHORT, "aten::detach_copy"),
+    "bincount": (SHORT, "aten::bincount"),
+}
+
+
+def check_composite(key, *tensors) -> None:
+    """Raise torch's refusal (COMPOSITES[key]) where one of the composite's `tensors` carries a tangent."""
+    if any(isinstance(t, Tensor) and t._fw_grad is not None for t in tensors):
+        raise _refusal_of(COMPOSITES[key], ())
+
+
+def refusal(op, params, inplace=False) -> NotImplementedError | None:
+    """torch's refusal of forward AD through `op` (declared in NO_FORWARD_AD; None where the declaration's name
+    says these params pass); `inplace`: called as the in-place method (bitwise_and_), which torch's fallback
+    names as such."""
+    return _refusal_of(NO_FORWARD_AD[op.qualname], params, inplace)
+
+
+def _refusal_of(declared, params, inplace=False) -> NotImplementedError:
+    form, name = declared
+    name = name(params) if callable(name) else name
+    if name is None:
+        return None
+    if form == OUT:
+        return NotImplementedError(f"Trying to use forward AD with {name} that does not support it because it is "
+                                   "an out= function")
+    if form == SHORT:
+        suffix = "_" if inplace and not name.endswith("_") else ""
+        return NotImplementedError(f"Trying to use forward AD with {name}{suffix} that does not support it.")
+    e = _unsupported(None, name)
+    if form == FOREACH:
+        e.args = (e.args[0].split(" or submit a PR")[0] + ".",)
+    return e
 
 
 def rule_of(op):
     """The rule an op without a declared one gets (NOTE [ JVP rules from one declaration ])."""
     q = op.qualname
-    if q in _TORCH_REFUSES:
+    if q in NO_FORWARD_AD:
         return _refusal(op)
     if q == "linalg_cholesky_ex":
         return _cholesky
@@ -370,19 +447,26 @@ def _scatter(lin):
     return rule
 
 
-def _unsupported(op):
+def _unsupported(op, name=None):
     """torch's refusal of forward AD through an op without forward formula: ember's generic rule cannot serve
     an op whose backward formula is not differentiable (its RNN layers, CTC loss)."""
     return NotImplementedError(
-        f"Trying to use forward AD with {op.name} that does not support it because it has not been implemented "
+        f"Trying to use forward AD with {name or op.name} that does not support it because it has not been implemented "
         "yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
         "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
         "derivatives.yaml")
 
 
 def _refusal(op):
+    fallback = [None]
+
     def rule(inputs, params, out, tangents):
-        raise _unsupported(op)
+        e = refusal(op, params)
+        if e is not None:
+            raise e
+        if fallback[0] is None:
+            fallback[0] = generic(op)
+        return fallback[0](inputs, params, out, tangents)
     return rule
 
 

@@ -245,6 +245,8 @@ class _ForwardMode(Mode):
             return _jvp.function_apply(self, op, inputs, params, tangents)
         if tangents is None or not op.differentiable or op.kind == "higher_order":  # (cond's body runs with
             # this mode: its ops carry them; cond's own derivative is for a tracer's one-node cond)
+            if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
+                _refuse(op, params)
             return redispatch(op, inputs, params)
         out = redispatch(op, inputs, params)
         _attach(out, _jvp.jvp(op, inputs, params, out, tangents))
@@ -260,6 +262,8 @@ class _ForwardMode(Mode):
                     tangents = [None] * len(inputs)
                 tangents[i] = t._fw_grad
         if tangents is None or not op.differentiable:
+            if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
+                _refuse(op, params, inplace=True)
             out = redispatch_inplace(op, self_, inputs, params)
             if self_._fw_grad is not None and op.differentiable:  # overwritten by values without tangent
                 _update_tangent(self_, None)
@@ -276,6 +280,12 @@ class _ForwardMode(Mode):
         if self_._grad_fn is not None and self_._fw_grad is not None and self_._base is None:
             _save_tangent(self_, self_._fw_grad)  # (the node may have saved self's new value as its output)
         return out
+
+
+def _refuse(op, params, inplace=False):
+    e = _jvp.refusal(op, params, inplace)
+    if e is not None:
+        raise e
 
 
 def _attach(out, tangents):

@@ -531,6 +531,9 @@ ERRORS += [
      [f32(2, 3)]),
     ("add_out", lambda L, x: L.func.vmap(lambda a: L.add(a, 1, out=L.empty(3)))(x), [f32(2, 3)]),
     ("add_out_batched", lambda L, x: L.func.vmap(lambda a, o: L.add(a, 1, out=o))(x, x.clone()), [f32(2, 3)]),
+    # (out= overloads that torch names other than `<op>.out`)
+    ("sum_dim_out", lambda L, x: L.func.vmap(lambda a: L.sum(a, 0, out=L.empty(())))(x), [f32(2, 3)]),
+    ("prod_dim_out", lambda L, x: L.func.vmap(lambda a: L.prod(a, 0, out=L.empty(())))(x), [f32(2, 3)]),
     ("rrelu_eval", lambda L, x: L.func.vmap(lambda a: L.nn.functional.rrelu(a))(x), [f32(2, 3)]),
     ("rrelu_unbatched", lambda L, x: L.func.vmap(lambda a: L.nn.functional.rrelu(L.ones(3), training=True) + a,
                                                  randomness="different")(x), [f32(2, 3)]),

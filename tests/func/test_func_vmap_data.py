@@ -86,6 +86,11 @@ RESULTS = [
     ("inplace_same_kind", lambda L, x, y: _vmap(L, lambda a, b: a.add_(b), x, y.double()), [f32(2, 3), f32(2, 3)]),
     ("inplace_copy_casts", lambda L, x, y: _vmap(L, lambda a, b: a.copy_(b), x.long(), y), [f32(2, 3), f32(2, 3)]),
     ("grad_of_grad_inside", _grad_of_grad_inside, [f32(3, 4), f32(4)]),
+    # the *_copy ops that return several tensors: a tuple, under vmap too (the flag is True in both)
+    ("unbind_copy_tuple", lambda L, x: (lambda r: (L.tensor(isinstance(r, tuple)), r))(
+        _vmap(L, lambda a: L.unbind_copy(a, 1), x)), [f32(2, 3, 4)]),
+    ("split_copy_tuple", lambda L, x: (lambda r: (L.tensor(isinstance(r, tuple)), r))(
+        L.split_with_sizes_copy(x, [1, 2], 1)), [f32(2, 3, 4)]),
 ]
 
 

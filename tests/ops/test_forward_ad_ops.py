@@ -3,10 +3,12 @@
 For each entry with a gradient, on its float64 samples, the floating inputs get random tangents
 (`make_dual`) and the outputs' primals and tangents (`unpack_dual`) are compared with torch's on the same
 inputs and tangents: values, dtype and shape. Where torch has no forward-AD formula for an op (it raises
-"Trying to use forward AD with ... that does not support it"), or leaves an output without tangent, the
+"Trying to use forward AD with ... that does not support it"), ember must refuse alike: same class, same
+message (NOTE [ Ops torch's forward AD refuses ] in ember/autograd/_jvp.py); the entries without gradient
+are held to the same (test_forward_ad_refusals). Where torch leaves an output without tangent, the
 reference is J t with J torch's reverse-mode Jacobian (for complex values, torch's central differences
-along the tangents, within 1e-5); where ember refuses, it must refuse as torch does. One sample per entry
-is also held to central finite differences (`gradcheck(..., check_forward_ad=True, fast_mode=True)`).
+along the tangents, within 1e-5). One sample per entry is also held to central finite differences
+(`gradcheck(..., check_forward_ad=True, fast_mode=True)`).
 """
 
 import numpy as np
@@ -113,24 +115,17 @@ def test_jvp_matches_torch(name):
         tans = [_tangent(rng, s.inputs[i]) for i in which]
         reference = False
         n = len(s.inputs)
-        try:
-            if op.id in _UNREAD_TRIANGLE:
-                raise RuntimeError("does not support it")  # (see _UNREAD_TRIANGLE)
-            t_res = _forward(torch, op, s, which, to_torch(list(s.inputs)), to_torch(tans))
-        except Exception as e:  # noqa: BLE001 - torch's forward AD refuses: its differences are the reference
-            if "does not support it" not in str(e):  # or a refusal ember must share (a Function without jvp)
+        if op.id in _UNREAD_TRIANGLE:  # (see _UNREAD_TRIANGLE)
+            t_res, reference = _reference(op, s, which, to_torch(list(s.inputs)), to_torch(tans)), True
+        else:
+            try:
+                t_res = _forward(torch, op, s, which, to_torch(list(s.inputs)), to_torch(tans))
+            except Exception:  # noqa: BLE001 - torch's forward AD refuses (no forward formula): ember's alike
                 assert_same_error(lambda lib, *xs: _forward(lib, op, s, which, list(xs[:n]), list(xs[n:])),
                                   *s.inputs, *tans)
                 compared += 1
                 continue
-            t_res, reference = _reference(op, s, which, to_torch(list(s.inputs)), to_torch(tans)), True
-        try:
-            e_res = _forward(ember, op, s, which, to_ember(list(s.inputs)), to_ember(tans))
-        except NotImplementedError:  # ember refuses where torch does (an op whose backward is not differentiable)
-            assert_same_error(lambda lib, *xs: _forward(lib, op, s, which, list(xs[:n]), list(xs[n:])),
-                              *s.inputs, *tans)
-            compared += 1
-            continue
+        e_res = _forward(ember, op, s, which, to_ember(list(s.inputs)), to_ember(tans))
         assert len(e_res) == len(t_res), "different floating outputs"
         if any(tt is None and et is not None for (_, et), (_, tt) in zip(e_res, t_res)):
             # torch's forward AD left an output without tangent (its cond, scatter_reduce "prod")
@@ -250,3 +245,33 @@ def test_forward_over_reverse(name):
             continue
         for k, (e, t) in enumerate(zip(got, ref)):
             assert_same(e, t, rtol=op.rtol or 1e-6, atol=op.atol or 1e-6, check_stride=False, path=f"Hv[{k}]")
+
+
+_NO_GRAD = [op for op in OPS if not op.grad]
+
+
+@pytest.mark.parametrize("name", [pytest.param(op.id, id=op.id) for op in _NO_GRAD])
+def test_forward_ad_refusals(name):
+    """The entries without gradient on dual inputs (their float64 samples' floating inputs given tangents):
+    where torch's forward AD refuses (an op outside derivatives.yaml, an out= function, one without forward
+    formula), ember refuses with the same class and message, before or after its kernel's own checks as
+    torch's; where torch's runs, ember's runs too and gives the same primal values."""
+    op = next(o for o in _NO_GRAD if o.id == name)
+    rng = np.random.default_rng(11)
+    for s in op.samples("float64", np.random.default_rng(2))[:4]:
+        which = _which(op, s)
+        if not which:
+            continue
+        tans = [_tangent(rng, s.inputs[i]) for i in which]
+        n = len(s.inputs)
+        try:
+            t_res = _forward(torch, op, s, which, to_torch(list(s.inputs)), to_torch(tans))
+        except Exception:  # noqa: BLE001 - whatever torch raises, ember raises alike
+            assert_same_error(lambda lib, *xs: _forward(lib, op, s, which, list(xs[:n]), list(xs[n:])),
+                              *s.inputs, *tans)
+            continue
+        e_res = _forward(ember, op, s, which, to_ember(list(s.inputs)), to_ember(tans))
+        assert len(e_res) == len(t_res), "different floating outputs"
+        for k, ((ep, _), (tp, _)) in enumerate(zip(e_res, t_res)):
+            if "nondeterministic" not in op.id and not op.id.startswith(("bernoulli", "_sample", "binomial")):
+                assert_same(ep, tp, rtol=op.rtol, atol=op.atol, check_stride=False, path=f"primal[{k}]")

@@ -228,7 +228,7 @@ class GraphLowering:
             return src[node.args[1]]
         low = LOWERINGS.get(node.target)
         val = node.meta.get("val")
-        if low is not None and _lowerable(node, val):
+        if low is not None and _lowerable(node, val) and not _native_is_faster(node):
             args = [self.env[a] if hasattr(a, "op") else a for a in node.args]
             try:
                 out = low(self, node, *args, **node.kwargs)
@@ -279,6 +279,30 @@ class GraphLowering:
                 views.append(v)
         self.steps.append(Fallback(node, args, kwargs, outs, expected))
         return tuple(views) if isinstance(val, (tuple, list)) else views[0]
+
+
+# NOTE [ Where eager's native kernel wins ]
+# softmax, log_softmax, layer_norm and gelu (and their backward ops) have hand-written eager kernels in
+# ember/_native, one loop each with float32 vectorised exp/erf, which run whenever a float32 input reaches
+# their size threshold. The loops generated here for the same composites are 2-5x slower at those sizes (they
+# accumulate in double and call scalar helpers: the 4M-float softmax + layer_norm + gelu block took 110 ms
+# compiled against 46 ms eager), so there such a node stays a call of the eager op between the generated
+# kernels, as Inductor keeps its extern kernels; below the threshold, and in float64, it is lowered and fused.
+_NATIVE_COMPOSITES = frozenset(t for t in (
+    getattr(aten.softmax, "default", None), getattr(aten.log_softmax, "default", None),
+    getattr(aten._softmax_backward_data, "default", None), getattr(aten._log_softmax_backward_data, "default", None),
+    getattr(aten.native_layer_norm, "default", None), getattr(aten.native_layer_norm_backward, "default", None),
+    getattr(aten.gelu, "default", None), getattr(aten.gelu_backward, "default", None)) if t is not None)
+
+
+def _native_is_faster(node) -> bool:
+    if node.target not in _NATIVE_COMPOSITES:
+        return False
+    from .. import _native
+
+    v = next((a.meta.get("val") for a in node.args if hasattr(a, "meta")), None)
+    return (v is not None and dtype_name(v.dtype) == "float32" and v.numel() >= _native.MIN_SIZE
+            and _native.enabled())
 
 
 def _lowerable(node, val) -> bool:

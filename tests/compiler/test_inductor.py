@@ -134,6 +134,21 @@ def test_fusion(case):
     assert 1 <= fw.n_kernels <= nf and 1 <= bw.n_kernels <= nb, (fw.kernel_source, bw.kernel_source)
 
 
+def test_composites_with_a_native_kernel_stay_eager_calls_at_its_sizes():
+    # NOTE [ Where eager's native kernel wins ]: float32 softmax/layer_norm/gelu at the native kernels' sizes
+    # are calls of the eager op; the pointwise op around them still fuses; results equal torch's
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((256, 128)).astype(np.float32)
+    block = lambda L, x: F.gelu(F.layer_norm(F.softmax(x * 2, -1), (128,))) if L is ember else \
+        L.nn.functional.gelu(L.nn.functional.layer_norm(L.nn.functional.softmax(x * 2, -1), (128,)))
+    check(lambda lib, x: (ember.compile(_bind(block, ember), backend=_backend("c")) if lib is ember
+                          else _bind(block, lib))(x), a, grad=[0])
+    fw, bw = _graphs(_bind(block, ember), ember.tensor(a, requires_grad=True))
+    for name in ("softmax", "layer_norm", "gelu"):
+        assert name in fw.wrapper_source, fw.wrapper_source
+    assert fw.n_kernels >= 1  # the multiplication by 2
+
+
 def test_matmul_stays_a_fallback_between_kernels():
     lin = ember.nn.Linear(20, 30)
     x = ember.randn(8, 20)

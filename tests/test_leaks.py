@@ -236,6 +236,18 @@ def test_intermediates_are_freed_by_backward_while_the_loss_lives():
         gc.enable()
 
 
+def test_a_custom_function_does_not_keep_its_last_node():
+    # (forward AD asks for the node only while it waits for it: a kept node held the saved tensors)
+    import weakref
+
+    x = X.clone().requires_grad_()
+    y = _Square.apply(x)
+    node, saved = weakref.ref(y.grad_fn), weakref.ref(y.grad_fn.saved_tensors[0])
+    y.sum().backward()
+    del y, x
+    assert node() is None and saved() is None
+
+
 # -- no process or shared memory left after Ctrl-C ----------------------------------------------------------
 
 _INTERRUPTED = textwrap.dedent("""

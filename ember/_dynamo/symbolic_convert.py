@@ -564,8 +564,6 @@ class InstructionTranslator:
         if PY >= (3, 11) and inst.arg & 1:
             f.push(NULL)
         f.push(self.load_global(f, inst.argval))
-        if PY < (3, 11):
-            pass
 
     def load_global(self, f, name):
         if name in f.f_globals:

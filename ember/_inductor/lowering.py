@@ -860,13 +860,9 @@ def _log_softmax_backward(lo, node, g, y, dim, input_dtype=None):
     return pointwise(node, "sub", [g, pointwise(None, "mul", [e, s], out=out, shape=shape)])
 
 
-@register(aten.native_layer_norm.default)
-def _layer_norm(lo, node, x, weight, bias, axes, eps):
-    shapes = node.meta["val"]
-    out = dtype_name(shapes[0].dtype)
-    if out not in FLOATS or x.dtype != out:
-        raise Unsupported("layer_norm dtype")
-    shape = x.shape
+def _norm_axes(shape, axes):
+    """layer_norm's normalized `axes` of `shape` (sorted; they must be the trailing ones), the number of
+    elements they hold, and the shape of a per-row statistic (those axes kept as 1)."""
     nd = len(shape)
     axes = sorted(a % nd for a in axes)
     if axes != list(range(nd - len(axes), nd)) or 0 in shape:
@@ -874,7 +870,17 @@ def _layer_norm(lo, node, x, weight, bias, axes, eps):
     n = 1
     for d in axes:
         n *= shape[d]
-    rs = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return axes, n, tuple(1 if d in axes else s for d, s in enumerate(shape))
+
+
+@register(aten.native_layer_norm.default)
+def _layer_norm(lo, node, x, weight, bias, axes, eps):
+    shapes = node.meta["val"]
+    out = dtype_name(shapes[0].dtype)
+    if out not in FLOATS or x.dtype != out:
+        raise Unsupported("layer_norm dtype")
+    shape = x.shape
+    axes, n, rs = _norm_axes(shape, axes)
     # mean and variance accumulate in double (as eager's float32 kernels do), the rest in the dtype
     xs = pointwise(None, "identity", [x], compute=out, out=out, shape=shape)
     mean = pointwise(None, "truediv", [lo.reduction(xs, axes, "sum", out, "float64", True), n],
@@ -908,14 +914,7 @@ def _layer_norm_backward(lo, node, g, x, mean, rstd, weight, bias, axes, eps):
     if out not in FLOATS or g.dtype != out:
         raise Unsupported("layer_norm dtype")
     shape = x.shape
-    nd = len(shape)
-    axes = sorted(a % nd for a in axes)
-    if axes != list(range(nd - len(axes), nd)) or 0 in shape:
-        raise Unsupported("layer_norm axes")
-    n = 1
-    for d in axes:
-        n *= shape[d]
-    rs = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    axes, n, rs = _norm_axes(shape, axes)
     if tuple(mean.shape) != rs or tuple(rstd.shape) != rs:
         raise Unsupported("layer_norm statistics of another shape")
     mean_r, rstd_r = mean, rstd
@@ -930,7 +929,7 @@ def _layer_norm_backward(lo, node, g, x, mean, rstd, weight, bias, axes, eps):
                                                   out=out, shape=shape), n], out=out, shape=shape)
     dx = pointwise(None, "mul", [rstd_r, pointwise(None, "sub", [gw, inner], out=out, shape=shape)],
                    out=out, shape=shape)
-    lead = list(range(nd - len(axes)))
+    lead = list(range(len(shape) - len(axes)))
     dw = db = None
     if weight is not None and vals[1] is not None:
         gx = pointwise(None, "mul", [g, xhat], out=out, shape=shape)

@@ -174,12 +174,20 @@ def _fake_hook(cls, func, types, args, kwargs):
     return mode.dispatch(func.op, args[:n], args[n:])
 
 
-# NOTE [ The fake hook costs only while fakes exist ]
-# Ops on FakeTensors outside their mode must still run in that mode (torch's FakeTensor has its own
-# `__torch_dispatch__`). ember gives a tensor subclass a dispatch hook by putting the class on the
-# dispatcher's `_modes` list, which sends every op of every thread through the slower mode path while it
-# is there. So FakeTensor is not registered when its class is made: the first FakeTensorMode registers
-# it, and the last one to be garbage-collected (every FakeTensor holds its mode) unregisters it.
+# NOTE [ Fakes outside their mode ]
+# An op on FakeTensors outside any FakeTensorMode must still run in the mode that made them (torch's
+# FakeTensor has its own `__torch_dispatch__`), and the compiler keeps fakes long after its mode has been
+# exited: every captured graph holds them in `node.meta["val"]`. A tensor subclass with a dispatch hook is
+# normally put on the dispatcher's global `_modes` list, which sends every op of every thread through the
+# slower mode path (about 0.3 us an op) while it is there. A fake needs no such flag: its payload is a
+# MetaArray, and the first thing a kernel does with it raises NoData, which `_run` already catches off its
+# fast path (a kernel that answers from the payload's metadata alone, as `equal` of two shapes does,
+# returns something other than an array, which `_run` also looks at off its fast path). There, a hooked
+# input (`_hooked` lists FakeTensor while any FakeTensorMode lives) sends the op to the hook, below
+# autograd, as the mode path would have; the mode's own computation calls `_run(..., hooks=False)`, where
+# NoData means "answer with the meta rule". Eager ops pay nothing. An in-place op on a real tensor with
+# fake arguments computes a fake result that cannot be written into real memory: as in torch, the real
+# tensor is left as it is (`write_into_real`).
 _live_modes = [0]
 
 
@@ -187,7 +195,6 @@ def _register():
     if _live_modes[0] == 0:
         FakeTensor.__ember_dispatch__ = classmethod(_fake_hook)
         _dispatch._hooked.append(FakeTensor)
-        _dispatch._modes.append(FakeTensor)
     _live_modes[0] += 1
 
 
@@ -195,7 +202,6 @@ def _unregister():
     _live_modes[0] -= 1
     if _live_modes[0] == 0:
         _dispatch._hooked.remove(FakeTensor)
-        _dispatch._modes.remove(FakeTensor)
 
 
 # NOTE [ When a fake op needs data ]
@@ -331,11 +337,11 @@ class FakeTensorMode(Mode):
         if consts is not None:  # NOTE [ Constants under a fake mode ]
             return self._constant_fakes(_dispatch._run(op, consts, params))
         if op.name == "tensor" and not inputs:  # `tensor(data)` in the mode: a fake, a constant if small
-            return self._constant_fakes(_dispatch._run(op, inputs, params))
+            return self._constant_fakes(_dispatch._run(op, inputs, params, False))
         inputs = self._convert_inputs(op, inputs, params)
         try:
             if any(isinstance(t, Tensor) for t in inputs):
-                out = _dispatch._run(op, inputs, params)  # the meta payloads answer with the op's meta rule
+                out = _dispatch._run(op, inputs, params, False)  # the meta payloads answer with the meta rule
             else:  # a factory: no input says where to compute, so the meta rule says what comes out
                 out = _dispatch._wrap_out(op, run_meta(op, inputs, params), None, None)
         except (NotImplementedError, RuntimeError) as e:
@@ -353,6 +359,13 @@ class FakeTensorMode(Mode):
             raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate "
                                  "FakeTensorMode with 'allow_non_fake_inputs'.")
         return _dispatch._write(op, self_, inputs, params)
+
+    def write_into_real(self, real):
+        """An in-place op on a real tensor with fake arguments, outside the mode: torch's mode converts the real
+        tensor to a fake (if non-fake inputs are allowed) and writes into that, so the real one is unchanged."""
+        if not self.allow_non_fake_inputs:
+            raise AssertionError("Please convert all Tensors to FakeTensors first or instantiate "
+                                 "FakeTensorMode with 'allow_non_fake_inputs'.")
 
     def _constant_fakes(self, out):
         if type(out) is tuple:

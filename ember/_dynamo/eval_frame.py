@@ -358,6 +358,8 @@ def capture(ctx, fn, code, offset, st):
             return Entry(_always, None, None, None, "step", None, None, [], None)
         finally:
             _compile_state["compiling"] = False
+            for ac in reversed(tx.autocast_entered):  # (a capture that stopped inside an autocast block)
+                ac.__exit__(None, None, None)
             grad_state.enabled = grad0
             ember.set_rng_state(rng0)
     else:
@@ -438,10 +440,9 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
             for n, c in frame0.cells.items()
             if getattr(c, "real", None) is None
         ]
-    for name, expr in fresh:
-        lines.append(f"{name} = {out.k(types.CellType)}()")
-        if expr is not None:
-            lines.append(f"{name}.cell_contents = {expr}")
+    # cells and objects made inside the region: all made first, then filled (they may refer to each other)
+    lines += [f"{name} = {make}" for name, make, _ in fresh]
+    lines += [line for _, _, fill in fresh for line in fill]
     lines += cell_lines
     lines += out.side_effect_lines(out_index, cells_made, fresh)
     src = (

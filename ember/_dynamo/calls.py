@@ -139,6 +139,12 @@ def var_getattr(self, obj, name):
             raise NoAttribute(f"{type(value).__name__} has no attribute {name!r}") from None
         if isinstance(value, types.ModuleType):
             return _sc()._static_var(attr, self.out)
+        if isinstance(attr, types.MethodType) and attr.__self__ is value and isinstance(value, type):
+            # a classmethod read from its class: a new bound method each time; guard its function
+            fn = attr.__func__
+            if obj.source is not None:
+                self.out.guards.add(f"{obj.source}.{name}.__func__ is {self.out.k(fn)}")
+            return UserFunctionVariable(fn, self.out.k(fn), self_var=obj)
         if (
             isinstance(attr, (types.MethodType, types.BuiltinMethodType))
             and builtins.getattr(attr, "__self__", None) is value
@@ -285,6 +291,36 @@ def construct(self, cls_var, args, kwargs):
     if not self.is_none(res):
         raise Unsupported(f"{cls.__name__}.__init__ returned a value (TypeError)")
     return obj
+
+
+def _construct_module(self, cls, args, kwargs):
+    """`nn.ReLU()` or a user module built inside the region (forward).
+
+    NOTE [ Modules built inside the region ]
+    torch inlines the module's `__init__`, and breaks where it creates a parameter ("Attempted to use
+    `torch.nn.Parameter()` constructor with Dynamo"). ember builds the module once, at capture, from the
+    arguments' values (a module's `__init__` goes through `Module.__setattr__`, which capture does not
+    model), with the random generator restored after it: a module that then holds no parameter or buffer
+    has no state a call could change, and the entry uses that one module at every call (its attributes
+    read through `K[i]`). A module with parameters or buffers is a graph break with torch's reason, and
+    the call builds it in Python (each call a new one, guarded by type after the break).
+    """
+    vals = [self.specialize(a) for a in args]
+    kw = {k: self.specialize(x) for k, x in kwargs.items()}
+    e = _ember()
+    rng = e.get_rng_state()
+    try:
+        m = cls(*vals, **kw)
+    except Exception as err:
+        raise Unsupported(f"building {cls.__name__} raised {type(err).__name__}: {err}") from None
+    finally:
+        e.set_rng_state(rng)
+    if any(True for _ in m.parameters()) or any(True for _ in m.buffers()):
+        raise Unsupported(
+            "Attempted to use `torch.nn.Parameter()` constructor with Dynamo: building "
+            f"{cls.__name__}, a module with parameters or buffers, inside the region"
+        )
+    return NNModuleVariable(m, self.out.k(m))
 
 
 def _object_attr(self, obj, name):
@@ -685,7 +721,7 @@ def call_object(self, v, args, kwargs):
     if in_graph(v):
         return graph_call(self, v, args, kwargs)
     if isinstance(v, type) and issubclass(v, e.nn.Module):
-        raise Unsupported(f"constructing a module ({v.__name__}) inside the region")
+        return _construct_module(self, v, args, kwargs)
     if isinstance(v, types.FunctionType):
         return self.inline(UserFunctionVariable(v, self.out.k(v)), args, kwargs)
     if isinstance(v, types.MethodType) and isinstance(v.__func__, types.FunctionType):
@@ -754,9 +790,13 @@ def call_method(self, obj, name, args, kwargs):
     if isinstance(obj, (ConstantVariable, ObjectVariable)):
         bound = builtins.getattr(obj.value, name)
         if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
-            return self.inline(
-                UserFunctionVariable(bound.__func__, self.out.k(bound.__func__), self_var=obj), args, kwargs
-            )
+            fn = bound.__func__
+            own = bound.__self__ is obj.value
+            if obj.by_type:  # the method is the type's: guard that it still is (and is not hidden)
+                _class_attr_guard(self, obj, name)
+                self.out.guards.add(f"type({obj.source}).{name}{'' if own else '.__func__'} is {self.out.k(fn)}")
+            self_var = obj if own else _sc()._static_var(bound.__self__, self.out)
+            return self.inline(UserFunctionVariable(fn, self.out.k(fn), self_var=self_var), args, kwargs)
         if type(obj.value) in _CONST_TYPES or isinstance(obj.value, _const_objects()):
             vals = [self.specialize(a) for a in args]
             return _wrap_value(bound(*vals, **{k: self.specialize(v) for k, v in kwargs.items()}))
@@ -1136,6 +1176,8 @@ def builtins_len(self, v):
         return ConstantVariable(len(v.value))
     if isinstance(v, ListIteratorVariable):
         raise Unsupported("len() of an iterator")
+    if isinstance(v, UserObjectVariable):
+        return self.call(self.var_getattr(v, "__len__"), [], {})
     return ConstantVariable(len(self.specialize(v)))
 
 

@@ -577,3 +577,49 @@ def test_context_managers_match_torch(make):
         assert ("print" in r_e) == ("print" in r_t)
     assert_same(out_e, out_t)
     assert st_e == st_t == (True, False, 0)
+
+
+def test_autocast_state_is_guarded():
+    """The autocast state around a call is guarded like grad mode: under autocast the graph is recompiled
+    (matmul in bfloat16), outside it the first entry runs again, as torch's."""
+    res = {}
+    for lib in (torch, ember):
+        lib._dynamo.reset()
+        n = [0]
+        cf = lib.compile(lambda x: (x @ x.T).relu() + 1, backend=_counting_backend(n))
+        x = lib.from_numpy(XS[0].copy())
+        outs = [cf(x)]
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            outs.append(cf(x))
+        outs.append(cf(x))
+        res[lib] = (n[0], outs)
+    assert res[ember][0] == res[torch][0]
+    assert_same(res[ember][1], res[torch][1])
+
+
+def test_aot_graphs_log_shows_forward_and_backward(capsys):
+    import logging
+
+    records = []
+
+    class H(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    log = logging.getLogger("torch._dynamo")
+    h, level = H(logging.DEBUG), log.level
+    log.addHandler(h)
+    log.setLevel(logging.DEBUG)
+    ember._logging.set_logs(aot_graphs=True)
+    try:
+        f = ember.compile(lambda x: (x.sin() * 2).sum(), backend="aot_eager")
+        f(ember.from_numpy(XS[0].copy()).requires_grad_()).backward()
+        f(ember.from_numpy(XS[0].copy()))  # no grad needed: the inference graph
+    finally:
+        ember._logging.set_logs(aot_graphs=False)
+        log.removeHandler(h)
+        log.setLevel(level)
+    text = "\n".join(records)
+    assert "[__aot_graphs] TRACED GRAPH" in text
+    assert text.count("===== Forward graph") == 2 and text.count("===== Backward graph") == 1
+    assert "sin" in text and "cos" in text  # the backward graph computes sin's derivative

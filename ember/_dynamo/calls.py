@@ -358,7 +358,7 @@ def _object_attr(self, obj, name):
 
 def _class_attr_guard(self, obj, name):
     """A method found on the class of an object guarded by type: guard that no instance attribute hides it."""
-    if obj.by_type and hasattr(obj.value, "__dict__"):
+    if getattr(obj, "by_type", False) and hasattr(obj.value, "__dict__"):
         self.out.guards.add(f"{name!r} not in {obj.source}.__dict__")
 
 
@@ -792,9 +792,10 @@ def call_method(self, obj, name, args, kwargs):
         if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
             fn = bound.__func__
             own = bound.__self__ is obj.value
-            if obj.by_type:  # the method is the type's: guard that it still is (and is not hidden)
+            if getattr(obj, "by_type", False):  # the type's method: guard that it still is, and not hidden
                 _class_attr_guard(self, obj, name)
-                self.out.guards.add(f"type({obj.source}).{name}{'' if own else '.__func__'} is {self.out.k(fn)}")
+                read = f"type({obj.source}).{name}{'' if own else '.__func__'}"
+                self.out.guards.add(f"{read} is {self.out.k(fn)}")
             self_var = obj if own else _sc()._static_var(bound.__self__, self.out)
             return self.inline(UserFunctionVariable(fn, self.out.k(fn), self_var=self_var), args, kwargs)
         if type(obj.value) in _CONST_TYPES or isinstance(obj.value, _const_objects()):

@@ -351,10 +351,10 @@ def capture(ctx, fn, code, offset, st):
                     _report_skip(code, e, skip)
                     return Entry(_always, None, None, None, "skip", None, None, [], None)
             stop_at, reason = e.break_at, e
-        except Exception as e:
+        except Exception:
             if not config.suppress_errors:
                 raise
-            log.warning("capture of %s failed (%s: %s); it runs eagerly", code.co_name, type(e).__name__, e)
+            _wont_convert(code)
             return Entry(_always, None, None, None, "step", None, None, [], None)
         finally:
             _compile_state["compiling"] = False
@@ -364,16 +364,34 @@ def capture(ctx, fn, code, offset, st):
             ember.set_rng_state(rng0)
     else:
         return Entry(_always, None, None, None, "step", None, None, [], None)
+    from .exc import BackendCompilerFailed
+
     try:
         entry = _finish(ctx, fn, code, out, frame0, kind, value, reason)
     except Unsupported:
         # the state at the break cannot be rebuilt: this instruction runs on real values, and capture
         # resumes after it
         return Entry(_always, None, None, None, "step", None, None, [], None)
+    except BackendCompilerFailed:
+        if not config.suppress_errors:
+            raise
+        _wont_convert(code)  # config.suppress_errors: the frame runs eagerly, as torch's does
+        return Entry(_always, None, None, None, "skip", None, None, [], None)
     finally:
         grad_state.enabled = grad0
     entry.capture_time = time.perf_counter() - t0
     return entry
+
+
+def _wont_convert(code):
+    """torch's warning when `config.suppress_errors` swallows a capture or backend error."""
+    log.warning(
+        "WON'T CONVERT %s %s line %s \ndue to: \n%s",
+        code.co_name,
+        code.co_filename,
+        code.co_firstlineno,
+        __import__("traceback").format_exc(),
+    )
 
 
 def _always(L, S, C, F):

@@ -623,3 +623,69 @@ def test_aot_graphs_log_shows_forward_and_backward(capsys):
     assert "[__aot_graphs] TRACED GRAPH" in text
     assert text.count("===== Forward graph") == 2 and text.count("===== Backward graph") == 1
     assert "sin" in text and "cos" in text  # the backward graph computes sin's derivative
+
+
+# -- audit of #19: the points the other test files did not cover ---------------------------------------------
+
+
+def test_bool_and_str_arguments_are_guarded():
+    def f(x, flag, mode):
+        y = x.relu() if flag else x.tanh()
+        return y * 2 if mode == "double" else y - 1
+
+    calls = [(True, "double"), (True, "double"), (False, "double"), (True, "minus"), (False, "minus")]
+    res = {}
+    for lib in (torch, ember):
+        lib._dynamo.reset()
+        n = [0]
+        cf = lib.compile(f, backend=_counting_backend(n))
+        outs = [cf(lib.from_numpy(XS[0].copy()), b, s) for b, s in calls]
+        res[lib] = (n[0], outs)
+    assert res[ember][0] == res[torch][0]
+    assert_same(res[ember][1], res[torch][1])
+
+
+def test_suppress_errors_runs_the_frame_eagerly_like_torch():
+    def bad(gm, example_inputs):
+        raise ValueError("backend broke")
+
+    for lib in (torch, ember):
+        lib._dynamo.reset()
+        x = lib.from_numpy(XS[0].copy())
+        old = lib._dynamo.config.suppress_errors
+        try:
+            lib._dynamo.config.suppress_errors = True
+            out = lib.compile(lambda x: x * 2 + 1, backend=bad)(x)
+            np.testing.assert_array_equal(numpy_of(out), XS[0] * 2 + 1)
+            lib._dynamo.config.suppress_errors = False
+            with pytest.raises(Exception) as err:
+                lib.compile(lambda x: x * 3 + 1, backend=bad)(x)
+        finally:
+            lib._dynamo.config.suppress_errors = old
+        assert type(err.value).__name__ == "BackendCompilerFailed"
+        assert str(err.value).startswith("backend='bad' raised:\nValueError: backend broke")
+
+
+def test_torch_logs_environment_variable(tmp_path):
+    """TORCH_LOGS="graph_code,guards,recompiles,graph_breaks,aot_graphs" in a fresh process."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import ember\n"
+        "def f(x):\n"
+        "    y = x.sin()\n"
+        "    print('break')\n"
+        "    return y * 2\n"
+        "g = ember.compile(f, backend='aot_eager', dynamic=False)\n"
+        "g(ember.ones(2, requires_grad=True)); g(ember.ones(3, requires_grad=True))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root, TORCH_LOGS="graph_code,guards,recompiles,graph_breaks,aot_graphs")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for tag in ("[__graph_code]", "[__guards]", "[__recompiles]", "[__graph_breaks]", "[__aot_graphs]"):
+        assert tag in r.stderr, tag
+    assert "Forward graph" in r.stderr and "Backward graph" in r.stderr

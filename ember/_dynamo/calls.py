@@ -104,6 +104,9 @@ def in_graph(fn):
 
 def var_getattr(self, obj, name):
     e = _ember()
+    src = builtins.getattr(obj, "source", None)
+    if src is not None and f"{src}.{name}" in self.out.attr_stores:  # written earlier in the region
+        return self.out.attr_stores[f"{src}.{name}"][2]
     if isinstance(obj, TensorVariable):
         return _tensor_attr(self, obj, name)
     if isinstance(obj, NNModuleVariable):
@@ -210,7 +213,7 @@ def _module_attr(self, obj, name):
         if name in d.get(store, {}):
             return self.out.lift(d[store][name], f"{src}.{name}")
     if name in d:
-        return self.out.lift(d[name], f"{src}.{name}")
+        return self.out.lift(d[name], f"{src}.{name}", static=True)  # (torch specializes module ints)
     try:
         attr = inspect.getattr_static(m, name)
     except AttributeError:

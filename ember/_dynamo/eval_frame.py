@@ -424,6 +424,7 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     dirty = {n: c for n, c in frame0.cells.items() if getattr(c, "dirty", False)}
     state_vars += [c.contents for c in dirty.values()]
     state_vars += out.mutated
+    state_vars += [v for _, _, v in out.attr_stores.values()]
     outputs = out.graph_outputs(state_vars)
     out_index = {id(p): i for i, p in enumerate(outputs)}
     gm = out.finish(outputs)

@@ -181,6 +181,8 @@ class OutputGraph:
 
         self.fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
         self.mutated = []  # containers from the frame that capture changed
+        self.attr_stores = {}  # "source.name" -> (source, name, variable): stores to outside objects
+        self._static_sources = set()
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
 
@@ -222,7 +224,17 @@ class OutputGraph:
                 lines.append(f"{c.source}[:] = [{items}]")
             else:
                 lines.append(f"___d = {c.source}; ___d.clear(); ___d.update({{{items}}})")
+        for src, name, v in self.attr_stores.values():
+            lines.append(f"setattr({src}, {name!r}, {self.rebuild_expr(v, out_index, cells_made, fresh)})")
         return lines
+
+    def store_attr(self, obj, name, value):
+        """`obj.name = value` on an object from outside (a source): later reads in the region see `value`,
+        and the store is replayed on the real object after the graph ran (torch's side-effect replay of
+        `STORE_ATTR`, as for lists and dicts in `mutate`)."""
+        key = f"{obj.source}.{name}"
+        self.attr_stores[key] = (obj.source, name, value)
+        self.lifted[key] = value
 
     @property
     def inputs_used(self):
@@ -233,10 +245,13 @@ class OutputGraph:
 
     # -- lifting the frame's values ---------------------------------------------------------------------
 
-    def lift(self, value, source):
-        """The variable for `value`, read from `source` at each call, with the guards its kind needs."""
+    def lift(self, value, source, static=False):
+        """The variable for `value`, read from `source` at each call, with the guards its kind needs
+        (`static`: an int/float that stays a constant even after it changed: a module's attribute)."""
         if source is not None and source in self.lifted:
             return self.lifted[source]
+        if static:
+            self._static_sources.add(source)
         if type(value) in (list, dict) and source is not None:
             # one mutable container reached by two paths (a global and a closure cell) is one variable,
             # so that a mutation through one is seen through the other; guarded to stay the same object
@@ -346,6 +361,8 @@ class OutputGraph:
         """An int/float input becomes a graph input (not a constant) once its value changed between calls,
         or from the start with dynamic=True (ints other than 0 and 1); see NOTE [ Dynamic shapes ]."""
         if self.dynamic is False or source is None or not source.startswith(("L[", "S[")):
+            return False
+        if source in self._static_sources:
             return False
         if self.dynamic is True:
             return type(value) is int and value not in (0, 1)

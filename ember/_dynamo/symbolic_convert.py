@@ -668,6 +668,9 @@ class InstructionTranslator:
                 raise Unsupported(f"a store to an attribute of {obj.cls.__name__}, which defines __setattr__")
             obj.attrs[inst.argval] = value
             return
+        if isinstance(obj, (ObjectVariable, NNModuleVariable)) and obj.source is not None and _plain_store(obj):
+            self.out.store_attr(obj, inst.argval, value)
+            return
         raise Unsupported(
             f"a store to attribute {inst.argval!r} of a {type(obj).__name__} "
             "(a side effect capture does not replay)"
@@ -1139,6 +1142,17 @@ def _static_var(value, out):
     ):
         return UserFunctionVariable(value, out.k(value))
     return ObjectVariable(value)
+
+
+def _plain_store(obj):
+    """Whether a store to an attribute of this object from outside can be replayed after the graph: a
+    module (its `__setattr__` runs at the replay, as in eager) or a user object without `__setattr__`."""
+    e = _ember()
+    value = obj.value
+    if isinstance(value, e.nn.Module):
+        return True
+    plain = inspect.getattr_static(type(value), "__setattr__") is object.__setattr__
+    return getattr(obj, "by_type", False) and plain
 
 
 def _describe(v):

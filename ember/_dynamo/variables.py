@@ -10,8 +10,12 @@ value will be when the compiled code runs:
     comes from is dynamic: a graph node plus its value now and, when it is a function of the inputs, a
     Python expression that recomputes it (used to guard it when Python needs its value);
   - `ConstantVariable`: a Python value capture may bake in (int, float, str, None, dtype, ...);
-  - containers (`ListVariable`, `TupleVariable`, `DictVariable`, `RangeVariable`, iterators) of variables;
-  - `NNModuleVariable`, `UserFunctionVariable`, `ObjectVariable` (any other Python object, read only).
+  - containers (`ListVariable`, `TupleVariable`, `DictVariable`, `SetVariable`, `RangeVariable`,
+    iterators) of variables;
+  - `NNModuleVariable`, `UserFunctionVariable`, `ObjectVariable` (any other Python object: its attribute
+    stores are replayed after the graph, `OutputGraph.store_attr`);
+  - `UserObjectVariable`: an object of a user class made inside the region (no source, no guard);
+  - context managers capture models: grad mode, autocast, generator `contextmanager`s and user classes.
 A variable that came from the frame's inputs has a `source`: a Python expression over the frame's
 locals `L`, stack `S`, the function `F` and kept objects `K` (`L['self'].fc.weight`). Everything capture
 decided from such a value becomes a guard on that expression (guards.py), and a tensor with a source is a

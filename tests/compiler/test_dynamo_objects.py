@@ -689,3 +689,48 @@ def test_torch_logs_environment_variable(tmp_path):
     for tag in ("[__graph_code]", "[__guards]", "[__recompiles]", "[__graph_breaks]", "[__aot_graphs]"):
         assert tag in r.stderr, tag
     assert "Forward graph" in r.stderr and "Backward graph" in r.stderr
+
+
+def test_attribute_stores_on_outside_objects_replayed():
+    """`p.count = p.count + 1` on an argument and `self.n += 1` in a module's forward: one graph, no break,
+    the stores replayed on the real objects, compiles as torch's (a module's int attribute stays static,
+    an object's becomes dynamic after it changed)."""
+
+    def make(lib):
+        class P:
+            def __init__(self):
+                self.count = 0
+
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.n = 0
+
+            def forward(self, x):
+                self.n += 1
+                self.last = x * 2
+                return self.last + self.n
+
+        def f(x, p):
+            p.count = p.count + 1
+            p.t = x.sin()
+            return x * p.count
+
+        return P, M, f
+
+    res = {}
+    for lib in (torch, ember):
+        P, M, f = make(lib)
+        x = lib.from_numpy(XS[0].copy())
+        lib._dynamo.reset()
+        with contextlib.redirect_stdout(io.StringIO()):
+            ex_f = lib._dynamo.explain(f)(x, P())
+        ex = ((ex_f.graph_count, ex_f.graph_break_count), _explain(lib, M(), x)[:2])
+        lib._dynamo.reset()
+        n, p, m = [0], P(), M()
+        cf, cm = lib.compile(f, backend=_counting_backend(n)), lib.compile(m, backend=_counting_backend(n))
+        outs = [(cf(x, p), cm(x)) for _ in range(4)]
+        res[lib] = (ex, n[0], p.count, m.n, outs, p.t, m.last)
+    e, t = res[ember], res[torch]
+    assert e[:4] == t[:4]
+    assert_same(list(e[4:]), list(t[4:]))

@@ -238,6 +238,9 @@ def run_frame(ctx, fn, args, kwargs):
         raise
 
 
+_frame_ids = {}  # code -> the number torch's logs give a frame ("0/1": frame 0, its entry 1)
+
+
 def lookup(ctx, fn, code, offset, st):
     entries = ctx.cache.setdefault(code, {}).setdefault(offset, [])
     for e in entries:
@@ -252,13 +255,19 @@ def lookup(ctx, fn, code, offset, st):
         else min(config.recompile_limit, config.cache_size_limit)
     )
     if entries:
-        reason = entries[-1].guard_source.first_failure(st.L, st.S, st.C, fn)
+        frame_id = _frame_ids.setdefault(code, len(_frame_ids))
+        reasons = [
+            (j, e.guard_source.first_failure(st.L, st.S, st.C, fn))
+            for j, e in reversed(list(enumerate(entries)))
+            if hasattr(e, "guard_source")
+        ]
+        reason = reasons[0][1] if reasons else None
         _logging.trace(
             "recompiles",
             lambda: (
                 f"Recompiling function {code.co_name} in {code.co_filename}:"
                 f"{code.co_firstlineno}\n    triggered by the following guard failure(s):\n"
-                f"    - {len(entries) - 1}/{len(entries) - 1}: {reason}"
+                + "\n".join(f"    - {frame_id}/{j}: {r}" for j, r in reasons)
             ),
         )
         if config.error_on_recompile:
@@ -284,8 +293,9 @@ def lookup(ctx, fn, code, offset, st):
                     "recompile_limit",
                     limit,
                     f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})",
-                    f"0/{len(entries) - 1}: {reason}",
-                    "https://pytorch.org/docs/main/torch.compiler_troubleshooting.html",
+                    f"{frame_id}/{len(entries) - 1}: {reason}",
+                    "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/"
+                    "programming_model.recompilation.html",
                 )
             return None
     if stance["stance"] == "fail_on_recompile":

@@ -734,3 +734,45 @@ def test_attribute_stores_on_outside_objects_replayed():
     e, t = res[ember], res[torch]
     assert e[:4] == t[:4]
     assert_same(list(e[4:]), list(t[4:]))
+
+
+def _plus_one(x):
+    return x + 1
+
+
+@pytest.mark.parametrize("kind", ["size", "dtype", "requires_grad", "rank", "stride"])
+def test_recompile_limit_warning_is_torchs(kind):
+    """The warning past the recompile limit, word for word, with torch's description of the tensor guard
+    that failed."""
+    import logging
+
+    second = {
+        "size": lambda lib: lib.ones(3, 4),
+        "dtype": lambda lib: lib.ones(2, 4, dtype=lib.float64),
+        "requires_grad": lambda lib: lib.ones(2, 4, requires_grad=True),
+        "rank": lambda lib: lib.ones(2, 4, 1),
+        "stride": lambda lib: lib.ones(4, 2).T,
+    }[kind]
+    msgs = {}
+    for lib in (torch, ember):
+        records = []
+
+        class H(logging.Handler):
+            def emit(self, record):
+                records.append(record.getMessage())
+
+        log, h = logging.getLogger("torch._dynamo"), H()
+        log.addHandler(h)
+        old = lib._dynamo.config.recompile_limit
+        lib._dynamo.reset()
+        lib._dynamo.config.recompile_limit = 1
+        try:
+            f = lib.compile(_plus_one, backend="eager", dynamic=False)
+            f(lib.ones(2, 4))
+            out = f(second(lib))
+        finally:
+            lib._dynamo.config.recompile_limit = old
+            log.removeHandler(h)
+        msgs[lib] = ([m for m in records if "hit config.recompile_limit" in m], out)
+    assert len(msgs[ember][0]) == 1 and msgs[ember][0] == msgs[torch][0]
+    assert_same(msgs[ember][1], msgs[torch][1])

@@ -139,6 +139,8 @@ def var_getattr(self, obj, name):
         try:
             attr = builtins.getattr(value, name)
         except AttributeError:
+            if obj.source is not None:  # (`hasattr` decided on it: a later call may have it)
+                self.out.guards.add(f"not hasattr({obj.source}, {name!r})")
             raise NoAttribute(f"{type(value).__name__} has no attribute {name!r}") from None
         if isinstance(value, types.ModuleType):
             return _sc()._static_var(attr, self.out)
@@ -217,6 +219,7 @@ def _module_attr(self, obj, name):
     try:
         attr = inspect.getattr_static(m, name)
     except AttributeError:
+        self.out.guards.add(f"not hasattr({src}, {name!r})")
         raise NoAttribute(f"{type(m).__name__} has no attribute {name!r}") from None
     if isinstance(attr, types.FunctionType):
         return UserFunctionVariable(attr, self.out.k(attr), self_var=obj)

@@ -335,6 +335,16 @@ def _outside_scenarios(lib):
     def by_is(a, b, x):
         return x + 1 if a is b else x - 1
 
+    def by_hasattr(o, x):
+        return x + 1 if hasattr(o, "k") else x - 1
+
+    o1 = Cfg(1.0, 0.0)
+    yield (
+        "hasattr",
+        by_hasattr,
+        [lambda: (o1, x()), lambda: (setattr(o1, "k", 1), o1, x())[1:], lambda: (Cfg(1.0, 0.0), x())],
+    )
+
     # torch 2.13 guards neither: after (c1, other) it returns that entry's result for (c1, c1) again
     c1 = Cfg(1.0, 0.0)
     yield (

@@ -326,7 +326,9 @@ def _construct_module(self, cls, args, kwargs):
             "Attempted to use `torch.nn.Parameter()` constructor with Dynamo: building "
             f"{cls.__name__}, a module with parameters or buffers, inside the region"
         )
-    return NNModuleVariable(m, self.out.k(m))
+    var = NNModuleVariable(m, self.out.k(m))
+    var.made_inside = True  # (one module for every call: a store to it would outlive the call, a break)
+    return var
 
 
 def _object_attr(self, obj, name):

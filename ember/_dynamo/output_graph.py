@@ -534,6 +534,8 @@ class OutputGraph:
         if isinstance(v, ContextExitVariable) and isinstance(v.ctx, GradModeVariable):
             return f"{self.k(GradModeExit)}({v.ctx.initial!r})"
         if isinstance(v, (NNModuleVariable, ObjectVariable)):
+            if getattr(v, "made_inside", False):  # NOTE [ Modules built inside the region ]
+                raise Unsupported("a module built inside the region outlives it (each call must make its own)")
             return v.source if v.source is not None else self.k(v.value)
         if isinstance(v, UserFunctionVariable):
             if v.closure is None and v.value is not None and v.self_var is None:

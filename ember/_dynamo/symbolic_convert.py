@@ -1150,7 +1150,7 @@ def _plain_store(obj):
     e = _ember()
     value = obj.value
     if isinstance(value, e.nn.Module):
-        return True
+        return not getattr(obj, "made_inside", False)
     plain = inspect.getattr_static(type(value), "__setattr__") is object.__setattr__
     return getattr(obj, "by_type", False) and plain
 

@@ -786,3 +786,37 @@ def test_recompile_limit_warning_is_torchs(kind):
         msgs[lib] = ([m for m in records if "hit config.recompile_limit" in m], out)
     assert len(msgs[ember][0]) == 1 and msgs[ember][0] == msgs[torch][0]
     assert_same(msgs[ember][1], msgs[torch][1])
+
+
+def test_a_module_built_inside_is_new_at_every_call():
+    """A stateless module built inside forward is built once at capture (NOTE [ Modules built inside the
+    region ]); a store to it, or returning it, must still behave as a new module per call."""
+
+    def make(lib):
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.k = 3
+
+        def stores(x):
+            m = M()
+            y = x * m.k
+            m.k = 10
+            return y + m.k
+
+        def returns(x):
+            m = lib.nn.ReLU()
+            return m(x), m
+
+        return stores, returns
+
+    res = {}
+    for lib in (torch, ember):
+        stores, returns = make(lib)
+        cs, cr = lib.compile(stores, backend="eager"), lib.compile(returns, backend="eager")
+        x = lib.from_numpy(XS[0].copy())
+        outs = [cs(x) for _ in range(3)]
+        ret = [cr(x) for _ in range(2)]
+        res[lib] = (outs, [r[0] for r in ret], ret[0][1] is ret[1][1])
+    assert_same(res[ember][:2], res[torch][:2])
+    assert res[ember][2] is res[torch][2] is False

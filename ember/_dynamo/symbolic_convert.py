@@ -272,7 +272,8 @@ def _frame_reason(code, top):
 #   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
 #     context manager capture models across a break: grad mode);
 #   - a break inside a generator capture is running (generators.py);
-#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active;
+#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active, and
+#     (where ember differs: torch 2.13 resumes there) a break inside an autocast block;
 #   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
 #     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
 #   - a break with a backward jump after it in the frame before its first return: a break in a loop

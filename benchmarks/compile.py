@@ -85,9 +85,19 @@ def overhead(number, rounds):
     def tiny(lib):
         return lambda x: x + 1
 
-    cases = [("x + 1, 8 floats", tiny, lambda lib: lib.ones(8))]
+    class Scale:  # an object from outside, guarded by type and the attribute read (a new one per call)
+        def __init__(self, s):
+            self.s = s
+
+    def by_object(lib):
+        return lambda x: (lambda o: x * o.s)(Scale(2.0))  # (an object made inside: no guard at all)
+
+    cases = [("x + 1, 8 floats", tiny, lambda lib: (lib.ones(8),))]
+    cases.append(("x * Scale(2.0).s, object made inside", by_object, lambda lib: (lib.ones(8),)))
+    cases.append(("x * o.s, o a user object argument", lambda lib: lambda x, o: x * o.s,
+                  lambda lib: (lib.ones(8), Scale(2.0))))
     mlp = {lib: BM.mlp(lib).eval() for lib in (ember, torch)}
-    cases.append(("benchmarks/mlp forward, batch 1", lambda lib: mlp[lib], lambda lib: lib.ones(1, 784)))
+    cases.append(("benchmarks/mlp forward, batch 1", lambda lib: mlp[lib], lambda lib: (lib.ones(1, 784),)))
     for name, make, inp in cases:
         res = {}
         for lib in (ember, torch):
@@ -96,9 +106,9 @@ def overhead(number, rounds):
             cf = lib.compile(fn, backend="eager")
             x = inp(lib)
             with lib.no_grad():
-                cf(x)
-                cf(x)
-                res[lib] = (lambda: cf(x), lambda: fn(x))
+                cf(*x)
+                cf(*x)
+                res[lib] = (lambda cf=cf, x=x: cf(*x), lambda fn=fn, x=x: fn(*x))
         with ember.no_grad(), torch.no_grad():
             ce, ct = compare(res[ember][0], res[torch][0], number=number, rounds=rounds)
             ee, et = compare(res[ember][1], res[torch][1], number=number, rounds=rounds)

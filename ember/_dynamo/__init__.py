@@ -141,6 +141,9 @@ def reset():
     """Forget every compiled entry and what automatic dynamic shapes learned."""
     for ctx in list(_all_caches):
         ctx.reset()
+    from .eval_frame import _frame_ids
+
+    _frame_ids.clear()  # (torch numbers frames from 0 again after a reset)
 
 
 def _indices(t, index):

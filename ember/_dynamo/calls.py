@@ -9,6 +9,7 @@ or `self.specialize` (symbolic sizes).
 
 from __future__ import annotations
 
+import abc
 import builtins
 import inspect
 import math
@@ -21,6 +22,7 @@ from .generators import GeneratorCMVariable, GeneratorVariable, gen_drain, is_co
 from .output_graph import _CONST_TYPES, _set_grad_enabled
 from .variables import (
     NULL,
+    AutocastVariable,
     BaseListVariable,
     CellVariable,
     ConstantVariable,
@@ -33,12 +35,14 @@ from .variables import (
     NNModuleVariable,
     ObjectVariable,
     RangeVariable,
+    SetVariable,
     SizeVariable,
     SliceVariable,
     SymNodeVariable,
     TensorVariable,
     TupleVariable,
     UserFunctionVariable,
+    UserObjectVariable,
     VariableTracker,
 )
 
@@ -100,17 +104,24 @@ def in_graph(fn):
 
 def var_getattr(self, obj, name):
     e = _ember()
+    src = builtins.getattr(obj, "source", None)
+    if src is not None and f"{src}.{name}" in self.out.attr_stores:  # written earlier in the region
+        return self.out.attr_stores[f"{src}.{name}"][2]
     if isinstance(obj, TensorVariable):
         return _tensor_attr(self, obj, name)
     if isinstance(obj, NNModuleVariable):
         return _module_attr(self, obj, name)
+    if isinstance(obj, UserObjectVariable):
+        return _object_attr(self, obj, name)
     if isinstance(obj, SuperVariable):
-        mro = type(obj.obj.value).__mro__ if hasattr(obj.obj, "value") else ()
+        mro = obj.obj.python_type().__mro__ if isinstance(obj.obj, VariableTracker) else ()
         for klass in mro[mro.index(obj.cls) + 1 :] if obj.cls in mro else ():
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
                     return UserFunctionVariable(attr, self.out.k(attr), self_var=obj.obj)
+                if klass is object and name == "__init__" and isinstance(obj.obj, UserObjectVariable):
+                    return UserFunctionVariable(_object_init, self.out.k(_object_init), self_var=obj.obj)
                 break
         raise Unsupported(f"super().{name}")
     if isinstance(obj, BaseListVariable) and name in builtins.getattr(
@@ -128,14 +139,23 @@ def var_getattr(self, obj, name):
         try:
             attr = builtins.getattr(value, name)
         except AttributeError:
+            if obj.source is not None:  # (`hasattr` decided on it: a later call may have it)
+                self.out.guards.add(f"not hasattr({obj.source}, {name!r})")
             raise NoAttribute(f"{type(value).__name__} has no attribute {name!r}") from None
         if isinstance(value, types.ModuleType):
             return _sc()._static_var(attr, self.out)
+        if isinstance(attr, types.MethodType) and attr.__self__ is value and isinstance(value, type):
+            # a classmethod read from its class: a new bound method each time; guard its function
+            fn = attr.__func__
+            if obj.source is not None:
+                self.out.guards.add(f"{obj.source}.{name}.__func__ is {self.out.k(fn)}")
+            return UserFunctionVariable(fn, self.out.k(fn), self_var=obj)
         if (
             isinstance(attr, (types.MethodType, types.BuiltinMethodType))
             and builtins.getattr(attr, "__self__", None) is value
             and not isinstance(value, type)
         ):
+            _class_attr_guard(self, obj, name)
             return GetAttrVariable(obj, name)
         if obj.source is not None:
             return self.out.lift(attr, f"{obj.source}.{name}")
@@ -195,10 +215,11 @@ def _module_attr(self, obj, name):
         if name in d.get(store, {}):
             return self.out.lift(d[store][name], f"{src}.{name}")
     if name in d:
-        return self.out.lift(d[name], f"{src}.{name}")
+        return self.out.lift(d[name], f"{src}.{name}", static=True)  # (torch specializes module ints)
     try:
         attr = inspect.getattr_static(m, name)
     except AttributeError:
+        self.out.guards.add(f"not hasattr({src}, {name!r})")
         raise NoAttribute(f"{type(m).__name__} has no attribute {name!r}") from None
     if isinstance(attr, types.FunctionType):
         return UserFunctionVariable(attr, self.out.k(attr), self_var=obj)
@@ -211,6 +232,202 @@ def _module_attr(self, obj, name):
             attr.__func__, self.out.k(attr.__func__), self_var=ObjectVariable(type(m))
         )
     return self.out.lift(builtins.getattr(m, name), f"{src}.{name}")
+
+
+# -- objects of user classes ---------------------------------------------------------------------------------
+# See NOTE [ Objects made inside the region ] in variables.py and NOTE [ Guarding objects from outside ] in
+# output_graph.py.
+
+
+def _object_init(self, *args, **kwargs):
+    """`object.__init__`, reached by `super().__init__()` from a class made inside the region."""
+    return None
+
+
+_PLAIN_METACLASSES = (type, abc.ABCMeta)
+
+
+def constructible(cls):
+    """Whether calling `cls` can be captured as making a new object and running its `__init__`: a Python
+    class outside ember, whose bases are Python classes, with object's `__new__` and a `__dict__`."""
+    if not isinstance(cls, type) or type(cls) not in _PLAIN_METACLASSES:
+        return False
+    if (builtins.getattr(cls, "__module__", None) or "").startswith(("ember", "torch", "numpy")):
+        return False
+    if isinstance(builtins.getattr(cls, "_fields", None), tuple) and issubclass(cls, tuple):
+        return cls.__new__.__module__ is not None  # a namedtuple (made as a tuple variable: `construct`)
+    mro = cls.__mro__
+    if mro[-1] is not object or not all(k.__flags__ & _HEAPTYPE for k in mro[:-1]):
+        return False
+    if issubclass(cls, BaseException) or issubclass(cls, _ember().nn.Module):
+        return False
+    return cls.__new__ is object.__new__ and cls.__dictoffset__ != 0
+
+
+_HEAPTYPE = 1 << 9
+
+
+def construct(self, cls_var, args, kwargs):
+    """`Cls(*args)` inside the region: a new object (no guard; nothing outside can hold it) and its
+    `__init__` inlined."""
+    cls = cls_var.value
+    if issubclass(cls, tuple):  # a namedtuple: bind the fields as its generated __new__ does
+        fields, defaults = cls._fields, builtins.getattr(cls, "_field_defaults", {})
+        bound = dict(zip(fields, args))
+        if len(args) > len(fields) or any(k in bound or k not in fields for k in kwargs):
+            raise Unsupported(f"{cls.__name__}() called with arguments that do not match its fields")
+        bound.update(kwargs)
+        for f in fields:
+            if f not in bound:
+                if f not in defaults:
+                    raise Unsupported(f"{cls.__name__}() missing argument {f!r}")
+                bound[f] = _wrap_value(defaults[f])
+        var = TupleVariable([bound[f] for f in fields])
+        var.cls = cls
+        return var
+    obj = UserObjectVariable(cls, cls_var.source)
+    init = inspect.getattr_static(cls, "__init__")
+    if init is object.__init__:
+        if args or kwargs:
+            raise Unsupported(f"{cls.__name__}() takes no arguments")
+        return obj
+    if not isinstance(init, types.FunctionType):
+        raise Unsupported(f"{cls.__name__}.__init__ is not a Python function")
+    res = self.inline(UserFunctionVariable(init, self.out.k(init), self_var=obj), args, kwargs)
+    if not self.is_none(res):
+        raise Unsupported(f"{cls.__name__}.__init__ returned a value (TypeError)")
+    return obj
+
+
+def _construct_module(self, cls, args, kwargs):
+    """`nn.ReLU()` or a user module built inside the region (forward).
+
+    NOTE [ Modules built inside the region ]
+    torch inlines the module's `__init__`, and breaks where it creates a parameter ("Attempted to use
+    `torch.nn.Parameter()` constructor with Dynamo"). ember builds the module once, at capture, from the
+    arguments' values (a module's `__init__` goes through `Module.__setattr__`, which capture does not
+    model), with the random generator restored after it: a module that then holds no parameter or buffer
+    has no state a call could change, and the entry uses that one module at every call (its attributes
+    read through `K[i]`). A module with parameters or buffers is a graph break with torch's reason, and
+    the call builds it in Python (each call a new one, guarded by type after the break).
+    """
+    vals = [self.specialize(a) for a in args]
+    kw = {k: self.specialize(x) for k, x in kwargs.items()}
+    e = _ember()
+    rng = e.get_rng_state()
+    try:
+        m = cls(*vals, **kw)
+    except Exception as err:
+        raise Unsupported(f"building {cls.__name__} raised {type(err).__name__}: {err}") from None
+    finally:
+        e.set_rng_state(rng)
+    if any(True for _ in m.parameters()) or any(True for _ in m.buffers()):
+        raise Unsupported(
+            "Attempted to use `torch.nn.Parameter()` constructor with Dynamo: building "
+            f"{cls.__name__}, a module with parameters or buffers, inside the region"
+        )
+    var = NNModuleVariable(m, self.out.k(m))
+    var.made_inside = True  # (one module for every call: a store to it would outlive the call, a break)
+    return var
+
+
+def _object_attr(self, obj, name):
+    """`obj.name` of an object made inside the region: its own attributes, then its class's."""
+    if name in obj.attrs:
+        return obj.attrs[name]
+    if name == "__class__":
+        return _type(self, obj)
+    try:
+        attr = inspect.getattr_static(obj.cls, name)
+    except AttributeError:
+        getattr_ = inspect.getattr_static(obj.cls, "__getattr__", None)
+        if isinstance(getattr_, types.FunctionType):
+            fn = UserFunctionVariable(getattr_, self.out.k(getattr_), self_var=obj)
+            return self.inline(fn, [ConstantVariable(name)], {})
+        raise NoAttribute(f"{obj.cls.__name__!r} object has no attribute {name!r}") from None
+    if obj.cls_source is not None and isinstance(attr, (types.FunctionType, property, staticmethod)):
+        # a method may be rebound on the class between calls: guard the one capture inlined
+        found = builtins.getattr(obj.cls, name)
+        self.out.guards.add(f"{obj.cls_source}.{name} is {self.out.k(found)}")
+    if isinstance(attr, types.FunctionType):
+        return UserFunctionVariable(attr, self.out.k(attr), self_var=obj)
+    if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+        return self.inline(UserFunctionVariable(attr.fget, self.out.k(attr.fget)), [obj], {})
+    if isinstance(attr, staticmethod):
+        return _sc()._static_var(attr.__func__, self.out)
+    if isinstance(attr, classmethod):
+        return UserFunctionVariable(attr.__func__, self.out.k(attr.__func__), self_var=_type(self, obj))
+    if hasattr(type(attr), "__get__"):
+        raise Unsupported(f"the descriptor {obj.cls.__name__}.{name} ({type(attr).__name__})")
+    if obj.cls_source is not None:
+        return self.out.lift(attr, f"{obj.cls_source}.{name}")
+    return _wrap_value(attr)
+
+
+def _class_attr_guard(self, obj, name):
+    """A method found on the class of an object guarded by type: guard that no instance attribute hides it."""
+    if getattr(obj, "by_type", False) and hasattr(obj.value, "__dict__"):
+        self.out.guards.add(f"{name!r} not in {obj.source}.__dict__")
+
+
+def enter_user_context(self, f, ctx):
+    """`with obj:` where `obj` was made inside the region: `__enter__` and later `__exit__` are inlined, as
+    torch inlines a `GenericContextWrappingVariable`'s. A break while it is active gives the frame up
+    (NOTE [ When a break skips the frame ] in symbolic_convert.py)."""
+    enter = self.var_getattr(ctx, "__enter__")
+    if f is self.frame0:
+        self.generic_ctx += 1
+    value = self.call(enter, [], {})
+    exit_ = ContextExitVariable(ctx)
+    exit_.frame = f
+    return exit_, value
+
+
+def _is_autocast_class(v):
+    if not isinstance(v, type) or v.__name__ != "autocast" or not v.__module__.startswith("ember."):
+        return False
+    from ..amp.autocast_mode import autocast
+
+    return issubclass(v, autocast)
+
+
+def enter_autocast(self, f, ctx):
+    """`with ember.autocast(...)`: an `_enter_autocast` node, and the capture's own ops under the real
+    autocast from here to the `_exit_autocast` node. A break inside gives the frame up."""
+    from .output_graph import _enter_autocast
+
+    node = self.out.graph.call_function(_enter_autocast, ctx.args)
+    node.meta["impure"] = True
+    ctx.real.__enter__()
+    self.autocast_entered.append(ctx.real)
+    ctx.node = node
+    if f is self.frame0:
+        self.generic_ctx += 1
+    exit_ = ContextExitVariable(ctx)
+    exit_.frame = f
+    return exit_, ctx
+
+
+def exit_autocast(self, fn, args):
+    from .output_graph import _exit_autocast
+
+    if not all(self.is_none(a) for a in args):
+        raise Unsupported("an exception leaving an autocast block")
+    self.out.graph.call_function(_exit_autocast, (fn.ctx.node,)).meta["impure"] = True
+    fn.ctx.real.__exit__(None, None, None)
+    self.autocast_entered.remove(fn.ctx.real)
+    if fn.frame is self.frame0:
+        self.generic_ctx -= 1
+    return ConstantVariable(None)
+
+
+def exit_user_context(self, fn, args):
+    if not all(self.is_none(a) for a in args):
+        raise Unsupported("an exception leaving a user context manager's with block")
+    self.call(self.var_getattr(fn.ctx, "__exit__"), list(args), {})
+    if fn.frame is self.frame0:
+        self.generic_ctx -= 1
+    return ConstantVariable(None)
 
 
 # -- items ---------------------------------------------------------------------------------------------------
@@ -391,10 +608,18 @@ def is_same(self, a, b):
         return a.proxy is b.proxy
     if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
         return False
+    if isinstance(a, UserObjectVariable) or isinstance(b, UserObjectVariable):
+        return False  # (an object made in the region is no other variable's value)
     if isinstance(a, (ConstantVariable, ObjectVariable, NNModuleVariable)) and isinstance(
         b, (ConstantVariable, ObjectVariable, NNModuleVariable)
     ):
-        return a.value is b.value
+        same = a.value is b.value
+        if (a.by_type if isinstance(a, ObjectVariable) else False) or (
+            b.by_type if isinstance(b, ObjectVariable) else False
+        ):  # an object guarded by type only: the answer is guarded (NOTE [ Guarding objects from outside ])
+            ea, eb = (x.source or self.out.k(x.value) for x in (a, b))
+            self.out.guards.add(f"({ea} is {eb}) == {same}")
+        return same
     if isinstance(a, UserFunctionVariable) and isinstance(b, UserFunctionVariable):
         return a.value is not None and a.value is b.value and a.self_var is b.self_var
     if isinstance(a, ConstantVariable) or isinstance(b, ConstantVariable):
@@ -438,6 +663,14 @@ def call(self, fn, args, kwargs):
             if fn.frame is self.frame0:
                 self.generic_ctx -= 1
             return ConstantVariable(None)
+    if isinstance(fn, ContextExitVariable) and isinstance(fn.ctx, UserObjectVariable):
+        return exit_user_context(self, fn, args)
+    if isinstance(fn, ContextExitVariable) and isinstance(fn.ctx, AutocastVariable):
+        return exit_autocast(self, fn, args)
+    if isinstance(fn, ObjectVariable) and constructible(fn.value):
+        return construct(self, fn, args, kwargs)
+    if isinstance(fn, UserObjectVariable) or (isinstance(fn, ObjectVariable) and fn.by_type):
+        return self.call(self.var_getattr(fn, "__call__"), args, kwargs)
     if isinstance(fn, (ObjectVariable, ConstantVariable)):
         return call_object(self, fn.value, args, kwargs)
     raise Unsupported(f"call to a {type(fn).__name__}")
@@ -476,6 +709,19 @@ def call_object(self, v, args, kwargs):
         )
     if v is e.Size:
         return SizeVariable(self.iterate(args[0]) if args else [])
+    if v is object.__setattr__ and args and isinstance(args[0], UserObjectVariable) and not kwargs:
+        args[0].attrs[self.specialize(args[1])] = args[2]  # (a frozen dataclass's __init__)
+        return ConstantVariable(None)
+    if _is_autocast_class(v):
+        vals = [self.specialize(a) for a in args]
+        kw = {k: self.specialize(x) for k, x in kwargs.items()}
+        real = v(*vals, **kw)  # (validates the arguments, with the library's errors and warnings)
+        return AutocastVariable(real, (real.device, real.fast_dtype, real._enabled, real._cache_enabled))
+    if v is set or v is frozenset:
+        items = [self.specialize(x) for x in self.iterate(args[0])] if args else []
+        return SetVariable(items) if v is set else ConstantVariable(frozenset(items))
+    if constructible(v):
+        return construct(self, ObjectVariable(v), args, kwargs)
     if v is e.is_tensor:
         return ConstantVariable(isinstance(args[0], TensorVariable))
     if v is builtins.super:
@@ -483,7 +729,7 @@ def call_object(self, v, args, kwargs):
     if in_graph(v):
         return graph_call(self, v, args, kwargs)
     if isinstance(v, type) and issubclass(v, e.nn.Module):
-        raise Unsupported(f"constructing a module ({v.__name__}) inside the region")
+        return _construct_module(self, v, args, kwargs)
     if isinstance(v, types.FunctionType):
         return self.inline(UserFunctionVariable(v, self.out.k(v)), args, kwargs)
     if isinstance(v, types.MethodType) and isinstance(v.__func__, types.FunctionType):
@@ -541,16 +787,25 @@ def call_method(self, obj, name, args, kwargs):
         return tensor_method(self, obj, name, args, kwargs)
     if isinstance(obj, BaseListVariable):
         return _list_method(self, obj, name, args, kwargs)
+    if isinstance(obj, SetVariable):
+        return _set_method(self, obj, name, args, kwargs)
     if isinstance(obj, DictVariable):
         return _dict_method(self, obj, name, args, kwargs)
     if isinstance(obj, NNModuleVariable):
         return _module_method(self, obj, name, args, kwargs)
+    if isinstance(obj, UserObjectVariable):
+        return self.call(_object_attr(self, obj, name), args, kwargs)
     if isinstance(obj, (ConstantVariable, ObjectVariable)):
         bound = builtins.getattr(obj.value, name)
         if isinstance(bound, types.MethodType) and isinstance(bound.__func__, types.FunctionType):
-            return self.inline(
-                UserFunctionVariable(bound.__func__, self.out.k(bound.__func__), self_var=obj), args, kwargs
-            )
+            fn = bound.__func__
+            own = bound.__self__ is obj.value
+            if getattr(obj, "by_type", False):  # the type's method: guard that it still is, and not hidden
+                _class_attr_guard(self, obj, name)
+                read = f"type({obj.source}).{name}{'' if own else '.__func__'}"
+                self.out.guards.add(f"{read} is {self.out.k(fn)}")
+            self_var = obj if own else _sc()._static_var(bound.__self__, self.out)
+            return self.inline(UserFunctionVariable(fn, self.out.k(fn), self_var=self_var), args, kwargs)
         if type(obj.value) in _CONST_TYPES or isinstance(obj.value, _const_objects()):
             vals = [self.specialize(a) for a in args]
             return _wrap_value(bound(*vals, **{k: self.specialize(v) for k, v in kwargs.items()}))
@@ -653,6 +908,39 @@ def _list_method(self, obj, name, args, kwargs):
     if name in ("index", "count"):
         return _wrap_value(builtins.getattr(self.specialize(obj), name)(*[self.specialize(a) for a in args]))
     raise Unsupported(f"list method {name}")
+
+
+def _set_method(self, obj, name, args, kwargs):
+    if name in ("add", "discard", "remove", "update", "clear", "pop"):
+        self.out.mutate(obj)
+    if name == "add":
+        k = self.specialize(args[0])
+        obj.items[k] = ConstantVariable(k)
+        return ConstantVariable(None)
+    if name in ("discard", "remove"):
+        k = self.specialize(args[0])
+        if k not in obj.items and name == "remove":
+            raise Unsupported(f"KeyError {k!r}")
+        obj.items.pop(k, None)
+        return ConstantVariable(None)
+    if name == "update":
+        for a in args:
+            for x in self.iterate(a):
+                k = self.specialize(x)
+                obj.items[k] = ConstantVariable(k)
+        return ConstantVariable(None)
+    if name == "clear":
+        obj.items.clear()
+        return ConstantVariable(None)
+    if name == "__contains__":
+        return ConstantVariable(self.specialize(args[0]) in obj.items)
+    if name == "copy":
+        return SetVariable(obj.items)
+    if name in ("union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset"):
+        others = [{self.specialize(x) for x in self.iterate(a)} for a in args]
+        res = builtins.getattr(set(obj.items), name)(*others)
+        return SetVariable(res) if isinstance(res, set) else ConstantVariable(res)
+    raise Unsupported(f"set method {name}")
 
 
 def _dict_method(self, obj, name, args, kwargs):
@@ -897,6 +1185,8 @@ def builtins_len(self, v):
         return ConstantVariable(len(v.value))
     if isinstance(v, ListIteratorVariable):
         raise Unsupported("len() of an iterator")
+    if isinstance(v, UserObjectVariable):
+        return self.call(self.var_getattr(v, "__len__"), [], {})
     return ConstantVariable(len(self.specialize(v)))
 
 
@@ -918,6 +1208,8 @@ def _isinstance(self, obj, cls):
         )
     if isinstance(obj, UserFunctionVariable):
         return ConstantVariable(isinstance(obj.value or (lambda: 0), c))
+    if isinstance(obj, UserObjectVariable):
+        return ConstantVariable(issubclass(obj.cls, c))
     raise Unsupported(f"isinstance of a {type(obj).__name__}")
 
 
@@ -1038,6 +1330,8 @@ def _abs(self, v):
 
 
 def _type(self, v):
+    if isinstance(v, UserObjectVariable):
+        return self.out.lift(v.cls, v.cls_source) if v.cls_source else ObjectVariable(v.cls)
     if isinstance(v, TensorVariable):
         return ObjectVariable(builtins.getattr(v, "pytype", None) or type(v.example))
     if isinstance(v, (ObjectVariable, NNModuleVariable, ConstantVariable)):
@@ -1046,6 +1340,8 @@ def _type(self, v):
 
 
 def _callable(self, v):
+    if isinstance(v, UserObjectVariable):
+        return ConstantVariable(any("__call__" in k.__dict__ for k in v.cls.__mro__))
     if isinstance(v, (UserFunctionVariable, NNModuleVariable, GetAttrVariable)):
         return ConstantVariable(True)
     if isinstance(v, (ObjectVariable, ConstantVariable)):

@@ -238,6 +238,9 @@ def run_frame(ctx, fn, args, kwargs):
         raise
 
 
+_frame_ids = {}  # code -> the number torch's logs give a frame ("0/1": frame 0, its entry 1)
+
+
 def lookup(ctx, fn, code, offset, st):
     entries = ctx.cache.setdefault(code, {}).setdefault(offset, [])
     for e in entries:
@@ -252,13 +255,19 @@ def lookup(ctx, fn, code, offset, st):
         else min(config.recompile_limit, config.cache_size_limit)
     )
     if entries:
-        reason = entries[-1].guard_source.first_failure(st.L, st.S, st.C, fn)
+        frame_id = _frame_ids.setdefault(code, len(_frame_ids))
+        reasons = [
+            (j, e.guard_source.first_failure(st.L, st.S, st.C, fn))
+            for j, e in reversed(list(enumerate(entries)))
+            if hasattr(e, "guard_source")
+        ]
+        reason = reasons[0][1] if reasons else None
         _logging.trace(
             "recompiles",
             lambda: (
                 f"Recompiling function {code.co_name} in {code.co_filename}:"
                 f"{code.co_firstlineno}\n    triggered by the following guard failure(s):\n"
-                f"    - {len(entries) - 1}/{len(entries) - 1}: {reason}"
+                + "\n".join(f"    - {frame_id}/{j}: {r}" for j, r in reasons)
             ),
         )
         if config.error_on_recompile:
@@ -284,8 +293,9 @@ def lookup(ctx, fn, code, offset, st):
                     "recompile_limit",
                     limit,
                     f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})",
-                    f"0/{len(entries) - 1}: {reason}",
-                    "https://pytorch.org/docs/main/torch.compiler_troubleshooting.html",
+                    f"{frame_id}/{len(entries) - 1}: {reason}",
+                    "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/"
+                    "programming_model.recompilation.html",
                 )
             return None
     if stance["stance"] == "fail_on_recompile":
@@ -351,27 +361,47 @@ def capture(ctx, fn, code, offset, st):
                     _report_skip(code, e, skip)
                     return Entry(_always, None, None, None, "skip", None, None, [], None)
             stop_at, reason = e.break_at, e
-        except Exception as e:
+        except Exception:
             if not config.suppress_errors:
                 raise
-            log.warning("capture of %s failed (%s: %s); it runs eagerly", code.co_name, type(e).__name__, e)
+            _wont_convert(code)
             return Entry(_always, None, None, None, "step", None, None, [], None)
         finally:
             _compile_state["compiling"] = False
+            for ac in reversed(tx.autocast_entered):  # (a capture that stopped inside an autocast block)
+                ac.__exit__(None, None, None)
             grad_state.enabled = grad0
             ember.set_rng_state(rng0)
     else:
         return Entry(_always, None, None, None, "step", None, None, [], None)
+    from .exc import BackendCompilerFailed
+
     try:
         entry = _finish(ctx, fn, code, out, frame0, kind, value, reason)
     except Unsupported:
         # the state at the break cannot be rebuilt: this instruction runs on real values, and capture
         # resumes after it
         return Entry(_always, None, None, None, "step", None, None, [], None)
+    except BackendCompilerFailed:
+        if not config.suppress_errors:
+            raise
+        _wont_convert(code)  # config.suppress_errors: the frame runs eagerly, as torch's does
+        return Entry(_always, None, None, None, "skip", None, None, [], None)
     finally:
         grad_state.enabled = grad0
     entry.capture_time = time.perf_counter() - t0
     return entry
+
+
+def _wont_convert(code):
+    """torch's warning when `config.suppress_errors` swallows a capture or backend error."""
+    log.warning(
+        "WON'T CONVERT %s %s line %s \ndue to: \n%s",
+        code.co_name,
+        code.co_filename,
+        code.co_firstlineno,
+        __import__("traceback").format_exc(),
+    )
 
 
 def _always(L, S, C, F):
@@ -404,6 +434,7 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     dirty = {n: c for n, c in frame0.cells.items() if getattr(c, "dirty", False)}
     state_vars += [c.contents for c in dirty.values()]
     state_vars += out.mutated
+    state_vars += [v for _, _, v in out.attr_stores.values()]
     outputs = out.graph_outputs(state_vars)
     out_index = {id(p): i for i, p in enumerate(outputs)}
     gm = out.finish(outputs)
@@ -438,10 +469,9 @@ def _finish(ctx, fn, code, out, frame0, kind, value, reason):
             for n, c in frame0.cells.items()
             if getattr(c, "real", None) is None
         ]
-    for name, expr in fresh:
-        lines.append(f"{name} = {out.k(types.CellType)}()")
-        if expr is not None:
-            lines.append(f"{name}.cell_contents = {expr}")
+    # cells and objects made inside the region: all made first, then filled (they may refer to each other)
+    lines += [f"{name} = {make}" for name, make, _ in fresh]
+    lines += [line for _, _, fill in fresh for line in fill]
     lines += cell_lines
     lines += out.side_effect_lines(out_index, cells_made, fresh)
     src = (

@@ -24,7 +24,11 @@ class RecompileError(TorchDynamoException):
 
 class BackendCompilerFailed(TorchDynamoException):
     def __init__(self, backend_name, inner):
-        super().__init__(f"backend={backend_name!r} raised:\n{type(inner).__name__}: {inner}")
+        super().__init__(
+            f"backend={backend_name!r} raised:\n{type(inner).__name__}: {inner}\n\n"
+            "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if you're "
+            'reporting a bug to PyTorch). For even more developer context, set TORCH_LOGS="+dynamo"\n'
+        )
         self.backend_name = backend_name
         self.inner_exception = inner
 

@@ -97,11 +97,51 @@ class GuardSet:
         return fn
 
     def first_failure(self, L, S, C, F):
+        """The first failing guard, described as torch's recompile log describes it."""
         g = dict(GUARD_GLOBALS, K=self.keep, L=L, S=S, C=C, F=F)
         for e in self.exprs:
             try:
                 if not eval(e, g):
-                    return e
+                    return _describe_failure(e, g)
             except Exception:
                 return e
         return None
+
+
+_SCALAR_TYPE = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def _describe_failure(expr, g):
+    """`tensor 'x' size mismatch at index 0. expected 2, actual 3` for a tensor guard (torch's
+    TensorCheck::check_verbose wording and order); the expression itself for any other guard."""
+    if not expr.startswith("___check_tensor(") or not expr.endswith(")"):
+        return expr
+    src, spec = expr[len("___check_tensor(") : -1].rsplit(", ", 1)
+    t, spec = eval(src, g), eval(spec, g)
+    name = src[3:-2] if src.startswith("L['") and src.endswith("']") else src
+    why = None
+    if type(t) is not spec.cls:
+        why = f"type mismatch. expected {spec.cls.__name__}, actual {type(t).__name__}"
+    elif t.dtype is not spec.dtype:
+        dt = lambda d: _SCALAR_TYPE.get(str(d).split(".")[-1], str(d))  # noqa: E731
+        why = f"dtype mismatch. expected {dt(spec.dtype)}, actual {dt(t.dtype)}"
+    elif t.requires_grad != spec.requires_grad:
+        why = f"requires_grad mismatch. expected requires_grad={int(spec.requires_grad)}"
+    elif t.dim() != len(spec.dims):
+        why = f"rank mismatch. expected {len(spec.dims)}, actual {t.dim()}"
+    else:
+        for i, (s, d) in enumerate(zip(t.shape, spec.dims)):
+            if s != d and (d is not None or s < 2):
+                why = f"size mismatch at index {i}. expected {d}, actual {s}"
+                break
+        else:
+            strides = t.stride()
+            for i, (s, d) in enumerate(zip(strides, spec.strides or ())):
+                if s != d:
+                    why = f"stride mismatch at index {i}. expected {d}, actual {s}"
+                    break
+    return f"tensor '{name}' {why}" if why else expr

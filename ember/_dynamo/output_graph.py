@@ -38,6 +38,7 @@ from .variables import (
     TensorVariable,
     TupleVariable,
     UserFunctionVariable,
+    UserObjectVariable,
 )
 
 _IMPURE_FUNCTIONS = {
@@ -127,6 +128,20 @@ def _set_grad_enabled(mode):
     state.enabled = mode
 
 
+def _enter_autocast(device_type, dtype, enabled, cache_enabled):
+    """The graph node entering an autocast block captured in the region (torch's `torch.amp._enter_autocast`):
+    it enters a real `autocast` when the graph runs, and returns it for the `_exit_autocast` node."""
+    from ..amp.autocast_mode import autocast
+
+    ctx = autocast(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+    ctx.__enter__()
+    return ctx
+
+
+def _exit_autocast(ctx):
+    ctx.__exit__(None, None, None)
+
+
 def _is_tensor(v):
     return isinstance(v, _ember().Tensor)
 
@@ -137,6 +152,10 @@ def _collect_outputs(v, outs, seen):
         if v.proxy.op == "placeholder":
             return
     elif not isinstance(v, SymNodeVariable):
+        if isinstance(v, UserObjectVariable):  # (objects may refer to each other)
+            if id(v) in seen:
+                return
+            seen.add(id(v))
         for sub in _children(v):
             _collect_outputs(sub, outs, seen)
         return
@@ -162,6 +181,8 @@ class OutputGraph:
 
         self.fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
         self.mutated = []  # containers from the frame that capture changed
+        self.attr_stores = {}  # "source.name" -> (source, name, variable): stores to outside objects
+        self._static_sources = set()
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
 
@@ -203,7 +224,17 @@ class OutputGraph:
                 lines.append(f"{c.source}[:] = [{items}]")
             else:
                 lines.append(f"___d = {c.source}; ___d.clear(); ___d.update({{{items}}})")
+        for src, name, v in self.attr_stores.values():
+            lines.append(f"setattr({src}, {name!r}, {self.rebuild_expr(v, out_index, cells_made, fresh)})")
         return lines
+
+    def store_attr(self, obj, name, value):
+        """`obj.name = value` on an object from outside (a source): later reads in the region see `value`,
+        and the store is replayed on the real object after the graph ran (torch's side-effect replay of
+        `STORE_ATTR`, as for lists and dicts in `mutate`)."""
+        key = f"{obj.source}.{name}"
+        self.attr_stores[key] = (obj.source, name, value)
+        self.lifted[key] = value
 
     @property
     def inputs_used(self):
@@ -214,10 +245,13 @@ class OutputGraph:
 
     # -- lifting the frame's values ---------------------------------------------------------------------
 
-    def lift(self, value, source):
-        """The variable for `value`, read from `source` at each call, with the guards its kind needs."""
+    def lift(self, value, source, static=False):
+        """The variable for `value`, read from `source` at each call, with the guards its kind needs
+        (`static`: an int/float that stays a constant even after it changed: a module's attribute)."""
         if source is not None and source in self.lifted:
             return self.lifted[source]
+        if static:
+            self._static_sources.add(source)
         if type(value) in (list, dict) and source is not None:
             # one mutable container reached by two paths (a global and a closure cell) is one variable,
             # so that a mutation through one is seen through the other; guarded to stay the same object
@@ -309,6 +343,16 @@ class OutputGraph:
             return ContextExitVariable(GradModeVariable(value.prev, initial=value.prev))
         if value is NULL:
             return NULL
+        if isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple):
+            g.add(f"type({source}) is {self.k(type(value))}")  # a namedtuple: its fields are its items
+            var = TupleVariable([self.lift(v, f"{source}[{i}]") for i, v in enumerate(value)], source)
+            var.cls = type(value)
+            return var
+        if is_user_instance(value):
+            g.add(f"type({source}) is {self.k(type(value))}")
+            var = ObjectVariable(value, source)
+            var.by_type = True
+            return var
         # any other object: its identity is what capture relied on (a class, a builtin, a library function)
         g.add(f"{source} is {self.k(value)}")
         return ObjectVariable(value, source)
@@ -317,6 +361,8 @@ class OutputGraph:
         """An int/float input becomes a graph input (not a constant) once its value changed between calls,
         or from the start with dynamic=True (ints other than 0 and 1); see NOTE [ Dynamic shapes ]."""
         if self.dynamic is False or source is None or not source.startswith(("L[", "S[")):
+            return False
+        if source in self._static_sources:
             return False
         if self.dynamic is True:
             return type(value) is int and value not in (0, 1)
@@ -488,6 +534,8 @@ class OutputGraph:
         if isinstance(v, ContextExitVariable) and isinstance(v.ctx, GradModeVariable):
             return f"{self.k(GradModeExit)}({v.ctx.initial!r})"
         if isinstance(v, (NNModuleVariable, ObjectVariable)):
+            if getattr(v, "made_inside", False):  # NOTE [ Modules built inside the region ]
+                raise Unsupported("a module built inside the region outlives it (each call must make its own)")
             return v.source if v.source is not None else self.k(v.value)
         if isinstance(v, UserFunctionVariable):
             if v.closure is None and v.value is not None and v.self_var is None:
@@ -502,6 +550,8 @@ class OutputGraph:
             )
         if isinstance(v, GetAttrVariable):
             return f"getattr({r(v.obj)}, {v.name!r})"
+        if isinstance(v, UserObjectVariable):
+            return self._object_expr(v, r, cells_made, fresh)
         raise Unsupported(f"cannot rebuild a {type(v).__name__} at a graph break")
 
     def _cell_expr(self, cell, r, cells_made, fresh, out_index=None):
@@ -512,8 +562,23 @@ class OutputGraph:
         if id(cell) not in cells_made:
             name = f"_cell{len(cells_made)}"
             cells_made[id(cell)] = name
-            fresh.append((name, r(cell.contents) if cell.contents is not None else None))
+            fill = []
+            fresh.append((name, f"{self.k(types.CellType)}()", fill))
+            if cell.contents is not None:
+                fill.append(f"{name}.cell_contents = {r(cell.contents)}")
         return cells_made[id(cell)]
+
+    def _object_expr(self, v, r, cells_made, fresh):
+        """An object of a user class made inside the region: `object.__new__(cls)`, then its attributes set
+        as `object.__setattr__` sets them (once per rebuild, so aliases stay one object)."""
+        if id(v) not in cells_made:
+            name = f"_obj{len(cells_made)}"
+            cells_made[id(v)] = name
+            fill = []
+            fresh.append((name, f"{self.k(object.__new__)}({self.k(v.cls)})", fill))
+            setattr_ = self.k(object.__setattr__)
+            fill += [f"{setattr_}({name}, {k!r}, {r(x)})" for k, x in v.attrs.items()]
+        return cells_made[id(v)]
 
     def finish(self, outputs):
         """Add the output node, drop dead code; the GraphModule (None when it would do nothing)."""
@@ -526,6 +591,30 @@ class OutputGraph:
         if not calls or self.grad_only:
             return None
         return make_graph_module(None, self.graph)
+
+
+# NOTE [ Guarding objects from outside ]
+# An instance of a user class that reaches capture from the frame (an argument, a global, a closure cell,
+# an attribute of one, or an object a break rebuilt and the next capture reads back) is guarded by its
+# type, as torch guards a `UserDefinedObjectVariable` (TYPE_MATCH), not by its identity: what capture read
+# from it is guarded on its own (an attribute read is a source `L['p'].scale` lifted with its guards; a
+# method found on the class, by the absence of an instance attribute of that name), so another object of
+# the same class with the same relevant state reuses the entry. Where capture needs the object itself as
+# a value (`specialize`: a dict key, `hash`, an argument to a graph op) or its identity (`is`), the guard
+# becomes identity (or the `is` result) there. Classes, functions, builtins and library objects stay
+# guarded by identity.
+
+
+def is_user_instance(value):
+    """An instance of a Python class defined outside ember (not a class, function, module or builtin)."""
+    t = type(value)
+    if not t.__flags__ & _HEAPTYPE or isinstance(value, (type, types.FunctionType, types.MethodType)):
+        return False
+    mod = getattr(t, "__module__", None) or ""
+    return not mod.startswith(("ember", "torch", "numpy"))
+
+
+_HEAPTYPE = 1 << 9
 
 
 def _name_of(source):
@@ -558,6 +647,8 @@ def _children(v):
         return out
     if isinstance(v, GetAttrVariable):
         return [v.obj]
+    if isinstance(v, UserObjectVariable):
+        return list(v.attrs.values())
     return []
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import inspect
 import math
 import operator
 import sys
@@ -40,6 +41,7 @@ from .generators import GeneratorCMVariable, GeneratorVariable, RaisedException
 from .output_graph import _set_grad_enabled, const_like
 from .variables import (
     NULL,
+    AutocastVariable,
     BaseListVariable,
     CellVariable,
     ConstantVariable,
@@ -52,11 +54,13 @@ from .variables import (
     NNModuleVariable,
     ObjectVariable,
     RangeVariable,
+    SetVariable,
     SliceVariable,
     SymNodeVariable,
     TensorVariable,
     TupleVariable,
     UserFunctionVariable,
+    UserObjectVariable,
     VariableTracker,
 )
 
@@ -268,7 +272,8 @@ def _frame_reason(code, top):
 #   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
 #     context manager capture models across a break: grad mode);
 #   - a break inside a generator capture is running (generators.py);
-#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active;
+#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active, and
+#     (where ember differs: torch 2.13 resumes there) a break inside an autocast block;
 #   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
 #     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
 #   - a break with a backward jump after it in the frame before its first return: a break in a loop
@@ -403,6 +408,7 @@ class InstructionTranslator:
         self.out, self.frame0, self.stop_at, self.fullgraph = out, top_frame, stop_at, fullgraph
         self.steps = 0
         self.generic_ctx = 0  # user context managers entered in the top frame and not yet exited
+        self.autocast_entered = []  # real autocast objects entered by the capture (left if it stops)
         self.visits = {}
         self.break_index = None
         self.break_reason = None
@@ -490,7 +496,13 @@ class InstructionTranslator:
                 "data dependent: a tensor's value is used as a Python value (generic_jump / Tensor.__bool__)"
             )
         if isinstance(v, (ObjectVariable, NNModuleVariable)):
+            if getattr(v, "by_type", False):  # the object itself decides: guard its identity
+                self.out.guards.add(f"{v.source} is {self.out.k(v.value)}")
             return v.value
+        if isinstance(v, UserObjectVariable):
+            raise Unsupported(
+                f"an object of {v.cls.__name__} made inside the region is used as a Python value"
+            )
         if isinstance(v, BaseListVariable):
             return v.kind(self.specialize(i) for i in v.items)
         if isinstance(v, RangeVariable):
@@ -514,6 +526,12 @@ class InstructionTranslator:
             if hasattr(type(v.value), "__len__"):
                 self.out.guards.add(f"len({v.source}) == {len(v.value)}")
                 return len(v.value) > 0
+            return True
+        if isinstance(v, UserObjectVariable):
+            for name in ("__bool__", "__len__"):
+                if any(name in k.__dict__ for k in v.cls.__mro__[:-1]):
+                    res = self.call(self.var_getattr(v, name), [], {})
+                    return bool(self.specialize(res))
             return True
         if isinstance(v, ObjectVariable) and v.source is not None:
             value = bool(v.value)
@@ -645,13 +663,25 @@ class InstructionTranslator:
         f.push(self.var_getattr(obj, inst.argval))
 
     def STORE_ATTR(self, f, inst):
-        obj, _ = f.pop(), f.pop()
+        obj, value = f.pop(), f.pop()
+        if isinstance(obj, UserObjectVariable):  # see NOTE [ Objects made inside the region ]
+            if inspect.getattr_static(obj.cls, "__setattr__") is not object.__setattr__:
+                raise Unsupported(f"a store to an attribute of {obj.cls.__name__}, which defines __setattr__")
+            obj.attrs[inst.argval] = value
+            return
+        if isinstance(obj, (ObjectVariable, NNModuleVariable)) and obj.source is not None and _plain_store(obj):
+            self.out.store_attr(obj, inst.argval, value)
+            return
         raise Unsupported(
             f"a store to attribute {inst.argval!r} of a {type(obj).__name__} "
             "(a side effect capture does not replay)"
         )
 
     def DELETE_ATTR(self, f, inst):
+        obj = f.pop()
+        if isinstance(obj, UserObjectVariable) and inst.argval in obj.attrs:
+            del obj.attrs[inst.argval]
+            return
         raise Unsupported("del of an attribute")
 
     # -- stack shuffles ---------------------------------------------------------------------------------
@@ -730,7 +760,10 @@ class InstructionTranslator:
                     res = True
                     break
         elif isinstance(b, ConstantVariable) or isinstance(b, ObjectVariable):
-            res = self.specialize(a) in b.value
+            key = self.specialize(a)
+            res = key in b.value
+            if getattr(b, "by_type", False):
+                self.out.guards.add(f"({self.out.k(key)} in {b.source}) == {res}")
         else:
             raise Unsupported(f"`in` on a {type(b).__name__}")
         f.push(ConstantVariable(res != bool(inst.arg)))
@@ -788,7 +821,17 @@ class InstructionTranslator:
         f.push(ListVariable(f.popn(inst.arg)))
 
     def BUILD_SET(self, f, inst):
-        raise Unsupported("set displays are not captured")
+        f.push(SetVariable([self.specialize(v) for v in f.popn(inst.arg)]))
+
+    def SET_ADD(self, f, inst):
+        k = self.specialize(f.pop())
+        self.out.mutate(f.stack[-inst.arg]).items[k] = ConstantVariable(k)
+
+    def SET_UPDATE(self, f, inst):
+        target = self.out.mutate(f.stack[-inst.arg])
+        for x in self.iterate(f.pop()):
+            k = self.specialize(x)
+            target.items[k] = ConstantVariable(k)
 
     def BUILD_MAP(self, f, inst):
         items = f.popn(2 * inst.arg)
@@ -945,8 +988,17 @@ class InstructionTranslator:
             f.push(exit_)
             f.push(v)
             return
+        if isinstance(ctx, (UserObjectVariable, AutocastVariable)):
+            enter = self.enter_user_context if isinstance(ctx, UserObjectVariable) else self.enter_autocast
+            exit_, value = enter(f, ctx)
+            f.push(exit_)
+            f.push(value)
+            return
         if not isinstance(ctx, GradModeVariable):
-            raise Unsupported(f"a context manager capture does not model ({_describe(ctx)})")
+            raise Unsupported(
+                f"Unsupported context manager: Dynamo does not know how to enter a `{_describe(ctx)}` "
+                "context manager (one made outside the region, or one capture does not model)"
+            )
         if (
             ctx.initial is None
         ):  # no_grad()/enable_grad(): enters now; set_grad_enabled(b) entered at its call
@@ -1044,6 +1096,8 @@ class InstructionTranslator:
         binop,
         call,
         call_module,
+        enter_autocast,
+        enter_user_context,
         getitem,
         inline,
         is_none,
@@ -1089,6 +1143,17 @@ def _static_var(value, out):
     ):
         return UserFunctionVariable(value, out.k(value))
     return ObjectVariable(value)
+
+
+def _plain_store(obj):
+    """Whether a store to an attribute of this object from outside can be replayed after the graph: a
+    module (its `__setattr__` runs at the replay, as in eager) or a user object without `__setattr__`."""
+    e = _ember()
+    value = obj.value
+    if isinstance(value, e.nn.Module):
+        return not getattr(obj, "made_inside", False)
+    plain = inspect.getattr_static(type(value), "__setattr__") is object.__setattr__
+    return getattr(obj, "by_type", False) and plain
 
 
 def _describe(v):

@@ -10,8 +10,12 @@ value will be when the compiled code runs:
     comes from is dynamic: a graph node plus its value now and, when it is a function of the inputs, a
     Python expression that recomputes it (used to guard it when Python needs its value);
   - `ConstantVariable`: a Python value capture may bake in (int, float, str, None, dtype, ...);
-  - containers (`ListVariable`, `TupleVariable`, `DictVariable`, `RangeVariable`, iterators) of variables;
-  - `NNModuleVariable`, `UserFunctionVariable`, `ObjectVariable` (any other Python object, read only).
+  - containers (`ListVariable`, `TupleVariable`, `DictVariable`, `SetVariable`, `RangeVariable`,
+    iterators) of variables;
+  - `NNModuleVariable`, `UserFunctionVariable`, `ObjectVariable` (any other Python object: its attribute
+    stores are replayed after the graph, `OutputGraph.store_attr`);
+  - `UserObjectVariable`: an object of a user class made inside the region (no source, no guard);
+  - context managers capture models: grad mode, autocast, generator `contextmanager`s and user classes.
 A variable that came from the frame's inputs has a `source`: a Python expression over the frame's
 locals `L`, stack `S`, the function `F` and kept objects `K` (`L['self'].fc.weight`). Everything capture
 decided from such a value becomes a guard on that expression (guards.py), and a tensor with a source is a
@@ -95,6 +99,39 @@ class DictVariable(VariableTracker):
         return self.kind
 
 
+class SetVariable(DictVariable):
+    """A set made inside the region (`{1, 2}`, `set(...)`): its elements are constants, kept as the keys of
+    `items` (each mapped to its own variable), so membership, `len` and iteration work as for a dict."""
+
+    def __init__(self, items, source=None):
+        super().__init__({k: ConstantVariable(k) for k in items}, source, kind=set)
+
+
+class UserObjectVariable(VariableTracker):
+    """An instance of a user class made inside the region (`Point(1, 2)`, a dataclass, a context manager).
+
+    NOTE [ Objects made inside the region ]
+    Nothing outside the region can hold such an object, so it needs no guard and no source: capture runs
+    its `__init__` (inlined, like any call) with `self` bound to this variable, and `attrs` holds what its
+    attribute stores wrote. Reads look in `attrs`, then in the class (methods bind to this variable;
+    class attributes are read through the class's source, so they are guarded). Where the frame's state
+    is rebuilt (a graph break, the return) the real object is made by `object.__new__(cls)` and its
+    attributes set (output_graph.py, `_object_expr`); a capture that later reads it back from the frame
+    guards only its type (an object from outside: NOTE [ Guarding objects from outside ] there), so a
+    new object per call does not recompile. torch's counterpart is `UserDefinedObjectVariable` tracked
+    by `side_effects.track_new_user_defined_object`.
+    """
+
+    def __init__(self, cls, cls_source=None):
+        self.cls, self.cls_source, self.attrs = cls, cls_source, {}
+
+    def python_type(self):
+        return self.cls
+
+    def __repr__(self):
+        return f"UserObjectVariable({self.cls.__name__})"
+
+
 class SliceVariable(VariableTracker):
     def __init__(self, start, stop, step):
         self.start, self.stop, self.step = start, stop, step
@@ -170,7 +207,12 @@ class GetAttrVariable(VariableTracker):
 
 
 class ObjectVariable(VariableTracker):
-    """Any other Python object: a global function of a library, a class, a builtin, a dtype..."""
+    """Any other Python object: a global function of a library, a class, a builtin, a dtype...
+
+    `by_type`: an instance of a user class read from a source and guarded by its type only (NOTE [ Guarding
+    objects from outside ] in output_graph.py)."""
+
+    by_type = False
 
     def __init__(self, value, source=None):
         self.value, self.source = value, source
@@ -190,6 +232,18 @@ class GradModeVariable(VariableTracker):
 
     def python_type(self):
         return type(self)
+
+
+class AutocastVariable(VariableTracker):
+    """`ember.autocast(...)` made inside the region (its arguments as constants); `with` on it adds the
+    `_enter_autocast`/`_exit_autocast` nodes to the graph and runs the capture's fake ops under it, so
+    their dtypes are autocast's (torch's `AutocastModeVariable`)."""
+
+    def __init__(self, real, args):
+        self.real, self.args = real, args  # a real autocast object (entered while capture is inside it)
+
+    def python_type(self):
+        return type(self.real)
 
 
 class ContextExitVariable(VariableTracker):

@@ -297,6 +297,7 @@ class _AOTFunction:
         return _trace_inference(self.fn, args, self.decompositions)
 
     def _compile(self, c, training):
+        _log_graphs(c, training)
         if training:
             c.fw, c.bw = self.fw_compiler(c.fw_graph, None), self.bw_compiler(c.bw_graph, None)
             c.function = _make_function(c)
@@ -329,6 +330,24 @@ class _AOTFunction:
         outs, new_values = list(res[:c.n_outs]), res[c.n_outs:c.n_outs + len(c.mutated)]
         _write_back(args, c.mutated, new_values)
         return _unflatten(c.structure, iter(outs))
+
+
+_aot_ids = [0]
+
+
+def _log_graphs(c, training):
+    """TORCH_LOGS=aot_graphs: the forward (or inference) and backward graphs, as torch logs them."""
+    from .. import _logging
+
+    aot_id = _aot_ids[0]
+    _aot_ids[0] += 1
+
+    def fmt(name, gm):
+        return f"TRACED GRAPH\n ===== {name} {aot_id} =====\n {gm.code}"
+
+    _logging.trace("aot_graphs", lambda: fmt("Forward graph", c.fw_graph))
+    if training:
+        _logging.trace("aot_graphs", lambda: fmt("Backward graph", c.bw_graph))
 
 
 def aot_function(fn: Callable, fw_compiler: Callable, bw_compiler: Callable | None = None,

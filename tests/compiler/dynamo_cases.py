@@ -13,7 +13,9 @@ generator or a user context manager gives the frame up; try/except, generators, 
 `contextlib.contextmanager` are captured when nothing breaks.
 """
 
+import collections
 import contextlib
+import dataclasses
 import os
 import sys
 
@@ -543,6 +545,70 @@ def c_library_container_after_break(lib):
 
     lib.manual_seed(0)
     return Net()
+
+
+# -- objects built inside the region and context managers (test_dynamo_objects.py has the larger tables) ------
+
+
+class _CM:
+    def __init__(self, k):
+        self.k, self.entered = k, 0
+
+    def __enter__(self):
+        self.entered += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.entered -= 1
+        return False
+
+
+@dataclasses.dataclass
+class _Pair:
+    a: object
+    b: float = 2.0
+
+
+_NT = collections.namedtuple("_NT", "a b")
+
+
+def c_user_context_managers(lib):
+    def f(x):
+        with _CM(2) as c, contextlib.nullcontext(3) as k:
+            with contextlib.suppress(KeyError):
+                y = x * c.k * k + c.entered
+        return y - c.entered
+
+    return f
+
+
+def c_user_cm_break_inside(lib):
+    def f(x):
+        with _CM(2) as c:
+            y = x * c.k
+            print("a break inside a user context manager")
+        return y + 1
+
+    return f
+
+
+def c_objects_across_break(lib):
+    def f(x):
+        p, t, s = _Pair(x.sin()), _NT(x, 3), {1, 2}
+        s.add(5)
+        print("a break with the objects alive")
+        return p.a * p.b + t.a * t.b + len(s)
+
+    return f
+
+
+def c_autocast_and_module_built_inside(lib):
+    def f(x):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y = x @ x.T
+        return lib.nn.Softmax(dim=-1)(y.float()), y.dtype == lib.bfloat16
+
+    return f
 
 
 CASES = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("c_")}

@@ -37,7 +37,7 @@ import numpy as np
 from .. import _logging
 from .._tensor import _wrap
 from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options
-from .ir import EagerView, Fallback, Unsupported
+from .ir import Buffer, EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
 
@@ -158,6 +158,8 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     kernels = [s for s in steps if isinstance(s, Kernel)]
     for kern in kernels:
         kern.name = prefix + kern.name
+    if backend == "c":  # the zero-divisor flag a kernel dividing integers takes (NOTE [ Integer division ])
+        lo.buffers[codegen_c.FLAG] = Buffer(codegen_c.FLAG, (1,), (1,), "int32")
     sources, params = [], {}
     for kern in kernels:
         gen = codegen_c if backend == "c" else codegen_numpy
@@ -305,8 +307,13 @@ def _wrapper(lo, steps, params, funcs, backend):
             glb[s.name] = funcs.get(s.name)  # C functions are set once their library is built
             ps = params[s.name]
             if backend == "c":
+                flag = codegen_c.FLAG in ps
+                if flag:  # (NOTE [ Integer division ])
+                    emit(f"    {codegen_c.FLAG} = np.zeros(1, np.int32)")
                 ptrs = ", ".join(bp.ptr(p) for p in ps)
                 emit(f"    {s.name}({ptrs}, {bp.threads(s.numel(), s.name)})")
+                if flag:
+                    emit(f"    if {codegen_c.FLAG}[0]: raise RuntimeError('ZeroDivisionError')")
             else:
                 emit(f"    {s.name}({', '.join(ps)})")
         elif isinstance(s, Fallback):

@@ -162,6 +162,7 @@ class OutputGraph:
 
         self.fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
         self.mutated = []  # containers from the frame that capture changed
+        self.tx = None  # the InstructionTranslator capturing now (it gives each node its stack_trace)
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
 
@@ -388,6 +389,8 @@ class OutputGraph:
                 ) from None
             raise Unsupported(f"{name} raised {type(err).__name__} on the captured values: {err}") from None
         node = self.graph.create_node(kind, target, nargs, nkwargs)
+        if self.tx is not None:
+            node.meta["stack_trace"] = self.tx.stack_trace()
         if kind == "call_method" and str(target).endswith("_") and not str(target).startswith("__"):
             node.meta["impure"] = True
         if kind == "call_function" and (

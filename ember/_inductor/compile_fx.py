@@ -79,16 +79,26 @@ def _c_available() -> bool:
 # ---- source lines of the nodes a kernel came from ------------------------------------------------------------
 
 def _where(nodes) -> list:
-    lines = []
+    """`name (target)` of each node, then each distinct user source line they came from (torch's `File: path:line
+    in fn, code: source`, from the nodes' `stack_trace`: NOTE [ Stack traces through AOT autograd ])."""
+    from ..fx.traceback import format_stack_trace
+
+    names, files = [], []
     for n in nodes:
-        st = n.meta.get("stack_trace") if hasattr(n, "meta") else None
         text = f"{n.name} ({n.target!r})" if hasattr(n, "target") else str(n)
-        if st:
-            last = [ln.strip() for ln in st.strip().splitlines() if ln.strip()][-2:]
-            text += ": " + " | ".join(last)
-        if text not in lines:
-            lines.append(text)
-    return lines
+        if text not in names:
+            names.append(text)
+        src = format_stack_trace(n.meta.get("stack_trace")) if hasattr(n, "meta") else None
+        if src and src not in files:
+            files.append(src)
+    return names + files
+
+
+def _short_where(nodes) -> str:
+    """One line for the wrapper: the first three nodes and every source line."""
+    where = _where(nodes)
+    names = [w for w in where if not w.startswith("File: ")]
+    return "; ".join(names[:3] + where[len(names):]).replace("\n", " ")
 
 
 def _kernel_comment(kernel, c_style: bool) -> str:
@@ -299,8 +309,7 @@ def _wrapper(lo, steps, params, funcs, backend):
 
     for s in steps:
         if isinstance(s, Kernel):
-            emit(f"    # {s.name}: " + "; ".join(_where(
-                [o for m in s.members for o in m.origins])[:3]).replace("\n", " "))
+            emit(f"    # {s.name}: " + _short_where([o for m in s.members for o in m.origins]))
             for m in s.members:
                 b = m.buffer
                 emit("    " + bp.alloc(b))
@@ -322,7 +331,7 @@ def _wrapper(lo, steps, params, funcs, backend):
             args = ", ".join(arg_src(a) for a in s.args)
             kwargs = ", ".join(f"{k}={arg_src(v)}" for k, v in s.kwargs.items())
             call = f"{key}({args}{', ' if args and kwargs else ''}{kwargs})"
-            emit(f"    # {s.node.name}: " + "; ".join(_where([s.node])).replace("\n", " "))
+            emit(f"    # {s.node.name}: " + _short_where([s.node]))
             names = s.outputs
             if len(names) == 1 and not isinstance(s.node.meta.get("val"), (tuple, list)):
                 emit(f"    t_{names[0]} = {call}")

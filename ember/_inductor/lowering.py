@@ -23,7 +23,8 @@ A computed value is stored (a `Pointwise` node) only where it must be: a graph o
 fallback, a reduction result (always), or a value read by several consumers whose expression is not
 cheap (anything but a few additions, multiplications and loads): re-computing `exp` in each consumer
 would cost more than the store and the reloads. Everything else is inlined into its consumers. A half
-precision value stored for that reason is stored in float32 (the value keeps its dtype and loads the float
+precision value stored for that reason, or because a reshape merges its dimensions (an index ember keeps
+affine, where inductor divides), is stored in float32 (the value keeps its dtype and loads the float
 buffer), so that its consumers read it unrounded: inductor stores such a value too, but its consumers in the
 same kernel read the float value the store was made from (the kernel's CSE of a store and a later load), and
 the half buffer is removed (checked with torch.compile: `t = (x * y).exp(); t + t * 2` in float16 rounds
@@ -269,12 +270,20 @@ class GraphLowering:
             return
         n_ops, heavy = expr_size(tv)
         if heavy or n_ops > 6:
-            if tv.dtype in LOWP:  # stored unrounded (NOTE [ When a value is realized ])
-                tmp = TensorView(tv.shape, "float32", tv.fn, origin=tv.origin)
-                tmp.inlined = tv.inlined
-                tv.fn = self.realize(tmp).load
+            if tv.dtype in LOWP:
+                self.realize_unrounded(tv)
                 return
             self.realize(tv)
+
+    def realize_unrounded(self, tv: TensorView) -> Buffer:
+        """Store half precision value `tv` for ember's own reasons (reuse, a reshape merging dimensions) in a
+        float32 buffer that `tv` then loads: unrounded, as inductor's consumers read such a value (NOTE
+        [ When a value is realized ]); `tv` keeps its dtype and is rounded where it must be stored."""
+        tmp = TensorView(tv.shape, "float32", tv.fn, origin=tv.origin)
+        tmp.inlined = tv.inlined
+        buf = self.realize(tmp)
+        tv.fn = buf.load
+        return buf
 
     def fallback(self, node):
         def arg(a):
@@ -715,11 +724,15 @@ def _reshape(lo, node, a, shape):
                 res.append(acc)
             return res
         return _view(node, a, out, remap)
-    # merging dimensions: load from a realized buffer with the strides a view would have
-    buf = lo.realize(a) if a.buffer is None else a.buffer
+    # merging dimensions: load from a realized buffer with the strides a view would have (a computed half value:
+    # a float32 buffer, NOTE [ When a value is realized ])
+    if a.buffer is None:
+        buf = lo.realize_unrounded(a) if a.dtype in LOWP else lo.realize(a)
+    else:
+        buf = a.buffer
     strides = _view_strides(buf.shape, buf.strides, out)
     if strides is None:
-        buf = lo.realize(TensorView(a.shape, a.dtype, buf.load), contiguous_strides(a.shape))
+        buf = lo.realize(TensorView(a.shape, buf.dtype, buf.load), contiguous_strides(a.shape))
         strides = contiguous_strides(out)
     vb = Buffer(buf.name, out, strides, buf.dtype)
     return TensorView(out, a.dtype, vb.load, view_of=(node, a))

@@ -183,6 +183,7 @@ class OutputGraph:
         self.mutated = []  # containers from the frame that capture changed
         self.attr_stores = {}  # "source.name" -> (source, name, variable): stores to outside objects
         self._static_sources = set()
+        self.tx = None  # the InstructionTranslator capturing now (it gives each node its stack_trace)
         self.guards.add("___grad_enabled() == " + repr(self._grad()))
         self.guards.add("___autocast_state() == " + self.k(_autocast()))
 
@@ -434,6 +435,8 @@ class OutputGraph:
                 ) from None
             raise Unsupported(f"{name} raised {type(err).__name__} on the captured values: {err}") from None
         node = self.graph.create_node(kind, target, nargs, nkwargs)
+        if self.tx is not None:
+            node.meta["stack_trace"] = self.tx.stack_trace()
         if kind == "call_method" and str(target).endswith("_") and not str(target).startswith("__"):
             node.meta["impure"] = True
         if kind == "call_function" and (

@@ -32,6 +32,7 @@ import dis
 import inspect
 import math
 import operator
+import os
 import sys
 import types
 
@@ -65,6 +66,7 @@ from .variables import (
 )
 
 PY = sys.version_info[:2]
+_NN_MODULES = os.path.join("ember", "nn", "modules")
 MAX_STEPS = 200_000
 MAX_INLINE_DEPTH = 32
 
@@ -367,6 +369,7 @@ class Frame:
         self.ip = 0
         self.kw_names = None
         self.lineno = code.co_firstlineno
+        self.inst = None  # the instruction running (its positions mark the code in a node's stack_trace)
         self.depth = 0 if parent is None else parent.depth + 1
         self.return_value = None
         self.yielded = self.handling = None  # (a generator's last yield; the exception being handled)
@@ -406,6 +409,7 @@ class InstructionTranslator:
 
     def __init__(self, out, top_frame, stop_at=None, fullgraph=False, call_compiled=None):
         self.out, self.frame0, self.stop_at, self.fullgraph = out, top_frame, stop_at, fullgraph
+        out.tx = self
         self.steps = 0
         self.generic_ctx = 0  # user context managers entered in the top frame and not yet exited
         self.autocast_entered = []  # real autocast objects entered by the capture (left if it stops)
@@ -456,11 +460,28 @@ class InstructionTranslator:
             for f in self.frames
         ]
 
+    def stack_trace(self) -> str:
+        """torch's `node.meta["stack_trace"]` for a node added now: `traceback`'s format of the user's frames,
+        outermost first, each with its code line (and carets under the call, from 3.11); frames in
+        ember/nn/modules are left out, as torch leaves out torch/nn/modules."""
+        import traceback
+
+        summaries = []
+        for f in self.frames:
+            if _NN_MODULES in f.code.co_filename:
+                continue
+            pos = getattr(f.inst, "positions", None)
+            kw = {"colno": pos.col_offset, "end_colno": pos.end_col_offset} if PY >= (3, 11) and pos else {}
+            summaries.append(traceback.FrameSummary(f.code.co_filename, f.lineno, f.code.co_name,
+                                                    lookup_line=False, **kw))
+        return "".join(traceback.StackSummary.from_list(summaries).format())
+
     def step(self, f):
         self.steps += 1
         if self.steps > MAX_STEPS:
             raise Unsupported("the captured region runs too many instructions (an unbounded loop?)")
         inst = f.insts[f.ip]
+        f.inst = inst
         f.ip += 1
         if inst.starts_line:
             f.lineno = inst.starts_line if PY < (3, 13) else inst.line_number

@@ -27,12 +27,16 @@ into primals, as torch's do.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable
 
 from .._grad_state import state as _grad_state
 from .._tensor import Tensor
+from ..fx import traceback as fx_traceback
 from ..fx.experimental.proxy_tensor import trace_recorded
 from ..fx.graph_module import GraphModule
+from ..fx.interpreter import Interpreter
 from ..ops import InplaceOpOverload, aten, overload_of
 from .partitioners import default_partition, min_cut_rematerialization_partition
 
@@ -115,6 +119,10 @@ def _trace_joint(fn, args, decompositions, partition_fn):
     probe = {}
 
     def joint(*flat):
+        with _BackwardMeta() as bm:
+            return _joint(bm, *flat)
+
+    def _joint(bm, *flat):
         primals, tangents = flat[:len(args)], flat[len(args):]
         outs = fn(*primals)
         flat_outs = _flat(outs)
@@ -125,8 +133,9 @@ def _trace_joint(fn, args, decompositions, partition_fn):
         if "tangents" not in probe:
             return tuple(flat_outs) + tuple(primals)
         inputs = [primals[i] for i in diff]
-        grads = autograd.grad(grad_outs, inputs, grad_outputs=list(tangents), allow_unused=True) \
-            if grad_outs and inputs else [None] * len(inputs)
+        with bm.observing():  # (each backward formula traced under its forward node's stack_trace)
+            grads = autograd.grad(grad_outs, inputs, grad_outputs=list(tangents), allow_unused=True) \
+                if grad_outs and inputs else [None] * len(inputs)
         return tuple(flat_outs) + tuple(grads) + tuple(primals)
 
     # a first trace, forward only, says which outputs are differentiable (so how many tangents there are)
@@ -371,11 +380,95 @@ def aot_function(fn: Callable, fw_compiler: Callable, bw_compiler: Callable | No
 def _lifted(mod, names):
     from ..nn.utils.stateless import _reparametrize
 
+    keep_meta = isinstance(mod, GraphModule) and any(n.meta.get("stack_trace") for n in mod.graph.nodes)
+
     def fn(*flat):
         params, args = flat[:len(names)], flat[len(names):]
         with _reparametrize(mod, dict(zip(names, params))):
-            return mod(*args)
+            return _MetaInterpreter(mod).run(*args) if keep_meta else mod(*args)
     return fn
+
+
+_local = threading.local()
+
+
+# NOTE [ Stack traces through AOT autograd ]
+# torch keeps a captured node's `stack_trace` on every forward and backward node traced from it. Here the
+# captured graph runs node by node (`_MetaInterpreter`) under `fx_traceback.set_current_meta`, so the tracer
+# copies the trace onto the forward nodes; the autograd nodes each captured node created are noted, and
+# while the backward is traced an engine observer (the hook the profiler uses) sets, around each autograd
+# node's formula, the trace of the captured node that created it.
+class _MetaInterpreter(Interpreter):
+    def run_node(self, n):
+        st = n.meta.get("stack_trace")
+        if not st:
+            return super().run_node(n)
+        with fx_traceback.set_current_meta(n.meta):
+            out = super().run_node(n)
+        _BackwardMeta.note(out, st)
+        return out
+
+
+class _BackwardMeta:
+    """The autograd nodes each captured node made, and the engine observer of NOTE [ Stack traces through AOT
+    autograd ]: `with _BackwardMeta() as bm:` collects for one joint trace (per thread)."""
+
+    def __init__(self):
+        self.traces = {}  # id(autograd node) -> (the node, the stack_trace of the captured node that made it)
+
+    def __enter__(self):
+        self.prev = getattr(_local, "bm", None)
+        _local.bm = self
+        return self
+
+    def __exit__(self, *exc):
+        _local.bm = self.prev
+        self.traces = {}
+
+    @staticmethod
+    def note(out, st):
+        bm = getattr(_local, "bm", None)
+        if bm is None:
+            return
+        stack = [t.grad_fn for t in _flat(out) if isinstance(t, Tensor) and t.grad_fn is not None]
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in bm.traces:
+                continue
+            bm.traces[id(node)] = (node, st)
+            stack.extend(nxt for nxt, _ in node.next_functions)
+
+    @contextlib.contextmanager
+    def observing(self):
+        from ..autograd import engine
+
+        if not self.traces:
+            yield
+            return
+        engine._node_observers.append(self)
+        try:
+            yield
+        finally:
+            engine._node_observers.remove(self)
+
+    def __call__(self, node):
+        hit = self.traces.get(id(node))
+        return _MetaScope({"stack_trace": hit[1]} if hit is not None and hit[0] is node else None)
+
+
+class _MetaScope:
+    def __init__(self, meta):
+        self.cm = fx_traceback.set_current_meta(meta)
+
+    def __enter__(self):
+        self.cm.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.cm.__exit__(*exc)
+
+    def applied(self):  # (the profiler's observers mark the end of the formula here)
+        pass
 
 
 def aot_module(mod, *args, **kwargs):

@@ -21,19 +21,31 @@ NOTE [ C semantics of the ops ]
   gelu and pow in double rounded once, as eager's float32 kernels do. max/min propagate NaN (torch's
   maximum and amax do); `x > 0` style tests are false for NaN as in NumPy.
 - Integers: +, -, * wrap around (computed on the unsigned type, since signed overflow is undefined in C).
+- Integer floor division, trunc division, remainder and fmod follow torch's sign rules (NOTE [ Integer
+  division ] in lowering.py); a zero divisor sets the kernel's `divzero` flag (an extra int32 pointer
+  argument, written atomically) and the wrapper raises torch's error after the call. Float floor
+  division and remainder are torch's eager `div_floor_floating` and `remainder` kernels, written out.
 - Sums accumulate in double (float types) or int64 (integers) with `omp simd reduction`, a fixed order
   for a given build (NOTE [ Exact flags ]); the result is rounded to the output dtype once.
+- float16 and bfloat16 buffers are `uint16_t` arrays: a load widens to float (`em_h2f`, `em_bf2f`), every
+  operation is in float, a store rounds to nearest even (`em_f2h`, `em_f2bf`: c10's conversions, bit for
+  bit; NaN becomes the quiet NaN) (NOTE [ Half precision is computed in float ] in ir.py).
 """
 
 from __future__ import annotations
 
-from .ir import Const, Load, Op, Pointwise, walk
+from .ir import LOWP, Const, Load, Op, Pointwise, walk
 from .scheduler import member_exprs
 
 __all__ = ["CTYPES", "generate"]
 
 CTYPES = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int32_t",
-          "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "uint8_t"}
+          "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "uint8_t",
+          "float16": "uint16_t", "bfloat16": "uint16_t"}
+_WIDEN = {"float16": "em_h2f", "bfloat16": "em_bf2f"}
+_ROUND = {"float16": "em_f2h", "bfloat16": "em_f2bf"}
+DIVISIONS = frozenset(("floordiv", "truncdiv", "remainder", "fmod"))
+FLAG = "divzero"  # the zero-divisor flag's parameter (NOTE [ C semantics of the ops ])
 _UNSIGNED = {"int64": "uint64_t", "int32": "uint32_t", "int16": "uint16_t", "int8": "uint8_t"}
 
 PRELUDE = r"""#include "common.h"
@@ -71,6 +83,85 @@ static inline double em_gelu_tanh_grad(double x, int single) {
     double du = 0.79788456080286535588 * (1.0 + 3.0 * 0.044715 * x * x);
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
 }
+
+/* half precision: c10's conversions (fp16_ieee_to_fp32_value, fp16_ieee_from_fp32_value,
+   BFloat16's round_to_nearest_even), exact under NOTE [ Exact flags ] */
+static inline uint32_t em_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float em_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline float em_h2f(uint16_t h) {
+    uint32_t w = (uint32_t)h << 16, sign = w & 0x80000000u, two_w = w + w;
+    float normalized = em_bits_f32((two_w >> 4) + (0xE0u << 23)) * em_bits_f32(0x7800000u);  /* 2^-112 */
+    float denormalized = em_bits_f32((two_w >> 17) | (126u << 23)) - 0.5f;
+    return em_bits_f32(sign | (two_w < (1u << 27) ? em_f32_bits(denormalized) : em_f32_bits(normalized)));
+}
+static inline uint16_t em_f2h(float f) {
+    float base = (fabsf(f) * em_bits_f32(239u << 23)) * em_bits_f32(17u << 23);  /* 2^112, 2^-110 */
+    uint32_t w = em_f32_bits(f), shl1_w = w + w, sign = w & 0x80000000u, bias = shl1_w & 0xFF000000u;
+    if (bias < 0x71000000u) bias = 0x71000000u;
+    base = em_bits_f32((bias >> 1) + 0x07800000u) + base;
+    uint32_t bits = em_f32_bits(base);
+    uint32_t nonsign = ((bits >> 13) & 0x00007C00u) + (bits & 0x00000FFFu);
+    return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+}
+static inline float em_bf2f(uint16_t h) { return em_bits_f32((uint32_t)h << 16); }
+static inline uint16_t em_f2bf(float f) {
+    if (f != f) return 0x7FC0;
+    uint32_t u = em_f32_bits(f);
+    return (uint16_t)((u + ((u >> 16) & 1) + 0x7FFFu) >> 16);
+}
+
+/* division with torch's sign rules (NOTE [ Integer division ] in ember/_inductor/lowering.py) */
+static inline void em_divzero(int32_t *err) { __atomic_store_n(err, 1, __ATOMIC_RELAXED); }
+#define EM_SIGNED_DIVISION(T, U, S) \
+static inline T em_floordiv_##S(T a, T b, int32_t *err) { \
+    if (b == 0) { em_divzero(err); return 0; } \
+    if (b == -1) return (T)(0 - (U)a); \
+    T q = (T)(a / b), r = (T)(a % b); \
+    return (r != 0 && ((r < 0) != (b < 0))) ? (T)(q - 1) : q; \
+} \
+static inline T em_truncdiv_##S(T a, T b, int32_t *err) { \
+    if (b == 0) { em_divzero(err); return 0; } \
+    return b == -1 ? (T)(0 - (U)a) : (T)(a / b); \
+} \
+static inline T em_remainder_##S(T a, T b, int32_t *err) { \
+    if (b == 0) { em_divzero(err); return 0; } \
+    if (b == -1) return 0; \
+    T r = (T)(a % b); \
+    return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; \
+} \
+static inline T em_fmod_##S(T a, T b, int32_t *err) { \
+    if (b == 0) { em_divzero(err); return 0; } \
+    return b == -1 ? 0 : (T)(a % b); \
+}
+EM_SIGNED_DIVISION(int8_t, uint8_t, int8)
+EM_SIGNED_DIVISION(int16_t, uint16_t, int16)
+EM_SIGNED_DIVISION(int32_t, uint32_t, int32)
+EM_SIGNED_DIVISION(int64_t, uint64_t, int64)
+static inline uint8_t em_floordiv_uint8(uint8_t a, uint8_t b, int32_t *err) {
+    if (b == 0) { em_divzero(err); return 0; }
+    return (uint8_t)(a / b);
+}
+#define em_truncdiv_uint8 em_floordiv_uint8
+static inline uint8_t em_remainder_uint8(uint8_t a, uint8_t b, int32_t *err) {
+    if (b == 0) { em_divzero(err); return 0; }
+    return (uint8_t)(a % b);
+}
+#define em_fmod_uint8 em_remainder_uint8
+#define EM_FLOAT_DIVISION(T, F, S) \
+static inline T em_floordiv_##S(T a, T b) { \
+    if (b == 0) return a / b; \
+    T mod = fmod##F(a, b), div = (a - mod) / b; \
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= (T)1; \
+    if (div == 0) return copysign##F((T)0, a / b); \
+    T fd = floor##F(div); \
+    return div - fd > (T)0.5 ? fd + (T)1 : fd; \
+} \
+static inline T em_remainder_##S(T a, T b) { \
+    T mod = fmod##F(a, b); \
+    return (mod != 0 && (b < 0) != (mod < 0)) ? mod + b : mod; \
+}
+EM_FLOAT_DIVISION(float, f, float32)
+EM_FLOAT_DIVISION(double, , float64)
 """
 
 
@@ -158,6 +249,12 @@ def op_c(o: Op, a: list) -> str:
         return f"(({T})pow((double){a[0]}, {float(o.param)!r}))"
     if n in ("gelu", "gelu_grad", "gelu_tanh", "gelu_tanh_grad"):
         return f"(({T})em_{n}((double){a[0]}, {int(dt == 'float32')}))"
+    if n in DIVISIONS:
+        if not isf:
+            return f"em_{n}_{dt}({a[0]}, {a[1]}, {FLAG})"
+        if n in ("floordiv", "remainder"):
+            return f"em_{n}_{dt}({a[0]}, {a[1]})"
+        return f"trunc{f}({a[0]} / {a[1]})" if n == "truncdiv" else f"fmod{f}({a[0]}, {a[1]})"
     raise NotImplementedError(f"no C for op {n} ({src})")
 
 
@@ -180,7 +277,10 @@ class _Printer:
             elif isinstance(x, Load):
                 t = f"t{self.n}"
                 self.n += 1
-                self.emit(f"{CTYPES[x.dtype]} {t} = {x.buf}[{_idx(x.index)}];")
+                if x.dtype in LOWP:  # (widened as loaded: NOTE [ Half precision is computed in float ])
+                    self.emit(f"float {t} = {_WIDEN[x.dtype]}({x.buf}[{_idx(x.index)}]);")
+                else:
+                    self.emit(f"{CTYPES[x.dtype]} {t} = {x.buf}[{_idx(x.index)}];")
                 names[k] = t
             else:
                 t = f"t{self.n}"
@@ -188,6 +288,19 @@ class _Printer:
                 self.emit(f"{CTYPES[x.dtype]} {t} = {op_c(x, [names[a.key()] for a in x.args])};")
                 names[k] = t
         return names[e.key()]
+
+
+def _store(dtype: str, value: str) -> str:
+    """`value` converted for a store into a buffer of `dtype` (half types round to nearest even)."""
+    if dtype in LOWP:
+        return f"{_ROUND[dtype]}((float){value})"
+    return f"({CTYPES[dtype]}){value}"
+
+
+def _needs_flag(exprs) -> bool:
+    """Whether an expression divides integers (its kernel takes the zero-divisor flag)."""
+    return any(isinstance(x, Op) and x.name in DIVISIONS and x.dtype not in ("float32", "float64")
+               for e in exprs for x in walk(e))
 
 
 def _idx(a) -> str:
@@ -250,8 +363,9 @@ def _generate_column(kernel, m, e, buffers, comment) -> tuple:
     for x in walk(e):
         if isinstance(x, Load) and x.buf not in reads:
             reads.append(x.buf)
+    flag = [FLAG] if _needs_flag([e]) else []
     sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
-          [f"{CTYPES[m.buffer.dtype]} *restrict {m.name}", "int nt"]
+          [f"{CTYPES[m.buffer.dtype]} *restrict {m.name}"] + [f"int32_t *restrict {f}" for f in flag] + ["int nt"]
     B = COLUMN_BLOCK
     k = len(m.outer)
     last = m.outer[-1]
@@ -284,11 +398,11 @@ def _generate_column(kernel, m, e, buffers, comment) -> tuple:
         p.emit("}")
     strides = m.buffer.strides
     flat = " + ".join(f"{st} * x{d}" if st != 1 else f"x{d}" for d, st in enumerate(strides))
-    p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) {m.name}[{flat}] = ({CTYPES[m.buffer.dtype]})acc[{xl} - lo];")
+    p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) {m.name}[{flat}] = {_store(m.buffer.dtype, f'acc[{xl} - lo]')};")
     p.indent -= 1
     p.emit("}")
     lines.append("}")
-    return "\n".join(lines), reads + [m.name]
+    return "\n".join(lines), reads + [m.name] + flag
 
 
 def generate(kernel, buffers: dict, comment: str = "") -> tuple:
@@ -308,9 +422,11 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
         for x in walk(e):
             if isinstance(x, Load) and x.buf not in writes and x.buf not in reads:
                 reads.append(x.buf)
-    params = reads + writes
+    flag = [FLAG] if _needs_flag([e for _, e, _, _ in exprs]) else []
+    params = reads + writes + flag
     sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
-          [f"{CTYPES[buffers[b].dtype]} *restrict {b}" for b in writes] + ["int nt"]
+          [f"{CTYPES[buffers[b].dtype]} *restrict {b}" for b in writes] + \
+          [f"int32_t *restrict {f}" for f in flag] + ["int nt"]
     lines = []
     if comment:
         lines.append(comment)
@@ -335,7 +451,7 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
                 p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
                 p.indent += 1
             val = p.expr(e, {})
-            p.emit(f"{m.name}[{_idx(store)}] = {val};")
+            p.emit(f"{m.name}[{_idx(store)}] = {_store(m.buffer.dtype, val) if m.buffer.dtype in LOWP else val};")
             for _ in inner:
                 p.indent -= 1
                 p.emit("}")
@@ -358,7 +474,7 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
             strides = m.buffer.strides
             store_idx = " + ".join(f"{st} * x{d}" if st != 1 else f"x{d}"
                                    for d, st in enumerate(strides) if m.outer[d] != 1) or "0"
-            p.emit(f"{m.name}[{store_idx}] = ({CTYPES[m.buffer.dtype]})acc;")
+            p.emit(f"{m.name}[{store_idx}] = {_store(m.buffer.dtype, 'acc')};")
         p.indent -= 1
         p.emit("}")
     if k:

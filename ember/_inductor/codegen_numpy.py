@@ -7,7 +7,10 @@ NOTE [ Affine indices ] in ir.py; a coefficient 0 is a broadcast), each operatio
 result goes into the output buffer's view with `out=`/`copyto`. A reduction computes its expression over
 the outer and reduced dimensions and reduces the reduced axes with the ufunc's `reduce`. Float32 values
 are computed in float32 by NumPy, as eager computes them; the ops without a NumPy ufunc (sigmoid, gelu and
-its gradient, erf) call the eager op's own NumPy kernel (`ember._dispatch.registry[...].kernel`).
+its gradient, erf) call the eager op's own NumPy kernel (`ember._dispatch.registry[...].kernel`). float16
+and bfloat16 loads are widened to float32 by the `cast` every operation's operands get, and `copyto` rounds
+them to nearest even when stored (NOTE [ Half precision is computed in float ] in ir.py). Integer division
+raises torch's error for a zero divisor before dividing (NOTE [ Integer division ] in lowering.py).
 """
 
 from __future__ import annotations
@@ -50,12 +53,23 @@ def _gelu_grad(a, approximate):
     return _kernel("gelu_backward")(one, a, approximate)
 
 
-def _max(a, b):
-    return np.maximum(a, b)
+def _int_division(kind, a, b):
+    """Integer floor/trunc division, remainder or fmod of broadcastable arrays with torch's sign rules and its
+    error for a zero divisor (as ember's eager kernels compute them)."""
+    if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:
+        raise RuntimeError("ZeroDivisionError")
+    if kind == "remainder":
+        return np.remainder(a, b)
+    if kind == "fmod":
+        return np.fmod(a, b)
+    q = np.floor_divide(a, b)
+    if kind == "truncdiv":
+        q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+    return q
 
 
 RUNTIME = {"np": np, "_view": _view, "_sigmoid": _sigmoid, "_erf": _erf, "_gelu": _gelu,
-           "_gelu_grad": _gelu_grad}
+           "_gelu_grad": _gelu_grad, "_int_division": _int_division}
 
 
 def _const(c: Const) -> str:
@@ -65,7 +79,8 @@ def _const(c: Const) -> str:
     if c.dtype.startswith("float"):
         return f"np.{c.dtype}({float(v)!r})" if v == v and abs(v) != float("inf") else \
             f"np.{c.dtype}(float({str(float(v))!r}))"
-    return f"np.{c.dtype}({int(v)})"
+    info = np.iinfo(c.dtype)  # (a Python int converts to the dtype wrapping around, as C's cast does)
+    return f"np.{c.dtype}({(int(v) - info.min) % (info.max - info.min + 1) + info.min})"
 
 
 _UFUNC = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "truediv": "np.true_divide",
@@ -98,6 +113,12 @@ def op_numpy(o: Op, a: list) -> str:
         return f"_erf(np.asarray({a[0]}))"
     if n == "where":
         return f"np.where({a[0]}, {a[1]}, {a[2]})"
+    if n in ("floordiv", "truncdiv", "remainder", "fmod"):
+        if not dt.startswith("float"):
+            return f"_int_division({n!r}, {a[0]}, {a[1]})"
+        if n == "truncdiv":
+            return f"np.trunc(np.true_divide({a[0]}, {a[1]}))"
+        return f"{_FLOAT_DIVISION[n]}({a[0]}, {a[1]})"
     if n == "pow_scalar":
         if dt == "float32":
             return f"np.power(np.asarray({a[0]}, np.float64), {float(o.param)!r}).astype(np.float32)"
@@ -109,6 +130,7 @@ def op_numpy(o: Op, a: list) -> str:
     raise NotImplementedError(f"no NumPy for op {n}")
 
 
+_FLOAT_DIVISION = {"floordiv": "np.floor_divide", "remainder": "np.remainder", "fmod": "np.fmod"}
 _REDUCE = {"sum": "np.add", "prod": "np.multiply", "max": "np.maximum", "min": "np.minimum",
            "any": "np.logical_or", "all": "np.logical_and"}
 

@@ -37,7 +37,7 @@ import numpy as np
 from .. import _logging
 from .._tensor import _wrap
 from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options
-from .ir import EagerView, Fallback, Unsupported
+from .ir import Buffer, EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
 
@@ -79,16 +79,26 @@ def _c_available() -> bool:
 # ---- source lines of the nodes a kernel came from ------------------------------------------------------------
 
 def _where(nodes) -> list:
-    lines = []
+    """`name (target)` of each node, then each distinct user source line they came from (torch's `File: path:line
+    in fn, code: source`, from the nodes' `stack_trace`: NOTE [ Stack traces through AOT autograd ])."""
+    from ..fx.traceback import format_stack_trace
+
+    names, files = [], []
     for n in nodes:
-        st = n.meta.get("stack_trace") if hasattr(n, "meta") else None
         text = f"{n.name} ({n.target!r})" if hasattr(n, "target") else str(n)
-        if st:
-            last = [ln.strip() for ln in st.strip().splitlines() if ln.strip()][-2:]
-            text += ": " + " | ".join(last)
-        if text not in lines:
-            lines.append(text)
-    return lines
+        if text not in names:
+            names.append(text)
+        src = format_stack_trace(n.meta.get("stack_trace")) if hasattr(n, "meta") else None
+        if src and src not in files:
+            files.append(src)
+    return names + files
+
+
+def _short_where(nodes) -> str:
+    """One line for the wrapper: the first three nodes and every source line."""
+    where = _where(nodes)
+    names = [w for w in where if not w.startswith("File: ")]
+    return "; ".join(names[:3] + where[len(names):]).replace("\n", " ")
 
 
 def _kernel_comment(kernel, c_style: bool) -> str:
@@ -158,6 +168,8 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     kernels = [s for s in steps if isinstance(s, Kernel)]
     for kern in kernels:
         kern.name = prefix + kern.name
+    if backend == "c":  # the zero-divisor flag a kernel dividing integers takes (NOTE [ Integer division ])
+        lo.buffers[codegen_c.FLAG] = Buffer(codegen_c.FLAG, (1,), (1,), "int32")
     sources, params = [], {}
     for kern in kernels:
         gen = codegen_c if backend == "c" else codegen_numpy
@@ -297,16 +309,20 @@ def _wrapper(lo, steps, params, funcs, backend):
 
     for s in steps:
         if isinstance(s, Kernel):
-            emit(f"    # {s.name}: " + "; ".join(_where(
-                [o for m in s.members for o in m.origins])[:3]).replace("\n", " "))
+            emit(f"    # {s.name}: " + _short_where([o for m in s.members for o in m.origins]))
             for m in s.members:
                 b = m.buffer
                 emit("    " + bp.alloc(b))
             glb[s.name] = funcs.get(s.name)  # C functions are set once their library is built
             ps = params[s.name]
             if backend == "c":
+                flag = codegen_c.FLAG in ps
+                if flag:  # (NOTE [ Integer division ])
+                    emit(f"    {codegen_c.FLAG} = np.zeros(1, np.int32)")
                 ptrs = ", ".join(bp.ptr(p) for p in ps)
                 emit(f"    {s.name}({ptrs}, {bp.threads(s.numel(), s.name)})")
+                if flag:
+                    emit(f"    if {codegen_c.FLAG}[0]: raise RuntimeError('ZeroDivisionError')")
             else:
                 emit(f"    {s.name}({', '.join(ps)})")
         elif isinstance(s, Fallback):
@@ -315,7 +331,7 @@ def _wrapper(lo, steps, params, funcs, backend):
             args = ", ".join(arg_src(a) for a in s.args)
             kwargs = ", ".join(f"{k}={arg_src(v)}" for k, v in s.kwargs.items())
             call = f"{key}({args}{', ' if args and kwargs else ''}{kwargs})"
-            emit(f"    # {s.node.name}: " + "; ".join(_where([s.node])).replace("\n", " "))
+            emit(f"    # {s.node.name}: " + _short_where([s.node]))
             names = s.outputs
             if len(names) == 1 and not isinstance(s.node.meta.get("val"), (tuple, list)):
                 emit(f"    t_{names[0]} = {call}")

@@ -18,12 +18,29 @@ every view lowered here (permute, transpose, expand, unsqueeze, squeeze, select,
 keep it so. A reshape that merges dimensions of a computed value would need division and modulo; that value
 is realized first (contiguously), and the reshape becomes a strided load of it. Keeping indices affine is
 what lets the NumPy backend print every load as one `as_strided` view of its buffer.
+
+NOTE [ Half precision is computed in float ]
+float16 and bfloat16 values are computed in float32 and rounded (to nearest even) only when stored, as
+torch's inductor does on the CPU (its `legalize_lowp_fp_dtype`: loads widen to float, a `to_dtype` to a
+half type inside a kernel becomes one to float, constants are float, stores round). So a `Load` of a half
+buffer has the buffer's dtype (the code generators widen it as they load it), and every `Const` and `Op`
+of a half dtype is made in float32 (`compute_dtype`): a fused chain of half ops rounds once, at its store,
+and gives torch.compile's bits, not eager's (eager rounds after every op). Where a value is stored is then
+part of the result: lowering stores a half value where inductor would (NOTE [ When a value is realized ]
+in lowering.py).
 """
 
 from __future__ import annotations
 
 __all__ = ["Affine", "Expr", "Load", "Const", "Op", "TensorView", "Buffer", "Pointwise", "Reduction",
-           "Fallback", "EagerView", "Unsupported", "contiguous_strides"]
+           "Fallback", "EagerView", "Unsupported", "contiguous_strides", "LOWP", "compute_dtype"]
+
+LOWP = frozenset(("float16", "bfloat16"))
+
+
+def compute_dtype(dtype: str) -> str:
+    """The dtype a value of `dtype` is computed in (NOTE [ Half precision is computed in float ])."""
+    return "float32" if dtype in LOWP else dtype
 
 
 class Unsupported(Exception):
@@ -108,7 +125,7 @@ class Const(Expr):
     __slots__ = ("value",)
 
     def __init__(self, value, dtype: str):
-        self.value, self.dtype, self._key = value, dtype, None
+        self.value, self.dtype, self._key = value, compute_dtype(dtype), None
 
     def key(self):
         if self._key is None:
@@ -122,7 +139,8 @@ class Op(Expr):
     __slots__ = ("name", "args", "param")
 
     def __init__(self, name: str, args: tuple, dtype: str, param=None):
-        self.name, self.args, self.dtype, self.param, self._key = name, tuple(args), dtype, param, None
+        self.name, self.args, self.param, self._key = name, tuple(args), param, None
+        self.dtype = compute_dtype(dtype)
 
     def key(self):
         if self._key is None:

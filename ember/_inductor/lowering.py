@@ -13,14 +13,32 @@ NOTE [ Computing dtypes ]
 A node's result dtype is its meta value's (the fake tensor AOT autograd traced with), so type promotion is
 never re-derived here. Arithmetic computes in the result dtype, every input cast to it first, as ember's
 eager kernels do (NumPy computes float32 ops in float32); a comparison computes in its inputs' promoted
-dtype and gives bool. float16, bfloat16 and complex values are not lowered (their nodes fall back): eager
-rounds half precision after every op, which a fused float32 chain would not reproduce.
+dtype and gives bool. float16 and bfloat16 values are computed in float32 and rounded where they are stored
+(NOTE [ Half precision is computed in float ] in ir.py); the composites (mean, var, softmax, log_softmax,
+layer_norm and their backward ops) keep their intermediate statistics in float32 buffers for them, as
+torch's decompositions upcast. Complex values are not lowered (their nodes fall back).
 
 NOTE [ When a value is realized ]
 A computed value is stored (a `Pointwise` node) only where it must be: a graph output, an argument of a
 fallback, a reduction result (always), or a value read by several consumers whose expression is not
 cheap (anything but a few additions, multiplications and loads): re-computing `exp` in each consumer
-would cost more than the store and the reloads. Everything else is inlined into its consumers.
+would cost more than the store and the reloads. Everything else is inlined into its consumers. A half
+precision value stored for that reason, or because a reshape merges its dimensions (an index ember keeps
+affine, where inductor divides), is stored in float32 (the value keeps its dtype and loads the float
+buffer), so that its consumers read it unrounded: inductor stores such a value too, but its consumers in the
+same kernel read the float value the store was made from (the kernel's CSE of a store and a later load), and
+the half buffer is removed (checked with torch.compile: `t = (x * y).exp(); t + t * 2` in float16 rounds
+once).
+
+NOTE [ Integer division ]
+floor_divide (`div` with rounding_mode "floor"), `div` with "trunc", remainder and fmod compute with torch's
+sign rules: integer floor division and remainder round toward negative infinity (`-7 // 2 == -4`,
+`-7 % 2 == 1`), trunc division and fmod toward zero; `INT_MIN // -1` wraps to INT_MIN and `INT_MIN % -1` is
+0 (torch.compile's results; torch's eager kernel traps there for int32 and int64). An integer divisor of 0
+raises torch's `RuntimeError: ZeroDivisionError` (the C kernel sets a flag the wrapper checks after the
+call; torch.compile raises the same, except for trunc division, where its kernel traps). Float operands
+follow torch's eager kernels (`div_floor_floating`: `1.0 // 0.1 == 9.0`), where torch.compile computes
+`floor(a / b)` (10.0 there): ember keeps eager's, the stricter reference.
 """
 
 from __future__ import annotations
@@ -31,6 +49,7 @@ import operator
 from .. import _dtypes
 from ..ops import aten
 from .ir import (
+    LOWP,
     Affine,
     Buffer,
     Const,
@@ -41,14 +60,16 @@ from .ir import (
     Reduction,
     TensorView,
     Unsupported,
+    compute_dtype,
     contiguous_strides,
     walk,
 )
 
 __all__ = ["GraphLowering", "LOWERINGS", "register"]
 
-SUPPORTED = frozenset(("float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"))
-FLOATS = frozenset(("float32", "float64"))
+SUPPORTED = frozenset(("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
+                       "bool"))
+FLOATS = frozenset(("float32", "float64", "float16", "bfloat16"))
 LOWERINGS: dict = {}
 
 
@@ -65,6 +86,7 @@ def dtype_name(d) -> str:
 
 
 def cast(e, dtype: str):
+    dtype = compute_dtype(dtype)
     if e.dtype == dtype:
         return e
     if isinstance(e, Const):
@@ -156,7 +178,7 @@ class GraphLowering:
         kept = [d for d in range(nd) if d not in dims]
         outer = tuple(tv.shape[d] for d in kept)
         reduced = tuple(tv.shape[d] for d in dims)
-        acc = acc_dtype or out_dtype
+        acc = compute_dtype(acc_dtype or out_dtype)
         fn = tv.fn
 
         def body(oidx, ridx):
@@ -248,7 +270,20 @@ class GraphLowering:
             return
         n_ops, heavy = expr_size(tv)
         if heavy or n_ops > 6:
+            if tv.dtype in LOWP:
+                self.realize_unrounded(tv)
+                return
             self.realize(tv)
+
+    def realize_unrounded(self, tv: TensorView) -> Buffer:
+        """Store half precision value `tv` for ember's own reasons (reuse, a reshape merging dimensions) in a
+        float32 buffer that `tv` then loads: unrounded, as inductor's consumers read such a value (NOTE
+        [ When a value is realized ]); `tv` keeps its dtype and is rounded where it must be stored."""
+        tmp = TensorView(tv.shape, "float32", tv.fn, origin=tv.origin)
+        tmp.inlined = tv.inlined
+        buf = self.realize(tmp)
+        tv.fn = buf.load
+        return buf
 
     def fallback(self, node):
         def arg(a):
@@ -394,6 +429,20 @@ def _div(lo, node, a, b):
     return pointwise(node, "truediv", [a, b])
 
 
+def _division(name):
+    def low(lo, node, a, b):  # NOTE [ Integer division ]
+        if _out(node)[1] == "bool":
+            raise Unsupported(f"{name} of bools")
+        return pointwise(node, name, [a, b])
+    return low
+
+
+register(aten.div.Tensor_mode_floor)(_division("floordiv"))
+register(aten.div.Tensor_mode_trunc)(_division("truncdiv"))
+register(aten.remainder.Tensor, aten.remainder.Scalar)(_division("remainder"))
+register(aten.fmod.Tensor, aten.fmod.Scalar)(_division("fmod"))
+
+
 @register(aten.maximum.default)
 def _maximum(lo, node, a, b):
     return pointwise(node, "maximum", [a, b])
@@ -409,7 +458,9 @@ def _minimum(lo, node, a, b):
 # libm call, measured at 60-90 ns per element on these machines, while NumPy's SIMD float32 sin takes ~2 ns.
 # So under the C backend these ops are fallbacks (ember's eager NumPy kernel, between fused kernels); exp,
 # sigmoid, gelu and their gradients have vectorisable forms in common.h (em_expf, em_exp, em_erf_single)
-# and fuse. The NumPy backend computes them all with NumPy's ufuncs anyway.
+# and fuse. The NumPy backend computes them all with NumPy's ufuncs anyway. In half precision they are
+# lowered (scalar libm calls in float): a fallback there would round its input and its result, which
+# torch.compile does not (NOTE [ Half precision is computed in float ] in ir.py).
 SCALAR_LIBM = frozenset(("log", "sin", "cos", "tanh", "erf", "log1p", "expm1"))
 
 
@@ -417,7 +468,7 @@ def _unary(name, floats=True):
     def low(lo, node, a):
         if floats:
             _float_only(node)
-        if lo.backend == "c" and name in SCALAR_LIBM:
+        if lo.backend == "c" and name in SCALAR_LIBM and _out(node)[1] not in LOWP:
             raise Unsupported(f"{name} is a scalar libm call in C")
         return pointwise(node, name, [a])
     return low
@@ -673,11 +724,15 @@ def _reshape(lo, node, a, shape):
                 res.append(acc)
             return res
         return _view(node, a, out, remap)
-    # merging dimensions: load from a realized buffer with the strides a view would have
-    buf = lo.realize(a) if a.buffer is None else a.buffer
+    # merging dimensions: load from a realized buffer with the strides a view would have (a computed half value:
+    # a float32 buffer, NOTE [ When a value is realized ])
+    if a.buffer is None:
+        buf = lo.realize_unrounded(a) if a.dtype in LOWP else lo.realize(a)
+    else:
+        buf = a.buffer
     strides = _view_strides(buf.shape, buf.strides, out)
     if strides is None:
-        buf = lo.realize(TensorView(a.shape, a.dtype, buf.load), contiguous_strides(a.shape))
+        buf = lo.realize(TensorView(a.shape, buf.dtype, buf.load), contiguous_strides(a.shape))
         strides = contiguous_strides(out)
     vb = Buffer(buf.name, out, strides, buf.dtype)
     return TensorView(out, a.dtype, vb.load, view_of=(node, a))
@@ -762,7 +817,7 @@ def _mean(lo, node, a, dims=None, keepdim=False, dtype=None):
     for d in dd:
         n *= a.shape[d]
     src = pointwise(None, "identity", [a], compute=out, out=out, shape=a.shape)
-    s = lo.reduction(src, dd, "sum", out, _acc(out), keepdim)
+    s = lo.reduction(src, dd, "sum", compute_dtype(out), _acc(out), keepdim)  # (half: a float32 sum)
     return pointwise(node, "truediv", [s, n])
 
 
@@ -802,11 +857,12 @@ def _var(lo, node, a, dims=None, correction=1, keepdim=False):
     n = 1
     for d in dd:
         n *= a.shape[d]
-    mean = pointwise(None, "truediv", [lo.reduction(a, dd, "sum", out, _acc(out), True), n],
-                     out=out, shape=tuple(1 if d in dd else s for d, s in enumerate(a.shape)))
-    diff = pointwise(None, "sub", [a, mean], out=out, shape=a.shape)
-    sq = pointwise(None, "mul", [diff, diff], out=out, shape=a.shape)
-    s = lo.reduction(sq, dd, "sum", out, _acc(out), keepdim)
+    cdt = compute_dtype(out)  # (half: the statistics stay float32)
+    mean = pointwise(None, "truediv", [lo.reduction(a, dd, "sum", cdt, _acc(out), True), n],
+                     out=cdt, shape=tuple(1 if d in dd else s for d, s in enumerate(a.shape)))
+    diff = pointwise(None, "sub", [a, mean], out=cdt, shape=a.shape)
+    sq = pointwise(None, "mul", [diff, diff], out=cdt, shape=a.shape)
+    s = lo.reduction(sq, dd, "sum", cdt, _acc(out), keepdim)
     denom = max(n - (correction if correction is not None else 1), 0)
     return pointwise(node, "truediv", [s, denom])
 
@@ -825,11 +881,12 @@ def _softmax(lo, node, a, dim):
         raise Unsupported("softmax with a cast or empty rows")
     dim %= len(shape)
     rs = _row_shape(a, dim)
-    m = lo.reduction(a, [dim], "max", out, out, keepdim=True)
+    cdt = compute_dtype(out)  # (half: the row statistics stay float32, as torch's decomposition upcasts)
+    m = lo.reduction(a, [dim], "max", cdt, cdt, keepdim=True)
     # a row of -inf has max -inf: exp(x - max) then is NaN, as eager's
     shifted = pointwise(None, "sub", [a, m], out=out, shape=shape)
     e = pointwise(None, "exp", [shifted], out=out, shape=shape)
-    s = lo.reduction(e, [dim], "sum", out, _acc(out), keepdim=True)
+    s = lo.reduction(e, [dim], "sum", cdt, _acc(out), keepdim=True)
     if node.target is aten.log_softmax.default:
         ls = pointwise(None, "log", [s], out=out, shape=rs)
         return pointwise(node, "sub", [shifted, ls])
@@ -844,7 +901,7 @@ def _softmax_backward(lo, node, g, y, dim, input_dtype=None):
         raise Unsupported("softmax backward with a cast")
     dim %= len(shape)
     gy = pointwise(None, "mul", [g, y], out=out, shape=shape)
-    s = lo.reduction(gy, [dim], "sum", out, _acc(out), keepdim=True)
+    s = lo.reduction(gy, [dim], "sum", compute_dtype(out), _acc(out), keepdim=True)
     return pointwise(node, "mul", [y, pointwise(None, "sub", [g, s], out=out, shape=shape)])
 
 
@@ -855,7 +912,7 @@ def _log_softmax_backward(lo, node, g, y, dim, input_dtype=None):
     if g.dtype != out or y.dtype != out or not shape:
         raise Unsupported("log_softmax backward with a cast")
     dim %= len(shape)
-    s = lo.reduction(g, [dim], "sum", out, _acc(out), keepdim=True)
+    s = lo.reduction(g, [dim], "sum", compute_dtype(out), _acc(out), keepdim=True)
     e = pointwise(None, "exp", [y], out=out, shape=shape)
     return pointwise(node, "sub", [g, pointwise(None, "mul", [e, s], out=out, shape=shape)])
 
@@ -881,15 +938,17 @@ def _layer_norm(lo, node, x, weight, bias, axes, eps):
         raise Unsupported("layer_norm dtype")
     shape = x.shape
     axes, n, rs = _norm_axes(shape, axes)
-    # mean and variance accumulate in double (as eager's float32 kernels do), the rest in the dtype
+    # mean and variance accumulate in double (as eager's float32 kernels do), the rest in the dtype; in half
+    # precision mean and rstd are float32 buffers (torch's decomposition upcasts), rounded only as outputs
+    cdt = compute_dtype(out)
     xs = pointwise(None, "identity", [x], compute=out, out=out, shape=shape)
-    mean = pointwise(None, "truediv", [lo.reduction(xs, axes, "sum", out, "float64", True), n],
-                     out=out, shape=rs)
+    mean = pointwise(None, "truediv", [lo.reduction(xs, axes, "sum", cdt, "float64", True), n],
+                     out=cdt, shape=rs)
     mean = TensorView.of(lo.realize(mean))
     diff = pointwise(None, "sub", [x, mean], out=out, shape=shape)
     var = pointwise(None, "truediv", [lo.reduction(pointwise(None, "mul", [diff, diff], out=out, shape=shape),
-                                                   axes, "sum", out, "float64", True), n], out=out, shape=rs)
-    rstd = pointwise(None, "rsqrt", [pointwise(None, "add", [var, eps], out=out, shape=rs)], out=out, shape=rs)
+                                                   axes, "sum", cdt, "float64", True), n], out=cdt, shape=rs)
+    rstd = pointwise(None, "rsqrt", [pointwise(None, "add", [var, eps], out=cdt, shape=rs)], out=cdt, shape=rs)
     rstd = TensorView.of(lo.realize(rstd))
     y = pointwise(None, "mul", [diff, rstd], out=out, shape=shape)
     if weight is not None:
@@ -897,14 +956,17 @@ def _layer_norm(lo, node, x, weight, bias, axes, eps):
     if bias is not None:
         y = pointwise(None, "add", [y, bias], out=out, shape=shape)
     stat_shape = tuple(shapes[1].shape)
-    return (y, _reshaped(mean, stat_shape), _reshaped(rstd, stat_shape))
+    sdt = dtype_name(shapes[1].dtype)
+    return (y, _reshaped(mean, stat_shape, sdt), _reshaped(rstd, stat_shape, sdt))
 
 
-def _reshaped(tv, shape):
-    """`tv` (a kept-as-1 row statistic) as `shape`, which has the same elements in the same order."""
+def _reshaped(tv, shape, dtype):
+    """`tv` (a kept-as-1 row statistic) as `shape`, which has the same elements in the same order, of
+    `dtype` (a float32 statistic of a half layer_norm is a half output: stored apart, rounded)."""
     b = tv.buffer
     vb = Buffer(b.name, shape, contiguous_strides(shape), b.dtype)
-    return TensorView(shape, tv.dtype, vb.load, buffer=b if tuple(shape) == b.shape else None)
+    same = tuple(shape) == b.shape and dtype == b.dtype
+    return TensorView(shape, dtype, vb.load, buffer=b if same else None)
 
 
 @register(aten.native_layer_norm_backward.default)
@@ -921,8 +983,9 @@ def _layer_norm_backward(lo, node, g, x, mean, rstd, weight, bias, axes, eps):
     xhat = pointwise(None, "mul", [pointwise(None, "sub", [x, mean_r], out=out, shape=shape), rstd_r],
                      out=out, shape=shape)
     gw = pointwise(None, "mul", [g, weight], out=out, shape=shape) if weight is not None else g
-    s1 = lo.reduction(gw, axes, "sum", out, "float64", True)
-    s2 = lo.reduction(pointwise(None, "mul", [gw, xhat], out=out, shape=shape), axes, "sum", out, "float64", True)
+    cdt = compute_dtype(out)  # (half: the row sums stay float32)
+    s1 = lo.reduction(gw, axes, "sum", cdt, "float64", True)
+    s2 = lo.reduction(pointwise(None, "mul", [gw, xhat], out=out, shape=shape), axes, "sum", cdt, "float64", True)
     # dx = rstd * (gw - (s1 + xhat * s2) / n)
     inner = pointwise(None, "truediv", [pointwise(None, "add", [s1, pointwise(None, "mul", [xhat, s2], out=out,
                                                                                   shape=shape)],

@@ -634,7 +634,8 @@ def _int_div(kind):
         if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub":
             if np.any(np.asarray(b) == 0) and np.broadcast(a, b).size:  # (an empty result divides nothing)
                 raise RuntimeError("ZeroDivisionError")
-            q = np.floor_divide(a, b)
+            with np.errstate(over="ignore"):  # (INT_MIN // -1 wraps, as torch.compile's; no NumPy warning)
+                q = np.floor_divide(a, b)
             if kind == "trunc":
                 q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
             return q

@@ -37,6 +37,7 @@ from ..._modes import Mode, pop_mode, push_mode
 from ..._tensor import Tensor
 from ...nn.modules.module import Module
 from ...ops import inplace_overload_of, overload_of
+from .. import traceback as _fx_traceback
 from ..graph import Graph
 from ..graph_module import GraphModule
 from ..node import map_aggregate
@@ -207,11 +208,16 @@ class ProxyTorchDispatchMode(Mode):
         rec = self.recorder
         node = rec.graph.call_function(target, tuple(rec.arg(list(inputs))),
                                        _params_by_name(op, len(inputs), params))
+        st = _fx_traceback.get_current_meta().get("stack_trace")
+        if st:  # (the user's source line of the captured node being traced: ember/fx/traceback.py)
+            node.meta["stack_trace"] = st
         if isinstance(out, tuple):
             node.meta["val"] = out
             for i, o in enumerate(out):
                 if isinstance(o, Tensor):
                     item = rec.graph.call_function(_getitem, (node, i))
+                    if st:
+                        item.meta["stack_trace"] = st
                     self._bind(o, item, inputs, op, wrote)
         elif isinstance(out, Tensor):
             self._bind(out, node, inputs, op, wrote)

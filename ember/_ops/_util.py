@@ -151,7 +151,14 @@ def check_bool(v, fn, arg, pos):
 def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)
-    out = tuple(_wrap_dim(d, ndim) for d in dims)
+    try:
+        try:
+            out = tuple(_wrap_dim(d, ndim) for d in dims)
+        except TypeError as e:  # not a sequence of ints: NOTE [ Argument types on the error path ]
+            from .._argparse import call_error
+            raise call_error(e) from None
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")

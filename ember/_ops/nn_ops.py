@@ -12,6 +12,7 @@ at the end, as torch's CPU kernels accumulate in float.
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, dtype_word, not_implemented
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
@@ -102,7 +103,10 @@ def _(g, a, th, value):
 
 @defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardshrink_cpu")
 def hardshrink(a, lambd):
-    return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+    try:
+        return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @hardshrink.derivative_
@@ -173,9 +177,12 @@ celu.derivative_(elu.derivative)
 @defop("softplus", "SoftplusBackward0", POINTWISE, "same", dtypes=FLOATING, error="softplus_cpu")
 def softplus(a, beta, thresh):
     w, dt = _wide(a)
-    bx = w * beta
-    soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta
-    return np.where(bx > thresh, w, soft).astype(dt, copy=False)
+    try:
+        bx = w * beta
+        soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta
+        return np.where(bx > thresh, w, soft).astype(dt, copy=False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @softplus.derivative_

@@ -11,6 +11,7 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import (
     ALL_DTYPES,
     BOOL,
@@ -661,8 +662,11 @@ def take(input, index, *, out=None):
 
 @method()
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if dim is None:
-        return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+    try:
+        if dim is None:
+            return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if indices._data.ndim != n:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "

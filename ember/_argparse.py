@@ -453,9 +453,43 @@ def parser_error(space: str, name: str, args: tuple, kwargs: dict) -> TypeError 
 
 # ---- finding the user's call on the stack ---------------------------------------------------------------
 
-_SPACES = (("ember.nn.functional", "nn"), ("ember.linalg", "linalg"), ("ember.fft", "fft"),
-           ("ember.special", "special"))
+_NAMESPACES = (("torch", ""), ("linalg", "linalg"), ("fft", "fft"), ("special", "special"),
+               ("nn", "nn.functional"))
 _PREFIX = {"linalg": "linalg_", "fft": "fft_", "special": "special_"}
+_BY_CODE: dict = {}
+
+
+def _public_names(code):
+    """[(namespace, public name)] of every public function of ember whose code is `code` (one function is
+    often `torch.det` and `linalg.det`, or `torch.sum` and `Tensor.sum`); built on first use."""
+    if not _BY_CODE:
+        e = _ember()
+        for space, path in _NAMESPACES:
+            mod = e
+            for part in path.split(".") if path else ():
+                mod = getattr(mod, part)
+            for n in dir(mod):
+                c = getattr(getattr(mod, n, None), "__code__", None)
+                if c is not None and not n.startswith("_"):
+                    _BY_CODE.setdefault(c, []).append((space, n))
+        for n, f in vars(e.Tensor).items():
+            c = getattr(f, "__code__", None)
+            if c is not None and not n.startswith("__"):
+                _BY_CODE.setdefault(c, []).append(("Tensor", n))
+    return _BY_CODE.get(code, [])
+
+
+def _parser_name(space, name):
+    """(table, name) of torch's parser for public `name` of `space`, or None."""
+    if space == "nn":
+        return _tables_functional().get(name)
+    key = (space if space in ("torch", "Tensor") else space, _PREFIX.get(space, "") + name)
+    return key if key[1] in _tables().get(key[0], ()) else None
+
+
+def _tables_functional():
+    from ._argsig_data import FUNCTIONAL
+    return FUNCTIONAL
 
 
 def _entry_frame(frame):
@@ -540,24 +574,55 @@ def call_error(e: Exception, frame=None) -> Exception:
         entry = _entry_frame(frame or sys._getframe(1))
         if entry is None:
             return e
-        name = entry.f_code.co_name
+        names = _public_names(entry.f_code)
+        if not names:
+            return e
         args, kwargs = _bound(entry)
-        mod = entry.f_globals.get("__name__", "")
-        space = next((s for m, s in _SPACES if mod.startswith(m)), None)
-        candidates = []
-        if space is not None:
-            candidates.append((space, _PREFIX.get(space, "") + name))
-        if args and _is_tensor(args[0]) and name in _tables()["Tensor"] and _called_as_method(entry, name):
-            candidates.append(("Tensor", name))
+        if entry.f_code.co_flags & 0x04 and any(n in _tables()["_VF"] for _, n in names):
+            return _varargs_error(names[0][1], args) or e
+        space, name = _which(entry, names, args)
+        if space == "Tensor":
             args = args[1:]
-        candidates += [("torch", name), ("nn", name)]
-        for space, fname in candidates:
-            if fname in _tables().get(space, ()):
-                err = parser_error(space, fname, tuple(args), kwargs)
-                return err if err is not None else e
+        key = _parser_name(space, name)
+        if key is None:
+            return e
+        err = parser_error(key[0], key[1], tuple(args), kwargs)
+        return err if err is not None else e
     except Exception:  # noqa: BLE001 - an error path must never raise its own error
         return e
-    return e
+
+
+def _varargs_error(name, args):
+    """torch's error for a Python function of torch's that takes tensors as *args (`block_diag(*tensors)`):
+    its native gets them as one tuple, or, for `atleast_1d(x)`, the one argument itself."""
+    if name.startswith("atleast") and len(args) == 1 and not isinstance(args[0], (tuple, list)):
+        return parser_error("_VF", name, tuple(args), {})
+    items = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    for i, t in enumerate(items):
+        if not _is_tensor(t):
+            return TypeError(f"expected Tensor as element {i} in argument 0, but got {tp_name(t)}")
+    return None
+
+
+def _which(entry, names, args):
+    """The (namespace, name) the user called, among the public names of one function: read from the
+    caller's source line (`linalg.det(`, `x.sum(`, `F.relu(`), else torch's top level."""
+    if len(names) == 1:
+        return names[0]
+    caller = entry.f_back
+    import linecache
+    line = linecache.getline(caller.f_code.co_filename, caller.f_lineno) if caller is not None else ""
+    for space, name in names:
+        if space in ("linalg", "fft", "special") and f"{space}.{name}(" in line:
+            return space, name
+        if space == "nn" and (f"F.{name}(" in line or f"functional.{name}(" in line):
+            return space, name
+    if args and _is_tensor(args[0]):
+        tensor = [(s, n) for s, n in names if s == "Tensor"]
+        if tensor and _called_as_method(entry, tensor[0][1]):
+            return tensor[0]
+    top = [(s, n) for s, n in names if s == "torch"]
+    return top[0] if top else names[0]
 
 
 def _called_as_method(entry, name):

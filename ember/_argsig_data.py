@@ -474,6 +474,15 @@ SIGNATURES = {'Tensor': {'__and__': ('__and__(Tensor other)', '__and__(Scalar ot
             'where': ('where(Tensor condition, Tensor other)', 'where(Tensor condition, Scalar other)'),
             'xlogy': ('xlogy(Tensor other)', 'xlogy(Scalar other)'),
             'xlogy_': ('xlogy_(Tensor other)', 'xlogy_(Scalar other)')},
+ '_VF': {'atleast_1d': ('atleast_1d(Tensor input)', 'atleast_1d(TensorList tensors)'),
+         'atleast_2d': ('atleast_2d(Tensor input)', 'atleast_2d(TensorList tensors)'),
+         'atleast_3d': ('atleast_3d(Tensor input)', 'atleast_3d(TensorList tensors)'),
+         'block_diag': ('block_diag(TensorList tensors)',),
+         'broadcast_tensors': ('broadcast_tensors(TensorList tensors)',),
+         'cartesian_prod': ('cartesian_prod(TensorList tensors)',),
+         'chain_matmul': ('chain_matmul(TensorList matrices, *, Tensor out=None)',),
+         'meshgrid': ('meshgrid(TensorList tensors)',
+                      'meshgrid(TensorList tensors, *, c10::string_view indexing)')},
  'fft': {'fft_fft': ('fft_fft(Tensor input, SymInt? n=None, int64_t dim=-1, c10::string_view? norm=None, *, '
                      'Tensor out=None)',),
          'fft_fft2': ('fft_fft2(Tensor input, SymIntArrayRef[1]? s=None, IntArrayRef[1] dim={-2,-1}, '

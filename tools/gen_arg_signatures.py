@@ -43,11 +43,15 @@ def signatures():
     return tables
 
 
+VARARGS = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "meshgrid", "block_diag",
+           "chain_matmul", "cartesian_prod")
+
+
 def python_level(space, name):
     """Whether torch's public `name` of `space` is a Python function (torch/functional.py, torch/_tensor.py):
     its own Python checks, not the parser, answer a bad call, so it gets no entry."""
     import torch
-    owner = {"torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn, "fft": torch._C._fft,
+    owner = {"_VF": None, "torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn, "fft": torch._C._fft,
              "linalg": torch._C._linalg, "special": torch._C._special}[space]
     return inspect.isfunction(getattr(owner, name, None))
 
@@ -71,6 +75,8 @@ def functional_names():
 def main():
     import torch
     tables = signatures()
+    # the natives behind torch's Python functions that take tensors as *args (torch/functional.py)
+    tables["_VF"] = {n: tables["torch"][n] for n in VARARGS if n in tables["torch"]}
     for space, table in tables.items():
         for name in [n for n in table if python_level(space, n)]:
             del table[name]

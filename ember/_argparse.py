@@ -357,6 +357,7 @@ def _parse(sig, args, kwargs, raise_=False):
 
 
 def _arg_desc(args, kwargs):
+    kwargs = _cpp_order(kwargs)
     return "(" + ", ".join([tp_name(a) for a in args] + [f"{k}={tp_name(v)}" for k, v in kwargs.items()]) + ")"
 
 
@@ -375,7 +376,14 @@ def _matches(kind, v):  # invalid_arguments.cpp's own type test, by tp_name
     return tp_name(v) in {"float": ("float", "int", "long"), "int": ("int", "long")}.get(kind, (kind,))
 
 
+def _cpp_order(kwargs):
+    """The keywords in the order torch's messages list them: its std::unordered_map of a few keys iterates
+    newest first."""
+    return dict(reversed(list(kwargs.items())))
+
+
 def _formatted_desc(sig, args, kwargs):
+    kwargs = _cpp_order(kwargs)
     option = _option(sig)
     parts = []
     for i in range(len(args) + len(kwargs)):
@@ -403,7 +411,7 @@ def _count_match(sig, args, kwargs):
 def _unmatched_kwargs(sig, kwargs):
     option = _option(sig)
     names = {n for _, n in option[max(len(option) - len(kwargs), 0):]}
-    return [k for k in kwargs if k not in names]
+    return [k for k in _cpp_order(kwargs) if k not in names]
 
 
 def _format_invalid(name, sigs, args, kwargs):
@@ -523,7 +531,7 @@ def _bound(frame):
     first_default = npos - len(defaults)
     args = []
     for n in names[:npos]:
-        if kwnames and n in kwnames:
+        if kwnames is not None and n in kwnames:
             break
         args.append(loc.get(n))
     while len(args) > first_default and args[-1] is defaults[len(args) - 1 - first_default]:
@@ -532,7 +540,7 @@ def _bound(frame):
     if star and len(args) == npos:
         args += list(loc.get(names[npos + nkw], ()))
     extra = loc.get(names[npos + nkw + bool(star)], {}) if code.co_flags & 0x08 else {}
-    if kwnames:
+    if kwnames is not None:
         kwargs = {n: (loc[n] if n in names[:npos + nkw] else extra.get(n)) for n in kwnames}
     else:
         kwargs = {n: loc.get(n) for n in names[npos:npos + nkw] if loc.get(n) is not kwdefaults.get(n, object())}
@@ -548,7 +556,18 @@ def _kwnames(frame):
         return None
     import dis
     instrs = [i for i in dis.get_instructions(caller.f_code) if i.offset <= caller.f_lasti][-4:]
-    if not instrs or not instrs[-1].opname.startswith("CALL") or instrs[-1].opname == "CALL_FUNCTION_EX":
+    if not instrs or not instrs[-1].opname.startswith("CALL"):
+        return None
+    if instrs[-1].opname == "CALL_FUNCTION_EX":  # f(*a, **kw): the names are those of the caller's `kw`
+        if not instrs[-1].arg & 1:
+            return ()
+        ops = [i.opname for i in instrs[:-1]]
+        if ops[-3:] == ["BUILD_MAP", "LOAD_FAST", "DICT_MERGE"] and instrs[-4].arg == 0:
+            kw = caller.f_locals.get(instrs[-3].argval)
+            return tuple(kw) if isinstance(kw, dict) else None
+        if ops[-1:] == ["LOAD_FAST"]:
+            kw = caller.f_locals.get(instrs[-2].argval)
+            return tuple(kw) if isinstance(kw, dict) else None
         return None
     for i in reversed(instrs[:-1] if instrs[-1].opname != "CALL_KW" else instrs[-2:-1]):
         if i.opname in ("KW_NAMES", "LOAD_CONST") and isinstance(i.argval, tuple):
@@ -580,7 +599,10 @@ def call_error(e: Exception, frame=None) -> Exception:
         args, kwargs = _bound(entry)
         if entry.f_code.co_flags & 0x04 and any(n in _tables()["_VF"] for _, n in names):
             return _varargs_error(names[0][1], args) or e
-        space, name = _which(entry, names, args)
+        which = _which(entry, names, args)
+        if which is None:
+            return e
+        space, name = which
         if space == "Tensor":
             args = args[1:]
         key = _parser_name(space, name)
@@ -606,12 +628,19 @@ def _varargs_error(name, args):
 
 def _which(entry, names, args):
     """The (namespace, name) the user called, among the public names of one function: read from the
-    caller's source line (`linalg.det(`, `x.sum(`, `F.relu(`), else torch's top level."""
+    caller's source line (`linalg.det(`, `x.sum(`, `F.relu(`), else torch's top level. None when the
+    code is shared by functions of several names (factory-made ones) and the line does not say which."""
     if len(names) == 1:
         return names[0]
     caller = entry.f_back
     import linecache
     line = linecache.getline(caller.f_code.co_filename, caller.f_lineno) if caller is not None else ""
+    if len({n for _, n in names}) > 1:  # one code object, several functions: the line must name one
+        names = [(s, n) for s, n in names if f"{n}(" in line]
+        if len({n for _, n in names}) != 1:
+            return None
+        if len(names) == 1:
+            return names[0]
     for space, name in names:
         if space in ("linalg", "fft", "special") and f"{space}.{name}(" in line:
             return space, name

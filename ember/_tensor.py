@@ -527,7 +527,8 @@ def _wrap_dim(dim, ndim):
         from ._argparse import call_error
         raise call_error(e) from None
     if not isinstance(dim, int):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        from ._argparse import call_error
+        raise call_error(TypeError(f"dim must be an int, got {type(dim).__name__}")) from None
     raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
 
 

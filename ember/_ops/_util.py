@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import _modes, copy_into, dispatch, dispatch_inplace
 from .._size import Size
 from .._tensor import Tensor, _wrap, _wrap_dim, contiguous_strides
@@ -120,9 +121,11 @@ def arg_type_error(fn, arg, pos, expected, value, element=None) -> TypeError:
     """torch's TypeError for argument `arg` (at 1-based `pos`, None: passed by keyword) of `fn`."""
     where = f"{fn}(): argument '{arg}'" + (f" (position {pos})" if pos else "")
     if element is not None:  # (torch's words for a bad element name the argument's position, not the element's)
-        return TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error \"type must "
-                         f"be {expected},but got {type_name(value)}\"")
-    return TypeError(f"{where} must be {expected}, not {type_name(value)}")
+        e = TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error \"type must "
+                      f"be {expected},but got {type_name(value)}\"")
+    else:
+        e = TypeError(f"{where} must be {expected}, not {type_name(value)}")
+    return call_error(e, sys._getframe(1))  # torch's table, where it has the user's call, knows keyword from position
 
 
 def _is_int(v):
@@ -152,12 +155,8 @@ def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)
     try:
-        try:
-            out = tuple(_wrap_dim(d, ndim) for d in dims)
-        except TypeError as e:  # not a sequence of ints: NOTE [ Argument types on the error path ]
-            from .._argparse import call_error
-            raise call_error(e) from None
-    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        out = tuple(_wrap_dim(d, ndim) for d in dims)
+    except (TypeError, IndexError) as e:  # not a sequence of ints: NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)

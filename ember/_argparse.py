@@ -440,6 +440,12 @@ def parser_error(space: str, name: str, args: tuple, kwargs: dict) -> TypeError 
     """torch's TypeError for calling `name` of namespace `space` (`torch`, `Tensor` with `args` after self,
     `nn`, `fft`, `linalg`, `special`) with `args`/`kwargs`; None when a signature accepts the call or torch
     has no table for it."""
+    err = _parser_error(space, name, args, kwargs)
+    # ember's names where torch's messages say torch (`ember.dtype`, as `ember.float32` prints)
+    return err if err is None else TypeError(str(err).replace("torch.", "ember."))
+
+
+def _parser_error(space, name, args, kwargs):
     sigs = _signatures(space, name)
     if not sigs:
         return None
@@ -554,8 +560,7 @@ def _kwnames(frame):
     caller = frame.f_back
     if caller is None:
         return None
-    import dis
-    instrs = [i for i in dis.get_instructions(caller.f_code) if i.offset <= caller.f_lasti][-4:]
+    instrs = [i for i in _instructions(caller.f_code) if i.offset <= caller.f_lasti][-4:]
     if not instrs or not instrs[-1].opname.startswith("CALL"):
         return None
     if instrs[-1].opname == "CALL_FUNCTION_EX":  # f(*a, **kw): the names are those of the caller's `kw`
@@ -569,12 +574,27 @@ def _kwnames(frame):
             kw = caller.f_locals.get(instrs[-2].argval)
             return tuple(kw) if isinstance(kw, dict) else None
         return None
-    for i in reversed(instrs[:-1] if instrs[-1].opname != "CALL_KW" else instrs[-2:-1]):
-        if i.opname in ("KW_NAMES", "LOAD_CONST") and isinstance(i.argval, tuple):
-            return i.argval
+    if instrs[-1].opname == "CALL_KW":  # (3.13: the names are the constant loaded just before)
+        names = instrs[-2].argval if len(instrs) > 1 and instrs[-2].opname == "LOAD_CONST" else None
+        return names if isinstance(names, tuple) else None
+    for i in reversed(instrs[:-1]):
         if i.opname == "KW_NAMES":
             return caller.f_code.co_consts[i.arg]
     return ()
+
+
+_INSTRUCTIONS: dict = {}
+
+
+def _instructions(code):
+    """`dis`'s instructions of `code`, kept for the next error of the same caller (a few hundred at most)."""
+    found = _INSTRUCTIONS.get(code)
+    if found is None:
+        import dis
+        if len(_INSTRUCTIONS) > 256:
+            _INSTRUCTIONS.clear()
+        found = _INSTRUCTIONS[code] = list(dis.get_instructions(code))
+    return found
 
 
 def _function_of(frame):
@@ -632,9 +652,7 @@ def _which(entry, names, args):
     code is shared by functions of several names (factory-made ones) and the line does not say which."""
     if len(names) == 1:
         return names[0]
-    caller = entry.f_back
-    import linecache
-    line = linecache.getline(caller.f_code.co_filename, caller.f_lineno) if caller is not None else ""
+    line = _call_text(entry)
     if len({n for _, n in names}) > 1:  # one code object, several functions: the line must name one
         names = [(s, n) for s, n in names if f"{n}(" in line]
         if len({n for _, n in names}) != 1:
@@ -660,9 +678,8 @@ def _called_as_method(entry, name):
     caller = entry.f_back
     if caller is None:
         return False
-    import linecache
     import re
-    line = linecache.getline(caller.f_code.co_filename, caller.f_lineno)
+    line = _call_text(entry)
     for m in re.finditer(r"([\w.\]\)]+)\." + name + r"\(", line):
         head = m.group(1)
         if head.isidentifier():
@@ -671,3 +688,21 @@ def _called_as_method(entry, name):
                 return not isinstance(obj, type(sys))
         return True
     return False
+
+
+def _call_text(entry):
+    """The source of the call expression that entered `entry` (its caller's current instruction's span,
+    CPython 3.11+), or the caller's whole line."""
+    caller = entry.f_back
+    if caller is None:
+        return ""
+    import linecache
+    code = caller.f_code
+    line = linecache.getline(code.co_filename, caller.f_lineno)
+    try:
+        start, end, col, end_col = list(code.co_positions())[caller.f_lasti // 2]
+    except (AttributeError, IndexError, ValueError):
+        return line
+    if start != caller.f_lineno or end != start or col is None or end_col is None:
+        return line
+    return line.encode()[col:end_col].decode(errors="replace")

@@ -100,7 +100,12 @@ def _(g, a, dims, keepdim, dtype):
 _sum_dim.meta_(_sum_meta)
 
 
-def _dims(input, dim):
+def _dims(input, dim, keepdim=False):
+    """`dim` normalized to a tuple of dims (None: all); a `keepdim` that is not a bool is refused here, where
+    the reduction's arguments are sorted out anyway (NumPy would take a str as true; NOTE [ Argument types on
+    the error path ], ember/_argparse.py)."""
+    if keepdim is not False and keepdim is not True:
+        raise call_error(TypeError(f"argument 'keepdim' must be bool, not {type(keepdim).__name__}"))
     n = input._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
@@ -111,7 +116,7 @@ def _dims(input, dim):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and not keepdim and dtype is None and out is None:  # x.sum(): no arguments to sort out
         return dispatch(_sum_all, (input,), (None,))
-    dims = _dims(input, dim)
+    dims = _dims(input, dim, keepdim)
     if dims is None:
         r = dispatch(_sum_all, (input,), (dtype,))
         if keepdim:
@@ -162,7 +167,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dtype_word(d)}")
-    dims = _dims(input, dim)
+    dims = _dims(input, dim, keepdim)
     if dims is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             r = dispatch(_mean_all, (input,), (dtype,))

@@ -140,15 +140,21 @@ def int_tuple(v, n, fn, arg, pos):
             if not _is_int(x):
                 raise arg_type_error(fn, arg, pos, "tuple of ints", x, element=i)
         return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * n
-    if not _is_int(v):
-        raise arg_type_error(fn, arg, pos, "tuple of ints", v)
+    try:
+        if not _is_int(v):
+            raise arg_type_error(fn, arg, pos, "tuple of ints", v)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return (int(v),) * n
 
 
 def check_bool(v, fn, arg, pos):
     """torch's TypeError for a `bool` argument given anything but a bool."""
-    if not isinstance(v, (bool, np.bool_)):
-        raise arg_type_error(fn, arg, pos, "bool", v)
+    try:
+        if not isinstance(v, (bool, np.bool_)):
+            raise arg_type_error(fn, arg, pos, "bool", v)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def wrap_dims(dims, ndim):
@@ -281,18 +287,21 @@ def checked_scalar(value, np_dtype, numel=2, names=None):
             raise RuntimeError(f"value cannot be converted to type {word} without overflow")
         value = value.real
     kind = "f" if name == "bfloat16" else np_dtype.kind  # (ml_dtypes' bfloat16 is kind "V")
-    if kind in "iu":
-        info = np.iinfo(np_dtype)
-        if isinstance(value, int):
-            lo = -int(info.max) if kind == "u" else int(info.min)
-            ok = lo <= value <= int(info.max)
-            if ok and value < 0 and kind == "u":
-                value += int(info.max) + 1  # wraps, as torch's conversion does
-        else:
-            ok = value == value and float(info.min) <= value <= float(info.max)
-        if not ok:
-            raise RuntimeError(f"value cannot be converted to type {word} without overflow")
-        return value
+    try:
+        if kind in "iu":
+            info = np.iinfo(np_dtype)
+            if isinstance(value, int):
+                lo = -int(info.max) if kind == "u" else int(info.min)
+                ok = lo <= value <= int(info.max)
+                if ok and value < 0 and kind == "u":
+                    value += int(info.max) + 1  # wraps, as torch's conversion does
+            else:
+                ok = value == value and float(info.min) <= value <= float(info.max)
+            if not ok:
+                raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+            return value
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if kind == "f" and word != "double" and name != "float64":
         f = float(value)
         big = float(np.finfo(np_dtype).max) if name != "bfloat16" else 3.3895313892515355e38

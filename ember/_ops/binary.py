@@ -331,7 +331,10 @@ Tensor.lerp_ = _lerp_
 def _addcmul(a, t1, t2, value):
     if a.dtype.kind in "iu":
         value = int(value)  # torch casts the scalar to the integer dtype (0.5 -> 0)
-    return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+    try:
+        return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @_addcmul.derivative_

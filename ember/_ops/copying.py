@@ -508,8 +508,11 @@ def combinations(input, r=2, with_replacement=False):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    if r < 0:
-        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    try:
+        if r < 0:
+            raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if r == 0:
         return input.new_empty((0,))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations

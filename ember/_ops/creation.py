@@ -470,8 +470,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
-    if not np.isfinite(end - start):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    try:
+        if not np.isfinite(end - start):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))

@@ -153,7 +153,10 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
         # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (its rule)
         return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
-    return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+    try:
+        return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("nonzero_static", None)

@@ -788,13 +788,16 @@ def _size(name, size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
     shape = []
-    for s in size:
-        if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
-            s = int(s._data)
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                            f"{type(s).__name__}")
-        shape.append(int(s))
+    try:
+        for s in size:
+            if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+                s = int(s._data)
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                                f"{type(s).__name__}")
+            shape.append(int(s))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")

@@ -104,8 +104,11 @@ def _dims(input, dim, keepdim=False):
     """`dim` normalized to a tuple of dims (None: all); a `keepdim` that is not a bool is refused here, where
     the reduction's arguments are sorted out anyway (NumPy would take a str as true; NOTE [ Argument types on
     the error path ], ember/_argparse.py)."""
-    if keepdim is not False and keepdim is not True:
-        raise call_error(TypeError(f"argument 'keepdim' must be bool, not {type(keepdim).__name__}"))
+    try:
+        if keepdim is not False and keepdim is not True:
+            raise call_error(TypeError(f"argument 'keepdim' must be bool, not {type(keepdim).__name__}"))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None

@@ -57,7 +57,10 @@ def _check_index(name, input, dim, index, src=None):
     idx = index._data
     if idx.size:
         _check_index_shape(name, input._data.shape, d, idx.shape, src._data.shape if isinstance(src, Tensor) else None)
-    size = input._data.shape[d] if n else 1
+    try:
+        size = input._data.shape[d] if n else 1
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     # (gather and scatter take no negative index; a meta index has no values to check)
     if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]

@@ -448,7 +448,10 @@ def unsqueeze(input, dim):
 
 @defop("transpose", "TransposeBackward0", VIEW, saves="none")
 def _transpose(a, d0, d1):
-    return np.swapaxes(a, d0, d1)
+    try:
+        return np.swapaxes(a, d0, d1)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @_transpose.derivative_
@@ -701,7 +704,10 @@ def sum_to_size(self, *size_, size=None):
 
 @defop("select", "SelectBackward0", VIEW, saves="meta")
 def _select(a, dim, index):
-    return a[(slice(None),) * dim + (index, Ellipsis)]  # the Ellipsis keeps a 0-d result a view
+    try:
+        return a[(slice(None),) * dim + (index, Ellipsis)]  # the Ellipsis keeps a 0-d result a view
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("slice", "SliceBackward0", VIEW, saves="meta")

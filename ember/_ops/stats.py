@@ -90,8 +90,11 @@ _prod_all.meta_(_sum_meta)
 
 @method()
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dim is not None and not isinstance(dim, int):
-        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    try:
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     try:
         if dim is None:
             return finish_out(dispatch(_prod_all, (input,), (tuple(range(input._data.ndim)), False, dtype)), out)
@@ -435,8 +438,11 @@ def _median_fn(name, ignore_nan, rtype):
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim == 0:
             return finish_out(rtype(input.clone(), _zeros_like_long(input)), out)
-        if input._data.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        try:
+            if input._data.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         return finish_out(rtype(*dispatch(dim_op, (input,), (d, keepdim))), out)
     fn.__name__ = name
     return method()(fn)

@@ -240,8 +240,11 @@ def _prep_softmax(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
     n = max(input.dim(), 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    try:
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input, dim % n if input.dim() else None
 
 

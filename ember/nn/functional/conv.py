@@ -70,7 +70,10 @@ def _check_conv(x, w, b, groups, name, transposed=False, params=()):
                                f"({dtype_word(b.dtype).lower()}) should be the same")
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    cin = w.shape[0] if transposed else w.shape[1] * groups
+    try:
+        cin = w.shape[0] if transposed else w.shape[1] * groups
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if x.shape[1] != cin:
         if transposed:
             raise RuntimeError(f"Given transposed=1, weight of size {list(w.shape)}, expected input "

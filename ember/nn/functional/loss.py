@@ -173,8 +173,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             return autocast_call("cross_entropy_loss", cross_entropy, input, target, weight, size_average,
                                  ignore_index, reduce, reduction, label_smoothing)
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    try:
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     cdim = 1 if input.dim() > 1 else 0
     try:
         if tuple(target.shape) == tuple(input.shape):  # class probabilities: torch tells them apart by shape

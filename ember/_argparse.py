@@ -653,8 +653,10 @@ def _which(entry, names, args):
     if len(names) == 1:
         return names[0]
     line = _call_text(entry)
-    if len({n for _, n in names}) > 1:  # one code object, several functions: the line must name one
-        names = [(s, n) for s, n in names if f"{n}(" in line]
+    if len({n for _, n in names}) > 1:  # one code object, several functions: the line or a local names one
+        held = {getattr(v, "__name__", None) for v in (entry.f_back.f_locals.values() if entry.f_back else ())
+                if getattr(getattr(v, "__func__", v), "__code__", None) is entry.f_code}
+        names = [(s, n) for s, n in names if f"{n}(" in line or n in held]
         if len({n for _, n in names}) != 1:
             return None
         if len(names) == 1:

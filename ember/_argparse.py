@@ -497,7 +497,7 @@ def _parser_name(space, name):
     """(table, name) of torch's parser for public `name` of `space`, or None."""
     if space == "nn":
         return _tables_functional().get(name)
-    key = (space if space in ("torch", "Tensor") else space, _PREFIX.get(space, "") + name)
+    key = (space, _PREFIX.get(space, "") + name)
     return key if key[1] in _tables().get(key[0], ()) else None
 
 

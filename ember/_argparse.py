@@ -574,7 +574,7 @@ def _kwnames(frame):
             kw = caller.f_locals.get(instrs[-2].argval)
             return tuple(kw) if isinstance(kw, dict) else None
         return None
-    if instrs[-1].opname == "CALL_KW":  # (3.13: the names are the constant loaded just before)
+    if instrs[-1].opname in ("CALL_KW", "CALL_FUNCTION_KW"):  # (3.13, 3.10: names are the constant just before)
         names = instrs[-2].argval if len(instrs) > 1 and instrs[-2].opname == "LOAD_CONST" else None
         return names if isinstance(names, tuple) else None
     for i in reversed(instrs[:-1]):

@@ -10,6 +10,8 @@ calls, reads it only while some thread has one open, so without one a factory pa
 
 import threading
 
+from ._argparse import call_error
+
 __all__ = ["device"]
 
 
@@ -97,6 +99,9 @@ def check_device(dev):
         return False
     if d.type == "meta":
         return True
-    if d.type == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    try:
+        if d.type == "cuda":
+            raise AssertionError("Torch not compiled with CUDA enabled")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     raise RuntimeError(f"ember only supports the cpu device, got {d}")

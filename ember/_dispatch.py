@@ -21,6 +21,7 @@ A new mode is a new handler, never a new branch here.
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -260,7 +261,11 @@ def dtype_error(error: str | Callable, d, args: tuple = ()) -> Exception:
 def require_dtype(t: Tensor, dtypes: frozenset, error: str | Callable, *others) -> None:
     """At a composite's entry: raise torch's error unless tensor `t`'s dtype (or, given `others`, the
     dtype `t` and `others` promote to) is in `dtypes`."""
-    d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
+    try:
+        d = t.dtype if not others else _dtypes.result_dtype((t,) + others)  # (ember dtypes: `.name` is plain)
+    except (AttributeError, TypeError) as e:  # not a tensor: NOTE [ Argument types on the error path ]
+        from ._argparse import call_error
+        raise call_error(e, sys._getframe(1)) from None
     if d.name not in dtypes:
         raise dtype_error(error, d) from None
 
@@ -594,6 +599,10 @@ def not_a_tensor(op, inputs, e: Exception) -> Exception:
     """The exception an op that failed with `e` on `inputs` raises (NOTE [ Inputs that are not tensors ])."""
     if type(e).__module__.startswith("numpy"):  # (NumPy's own TypeErrors are about dtypes, not inputs)
         return e
+    from ._argparse import call_error  # the user's call, checked against torch's signatures
+    err = call_error(e, sys._getframe(1))
+    if err is not e:
+        return err
     bad = next((i for i, t in enumerate(inputs) if not isinstance(t, (Tensor, bool, int, float, complex,
                                                                       np.number, np.bool_))), None)
     if bad is None and isinstance(e, AttributeError):  # a number where the kernel needed an array

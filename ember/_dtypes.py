@@ -13,6 +13,7 @@ import builtins
 import numpy as np
 
 from . import _naming
+from ._argparse import call_error
 
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast"]
 
@@ -85,8 +86,11 @@ def _load_bfloat16():
 
 def to_numpy(d):
     """The NumPy dtype that stores ember dtype `d`."""
-    if d._np is None:
-        _load_bfloat16()
+    try:
+        if d._np is None:
+            _load_bfloat16()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return d._np
 
 
@@ -254,4 +258,7 @@ def result_type(tensor=None, other=None, *, scalar=None, scalar1=None, scalar2=N
 
 def can_cast(from_, to):
     """torch.can_cast: casting allowed under torch's same-kind rules (no float -> int, no x -> bool)."""
-    return from_._cat <= to._cat
+    try:
+        return from_._cat <= to._cat
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None

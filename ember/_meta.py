@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes
+from ._argparse import call_error
 
 __all__ = ["MetaArray", "NoData", "meta_array", "derived_rule", "pointwise_strides", "torch_layout",
            "like_array", "with_strides", "broadcast_shapes",
@@ -130,7 +131,10 @@ def no_data(t) -> bool:
     are skipped for it. (`Tensor.is_meta` is the device a tensor reports, which a fake tensor does not.)
     vmap's BatchedTensor holds a MetaArray too, but its values exist, in its batch: checks on it must run (as
     ops, which vmap batches), so it says `_values_elsewhere`."""
-    return type(t._data) is MetaArray and not getattr(t, "_values_elsewhere", False)
+    try:
+        return type(t._data) is MetaArray and not getattr(t, "_values_elsewhere", False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def meta_array(shape, dtype, strides=None, offset=0) -> MetaArray:

@@ -102,6 +102,7 @@ def is_deterministic_algorithms_warn_only_enabled():
 # ---- torch.* settings and helpers of issue 15 (area T) ------------------------------------------------------
 
 from . import _naming  # noqa: E402
+from ._argparse import call_error  # noqa: E402
 
 _settings = {"matmul_precision": "highest", "debug_mode": 0, "warn_always": False}
 
@@ -258,7 +259,10 @@ finfo.__module__ = iinfo.__module__ = "ember"
 
 def to_dlpack(tensor):
     """A DLPack capsule of the tensor's memory (NumPy's exporter)."""
-    return tensor.numpy().__dlpack__()
+    try:
+        return tensor.numpy().__dlpack__()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):

@@ -520,11 +520,16 @@ def _root_start(a):
 
 def _wrap_dim(dim, ndim):
     n = ndim if ndim > 0 else 1
-    if not -n <= dim < n:
-        if not isinstance(dim, int):
-            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
+    try:
+        if -n <= dim < n:
+            return dim + n if dim < 0 else dim
+    except TypeError as e:  # a str or None dim: NOTE [ Argument types on the error path ] (ember/_argparse.py)
+        from ._argparse import call_error
+        raise call_error(e) from None
+    if not isinstance(dim, int):
+        from ._argparse import call_error
+        raise call_error(TypeError(f"dim must be an int, got {type(dim).__name__}")) from None
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
 
 
 # NOTE [ Strides of empty tensors ]

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import _modes, copy_into, dispatch, dispatch_inplace
 from .._size import Size
 from .._tensor import Tensor, _wrap, _wrap_dim, contiguous_strides
@@ -120,9 +121,11 @@ def arg_type_error(fn, arg, pos, expected, value, element=None) -> TypeError:
     """torch's TypeError for argument `arg` (at 1-based `pos`, None: passed by keyword) of `fn`."""
     where = f"{fn}(): argument '{arg}'" + (f" (position {pos})" if pos else "")
     if element is not None:  # (torch's words for a bad element name the argument's position, not the element's)
-        return TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error \"type must "
-                         f"be {expected},but got {type_name(value)}\"")
-    return TypeError(f"{where} must be {expected}, not {type_name(value)}")
+        e = TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error \"type must "
+                      f"be {expected},but got {type_name(value)}\"")
+    else:
+        e = TypeError(f"{where} must be {expected}, not {type_name(value)}")
+    return call_error(e, sys._getframe(1))  # torch's table, where it has the user's call, knows keyword from position
 
 
 def _is_int(v):
@@ -137,21 +140,30 @@ def int_tuple(v, n, fn, arg, pos):
             if not _is_int(x):
                 raise arg_type_error(fn, arg, pos, "tuple of ints", x, element=i)
         return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * n
-    if not _is_int(v):
-        raise arg_type_error(fn, arg, pos, "tuple of ints", v)
+    try:
+        if not _is_int(v):
+            raise arg_type_error(fn, arg, pos, "tuple of ints", v)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return (int(v),) * n
 
 
 def check_bool(v, fn, arg, pos):
     """torch's TypeError for a `bool` argument given anything but a bool."""
-    if not isinstance(v, (bool, np.bool_)):
-        raise arg_type_error(fn, arg, pos, "bool", v)
+    try:
+        if not isinstance(v, (bool, np.bool_)):
+            raise arg_type_error(fn, arg, pos, "bool", v)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)
-    out = tuple(_wrap_dim(d, ndim) for d in dims)
+    try:
+        out = tuple(_wrap_dim(d, ndim) for d in dims)
+    except (TypeError, IndexError) as e:  # not a sequence of ints: NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -275,18 +287,21 @@ def checked_scalar(value, np_dtype, numel=2, names=None):
             raise RuntimeError(f"value cannot be converted to type {word} without overflow")
         value = value.real
     kind = "f" if name == "bfloat16" else np_dtype.kind  # (ml_dtypes' bfloat16 is kind "V")
-    if kind in "iu":
-        info = np.iinfo(np_dtype)
-        if isinstance(value, int):
-            lo = -int(info.max) if kind == "u" else int(info.min)
-            ok = lo <= value <= int(info.max)
-            if ok and value < 0 and kind == "u":
-                value += int(info.max) + 1  # wraps, as torch's conversion does
-        else:
-            ok = value == value and float(info.min) <= value <= float(info.max)
-        if not ok:
-            raise RuntimeError(f"value cannot be converted to type {word} without overflow")
-        return value
+    try:
+        if kind in "iu":
+            info = np.iinfo(np_dtype)
+            if isinstance(value, int):
+                lo = -int(info.max) if kind == "u" else int(info.min)
+                ok = lo <= value <= int(info.max)
+                if ok and value < 0 and kind == "u":
+                    value += int(info.max) + 1  # wraps, as torch's conversion does
+            else:
+                ok = value == value and float(info.min) <= value <= float(info.max)
+            if not ok:
+                raise RuntimeError(f"value cannot be converted to type {word} without overflow")
+            return value
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if kind == "f" and word != "double" and name != "float64":
         f = float(value)
         big = float(np.finfo(np_dtype).max) if name != "bfloat16" else 3.3895313892515355e38

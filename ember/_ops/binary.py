@@ -10,6 +10,7 @@ kernel; the scalar is an input (it takes part in dtype promotion) but never gets
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import (
     COMPLEX,
     FLOATING,
@@ -246,8 +247,11 @@ def _heaviside(a, b):
 
 @method()
 def heaviside(input, values, *, out=None):
-    if input.dtype != values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    try:
+        if input.dtype != values.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(dispatch(_heaviside, (input, values)), out)
 
 
@@ -258,8 +262,11 @@ Tensor.heaviside_ = lambda self, values: dispatch_inplace(_heaviside, self, (sel
 
 def _lerp_kernel(a, b, w):
     d = np.subtract(b, a)
-    return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - np.asarray(w))).astype(np.result_type(a, b),
-                                                                                  copy=False)
+    try:
+        return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - np.asarray(w))).astype(np.result_type(a, b),
+                                                                                      copy=False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("lerp", "LerpBackward0", POINTWISE, "same", saves="none", dtypes=FLOATING | COMPLEX,
@@ -294,8 +301,11 @@ def _lerp_args(input, end, weight):
 def check_lerp_dtypes(input, end, weight):
     """torch's lerp refuses an `end` (or tensor `weight`) of another dtype than the input's."""
     cpp = _dtypes.CPP_NAME  # (torch's message names the C++ types: "expected dtype double for `end` ...")
-    if input.dtype != end.dtype:
-        raise RuntimeError(f"expected dtype {cpp[input.dtype.name]} for `end` but got dtype {cpp[end.dtype.name]}")
+    try:
+        if input.dtype != end.dtype:
+            raise RuntimeError(f"expected dtype {cpp[input.dtype.name]} for `end` but got dtype {cpp[end.dtype.name]}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if isinstance(weight, Tensor):
         if weight.dtype != input.dtype:
             raise RuntimeError(f"expected dtype {cpp[input.dtype.name]} for `weight` but got dtype "
@@ -321,7 +331,10 @@ Tensor.lerp_ = _lerp_
 def _addcmul(a, t1, t2, value):
     if a.dtype.kind in "iu":
         value = int(value)  # torch casts the scalar to the integer dtype (0.5 -> 0)
-    return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+    try:
+        return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @_addcmul.derivative_
@@ -411,10 +424,13 @@ Tensor.__irshift__ = Tensor.bitwise_right_shift_
 
 @method()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if input.dtype != other.dtype:
-        raise RuntimeError(f"{dtype_word(input.dtype)} did not match {dtype_word(other.dtype)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    try:
+        if input.dtype != other.dtype:
+            raise RuntimeError(f"{dtype_word(input.dtype)} did not match {dtype_word(other.dtype)}")
+        if rtol < 0:
+            raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     return dispatch(_isclose, (input, other), (rtol, atol, equal_nan))

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, like_array, like_strides, meta_array
 from .._tensor import Tensor, _wrap
@@ -21,13 +22,19 @@ from .shape import cat, stack
 
 def atleast_1d(*tensors):
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
-    out = tuple(t.reshape(1) if t.dim() == 0 else t for t in ts)
+    try:
+        out = tuple(t.reshape(1) if t.dim() == 0 else t for t in ts)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else out
 
 
 def atleast_2d(*tensors):
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
-    out = tuple(t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in ts)
+    try:
+        out = tuple(t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in ts)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return out[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else out
 
 
@@ -35,8 +42,11 @@ def atleast_3d(*tensors):
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
 
     def lift(t):
-        if t.dim() == 0:
-            return t.reshape(1, 1, 1)
+        try:
+            if t.dim() == 0:
+                return t.reshape(1, 1, 1)
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         if t.dim() == 1:
             return t.unsqueeze(0).unsqueeze(-1)
         return t.unsqueeze(-1) if t.dim() == 2 else t
@@ -45,22 +55,34 @@ def atleast_3d(*tensors):
 
 
 def hstack(tensors, *, out=None):
-    ts = atleast_1d(tuple(tensors))
+    try:
+        ts = atleast_1d(tuple(tensors))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
-    return cat(atleast_2d(tuple(tensors)), 0, out=out)
+    try:
+        return cat(atleast_2d(tuple(tensors)), 0, out=out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def dstack(tensors, *, out=None):
-    return cat(atleast_3d(tuple(tensors)), 2, out=out)
+    try:
+        return cat(atleast_3d(tuple(tensors)), 2, out=out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def column_stack(tensors, *, out=None):
     if _modes:  # (V) a list of tensors: torch's vmap has no fallback
         refuse_under_vmap("column_stack", (tensors,), "no_fallback")
-    ts = tuple(t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors)
+    try:
+        ts = tuple(t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return cat(ts, 1, out=out)
 
 
@@ -109,8 +131,11 @@ def repeat(self, *sizes, repeats=None):
 @method()
 def tile(input, *dims_, dims=None):  # (Tensor.tile(2, 3), tile(x, (2, 3)), tile(x, dims=...))
     dims = as_shape(dims_ if dims is None else (dims,))
-    if len(dims) < input._data.ndim:
-        dims = (1,) * (input._data.ndim - len(dims)) + tuple(dims)
+    try:
+        if len(dims) < input._data.ndim:
+            dims = (1,) * (input._data.ndim - len(dims)) + tuple(dims)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input.repeat(*dims)
 
 
@@ -164,7 +189,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{repeats.shape[0]} and input.size({d}) = {x.shape[d]}")
         return x.index_select(d, dispatch(_repeat_counts, (repeats,), (output_size,)))
-    n = int(repeats)
+    try:
+        n = int(repeats)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n < 0:
         raise RuntimeError("repeats can not be negative")
     xe = x.unsqueeze(d + 1)
@@ -198,20 +226,29 @@ _flip.meta_(lambda a, dims: meta_array(a.shape, a._data.dtype, like_strides(a)))
 @method()
 def flip(input, *dims_, dims=None):
     dims = as_shape(dims_ if dims is None else (dims,))
-    return dispatch(_flip, (input,), (wrap_dims(dims, input._data.ndim) if input._data.ndim else (),))
+    try:
+        return dispatch(_flip, (input,), (wrap_dims(dims, input._data.ndim) if input._data.ndim else (),))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @method()
 def fliplr(input):
-    if input._data.ndim < 2:
-        raise RuntimeError("Input must be >= 2-d.")
+    try:
+        if input._data.ndim < 2:
+            raise RuntimeError("Input must be >= 2-d.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input.flip(1)
 
 
 @method()
 def flipud(input):
-    if input._data.ndim < 1:
-        raise RuntimeError("Input must be >= 1-d.")
+    try:
+        if input._data.ndim < 1:
+            raise RuntimeError("Input must be >= 1-d.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input.flip(0)
 
 
@@ -271,16 +308,19 @@ def _(a, k, dims):
 
 @method()
 def rot90(input, k=1, dims=(0, 1)):
-    dims = tuple(dims)
-    n = input._data.ndim
-    if len(dims) != 2:
-        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
-    if n < 2:
-        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
-    d = wrap_dims(dims, n) if dims[0] % n != dims[1] % n else None
-    if d is None:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
-    return dispatch(_rot90, (input,), (k % 4, d))
+    try:
+        dims = tuple(dims)
+        n = input._data.ndim
+        if len(dims) != 2:
+            raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+        if n < 2:
+            raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+        d = wrap_dims(dims, n) if dims[0] % n != dims[1] % n else None
+        if d is None:
+            raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+        return dispatch(_rot90, (input,), (k % 4, d))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 # ---- diagonals and trace -------------------------------------------------------------------------------
@@ -316,7 +356,10 @@ def _(a, offset, d1, d2):
 
 @method()
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    n = input._data.ndim + 1
+    try:
+        n = input._data.ndim + 1
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -325,7 +368,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 @method()
 def diag(input, diagonal=0, *, out=None):
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n == 1:
         return finish_out(input.diag_embed(diagonal), out, check_grad=False)
     if n == 2:
@@ -335,7 +381,10 @@ def diag(input, diagonal=0, *, out=None):
 
 @method()
 def diagflat(input, offset=0):
-    return input.reshape(-1).diag_embed(offset)
+    try:
+        return input.reshape(-1).diag_embed(offset)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("trace", "TraceBackward0", SHAPE, saves="meta", dtypes=NUMERIC, error="trace")
@@ -356,8 +405,11 @@ _trace.meta_(lambda a: meta_array((), _dtypes.int64 if a._data.dtype.kind in "bi
 
 @method()
 def trace(input):
-    if input._data.ndim != 2:
-        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
+    try:
+        if input._data.ndim != 2:
+            raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_trace, (input,))
 
 
@@ -385,7 +437,10 @@ def _cross_t(a, b, dim):
 
 
 def _cross_dim(input, other, dim, default_first):
-    shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    try:
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input._data.ndim != other._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:
@@ -406,14 +461,20 @@ def cross(input, other, dim=None, *, out=None):
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):
-    if input.dtype is not other.dtype:  # (torch's linalg.cross does not promote; torch.cross does)
-        raise RuntimeError(f"expected scalar type {dtype_word(input.dtype)} but found {dtype_word(other.dtype)}")
+    try:
+        if input.dtype is not other.dtype:  # (torch's linalg.cross does not promote; torch.cross does)
+            raise RuntimeError(f"expected scalar type {dtype_word(input.dtype)} but found {dtype_word(other.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(dispatch(_cross, (input, other), (_cross_dim(input, other, dim, False),)), out)
 
 
 @method()
 def kron(input, other, *, out=None):
-    n = max(input.dim(), other.dim())
+    try:
+        n = max(input.dim(), other.dim())
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     a = input.reshape((1,) * (n - input.dim()) + tuple(input.shape))
     b = other.reshape((1,) * (n - other.dim()) + tuple(other.shape))
     a_shape, b_shape = [], []
@@ -427,9 +488,12 @@ def kron(input, other, *, out=None):
 def cartesian_prod(*tensors):
     from .creation import meshgrid
 
-    for t in tensors:
-        if t.dim() != 1:
-            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    try:
+        for t in tensors:
+            if t.dim() != 1:
+                raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -439,10 +503,16 @@ def cartesian_prod(*tensors):
 def combinations(input, r=2, with_replacement=False):
     from .creation import tensor
 
-    if input.dim() != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
-    if r < 0:
-        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    try:
+        if input.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    try:
+        if r < 0:
+            raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if r == 0:
         return input.new_empty((0,))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
@@ -487,10 +557,13 @@ def _(*tensors):
 
 
 def block_diag(*tensors):
-    for i, t in enumerate(tensors):
-        if t.dim() > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
-                               f"{t.dim()} dimensions")
+    try:
+        for i, t in enumerate(tensors):
+            if t.dim() > 2:
+                raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                                   f"{t.dim()} dimensions")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not tensors:
         return _wrap(np.empty((1, 0), np.float32))
     return dispatch(_block_diag, tuple(tensors))
@@ -554,13 +627,16 @@ def _autocasting():
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    if x1.dim() < 2 or x2.dim() < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
-                           f"{x2.shape[-1]}")
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
+    try:
+        if x1.dim() < 2 or x2.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+        if x1.shape[-1] != x2.shape[-1]:
+            raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                               f"{x2.shape[-1]}")
+        if p < 0:
+            raise RuntimeError("cdist only supports non-negative p values")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if x1.dtype is not x2.dtype and not _autocasting():  # (autocast casts both to float32 first)
         raise RuntimeError(f"expected scalar type {dtype_word(x1.dtype)} but found {dtype_word(x2.dtype)}")
     return dispatch(_cdist, (x1, x2), (float(p),))

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
@@ -226,7 +227,10 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     check_device(device)
     if isinstance(ext_tensor, Tensor):
         return ext_tensor.clone() if copy else ext_tensor
-    arr = np.from_dlpack(ext_tensor)
+    try:
+        arr = np.from_dlpack(ext_tensor)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return _wrap(arr.copy() if copy else arr)
 
 
@@ -335,7 +339,10 @@ _empty_like.meta_(lambda a, dtype: meta_array(a.shape, dtype, _like_strides(a)))
 def _like(name, fill):
     def fn(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
            pin_memory=False):
-        meta = check_device(device) if device is not None else input.is_meta  # (no default device)
+        try:
+            meta = check_device(device) if device is not None else input.is_meta  # (no default device)
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         d = dtype if dtype is not None else input.dtype
         if meta:
             t = _wrap(meta_array(input.shape, d, _like_strides(input)))
@@ -463,8 +470,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in vals)
         dtype = _dtypes.get_default_dtype() if is_float else _dtypes.int64
-    if not np.isfinite(end - start):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    try:
+        if not np.isfinite(end - start):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))
@@ -557,15 +567,21 @@ _triu.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
 
 @method()
 def tril(input, diagonal=0, *, out=None):
-    if input._data.ndim < 2:
-        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    try:
+        if input._data.ndim < 2:
+            raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(dispatch(_tril, (input,), (diagonal,)), out)
 
 
 @method()
 def triu(input, diagonal=0, *, out=None):
-    if input._data.ndim < 2:
-        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    try:
+        if input._data.ndim < 2:
+            raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(dispatch(_triu, (input,), (diagonal,)), out)
 
 
@@ -586,7 +602,10 @@ def meshgrid(*tensors, indexing=None):
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
-    shape = tuple(t.numel() for t in ts)
+    try:
+        shape = tuple(t.numel() for t in ts)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = len(ts)
     out = [t.reshape(tuple(-1 if i == k else 1 for i in range(n))).expand(shape) for k, t in enumerate(ts)]
     if swap:  # 'xy' is 'ij' on the first two inputs swapped, with the first two outputs swapped back

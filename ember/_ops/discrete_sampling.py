@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import FLOATING, POINTWISE, dispatch, dtype_word
 from .._meta import broadcast_shapes, like_strides, meta_array
 from .._tensor import Tensor
@@ -324,8 +325,11 @@ def binomial(count, prob, generator=None):
             raise ValueError(
                 f"binomial only supports floating-point dtypes for {what}, got: {dtype_word(t.dtype)}"
             )
-    if prob.dtype is not count.dtype:
-        raise RuntimeError(f"Found dtype {dtype_word(prob.dtype)} but expected {dtype_word(count.dtype)}")
+    try:
+        if prob.dtype is not count.dtype:
+            raise RuntimeError(f"Found dtype {dtype_word(prob.dtype)} but expected {dtype_word(count.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     shape = broadcast_shapes(tuple(count.shape), tuple(prob.shape))
     if shape != tuple(count.shape) and count.numel() != 0:
         warnings.warn(

@@ -8,6 +8,7 @@ gradients ] in linalg_ext.py and are written in ember ops.
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
@@ -63,15 +64,21 @@ _LINALG_ERRORS = {  # name: (float16 / bfloat16 error, integer / bool error)
 def require_linalg_dtype(name, A, low_ok=False):
     """Raise torch's error for `name` unless LAPACK takes A's dtype (or, with `low_ok`, it is a
     float16 / bfloat16 that the function computes without LAPACK)."""
-    d = A.dtype
+    try:
+        d = A.dtype
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if d.name not in _LINALG_DTYPES and not (low_ok and d.name in ("float16", "bfloat16")):
         low, other = _LINALG_ERRORS[name]
         raise (low if d.name in ("float16", "bfloat16") else other)(d, A)
 
 
 def _check_square(name, A):
-    if A.dim() < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -261,9 +268,12 @@ def _(grads, a, b, vector, check, *, out):
 
 
 def _solve_args(A, B, left):
-    if A.dtype is not B.dtype and (A.is_floating_point() or A.is_complex()):
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{dtype_word(A.dtype)} and B of type {dtype_word(B.dtype)} instead")
+    try:
+        if A.dtype is not B.dtype and (A.is_floating_point() or A.is_complex()):
+            raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                               f"{dtype_word(A.dtype)} and B of type {dtype_word(B.dtype)} instead")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _check_square("solve", A)
     if not left:
         A, B = A.mT, B.mT
@@ -314,8 +324,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
             return r
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
-    if B.dim() < 1:
-        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    try:
+        if B.dim() < 1:
+            raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if A.dtype is not B.dtype:
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
                            f"dtype {dtype_word(A.dtype)} and other's dtype {dtype_word(B.dtype)}")
@@ -522,8 +535,11 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
-    if A.dim() < 2:
-        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_linalg_dtype("qr", A)
     return finish_out(return_types.linalg_qr(*dispatch(_qr, (A,), (mode,))), out)
 
@@ -560,8 +576,11 @@ def geqrf(input, *, out=None):
             return autocast_call("geqrf", geqrf, input, out=out)
     from ._util import finish_out
 
-    if input.dim() < 2:
-        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    try:
+        if input.dim() < 2:
+            raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or input.dtype.itemsize == 2:
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{dtype_word(input.dtype)}'")
     return finish_out(return_types.geqrf(*dispatch(_geqrf, (input,))), out)
@@ -668,8 +687,11 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_svd", svd, A, full_matrices, driver=driver, out=out)
-    if A.dim() < 2:
-        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_linalg_dtype("svd", A)
     return finish_out(return_types.linalg_svd(*dispatch(_svd, (A,), (bool(full_matrices),))), out)
 
@@ -736,13 +758,16 @@ def pinv_array(a, atol, rtol, hermitian):
         u, s, vh = svd_arrays(a)
     if np.isnan(s).any():  # a matrix with an infinity: every singular value drops, the result is zero
         u, vh = np.where(np.isnan(u), 0, u), np.where(np.isnan(vh), 0, vh)
-    with np.errstate(all="ignore"):
-        top = np.max(s, -1, keepdims=True, initial=0)
-        if np.isnan(s).any():  # (the largest singular value is NaN where one is, as in torch)
-            top = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, top)
-        tol = np.maximum(atol, rtol * top)
-        sinv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(s.dtype)
-        return (np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :]) @ np.swapaxes(u, -1, -2).conj()
+    try:
+        with np.errstate(all="ignore"):
+            top = np.max(s, -1, keepdims=True, initial=0)
+            if np.isnan(s).any():  # (the largest singular value is NaN where one is, as in torch)
+                top = np.where(np.isnan(s).any(-1, keepdims=True), np.nan, top)
+            tol = np.maximum(atol, rtol * top)
+            sinv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(s.dtype)
+            return (np.swapaxes(vh, -1, -2).conj() * sinv[..., None, :]) @ np.swapaxes(u, -1, -2).conj()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("linalg_pinv", "LinalgPinvBackward0", MATMUL, saves="all", save_output=True)
@@ -760,9 +785,12 @@ def _(g, a, atol, rtol, hermitian, *, out):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    if A.dim() < 2:
-        raise RuntimeError(f"linalg.pinv({dtype_word(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or "
-                           "more dimensions of float, double, cfloat or cdouble types")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError(f"linalg.pinv({dtype_word(A.dtype)}{{{list(A.shape)}}}): expected a tensor with 2 or "
+                               "more dimensions of float, double, cfloat or cdouble types")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_linalg_dtype("pinv", A)
     eps = np.finfo(A._data.dtype).eps if A._data.dtype.kind == "f" else 1e-7
     r = rtol if rtol is not None else (0.0 if atol is not None and atol > 0 else max(A.shape[-2:]) * eps)
@@ -789,8 +817,11 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
         if autocasting():
             return autocast_call("linalg_matrix_rank", matrix_rank, A, atol=atol, rtol=rtol,
                                  hermitian=hermitian, out=out)
-    if A.dim() < 2:
-        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_linalg_dtype("matrix_rank", A)
     return finish_out(dispatch(_matrix_rank, (A,), (atol, rtol, hermitian)), out)
 
@@ -825,8 +856,11 @@ Tensor.pinverse = lambda self, rcond=1e-15: _torch_pinverse(self, rcond)
 Tensor.matrix_power = lambda self, n: matrix_power(self, n)
 def logdet(A):
     """log det(A): nan for a negative determinant, -inf for a singular matrix (as torch)."""
-    if A.dim() >= 2:
-        require_linalg_dtype("logdet", A)
+    try:
+        if A.dim() >= 2:
+            require_linalg_dtype("logdet", A)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     sign, logabs = slogdet(A)
     if A.is_complex():  # log of the complex determinant: log|det| + i arg(det)
         return logabs + (sign.imag + 0.0).atan2(sign.real) * 1j  # (+0: a sign of -1 gives +pi, as torch)

@@ -20,6 +20,7 @@ matches torch's. (Meta tensors follow torch's meta kernels instead: NOTE [ FFT l
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import COMPLEX, OTHER, _modes, defop, dispatch
 from .._meta import like_strides, meta_array, real_dtype
 from ._util import finish_out, wrap_dim
@@ -184,7 +185,10 @@ def _norm_mode(norm, forward):
 
 def _promote(x, require_complex=False):
     """torch's promote_tensor_fft: integers to the default float dtype; float32/float64 (and complex) only."""
-    d = x.dtype
+    try:
+        d = x.dtype
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if d.is_complex:
         return x
     if not d.is_floating_point:
@@ -233,14 +237,20 @@ def _c2r(x, dims, norm, last_dim_size):
 def _one_dim(name, x, n, dim):
     dim = _wrap(dim, x.dim())
     size = x.shape[dim] if n is None else n
-    if size < 1:
-        raise RuntimeError(f"Invalid number of data points ({size}) specified")
+    try:
+        if size < 1:
+            raise RuntimeError(f"Invalid number of data points ({size}) specified")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dim, size
 
 
 def _fft_r2c_1d(name, x, n, dim, norm, forward, onesided):
-    if x.is_complex():
-        raise RuntimeError(f"{name} expects a real input tensor, but got {_dtypes._WORD[x.dtype.name]}")
+    try:
+        if x.is_complex():
+            raise RuntimeError(f"{name} expects a real input tensor, but got {_dtypes._WORD[x.dtype.name]}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     x = _promote(x)
     dim, size = _one_dim(name, x, n, dim)
     if n is not None:
@@ -260,8 +270,11 @@ def _fft_c2r_1d(name, x, n, dim, norm, forward):
     x = _promote(x, True)
     dim = _wrap(dim, x.dim())
     size = 2 * (x.shape[dim] - 1) if n is None else n
-    if size < 1:
-        raise RuntimeError(f"Invalid number of data points ({size}) specified")
+    try:
+        if size < 1:
+            raise RuntimeError(f"Invalid number of data points ({size}) specified")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n is not None:
         x = _resize(x, [dim], [size // 2 + 1])
     if forward:
@@ -278,8 +291,11 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("fft_fft", fft, input, n, dim, norm, out=out)
-    if input.is_complex():
-        return finish_out(_fft_c2c_1d("fft", input, n, dim, norm, True), out)
+    try:
+        if input.is_complex():
+            return finish_out(_fft_c2c_1d("fft", input, n, dim, norm, True), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(_fft_r2c_1d("fft", input, n, dim, norm, True, False), out)
 
 
@@ -289,8 +305,11 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("fft_ifft", ifft, input, n, dim, norm, out=out)
-    if input.is_complex():
-        return finish_out(_fft_c2c_1d("ifft", input, n, dim, norm, False), out)
+    try:
+        if input.is_complex():
+            return finish_out(_fft_c2c_1d("ifft", input, n, dim, norm, False), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(_fft_r2c_1d("ifft", input, n, dim, norm, False, False), out)
 
 
@@ -335,26 +354,29 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def _shape_and_dims(x, s, dim):
     """torch's canonicalize_fft_shape_and_dim_args: (the signal sizes, the dims they transform)."""
-    ndim = x.dim()
-    dims = None
-    if dim is not None:
-        dim = [dim] if isinstance(dim, int) else list(dim)
-        dims = [_wrap(d, ndim) for d in dim]
-        if len(set(dims)) != len(dims):
-            raise RuntimeError("FFT dims must be unique")
-    if s is not None:
-        s = [s] if isinstance(s, int) else list(s)
-        if dims is not None and len(dims) != len(s):
-            raise RuntimeError("When given, dim and shape arguments must have the same length")
-        if len(s) > ndim:
-            raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions.")
-        if dims is None:
-            dims = list(range(ndim - len(s), ndim))
-        shape = [x.shape[d] if n == -1 else int(n) for n, d in zip(s, dims)]
-    elif dims is None:
-        dims, shape = list(range(ndim)), list(x.shape)
-    else:
-        shape = [x.shape[d] for d in dims]
+    try:
+        ndim = x.dim()
+        dims = None
+        if dim is not None:
+            dim = [dim] if isinstance(dim, int) else list(dim)
+            dims = [_wrap(d, ndim) for d in dim]
+            if len(set(dims)) != len(dims):
+                raise RuntimeError("FFT dims must be unique")
+        if s is not None:
+            s = [s] if isinstance(s, int) else list(s)
+            if dims is not None and len(dims) != len(s):
+                raise RuntimeError("When given, dim and shape arguments must have the same length")
+            if len(s) > ndim:
+                raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions.")
+            if dims is None:
+                dims = list(range(ndim - len(s), ndim))
+            shape = [x.shape[d] if n == -1 else int(n) for n, d in zip(s, dims)]
+        elif dims is None:
+            dims, shape = list(range(ndim)), list(x.shape)
+        else:
+            shape = [x.shape[d] for d in dims]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for n in shape:
         if n <= 0:
             raise RuntimeError(f"Invalid number of data points ({n}) specified")
@@ -404,8 +426,11 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("fft_rfftn", rfftn, input, s, dim, norm, out=out)
-    if input.is_complex():
-        raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_dtypes._WORD[input.dtype.name]}")
+    try:
+        if input.is_complex():
+            raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_dtypes._WORD[input.dtype.name]}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("rfftn must transform at least one axis")
@@ -436,8 +461,11 @@ def hfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The inverse of `hfftn`: the one-sided half of the inverse transform of real `input`."""
-    if input.is_complex():
-        raise RuntimeError(f"Only supports floating-point dtypes, but found: {_dtypes._WORD[input.dtype.name]}")
+    try:
+        if input.is_complex():
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {_dtypes._WORD[input.dtype.name]}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
@@ -535,8 +563,11 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
 def _shift(x, dim, half):
     from .copying import roll
 
-    dims = list(range(x.dim())) if dim is None else [wrap_dim(d, x.dim()) for d in
-                                                      ([dim] if isinstance(dim, int) else dim)]
+    try:
+        dims = list(range(x.dim())) if dim is None else [wrap_dim(d, x.dim()) for d in
+                                                          ([dim] if isinstance(dim, int) else dim)]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not dims:  # (a 0-d tensor: roll's own refusal)
         raise RuntimeError("`shifts` required")
     return roll(x, [half(x.shape[d]) for d in dims], dims)

@@ -7,6 +7,7 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
 from .._tensor import Tensor
@@ -161,8 +162,11 @@ def mm(input, mat2, *, out=None):
             return autocast_call("mm", mm, input, mat2, out=out)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+    try:
+        if mat2._data.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(input._data.shape)} and "
                            f"{_shape_str(mat2._data.shape)})")
@@ -178,8 +182,11 @@ def bmm(input, mat2, *, out=None):
             return autocast_call("bmm", bmm, input, mat2, out=out)
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if mat2._data.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
+    try:
+        if mat2._data.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     a, b = input._data.shape, mat2._data.shape
     if a[0] != b[0] or a[2] != b[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] but "
@@ -190,9 +197,12 @@ def bmm(input, mat2, *, out=None):
 
 @method()
 def mv(input, vec, *, out=None):
-    if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
-                           f"{vec._data.ndim}")
+    try:
+        if input._data.ndim != 2 or vec._data.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
+                               f"{vec._data.ndim}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
                            f"({_shape_str(input._data.shape)}), vec ({vec._data.shape[0]})")
@@ -202,8 +212,11 @@ def mv(input, vec, *, out=None):
 
 @method()
 def dot(input, tensor, *, out=None):
-    if input._data.ndim != 1 or tensor._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    try:
+        if input._data.ndim != 1 or tensor._data.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n, m = input._data.shape[0], tensor._data.shape[0]
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
@@ -230,8 +243,11 @@ def _(g, a, b):  # torch's formulas, complex ones included (vdot is not holomorp
 @method()
 def vdot(input, other, *, out=None):
     """The dot product with the first vector conjugated (for real vectors, `dot`)."""
-    if input._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    try:
+        if input._data.ndim != 1 or other._data.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n, m = input._data.shape[0], other._data.shape[0]
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
@@ -297,7 +313,10 @@ Tensor.__rmatmul__ = _rmatmul_op
 
 def _parse_einsum(equation, shapes):
     """Expand '...' and an implicit output; return (input subscripts, output subscript)."""
-    eq = equation.replace(" ", "")
+    try:
+        eq = equation.replace(" ", "")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     lhs, arrow, rhs = eq.partition("->")
     ins = lhs.split(",")
     if len(ins) != len(shapes):
@@ -406,7 +425,10 @@ def einsum(equation, *operands):
     """Einstein summation (``einsum("ij,jk->ik", a, b)``), differentiable to any order."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    ins, out = _parse_einsum(equation, [o.shape for o in operands])
+    try:
+        ins, out = _parse_einsum(equation, [o.shape for o in operands])
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     ops = list(operands)
     # letters repeated inside one operand select its diagonal first, so the primitive never sees them
     for i, s in enumerate(ins):

@@ -18,6 +18,7 @@ NOTE [ Decomposition gradients ]
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word
 from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
 from .._tensor import Tensor
@@ -116,10 +117,13 @@ def _shape_str(s):
 
 def _check_mm(a, b, c, name):
 
-    if a.dim() != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {a.dim()}-D tensor")
-    if b.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {b.dim()}-D tensor")
+    try:
+        if a.dim() != 2:
+            raise RuntimeError(f"mat1 must be a matrix, got {a.dim()}-D tensor")
+        if b.dim() != 2:
+            raise RuntimeError(f"mat2 must be a matrix, got {b.dim()}-D tensor")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
                            f"{_shape_str(b.shape)})")
@@ -128,9 +132,12 @@ def _check_mm(a, b, c, name):
 
 def _check_self_dtype(c, a, b):
     """torch's addmm / addbmm dtype checks: self against mat2, then mat1 against mat2."""
-    if c.dtype is not b.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {dtype_word(c.dtype)} and "
-                           f"{dtype_word(b.dtype)}")
+    try:
+        if c.dtype is not b.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {dtype_word(c.dtype)} and "
+                               f"{dtype_word(b.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if a.dtype is not b.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {dtype_word(a.dtype)} and "
                            f"{dtype_word(b.dtype)}")
@@ -156,8 +163,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 @method()
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    if mat.dim() != 2 or vec.dim() != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    try:
+        if mat.dim() != 2 or vec.dim() != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), mat "
                            f"({_shape_str(mat.shape)}), vec ({vec.shape[0]})")
@@ -168,8 +178,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 
 def _check_bmm(b1, b2):
-    if b1.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
+    try:
+        if b1.dim() != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if b2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
@@ -227,9 +240,12 @@ Tensor.addbmm_ = lambda self, batch1, batch2, *, beta=1, alpha=1: _addbmm_(self,
 
 @method("outer", "ger")
 def outer(input, vec2, *, out=None):
-    if input.dim() != 1 or vec2.dim() != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D" if input.dim() != 1 else
-                           f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    try:
+        if input.dim() != 1 or vec2.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D" if input.dim() != 1 else
+                               f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(input.reshape(-1, 1) * vec2, out)
 
 
@@ -238,8 +254,11 @@ public["ger"] = outer
 
 @method()
 def inner(input, other, *, out=None):
-    if input.dim() == 0 or other.dim() == 0:
-        return finish_out(input * other, out)
+    try:
+        if input.dim() == 0 or other.dim() == 0:
+            return finish_out(input * other, out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
@@ -256,13 +275,16 @@ def tensordot(a, b, dims=2, out=None):
         dims = dims.tolist()
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    if isinstance(dims, int):
-        if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
-    else:
-        da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
-    da, db = list(wrap_dims(da, a.dim())) if da else [], list(wrap_dims(db, b.dim())) if db else []
+    try:
+        if isinstance(dims, int):
+            if dims < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+        else:
+            da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+        da, db = list(wrap_dims(da, a.dim())) if da else [], list(wrap_dims(db, b.dim())) if db else []
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for x, y in zip(da, db):
         if a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
@@ -280,7 +302,10 @@ def multi_dot(tensors, *, out=None):
     ts = list(tensors)
     if len(ts) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
-    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    try:
+        first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if first_vec:
         ts[0] = ts[0].unsqueeze(0)
     if last_vec:
@@ -301,8 +326,11 @@ def chain_matmul(*matrices, out=None):
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
                   "multiple parameters.", UserWarning, stacklevel=2)
-    if len(matrices) == 1:
-        return matrices[0].clone()
+    try:
+        if len(matrices) == 1:
+            return matrices[0].clone()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return multi_dot(matrices, out=out)
 
 
@@ -365,21 +393,28 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{dtype_word(x.dtype)}")
-    n = x._data.ndim
-    dims = tuple(range(n)) if dim is None else (wrap_dims(dim, n) if n else ())
-    if x._data.size == 0 and ord < 0 or (x._data.size == 0 and ord == np.inf and dim is None):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                           "operation does not have an identity")
-    r = dispatch(_vector_norm, (x,), (float(ord), dims, keepdim, None if dtype is None else _dtypes.to_numpy(dtype)))
+    try:
+        if not (x.dtype.is_floating_point or x.dtype.is_complex):
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                               f"{dtype_word(x.dtype)}")
+        n = x._data.ndim
+        dims = tuple(range(n)) if dim is None else (wrap_dims(dim, n) if n else ())
+        if x._data.size == 0 and ord < 0 or (x._data.size == 0 and ord == np.inf and dim is None):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        np_dtype = None if dtype is None else _dtypes.to_numpy(dtype)
+        r = dispatch(_vector_norm, (x,), (float(ord), dims, keepdim, np_dtype))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(r, out)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     from .factorizations import require_linalg_dtype
 
     require_linalg_dtype("matrix_norm", A, low_ok=ord not in (2, -2, "nuc"))  # svd-based ones need LAPACK

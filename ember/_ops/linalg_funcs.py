@@ -8,6 +8,7 @@ the products of Householder reflectors are written in ember ops, so autograd dif
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array, no_data
 from ._util import finish_out, method, public
@@ -99,8 +100,11 @@ def eig(A, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_eig", eig, A, out=out)
-    if A.dim() < 2:
-        raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.eig: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _square("linalg.eig", A)
     return finish_outs(return_types.linalg_eig(*dispatch(_eig, (A,), (True,))), out, return_types.linalg_eig)
 
@@ -111,8 +115,11 @@ def eigvals(A, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_eigvals", eigvals, A, out=out)
-    if A.dim() < 2:
-        raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _square("linalg.eigvals", A)
     # (torch differentiates eigvals through eig, which refuses a non-finite input)
     return finish_out(dispatch(_eig, (A,), (A.requires_grad,))[0], out)
@@ -200,8 +207,11 @@ def _(g, a):
 @method()
 def matrix_exp(input):
     """The matrix exponential of each square matrix."""
-    if input.dim() < 2:
-        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    try:
+        if input.dim() < 2:
+            raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _square("linalg.matrix_exp", input)
     return dispatch(_matrix_exp, (input,))
 
@@ -283,8 +293,11 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     name = "torch.ormqr"
     if A.dim() < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
-    if C.dim() < 2:
-        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    try:
+        if C.dim() < 2:
+            raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     along = -2 if left else -1
     if C.shape[along] != A.shape[-2]:
         raise RuntimeError(f"{name}: other.shape[{along}] must be equal to input.shape[-2]")
@@ -369,9 +382,12 @@ def vecdot(x, y, *, dim=-1, out=None):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
                            f"{dtype_word(x.dtype)}")
-    if x.dtype != y.dtype:
-        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
-                           f"{dtype_word(x.dtype)} and y of type {dtype_word(y.dtype)} instead")
+    try:
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                               f"{dtype_word(x.dtype)} and y of type {dtype_word(y.dtype)} instead")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if x.dim() == 1 and y.dim() == 1:
         return finish_out(vdot(x, y), out)
     return finish_out((x.conj() * y if x.is_complex() else x * y).sum(dim), out)
@@ -382,9 +398,12 @@ def vander(x, *, N=None):
     from .scan import cumprod
     from .shape import cat
 
-    if x.dtype.name in ("bool", "float16", "bfloat16"):
-        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
-                           f"{dtype_word(x.dtype)}")
+    try:
+        if x.dtype.name in ("bool", "float16", "bfloat16"):
+            raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                               f"{dtype_word(x.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     x_ = x.unsqueeze(-1) if x.dim() == 0 else x
     shape = list(x_.shape)
     n = shape[-1] if N is None else N
@@ -396,7 +415,10 @@ def vander(x, *, N=None):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """linalg.diagonal: torch.diagonal with matrix-first defaults (a view)."""
-    return A.diagonal(offset, dim1, dim2)
+    try:
+        return A.diagonal(offset, dim1, dim2)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _copy_out(result, out):
@@ -416,9 +438,12 @@ def tensorinv(A, ind=2, *, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_tensorinv", tensorinv, A, ind, out=out)
-    if ind <= 0:
-        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    head, tail = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    try:
+        if ind <= 0:
+            raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+        head, tail = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     p_head, p_tail = int(np.prod(head, dtype=np.int64)), int(np.prod(tail, dtype=np.int64))
     if p_head != p_tail:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
@@ -440,7 +465,10 @@ def tensorsolve(A, B, dims=None, *, out=None):
     nd = A.dim()
     if dims is not None:
         A = movedim(A, tuple(dims), tuple(range(nd - len(dims), nd)))
-    rshape = tuple(A.shape[B.dim():])
+    try:
+        rshape = tuple(A.shape[B.dim():])
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     rp = int(np.prod(rshape, dtype=np.int64))
     bp = int(np.prod(tuple(B.shape), dtype=np.int64))
     if rp != bp:
@@ -476,9 +504,12 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
             return autocast_call("svd", torch_svd, input, some, compute_uv, out=out)
     from .factorizations import svd
 
-    if input.dim() < 2:
-        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions "
-                           "instead")
+    try:
+        if input.dim() < 2:
+            raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions "
+                               "instead")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if compute_uv:
         U, S, Vh = svd(input, full_matrices=not some)
     else:

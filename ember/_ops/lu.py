@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import broadcast_shapes, lapack_strides, meta_array
 from .._naming import named
@@ -62,8 +63,11 @@ def _same_dtype(name, a_word, b_word, a, b, dot=""):
 
 
 def _square(name, A, prefix=True):
-    if A.dim() < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name + ': ' if prefix else ''}A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -319,8 +323,11 @@ def _lu_backward(gL, gU, P, L, U):
 
 
 def _lu_checks(name, A, pivot):
-    if A.dim() < 2:
-        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    try:
+        if A.dim() < 2:
+            raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if A.dtype.name not in _LAPACK:
         raise not_implemented("lu_cpu", A.dtype)
     if not pivot:
@@ -426,10 +433,13 @@ def _pad(t, dim, extra):
 @method()
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) from `lu_factor`'s packed factors and pivots, with A = P L U (NOTE [ LU pivots ])."""
-    if LU_pivots.dtype != _dtypes.int32:
-        raise RuntimeError(named("ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
-                                 "ember.int32 dtype.\nNote: this function is intended to be used with the output "
-                                 "produced by ember.linalg.lu_factor"))
+    try:
+        if LU_pivots.dtype != _dtypes.int32:
+            raise RuntimeError(named("ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                                     "ember.int32 dtype.\nNote: this function is intended to be used with the output "
+                                     "produced by ember.linalg.lu_factor"))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if LU_data.dim() < 2:
         raise RuntimeError(named("ember.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
                                  f"{list(LU_data.shape)} instead"))
@@ -537,10 +547,13 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         if autocasting():
             return autocast_call("lu_solve", lu_solve, LU, pivots, B, left=left, adjoint=adjoint, out=out)
     name = "linalg.lu_solve"
-    if LU.dim() < 2:
-        raise RuntimeError(f"{name}: The input tensor LU must have at least 2 dimensions.")
-    if B.dim() < 2:
-        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    try:
+        if LU.dim() < 2:
+            raise RuntimeError(f"{name}: The input tensor LU must have at least 2 dimensions.")
+        if B.dim() < 2:
+            raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if LU.shape[-1] != LU.shape[-2]:
         raise RuntimeError(named(f"ember.{name}: A must be batches of square matrices, but they are "
                                  f"{LU.shape[-2]} by {LU.shape[-1]} matrices"))

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
 from .._meta import like_strides, meta_array, no_data, unary_meta
 from .._tensor import Tensor
@@ -32,7 +33,10 @@ def _finish(result, out, name):
 
 def _fresh(view):
     """A contiguous copy of `view` that shares no memory with it (the `*_copy` ops' result)."""
-    r = view.contiguous()
+    try:
+        r = view.contiguous()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     r = r.clone() if r is view else r
     if type(r._data) is np.ndarray:  # (a clone keeps a dense view's strides of size-1 dims; torch's copy has
         r._data = c_contiguous(r._data)  # the row-major ones)
@@ -189,7 +193,10 @@ def detach_copy(input, *, out=None):
     if _modes:  # NOTE [ Ops torch's forward AD refuses ]
         from ..autograd._jvp import check_composite
         check_composite("detach_copy", input)
-    return _finish(_fresh(input.detach()), out, "detach_copy")
+    try:
+        return _finish(_fresh(input.detach()), out, "detach_copy")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 public["detach_copy"] = detach_copy
@@ -210,7 +217,10 @@ def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
 
 
 def unbind_copy(input, dim=0, *, out=None):
-    return _copies(input.unbind(dim), out)
+    try:
+        return _copies(input.unbind(dim), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _copies(parts, out):
@@ -228,8 +238,11 @@ Tensor.narrow_copy = lambda self, dim, start, length: public["narrow_copy"](self
 
 
 def _slice(input, dim, start, end, step):
-    d = wrap_dim(dim, input.dim())
-    key = (slice(None),) * d + (slice(start, end, step),)
+    try:
+        d = wrap_dim(dim, input.dim())
+        key = (slice(None),) * d + (slice(start, end, step),)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input[key]
 
 
@@ -253,9 +266,12 @@ def _clone_preserve_strides(input):
 def _scatter_into(input, view_of, src):
     out = _clone_preserve_strides(input)
     view = view_of(out)
-    if tuple(view.shape) != tuple(src.shape):
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    try:
+        if tuple(view.shape) != tuple(src.shape):
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src.shape)}, slice size = {list(view.shape)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     view.copy_(src)
     return out
 
@@ -356,8 +372,11 @@ _frexp.meta_(lambda a: (unary_meta(a), unary_meta(a, _dtypes.int32)))
 def frexp(input, *, out=None):
     from .. import return_types
 
-    if not input.is_floating_point():
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    try:
+        if not input.is_floating_point():
+            raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(return_types.frexp(*dispatch(_frexp, (input,))), out)
 
 
@@ -380,8 +399,11 @@ Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))
 def angle(input, *, out=None):
     import ember
 
-    if input.is_complex():
-        return _finish(ember.atan2(input.imag, input.real), out, "angle")
+    try:
+        if input.is_complex():
+            return _finish(ember.atan2(input.imag, input.real), out, "angle")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
     r = ember.where(x < 0, ember.full_like(x, math.pi), ember.zeros_like(x))
     r = ember.where(x != x, x * 0, r)  # (NaN stays NaN; inf has an angle: 0, -inf pi)
@@ -413,10 +435,13 @@ def _(re, im):
 
 def _float_pair(real, imag):
     """torch.complex's and torch.polar's checks of their two inputs."""
-    if real.dtype.name not in ("float32", "float64", "float16") or imag.dtype.name not in ("float32", "float64",
-                                                                                          "float16"):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
-                           f"and {_word(imag.dtype)}")
+    try:
+        if real.dtype.name not in ("float32", "float64", "float16") or imag.dtype.name not in ("float32", "float64",
+                                                                                              "float16"):
+            raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_word(real.dtype)} "
+                               f"and {_word(imag.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if real.dtype != imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {_word(real.dtype)} but got scalar type "
                            f"{_word(imag.dtype)} for second argument")
@@ -458,8 +483,11 @@ public.update(complex=_complex_fn, polar=polar)
 def cov(input, *, correction=1, fweights=None, aweights=None):
     import ember
 
-    if input.dtype == ember.bool:
-        raise RuntimeError("cov(): bool dtype is not supported for input")
+    try:
+        if input.dtype == ember.bool:
+            raise RuntimeError("cov(): bool dtype is not supported for input")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input.dim() > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
@@ -528,9 +556,12 @@ def corrcoef(input):
 
 
 def _no_bool_y(y, name, x=None):
-    if y._data.dtype == np.bool_ or x is not None and x._data.dtype == np.bool_:
-        which = "`y`" if x is None else "`x` or `y`"
-        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+    try:
+        if y._data.dtype == np.bool_ or x is not None and x._data.dtype == np.bool_:
+            which = "`y`" if x is None else "`x` or `y`"
+            raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -601,9 +632,12 @@ Tensor.renorm_ = lambda self, p, dim, maxnorm: self.copy_(renorm(self, p, dim, m
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     import ember
 
-    if vec1.dim() != 1 or vec2.dim() != 1:
-        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
-                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    try:
+        if vec1.dim() != 1 or vec2.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D" if vec1.dim() != 1 else
+                               f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     from .linalg_ext import _check_expands
     _check_expands(input, (vec1.shape[0], vec2.shape[0]))  # (torch expands self to the product's shape first)
     integral = not (input.is_floating_point() or input.is_complex())
@@ -630,4 +664,7 @@ Tensor.addr_ = lambda self, vec1, vec2, *, beta=1, alpha=1: self.copy_(addr(self
 
 @method()
 def adjoint(input):
-    return input.mH
+    try:
+        return input.mH
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, _naming
+from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import MetaArray, NoData, meta_array, no_data
 from .._tensor import Tensor
@@ -24,9 +25,12 @@ def _split_along(name, dim, min_dim):
             indices_or_sections = sections if sections is not None else indices
         elif len(indices_or_sections) == 1:
             indices_or_sections = indices_or_sections[0]
-        if input.dim() < min_dim:
-            raise RuntimeError(f"{_naming.prefix}.{name} requires a tensor with at least {min_dim} dimension, but "
-                               f"got a tensor with {input.dim()} dimensions!")
+        try:
+            if input.dim() < min_dim:
+                raise RuntimeError(f"{_naming.prefix}.{name} requires a tensor with at least {min_dim} dimension, but "
+                                   f"got a tensor with {input.dim()} dimensions!")
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         d = 0 if name == "hsplit" and input.dim() == 1 else dim
         if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
             raise RuntimeError(
@@ -115,8 +119,11 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
 def vander(x, N=None, increasing=False):
     import ember
 
-    if x.dim() != 1:
-        raise RuntimeError("x must be a one-dimensional tensor.")
+    try:
+        if x.dim() != 1:
+            raise RuntimeError("x must be a one-dimensional tensor.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
@@ -146,7 +153,10 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     if no_data(input) and input.device.type != "cpu":  # torch's meta rule: the (size, ndim) result laid out
         # column-major, as nonzero's; a fake (cpu) tensor takes the CPU kernel's row-major layout (its rule)
         return input.new_empty_strided((size, input.dim()), (1, size), dtype=ember.long)
-    return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+    try:
+        return dispatch(_nonzero_static, (input,), (int(size), int(fill_value)))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("nonzero_static", None)
@@ -358,7 +368,10 @@ Tensor.index_reduce_ = index_reduce_
 def _histogram(a, edges, weight, density):
     n = edges.size - 1
     flat, w = a.reshape(-1), weight.reshape(-1)
-    keep = (flat >= edges[0]) & (flat <= edges[-1])  # (NaN and values outside the edges are not counted)
+    try:
+        keep = (flat >= edges[0]) & (flat <= edges[-1])  # (NaN and values outside the edges are not counted)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     idx = np.searchsorted(edges, flat[keep], side="right") - 1
     idx[idx == n] = n - 1  # (the last edge belongs to the last bin)
     hist = np.bincount(idx, weights=w[keep], minlength=n).astype(a.dtype)
@@ -382,11 +395,14 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     if _modes and (r := per_sample(histogram, (input, bins), {"range": range, "weight": weight,
                                                              "density": density})) is not NotImplemented:
         return finish_out(r, out)  # (the bin range reads the data: NOTE [ Composites that read data under vmap ])
-    if isinstance(bins, Tensor):
-        edges = bins
-    else:
-        rng = None if range is None else (float(range[0]), float(range[1]))
-        edges = dispatch(_histogramdd_bin_edges, (input.reshape(-1, 1),), ((int(bins),), rng))[0]
+    try:
+        if isinstance(bins, Tensor):
+            edges = bins
+        else:
+            rng = None if range is None else (float(range[0]), float(range[1]))
+            edges = dispatch(_histogramdd_bin_edges, (input.reshape(-1, 1),), ((int(bins),), rng))[0]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     w = weight if weight is not None else ember.ones_like(input)
     r = return_types.histogram(*dispatch(_histogram, (input, edges, w), (bool(density),)))
     return finish_out(r, out)
@@ -422,8 +438,11 @@ def hash_tensor(input, *dims, dim=None, keepdim=False, mode=0, out=None):
         return finish_out(hash_tensor(input, dim=dim, keepdim=keepdim, mode=mode), out)
     if mode != 0:
         raise RuntimeError(f"hash_tensor only supports mode=0 (xor_reduction), but got mode={mode}")
-    dims = tuple(range(input.dim())) if dim is None or dim == () else \
-        tuple(wrap_dim(d, input.dim()) for d in ((dim,) if isinstance(dim, int) else dim))
+    try:
+        dims = tuple(range(input.dim())) if dim is None or dim == () else \
+            tuple(wrap_dim(d, input.dim()) for d in ((dim,) if isinstance(dim, int) else dim))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_hash_tensor, (input,), (dims, bool(keepdim)))
 
 
@@ -449,8 +468,11 @@ def _(a, edges, weight, density):
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Central differences inside, one-sided (edge_order 1 or 2) at the ends, per dim (torch.gradient)."""
-    dims = list(range(input.dim())) if dim is None else [wrap_dim(d, input.dim()) for d in
-                                                            ((dim,) if isinstance(dim, int) else dim)]
+    try:
+        dims = list(range(input.dim())) if dim is None else [wrap_dim(d, input.dim()) for d in
+                                                                ((dim,) if isinstance(dim, int) else dim)]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     for d in dims:
@@ -578,15 +600,18 @@ Tensor.resize_, Tensor.resize_as_, Tensor.set_, Tensor.module_load, Tensor.chalf
 @defop("histogramdd", None)
 def _histogramdd(a, weight, *edges_and_density):
     *edges, density = edges_and_density
-    pts = a.reshape(-1, a.shape[-1])
-    w = weight.reshape(-1)
-    keep = np.ones(pts.shape[0], bool)
-    idx = []
-    for k, e in enumerate(edges):
-        col = pts[:, k]
-        keep &= (col >= e[0]) & (col <= e[-1])  # (NaN and values outside the edges are not counted)
-        i = np.searchsorted(e, col, side="right") - 1
-        idx.append(np.clip(i, 0, e.size - 2))  # (the last edge belongs to the last bin)
+    try:
+        pts = a.reshape(-1, a.shape[-1])
+        w = weight.reshape(-1)
+        keep = np.ones(pts.shape[0], bool)
+        idx = []
+        for k, e in enumerate(edges):
+            col = pts[:, k]
+            keep &= (col >= e[0]) & (col <= e[-1])  # (NaN and values outside the edges are not counted)
+            i = np.searchsorted(e, col, side="right") - 1
+            idx.append(np.clip(i, 0, e.size - 2))  # (the last edge belongs to the last bin)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     shape = tuple(e.size - 1 for e in edges)
     flat = np.ravel_multi_index(tuple(i[keep] for i in idx), shape) if shape else np.zeros(0, np.int64)
     hist = np.bincount(flat, weights=w[keep], minlength=int(np.prod(shape))).reshape(shape).astype(a.dtype)

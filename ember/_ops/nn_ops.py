@@ -12,6 +12,7 @@ at the end, as torch's CPU kernels accumulate in float.
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, dtype_word, not_implemented
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
@@ -56,7 +57,10 @@ def _hardtanh_error(d):
 
 
 def _softmax_error(name, d, a, dim):
-    last = a.ndim == 0 or dim is None or dim % a.ndim == a.ndim - 1
+    try:
+        last = a.ndim == 0 or dim is None or dim % a.ndim == a.ndim - 1
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return not_implemented(f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl", d)
 
 
@@ -102,7 +106,10 @@ def _(g, a, th, value):
 
 @defop("hardshrink", "HardshrinkBackward0", POINTWISE, "same", dtypes=FLOATING, error="hardshrink_cpu")
 def hardshrink(a, lambd):
-    return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+    try:
+        return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @hardshrink.derivative_
@@ -173,9 +180,12 @@ celu.derivative_(elu.derivative)
 @defop("softplus", "SoftplusBackward0", POINTWISE, "same", dtypes=FLOATING, error="softplus_cpu")
 def softplus(a, beta, thresh):
     w, dt = _wide(a)
-    bx = w * beta
-    soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta
-    return np.where(bx > thresh, w, soft).astype(dt, copy=False)
+    try:
+        bx = w * beta
+        soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / beta
+        return np.where(bx > thresh, w, soft).astype(dt, copy=False)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @softplus.derivative_
@@ -367,10 +377,13 @@ def _softmax_backward_kernel(log):
         gw, dt = _wide(g)
         yw = _wide(y)[0]
         gx = _native.softmax_backward(gw, yw, dim, log)
-        if gx is None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                gx = gw - np.exp(yw) * gw.sum(axis=dim, keepdims=True) if log \
-                    else yw * (gw - (gw * yw).sum(axis=dim, keepdims=True))
+        try:
+            if gx is None:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    gx = gw - np.exp(yw) * gw.sum(axis=dim, keepdims=True) if log \
+                        else yw * (gw - (gw * yw).sum(axis=dim, keepdims=True))
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         return c_contiguous(gx.astype(dt, copy=False))
     return kernel
 
@@ -548,20 +561,23 @@ def _norm_forward(kind, x, w, b, p, eps, stats=None):
         if done is not None:
             return done[0].astype(dt, copy=False), done[1], done[2]
     xv = xw.reshape(xshape)
-    if stats is None:
-        mean = xv.mean(axis=axes, keepdims=True)
-        c = xv - mean
-        var = np.mean(c * c, axis=axes, keepdims=True)
-        if kind == "batch" and dt != xw.dtype:  # NOTE [ Half-precision batch norm ]
-            mean = mean.astype(dt).astype(xw.dtype)
-            if dt.kind == "V":
-                var = var.astype(dt).astype(xw.dtype)
-        rstd = 1.0 / np.sqrt(var + eps)
-        if kind == "batch" and dt != xw.dtype:
-            rstd = rstd.astype(dt).astype(xw.dtype)
-    else:
-        mean = stats[0].reshape(wshape).astype(xw.dtype, copy=False)
-        rstd = 1.0 / np.sqrt(stats[1].reshape(wshape).astype(xw.dtype, copy=False) + eps)
+    try:
+        if stats is None:
+            mean = xv.mean(axis=axes, keepdims=True)
+            c = xv - mean
+            var = np.mean(c * c, axis=axes, keepdims=True)
+            if kind == "batch" and dt != xw.dtype:  # NOTE [ Half-precision batch norm ]
+                mean = mean.astype(dt).astype(xw.dtype)
+                if dt.kind == "V":
+                    var = var.astype(dt).astype(xw.dtype)
+            rstd = 1.0 / np.sqrt(var + eps)
+            if kind == "batch" and dt != xw.dtype:
+                rstd = rstd.astype(dt).astype(xw.dtype)
+        else:
+            mean = stats[0].reshape(wshape).astype(xw.dtype, copy=False)
+            rstd = 1.0 / np.sqrt(stats[1].reshape(wshape).astype(xw.dtype, copy=False) + eps)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if kind == "batch":  # torch's form: x * alpha + beta, alpha = rstd w, beta = b - mean alpha
         alpha = rstd if w is None else rstd * w.reshape(wshape)
         beta = -mean * alpha

@@ -8,6 +8,7 @@ again for higher-order gradients). Broadcasting in the derivatives is undone by 
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import (
     BOOL,
     FLOATING,
@@ -298,13 +299,19 @@ _conj_physical.meta_(unary_meta)
 
 @method()
 def conj(input):
-    return dispatch(_conj, (input,)) if input._data.dtype.kind == "c" else input
+    try:
+        return dispatch(_conj, (input,)) if input._data.dtype.kind == "c" else input
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @method()
 def conj_physical(input, *, out=None):
-    if input._data.dtype.kind != "c":
-        return finish_out(input.clone() if out is None else input, out)
+    try:
+        if input._data.dtype.kind != "c":
+            return finish_out(input.clone() if out is None else input, out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(dispatch(_conj_physical, (input,)), out)
 
 
@@ -776,8 +783,11 @@ def clamp_max(input, max, *, out=None):  # noqa: A002
 
 @method()
 def where(condition, input=None, other=None, *, out=None):
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
+    try:
+        if input is None and other is None:
+            return condition.nonzero(as_tuple=True)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not isinstance(condition, Tensor) or condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")

@@ -16,6 +16,7 @@ run the native kernels
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._argparse import call_error
 from .._dispatch import FLOATING, NN, defop, dispatch
 from .._meta import NoData, meta_array, pool_out_size
 from .._native import conv as _native
@@ -32,7 +33,11 @@ def _windows(x, ksize, stride, pads, dil, out, fill):
         x = np.pad(x, ((0, 0), (0, 0)) + tuple(zip(pads, hi)), constant_values=fill)
     st = x.strides
     shape = x.shape[:2] + tuple(out) + tuple(ksize)
-    strides = st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + tuple(st[2 + i] * dil[i] for i in range(nd))
+    try:
+        strides = (st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd))
+                   + tuple(st[2 + i] * dil[i] for i in range(nd)))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return as_strided(x, shape, strides, writeable=False)
 
 
@@ -224,14 +229,17 @@ def _adaptive_max_kernel(x, out):
     win = np.where(mask, win, np.asarray(fill, x.dtype))  # (a bare -inf would make bfloat16 float64)
     perm = tuple(range(2)) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
     ks = tuple(ix.shape[2 * i + 1] for i, ix in enumerate(index))
-    win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (int(np.prod(ks)),))  # (no -1: N may be 0)
-    arg = np.argmax(win, axis=-1)
-    vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    taps = np.unravel_index(arg, ks)
-    flat = np.zeros(arg.shape, np.int64)
-    for i in range(nd):
-        start = adaptive_windows(x.shape[2 + i], out[i])[0].reshape((-1,) + (1,) * (nd - 1 - i))
-        flat = flat * x.shape[2 + i] + start + taps[i]
+    try:
+        win = win.transpose(perm).reshape(x.shape[:2] + tuple(out) + (int(np.prod(ks)),))  # (no -1: N may be 0)
+        arg = np.argmax(win, axis=-1)
+        vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+        taps = np.unravel_index(arg, ks)
+        flat = np.zeros(arg.shape, np.int64)
+        for i in range(nd):
+            start = adaptive_windows(x.shape[2 + i], out[i])[0].reshape((-1,) + (1,) * (nd - 1 - i))
+            flat = flat * x.shape[2 + i] + start + taps[i]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return vals, flat
 
 
@@ -371,11 +379,14 @@ def _adaptive_avg(x, sizes, backward):
     if done is not None:
         return done
     w, dt = (x.astype(np.float32), x.dtype) if x.dtype.itemsize < 4 else (x, x.dtype)
-    for i, size in enumerate(sizes):
-        dim = w.ndim - nd + i
-        n, o = (size, w.shape[dim]) if backward else (w.shape[dim], size)
-        m = adaptive_matrix(n, o, w.dtype)
-        w = np.moveaxis(np.matmul(np.moveaxis(w, dim, -1), m if backward else m.T), -1, dim)
+    try:
+        for i, size in enumerate(sizes):
+            dim = w.ndim - nd + i
+            n, o = (size, w.shape[dim]) if backward else (w.shape[dim], size)
+            m = adaptive_matrix(n, o, w.dtype)
+            w = np.moveaxis(np.matmul(np.moveaxis(w, dim, -1), m if backward else m.T), -1, dim)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return np.ascontiguousarray(w.astype(dt, copy=False))
 
 

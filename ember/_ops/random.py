@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._device import check_device
 from .._dispatch import (
     CREATION,
@@ -787,13 +788,16 @@ def _size(name, size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
     shape = []
-    for s in size:
-        if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
-            s = int(s._data)
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                            f"{type(s).__name__}")
-        shape.append(int(s))
+    try:
+        for s in size:
+            if isinstance(s, Tensor) and s._data.size == 1 and s._data.dtype.kind in "iu":
+                s = int(s._data)
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                                f"{type(s).__name__}")
+            shape.append(int(s))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
@@ -873,7 +877,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     """A random permutation of 0 .. n-1 (torch's exact permutation for the same seed)."""
     meta = check_device(device)
     d = dtype if dtype is not None else (out.dtype if out is not None else _dtypes.int64)
-    _check_randperm(int(n), _dtypes.to_numpy(d))
+    try:
+        _check_randperm(int(n), _dtypes.to_numpy(d))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     params = (int(n), _dtypes.to_numpy(d), _gen(generator, "randperm"))
     t = _wrap(run_meta(_randperm, (), params)) if meta else dispatch(_randperm, (), params)
     return finish_out(t, out) if out is not None else _finish(t, requires_grad)
@@ -913,7 +920,10 @@ def _like_args(input, dtype, device):
     """(the input, moved to `device` when one is given: the sample takes its layout; the NumPy dtype)."""
     if device is not None and check_device(device) != input.is_meta:
         input = empty_like(input, device=device)
-    return input, _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+    try:
+        return input, _dtypes.to_numpy(dtype) if dtype is not None else input._data.dtype
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -933,7 +943,10 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     if high is None:
         low, high = 0, low
     a, d = _like_args(input, dtype, device)
-    rng = _check_from_to(d, int(low), int(high))
+    try:
+        rng = _check_from_to(d, int(low), int(high))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return _finish(dispatch(_randint_like, (a.detach(),), (d, _gen(generator), int(low), rng)), requires_grad)
 
 

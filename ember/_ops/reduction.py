@@ -6,6 +6,7 @@ Integer and bool sums accumulate in int64 and half-precision sums in float32, as
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, defop, dispatch, dtype_word
 from .._meta import reduction_meta
 from ._util import finish_out, method, wrap_dims
@@ -99,7 +100,15 @@ def _(g, a, dims, keepdim, dtype):
 _sum_dim.meta_(_sum_meta)
 
 
-def _dims(input, dim):
+def _dims(input, dim, keepdim=False):
+    """`dim` normalized to a tuple of dims (None: all); a `keepdim` that is not a bool is refused here, where
+    the reduction's arguments are sorted out anyway (NumPy would take a str as true; NOTE [ Argument types on
+    the error path ], ember/_argparse.py)."""
+    try:
+        if keepdim is not False and keepdim is not True:
+            raise call_error(TypeError(f"argument 'keepdim' must be bool, not {type(keepdim).__name__}"))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
@@ -110,7 +119,7 @@ def _dims(input, dim):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     if dim is None and not keepdim and dtype is None and out is None:  # x.sum(): no arguments to sort out
         return dispatch(_sum_all, (input,), (None,))
-    dims = _dims(input, dim)
+    dims = _dims(input, dim, keepdim)
     if dims is None:
         r = dispatch(_sum_all, (input,), (dtype,))
         if keepdim:
@@ -154,11 +163,14 @@ _mean_dim.meta_(_sum_meta)
 
 @method()
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    d = dtype or input.dtype
+    try:
+        d = dtype or input.dtype
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dtype_word(d)}")
-    dims = _dims(input, dim)
+    dims = _dims(input, dim, keepdim)
     if dims is None:
         with np.errstate(invalid="ignore", divide="ignore"):
             r = dispatch(_mean_all, (input,), (dtype,))
@@ -222,13 +234,16 @@ _min_dim = _extreme_dim("min", np.argmin)
 
 
 def _check_nonempty(input, name, dim=None):
-    if input._data.size == 0:
-        if dim is None:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
-        d = wrap_dims(dim, _nd(input))[0]
-        if input._data.ndim and input._data.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    try:
+        if input._data.size == 0:
+            if dim is None:
+                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                   "Specify the reduction dim with the 'dim' argument.")
+            d = wrap_dims(dim, _nd(input))[0]
+            if input._data.ndim and input._data.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _max_min(name, all_op, dim_op, pair_fn, rtype):
@@ -288,14 +303,20 @@ _amax, _amin = _amax_op("amax", np.max), _amax_op("amin", np.min)
 
 @method()
 def amax(input, dim=(), keepdim=False, *, out=None):
-    dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    try:
+        dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _check_nonempty(input, "amax", dims[0] if dims and dim != () else None)
     return finish_out(dispatch(_amax, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 
 @method()
 def amin(input, dim=(), keepdim=False, *, out=None):
-    dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    try:
+        dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _check_nonempty(input, "amin", dims[0] if dims and dim != () else None)
     return finish_out(dispatch(_amin, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
@@ -308,8 +329,11 @@ def _arg(name, fn):
     op.meta_(lambda a, dim, keepdim: reduction_meta(a, dim, keepdim, _dtypes.int64))
 
     def public_fn(input, dim=None, keepdim=False, *, out=None):
-        if dim is None and input._data.size == 0:  # (torch's arg-reductions say it as an IndexError)
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        try:
+            if dim is None and input._data.size == 0:  # (torch's arg-reductions say it as an IndexError)
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         _check_nonempty(input, name, dim)
         if dim is None:
             r = dispatch(op, (input.reshape(-1),), (0, False))

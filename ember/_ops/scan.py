@@ -10,6 +10,7 @@ classic reverse-cumsum formula is used. Both are ember ops, so the result differ
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import COMPLEX, FLOATING, REAL, REDUCTION, defop, dispatch
 from .._meta import meta_array, no_data
 from .._native import ops as _native
@@ -204,21 +205,24 @@ def logcumsumexp(input, dim, *, out=None):
 
 @method()
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    if input._data.ndim == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    d = wrap_dim(dim, input._data.ndim)
-    x = input
-    if prepend is not None or append is not None:
-        from .shape import cat
+    try:
+        if input._data.ndim == 0:
+            raise RuntimeError("diff expects input to be at least one-dimensional")
+        if n < 0:
+            raise RuntimeError(f"order must be non-negative but got {n}")
+        d = wrap_dim(dim, input._data.ndim)
+        x = input
+        if prepend is not None or append is not None:
+            from .shape import cat
 
-        x = cat([t for t in (prepend, input, append) if t is not None], d)
-    for _ in range(n):
-        size = x.shape[d]
-        if size == 0:
-            break
-        x = x.narrow(d, 1, size - 1) - x.narrow(d, 0, size - 1) if x.dtype.name != "bool" else \
-            x.narrow(d, 1, size - 1) ^ x.narrow(d, 0, size - 1)
+            x = cat([t for t in (prepend, input, append) if t is not None], d)
+        for _ in range(n):
+            size = x.shape[d]
+            if size == 0:
+                break
+            x = x.narrow(d, 1, size - 1) - x.narrow(d, 0, size - 1) if x.dtype.name != "bool" else \
+                x.narrow(d, 1, size - 1) ^ x.narrow(d, 0, size - 1)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(x, out) if out is not None else x
 

@@ -11,6 +11,7 @@ kernels take negative indices as they are (NumPy's indexing wraps them as torch 
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import (
     ALL_DTYPES,
     BOOL,
@@ -56,7 +57,10 @@ def _check_index(name, input, dim, index, src=None):
     idx = index._data
     if idx.size:
         _check_index_shape(name, input._data.shape, d, idx.shape, src._data.shape if isinstance(src, Tensor) else None)
-    size = input._data.shape[d] if n else 1
+    try:
+        size = input._data.shape[d] if n else 1
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     # (gather and scatter take no negative index; a meta index has no values to check)
     if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
@@ -661,8 +665,11 @@ def take(input, index, *, out=None):
 
 @method()
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if dim is None:
-        return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+    try:
+        if dim is None:
+            return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if indices._data.ndim != n:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "

@@ -17,6 +17,7 @@ checks stay in the Python wrappers, which run before the op, so meta and real in
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import SHAPE, VIEW, _modes, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
@@ -165,17 +166,23 @@ def view(self, *shape, size=None, dtype=None):
             return _view_dtype(self, shape[0])
         shape = as_shape(shape)
     n = 1
-    for s in shape:
-        n *= s
-    if n != self._data.size or not shape or min(shape) < 0:  # -1 to infer, or an error to report
-        shape = infer_size(as_shape(shape), self._data.size)
+    try:
+        for s in shape:
+            n *= s
+        if n != self._data.size or not shape or min(shape) < 0:  # -1 to infer, or an error to report
+            shape = infer_size(as_shape(shape), self._data.size)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_view, (self,), (shape,))
 
 
 @method()
 def reshape(input, *shape_, shape=None):
     shape = shape_ if shape is None else (shape,)
-    shape = infer_size(as_shape(shape), input._data.size)
+    try:
+        shape = infer_size(as_shape(shape), input._data.size)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if shape == input._data.shape:
         return dispatch(_view, (input,), (shape,))
     if _viewable(input._data, shape):
@@ -257,8 +264,11 @@ _view_as_complex.meta_(lambda a: meta_array(tuple(a.shape)[:-1], _COMPLEX_OF[a._
 
 
 def view_as_real(input):
-    if input._data.dtype not in _REAL_OF:
-        raise RuntimeError("view_as_real is only supported for complex tensors")
+    try:
+        if input._data.dtype not in _REAL_OF:
+            raise RuntimeError("view_as_real is only supported for complex tensors")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_view_as_real, (input,))
 
 
@@ -267,7 +277,10 @@ def view_as_complex(input):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("view_as_complex", view_as_complex, input)
-    a = input._data
+    try:
+        a = input._data
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if a.dtype not in _COMPLEX_OF:
         if a.dtype == np.float16:
             raise NotImplementedError("ember has no complex32 (ComplexHalf) dtype for view_as_complex of a half tensor")
@@ -287,14 +300,20 @@ def view_as_complex(input):
 
 def real(input):
     """The real part: `input` itself for a real tensor, else a view into the complex storage."""
-    if input._data.dtype not in _REAL_OF:
-        return input
+    try:
+        if input._data.dtype not in _REAL_OF:
+            return input
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return view_as_real(input).select(-1, 0)
 
 
 def imag(input):
-    if input._data.dtype not in _REAL_OF:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    try:
+        if input._data.dtype not in _REAL_OF:
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return view_as_real(input).select(-1, 1)
 
 
@@ -321,7 +340,10 @@ def reshape_as(self, other):
 
 @method()
 def flatten(input, start_dim=0, end_dim=-1):
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n == 0:
         return input.reshape(1)
     s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
@@ -348,7 +370,10 @@ def unflatten(input, dim, sizes):
 
 @method()
 def ravel(input):
-    return input.reshape(-1)
+    try:
+        return input.reshape(-1)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("squeeze", "SqueezeBackward0", VIEW, saves="meta")
@@ -423,7 +448,10 @@ def unsqueeze(input, dim):
 
 @defop("transpose", "TransposeBackward0", VIEW, saves="none")
 def _transpose(a, d0, d1):
-    return np.swapaxes(a, d0, d1)
+    try:
+        return np.swapaxes(a, d0, d1)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @_transpose.derivative_
@@ -468,7 +496,10 @@ _t.meta_(lambda a: view_meta(a, tuple(a.shape)[::-1], a.stride()[::-1]))
 
 @method()
 def t(input):
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
     return dispatch(_t, (input,))
@@ -491,7 +522,10 @@ _permute.meta_(lambda a, dims: view_meta(a, tuple(a.shape[d] for d in dims),
 @method()
 def permute(input, *dims_, dims=None):
     dims = as_shape(dims_ if dims is None else (dims,))
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if len(dims) != n:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
@@ -553,7 +587,10 @@ def _(a, shape):
 def _expand_shape(input, sizes):
     from .._tensor_str import legacy_type_name
 
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if len(sizes) < len(shape):
         raise RuntimeError(
             f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, "
@@ -594,22 +631,31 @@ def expand_as(self, other):
 
 @method()
 def broadcast_to(input, *size_, size=None):
-    return input.expand(as_shape(size_ if size is None else (size,)))
+    try:
+        return input.expand(as_shape(size_ if size is None else (size,)))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def broadcast_shapes(*shapes):
     try:
-        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape. "
-                           f"Shapes: {[list(s) for s in shapes]}") from None
+        try:
+            return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+        except ValueError:
+            raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape. "
+                               f"Shapes: {[list(s) for s in shapes]}") from None
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 public["broadcast_shapes"] = broadcast_shapes
 
 
 def broadcast_tensors(*tensors):
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    try:
+        shape = broadcast_shapes(*[t.shape for t in tensors])
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return tuple(t.expand(shape) for t in tensors)
 
 
@@ -658,7 +704,10 @@ def sum_to_size(self, *size_, size=None):
 
 @defop("select", "SelectBackward0", VIEW, saves="meta")
 def _select(a, dim, index):
-    return a[(slice(None),) * dim + (index, Ellipsis)]  # the Ellipsis keeps a 0-d result a view
+    try:
+        return a[(slice(None),) * dim + (index, Ellipsis)]  # the Ellipsis keeps a 0-d result a view
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 @defop("slice", "SliceBackward0", VIEW, saves="meta")
@@ -724,7 +773,10 @@ def _diagonal(a, offset, d1, d2):
     b = a.transpose([i for i in range(a.ndim) if i not in (d1, d2)] + [d1, d2])
     n, m = b.shape[-2:]
     s1, s2 = b.strides[-2:]
-    length = max(0, min(n, m - offset)) if offset >= 0 else max(0, min(n + offset, m))
+    try:
+        length = max(0, min(n, m - offset)) if offset >= 0 else max(0, min(n + offset, m))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if length:  # move the start to the first diagonal element
         b = b[..., :, offset:] if offset >= 0 else b[..., -offset:, :]
     return _as_strided(b, b.shape[:-2] + (length,), b.strides[:-2] + (s1 + s2,))
@@ -746,7 +798,10 @@ def _(a, offset, d1, d2):
 
 @method()
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -855,17 +910,20 @@ def _bounds(sizes):
 def split(tensor, split_size_or_sections, dim=0):
     n = tensor._data.ndim
     d = wrap_dim(dim, n)
-    size = tensor._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and not (step == 0 and size == 0):
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
-    else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                               f"size at dimension {d}), but got split_sizes={sizes}")
+    try:
+        size = tensor._data.shape[d]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            if step <= 0 and not (step == 0 and size == 0):
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+            sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+        else:
+            sizes = list(split_size_or_sections)
+            if sum(sizes) != size:
+                raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                                   f"size at dimension {d}), but got split_sizes={sizes}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_split, (tensor,), (d, _bounds(sizes)))
 
 
@@ -894,26 +952,32 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, indices=None, sectio
                  tensor_indices_or_sections=None):
     for given in (indices, sections, tensor_indices_or_sections):
         indices_or_sections = given if given is not None else indices_or_sections
-    d = wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[d]
-    if isinstance(indices_or_sections, Tensor):
-        indices_or_sections = indices_or_sections.tolist()
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
-        if n <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
-        q, r = divmod(size, n)
-        sizes = [q + 1] * r + [q] * (n - r)
-        bounds = _bounds(sizes)
-    else:
-        cuts = [0] + [min(max(int(i) + (size if int(i) < 0 else 0), 0), size) for i in indices_or_sections] + [size]
-        bounds = tuple((lo, max(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:]))
+    try:
+        d = wrap_dim(dim, input._data.ndim)
+        size = input._data.shape[d]
+        if isinstance(indices_or_sections, Tensor):
+            indices_or_sections = indices_or_sections.tolist()
+        if isinstance(indices_or_sections, int):
+            n = indices_or_sections
+            if n <= 0:
+                raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+            q, r = divmod(size, n)
+            sizes = [q + 1] * r + [q] * (n - r)
+            bounds = _bounds(sizes)
+        else:
+            cuts = [0] + [min(max(int(i) + (size if int(i) < 0 else 0), 0), size) for i in indices_or_sections] + [size]
+            bounds = tuple((lo, max(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:]))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(_split, (input,), (d, bounds))
 
 
 @method()
 def unbind(input, dim=0):
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return dispatch(_unbind, (input,), (wrap_dim(dim, n),))
@@ -949,11 +1013,14 @@ def cat(tensors, dim=0, *, out=None):
     if isinstance(tensors, Tensor):
         raise TypeError("cat() received an invalid combination of arguments - got (Tensor), but expected "
                         "one of:\n (tuple of Tensors tensors, int dim = 0, *, Tensor out = None)")
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    # torch's legacy rule: 1-D empty tensors are skipped whatever the other shapes are
-    keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    try:
+        tensors = list(tensors)
+        if not tensors:
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        # torch's legacy rule: 1-D empty tensors are skipped whatever the other shapes are
+        keep = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not keep:
         keep = tensors[:1]
     ref = keep[0]._data
@@ -1000,10 +1067,13 @@ def _(*args):
 def stack(tensors, dim=0, *, out=None):
     from ._util import finish_out
 
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    shape = tensors[0]._data.shape
+    try:
+        tensors = list(tensors)
+        if not tensors:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        shape = tensors[0]._data.shape
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
@@ -1041,7 +1111,10 @@ _contig.meta_(lambda a: meta_array(a.shape, a._data.dtype))
 def detach(input):
     if getattr(type(input), "_detaches_itself", False):  # (V) vmap's BatchedTensor keeps its batch
         return input.detach()
-    t = _wrap(input._data, Tensor)
+    try:
+        t = _wrap(input._data, Tensor)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     t._vc = _version_counter_of(input)  # shares the version counter; not a view (torch: `_base` is None)
     return t
 

@@ -9,6 +9,7 @@ default `stable=False` puts ties where torch's std::sort does (See NOTE [ torch'
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import (
     BOOL,
     FLOATING,
@@ -91,7 +92,10 @@ def _select_meta(a, shape):
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     if isinstance(dim, bool):
         raise TypeError("sort(): argument 'dim' must be int, not bool")
-    d = wrap_dim(dim, input._data.ndim)
+    try:
+        d = wrap_dim(dim, input._data.ndim)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(return_types.sort(*dispatch(_sort, (input,), (d, descending, bool(stable)))), out)
 
 
@@ -107,7 +111,10 @@ _argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes
 
 @method()
 def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
-    d = wrap_dim(dim, input._data.ndim)
+    try:
+        d = wrap_dim(dim, input._data.ndim)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_op_dtype(_sort, input.dtype)
     return finish_out(dispatch(_argsort_op, (input,), (d, descending, bool(stable))), out)
 
@@ -200,7 +207,10 @@ def _kthvalue(a, k, dim, keepdim):
     b = np.moveaxis(a, dim, -1)
     rows = b.reshape(-1, b.shape[-1])
     order = np.argsort(sortable(rows), axis=1, kind="stable")  # ascending, NaN last: kthvalue's comparator order
-    idx = order[:, k - 1].copy()
+    try:
+        idx = order[:, k - 1].copy()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     keys, same = order_ranks(rows, order)
     tied = np.zeros(rows.shape[0], bool)  # the k-th value occurs more than once: the selection decides
     if k - 2 >= 0:
@@ -241,8 +251,11 @@ def _(a, k, dim, keepdim):
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
-    if not 1 <= k <= size:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    try:
+        if not 1 <= k <= size:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(return_types.kthvalue(*dispatch(_kthvalue, (input,), (k, d, keepdim))), out)
 
 
@@ -341,7 +354,10 @@ def _search_rows(seq, vals, side, sorter=None):
     if seq.ndim == 1:
         s = seq if sorter is None else seq[sorter]
         return np.searchsorted(s, vals, side=side)
-    s2 = seq.reshape(-1, seq.shape[-1])
+    try:
+        s2 = seq.reshape(-1, seq.shape[-1])
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     v2 = vals.reshape(-1, vals.shape[-1])
     srt = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
     out = np.empty(v2.shape, np.int64)
@@ -401,8 +417,11 @@ del Tensor.searchsorted  # a function only in torch
 
 @method()
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if boundaries._data.ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    try:
+        if boundaries._data.ndim != 1:
+            raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     for t in (input, boundaries):
         if isinstance(t, Tensor):
             require_dtype(t, _SEARCH, "searchsorted_out_cpu")

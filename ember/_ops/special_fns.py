@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._argparse import call_error
 from .._dispatch import FLOATING, POINTWISE, defop, dispatch, dispatch_inplace
 from ..autograd.graph import needs_grad
 from . import special
@@ -266,8 +267,11 @@ def _(g, a, p):
 def _mvlgamma_check(input, p):
     if input.dtype.name == "bool":
         raise RuntimeError("The input tensor may not be a boolean tensor.")
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
+    try:
+        if p < 1:
+            raise RuntimeError("p has to be greater than or equal to 1")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input.is_complex():
         from .._dispatch import dtype_word
 
@@ -307,9 +311,12 @@ method("mvlgamma_", top=False)(_mvlgamma_)
 
 
 def _degree(n):
-    with np.errstate(invalid="ignore"):
-        finite = np.isfinite(n)
-        return np.where(finite & (np.abs(n) < 2.0 ** 62), np.trunc(np.where(finite, n, -1)), -1).astype(np.int64)
+    try:
+        with np.errstate(invalid="ignore"):
+            finite = np.isfinite(n)
+            return np.where(finite & (np.abs(n) < 2.0 ** 62), np.trunc(np.where(finite, n, -1)), -1).astype(np.int64)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 # NOTE [ Polynomial degrees past 2^20 ]

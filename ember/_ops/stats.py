@@ -8,6 +8,7 @@ derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, _modes, defop, dispatch, dtype_word
 from .._meta import no_data, reduction_meta
 from .._tensor import Tensor
@@ -18,7 +19,10 @@ from .sorting import sortable
 
 def _all_dims(input, dim):
     """Reduced dims as a tuple (every dim when `dim` is None or empty)."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(n))
     dims = wrap_dims(dim, n if n else 1)
@@ -86,10 +90,16 @@ _prod_all.meta_(_sum_meta)
 
 @method()
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dim is not None and not isinstance(dim, int):
-        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
-    if dim is None:
-        return finish_out(dispatch(_prod_all, (input,), (tuple(range(input._data.ndim)), False, dtype)), out)
+    try:
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    try:
+        if dim is None:
+            return finish_out(dispatch(_prod_all, (input,), (tuple(range(input._data.ndim)), False, dtype)), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d = wrap_dim(dim, input._data.ndim)
     return finish_out(dispatch(_prod, (input,), ((d,) if input._data.ndim else (), keepdim, dtype)), out)
 
@@ -123,9 +133,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 @method()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{dtype_word(input.dtype)}")
+    try:
+        if not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                               f"{dtype_word(input.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
     if dim is None and keepdim:
         count = count.reshape((1,) * input._data.ndim)
@@ -190,7 +203,10 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     if unbiased is not None and correction is not None:
         raise RuntimeError(f"{name}: Cannot pass both unbiased and correction")
     corr = correction if correction is not None else (1 if unbiased is None or unbiased else 0)
-    d = input.dtype
+    try:
+        d = input.dtype
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not (d.is_floating_point or d.is_complex):
         who = name if name.endswith("_mean") else "std and var"
         raise RuntimeError(f"{who} only support floating point and complex dtypes")
@@ -342,9 +358,12 @@ _aminmax.meta_(lambda a, dims, keepdim: reduction_meta(a, dims, keepdim, None, N
 
 @method()
 def aminmax(input, *, dim=None, keepdim=False, out=None):
-    if input._data.size == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity.")
+    try:
+        if input._data.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     dims = _all_dims(input, dim)
     r = dispatch(_aminmax, (input,), (dims, keepdim))
     if dim is None and keepdim:
@@ -409,15 +428,21 @@ def _median_fn(name, ignore_nan, rtype):
     dim_op = _median_dim_op(name, name.capitalize() + "Backward1", ignore_nan)
 
     def fn(input, dim=None, keepdim=False, *, out=None):
-        if dim is None:
-            if input._data.size == 0:
-                return finish_out(input.new_full((), float("nan")), out)
-            return finish_out(dispatch(all_op, (input,)), out)
+        try:
+            if dim is None:
+                if input._data.size == 0:
+                    return finish_out(input.new_full((), float("nan")), out)
+                return finish_out(dispatch(all_op, (input,)), out)
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim == 0:
             return finish_out(rtype(input.clone(), _zeros_like_long(input)), out)
-        if input._data.shape[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        try:
+            if input._data.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
         return finish_out(rtype(*dispatch(dim_op, (input,), (d, keepdim))), out)
     fn.__name__ = name
     return method()(fn)
@@ -485,8 +510,11 @@ _mode.meta_(values_indices_meta)
 
 @method()
 def mode(input, dim=-1, keepdim=False, *, out=None):
-    if input._data.ndim == 0:
-        return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)
+    try:
+        if input._data.ndim == 0:
+            return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d = wrap_dim(dim, input._data.ndim)
     return finish_out(return_types.mode(*dispatch(_mode, (input,), (d, keepdim))), out)
 

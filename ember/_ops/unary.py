@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, POINTWISE, REAL, defop, dispatch, not_implemented, require_op_dtype
 from .._meta import like_array, unary_meta
 from .._tensor import Tensor
@@ -295,8 +296,11 @@ def polygamma(n, input, *, out=None):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
         return finish_out(digamma(input), out)
-    if input.is_complex():  # the declared refusal, in the words of n's kernel
-        require_op_dtype(_polygamma, input.dtype, (n,))
+    try:
+        if input.is_complex():  # the declared refusal, in the words of n's kernel
+            require_op_dtype(_polygamma, input.dtype, (n,))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if n >= 2 and input.dtype.name in ("float16", "bfloat16"):
         # torch: (-1)^(n+1) exp(lgamma(n+1)) (float32) times zeta(n+1, x) rounded to the input's dtype
         sign = 1 if n % 2 else -1
@@ -334,8 +338,11 @@ Tensor.round_ = _round_
 
 @method()
 def square(input, *, out=None):
-    if input._data.dtype == np.bool_:
-        return finish_out(input.to(_int64()).pow(2), out)
+    try:
+        if input._data.dtype == np.bool_:
+            return finish_out(input.to(_int64()).pow(2), out)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return finish_out(input.pow(2), out)
 
 
@@ -357,8 +364,11 @@ Tensor.logit_ = lambda self, eps=None: _inplace(_logit, self, (eps,))
 
 
 def _nan_to_num_params(input, nan, posinf, neginf):
-    if input._data.dtype.kind not in "fc" and input._data.dtype.kind != "V":
-        return (0, 0, 0)
+    try:
+        if input._data.dtype.kind not in "fc" and input._data.dtype.kind != "V":
+            return (0, 0, 0)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     info = _finfo(input._data.dtype)
     return (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,
             float(info.min) if neginf is None else neginf)
@@ -389,8 +399,11 @@ def _inplace(op, self, params):
 
 @method()
 def positive(input):
-    if input._data.dtype == np.bool_:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    try:
+        if input._data.dtype == np.bool_:
+            raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input
 
 

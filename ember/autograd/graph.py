@@ -30,6 +30,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import _dispatch
+from .._argparse import call_error
 from .._naming import named
 from .._tensor import Tensor, _version_counter, _wrap
 from .grad_mode import state as _grad_state
@@ -1064,11 +1065,14 @@ _NO_GRAD_VIEW = (
 
 def check_inplace(t, recording):
     """torch's refusals for in-place ops on tensors autograd depends on."""
-    if t._is_inference and not _grad_state.inference:
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
-            "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
-            "for more details.")
+    try:
+        if t._is_inference and not _grad_state.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+                "for more details.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not _grad_state.enabled:
         return
     if t._grad_fn is None and t._requires_grad:

@@ -26,17 +26,21 @@ KNOWN = [
     # TypeError (NOTE [ Inputs that are not tensors ]), pooling argument types (NOTE [ Argument types in
     # torch's words ]), adaptive max pools of an empty batch.
     (r".*", r"exception message|exception class|returns where torch raises",
-     r"torch(:| raised TypeError\()[^\n]*(\(\): argument '\w+'|received an invalid combination of arguments|"
+     r"(torch(:| raised TypeError\()|ember: )[^\n]*(\(\): argument '\w+'|received an invalid combination of arguments|"
      r"expected Tensor as element|object of type '\w+' has no len|unsupported operand type|"
      r"takes \d+ positional argument)",
-     "argument types: torch's PythonArgParser checks every argument against the op's signatures "
-     "(native_functions.yaml) before the op runs and names the argument, its position when passed "
-     "positionally, and, for ops with several overloads, every overload; ember binds Python arguments without "
-     "those tables (a str or None `dim` fails in Python's own words, a str `keepdim` is taken as true). The "
-     "check has to be made where each function binds its arguments; doing it by wrapping every public function "
-     "would cost a call on every op (the hot path), and the signature tables were not built this pass: "
-     "pooling ops and non-tensor inputs are done (ember/_ops/_util.py int_tuple / check_bool, "
-     "_dispatch.not_a_tensor)"),
+     "argument types left (fixed: a call whose failure passes an except clause of ember's gets torch's "
+     "parser error from its signature tables, NOTE [ Argument types on the error path ], ember/_argparse.py; "
+     "a str or None keepdim of sum/mean is refused): (1) wrong values Python takes silently, by truthiness "
+     "or as numbers, in ops that have no normalizing helper to check them in (a str/int/None `largest`, "
+     "`upper`, `transpose`, `return_inverse`, `include_self`, `stable`, `right`; a float `diagonal` or `p`): "
+     "each needs its own check; (2) ember's own dtype, rank or value checks that run before the failing "
+     "statement and raise RuntimeError/NotImplementedError where torch's parser refuses first (those except "
+     "clauses take the Python error kinds only); (3) Python's own binding errors of ember's def (too many "
+     "positional arguments, an unknown keyword), raised before any ember code runs; (4) torch's Python "
+     "functions whose error comes from the native they call with other arguments (F.cross_entropy's "
+     "cross_entropy_loss, the adaptive pools' len(), softmin's softmax); (5) functions made by one factory "
+     "(one code object) when the caller's source line does not name which"),
     (r".*", r"exception message|exception class|raises where torch returns",
      r"ComplexHalf|complex32|last dimension with stride|last dimension of size",
      "half-precision complex: torch views a float16 pair as complex32 (ComplexHalf), a dtype ember does not "

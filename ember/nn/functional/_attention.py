@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import _modes
 from ..._meta import no_data
 from ..._ops.creation import ones, zeros
@@ -33,10 +34,13 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 def _sdpa_checks(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
     if not 0 <= dropout_p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    if not query.dtype == key.dtype == value.dtype:
-        raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{_cname(query.dtype)} key.dtype: {_cname(key.dtype)} and value.dtype: "
-                           f"{_cname(value.dtype)} instead.")
+    try:
+        if not query.dtype == key.dtype == value.dtype:
+            raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
+                               f"{_cname(query.dtype)} key.dtype: {_cname(key.dtype)} and value.dtype: "
+                               f"{_cname(value.dtype)} instead.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if attn_mask is not None and attn_mask.dtype.name != "bool" and attn_mask.dtype != query.dtype \
             and not attn_mask.is_floating_point():
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "

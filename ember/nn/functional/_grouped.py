@@ -11,6 +11,7 @@ scaled_mm and scaled_grouped_mm take float8 matrices only, and ember has no floa
 import enum
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import dtype_word
 
 __all__ = ["grouped_mm", "ScalingType", "SwizzleType"]
@@ -44,10 +45,13 @@ _CPP_NAMES = {"float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFlo
 
 
 def _check(mat_a, mat_b, offs, bias, out_dtype):
-    for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
-        if m.dtype.name not in _GROUPED:
-            raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
-                               f"{dtype_word(m.dtype)}")
+    try:
+        for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
+            if m.dtype.name not in _GROUPED:
+                raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+                                   f"{dtype_word(m.dtype)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if mat_a.dtype is not mat_b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_NAMES[mat_a.dtype.name]} "
                            f"!= {_CPP_NAMES[mat_b.dtype.name]}")

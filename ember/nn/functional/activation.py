@@ -7,6 +7,7 @@ tanhshrink, softsign, glu, softmin and the distances are composites, as in torch
 import numpy as np
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dispatch_inplace, not_implemented, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
@@ -30,11 +31,17 @@ def _act(op, input, params, inplace):
 
 
 def relu(input, inplace=False):
-    return input.relu_() if inplace else input.relu()
+    try:
+        return input.relu_() if inplace else input.relu()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def relu_(input):
-    return input.relu_()
+    try:
+        return input.relu_()
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _scalar_t(value, input):
@@ -48,9 +55,12 @@ def _scalar_t(value, input):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    d = _dtypes.to_numpy(input.dtype)
+    try:
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        d = _dtypes.to_numpy(input.dtype)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if d.kind in "iu":  # torch takes integer bounds for an integer tensor, then clamps
         min_val, max_val = int(min_val), int(max_val)
         if d == np.uint8 and (min_val < 0 or max_val < 0):
@@ -85,7 +95,10 @@ def selu_(input):
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _act(P.celu, input, (alpha, 1.0, 1.0 / alpha), inplace)
+    try:
+        return _act(P.celu, input, (alpha, 1.0, 1.0 / alpha), inplace)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def celu_(input, alpha=1.0):
@@ -109,8 +122,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def _rrelu(input, lower, upper, training, inplace, generator):
     if _modes:  # (V) torch's vmap refuses rrelu whatever its arguments
         refuse_under_vmap("rrelu_" if inplace else "rrelu", None, "random")
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
+    try:
+        if not training:
+            return leaky_relu(input, (lower + upper) / 2, inplace)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     from ..._ops.random import rrelu_with_noise
 
     out = rrelu_with_noise(input, lower, upper, generator)[0]
@@ -191,8 +207,11 @@ def sigmoid(input):
 
 
 def prelu(input, weight):
-    if weight.dim() == 1 and weight.numel() > 1 and input.dim() > 1:
-        weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    try:
+        if weight.dim() == 1 and weight.numel() > 1 and input.dim() > 1:
+            weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return dispatch(P.prelu, (input, weight))
 
 
@@ -221,8 +240,11 @@ def _prep_softmax(input, dim, dtype, name):
     if dtype is not None:
         input = input.to(dtype)
     n = max(input.dim(), 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    try:
+        if not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input, dim % n if input.dim() else None
 
 
@@ -261,20 +283,23 @@ def linear(input, weight, bias=None):
         from ...amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linear", linear, input, weight, bias)
-    if input.dim() and weight.dim() == 2 and input.shape[-1] != weight.shape[1]:
-        rows = int(np.prod(input.shape[:-1]))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
-                           f"{weight.shape[1]}x{weight.shape[0]})")
-    if bias is not None and weight.dim() == 2 and input.dim() and (input.dim() == 2 or input.is_contiguous()):
-        # torch's Linear.cpp: 2-d inputs are one addmm (AddmmBackward0); other contiguous ones an addmm on the
-        # flattened rows, viewed back (ViewBackward0); anything else a matmul plus the bias
-        from ..._ops.linalg_ext import addmm
+    try:
+        if input.dim() and weight.dim() == 2 and input.shape[-1] != weight.shape[1]:
+            rows = int(np.prod(input.shape[:-1]))
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                               f"{weight.shape[1]}x{weight.shape[0]})")
+        if bias is not None and weight.dim() == 2 and input.dim() and (input.dim() == 2 or input.is_contiguous()):
+            # torch's Linear.cpp: 2-d inputs are one addmm (AddmmBackward0); other contiguous ones an addmm on the
+            # flattened rows, viewed back (ViewBackward0); anything else a matmul plus the bias
+            from ..._ops.linalg_ext import addmm
 
-        if input.dim() == 2:
-            return addmm(bias, input, weight.t())
-        rows = addmm(bias, input.view(-1, input.shape[-1]), weight.t())
-        return rows.view(*input.shape[:-1], weight.shape[0])
-    out = input.matmul(weight.t() if weight.dim() == 2 else weight)
+            if input.dim() == 2:
+                return addmm(bias, input, weight.t())
+            rows = addmm(bias, input.view(-1, input.shape[-1]), weight.t())
+            return rows.view(*input.shape[:-1], weight.shape[0])
+        out = input.matmul(weight.t() if weight.dim() == 2 else weight)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return out + bias if bias is not None else out
 
 
@@ -336,8 +361,11 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def one_hot(tensor, num_classes=-1):
     from ..._ops.creation import arange
 
-    if tensor.dtype is not _dtypes.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    try:
+        if tensor.dtype is not _dtypes.int64:
+            raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = tensor.numel()
     if num_classes == -1:
         if n == 0:
@@ -354,7 +382,10 @@ def one_hot(tensor, num_classes=-1):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     # torch: sum(x1 * x2) / sqrt(clamp_min(|x1|^2 * |x2|^2, eps^2))
     require_dtype(x1, FLOATING, _common_float_error, x2)
-    x1, x2 = x1.broadcast_to(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))), x2
+    try:
+        x1, x2 = x1.broadcast_to(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))), x2
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     w12 = (x1 * x2).sum(dim)
     w1 = (x1 * x1).sum(dim)
     w2 = (x2 * x2).sum(dim)
@@ -362,7 +393,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    d = max(x1.dim(), x2.dim())
+    try:
+        d = max(x1.dim(), x2.dim())
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return _norm(x1 - x2 + eps, p, d - 1 if d else 0, keepdim=keepdim)
 
 

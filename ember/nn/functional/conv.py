@@ -1,6 +1,7 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import COMPLEX, FLOATING, REAL, _modes, dispatch, dtype_word, require_dtype, require_op_dtype
 from ..._meta import conv_out_size, conv_transpose_out_size
 from ..._ops import conv as C
@@ -25,7 +26,10 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 def _tup(v, n):
     if isinstance(v, (tuple, list)):
         return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * n
-    return (int(v),) * n
+    try:
+        return (int(v),) * n
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _batched(input, nd, name):
@@ -53,17 +57,23 @@ def _conv_pads(padding, nd, ksize, dil, stride):
 def _check_conv(x, w, b, groups, name, transposed=False, params=()):
     op = C.conv_transpose if transposed else C.convolution
     require_op_dtype(op, x.dtype, (x, w, b) + params)  # torch checks the dtype first
-    if x.dtype != w.dtype and x.dtype in (_dtypes.bfloat16, _dtypes.complex64, _dtypes.complex128):
-        tail = "" if x.is_complex() else (" or input should be a MKLDNN tensor and weight is a dense "
-                                          "tensor")
-        raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be "
-                           f"the same{tail}")
-    if x.dtype != w.dtype:
-        raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
-    if b is not None and b.dtype != x.dtype:
-        raise RuntimeError(f"Input type ({dtype_word(x.dtype).lower()}) and bias type "
-                           f"({dtype_word(b.dtype).lower()}) should be the same")
-    cin = w.shape[0] if transposed else w.shape[1] * groups
+    try:
+        if x.dtype != w.dtype and x.dtype in (_dtypes.bfloat16, _dtypes.complex64, _dtypes.complex128):
+            tail = "" if x.is_complex() else (" or input should be a MKLDNN tensor and weight is a dense "
+                                              "tensor")
+            raise RuntimeError(f"Input type (CPU{dtype_word(x.dtype)}Type) and weight type ({w.type()}) should be "
+                               f"the same{tail}")
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"expected scalar type {dtype_word(x.dtype)} but found {dtype_word(w.dtype)}")
+        if b is not None and b.dtype != x.dtype:
+            raise RuntimeError(f"Input type ({dtype_word(x.dtype).lower()}) and bias type "
+                               f"({dtype_word(b.dtype).lower()}) should be the same")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    try:
+        cin = w.shape[0] if transposed else w.shape[1] * groups
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if x.shape[1] != cin:
         if transposed:
             raise RuntimeError(f"Given transposed=1, weight of size {list(w.shape)}, expected input "

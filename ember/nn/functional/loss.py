@@ -7,6 +7,7 @@ logits of 1e4 stay finite. The rest are composites of stable pieces (softplus, l
 import warnings
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import FLOATING, _modes, dispatch, dtype_word, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
@@ -71,9 +72,12 @@ def _refuse_grad(t, arg, fn):
     """torch's autograd refusal for an input its kernel has no derivative for (only while grad mode is on)."""
     from ...autograd.grad_mode import state
 
-    if t is not None and state.enabled and t.requires_grad:
-        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
-                           "This input cannot have requires_grad True.")
+    try:
+        if t is not None and state.enabled and t.requires_grad:
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                               "This input cannot have requires_grad True.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 # ---- classification ---------------------------------------------------------------------------------------
@@ -86,11 +90,14 @@ def _check_nll_args(input, target, weight):
     n = input.dim()
     if n < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {n})")
-    if n == 1 and target.dim() == 1 and target.shape[0] != 1:
-        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-    if n != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.dim() else 0}).")
+    try:
+        if n == 1 and target.dim() == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        if n != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0] if target.dim() else 0}).")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     c = input.shape[1] if n > 1 else input.shape[0]
     if n <= 2:
         if target.dim() > 1:
@@ -166,21 +173,27 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             return autocast_call("cross_entropy_loss", cross_entropy, input, target, weight, size_average,
                                  ignore_index, reduce, reduction, label_smoothing)
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    try:
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     cdim = 1 if input.dim() > 1 else 0
-    if tuple(target.shape) == tuple(input.shape):  # class probabilities: torch tells them apart by shape
-        if not target.is_floating_point():
-            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{dtype_word(target.dtype)}")
-        if ignore_index >= 0:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        c = input.shape[cdim]
-        if weight is not None and (weight.dim() != 1 or weight.numel() != c):
-            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
-                               f"classes but got weight tensor of shape: {list(weight.shape)}")
-    else:
-        _check_nll_args(input, target, weight)
+    try:
+        if tuple(target.shape) == tuple(input.shape):  # class probabilities: torch tells them apart by shape
+            if not target.is_floating_point():
+                raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                                   f"{dtype_word(target.dtype)}")
+            if ignore_index >= 0:
+                raise RuntimeError("ignore_index is not supported for floating point target")
+            c = input.shape[cdim]
+            if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+                raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                                   f"classes but got weight tensor of shape: {list(weight.shape)}")
+        else:
+            _check_nll_args(input, target, weight)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     logp = log_softmax(input, cdim)
     if tuple(target.shape) == tuple(input.shape):
         c = input.shape[cdim]
@@ -257,8 +270,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             return autocast_call("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input,
                                  target, weight, size_average, reduce, reduction, pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    try:
+        if tuple(target.shape) != tuple(input.shape):
+            raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_dtype(input, FLOATING, "log_sigmoid_cpu")
     if target.dtype.is_floating_point is False and not target.is_complex():
         # torch computes `(1 - target).mul_(input)`: an integer target cannot hold the float product
@@ -460,10 +476,13 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
     require_dtype(input, FLOATING, _kl_div_error, target)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:
-        loss = target.xlogy(target) - target * input
+    try:
+        if log_target:
+            loss = target.exp() * (target - input)
+        else:
+            loss = target.xlogy(target) - target * input
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     return _reduce(loss, reduction)
@@ -490,13 +509,16 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if isinstance(var, float):
         var = input.new_full(tuple(input.shape), var)
-    if var.shape != input.shape:
-        if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = var.unsqueeze(-1)
-        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
-            pass
-        else:
-            raise ValueError("var is of incorrect size")
+    try:
+        if var.shape != input.shape:
+            if tuple(input.shape[:-1]) == tuple(var.shape):
+                var = var.unsqueeze(-1)
+            elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+                pass
+            else:
+                raise ValueError("var is of incorrect size")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     if bool((var < 0).any()):  # (a complex var meets lt's refusal here, as in torch)
@@ -575,8 +597,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                                  size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
     require_dtype(input, _F32_F64, "multilabel_margin_loss_forward_out_frame")
-    if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
-        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    try:
+        if tuple(target.shape) != tuple(input.shape) or input.dim() > 2:
+            raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if target.dtype.name != "int64":
         raise RuntimeError(f"expected scalar type Long but found {dtype_word(target.dtype)}")
     x = input if input.dim() == 2 else input.unsqueeze(0)
@@ -609,10 +634,13 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     require_dtype(input, _F32_F64, "multi_margin_loss_cpu_kernel")
     _refuse_grad(weight, "weight", "multi_margin_loss")
     nframe = input.shape[0] if input.dim() == 2 else 1
-    if target.dim() > 1 or target.numel() != nframe:
-        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
-                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
-                           f"Input has shape {list(input.shape)}.")
+    try:
+        if target.dim() > 1 or target.numel() != nframe:
+            raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                               f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                               f"Input has shape {list(input.shape)}.")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     c = input.shape[-1] if input.dim() else 1
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
@@ -642,8 +670,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
             return autocast_call("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target,
                                  margin, size_average, reduce, reduction)
     reduction = _reduction(size_average, reduce, reduction)
-    if target.dim() > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    try:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     eps = 1e-12
     d = input1.dim() - 1
     prod = (input1 * input2).sum(d)

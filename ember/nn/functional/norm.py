@@ -9,6 +9,7 @@ import math
 import ml_dtypes
 
 from ... import _dtypes
+from ..._argparse import call_error
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dtype_word, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
@@ -53,13 +54,16 @@ def _widened(input, *params):
 def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
     """torch's checks of batch norm's arguments (_batch_norm_impl_index), before any kernel."""
     c = input.shape[1] if input.dim() > 1 else 1
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        if t is None:
-            if not training and name.startswith("running"):
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
-        elif t.numel() != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    try:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                        ("bias", bias)):
+            if t is None:
+                if not training and name.startswith("running"):
+                    raise RuntimeError(f"{name} must be defined in evaluation mode")
+            elif t.numel() != c:
+                raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -142,8 +146,11 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 def _check_p(p):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    try:
+        if p < 0.0 or p > 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 def _noise(input, shape):
@@ -223,12 +230,18 @@ def _alpha_dropout(input, p, training, shape):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    out = _alpha_dropout(input, p, training, tuple(input.shape))
+    try:
+        out = _alpha_dropout(input, p, training, tuple(input.shape))
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     return input.copy_(out) if inplace and out is not input else out
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    try:
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     out = _alpha_dropout(input, p, training, shape)
     return input.copy_(out) if inplace and out is not input else out
 

@@ -74,7 +74,8 @@ def work(kernel) -> int:
 
 
 def threads_for(n: int) -> int:
-    """Threads for a kernel loop over `n` weighted elements (NOTE [ When a generated kernel uses threads ])."""
+    """Threads for a kernel loop over `n` weighted elements
+    (NOTE [ When a generated kernel uses threads ])."""
     if n < PARALLEL_SIZE:
         return 1
     from .. import _runtime

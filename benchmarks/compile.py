@@ -19,7 +19,12 @@
    empty cache folder: EMBER_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR) and warm (the same folder again, a new
    process), minus the process's steady step time.
 
-Run: python benchmarks/compile.py [--quick] [--steps-only | --compile-time-only] [--threads N]
+Run: python benchmarks/compile.py [--quick] [--steps-only | --compile-time-only] [--threads N] [--only A,B]
+                                  [--clock thread] [--rounds R]
+`--only`: the compiled-step workloads whose name contains one of the comma-separated words (e.g. LSTM,chain).
+`--clock thread`: time the steps in the calling thread's CPU time (time.thread_time) instead of wall-clock
+time, for a loaded machine; it is a fair measure at 1 thread only, where every library computes in the
+calling thread (at N threads the other threads' work is not counted). `--rounds R`: rounds per workload.
 """
 
 import gc
@@ -215,14 +220,15 @@ def _time_all(fns, number, rounds):
         first[k] = time.perf_counter() - t
     times = {k: [] for k in fns}
     keys = list(fns)
+    clock = time.thread_time if _arg("--clock") == "thread" else time.perf_counter
     for r in range(rounds):
         gc.collect()
         for k in keys[r % len(keys):] + keys[:r % len(keys)]:
             fn = fns[k]
-            t = time.perf_counter()
+            t = clock()
             for _ in range(number):
                 fn()
-            times[k].append((time.perf_counter() - t) / number)
+            times[k].append((clock() - t) / number)
     for k, why in failed.items():
         print(f"  ({k} fails: {why})")
     nan = float("nan")
@@ -243,6 +249,15 @@ def _table_row(name, med):
     print(f"{'  / torch eager':<34}" + "".join(f"{med[k] / base:>13.2f}x" for k in LABELS), flush=True)
 
 
+def _arg(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def _wanted(name):
+    only = _arg("--only")
+    return only is None or any(w.lower() in name.lower() for w in only.split(","))
+
+
 def compiled_steps(quick):
     import native
 
@@ -254,23 +269,28 @@ def compiled_steps(quick):
     rng = np.random.default_rng(0)
     big = rng.standard_normal((2048, 2048)).astype(np.float32)
     vec = rng.standard_normal(1 << 20).astype(np.float32)
-    counts = [int(sys.argv[sys.argv.index("--threads") + 1])] if "--threads" in sys.argv else [1, 2]
+    counts = [int(_arg("--threads"))] if "--threads" in sys.argv else [1, 2]
+    rounds = int(_arg("--rounds", 3 if quick else 5))
     for n in counts:
         ember.set_num_threads(n)
         torch.set_num_threads(n)
         torch._dynamo.reset()
         ember._dynamo.reset()
+        clock = "thread CPU" if _arg("--clock") == "thread" else "wall-clock"
         _table_head(f"compiled steps, {n} thread{'s' if n > 1 else ''} "
-                    "(median ms per step; ratio to torch eager)")
+                    f"(median {clock} ms per step; ratio to torch eager)")
         firsts = {}
         for name, spec in workloads:
-            med, first = _time_all(_train_variants(spec), number=1 if quick else 3, rounds=3 if quick else 5)
+            if not _wanted(name):
+                continue
+            med, first = _time_all(_train_variants(spec), number=1 if quick else 3, rounds=rounds)
             _table_row(name + " train step", med)
             firsts[name] = first
         for name, fn, make, grad in (("pointwise chain 30 ops, 1M", _chain, lambda: vec.copy(), False),
                                      ("block fwd+bwd 4M", _block_fwd, lambda: big.copy(), True)):
-            med, first = _time_all(_fn_variants(fn, make, grad), number=3 if quick else 10,
-                                   rounds=3 if quick else 5)
+            if not _wanted(name):
+                continue
+            med, first = _time_all(_fn_variants(fn, make, grad), number=3 if quick else 10, rounds=rounds)
             _table_row(name, med)
             firsts[name] = first
         print("\nfirst call (capture + compile + one run), s:")

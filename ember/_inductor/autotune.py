@@ -6,9 +6,9 @@ Variants of one kernel (its C function as codegen_c.py printed it, rewritten as 
 - "simd8", "simd16": the innermost loops of its pointwise members carry `#pragma omp simd simdlen(W)`
   (vector width W lanes; without it the compiler picks, or does not vectorize a loop whose body it finds
   costly);
-- "chunk": the outer parallel loop's iterations go to threads in chunks of 16 rows (`schedule(static, 16)`),
+- "chunk": the outer parallel loop's iterations go to threads in chunks of 16 rows (the pool's `chunk`),
   a tiling of the outer domain that keeps neighbouring rows on one thread;
-and, for each, the thread count: 1 (serial), the runtime's size threshold (`_native.threads_for`: serial
+and, for each, the thread count: 1 (serial), the size threshold (`threads.threads_for`: serial
 below it), and every thread (parallel at any size). The kernel timed is the variant with each thread count;
 the fastest pair wins (the median of 3 runs after a warm-up run, each over several calls).
 
@@ -44,6 +44,8 @@ VARIANTS = ("base", "simd8", "simd16", "chunk")
 def _variant(src: str, name: str, variant: str) -> str:
     """The C function `src` (named `name`) as `variant`, renamed `<name>_<variant>`."""
     out = src.replace(f"void {name}(", f"void {name}_{variant}(", 1)
+    for part in ("_ctx", "_body"):  # its context struct and body function (codegen_c._parallel_function)
+        out = out.replace(name + part, f"{name}_{variant}{part}")
     if variant.startswith("simd"):
         width = variant[4:]
         lines = out.split("\n")
@@ -56,7 +58,7 @@ def _variant(src: str, name: str, variant: str) -> str:
             res.append(ln)
         out = "\n".join(res)
     elif variant == "chunk":
-        out = out.replace("schedule(static)", "schedule(static, 16)")
+        out = out.replace("0 /* schedule(static) */", "16 /* schedule(static, 16) */")
     return out
 
 
@@ -102,6 +104,7 @@ def tune(kernels, sources, params, buffers):
     functions of `kernels` in order (NOTE [ The autotune cache ])."""
     from .. import _native, _runtime
     from .codegen_c import PRELUDE
+    from .threads import attach, threads_for, work
 
     threads = _runtime.get_num_threads()
     chosen, todo = {}, []
@@ -116,8 +119,10 @@ def tune(kernels, sources, params, buffers):
         lib_src = PRELUDE + "\n\n" + "\n\n".join(_variant(src, k.name, v) for k, src, _ in todo
                                                  for v in VARIANTS) + "\n"
         lib = _native.build_source("inductor_tune", lib_src)
+        if lib is not None:
+            attach(lib)
         for kern, _, key in todo:
-            choice = ("base", _native.threads_for(kern.numel()))
+            choice = ("base", threads_for(work(kern)))
             if lib is not None:
                 arrays = [_fill(buffers[p]) for p in params[kern.name]]
                 ptrs = [a.ctypes.data for a in arrays]
@@ -126,7 +131,7 @@ def tune(kernels, sources, params, buffers):
                     f = getattr(lib, f"{kern.name}_{v}")
                     f.argtypes = [ctypes.c_void_p] * len(ptrs) + [ctypes.c_int]
                     f.restype = None
-                    for nt in sorted({1, _native.threads_for(kern.numel()), threads}):
+                    for nt in sorted({1, threads_for(work(kern)), threads}):
                         t = _time(f, ptrs, nt)
                         if best is None or t < best[0]:
                             best = (t, v, nt)

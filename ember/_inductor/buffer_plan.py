@@ -109,8 +109,8 @@ class BufferPlan:
         if kernel in self.forced:  # (max-autotune's choice)
             return str(self.forced[kernel])
         if self.static:
-            from .. import _native
-            return str(_native.threads_for(numel))
+            from .threads import threads_for
+            return str(threads_for(numel))
         return f"_threads({numel})"
 
 

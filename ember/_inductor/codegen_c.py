@@ -174,6 +174,56 @@ EM_FLOAT_DIVISION(float, f, float32)
 EM_FLOAT_DIVISION(double, , float64)
 """
 
+# NOTE [ Parallel loops of the generated kernels ]
+# A kernel's outer loop is a `static` body function over a range of outer iterations (flattened: one index,
+# decomposed into the outer variables) and a context struct of its buffers; the kernel calls
+# `em_parallel(body, &ctx, n, nt, chunk)`, which hands the range to ember's thread pool when the library
+# has been given it (ember/_inductor/threads.py, `em_set_pool`) and nt > 1, and otherwise calls the body once
+# over everything. The pool, not OpenMP: NOTE [ A pool of our own ] in ember/_native/threadpool.c.
+PRELUDE += r"""
+/* ember's thread pool (NOTE [ Parallel loops of the generated kernels ] in ember/_inductor/codegen_c.py) */
+typedef void (*em_body)(void *ctx, idx lo, idx hi);
+typedef void (*em_pool_fn)(em_body body, void *ctx, idx n, int nt, idx chunk);
+static em_pool_fn em_pool;
+void em_set_pool(void *f) { em_pool = (em_pool_fn)f; }
+static inline void em_parallel(em_body body, void *ctx, idx n, int nt, idx chunk)
+{
+    if (nt > 1 && n > 1 && em_pool)
+        em_pool(body, ctx, n, nt, chunk);
+    else
+        body(ctx, 0, n);
+}
+"""
+
+
+def _parallel_function(name: str, sig: list, dims: list, names: list, body: list) -> list:
+    """The lines of kernel `name` (parameters `sig`, C declarations, the thread count last) whose outer loops
+    over `dims` (variables `names`) run `body` (lines indented for inside them), as a body function handed
+    to the pool (NOTE [ Parallel loops of the generated kernels ])."""
+    params = [d.rsplit(" ", 1)[-1].lstrip("*") for d in sig[:-1]]
+    fields = [d.replace("restrict ", "") for d in sig[:-1]]
+    out = [f"struct {name}_ctx {{ " + " ".join(f + ";" for f in fields) + " };",
+           f"static void {name}_body(void *ctx_, idx lo_, idx hi_)", "{",
+           f"    const struct {name}_ctx *c_ = ctx_;"]
+    out += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
+    if len(dims) == 1:
+        out.append(f"    for (idx {names[0]} = lo_; {names[0]} < hi_; {names[0]}++) {{")
+    else:
+        out.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
+        for d, v in enumerate(names):
+            inner = 1
+            for s_ in dims[d + 1:]:
+                inner *= s_
+            e = "f_" if inner == 1 else f"f_ / {inner}"
+            out.append(f"        idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+    total = 1
+    for s_ in dims:
+        total *= s_
+    out += body + ["    }", "}", f"void {name}({', '.join(sig)})", "{",
+                   f"    struct {name}_ctx c_ = {{{', '.join(params)}}};",
+                   f"    em_parallel({name}_body, &c_, {total}, nt, 0 /* schedule(static) */);", "}"]
+    return out
+
 
 def _const(c: Const) -> str:
     v, dt = c.value, c.dtype
@@ -379,17 +429,9 @@ def _generate_column(kernel, m, e, buffers, comment) -> tuple:
     B = COLUMN_BLOCK
     k = len(m.outer)
     last = m.outer[-1]
-    lines = [comment] if comment else []
-    lines.append(f"void {kernel.name}({', '.join(sig)})")
-    lines.append("{")
-    p = _Printer(lines, 1)
+    body = []
+    p = _Printer(body, 2)
     p.emit(f"/* {m.name}: {_describe(m)}, by columns (NOTE [ Column reductions ]) */")
-    p.emit("#pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static)" +
-           (f" collapse({k})" if k > 1 else ""))
-    for d in range(k - 1):
-        p.emit(f"for (idx x{d} = 0; x{d} < {m.outer[d]}; x{d}++)")
-    p.emit(f"for (idx xb = 0; xb < {(last + B - 1) // B}; xb++) {{")
-    p.indent += 1
     p.emit(f"double acc[{B}];")
     p.emit(f"idx lo = xb * {B}, hi = lo + {B} < {last} ? lo + {B} : {last};")
     xl = f"x{k - 1}"
@@ -409,9 +451,9 @@ def _generate_column(kernel, m, e, buffers, comment) -> tuple:
     strides = m.buffer.strides
     flat = " + ".join(f"{st} * x{d}" if st != 1 else f"x{d}" for d, st in enumerate(strides))
     p.emit(f"for (idx {xl} = lo; {xl} < hi; {xl}++) {m.name}[{flat}] = {_store(m.buffer.dtype, f'acc[{xl} - lo]')};")
-    p.indent -= 1
-    p.emit("}")
-    lines.append("}")
+    lines = [comment] if comment else []
+    lines += _parallel_function(kernel.name, sig, list(m.outer[:-1]) + [(last + B - 1) // B],
+                                [f"x{d}" for d in range(k - 1)] + ["xb"], body)
     return "\n".join(lines), reads + [m.name] + flag
 
 
@@ -437,20 +479,8 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
     sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
           [f"{CTYPES[buffers[b].dtype]} *restrict {b}" for b in writes] + \
           [f"int32_t *restrict {f}" for f in flag] + ["int nt"]
-    lines = []
-    if comment:
-        lines.append(comment)
-    lines.append(f"void {kernel.name}({', '.join(sig)})")
-    lines.append("{")
-    p = _Printer(lines, 1)
-    if k:
-        collapse = f" collapse({k})" if k > 1 else ""
-        p.emit(f"#pragma omp parallel for num_threads(nt) if(nt > 1) schedule(static){collapse}")
-        for d, s in enumerate(kernel.outer):
-            p.emit(f"for (idx x{d} = 0; x{d} < {s}; x{d}++) {{")
-            if d + 1 < k:
-                p.indent += 1
-        p.indent += 1
+    body = []
+    p = _Printer(body, 2 if k else 1)
     for m, e, store, sizes in exprs:
         p.emit(f"/* {m.name}: {_describe(m)} */")
         p.emit("{")
@@ -487,13 +517,11 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
             p.emit(f"{m.name}[{store_idx}] = {_store(m.buffer.dtype, 'acc')};")
         p.indent -= 1
         p.emit("}")
+    lines = [comment] if comment else []
     if k:
-        p.indent -= 1
-        p.emit("}" * 1)
-        for _ in range(k - 1):
-            p.indent -= 1
-            p.emit("}")
-    lines.append("}")
+        lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body)
+    else:
+        lines += [f"void {kernel.name}({', '.join(sig)})", "{", *body, "}"]
     return "\n".join(lines), params
 
 

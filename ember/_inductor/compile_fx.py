@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import _logging
 from .._tensor import _wrap
-from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options
+from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options, threads
 from .ir import Buffer, EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
 from .scheduler import Kernel, schedule
@@ -142,6 +142,7 @@ class CompiledGraph:
             else:
                 self.call = lambda args: g(*args)
             return
+        threads.attach(lib)  # NOTE [ Parallel loops of the generated kernels ] (codegen_c.py)
         for name, n in kernels:
             f = getattr(lib, name)
             f.argtypes = [ctypes.c_void_p] * n + [ctypes.c_int]
@@ -257,10 +258,8 @@ def _relayout(arr, key, shape, strides, dtype):
 
 def _wrapper(lo, steps, params, funcs, backend):
     """Generate the Python `call(args)` running the steps (the Inductor wrapper)."""
-    from .. import _native
-
     glb = {"np": np, "_wrap": _wrap, "_empty": _empty, "_relayout": _relayout,
-           "_threads": _native.threads_for}
+           "_threads": threads.threads_for}
     bp = buffer_plan.plan(lo, steps, params, static=options.get("triton.cudagraphs"),
                           reuse=options.get("allow_buffer_reuse"))  # (engineer H: buffer reuse, static plan)
     glb.update(bp.globals)
@@ -320,7 +319,7 @@ def _wrapper(lo, steps, params, funcs, backend):
                 if flag:  # (NOTE [ Integer division ])
                     emit(f"    {codegen_c.FLAG} = np.zeros(1, np.int32)")
                 ptrs = ", ".join(bp.ptr(p) for p in ps)
-                emit(f"    {s.name}({ptrs}, {bp.threads(s.numel(), s.name)})")
+                emit(f"    {s.name}({ptrs}, {bp.threads(threads.work(s), s.name)})")
                 if flag:
                     emit(f"    if {codegen_c.FLAG}[0]: raise RuntimeError('ZeroDivisionError')")
             else:

@@ -1,0 +1,200 @@
+/* ember's thread pool for the compiler's generated kernels (ember/_inductor/threads.py).
+ *
+ * em_parallel_for(body, ctx, n, nt, chunk) runs body(ctx, lo, hi) over [0, n) on up to nt threads: the
+ * caller and nt - 1 workers take chunks of `chunk` iterations (0: about four chunks per thread) from one
+ * atomic counter, so a worker that wakes late, or is descheduled on a loaded machine, leaves its share to
+ * the others instead of being waited for. Every iteration is computed by exactly one thread and the kernels'
+ * iterations are independent, so the result does not depend on which thread ran what.
+ *
+ * NOTE [ A pool of our own ]
+ * The kernels used OpenMP. In a process that also holds torch (the benchmarks, a user comparing the two),
+ * they ran on torch's bundled libgomp, configured at `import torch` to spin: after every parallel loop its
+ * idle workers spin for milliseconds (GOMP_SPINCOUNT's default, 300,000 pauses) and, on a machine with as
+ * many cores as threads, take the core the next OpenBLAS call needs. Nothing can change that spin once
+ * libgomp is loaded, so the generated kernels only went parallel on 4M elements (ember/_native's
+ * SHARED_PARALLEL_SIZE), and a 1M-float pointwise chain ran on one core. This pool's workers wait for the
+ * next loop for EM_SPIN_NS (about the Python work between two kernels of a compiled graph), then sleep on
+ * a condition variable; a loop wakes sleepers with one broadcast. Its behaviour is the same whichever
+ * OpenMP runtime, if any, the process has loaded.
+ *
+ * The state is one 64-bit ticket: generation (24 bits) | threads of this loop (8) | chunks (16) | next
+ * chunk (16). A thread claims a chunk with a compare-and-swap on it, so a worker still holding the ticket
+ * of a finished loop fails its claim and never runs a stale body; the loop's body, context and sizes are
+ * written before its ticket is published (release) and read only after a successful claim (acquire), and
+ * they stay valid until every chunk is done, which the caller waits for. One loop runs at a time: a second
+ * Python thread calling a kernel while a loop runs computes its loop alone (trylock). After fork() the
+ * child has no workers and starts its own on its first parallel loop.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef int64_t idx;
+typedef void (*em_body)(void *ctx, idx lo, idx hi);
+
+#define EM_MAX_WORKERS 63
+#define EM_SPIN_NS 50000  /* how long an idle worker waits for the next loop before it sleeps */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define EM_PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define EM_PAUSE() __asm__ __volatile__("yield")
+#else
+#define EM_PAUSE() ((void)0)
+#endif
+
+#define GEN(t) ((uint32_t)((t) >> 40))
+#define THREADS(t) ((int)(((t) >> 32) & 0xff))
+#define CHUNKS(t) ((idx)(((t) >> 16) & 0xffff))
+#define NEXT(t) ((idx)((t) & 0xffff))
+
+static uint64_t ticket;
+static idx done;      /* chunks finished in the current loop */
+static int sleeping;  /* workers asleep (or about to be) on sleep_cv */
+static int started;   /* workers running */
+static uint32_t gen;
+static em_body job_body;
+static void *job_ctx;
+static idx job_n, job_chunk;
+static pthread_mutex_t dispatch = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t sleep_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sleep_cv = PTHREAD_COND_INITIALIZER;
+static int atfork_set;
+static int64_t loops;  /* parallel loops run (for tests: em_pool_loops) */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Claim and run chunks of loop `g` until none is left (or another loop began). */
+static void run_chunks(uint32_t g)
+{
+    uint64_t t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (GEN(t) != g || NEXT(t) >= CHUNKS(t))
+            return;
+        if (!__atomic_compare_exchange_n(&ticket, &t, t + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;  /* t now holds the current ticket */
+        idx lo = NEXT(t) * job_chunk, hi = lo + job_chunk < job_n ? lo + job_chunk : job_n;
+        job_body(job_ctx, lo, hi);
+        __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
+        t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
+    }
+}
+
+static void *worker(void *arg)
+{
+    int me = (int)(intptr_t)arg;  /* 1, 2, ...: the caller of a loop is thread 0 */
+    uint32_t seen = 0xffffffffu;  /* joins the loop that started it */
+    for (;;) {
+        uint64_t t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
+        if (GEN(t) != seen) {
+            seen = GEN(t);
+            if (me < THREADS(t))
+                run_chunks(seen);
+            continue;
+        }
+        int64_t until = now_ns() + EM_SPIN_NS;
+        int woke = 0;
+        for (int i = 1; !woke; i++) {
+            EM_PAUSE();
+            woke = GEN(__atomic_load_n(&ticket, __ATOMIC_ACQUIRE)) != seen;
+            if ((i & 63) == 0 && now_ns() > until)
+                break;
+        }
+        if (woke)
+            continue;
+        pthread_mutex_lock(&sleep_m);
+        __atomic_add_fetch(&sleeping, 1, __ATOMIC_SEQ_CST);
+        while (GEN(__atomic_load_n(&ticket, __ATOMIC_SEQ_CST)) == seen)
+            pthread_cond_wait(&sleep_cv, &sleep_m);
+        __atomic_sub_fetch(&sleeping, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&sleep_m);
+    }
+    return 0;
+}
+
+static void after_fork_child(void)
+{
+    started = 0;
+    sleeping = 0;
+    pthread_mutex_init(&dispatch, 0);
+    pthread_mutex_init(&sleep_m, 0);
+    pthread_cond_init(&sleep_cv, 0);
+}
+
+void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
+{
+    if (nt > EM_MAX_WORKERS + 1)
+        nt = EM_MAX_WORKERS + 1;
+    if (nt <= 1 || n <= 1 || pthread_mutex_trylock(&dispatch) != 0) {
+        body(ctx, 0, n);
+        return;
+    }
+    if (!atfork_set) {
+        atfork_set = 1;
+        pthread_atfork(0, 0, after_fork_child);
+    }
+    while (started < nt - 1) {
+        pthread_t th;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int failed = pthread_create(&th, &attr, worker, (void *)(intptr_t)(started + 1));
+        pthread_attr_destroy(&attr);
+        if (failed)
+            break;
+        started++;
+    }
+    int threads = started + 1 < nt ? started + 1 : nt;
+    if (threads <= 1) {
+        pthread_mutex_unlock(&dispatch);
+        body(ctx, 0, n);
+        return;
+    }
+    if (chunk <= 0)
+        chunk = (n + 4 * threads - 1) / (4 * threads);
+    if ((n + chunk - 1) / chunk > 0xffff)
+        chunk = (n + 0xfffe) / 0xffff;
+    idx chunks = (n + chunk - 1) / chunk;
+    loops++;
+    job_body = body;
+    job_ctx = ctx;
+    job_n = n;
+    job_chunk = chunk;
+    __atomic_store_n(&done, 0, __ATOMIC_RELAXED);
+    gen = (gen + 1) & 0xffffff;
+    uint64_t t = ((uint64_t)gen << 40) | ((uint64_t)threads << 32) | ((uint64_t)chunks << 16);
+    __atomic_store_n(&ticket, t, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&sleep_m);
+        pthread_cond_broadcast(&sleep_cv);
+        pthread_mutex_unlock(&sleep_m);
+    }
+    run_chunks(gen);
+    /* wait for the chunks workers took; on a loaded machine one may be descheduled: yield to it */
+    for (long i = 0; __atomic_load_n(&done, __ATOMIC_ACQUIRE) < chunks; i++) {
+        if (i < 20000)
+            EM_PAUSE();
+        else
+            sched_yield();
+    }
+    pthread_mutex_unlock(&dispatch);
+}
+
+/* The address of em_parallel_for, for the generated libraries (ember/_inductor/threads.py). */
+void *em_parallel_for_address(void)
+{
+    return (void *)em_parallel_for;
+}
+
+/* How many loops have been split across threads in this process. */
+int64_t em_pool_loops(void)
+{
+    return loops;
+}

@@ -117,11 +117,19 @@ def _start_pmi_server(rank, world_size, store):
 _PMI_SERVERS = []
 
 
-def _store_barrier(store, key, world_size):
+def _store_barrier(store, key, world_size, rank):
     """Every rank has done its store business before any enters MPI_Init, which holds the GIL while it
-    waits for the others (a rank hosting the store could not answer them from then on)."""
-    store.add(key, 1)
-    while int(store.add(key, 0)) < world_size:
+    waits for the others: a rank hosting the store (rank 0 of spawned ranks) could not answer them from then
+    on. So rank 0 enters last, once every other rank has said that it is done with the store (its last
+    store call): a barrier alone is not enough, since a rank that saw everyone arrive could still be asking
+    the store after rank 0 has gone (a job of 4 spawned ranks hung so, 3 in MPI_Init, one in a store call)."""
+    if store.add(key, 1) < world_size:
+        while int(store.add(key, 0)) < world_size:
+            time.sleep(0.002)
+    if rank != 0:
+        store.add(key + "/done", 1)
+        return
+    while int(store.add(key + "/done", 0)) < world_size - 1:
         time.sleep(0.002)
 
 
@@ -172,7 +180,7 @@ def world_comm(rank, world_size, store):
             import mpi4py
 
             mpi4py.rc.finalize = False  # NOTE [ No MPI_Finalize under ember's PMI server ]
-        _store_barrier(store, "mpi/init", world_size)
+        _store_barrier(store, "mpi/init", world_size, rank)
     segments = _shm_segments() if _MPI is None else None  # NOTE [ No MPI_Finalize under ember's PMI server ]
     MPI = mpi()
     comm = MPI.COMM_WORLD

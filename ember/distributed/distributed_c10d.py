@@ -912,7 +912,8 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier that names the ranks that did not reach it within `timeout` (rank 0 reports them).
 
     Non-zero ranks check in with rank 0 and wait for its acknowledgement; rank 0 raises RuntimeError
-    "Rank 1 failed to pass monitoredBarrier in 1000 ms" (with `wait_all_ranks`, every missing rank).
+    "[Rank 0]: Rank 1 failed to pass monitoredBarrier in 1000 ms" (with `wait_all_ranks`, every missing
+    rank).
     """
     pg = _pg(group)
     if pg is None:
@@ -951,9 +952,9 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
                     except Exception:  # noqa: BLE001 - completed already
                         pass
             if wait_all_ranks:
-                raise RuntimeError(f"Ranks {', '.join(map(str, missing))} failed to pass monitoredBarrier in "
-                                   f"{ms} ms")
-            raise RuntimeError(f"Rank {missing[0]} failed to pass monitoredBarrier in {ms} ms")
+                raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass "
+                                   f"monitoredBarrier in {ms} ms")
+            raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier in {ms} ms")
         for r in range(1, n):
             comm.Send(token, dest=r, tag=tag + 1)
     else:

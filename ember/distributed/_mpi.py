@@ -42,8 +42,10 @@ NOTE [ Asynchronous collectives run on a worker thread ]
 MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an
 `async_op=True` collective followed by Python compute would not move until `wait()`. Instead each process
 group has one worker thread (started on its first asynchronous op) that runs the group's asynchronous
-collectives, in the order they were issued, as blocking MPI calls; mpi4py releases the GIL inside them,
-so communication overlaps the caller's compute, as gloo's worker threads do. A synchronous collective
+collectives, in the order they were issued, waiting for each (NOTE [ Waiting without spinning ]) with the
+GIL released most of the time, so communication overlaps the caller's compute, as gloo's worker threads
+do. (DDP's bucket allreduces skip the worker: NOTE [ DDP's allreduce from the backward thread ] in
+ember/nn/parallel/_reducer.py.) A synchronous collective
 runs in the caller's thread when the worker is idle, and queues behind it otherwise, so every rank issues
 a group's collectives to MPI in program order (MPI's requirement). MPI is initialized with
 MPI_THREAD_MULTIPLE (mpi4py's default) since the caller thread and the worker may both be in MPI.

@@ -1,6 +1,9 @@
 """torch.distributed's errors when something is missing, in ember and torch (gloo).
 
 - No process group: every entry point raises torch's exception and message (in this process).
+- init methods file:// and tcp://, and the backends a CPU-only torch has or lacks (`_single_job.py`, one
+  process of world_size 1 per library): "nccl" fails with torch's error, "mpi" runs in ember (on MPI, as
+  "gloo" does) where torch's wheels have no MPI.
 - A rank that does not come (a real 2-rank job, `_failures_job.py`): a collective past its group's timeout
   raises gloo's "Timed out waiting ...ms for recv operation to complete" and breaks the group ("Application
   timeout caused pair closure" for the next op), and `monitored_barrier` names the missing rank, in the
@@ -10,6 +13,7 @@
 import json
 import os
 import socket
+import subprocess
 import sys
 
 import numpy as np
@@ -66,3 +70,21 @@ def test_timeouts_and_monitored_barrier(tmp_path):
     seconds = {r[1]: r[4] for r in rows if r[0] == "ember"}
     assert 1.0 <= seconds["all_reduce timeout"] < 10 and 1.0 <= seconds["monitored_barrier"] < 10
     assert json.loads((tmp_path / "rank1.json").read_text()) == []
+
+
+def test_init_methods_and_backends():
+    job = os.path.join(os.path.dirname(__file__), "_single_job.py")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = {}
+    for lib in ("torch", "ember"):
+        res = subprocess.run([sys.executable, job, lib, str(_ports(1)[0])], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
+        out[lib] = json.loads(res.stdout.strip().splitlines()[-1])
+    t, e = out["torch"], out["ember"]
+    assert t["gloo file://"] == ["ok", ["gloo", 0, 1, True, [1.0, 2.0, 3.0, 4.0]]]
+    assert e["gloo file://"] == t["gloo file://"] and e["gloo tcp://"] == t["gloo tcp://"]
+    assert e["nccl"] == t["nccl"] == ["RuntimeError", "Distributed package doesn't have NCCL built in"]
+    assert e["initialized after nccl"] is t["initialized after nccl"] is False
+    assert t["mpi"][0] == "RuntimeError" and e["mpi"] == ["ok", ["mpi", 0, 1, True, [1.0, 2.0, 3.0, 4.0]]]

@@ -58,6 +58,7 @@ def _fmt_size(n):
 
 
 def _rank(rank, world, ports, quick):
+    import _common  # noqa: F401 - first: one thread for NumPy's OpenBLAS, ember and torch (as main() set)
     import torch.distributed as tdist
 
     import ember.distributed as edist
@@ -83,6 +84,8 @@ def _rank(rank, world, ports, quick):
 
 
 def main():
+    import _common  # noqa: F401 - before NumPy loads: the ranks inherit one thread (_common's variables)
+
     import ember.multiprocessing as mp
 
     mp.spawn(_rank, args=(2, _ports(2), "--quick" in sys.argv), nprocs=2)

@@ -6,7 +6,8 @@ Both libraries train the same models (benchmarks/models.py: the MLP and the smal
 DistributedDataParallel, timed in interleaved rounds (docs/benchmarking.md), each rank on its half of the
 batch. Each round times both libraries back to back, so a round's ratio ember/torch saw one machine load;
 the table gives the median step times, the median of the rounds' ratios and their spread (lowest and
-highest round), since the 2-core machine is shared.
+highest round), in wall time and in the CPU time of each rank's process (NOTE [ Step time on a shared
+machine ] in `ddp_part`).
 
 Hidden share of allreduce time, from per-bucket timestamps on each rank (a method that holds on 2 cores,
 where differences of step times are noise): for each bucket, when its allreduce was launched and when it
@@ -65,8 +66,9 @@ def build(name, make, make_batch, opt, lr, rank, world):
     return name, steps, models
 
 
-def paired(ember_fn, torch_fn, number, rounds, warmup=3):
-    """Per-round seconds per call of each, the two timed back to back in A B / B A order."""
+def paired(ember_fn, torch_fn, number, rounds, warmup=3, cpu=None):
+    """Per-round seconds per call of each, the two timed back to back in A B / B A order. With a list
+    `cpu`, it gets the rounds' CPU seconds per call of this process (all its threads) as (ember, torch)."""
     for _ in range(warmup):
         ember_fn()
         torch_fn()
@@ -74,7 +76,13 @@ def paired(ember_fn, torch_fn, number, rounds, warmup=3):
     for r in range(rounds):
         gc.collect()
         for f in ((ember_fn, torch_fn) if r % 2 == 0 else (torch_fn, ember_fn)):
+            c = time.process_time()
             (e if f is ember_fn else t).append(timeit(f, number))
+            if cpu is not None:
+                cpu.append((f is ember_fn, (time.process_time() - c) / number))
+    if cpu is not None:
+        ce_, ct_ = [c for is_e, c in cpu if is_e], [c for is_e, c in cpu if not is_e]
+        cpu[:] = list(zip(ce_, ct_))
     return e, t
 
 
@@ -152,27 +160,47 @@ WORKLOADS = [
 ]
 
 
+def _spread(ratios):
+    ratios = sorted(ratios)
+    return statistics.median(ratios), ratios[0], ratios[-1]
+
+
 def ddp_part(rank, world, quick):
-    """Time the DDP steps (both process groups already initialized); rank 0 prints the table."""
+    """Time the DDP steps (both process groups already initialized); rank 0 prints the table.
+
+    NOTE [ Step time on a shared machine ]
+    Each round times ember's steps and torch's back to back (A B, then B A), and the ratio of a round is
+    taken within it; the table gives the median of the rounds' ratios and their spread (lowest, highest
+    round). Wall time is the figure the goal is about, but on a loaded 2-core machine a rank descheduled for
+    a few ms makes the other wait in the allreduce, in either library. So the table also gives each rank's
+    CPU time per step (the whole process: ember's thread and torch's gloo threads alike), which the other
+    users of the machine do not change: a library that spins while it waits, or runs extra threads, shows
+    there. Both ratios are taken on rank 0 and rank 1, and the table gives the worse of the two medians.
+    """
     if rank == 0:
         print(f"\nDDP train step on {world} ranks, median ms (ember over MPI, torch over gloo); ratio: median "
-              "of the rounds' ratios [lowest, highest round]")
-        print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'ratio':>7} {'spread':>13}   hidden share of "
-              "allreduce time (rank 0, rank 1)")
+              "of the rounds' ratios [lowest, highest round], wall time and CPU time of the rank's process")
+        print(f"{'workload':<52} {'ember':>8} {'torch':>8} {'wall ratio':>11} {'spread':>13} {'CPU ratio':>10} "
+              f"{'spread':>13}   hidden share of allreduce time (rank 0, rank 1)")
     for spec in WORKLOADS:
         name, steps, models = build(*spec, rank=rank, world=world)
         number, rounds = (3, 5) if quick else (5, 15)
-        e, t = paired(steps[ember], steps[torch], number, rounds)
-        ratios = sorted(a / b for a, b in zip(e, t))
+        cpu = []
+        e, t = paired(steps[ember], steps[torch], number, rounds, cpu=cpu)
+        wall = _spread([a / b for a, b in zip(e, t)])
+        cpus = _spread([a / b for a, b in cpu])
         he = hidden_share(ember, *models[ember])  # (after the timing: torch's then runs with its hook)
         ht = hidden_share(torch, *models[torch])
-        shares = [None] * world
-        edist.all_gather_object(shares, (he, ht))
+        rows = [None] * world
+        edist.all_gather_object(rows, (he, ht, statistics.median(e), statistics.median(t), wall, cpus))
         if rank == 0:
-            em, tm = statistics.median(e), statistics.median(t)
-            hid = ", ".join(f"{a:.2f}" for a, _ in shares), ", ".join(f"{b:.2f}" for _, b in shares)
-            print(f"{name:<52} {em * 1e3:>8.2f} {tm * 1e3:>8.2f} {statistics.median(ratios):>6.2f}x "
-                  f"[{ratios[0]:.2f}, {ratios[-1]:.2f}]   ember {hid[0]}; torch {hid[1]}", flush=True)
+            worst_wall = max((r[4] for r in rows), key=lambda x: x[0])
+            worst_cpu = max((r[5] for r in rows), key=lambda x: x[0])
+            em, tm = statistics.median(r[2] for r in rows), statistics.median(r[3] for r in rows)
+            hid = ", ".join(f"{r[0]:.2f}" for r in rows), ", ".join(f"{r[1]:.2f}" for r in rows)
+            print(f"{name:<52} {em * 1e3:>8.2f} {tm * 1e3:>8.2f} {worst_wall[0]:>10.2f}x "
+                  f"[{worst_wall[1]:.2f}, {worst_wall[2]:.2f}] {worst_cpu[0]:>9.2f}x "
+                  f"[{worst_cpu[1]:.2f}, {worst_cpu[2]:.2f}]   ember {hid[0]}; torch {hid[1]}", flush=True)
 
 
 def main():

@@ -72,6 +72,7 @@ def set_num_threads(n):
     if not isinstance(n, int) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     _state["threads"] = n
+    _state["chosen"] = True  # (ember.distributed leaves a chosen count alone: NOTE [ Threads per rank ])
     from . import _native
     _native.set_threads(n)
     setter = _blas_setter()

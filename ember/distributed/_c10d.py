@@ -7,11 +7,15 @@ a ProcessGroup here holds the MPI communicator and the worker thread its asynchr
 
 import datetime
 import enum
+import time
 
 from . import _mpi
 from ._store import DistBackendError
 
 __all__ = ["ReduceOp", "Work", "ProcessGroup", "GradBucket"]
+
+_now = time.monotonic
+_GLOO_TIMEOUT_AT = "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
 
 
 class _RedOpType(enum.Enum):
@@ -77,6 +81,7 @@ class Work:
         self._statuses = None
         self._post = None  # run once the requests completed (copy back, source rank)
         self._source = -1
+        self._pg = None  # the ProcessGroup whose timeout bounds the wait for `_requests`
 
     def _finish(self, result, exception):
         self._exception = exception
@@ -91,7 +96,10 @@ class Work:
         """Complete a point-to-point op's MPI requests (blocking)."""
         if self._requests is not None and not self._event.is_set():
             try:
-                _mpi.mpi().Request.Waitall(self._requests, self._statuses)
+                if self._pg is not None:  # (under its group's timeout: NOTE [ Collective timeouts ])
+                    self._pg._wait(self._requests, self._statuses)
+                else:
+                    _mpi.wait(self._requests, statuses=self._statuses)
                 self._requests_done()
             except Exception as e:  # noqa: BLE001 - delivered through wait()
                 self._finish(None, e)
@@ -184,6 +192,7 @@ class ProcessGroup:
         self._worker = _mpi.Worker(f"ember-pg-{name}")
         self._p2p_tag = 0
         self._desc = "undefined"  # init_process_group names the default group "default_pg"
+        self._broken = False  # NOTE [ Collective timeouts ]
 
     def rank(self):
         return self._comm.rank
@@ -215,6 +224,26 @@ class ProcessGroup:
     def __repr__(self):
         return f"<ember.distributed.ProcessGroup {self._name} rank={self.rank()} size={self.size()}>"
 
+    # NOTE [ Collective timeouts ]
+    # As gloo's: a collective not complete within the group's timeout (`init_process_group(timeout=)`,
+    # `new_group(timeout=)`) raises RuntimeError "Timed out waiting <ms>ms for recv operation to complete"
+    # (gloo's message, with its source location), and the group is broken from then on: every later op on it
+    # raises "Application timeout caused pair closure", as gloo's closed pairs do (the timed-out MPI
+    # collective cannot be cancelled, so nothing later could be matched right).
+    def _wait(self, request, statuses=None):
+        """Wait for MPI request(s) of this group's ops (NOTE [ Waiting without spinning ])."""
+        seconds = self._timeout.total_seconds()
+        try:
+            _mpi.wait(request, _now() + seconds, statuses)
+        except _mpi.WaitTimeout:
+            self._broken = True
+            raise RuntimeError(f"{_GLOO_TIMEOUT_AT} Timed out waiting {int(seconds * 1000)}ms for recv "
+                               "operation to complete") from None
+
+    def _check_usable(self):
+        if self._broken:
+            raise RuntimeError("Application timeout caused pair closure")
+
     def _drain(self):
         """Wait until the worker has run everything queued before."""
         if not self._worker.idle():
@@ -222,6 +251,8 @@ class ProcessGroup:
 
     # the caller's thread when the worker is idle, else in issue order behind it (NOTE [ Asynchronous ...])
     def _run(self, fn, outputs, async_op):
+        if self._broken:
+            self._check_usable()
         if not async_op and self._worker.idle():
             fn()
             return None

@@ -42,8 +42,10 @@ NOTE [ Asynchronous collectives run on a worker thread ]
 MPI's non-blocking collectives (MPI_Iallreduce, ...) progress only while some thread is inside MPI, so an
 `async_op=True` collective followed by Python compute would not move until `wait()`. Instead each process
 group has one worker thread (started on its first asynchronous op) that runs the group's asynchronous
-collectives, in the order they were issued, as blocking MPI calls; mpi4py releases the GIL inside them,
-so communication overlaps the caller's compute, as gloo's worker threads do. A synchronous collective
+collectives, in the order they were issued, waiting for each (NOTE [ Waiting without spinning ]) with the
+GIL released most of the time, so communication overlaps the caller's compute, as gloo's worker threads
+do. (DDP's bucket allreduces skip the worker: NOTE [ DDP's allreduce from the backward thread ] in
+ember/nn/parallel/_reducer.py.) A synchronous collective
 runs in the caller's thread when the worker is idle, and queues behind it otherwise, so every rank issues
 a group's collectives to MPI in program order (MPI's requirement). MPI is initialized with
 MPI_THREAD_MULTIPLE (mpi4py's default) since the caller thread and the worker may both be in MPI.
@@ -68,7 +70,8 @@ import time
 
 import numpy as np
 
-__all__ = ["mpi", "world_comm", "Worker", "current_worker", "mpi_op", "reduce_dtype"]
+__all__ = ["mpi", "world_comm", "Worker", "current_worker", "mpi_op", "reduce_dtype", "wait",
+           "WaitTimeout"]
 
 _MPI = None
 
@@ -116,11 +119,19 @@ def _start_pmi_server(rank, world_size, store):
 _PMI_SERVERS = []
 
 
-def _store_barrier(store, key, world_size):
+def _store_barrier(store, key, world_size, rank):
     """Every rank has done its store business before any enters MPI_Init, which holds the GIL while it
-    waits for the others (a rank hosting the store could not answer them from then on)."""
-    store.add(key, 1)
-    while int(store.add(key, 0)) < world_size:
+    waits for the others: a rank hosting the store (rank 0 of spawned ranks) could not answer them from then
+    on. So rank 0 enters last, once every other rank has said that it is done with the store (its last
+    store call): a barrier alone is not enough, since a rank that saw everyone arrive could still be asking
+    the store after rank 0 has gone (a job of 4 spawned ranks hung so, 3 in MPI_Init, one in a store call)."""
+    if store.add(key, 1) < world_size:
+        while int(store.add(key, 0)) < world_size:
+            time.sleep(0.002)
+    if rank != 0:
+        store.add(key + "/done", 1)
+        return
+    while int(store.add(key + "/done", 0)) < world_size - 1:
         time.sleep(0.002)
 
 
@@ -171,7 +182,7 @@ def world_comm(rank, world_size, store):
             import mpi4py
 
             mpi4py.rc.finalize = False  # NOTE [ No MPI_Finalize under ember's PMI server ]
-        _store_barrier(store, "mpi/init", world_size)
+        _store_barrier(store, "mpi/init", world_size, rank)
     segments = _shm_segments() if _MPI is None else None  # NOTE [ No MPI_Finalize under ember's PMI server ]
     MPI = mpi()
     comm = MPI.COMM_WORLD
@@ -216,6 +227,51 @@ def reduce_dtype(np_dtype):
 def as_bytes(arr):
     """A C-contiguous array as an MPI byte buffer (any dtype: bfloat16, complex, bool)."""
     return [arr.reshape(-1).view(np.uint8), mpi().BYTE]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# NOTE [ Waiting without spinning ]
+# MPICH's blocking calls (MPI_Allreduce, MPI_Wait, ...) busy-poll its progress engine until they complete:
+# a rank waiting for a slower one keeps a core busy the whole time (measured: a rank blocked 1 s in
+# MPI_Allreduce used 0.31 s of CPU on the loaded 2-core machine, all it was given; MPICH's
+# MPIR_CVAR_POLLS_BEFORE_YIELD only adds sched_yield calls, and the poller stays runnable). With 2 ranks
+# on 2 cores, or more ranks than cores, that core is taken from the rank still computing, whose delay the
+# waiter is waiting for. gloo's threads sleep while they wait. So every collective ember runs is MPI's
+# non-blocking one (MPI_Iallreduce, ...), and the thread that waits for it tests it (`wait`): back to back
+# for the first `_SPIN_S` (a collective whose peers are all there completes within tens of µs), then
+# sleeping between tests, the sleep doubling from 20 µs to `_MAX_SLEEP_S`. `time.sleep` gives up the core
+# and the GIL; MPI progresses the collective at each test. A waiting rank then costs about 1% of a core,
+# and sees the completion at most `_MAX_SLEEP_S` late. MPI matches a non-blocking collective only with
+# non-blocking ones: every rank runs the same ember code, so every rank issues the same kind.
+# (mpi4py's pickle-based object collectives, used by the object collectives, stay blocking.)
+
+_SPIN_S = 100e-6
+_MAX_SLEEP_S = 250e-6
+
+
+class WaitTimeout(Exception):
+    """`wait` passed its deadline (the request is still pending)."""
+
+
+def wait(request, deadline=None, statuses=None):
+    """Wait for an MPI request, or a list of them (their `statuses` filled in), without spinning (NOTE
+    [ Waiting without spinning ]); past `deadline` (a time.monotonic() value) raise WaitTimeout."""
+    requests = request if isinstance(request, list) else [request]
+    testall = mpi().Request.Testall
+    if testall(requests, statuses):
+        return
+    now = time.perf_counter
+    end = now() + _SPIN_S
+    while now() < end:
+        if testall(requests, statuses):
+            return
+    sleep, delay = time.sleep, 20e-6
+    while not testall(requests, statuses):
+        if deadline is not None and time.monotonic() > deadline:
+            raise WaitTimeout
+        sleep(delay)
+        if delay < _MAX_SLEEP_S:
+            delay = min(delay * 2, _MAX_SLEEP_S)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import datetime
 import io
 import os
 import pickle
+import socket
 import time
 import warnings
 
@@ -312,10 +313,39 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")  # a restarted job's keys start afresh
     prefixed = PrefixStore("default_pg" if restart == "0" else f"default_pg_{restart}", store)
     comm = _mpi.world_comm(rank, world_size, prefixed)
+    _threads_per_rank(comm)
     pg = ProcessGroup(comm, range(world_size), backend_name, "0", prefixed, timeout)
     pg._desc = "default_pg"
     _world.default_pg, _world.backend, _world.store, _world.group_count = pg, backend_name, prefixed, 1
     _world.groups = [pg]
+
+
+# NOTE [ Threads per rank ]
+# Ranks on one machine each compute with ember's thread pools (its native kernels' OpenMP loops and NumPy's
+# OpenBLAS), which default to one thread per core. With as many ranks as cores (2 ranks on 2 cores) that
+# is twice as many busy threads as cores, and OpenBLAS's idle threads spin before they sleep: measured on
+# the 2-core machine, a DDP step of the MLP cost 57 ms of CPU per rank with 2 threads per rank, 4.5 ms with
+# one. torchrun sets OMP_NUM_THREADS=1 for each rank when the variable is unset (with a warning); ranks
+# started otherwise (`mp.spawn`, plain mpiexec) get nothing from torch. So `init_process_group` counts the
+# ranks on this machine and, unless the thread count was chosen (OMP_NUM_THREADS set, or
+# `set_num_threads` called), lowers it to the usable cores divided by that count (at least 1). Either way
+# it applies the count to both pools: OpenBLAS sized its pool when NumPy loaded, which may have been before
+# the script set OMP_NUM_THREADS.
+def _threads_per_rank(comm):
+    from .. import _runtime
+
+    if _runtime._state.get("chosen"):
+        return
+    threads = _runtime.get_num_threads()
+    if "OMP_NUM_THREADS" not in os.environ:
+        host = socket.gethostname()
+        local = sum(1 for h in comm.allgather(host) if h == host)
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        threads = min(threads, max(1, cores // local))
+    _runtime.set_num_threads(threads)
 
 
 def destroy_process_group(group=None):
@@ -471,11 +501,36 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     MPI = _mpi.mpi()
 
     def run():
-        _reduce_inplace(pg._comm, buf, op_name, lambda b, o: pg._comm.Allreduce(MPI.IN_PLACE, b, op=o))
+        _reduce_inplace(pg._comm, buf, op_name,
+                        lambda b, o: pg._wait(pg._comm.Iallreduce(MPI.IN_PLACE, b, op=o)))
         if writeback:
             writeback()
         _written(tensor)
     return pg._run(run, [tensor], async_op)
+
+
+def _all_reduce_from_caller(tensor, group):
+    """SUM `tensor` over `group` asynchronously, issued from this thread (DDP's buckets, NOTE [ DDP's
+    allreduce from the backward thread ] in ember/nn/parallel/_reducer.py) when the group's worker is idle:
+    the returned Work's `is_completed()` (MPI_Test) moves the MPI collective on and `wait()` ends it, with no
+    worker thread and no handoff of the GIL. Otherwise (collectives queued before it on the worker, or a
+    dtype MPI reduces in float32) it is an `all_reduce(async_op=True)`, issued by the worker after them: the
+    same MPI call either way (NOTE [ Waiting without spinning ] in _mpi.py), so ranks taking different ways
+    still match."""
+    _check_tensor(tensor, "tensor")
+    pg = _pg(group)
+    if pg is None:
+        return _warn_not_in_group("all_reduce")
+    arr = _array(tensor)
+    if not (pg._worker.idle() and not pg._broken and arr.flags.c_contiguous
+            and _mpi.reduce_dtype(arr.dtype) == arr.dtype):
+        return all_reduce(tensor, group=group, async_op=True)
+    MPI = _mpi.mpi()
+    work = Work([tensor])
+    work._requests = [pg._comm.Iallreduce(MPI.IN_PLACE, arr, op=_mpi.mpi_op("SUM", arr.dtype))]
+    work._pg = pg
+    work._post = lambda: _written(tensor)
+    return work
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -490,7 +545,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     buf, writeback = _buffer(tensor)
 
     def run():
-        pg._comm.Bcast(_mpi.as_bytes(buf), root=root)
+        pg._wait(pg._comm.Ibcast(_mpi.as_bytes(buf), root=root))
         if writeback and pg.rank() != root:
             writeback()
         if pg.rank() != root:
@@ -515,9 +570,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
     def fn(b, o):
         if me == root:
-            pg._comm.Reduce(MPI.IN_PLACE, b, op=o, root=root)
+            pg._wait(pg._comm.Ireduce(MPI.IN_PLACE, b, op=o, root=root))
         else:
-            pg._comm.Reduce(b, None, op=o, root=root)
+            pg._wait(pg._comm.Ireduce(b, None, op=o, root=root))
 
     def run():
         if me == root:
@@ -560,7 +615,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     out = np.empty((pg.size(),) + src.shape, dtype=src.dtype)
 
     def run():
-        pg._comm.Allgather(_mpi.as_bytes(src), _mpi.as_bytes(out))
+        pg._wait(pg._comm.Iallgather(_mpi.as_bytes(src), _mpi.as_bytes(out)))
         for i, t in enumerate(tensor_list):
             _array(t)[...] = out[i]
             _written(t)
@@ -598,7 +653,7 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
     out, writeback = _buffer(output_tensor)
 
     def run():
-        pg._comm.Allgather(_mpi.as_bytes(src), _mpi.as_bytes(out))
+        pg._wait(pg._comm.Iallgather(_mpi.as_bytes(src), _mpi.as_bytes(out)))
         if writeback:
             writeback()
         _written(output_tensor)
@@ -653,7 +708,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     out = np.empty((pg.size(),) + src.shape, dtype=src.dtype) if me == root else None
 
     def run():
-        pg._comm.Gather(_mpi.as_bytes(src), _mpi.as_bytes(out) if out is not None else None, root=root)
+        recv = _mpi.as_bytes(out) if out is not None else None
+        pg._wait(pg._comm.Igather(_mpi.as_bytes(src), recv, root=root))
         if out is not None:
             for i, t in enumerate(gather_list):
                 _array(t)[...] = out[i]
@@ -681,7 +737,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     inp = np.stack([np.ascontiguousarray(_array(t)) for t in scatter_list]) if me == root else None
 
     def run():
-        pg._comm.Scatter(_mpi.as_bytes(inp) if inp is not None else None, _mpi.as_bytes(buf), root=root)
+        send = _mpi.as_bytes(inp) if inp is not None else None
+        pg._wait(pg._comm.Iscatter(send, _mpi.as_bytes(buf), root=root))
         if writeback:
             writeback()
         _written(tensor)
@@ -712,7 +769,7 @@ def _reduce_scatter(pg, output, inp, op_name, async_op):
         rd = _mpi.reduce_dtype(inp.dtype)
         src = inp if rd == inp.dtype else inp.astype(rd)
         dst = buf if rd == buf.dtype else np.empty(buf.shape, rd)
-        pg._comm.Reduce_scatter_block(src, dst, op=_mpi.mpi_op(op_name, src.dtype))
+        pg._wait(pg._comm.Ireduce_scatter_block(src, dst, op=_mpi.mpi_op(op_name, src.dtype)))
         if op_name == "AVG":
             if dst.dtype.kind in "iub":
                 raise RuntimeError(f"result type Float can't be cast to the desired output type "
@@ -796,7 +853,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     rbytes = buf.reshape(-1).view(np.uint8)
 
     def run():
-        pg._comm.Alltoallv([sbytes, scount, sdisp, MPI.BYTE], [rbytes, rcount, rdisp, MPI.BYTE])
+        pg._wait(pg._comm.Ialltoallv([sbytes, scount, sdisp, MPI.BYTE], [rbytes, rcount, rdisp, MPI.BYTE]))
         if writeback:
             writeback()
         _written(output)
@@ -835,7 +892,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     MPI = _mpi.mpi()
 
     def run():
-        pg._comm.Alltoallv([sbytes, scount, sdisp, MPI.BYTE], [rbytes, rcount, rdisp, MPI.BYTE])
+        pg._wait(pg._comm.Ialltoallv([sbytes, scount, sdisp, MPI.BYTE], [rbytes, rcount, rdisp, MPI.BYTE]))
         for t, off, cnt in zip(output_tensor_list, rdisp, rcount):
             a = _array(t)
             a[...] = rbytes[off:off + cnt].view(a.dtype).reshape(a.shape)
@@ -848,14 +905,15 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _pg(group)
     if pg is None:
         return _warn_not_in_group("barrier")
-    return pg._run(pg._comm.Barrier, [], async_op)
+    return pg._run(lambda: pg._wait(pg._comm.Ibarrier()), [], async_op)
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier that names the ranks that did not reach it within `timeout` (rank 0 reports them).
 
     Non-zero ranks check in with rank 0 and wait for its acknowledgement; rank 0 raises RuntimeError
-    "Rank 1 failed to pass monitoredBarrier in 1000 ms" (with `wait_all_ranks`, every missing rank).
+    "[Rank 0]: Rank 1 failed to pass monitoredBarrier in 1000 ms" (with `wait_all_ranks`, every missing
+    rank).
     """
     pg = _pg(group)
     if pg is None:
@@ -894,9 +952,9 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
                     except Exception:  # noqa: BLE001 - completed already
                         pass
             if wait_all_ranks:
-                raise RuntimeError(f"Ranks {', '.join(map(str, missing))} failed to pass monitoredBarrier in "
-                                   f"{ms} ms")
-            raise RuntimeError(f"Rank {missing[0]} failed to pass monitoredBarrier in {ms} ms")
+                raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, missing))} failed to pass "
+                                   f"monitoredBarrier in {ms} ms")
+            raise RuntimeError(f"[Rank 0]: Rank {missing[0]} failed to pass monitoredBarrier in {ms} ms")
         for r in range(1, n):
             comm.Send(token, dest=r, tag=tag + 1)
     else:
@@ -930,6 +988,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     buf = np.ascontiguousarray(_array(tensor))
     work = Work([tensor])
     work._requests = [pg._comm.Isend(_mpi.as_bytes(buf), dest=peer, tag=tag)]
+    work._pg = pg
     work._keep = buf
     return work
 
@@ -945,6 +1004,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     buf, writeback = _buffer(tensor)
     work = Work([tensor])
     work._requests = [pg._comm.Irecv(_mpi.as_bytes(buf), source=peer, tag=tag)]
+    work._pg = pg
     work._statuses = [MPI.Status()]
 
     def post():

@@ -89,6 +89,14 @@ class _Bucket:
         self.future = None
 
 
+# NOTE [ DDP's allreduce from the backward thread ]
+# A bucket's allreduce is MPI's non-blocking allreduce, issued by the gradient hook that fills the bucket, in
+# the thread running backward (`_all_reduce_from_caller`), not by the process group's worker thread (NOTE
+# [ Asynchronous collectives run on a worker thread ] in ember/distributed/_mpi.py). Every collective of the
+# worker costs two handoffs of the GIL between threads, and the thread asking for the GIL waits for the
+# running one to drop it: up to the switch interval (5 ms) while backward runs Python, per bucket, on a
+# step of a few ms. Only when the worker still has collectives queued does a bucket go behind them.
+
 # NOTE [ Overlap ]
 # A bucket's allreduce is a non-blocking collective launched from the gradient hook that fills the bucket;
 # it overlaps with the rest of backward only if it progresses meanwhile. MPI progresses a request inside MPI
@@ -334,8 +342,8 @@ class Reducer:
         from ... import distributed as dist
 
         bucket = self.buckets[b]
-        if self.comm_hook is None:
-            bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
+        if self.comm_hook is None:  # NOTE [ DDP's allreduce from the backward thread ]
+            bucket.work = dist.distributed_c10d._all_reduce_from_caller(bucket.buffer, self.process_group)
         else:
             grad_bucket = GradBucket(b, bucket.buffer, bucket.views, [self.params[i] for i in bucket.indices],
                                      b == len(self.buckets) - 1)

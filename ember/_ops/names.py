@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
 from .._meta import like_strides, meta_array, no_data, unary_meta
 from .._tensor import Tensor
-from ..autograd.graph import needs_grad
+from ..autograd.graph import needs_grad, refuse_composite
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
 
 
@@ -189,7 +189,9 @@ def detach_copy(input, *, out=None):
     if _modes:  # NOTE [ Ops torch's forward AD refuses ]
         from ..autograd._jvp import check_composite
         check_composite("detach_copy", input)
-    return _finish(_fresh(input.detach()), out, "detach_copy")
+    r = _finish(_fresh(input.detach()), out, "detach_copy")
+    return refuse_composite("detach_copy", r, input) if out is None else r  # NOTE [ What torch's autograd
+    # refuses ] in ember/autograd/graph.py
 
 
 public["detach_copy"] = detach_copy

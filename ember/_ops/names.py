@@ -60,6 +60,30 @@ def _inplace_of(name, fn_name=None):
     return fn_
 
 
+# NOTE [ In-place comparisons are differentiable ]
+# torch's out-of-place comparisons have no gradient (a bool result), but its in-place ones write a float self
+# and record a node, `EqBackward1` (a tensor other) or `EqBackward0` (a number), that gives both inputs zero
+# gradients: `x.clone().eq_(y)` cuts x's history, where leaving the clone's node in place would pass the
+# incoming gradient through. So each comparison has an in-place twin op (`eq_.Tensor`, `eq_.Scalar`: the same
+# kernel, declared with that node); the out-of-place op stays without one, and pays nothing for it.
+
+
+def _comparison_inplace(name, op):
+    """Tensor.<name>_ for comparison op `op`: the twin ops of NOTE [ In-place comparisons are differentiable ]."""
+    title = name.capitalize()
+    twins = {}
+    for overload, number in (("Tensor", 1), ("Scalar", 0)):
+        twin = defop(f"{name}_", f"{title}Backward{number}", POINTWISE, "bool", saves="none", dtypes=op.dtypes,
+                     error=op.dtype_error, overload=overload)(op.kernel)
+        twin.derivative_(lambda g, a, b: (g.new_zeros(g.shape), g.new_zeros(g.shape)))
+        twins[overload] = twin
+
+    def fn_(self, other):
+        return dispatch_inplace(twins["Tensor" if isinstance(other, Tensor) else "Scalar"], self, (self, other))
+    fn_.__name__ = name + "_"
+    return fn_
+
+
 def _publish_inplace():
     from . import pointwise
 
@@ -68,7 +92,10 @@ def _publish_inplace():
                       (("ge", "greater_equal"), "_ge"), (("logical_and",), "_and"), (("logical_or",), "_or"),
                       (("logical_xor",), "_xor"), (("bitwise_and",), "_band"), (("bitwise_or",), "_bor"),
                       (("bitwise_xor",), "_bxor")):
-        fn_ = _inplace_of(names[0], op)
+        if names[0] in ("eq", "ne", "lt", "le", "gt", "ge"):
+            fn_ = _comparison_inplace(names[0], getattr(pointwise, op))
+        else:
+            fn_ = _inplace_of(names[0], op)
         for n in names:
             setattr(Tensor, n + "_", fn_)
 
@@ -332,9 +359,12 @@ _gcd, gcd = _int_pair("gcd", np.gcd)
 _lcm, lcm = _int_pair("lcm", np.lcm)
 
 
-@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING, error="nextafter_cpu")
+@defop("nextafter", "NextafterBackward0", POINTWISE, "same", saves="none", dtypes=FLOATING, error="nextafter_cpu")
 def _nextafter(a, b):
     return np.nextafter(a, b)
+
+
+_nextafter.derivative_(lambda g, a, b: (g, g.new_zeros(g.shape)))  # (torch's: the gradient passes to self)
 
 
 @method()
@@ -345,10 +375,15 @@ def nextafter(input, other, *, out=None):
 Tensor.nextafter_ = lambda self, other: dispatch_inplace(_nextafter, self, (self, other))
 
 
-@defop("frexp", None, POINTWISE, dtypes=FLOATING, error="frexp_cpu")
+@defop("frexp", "FrexpBackward0", POINTWISE, saves="none", save_output=True, dtypes=FLOATING, error="frexp_cpu")
 def _frexp(a):
     m, e = np.frexp(a.astype(np.float32) if a.dtype.kind == "V" else a)
     return m.astype(a.dtype, copy=False), e.astype(np.int32)
+
+
+@_frexp.derivative_
+def _(g, a, *, out):  # torch's: the mantissa's gradient over 2 ** exponent (the exponent has none)
+    return None if g[0] is None else g[0] / out[1].exp2()
 
 
 _frexp.meta_(lambda a: (unary_meta(a), unary_meta(a, _dtypes.int32)))

@@ -30,6 +30,7 @@ from .._dispatch import (
 )
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
+from ..autograd import graph as _graph
 from ..autograd.graph import check_inplace
 from ._util import public, refuse_under_vmap
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv, check_lerp_dtypes
@@ -95,10 +96,45 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
         return tuple(out)
     name = f"_foreach_{name or base.name}"
     kernel.__name__ = kernel.__qualname__ = name
-    op = defop(name, None, OTHER)(kernel)
+    node = None if base.derivative is None else \
+        "Foreach" + "".join(w.capitalize() for w in name[len("_foreach_"):].split("_")) + "Backward0"
+    op = defop(name, node, OTHER, save_output=base.save_output)(kernel)
     op.meta_(_foreach_meta(base, nargs))
     op.writes = _writes
+    if node is not None:
+        op.derivative_(_foreach_derivative(base, nargs))
     return op
+
+
+# NOTE [ Foreach derivatives ]
+# torch differentiates its out-of-place foreach ops with one node over the whole list (an edge per tensor of
+# every list, in order), each element's gradient its single op's formula. So is ember's: the foreach op's
+# derivative calls the single op's on each element's gradient, inputs and params (and output, for a formula
+# that reads it), with `needs_grad` answering for that element's inputs; the engine then fits each gradient to
+# its input's shape and dtype. (The in-place forms write their first list and return it: the node a call
+# makes for them has no output to hold it, as they are refused on leaves that require grad.)
+def _foreach_derivative(base, nargs):
+    def derivative(g, *args, out=None):
+        *inputs, n, _, _, _, params = args
+        grads = [None] * len(inputs)
+        mask = _graph._mask
+        metas = mask.value
+        try:
+            for i in range(n):
+                gi = g[i] if type(g) in (tuple, list) else g
+                if gi is None:
+                    continue
+                at = [i + j * n for j in range(nargs)]
+                if metas is not None:
+                    mask.value = tuple(metas[k] for k in at)
+                kw = {"out": out[i]} if base.save_output else {}
+                r = base.derivative(gi, *[inputs[k] for k in at], *params, **kw)
+                for k, v in zip(at, r if type(r) in (tuple, list) else (r,)):
+                    grads[k] = v
+        finally:
+            mask.value = metas
+        return tuple(grads)
+    return derivative
 
 
 def _writes(inputs, params):

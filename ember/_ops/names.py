@@ -323,11 +323,13 @@ _as_strided_scatter.meta_(lambda a, src, size, stride, offset: meta_array(
 
 
 @_as_strided_scatter.derivative_
-def _(g, a, src, size, stride, offset):  # torch's: the region's gradient goes to src, the rest to input
+def _(g, a, src, size, stride, offset):
+    # torch's as_strided_scatter_backward: the region's gradient goes to src and, as torch 2.13 writes it (a
+    # zero buffer whose region is copied from the gradient's), to input too, whose other elements get zeros
     g = g.contiguous()
-    zeros = g.new_zeros(tuple(src.shape)) if needs_grad(0) else None
-    return (dispatch(_as_strided_scatter, (g, zeros), (size, stride, offset)) if needs_grad(0) else None,
-            g.as_strided(size, stride, offset) if needs_grad(1) else None)
+    region = g.as_strided(size, stride, offset)
+    return (dispatch(_as_strided_scatter, (g.new_zeros(tuple(g.shape)), region), (size, stride, offset))
+            if needs_grad(0) else None, region if needs_grad(1) else None)
 
 
 @method()
@@ -398,13 +400,30 @@ def frexp(input, *, out=None):
     return finish_out(return_types.frexp(*dispatch(_frexp, (input,))), out)
 
 
+# NOTE [ ldexp's gradient ]
+# torch's ldexp is one differentiable op (LdexpBackward0) whose input gradient is `grad * pow(2, other)` with an
+# integer 2: for an integer `other`, a negative exponent gives 0 (integer pow), not 2 ** other. ember declares
+# it so, the forward computing `input * 2.0 ** other` in the result's floating type.
+@defop("ldexp", "LdexpBackward0", POINTWISE)
+def _ldexp(a, b):
+    with np.errstate(all="ignore"):
+        return a * np.power(2.0, b).astype(a.dtype)
+
+
+@_ldexp.derivative_
+def _(g, a, b):
+    two = public["pow"](2, b)  # (NOTE [ ldexp's gradient ])
+    return (g * two if needs_grad(0) else None,
+            g * a * two * math.log(2.0) if needs_grad(1) else None)
+
+
 @method()
 def ldexp(input, other, *, out=None):
     """input * 2 ** other, in the floating type of the two (torch: mul(input, pow(2., other)) there)."""
     d = _dtypes.result_dtype((input, other))
     if not (d.is_floating_point or d.is_complex):
         d = _dtypes.get_default_dtype()
-    return _finish(input.to(d) * public["pow"](2.0, other).to(d), out, "ldexp")
+    return _finish(dispatch(_ldexp, (input.to(d), other)), out, "ldexp")
 
 
 Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))

@@ -535,11 +535,11 @@ def _optimizer_step(level, op, inputs, params):
 # never warns of one): with `generate_vmap_rule = True` it applies, below the level, a Function whose forward,
 # backward and jvp are vmaps of the user's over the physical tensors; ember applies the user's Function per
 # sample on the physical slices and stacks the results (the same values, outputs and gradients, each sample's
-# node running the user's backward), without the fallback's warning. With a `vmap` staticmethod, that method gets `info` (batch_size, randomness), the
-# inputs' batch dims (None for an unbatched or non-tensor argument) and the unwrapped arguments, runs below this
-# level, and returns (outputs, out_dims); with neither, or both, vmap refuses. A call where no argument is
-# batched at this level passes through. An output that is one of the unwrapped inputs comes back as the
-# input itself (torch's identity check for mark_dirty).
+# node running the user's backward), without the fallback's warning. With a `vmap` staticmethod, that method
+# gets `info` (batch_size, randomness), the inputs' batch dims (None for an unbatched or non-tensor argument)
+# and the unwrapped arguments, runs below this level, and returns (outputs, out_dims); with neither, or both,
+# vmap refuses. A call where no argument is batched at this level passes through. An output that is one of the
+# unwrapped inputs comes back as the input itself (torch's identity check for mark_dirty).
 _FN_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 
 

@@ -30,8 +30,7 @@ from .._dispatch import (
 )
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
-from ..autograd import graph as _graph
-from ..autograd.graph import check_inplace
+from ..autograd.graph import _mask, check_inplace
 from ._util import public, refuse_under_vmap
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv, check_lerp_dtypes
 from .linalg_ext import _vector_norm
@@ -117,7 +116,7 @@ def _foreach_derivative(base, nargs):
     def derivative(g, *args, out=None):
         *inputs, n, _, _, _, params = args
         grads = [None] * len(inputs)
-        mask = _graph._mask
+        mask = _mask
         metas = mask.value
         try:
             for i in range(n):

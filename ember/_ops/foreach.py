@@ -102,6 +102,7 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
     op.writes = _writes
     if node is not None:
         op.derivative_(_foreach_derivative(base, nargs))
+        op.jvp_(_foreach_jvp(op))
     return op
 
 
@@ -112,6 +113,22 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
 # that reads it), with `needs_grad` answering for that element's inputs; the engine then fits each gradient to
 # its input's shape and dtype. (The in-place forms write their first list and return it: the node a call
 # makes for them has no output to hold it, as they are refused on leaves that require grad.)
+def _foreach_jvp(op):
+    """Forward AD of an out-of-place call: the rule derived from the derivative (ember/autograd/_jvp.py); an
+    in-place call's lists get no new tangents (it has no outputs to carry them)."""
+    derived = []
+
+    def rule(inputs, params, out, tangents):
+        if params[3]:
+            return None
+        if not derived:
+            from ..autograd._jvp import generic
+
+            derived.append(generic(op))
+        return derived[0](inputs, params, out, tangents)
+    return rule
+
+
 def _foreach_derivative(base, nargs):
     def derivative(g, *args, out=None):
         *inputs, n, _, _, _, params = args

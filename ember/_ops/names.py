@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
-from .._meta import like_strides, meta_array, no_data, unary_meta
+from .._meta import broadcast_shapes, like_strides, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad, refuse_composite
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
@@ -405,9 +405,18 @@ def frexp(input, *, out=None):
 # integer 2: for an integer `other`, a negative exponent gives 0 (integer pow), not 2 ** other. ember declares
 # it so, the forward computing `input * 2.0 ** other` in the result's floating type.
 @defop("ldexp", "LdexpBackward0", POINTWISE)
-def _ldexp(a, b):
+def _ldexp(a, b):  # (a in the result's dtype; laid out as torch's mul(input, pow(2., other)), a fresh pow)
     with np.errstate(all="ignore"):
-        return a * np.power(2.0, b).astype(a.dtype)
+        p = np.ascontiguousarray(np.power(2.0, b).astype(a.dtype))
+        return torch_layout(a * p, [a, p])
+
+
+@_ldexp.meta_
+def _(a, b):
+    shape = broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    dense = np.empty(tuple(b.shape), np.int8).strides  # (the pow's contiguous strides, in elements)
+    strides = pointwise_strides(shape, [(tuple(a.shape), a.stride()), (tuple(b.shape), dense)])
+    return meta_array(shape, a._data.dtype, strides)
 
 
 @_ldexp.derivative_

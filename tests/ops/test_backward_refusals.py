@@ -6,8 +6,9 @@ grad. torch refuses some of these calls, at the call (an argument that cannot re
 running statistics) or at backward (a `NotImplemented` node: heaviside, histogram; derivatives.yaml's
 `not_implemented`: unique, _standard_gamma_grad; a saved tensor overwritten in place: vander). ember must
 refuse the same calls, at the same step, with the same exception class and message, and run every call torch
-runs, with the same outputs requiring grad and the same inputs getting a gradient (NOTE [ What torch's
-autograd refuses ] in ember/autograd/graph.py). The gradients' values are test_ops.py's (test_backward).
+runs, with the same outputs requiring grad, the same inputs getting a gradient, and the same gradients (NOTE
+[ What torch's autograd refuses ] in ember/autograd/graph.py): entries without gradient in test_ops.py (the
+foreach ops, in-place comparisons, lstsq's extras) and inputs their `grad_inputs` leave out included.
 """
 
 import warnings

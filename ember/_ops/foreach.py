@@ -28,6 +28,7 @@ from .._dispatch import (
     overlaps,
     writeable_alias,
 )
+from .._grad_state import state as _grad_state
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
 from ..autograd.graph import _mask, check_inplace
@@ -111,8 +112,10 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
 # every list, in order), each element's gradient its single op's formula. So is ember's: the foreach op's
 # derivative calls the single op's on each element's gradient, inputs and params (and output, for a formula
 # that reads it), with `needs_grad` answering for that element's inputs; the engine then fits each gradient to
-# its input's shape and dtype. (The in-place forms write their first list and return it: the node a call
-# makes for them has no output to hold it, as they are refused on leaves that require grad.)
+# its input's shape and dtype. An in-place call that autograd must record (grad mode on, a tensor requiring
+# grad) runs out of place and copies each result into its tensor, so each tensor's history goes through the
+# node (torch records one node for the list; the gradients are the same); other in-place calls (optimizer
+# steps, under no_grad) write in place as before.
 def _foreach_jvp(op):
     """Forward AD of an out-of-place call: the rule derived from the derivative (ember/autograd/_jvp.py); an
     in-place call's lists get no new tangents (it has no outputs to carry them)."""
@@ -307,7 +310,14 @@ def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None, o
         if j:
             _run(op, base, [lst[:j] for lst in lists], inplace, params, tensor_only, checked)
         raise RuntimeError(OVERLAP) from None
-    out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
+    flat = tuple([x for lst in lists for x in lst])
+    if inplace and op.derivative is not None and _grad_state.enabled and any(
+            isinstance(x, Tensor) and x._requires_grad for x in flat):  # NOTE [ Foreach derivatives ]
+        olds = tuple([t.clone() for t in self])  # (the values the node saves, before the writes)
+        for t, o in zip(self, dispatch(op, olds + flat[len(self):], (len(self), compute, final, False, params))):
+            t.copy_(o)
+        return list(self)
+    out = dispatch(op, flat, (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
             _version_counter(t)[0] += 1

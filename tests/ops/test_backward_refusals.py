@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from compare import assert_same, normalize_message, to_ember, to_torch
+from compare import assert_same, check, normalize_message, to_ember, to_torch
 from op_db import OPS
 
 import ember
@@ -80,3 +80,23 @@ def test_backward_refusals(name):
                 if tg is not None:
                     assert_same(eg, tg, rtol=op.rtol or 1e-6, atol=op.atol or 1e-6, check_stride=False,
                                 path=f"sample {k}: grad of input {which[i]}")
+
+
+_INPLACE_FOREACH = {
+    "mul_scalar": lambda lib, xs, ys: lib._foreach_mul_(xs, 2.5),
+    "mul_list": lambda lib, xs, ys: lib._foreach_mul_(xs, ys),
+    "addcmul": lambda lib, xs, ys: lib._foreach_addcmul_(xs, ys, ys, 0.5),
+    "exp": lambda lib, xs, ys: lib._foreach_exp_(xs),
+}
+
+
+@pytest.mark.parametrize("name", list(_INPLACE_FOREACH))
+def test_inplace_foreach_gradients(name):
+    """An in-place foreach op on tensors autograd tracks rewrites their history (NOTE [ Foreach derivatives ]
+    in ember/_ops/foreach.py): the gradients flow through the op's formulas, as torch's do."""
+    def fn(lib, a, b, c, d):
+        xs = [a.clone(), b.clone()]
+        _INPLACE_FOREACH[name](lib, xs, [c, d])
+        return xs
+    rng = np.random.default_rng(4)
+    check(fn, *[rng.uniform(0.5, 2.0, s) for s in ((3,), (2, 2), (3,), (2, 2))], grad=True, check_stride=False)

@@ -41,6 +41,7 @@ __all__ = ["OpDef", "defop", "registry", "dispatch", "dispatch_inplace", "redisp
 POINTWISE, REDUCTION, VIEW, MATMUL, SHAPE, INDEXING, CREATION, NN, OTHER = (
     "pointwise", "reduction", "view", "matmul", "shape", "indexing", "creation", "nn", "other")
 HIGHER_ORDER = "higher_order"  # see dispatch_higher_order
+FALLBACK, NOT_IMPLEMENTED, ARGUMENT = "fallback", "not_implemented", "argument"  # OpDef.refuses_
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -98,7 +99,7 @@ class OpDef:
     __slots__ = ("name", "overload", "qualname", "tags", "kernel", "kind", "node_name", "promote", "saves",
                  "save_output", "derivative", "node_cls", "fast", "differentiable", "edges",
                  "meta", "jvp", "batch", "autocast", "decomposition", "dtypes", "dtype_error", "inputs_checked",
-                 "empty_ok", "meta_mixed", "own_layout", "writes")
+                 "empty_ok", "meta_mixed", "own_layout", "writes", "refusal")
 
     def __init__(self, name: str, kernel: Callable, kind: str, node_name: str | None, promote: str | None,
                  saves: str, save_output: bool, overload: str = "", tags: Iterable[str] = (),
@@ -129,6 +130,7 @@ class OpDef:
         self.meta_mixed = False
         self.own_layout = False  # a pointwise kernel that lays out its result itself (NOTE [ Promoted layouts ])
         self.writes = None  # kernels that write their inputs: NOTE [ Kernels that write their inputs ]
+        self.refusal = None  # what torch's autograd refuses: NOTE [ What torch's autograd refuses ]
         tags = frozenset(tags) | ({kind} & {"pointwise", "reduction", "view"})
         if name.endswith("_") and not name.startswith("_"):
             tags |= {"inplace"}
@@ -148,6 +150,32 @@ class OpDef:
         return fn
 
     derivative_ = defines_derivative
+
+    def refuses_(self, form: str, name, node_name=None, inputs: dict | None = None) -> OpDef:
+        """Declare what torch's autograd refuses for this op (NOTE [ What torch's autograd refuses ] in
+        ember/autograd/graph.py), read only where a call records a node:
+
+        - `refuses_(FALLBACK, "heaviside")`: an op outside torch's derivatives.yaml; its outputs get a
+          `NotImplemented` node (edges to the inputs that require grad) whose backward raises
+          `RuntimeError: derivative for aten::heaviside is not implemented`;
+        - `refuses_(NOT_IMPLEMENTED, "_unique2", "Unique2Backward0")`: derivatives.yaml's `not_implemented`;
+          the node, named `node_name`, raises `NotImplementedError: the derivative for '_unique2' is not
+          implemented.` at backward (only the first `op.edges` inputs count, where the op sets it);
+        - `refuses_(ARGUMENT, "native_batch_norm", inputs={3: "running_mean", 4: "running_var"})`: recording
+          with one of those inputs requiring grad raises torch's "is not differentiable with respect to
+          argument" (torch checks before its kernel; ember when it records, after it: see the NOTE).
+
+        `name` (and `node_name`) may be a function of the call's params where torch's aten op depends on them.
+        """
+        assert form in (FALLBACK, NOT_IMPLEMENTED, ARGUMENT), form
+        if form == ARGUMENT:
+            assert self.derivative is not None or self.node_name is not None, f"{self.qualname}: no derivative"
+        else:
+            self.node_name = node_name or "NotImplemented"
+            self.differentiable = True
+            self.saves, self.save_output = "none", False
+        self.refusal = (form, name, inputs if form == ARGUMENT else node_name)
+        return self
 
     def jvp_(self, fn: Callable) -> Callable:
         """Decorator: the forward-mode rule `fn(inputs, params, out, tangents) -> output tangent(s)` (tangents:

@@ -21,6 +21,7 @@ class _State(threading.local):
     func_transforms = 0
     func_requires_grad_ok = 0
     func_grad_levels = 0  # (of which grad/vjp/jvp calls: `.data = ...` is refused under those)
+    func_jvp_inner = False  # (J) the innermost of those is a jvp: NOTE [ Tensors inside jvp ] in ember/_tensor.py
 
 
 state = _State()

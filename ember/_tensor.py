@@ -212,20 +212,32 @@ class Tensor:
 
     # ---- autograd fields ---------------------------------------------------------------------------------
 
+    # NOTE [ Tensors inside jvp ]
+    # Inside `ember.func.jvp(f, ...)` torch's f sees wrappers at the jvp's level, whose autograd fields are their
+    # own: a primal, and whatever f computes from it, answers requires_grad False, grad_fn None, is_leaf True,
+    # even where the tensor underneath requires grad (an input that does, a product with a parameter that
+    # does) and the gradient of an enclosing grad flows through it. ember's f sees the dual tensors
+    # themselves, so these three properties answer as torch's wrappers do for a tensor carrying a tangent
+    # while a jvp is the innermost grad/vjp/jvp transform running (`_grad_state.func_jvp_inner`, set by the
+    # transform). ember's own code that decides what autograd records asks `tracks_grad` / `history_of`,
+    # which see through them. Off the op path: the dispatcher and autograd read the fields themselves.
+
     @property
     def grad_fn(self):
-        if self._base is not None and "_view_version" in self.__dict__:
-            from .autograd.graph import grad_edge  # a view's grad_fn is remade after its base changed in place
-
-            return grad_edge(self)[0]
-        return self._grad_fn
+        if self._fw_grad is not None and _grad_state.func_jvp_inner:  # NOTE [ Tensors inside jvp ]
+            return None
+        return history_of(self)
 
     @property
     def is_leaf(self) -> bool:
+        if self._fw_grad is not None and _grad_state.func_jvp_inner:  # NOTE [ Tensors inside jvp ]
+            return True
         return self._grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
+        if self._fw_grad is not None and _grad_state.func_jvp_inner:  # NOTE [ Tensors inside jvp ]
+            return False
         return self._requires_grad
 
     @requires_grad.setter
@@ -497,6 +509,24 @@ def _wrap(arr: np.ndarray | MetaArray, cls: type = Tensor) -> Tensor:
     t = _new(cls)
     t._data = arr
     return t
+
+
+def history_of(t: Tensor):
+    """`t.grad_fn` as autograd has it (seen through NOTE [ Tensors inside jvp ])."""
+    if t._base is not None and "_view_version" in t.__dict__:
+        from .autograd.graph import grad_edge  # a view's grad_fn is remade after its base changed in place
+
+        return grad_edge(t)[0]
+    return t._grad_fn
+
+
+_REQUIRES_GRAD = Tensor.requires_grad
+
+
+def tracks_grad(t: Tensor) -> bool:
+    """`t.requires_grad` as autograd has it (seen through NOTE [ Tensors inside jvp ]; a subclass that answers
+    otherwise, BatchedTensor, answers itself)."""
+    return t._requires_grad if type(t).requires_grad is _REQUIRES_GRAD else t.requires_grad
 
 
 def _version_counter(t: Tensor) -> list:

@@ -13,6 +13,7 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import (
     COMPLEX,
+    FALLBACK,
     FLOATING,
     INTEGRAL,
     POINTWISE,
@@ -25,6 +26,7 @@ from .._dispatch import (
 )
 from .._meta import no_meta_kernel, where_led_rule
 from .._tensor import Tensor
+from ..autograd.graph import refuse_composite
 from ._util import finish_out, method, public, refuse_under_vmap
 from .pointwise import where
 
@@ -101,7 +103,8 @@ def floor_divide(input, other, *, out=None):
         from ..autograd._jvp import check_composite
         check_composite("floor_divide", input, other)
 
-    return div(input, other, rounding_mode="floor", out=out)
+    r = div(input, other, rounding_mode="floor", out=out)
+    return refuse_composite("floor_divide", r, input, other)  # NOTE [ What torch's autograd refuses ]
 
 
 Tensor.floor_divide_ = lambda self, other: self.copy_(floor_divide(self, other))
@@ -243,6 +246,9 @@ Tensor.xlogy_ = lambda self, other: dispatch_inplace(_xlogy[0] if isinstance(oth
        error=lambda d: RuntimeError("heaviside is not yet implemented for complex tensors."))
 def _heaviside(a, b):
     return np.heaviside(a, b).astype(np.result_type(a, b), copy=False)
+
+
+_heaviside.refuses_(FALLBACK, "heaviside")  # NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py
 
 
 @method()

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._dispatch import POINTWISE, defop, dispatch
+from .._dispatch import FALLBACK, NOT_IMPLEMENTED, POINTWISE, defop, dispatch
 from .._meta import broadcast_shapes, contiguous_strides, like_strides, meta_array
 from ._util import public
 from .random import _gen, _no_meta, _seeded
@@ -233,6 +233,12 @@ def _standard_gamma_grad_op(alpha, x):
     return _gamma_grad_kernel(alpha, x)
 
 
+# NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py: torch's derivatives.yaml differentiates
+# `self` only, with `not_implemented`; the other gradient ops are outside it (its autograd fallback)
+_standard_gamma_grad_op.edges = 1
+_standard_gamma_grad_op.refuses_(NOT_IMPLEMENTED, "_standard_gamma_grad", "StandardGammaGradBackward0")
+
+
 def _fresh_broadcast(*tensors):
     """The CPU kernels' output: a fresh contiguous tensor of the broadcast shape (torch has no meta
     kernel for these ops)."""
@@ -361,6 +367,7 @@ def _dirichlet_grad_op(x, alpha, total):
 
 
 _dirichlet_grad_op.meta_(_fresh_broadcast)
+_dirichlet_grad_op.refuses_(FALLBACK, "_dirichlet_grad")
 
 
 def _dirichlet_grad(x, alpha, total):
@@ -383,6 +390,7 @@ def _sample_dirichlet_op(alpha, gen):
 
 
 _sample_dirichlet_op.meta_(lambda alpha, gen: _contiguous_like(alpha))
+_sample_dirichlet_op.refuses_(FALLBACK, "_sample_dirichlet")
 
 
 def _sample_dirichlet(input, generator=None):

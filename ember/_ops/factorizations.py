@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
+from .._grad_state import state as _grad_state
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, per_sample, public
@@ -347,7 +348,34 @@ def lstsq(A, B, rcond=None, *, driver=None):
         _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
+    if _grad_state.enabled and (A._requires_grad or Bm._requires_grad) or (  # NOTE [ lstsq's residuals ]
+            A._fw_grad is not None or Bm._fw_grad is not None):
+        residuals = dispatch(_lstsq_residuals, (A, Bm, X), (residuals.numel() > 0,))
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
+
+
+# NOTE [ lstsq's residuals ]
+# torch differentiates lstsq's residuals too (the same LinalgLstsqBackward0 node as the solution's, even when
+# they are empty). Where they are not (m > n, full rank, not gelsy), the solution X minimizes |A X - B|^2, so
+# (with R = A X - B) their gradients are 2 (R * w) X^H for A and -2 R * w for B, w a residual's gradient
+# (torch's numbers; the path through X adds nothing at the minimum). Computed apart from the solution, only
+# where grad mode is on and A or B requires grad, or carries a tangent: other calls keep them as values.
+@defop("linalg_lstsq_residuals", "LinalgLstsqBackward0", MATMUL)
+def _lstsq_residuals(a, b, x, nonempty):
+    real = np.finfo(a.dtype).dtype
+    if not nonempty:
+        return np.empty((0,), real)
+    with np.errstate(all="ignore"):
+        return np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real)
+
+
+@_lstsq_residuals.derivative_
+def _(g, a, b, x, nonempty):
+    if not nonempty:
+        return None, None, None
+    w = g.unsqueeze(-2).to(x.dtype)
+    r = (a @ x - b) * w
+    return 2 * r @ x.mH, -2 * r, None
 
 
 _LSTSQ_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'

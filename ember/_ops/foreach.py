@@ -28,9 +28,10 @@ from .._dispatch import (
     overlaps,
     writeable_alias,
 )
+from .._grad_state import state as _grad_state
 from .._meta import broadcast_error, broadcast_shapes, meta_array
 from .._tensor import Tensor, _version_counter
-from ..autograd.graph import check_inplace
+from ..autograd.graph import _mask, check_inplace
 from ._util import public, refuse_under_vmap
 from .binary import _addcdiv, _addcmul, _lerp_s, _lerp_t, check_addcdiv, check_lerp_dtypes
 from .linalg_ext import _vector_norm
@@ -95,10 +96,64 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
         return tuple(out)
     name = f"_foreach_{name or base.name}"
     kernel.__name__ = kernel.__qualname__ = name
-    op = defop(name, None, OTHER)(kernel)
+    node = None if base.derivative is None else \
+        "Foreach" + "".join(w.capitalize() for w in name[len("_foreach_"):].split("_")) + "Backward0"
+    op = defop(name, node, OTHER, save_output=base.save_output)(kernel)
     op.meta_(_foreach_meta(base, nargs))
     op.writes = _writes
+    if node is not None:
+        op.derivative_(_foreach_derivative(base, nargs))
+        op.jvp_(_foreach_jvp(op))
     return op
+
+
+# NOTE [ Foreach derivatives ]
+# torch differentiates its out-of-place foreach ops with one node over the whole list (an edge per tensor of
+# every list, in order), each element's gradient its single op's formula. So is ember's: the foreach op's
+# derivative calls the single op's on each element's gradient, inputs and params (and output, for a formula
+# that reads it), with `needs_grad` answering for that element's inputs; the engine then fits each gradient to
+# its input's shape and dtype. An in-place call that autograd must record (grad mode on, a tensor requiring
+# grad) runs out of place and copies each result into its tensor, so each tensor's history goes through the
+# node (torch records one node for the list; the gradients are the same); other in-place calls (optimizer
+# steps, under no_grad) write in place as before.
+def _foreach_jvp(op):
+    """Forward AD of an out-of-place call: the rule derived from the derivative (ember/autograd/_jvp.py); an
+    in-place call's lists get no new tangents (it has no outputs to carry them)."""
+    derived = []
+
+    def rule(inputs, params, out, tangents):
+        if params[3]:
+            return None
+        if not derived:
+            from ..autograd._jvp import generic
+
+            derived.append(generic(op))
+        return derived[0](inputs, params, out, tangents)
+    return rule
+
+
+def _foreach_derivative(base, nargs):
+    def derivative(g, *args, out=None):
+        *inputs, n, _, _, _, params = args
+        grads = [None] * len(inputs)
+        mask = _mask
+        metas = mask.value
+        try:
+            for i in range(n):
+                gi = g[i] if type(g) in (tuple, list) else g
+                if gi is None:
+                    continue
+                at = [i + j * n for j in range(nargs)]
+                if metas is not None:
+                    mask.value = tuple(metas[k] for k in at)
+                kw = {"out": out[i]} if base.save_output else {}
+                r = base.derivative(gi, *[inputs[k] for k in at], *params, **kw)
+                for k, v in zip(at, r if type(r) in (tuple, list) else (r,)):
+                    grads[k] = v
+        finally:
+            mask.value = metas
+        return tuple(grads)
+    return derivative
 
 
 def _writes(inputs, params):
@@ -255,7 +310,14 @@ def _run(op, base, lists, inplace, params=(), tensor_only=False, checked=None, o
         if j:
             _run(op, base, [lst[:j] for lst in lists], inplace, params, tensor_only, checked)
         raise RuntimeError(OVERLAP) from None
-    out = dispatch(op, tuple([x for lst in lists for x in lst]), (len(self), compute, final, inplace, params))
+    flat = tuple([x for lst in lists for x in lst])
+    if inplace and op.derivative is not None and _grad_state.enabled and any(
+            isinstance(x, Tensor) and x._requires_grad for x in flat):  # NOTE [ Foreach derivatives ]
+        olds = tuple([t.clone() for t in self])  # (the values the node saves, before the writes)
+        for t, o in zip(self, dispatch(op, olds + flat[len(self):], (len(self), compute, final, False, params))):
+            t.copy_(o)
+        return list(self)
+    out = dispatch(op, flat, (len(self), compute, final, inplace, params))
     if inplace:
         for t in self:
             _version_counter(t)[0] += 1

@@ -391,22 +391,19 @@ def _(lu, piv, unpack_data, unpack_pivots):
 
 @_lu_unpack.derivative_
 def _(grads, lu, piv, unpack_data, unpack_pivots):  # torch's lu_unpack_backward
-    if not unpack_data:
-        return None
-    gL, gU = grads[1], grads[2]
+    gL, gU = grads[1], grads[2]  # (unpack_data=False: the empty L and U refuse tril/triu, as torch's do)
     m, n = lu.shape[-2:]
     k = min(m, n)
-    ga = None
+    ga = gu = None
+    if gU is not None:  # (U's term first, in torch's order of evaluation: its error comes first)
+        gu = gU.triu()
+        if m > k:
+            gu = _pad(gu, -2, m - k)
     if gL is not None:
         ga = gL.tril(-1)
         if n > k:
             ga = _pad(ga, -1, n - k)
-    if gU is not None:
-        gu = gU.triu()
-        if m > k:
-            gu = _pad(gu, -2, m - k)
-        ga = gu if ga is None else ga + gu
-    return ga
+    return gu if ga is None else ga if gu is None else ga + gu
 
 
 @_lu_unpack.jvp_

@@ -13,9 +13,9 @@ import numpy as np
 from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
-from .._meta import like_strides, meta_array, no_data, unary_meta
+from .._meta import broadcast_shapes, like_strides, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
 from .._tensor import Tensor
-from ..autograd.graph import needs_grad
+from ..autograd.graph import needs_grad, refuse_composite
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
 
 
@@ -64,6 +64,30 @@ def _inplace_of(name, fn_name=None):
     return fn_
 
 
+# NOTE [ In-place comparisons are differentiable ]
+# torch's out-of-place comparisons have no gradient (a bool result), but its in-place ones write a float self
+# and record a node, `EqBackward1` (a tensor other) or `EqBackward0` (a number), that gives both inputs zero
+# gradients: `x.clone().eq_(y)` cuts x's history, where leaving the clone's node in place would pass the
+# incoming gradient through. So each comparison has an in-place twin op (`eq_.Tensor`, `eq_.Scalar`: the same
+# kernel, declared with that node); the out-of-place op stays without one, and pays nothing for it.
+
+
+def _comparison_inplace(name, op):
+    """Tensor.<name>_ for comparison op `op`: the twin ops of NOTE [ In-place comparisons are differentiable ]."""
+    title = name.capitalize()
+    twins = {}
+    for overload, number in (("Tensor", 1), ("Scalar", 0)):
+        twin = defop(f"{name}_", f"{title}Backward{number}", POINTWISE, "bool", saves="none", dtypes=op.dtypes,
+                     error=op.dtype_error, overload=overload)(op.kernel)
+        twin.derivative_(lambda g, a, b: (g.new_zeros(g.shape), g.new_zeros(g.shape)))
+        twins[overload] = twin
+
+    def fn_(self, other):
+        return dispatch_inplace(twins["Tensor" if isinstance(other, Tensor) else "Scalar"], self, (self, other))
+    fn_.__name__ = name + "_"
+    return fn_
+
+
 def _publish_inplace():
     from . import pointwise
 
@@ -72,7 +96,10 @@ def _publish_inplace():
                       (("ge", "greater_equal"), "_ge"), (("logical_and",), "_and"), (("logical_or",), "_or"),
                       (("logical_xor",), "_xor"), (("bitwise_and",), "_band"), (("bitwise_or",), "_bor"),
                       (("bitwise_xor",), "_bxor")):
-        fn_ = _inplace_of(names[0], op)
+        if names[0] in ("eq", "ne", "lt", "le", "gt", "ge"):
+            fn_ = _comparison_inplace(names[0], getattr(pointwise, op))
+        else:
+            fn_ = _inplace_of(names[0], op)
         for n in names:
             setattr(Tensor, n + "_", fn_)
 
@@ -194,9 +221,11 @@ def detach_copy(input, *, out=None):
         from ..autograd._jvp import check_composite
         check_composite("detach_copy", input)
     try:
-        return _finish(_fresh(input.detach()), out, "detach_copy")
+        r = _finish(_fresh(input.detach()), out, "detach_copy")
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
+    return refuse_composite("detach_copy", r, input) if out is None else r  # NOTE [ What torch's autograd
+    # refuses ] in ember/autograd/graph.py
 
 
 public["detach_copy"] = detach_copy
@@ -310,11 +339,13 @@ _as_strided_scatter.meta_(lambda a, src, size, stride, offset: meta_array(
 
 
 @_as_strided_scatter.derivative_
-def _(g, a, src, size, stride, offset):  # torch's: the region's gradient goes to src, the rest to input
+def _(g, a, src, size, stride, offset):
+    # torch's as_strided_scatter_backward: the region's gradient goes to src and, as torch 2.13 writes it (a
+    # zero buffer whose region is copied from the gradient's), to input too, whose other elements get zeros
     g = g.contiguous()
-    zeros = g.new_zeros(tuple(src.shape)) if needs_grad(0) else None
-    return (dispatch(_as_strided_scatter, (g, zeros), (size, stride, offset)) if needs_grad(0) else None,
-            g.as_strided(size, stride, offset) if needs_grad(1) else None)
+    region = g.as_strided(size, stride, offset)
+    return (dispatch(_as_strided_scatter, (g.new_zeros(tuple(g.shape)), region), (size, stride, offset))
+            if needs_grad(0) else None, region if needs_grad(1) else None)
 
 
 @method()
@@ -346,9 +377,12 @@ _gcd, gcd = _int_pair("gcd", np.gcd)
 _lcm, lcm = _int_pair("lcm", np.lcm)
 
 
-@defop("nextafter", None, POINTWISE, "same", dtypes=FLOATING, error="nextafter_cpu")
+@defop("nextafter", "NextafterBackward0", POINTWISE, "same", saves="none", dtypes=FLOATING, error="nextafter_cpu")
 def _nextafter(a, b):
     return np.nextafter(a, b)
+
+
+_nextafter.derivative_(lambda g, a, b: (g, g.new_zeros(g.shape)))  # (torch's: the gradient passes to self)
 
 
 @method()
@@ -359,10 +393,15 @@ def nextafter(input, other, *, out=None):
 Tensor.nextafter_ = lambda self, other: dispatch_inplace(_nextafter, self, (self, other))
 
 
-@defop("frexp", None, POINTWISE, dtypes=FLOATING, error="frexp_cpu")
+@defop("frexp", "FrexpBackward0", POINTWISE, saves="none", save_output=True, dtypes=FLOATING, error="frexp_cpu")
 def _frexp(a):
     m, e = np.frexp(a.astype(np.float32) if a.dtype.kind == "V" else a)
     return m.astype(a.dtype, copy=False), e.astype(np.int32)
+
+
+@_frexp.derivative_
+def _(g, a, *, out):  # torch's: the mantissa's gradient over 2 ** exponent (the exponent has none)
+    return None if g[0] is None else g[0] / out[1].exp2()
 
 
 _frexp.meta_(lambda a: (unary_meta(a), unary_meta(a, _dtypes.int32)))
@@ -380,13 +419,39 @@ def frexp(input, *, out=None):
     return finish_out(return_types.frexp(*dispatch(_frexp, (input,))), out)
 
 
+# NOTE [ ldexp's gradient ]
+# torch's ldexp is one differentiable op (LdexpBackward0) whose input gradient is `grad * pow(2, other)` with an
+# integer 2: for an integer `other`, a negative exponent gives 0 (integer pow), not 2 ** other. ember declares
+# it so, the forward computing `input * 2.0 ** other` in the result's floating type.
+@defop("ldexp", "LdexpBackward0", POINTWISE)
+def _ldexp(a, b):  # (a in the result's dtype; laid out as torch's mul(input, pow(2., other)), a fresh pow)
+    with np.errstate(all="ignore"):
+        p = np.ascontiguousarray(np.power(2.0, b).astype(a.dtype))
+        return torch_layout(a * p, [a, p])
+
+
+@_ldexp.meta_
+def _(a, b):
+    shape = broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    dense = np.empty(tuple(b.shape), np.int8).strides  # (the pow's contiguous strides, in elements)
+    strides = pointwise_strides(shape, [(tuple(a.shape), a.stride()), (tuple(b.shape), dense)])
+    return meta_array(shape, a._data.dtype, strides)
+
+
+@_ldexp.derivative_
+def _(g, a, b):
+    two = public["pow"](2, b)  # (NOTE [ ldexp's gradient ])
+    return (g * two if needs_grad(0) else None,
+            g * a * two * math.log(2.0) if needs_grad(1) else None)
+
+
 @method()
 def ldexp(input, other, *, out=None):
     """input * 2 ** other, in the floating type of the two (torch: mul(input, pow(2., other)) there)."""
     d = _dtypes.result_dtype((input, other))
     if not (d.is_floating_point or d.is_complex):
         d = _dtypes.get_default_dtype()
-    return _finish(input.to(d) * public["pow"](2.0, other).to(d), out, "ldexp")
+    return _finish(dispatch(_ldexp, (input.to(d), other)), out, "ldexp")
 
 
 Tensor.ldexp_ = lambda self, other: self.mul_(public["pow"](2.0, other))

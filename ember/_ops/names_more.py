@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtypes, _naming
 from .._argparse import call_error
-from .._dispatch import FLOATING, INTEGRAL, _modes, defop, dispatch
+from .._dispatch import FALLBACK, FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import MetaArray, NoData, meta_array, no_data
 from .._tensor import Tensor
 from ._util import as_shape, finish_out, method, per_sample, public, refuse_under_vmap, wrap_dim
@@ -127,11 +127,18 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    powers = ember.arange(n, device=x.device)
-    if not increasing:
-        powers = powers.flip(0)
-    base = x if x.is_floating_point() or x.is_complex() else x.to(ember.long)
-    return base.unsqueeze(1) ** powers.unsqueeze(0) if n else base.unsqueeze(1).expand(-1, 0).clone()
+    if _modes and (r := per_sample(vander, (x,), {"N": N, "increasing": increasing})) is not NotImplemented:
+        return r  # (one aten op to torch's vmap, looped: its in-place steps would write a batched value)
+    # torch's own steps (a column of ones, x copied into the rest, their running product copied back in place),
+    # so the values round as torch's and, as in torch, the backward of that product finds its saved input
+    # overwritten (torch 2.13's vander is not differentiable: "modified by an inplace operation")
+    result = ember.empty((x.shape[0], n), dtype=ember.promote_types(x.dtype, ember.long), device=x.device)
+    if n > 0:
+        result.select(1, 0).fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(ember.cumprod(result[:, 1:], 1))
+    return result if increasing else result.flip(1)
 
 
 public.update(tril_indices=tril_indices, triu_indices=triu_indices, unravel_index=unravel_index, vander=vander)
@@ -400,7 +407,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
             edges = bins
         else:
             rng = None if range is None else (float(range[0]), float(range[1]))
-            edges = dispatch(_histogramdd_bin_edges, (input.reshape(-1, 1),), ((int(bins),), rng))[0]
+            edges = dispatch(_histogramdd_bin_edges, (input.detach().reshape(-1, 1),), ((int(bins),), rng))[0]
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     w = weight if weight is not None else ember.ones_like(input)
@@ -598,8 +605,8 @@ Tensor.resize_, Tensor.resize_as_, Tensor.set_, Tensor.module_load, Tensor.chalf
 
 
 @defop("histogramdd", None)
-def _histogramdd(a, weight, *edges_and_density):
-    *edges, density = edges_and_density
+def _histogramdd(a, weight, *edges_and_params):
+    *edges, density, _ = edges_and_params  # (the last param: the bins were counts, NOTE [ Bin edges are an op ])
     try:
         pts = a.reshape(-1, a.shape[-1])
         w = weight.reshape(-1)
@@ -623,9 +630,16 @@ def _histogramdd(a, weight, *edges_and_density):
     return (hist,) + tuple(e.copy() for e in edges)
 
 
+# NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py: torch's histogram ops are outside its
+# derivatives.yaml. (histogram's edges op reads a detached input: torch's one `histogram` op recomputes them.)
+_histogram.refuses_(FALLBACK, "histogram")
+_histogramdd.refuses_(FALLBACK, lambda params: "_histogramdd_from_bin_cts" if params[1] else
+                      "_histogramdd_from_bin_tensors")
+
+
 @_histogramdd.meta_
 def _(a, weight, *edges_and_density):
-    edges = edges_and_density[:-1]
+    edges = edges_and_density[:-2]
     shape = tuple(e.shape[0] - 1 for e in edges)
     return (meta_array(shape, a._data.dtype),) + tuple(meta_array((e.shape[0],), a._data.dtype) for e in edges)
 
@@ -641,6 +655,7 @@ def _histogramdd_bin_edges(pts, counts, rng):
 
     if type(pts) is MetaArray:  # (a given range reads no data; the edges are still the input's device's)
         raise NoData()
+    pts = pts.reshape(-1, pts.shape[-1])
     edges = []
     for k, b in enumerate(counts):
         if rng is not None:
@@ -662,6 +677,9 @@ def _histogramdd_bin_edges(pts, counts, rng):
 @_histogramdd_bin_edges.meta_
 def _(pts, counts, rng):
     return tuple(meta_array((b + 1,), pts._data.dtype) for b in counts)
+
+
+_histogramdd_bin_edges.refuses_(FALLBACK, "_histogramdd_bin_edges")
 
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002 - torch's names
@@ -687,11 +705,14 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
     else:  # counts: the edges come from the data's range, in one op (torch's `_histogramdd_bin_edges`)
         counts = tuple(0 if isinstance(b, Tensor) else int(b) for b in bins)
         rng = None if range is None else tuple(float(v) for v in range)
-        made = dispatch(_histogramdd_bin_edges, (input.reshape(-1, d),), (counts, rng))
+        made = dispatch(_histogramdd_bin_edges, (input if input.dim() else input.reshape(-1, d),), (counts, rng))
         edges = [b if isinstance(b, Tensor) else e for b, e in zip(bins, made)]
     w = weight if weight is not None else ember.ones(input.shape[:-1], dtype=input.dtype, device=input.device)
-    out = dispatch(_histogramdd, (input, w, *edges), (bool(density),))
-    return return_types.histogramdd(out[0], list(out[1:]))
+    counted = not all(isinstance(b, Tensor) for b in bins)
+    out = dispatch(_histogramdd, (input, w, *([e.detach() for e in edges] if counted else edges)),
+                   (bool(density), counted))
+    # (torch hands back the bins it was given as they are; counted bins are the edges op's outputs)
+    return return_types.histogramdd(out[0], edges)
 
 
 public["histogramdd"] = histogramdd

@@ -13,7 +13,19 @@ import numpy as np
 
 from .. import _dtypes
 from .._argparse import call_error
-from .._dispatch import COMPLEX, FLOATING, INTEGRAL, NN, POINTWISE, REAL, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import (
+    ARGUMENT,
+    COMPLEX,
+    FLOATING,
+    INTEGRAL,
+    NN,
+    POINTWISE,
+    REAL,
+    defop,
+    dispatch,
+    dtype_word,
+    not_implemented,
+)
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
 from ..autograd.graph import needs_grad
@@ -869,6 +881,8 @@ def batch_norm_backward(g, x, weight, mean, rstd, running_mean, running_var, tra
 
 
 batch_norm.edges, batch_norm_backward.edges = 3, 5
+# (NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py)
+batch_norm.refuses_(ARGUMENT, "native_batch_norm", inputs={3: "running_mean", 4: "running_var"})
 
 
 @batch_norm.meta_

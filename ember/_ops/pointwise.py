@@ -197,9 +197,13 @@ def _(g, a, e):  # the exponent is an input (it takes part in dtype promotion) b
 @defop("pow", "PowBackward1", POINTWISE, "same", save_output=True, dtypes=NUMERIC, error="pow",
        overload="Tensor_Tensor")
 def _pow(a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
-        # torch's integer power of a negative exponent tensor (only a Python number exponent is refused):
-        # 1 for base 1, +-1 for base -1, else 0 (NumPy refuses with a ValueError)
+    return _power(a, b)
+
+
+def _power(a, b):
+    """np.power(a, b), with torch's integer power of a negative exponent tensor (only a Python number exponent
+    is refused): 1 for base 1, +-1 for base -1, else 0 (NumPy refuses with a ValueError)."""
+    if np.asarray(a).dtype.kind in "iu" and b.dtype.kind in "iu" and (np.asarray(b) < 0).any():
         neg = b < 0
         r = np.power(a, np.where(neg, 0, b))
         odd = (b % 2) != 0
@@ -217,7 +221,7 @@ def _(g, a, b, *, out):
 @defop("pow", "PowBackward2", POINTWISE, "same", save_output=True, dtypes=NUMERIC, error="pow",
        overload="Scalar")
 def _rpow(b, a):
-    return c_contiguous(np.power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
+    return c_contiguous(_power(a, b))  # (torch's pow.Scalar allocates its output contiguous)
 
 
 _rpow.own_layout = True

@@ -20,6 +20,7 @@ from .._argparse import call_error
 from .._device import check_device
 from .._dispatch import (
     CREATION,
+    FALLBACK,
     FLOATING,
     FLOATING_COMPLEX,
     INTEGRAL,
@@ -591,6 +592,7 @@ _bernoulli_scalar_.derivative_(lambda g, a, gen, p: g.new_zeros(g.shape))
 # (bernoulli's fresh output is contiguous on meta; the in-place forms keep self)
 _bernoulli.meta_(lambda p, gen: meta_array(p.shape, p._data.dtype))
 _bernoulli_p.meta_(lambda a, gen, p: meta_array(a.shape, a._data.dtype))
+_bernoulli_p.refuses_(FALLBACK, "bernoulli")  # NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py
 _bernoulli_tensor_.meta_(mixed_devices=True)(_same_as_self)  # (p may be a CPU tensor, as in torch)
 _bernoulli_scalar_.meta_(_same_as_self)
 
@@ -611,7 +613,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if _modes:  # NOTE [ Ops torch's forward AD refuses ]
             from ..autograd._jvp import check_composite
             check_composite("bernoulli.p", input)
-        r = dispatch(_bernoulli_p, (input.detach(),), (gen, float(p)))
+        r = dispatch(_bernoulli_p, (input,), (gen, float(p)))
     return finish_out(r, out)
 
 

@@ -12,9 +12,11 @@ from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import (
     BOOL,
+    FALLBACK,
     FLOATING,
     INDEXING,
     INTEGRAL,
+    NOT_IMPLEMENTED,
     REAL,
     _modes,
     defop,
@@ -336,6 +338,13 @@ def _unique_consecutive(a, d):
     return vals, inv.astype(np.int64), counts.astype(np.int64)
 
 
+# NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py: torch's derivatives.yaml has
+# `not_implemented` for unique's values (its inverse and counts are integers, never differentiable)
+_unique.refuses_(NOT_IMPLEMENTED, lambda params: "_unique2" if params[0] is None else "unique_dim",
+                 lambda params: "Unique2Backward0" if params[0] is None else "UniqueDimBackward0")
+_unique_consecutive.refuses_(NOT_IMPLEMENTED, "unique_consecutive", "UniqueConsecutiveBackward0")
+
+
 @_unique.meta_
 def _(a, dim):
     raise no_meta_kernel("_unique2" if dim is None else "unique_dim")  # (how many values is data)
@@ -473,6 +482,9 @@ def _histc_error(d, lo, hi):
     if d.name == "uint8" and (lo < 0 or hi < 0):
         return RuntimeError("value cannot be converted to type uint8_t without overflow")
     return not_implemented("histogram_cpu", d)
+
+
+_bincount.refuses_(FALLBACK, "bincount")  # (its weights: NOTE [ What torch's autograd refuses ])
 
 
 @_bincount.meta_

@@ -11,7 +11,7 @@ same windows; its backward scatters as max pooling's does.
 
 import numpy as np
 
-from .._dispatch import NN, defop, dispatch
+from .._dispatch import ARGUMENT, NN, defop, dispatch
 from .._meta import NoData, meta_array
 from .pooling import _max_backward_derivative, _max_pool_backward_kernel, _running_max, _unbatched
 
@@ -130,6 +130,7 @@ def _fractional_derivative(g, x, samples, ksize, out_size, *, out):
 for _n in (2, 3):
     fractional_max_pool[_n].edges = 1  # (the random samples take no edge, as in torch)
     fractional_max_pool[_n].derivative_(_fractional_derivative)
+    fractional_max_pool[_n].refuses_(ARGUMENT, f"fractional_max_pool{_n}d", inputs={1: "random_samples"})
     fractional_max_pool_backward[_n].derivative_(_max_backward_derivative(_n))
     fractional_max_pool[_n].meta_(lambda x, samples, ksize, out_size: (
         meta_array(tuple(x.shape[:len(x.shape) - len(ksize)]) + tuple(out_size), x._data.dtype),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import _dtypes
 from .._dispatch import redispatch, registry
 from .._grad_state import state as _grad_state
-from .._tensor import Tensor
+from .._tensor import Tensor, tracks_grad
 from . import graph as _graph
 
 __all__ = ["jvp", "linear", "multilinear", "pointwise", "generic", "rule_of"]
@@ -296,7 +296,7 @@ def generic(op):
         single = type(out) is not tuple and type(out) is not list
         outs = (out,) if single else tuple(out)
         create = _grad_state.enabled and any(
-            isinstance(x, Tensor) and x.requires_grad for x in tuple(inputs) + tuple(tangents))
+            isinstance(x, Tensor) and tracks_grad(x) for x in tuple(inputs) + tuple(tangents))
         prev_enabled, prev_mask = _grad_state.enabled, _graph._mask.value
         _grad_state.enabled = True
         try:
@@ -323,7 +323,7 @@ def generic(op):
             for i, t in enumerate(tangents):
                 if t is None or i >= len(res) or res[i] is None:
                     continue
-                if not res[i].requires_grad:
+                if not tracks_grad(res[i]):
                     if not zeros and bool(res[i].detach().ne(0).any()):  # a formula autograd cannot differentiate
                         raise _unsupported(op)
                     continue
@@ -331,7 +331,7 @@ def generic(op):
                 g = _graph.fit_grads((res[i],), ((tuple(x.shape), _dtypes.to_numpy(x.dtype)),))[0]
                 ys.append(g)
                 ts.append(t.to(g.dtype) if t.dtype != g.dtype else t)
-            wrt = [u for u in us if u is not None and u.requires_grad]
+            wrt = [u for u in us if u is not None and tracks_grad(u)]
             try:
                 got = ember.autograd.grad(ys, wrt, grad_outputs=ts, allow_unused=True, create_graph=create) \
                     if ys else [None] * len(wrt)
@@ -344,7 +344,7 @@ def generic(op):
         it = iter(got)
         res = []
         for o, u in zip(outs, us):
-            if u is not None and u.requires_grad:
+            if u is not None and tracks_grad(u):
                 g = next(it)
                 res.append(_zeros_like(o) if g is None else g)
             else:

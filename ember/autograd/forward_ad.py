@@ -243,8 +243,9 @@ class _ForwardMode(Mode):
                 tangents[i] = t._fw_grad
         if op.name == "autograd_function_apply":  # a custom Function: its forward, then its jvp
             return _jvp.function_apply(self, op, inputs, params, tangents)
-        if tangents is None or not op.differentiable or op.kind == "higher_order":  # (cond's body runs with
-            # this mode: its ops carry them; cond's own derivative is for a tracer's one-node cond)
+        if tangents is None or op.derivative is None or op.kind == "higher_order":  # (cond's body runs with
+            # this mode: its ops carry them; cond's own derivative is for a tracer's one-node cond. An op whose
+            # node refuses backward has no derivative: NOTE [ What torch's autograd refuses ])
             if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
                 _refuse(op, params)
             return redispatch(op, inputs, params)
@@ -261,11 +262,11 @@ class _ForwardMode(Mode):
                 if tangents is None:
                     tangents = [None] * len(inputs)
                 tangents[i] = t._fw_grad
-        if tangents is None or not op.differentiable:
+        if tangents is None or op.derivative is None:
             if tangents is not None and op.qualname in _jvp.NO_FORWARD_AD:  # NOTE [ Ops torch's forward AD refuses ]
                 _refuse(op, params, inplace=True)
             out = redispatch_inplace(op, self_, inputs, params)
-            if self_._fw_grad is not None and op.differentiable:  # overwritten by values without tangent
+            if self_._fw_grad is not None and op.derivative is not None:  # overwritten by values without tangent
                 _update_tangent(self_, None)
             return out
         old = self_.detach().clone()  # the rule sees self's value before the write

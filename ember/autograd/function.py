@@ -214,6 +214,16 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
                                   "with forward mode AD.")
 
+    generate_vmap_rule = False  # NOTE [ Custom Functions under vmap ] in ember/func/_rules.py
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """How the Function runs under `ember.func.vmap`: `info` (batch_size, randomness), each argument's batch
+        dim (None: not batched or not a tensor), the arguments; returns (outputs, out_dims). Override it, or
+        set `generate_vmap_rule = True` (not both)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the Function: one dispatched higher-order op, `autograd_function_apply` (NOTE [ Higher-order

@@ -17,7 +17,7 @@ Example::
 """
 
 from .._naming import named
-from .._tensor import Tensor
+from .._tensor import Tensor, tracks_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -52,7 +52,7 @@ def _tuple_postprocess(res, to_unpack):
 def _grad_preprocess(inputs, create_graph, need_graph):
     """Fresh tensors to differentiate with respect to: views of the inputs (create_graph, so the result stays
     connected to them) or detached copies."""
-    return tuple(inp.view_as(inp) if create_graph and inp.requires_grad else inp.detach().requires_grad_(need_graph)
+    return tuple(inp.view_as(inp) if create_graph and tracks_grad(inp) else inp.detach().requires_grad_(need_graph)
                  for inp in inputs)
 
 
@@ -95,7 +95,7 @@ def _check_requires_grad(inputs, input_type, strict):
         if inp is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
                                "allowed in strict mode.")
-        if not inp.requires_grad:
+        if not tracks_grad(inp):
             raise RuntimeError(_INDEPENDENT[input_type].format(i=i))
 
 
@@ -104,7 +104,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and tracks_grad(o)]
     if not pairs:
         return (None,) * len(inputs)
     return grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True,
@@ -134,7 +134,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             if strict:
                 raise RuntimeError(_FILL_MSG[stage].format(i=i))
             g = zeros_like(refs[i])
-        elif strict and create_graph and not g.requires_grad:
+        elif strict and create_graph and not tracks_grad(g):
             what = "jacobian" if "double" not in stage else "hessian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
                                "allowed in strict mode when create_graph=True.")
@@ -247,7 +247,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                             raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
                                                f"{k}. This is not allowed in strict mode.")
                         g = zeros_like(inp)
-                    elif strict and create_graph and not g.requires_grad:
+                    elif strict and create_graph and not tracks_grad(g):
                         raise RuntimeError("The jacobian of the user-provided function is independent of input {i}. "
                                            "This is not allowed in strict mode when create_graph=True.")
                     row.append(g)

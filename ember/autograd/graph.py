@@ -725,17 +725,128 @@ def _dtype_of(np_dtype):
     return _dtypes.from_numpy(np_dtype)
 
 
-def make_node_class(op):
+def make_node_class(op, base=None, node_name=None, **extra):
     """The node class of `op`, named as torch names it; it also carries the two per-op facts `record`
-    tests (NOTE [ Which inputs get an edge ]), computed here once."""
+    tests (NOTE [ Which inputs get an edge ]), computed here once. (`base`, `node_name` and `extra` facts:
+    the classes of NOTE [ What torch's autograd refuses ].)"""
     index_op = "index" in op.tags
-    base = IndexOpNode if index_op and op.saves != "all" else OpNode
+    base = base or (IndexOpNode if index_op and op.saves != "all" else OpNode)
     facts = {"_mask_op": "mask" in op.tags, "_scalar_edge": "scalar_edge" in op.tags, "_index_op": index_op}
     if op.edges is not None:  # NOTE [ Optional and state inputs ]
         facts.update(_mask_op=True, _scalar_edge=op.edges, _edges=op.edges)
-    return type(op.node_name, (base,), {
+    node_name = node_name or op.node_name
+    return type(node_name, (base,), {
         # torch's node classes are C types, so they print as <class 'MulBackward0'>
-        "_op": op, "__module__": "builtins", "__qualname__": op.node_name, **facts})
+        "_op": op, "__module__": "builtins", "__qualname__": node_name, **facts, **extra})
+
+
+# NOTE [ What torch's autograd refuses ]
+# torch records a node for some ops it cannot differentiate and refuses when backward reaches it, or refuses
+# an argument that requires grad when the op is called. ember refuses the same calls alike: gradients where
+# torch has none would let code run under ember that fails under torch. Each op declares its form once, with
+# `OpDef.refuses_` (ember/_dispatch.py), read only here, where a call records: an op so declared never caches
+# a node class in `op.node_cls`, so `record` sends its calls to `_record_general`, whose `node_cls is None`
+# branch (taken by any other op only on its first call) reads the declaration. The hot path pays nothing.
+# - FALLBACK: an op outside torch's derivatives.yaml runs through torch's autograd fallback, which gives every
+#   floating output a `NotImplemented` node with one edge per input that requires grad (no `(None, 0)`
+#   entries); its backward raises `RuntimeError: derivative for aten::<op> is not implemented`.
+# - NOT_IMPLEMENTED: derivatives.yaml's `not_implemented("<name>")`: the op's generated node (Unique2Backward0),
+#   whose backward raises `NotImplementedError: the derivative for '<name>' is not implemented.`. Only the
+#   op's differentiable arguments count (the `op.edges` leading inputs, where it sets them): a call where none
+#   of them requires grad records nothing, as torch's `compute_requires_grad` over those arguments.
+# - ARGUMENT: torch's `check_no_requires_grad`: with grad mode on, a state argument that requires grad (batch
+#   norm's running statistics, fractional pooling's random samples) raises "The function '<fn>' is not
+#   differentiable with respect to argument '<arg>'. This input cannot have requires_grad True.". torch
+#   checks before its kernel, ember where it records, after its kernel: a training batch norm has updated its
+#   running statistics by then (the one difference, on a call that fails either way).
+# A composite that torch has as one aten op outside derivatives.yaml (floor_divide, detach_copy) gives its
+# result the FALLBACK node with `refuse_composite`.
+
+
+class RefusedNode(OpNode):
+    """The node of a call torch records and cannot differentiate: its backward raises torch's error."""
+
+    _error = RuntimeError
+    _message = ""
+
+    def _run(self, grads, free):
+        raise self._error(self._message)
+
+    def apply(self, grads):
+        raise self._error(self._message)
+
+    def name(self):
+        return named("ember::autograd::NotImplemented") if type(self).__name__ == "NotImplemented" else \
+            type(self).__name__
+
+
+class FallbackNode(RefusedNode):
+    """torch's `NotImplemented` node (its autograd fallback's): it is numbered as AccumulateGrad is (torch gives
+    it the largest sequence number), so the engine runs it, and raises, as soon as it is ready."""
+
+    _seq = property(lambda self: 2 ** 62, lambda self, value: None)
+
+
+_REFUSING: dict = {}  # (op, node name, aten name) -> node class: NOTE [ What torch's autograd refuses ]
+
+
+def _refused_class(op, form, name, node_name):
+    key = (op, node_name, name)
+    cls = _REFUSING.get(key)
+    if cls is None:
+        if form == _dispatch.FALLBACK:
+            error, message = RuntimeError, f"derivative for aten::{name} is not implemented"
+            facts = {"_mask_op": True, "_scalar_edge": False, "_edges": 0}  # edges: the inputs requiring grad
+        else:
+            error, message = NotImplementedError, f"the derivative for '{name}' is not implemented."
+            facts = {}
+        base = FallbackNode if form == _dispatch.FALLBACK else RefusedNode
+        if op is None:
+            cls = type(node_name, (base,), {"__module__": "builtins", "__qualname__": node_name, "_error": error,
+                                            "_message": message, **facts})
+        else:
+            cls = make_node_class(op, base, node_name, _error=error, _message=message, **facts)
+        _REFUSING[key] = cls
+    return cls
+
+
+def refusing_class(op, inputs, params):
+    """The node class of a call of `op` declared with `refuses_` (None: the call records nothing), or torch's
+    refusal of an argument; see NOTE [ What torch's autograd refuses ]."""
+    form, name, extra = op.refusal
+    if form == _dispatch.ARGUMENT:
+        for i, arg in extra.items():
+            if i < len(inputs) and isinstance(inputs[i], Tensor) and inputs[i]._requires_grad:
+                raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument '{arg}'. "
+                                   "This input cannot have requires_grad True.")
+        cls = _REFUSING.get(op)
+        if cls is None:
+            cls = _REFUSING[op] = make_node_class(op)
+        return cls
+    if form == _dispatch.NOT_IMPLEMENTED and op.edges is not None and not any(
+            isinstance(t, Tensor) and t._requires_grad for t in inputs[:op.edges]):
+        return None
+    name = name(params) if callable(name) else name
+    node_name = extra(params) if callable(extra) else extra or "NotImplemented"
+    return _refused_class(op, form, name, node_name)
+
+
+def refuse_composite(name, result, *inputs):
+    """Give `result` (the output(s) of a composite that torch has as the one aten op `name`, outside its
+    derivatives.yaml) torch's FALLBACK node, where grad mode is on and one of `inputs` requires grad (NOTE
+    [ What torch's autograd refuses ]). Returns `result`."""
+    if not _grad_state.enabled:
+        return result
+    edges = tuple([grad_edge(t) for t in inputs if isinstance(t, Tensor) and t._requires_grad])
+    if not edges:
+        return result
+    node = _new(_refused_class(None, _dispatch.FALLBACK, name, "NotImplemented"))
+    node._seq = next(_seq)
+    node.next_functions = edges
+    for i, o in enumerate(result if type(result) is tuple else (result,)):
+        if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex()):
+            o._grad_fn, o._requires_grad, o._output_nr = node, True, i
+    return result
 
 
 class AccumulateGrad(Node):
@@ -831,9 +942,14 @@ def _record_general(op, inputs, params, result):
     """
     node_cls = op.node_cls
     if node_cls is None:
-        if op.derivative is None:
+        if op.refusal is not None:  # NOTE [ What torch's autograd refuses ]
+            node_cls = refusing_class(op, inputs, params)
+            if node_cls is None:
+                return None
+        elif op.derivative is None:
             raise RuntimeError(f"the derivative for '{op.name}' is not implemented.")
-        node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
+        else:
+            node_cls = op.node_cls = make_node_class(op)  # made on first use (see OpDef.defines_derivative)
     node = _new(node_cls)
     node._seq = next(_seq)
     single = type(result) is not tuple
@@ -1128,8 +1244,8 @@ def rebase_history(op, self, inputs, params, old_data):
 def saved_before_write(node, vc):
     """The in-place op's node was recorded after the write bumped `vc`; torch saves its other inputs before
     the write, so one that shares the counter (`y[0].mul_(y[1].detach())`) records the version before it."""
-    if not node._versions:  # it saved no tensor whole
-        return
+    if node is None or not node._versions:  # it saved no tensor whole (or recorded nothing: NOTE [ What
+        return  # torch's autograd refuses ])
     versions = list(node._versions)
     for i, s in enumerate(node._saved):
         if type(s) is SavedTensor:

@@ -24,7 +24,7 @@ from .._grad_state import state as _grad_state
 from .._meta import MetaArray
 from .._modes import Mode
 from .._ops import _util as _ops_util
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, history_of, tracks_grad
 
 __all__ = ["BatchedTensor", "VmapLevel", "expose", "cover", "active_levels", "is_batched"]
 
@@ -83,7 +83,7 @@ def _tracked(lvl: int) -> bool:
 def _physical_requires_grad(t) -> bool:
     while type(t) is BatchedTensor:
         t = t._value
-    return t.requires_grad
+    return tracks_grad(t)  # (NOTE [ Tensors inside jvp ] in ember/_tensor.py)
 
 
 # NOTE [ Refusals inside a transform ]
@@ -158,8 +158,8 @@ class BatchedTensor(Tensor):
         return self._value.is_cpu
 
     @property
-    def requires_grad(self) -> bool:  # NOTE [ autograd.grad inside vmap ]
-        return _tracked(self._level) and self._value.requires_grad
+    def requires_grad(self) -> bool:  # NOTE [ autograd.grad inside vmap ]; the physical tensor's as autograd has
+        return _tracked(self._level) and tracks_grad(self._value)  # it (NOTE [ Tensors inside jvp ])
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -167,11 +167,11 @@ class BatchedTensor(Tensor):
 
     @property
     def grad_fn(self):
-        return self._value.grad_fn if _tracked(self._level) else None
+        return history_of(self._value) if _tracked(self._level) else None
 
     @property
     def is_leaf(self) -> bool:
-        return self._value.is_leaf if _tracked(self._level) else True
+        return history_of(self._value) is None if _tracked(self._level) else True
 
     _values_elsewhere = True  # value checks on it run as ops (see _meta.no_data)
     _param_stays_subclass = True  # nn.Parameter(bt) inside vmap is a BatchedTensor flagged as a Parameter

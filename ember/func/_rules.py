@@ -530,6 +530,87 @@ def _optimizer_step(level, op, inputs, params):
     return fallback(level, op, inputs, params, warn=False)
 
 
+# NOTE [ Custom Functions under vmap ]
+# torch runs a custom autograd.Function under vmap by its own declaration, never by the looping fallback (and
+# never warns of one): with `generate_vmap_rule = True` it applies, below the level, a Function whose forward,
+# backward and jvp are vmaps of the user's over the physical tensors; ember applies the user's Function per
+# sample on the physical slices and stacks the results (the same values, outputs and gradients, each sample's
+# node running the user's backward), without the fallback's warning. With a `vmap` staticmethod, that method
+# gets `info` (batch_size, randomness), the inputs' batch dims (None for an unbatched or non-tensor argument)
+# and the unwrapped arguments, runs below this level, and returns (outputs, out_dims); with neither, or both,
+# vmap refuses. A call where no argument is batched at this level passes through. An output that is one of the
+# unwrapped inputs comes back as the input itself (torch's identity check for mark_dirty).
+_FN_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+class VmapInfo(tuple):
+    """torch's `VmapInfo(batch_size, randomness)` namedtuple, as a custom Function's vmap staticmethod gets it."""
+
+    __slots__ = ()
+    _fields = ("batch_size", "randomness")
+
+    def __new__(cls, batch_size, randomness):
+        return tuple.__new__(cls, (batch_size, randomness))
+
+    batch_size = property(lambda self: self[0])
+    randomness = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"VmapInfo(batch_size={self[0]}, randomness={self[1]!r})"
+
+
+def _function(level, op, inputs, params):
+    """The rule of `autograd_function_apply`: NOTE [ Custom Functions under vmap ]."""
+    from ..autograd.function import _TENSOR, Function
+
+    cls, template, kwargs = params
+    if any(isinstance(v, Tensor) for v in kwargs.values()):
+        raise NotImplementedError("Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+                                  f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
+    own = cls.vmap is not Function.vmap
+    name = cls.__name__
+    if cls.generate_vmap_rule:
+        if own:
+            raise RuntimeError(f"You tried to vmap over {name}, but it has both generate_vmap_rule=True and an "
+                               "overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
+                               f"overridden vmap staticmethod to avoid ambiguity. {_FN_DOCS}")
+        return fallback(level, op, inputs, params, warn=False)  # (see the NOTE: per sample, as a rule)
+    if not own:
+        raise RuntimeError(f"You tried to vmap over {name}, but it does not have vmap support. Please override and "
+                           f"implement the vmap staticmethod or set generate_vmap_rule=True. {_FN_DOCS}")
+    lvl = level.lvl
+    unwrapped = [t._value if is_batched(t, lvl) else t for t in inputs]
+    dims = [t._bdim if is_batched(t, lvl) else None for t in inputs]
+    if template is None:
+        args, in_dims = unwrapped, dims
+    else:
+        it, dt = iter(unwrapped), iter(dims)
+        args = [next(it) if a is _TENSOR else a for a in template]
+        in_dims = [next(dt) if a is _TENSOR else None for a in template]
+    result = cls.vmap(VmapInfo(level.batch_size, level.randomness), tuple(in_dims), *args, **kwargs)
+    base = "Expected the vmap staticmethod to have two returns, an output and out_dims with pytree structure " \
+           "compatible with the output. "
+    if not isinstance(result, tuple):
+        raise RuntimeError(base + f"Got a {type(result)} instead")
+    if len(result) != 2:
+        raise RuntimeError(base + f"Got {len(result)} returns instead")
+    from ..utils._pytree import tree_flatten, tree_unflatten
+
+    outs, spec = tree_flatten(result[0])
+    out_dims = result[1]
+    flat_dims = [out_dims] * len(outs) if out_dims is None or isinstance(out_dims, int) else \
+        tree_flatten(out_dims)[0]
+    if len(flat_dims) != len(outs):
+        raise RuntimeError(f"The autograd.Function's vmap staticmethod returned an incompatible (output, out_dims) "
+                           f"tuple. Expected out_dims={out_dims} to be compatible with the structure of `output`. "
+                           f"out_dims has structure {tree_flatten(out_dims)[1]} but output has structure {spec}. "
+                           f"{_FN_DOCS}")
+    same = {id(u): t for u, t in zip(unwrapped, inputs)}
+    wrapped = [o if not isinstance(o, Tensor) else same[id(o)] if id(o) in same else o if d is None
+               else _make(o, d % o.dim() if o.dim() else d, lvl) for o, d in zip(outs, flat_dims)]
+    return tree_unflatten(wrapped, spec)
+
+
 def install() -> None:
     """Write the rules into the registry's `batch` slots (once)."""
     if _installed[0]:
@@ -596,6 +677,7 @@ def install() -> None:
         "_adam_step_": _optimizer_step,
         "_adamax_step_": _optimizer_step,
         "_rprop_step_": _optimizer_step,
+        "autograd_function_apply": _function,
     }
     for name, rule in table.items():
         op = registry.get(name)

@@ -12,6 +12,7 @@ import threading
 
 from .. import _tensor
 from .._grad_state import state as _grad_state
+from .._tensor import history_of, tracks_grad
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ..utils._pytree import tree_flatten, tree_unflatten
@@ -282,7 +283,7 @@ def _lift(flat, levels):
             seen.append(x)
             continue
         p = _to_phys(x, levels)
-        if p.requires_grad:
+        if tracks_grad(p):
             tracked = True
             leaf = p.view_as(p)
         else:  # (the setter: requires_grad_() is refused inside a transform, NOTE [ Refusals inside a transform ])
@@ -305,7 +306,7 @@ def _outer_tracked(outs, leaves):
 
     own = {id(leaf) for leaf in leaves if leaf is not None}
     seen = set()
-    stack = [o.grad_fn for o in outs if isinstance(o, Tensor)]
+    stack = [history_of(o) for o in outs if isinstance(o, Tensor)]
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -323,6 +324,8 @@ def _run(func, args, kwargs, reverse=True):
     _depth.n += 1
     _grad_state.func_transforms += 1  # NOTE [ Refusals inside a transform ] (_batched.py)
     _grad_state.func_grad_levels += 1
+    # (NOTE [ Tensors inside jvp ] in ember/_tensor.py)
+    jvp_inner, _grad_state.func_jvp_inner = _grad_state.func_jvp_inner, not reverse
     if reverse:  # NOTE [ autograd.grad inside vmap ] (_batched.py)
         _tracking.stack.append(len(active_levels()))
     try:
@@ -331,6 +334,7 @@ def _run(func, args, kwargs, reverse=True):
         _depth.n -= 1
         _grad_state.func_transforms -= 1
         _grad_state.func_grad_levels -= 1
+        _grad_state.func_jvp_inner = jvp_inner
         if reverse:
             _tracking.stack.pop()
 
@@ -368,7 +372,7 @@ def _grads(outputs, leaves, cotangents, create):
     used = [leaf for leaf in leaves if leaf is not None]
     # an output autograd does not track (argmax, a comparison, a constant) contributes nothing: the transforms
     # give zeros for it, as torch's do, where autograd.grad would refuse it
-    tracked = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    tracked = [(o, c) for o, c in zip(outputs, cotangents) if tracks_grad(o)]
     if len(tracked) < len(outputs):
         if not tracked:
             return [None] * len(leaves)

@@ -15,9 +15,9 @@ from op_db import FLOAT, INTS, Sample, _err, add, arr, binary, same, unary
 for _name in ("gcd", "lcm"):
     add(_name, samples=binary(-6, 6, scalar=None), dtypes=INTS, grad=False, out=True, inplace=True,
         errors=_err(lambda r: Sample(arr(r, (3,), "float32"), arr(r, (3,), "float32"))))
-add("nextafter", samples=binary(), dtypes=FLOAT, grad=False, out=True, inplace=True,
+add("nextafter", samples=binary(), dtypes=FLOAT, out=True, inplace=True,
     errors=_err(lambda r: Sample(arr(r, (3,), "int64"), arr(r, (3,), "int64"))))
-add("frexp", samples=unary(-50, 50), dtypes=FLOAT + ("float16",), grad=False, out=False,
+add("frexp", samples=unary(-50, 50), dtypes=FLOAT + ("float16",), out=False,
     errors=_err(lambda r: Sample(arr(r, (3,), "int64"))))
 add("ldexp", samples=same(lambda d, r: Sample(arr(r, (3, 4), d), np.arange(12).reshape(3, 4) % 5),
                           lambda d, r: Sample(arr(r, (2, 3), d), np.array([1, 0, 3]))),

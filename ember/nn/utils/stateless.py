@@ -40,7 +40,11 @@ def _reparametrize(module, parameters_and_buffers, tie_weights=False, strict=Fal
             by_id.setdefault(id(t), []).append(name)
         for name in list(given):
             if name in members:
-                for other in by_id[id(members[name])]:
+                tied = by_id[id(members[name])]
+                if len({id(given[k]) for k in tied if k in given}) > 1:  # torch's _untie_named_tensors_map
+                    raise ValueError(f"functional_call got multiple values for keys {sorted(tied)}, which are "
+                                     "tied. Consider using tie_weights=False")
+                for other in tied:
                     given.setdefault(other, given[name])
     if strict:
         missing = [k for k in members if k not in given]

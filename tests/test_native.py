@@ -600,3 +600,34 @@ def test_batch_norm_eval(shape, affine, dtype, native, monkeypatch):
         monkeypatch.setattr(_native, "_OFF", off)
         outs.append(fn(ember, *(ember.from_numpy(a) for a in (x, rm, rv, w, b))).numpy())
     assert np.array_equal(*outs)
+
+
+_FAULTS = """
+    import resource, numpy as np, ember
+    from ember import _native
+    def step():  # a train step's large arrays (32 MiB in all), written, then all freed at its end
+        arrays = [np.ones(1 << 20, np.float32) for _ in range(8)]
+        del arrays
+    step()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(10):
+        step()
+    print(_native._state["kept_freed_memory"], resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc settings")
+@pytest.mark.parametrize("env", [{}, {"EMBER_KEEP_FREED_MEMORY": "0"}, {"MALLOC_ARENA_MAX": "4"}])
+def test_freed_memory_is_kept(env):
+    """NOTE [ Keeping freed memory ]: after `import ember` the pages of a step's freed arrays are reused by the next
+    step, not returned to the kernel and faulted in again (8192 page faults a step); a user's own malloc
+    settings, or EMBER_KEEP_FREED_MEMORY=0, leave glibc's defaults."""
+    full = _env(**env)
+    for k in [k for k in full if k.startswith("MALLOC_") and k not in env] + ["GLIBC_TUNABLES"]:
+        full.pop(k, None)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_FAULTS)], capture_output=True, text=True,
+                         env=full, timeout=600)
+    assert out.returncode == 0, out.stderr
+    kept, faults = out.stdout.split()
+    assert kept == str(not env)
+    assert (int(faults) < 8 * 1024) == (not env), faults

@@ -64,6 +64,10 @@ def _blas_setter():
                 if fn is not None:
                     fn.argtypes, fn.restype = [ctypes.c_int], None
                     _state["blas"] = fn
+                    get = getattr(lib, name.replace("set_num", "get_num"), None)
+                    if get is not None:
+                        get.argtypes, get.restype = [], ctypes.c_int
+                        _state["blas_get"] = get
                     return fn
     return _state["blas"]
 
@@ -77,6 +81,61 @@ def set_num_threads(n):
     setter = _blas_setter()
     if setter is not None:
         setter(n)
+        _blas_now[0] = _blas_cap[0] = n
+
+
+# NOTE [ BLAS threads by size ]
+# OpenBLAS splits every float32 GEMM above m n k = 262144 over its whole pool, and its idle workers sleep at
+# once (OPENBLAS_THREAD_TIMEOUT=4, NOTE [ Passive OpenMP threads ]), so each such product wakes a worker and
+# waits for it: tens of microseconds on these VMs, more than a product of a few million multiply-adds gains
+# from the second core. A 2-layer LSTM step makes about 140 of them (20 x 256 x 1024 per time step), and where
+# the second core is busy (another process) every join waits for a time slice: at 2 threads under load the
+# step took 1331 ms of process CPU time (697 in the main thread, yielding while it waited) against 51 ms at 1
+# thread. So the products of the matmul ops (mm, addmm, bmm, matmul, linear, the RNN's large products) go
+# through `matmul`: below BLAS_PARALLEL_WORK multiply-adds (16.7M, about 0.15 ms on one core) OpenBLAS runs on
+# one thread, above it on ember's thread count, capped by what OpenBLAS was started with
+# (OPENBLAS_NUM_THREADS, then OMP_NUM_THREADS) until `set_num_threads` is called. After a large product the
+# pool goes back to one thread, so NumPy's other BLAS calls (einsum's, linalg's, small products in kernels)
+# also stay on one thread once ember made its first product. The switch is two ctypes calls, made only around
+# products of more than 0.1 ms.
+BLAS_PARALLEL_WORK = 1 << 24
+_blas_now = [None]  # OpenBLAS's thread count as ember last set it (None: not set yet)
+_blas_cap = [None]  # the most threads a product may use (None: not read yet)
+
+
+def _set_blas(n):
+    setter = _blas_setter()
+    if setter is not None:
+        setter(n)
+    _blas_now[0] = n
+
+
+def _blas_threads():
+    if _blas_cap[0] is None:
+        getter = _blas_getter()
+        _blas_cap[0] = getter() if getter is not None else 1
+    return min(get_num_threads(), _blas_cap[0])
+
+
+def _blas_getter():
+    _blas_setter()
+    return _state.get("blas_get")
+
+
+def matmul(a, b):
+    """a @ b of NumPy arrays, on the number of BLAS threads its size pays for (NOTE [ BLAS threads by size ])."""
+    if a.size * b.shape[-1] < BLAS_PARALLEL_WORK:
+        if _blas_now[0] != 1:
+            _set_blas(1)
+        return a @ b
+    n = _blas_threads()
+    if n == 1:
+        return a @ b
+    _set_blas(n)
+    try:
+        return a @ b
+    finally:
+        _set_blas(1)
 
 
 def get_num_interop_threads():

@@ -215,6 +215,46 @@ def test_results_do_not_depend_on_threads(monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(*outs))
 
 
+def test_blas_threads_by_product_size(monkeypatch):
+    """NOTE [ BLAS threads by size ]: products below BLAS_PARALLEL_WORK multiply-adds run on one OpenBLAS thread
+    whatever the thread count; larger ones on ember's count (capped by OpenBLAS's own until set_num_threads),
+    and the pool is back on one thread after them."""
+    from ember import _runtime
+    if _runtime._blas_setter() is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS")
+    calls = []
+    real = _runtime._set_blas
+    monkeypatch.setattr(_runtime, "_set_blas", lambda n: (calls.append(n), real(n)))
+    rng = np.random.default_rng(0)
+    small = [rng.standard_normal(s).astype(np.float32) for s in ((20, 256), (256, 1024))]  # 5.2M
+    big = [rng.standard_normal(s).astype(np.float32) for s in ((512, 256), (256, 1024))]  # 134M
+    old = ember.get_num_threads()
+    outs = {}
+    try:
+        for n in (2, 1):
+            ember.set_num_threads(n)
+            for a, b in (small, big):
+                del calls[:]
+                for i, f in enumerate((lambda a, b: a @ b, lambda a, b: ember.nn.functional.linear(a, b.t()),
+                                       lambda a, b: a[None].bmm(b[None])[0])):
+                    outs.setdefault((a.shape, i), []).append(f(ember.from_numpy(a), ember.from_numpy(b)).numpy())
+                    assert _blas_getter()() == 1
+                large = a.size * b.shape[1] >= _runtime.BLAS_PARALLEL_WORK
+                # (set_num_threads(n) left the pool at n: the first small product puts it on one thread)
+                assert calls == ([] if n == 1 else [n, 1] * 3 if large else [1]), calls
+        for (shape, _), (y2, y1) in outs.items():
+            a, b = (small, big)[shape == big[0].shape]
+            for y in (y2, y1):  # (OpenBLAS's threaded GEMM blocks differently: not the same bits)
+                np.testing.assert_allclose(y, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+        monkeypatch.setattr(_runtime, "_blas_cap", [1])  # OPENBLAS_NUM_THREADS=1, set_num_threads not called
+        monkeypatch.setitem(_runtime._state, "threads", 2)
+        del calls[:]
+        ember.from_numpy(big[0]) @ ember.from_numpy(big[1])
+        assert 2 not in calls
+    finally:
+        ember.set_num_threads(old)
+
+
 # ---- the ported ops through the C kernels, against torch and against the NumPy kernels ------------------------
 
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`

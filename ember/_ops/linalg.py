@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
+from .._runtime import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
@@ -36,7 +37,7 @@ def _half_safe(fn):
 def _mm(a, b):
     if a.shape[1] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
-    return a @ b
+    return _blas_matmul(a, b)
 
 
 @_mm.derivative_
@@ -60,7 +61,7 @@ def mat2_grad(a, g, b):
 def _bmm(a, b):
     if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
-    return np.matmul(a, b)
+    return _blas_matmul(a, b)
 
 
 @_bmm.derivative_
@@ -111,9 +112,11 @@ def _matmul_nd(a, b):
         if batch == np.broadcast_shapes(batch, b.shape[:-2]):
             m = b[(0,) * (b.ndim - 2)]
             if a.flags.c_contiguous:
-                return np.matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
-            return np.matmul(a, m)
-    return np.matmul(a, b)
+                return _blas_matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
+            return _blas_matmul(a, m)
+    if b.ndim == 1:
+        return np.matmul(a, b)
+    return _blas_matmul(a, b)
 
 
 @_matmul_nd.derivative_

@@ -9,7 +9,9 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
-from .._runtime import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
+from .._runtime import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
+from .._runtime import _blas_now
+from .._runtime import matmul as _blas_matmul
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
@@ -37,6 +39,8 @@ def _half_safe(fn):
 def _mm(a, b):
     if a.shape[1] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
+    if a.size * b.shape[1] < _BIG and _blas_now[0] == 1:  # (what _blas_matmul does first, without a call)
+        return a @ b
     return _blas_matmul(a, b)
 
 
@@ -61,6 +65,8 @@ def mat2_grad(a, g, b):
 def _bmm(a, b):
     if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
+    if a.size * b.shape[2] < _BIG and _blas_now[0] == 1:
+        return np.matmul(a, b)
     return _blas_matmul(a, b)
 
 
@@ -114,7 +120,7 @@ def _matmul_nd(a, b):
             if a.flags.c_contiguous:
                 return _blas_matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
             return _blas_matmul(a, m)
-    if b.ndim == 1:
+    if b.ndim == 1 or a.size * b.shape[-1] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
     return _blas_matmul(a, b)
 

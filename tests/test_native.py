@@ -221,11 +221,12 @@ def test_blas_threads_by_product_size(monkeypatch):
     float32 matrices (stored as they are or transposed) on the kernels' threads, others on OpenBLAS's pool,
     which is back on one thread after them."""
     from ember import _runtime
+    from ember._native import blas
     if _runtime._blas_setter() is None:
         pytest.skip("NumPy's BLAS is not OpenBLAS")
     calls = []
-    real = _runtime._set_blas
-    monkeypatch.setattr(_runtime, "_set_blas", lambda n: (calls.append(n), real(n)))
+    real = blas._set_blas
+    monkeypatch.setattr(blas, "_set_blas", lambda n: (calls.append(n), real(n)))
     rng = np.random.default_rng(0)
     small = [rng.standard_normal(s).astype(np.float32) for s in ((20, 256), (256, 1024))]  # 5.2M
     big = [rng.standard_normal(s).astype(np.float32) for s in ((512, 256), (256, 1024))]  # 134M
@@ -241,7 +242,7 @@ def test_blas_threads_by_product_size(monkeypatch):
                                        lambda a, b: a[None].bmm(b[None])[0])):
                     outs.setdefault((a.shape, i), []).append(f(ember.from_numpy(a), ember.from_numpy(b)).numpy())
                     assert _blas_getter()() == 1
-                large = a.size * b.shape[1] >= _runtime.BLAS_PARALLEL_WORK
+                large = a.size * b.shape[1] >= blas.BLAS_PARALLEL_WORK
                 # (set_num_threads(n) left the pool at n: the first, small, product puts it on one thread; the
                 # large matrix products run on the kernels' threads (NOTE [ One pool for kernels and BLAS ]),
                 # the batched one on OpenBLAS's, which is back on one thread after it)
@@ -250,7 +251,7 @@ def test_blas_threads_by_product_size(monkeypatch):
             a, b = (small, big)[shape == big[0].shape]
             for y in (y2, y1):  # (OpenBLAS's threaded GEMM blocks differently: not the same bits)
                 np.testing.assert_allclose(y, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
-        monkeypatch.setattr(_runtime, "_blas_cap", [1])  # OPENBLAS_NUM_THREADS=1, set_num_threads not called
+        monkeypatch.setattr(blas, "_blas_cap", [1])  # OPENBLAS_NUM_THREADS=1, set_num_threads not called
         monkeypatch.setitem(_runtime._state, "threads", 2)
         del calls[:]
         ember.from_numpy(big[0]) @ ember.from_numpy(big[1])

@@ -311,7 +311,7 @@ int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *pa
  * nt OpenMP threads, each multiplying a block of c's rows (or of its columns, when c is wider than tall) with
  * the single-threaded sgemm (called with OpenBLAS on one thread, as the convolutions are: NOTE [ Convolution
  * threads ]). So a large float32 product uses ember's own OpenMP team, whose idle threads sleep, and NumPy's
- * OpenBLAS pool stays on one thread: one pool, not two (ember/_runtime.py, NOTE [ BLAS threads by size ]). */
+ * OpenBLAS pool stays on one thread: one pool, not two (NOTE [ BLAS threads by size ] in blas.py). */
 void gemm_f32(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m, idx n, idx k,
               void *gemm, int nt) {
     sgemm_fn sgemm = (sgemm_fn)gemm;

@@ -9,9 +9,9 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
-from .._runtime import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
-from .._runtime import _blas_now
-from .._runtime import matmul as _blas_matmul
+from .._native.blas import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
+from .._native.blas import _blas_now
+from .._native.blas import matmul as _blas_matmul
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method

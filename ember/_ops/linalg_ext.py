@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word
 from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
-from .._runtime import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
+from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims

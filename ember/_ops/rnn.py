@@ -31,7 +31,7 @@ import numpy as np
 from .._dispatch import NN, _modes, defop, dispatch
 from .._meta import meta_array
 from .._native import ops as _native
-from .._runtime import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
+from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["rnn_layer", "rnn_layer_backward", "run_layer", "MODES"]

@@ -1,5 +1,6 @@
 """Matrix products on the number of threads their size pays for (NOTE [ BLAS threads by size ]): the matmul
-ops' kernels call `matmul` for their products; `ember.set_num_threads` tells it the thread count (`set_count`).
+ops' kernels call `matmul` for their products; `ember.set_num_threads` tells it the thread count
+(`set_count`).
 
 Below the tensor types (ember/_native's layer), so the op kernels may import it; the thread count and NumPy's
 OpenBLAS entry points come from ember/_runtime, read when first needed.

@@ -10,6 +10,10 @@ import os as _os
 
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 del _os
+from ._native import keep_freed_memory as _keep_freed_memory  # noqa: E402 - NOTE [ Keeping freed memory ]
+
+_keep_freed_memory()
+del _keep_freed_memory
 # ---- end native kernels
 
 from .version import __version__ as __version__  # torch's API version + ember's

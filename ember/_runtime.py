@@ -64,6 +64,10 @@ def _blas_setter():
                 if fn is not None:
                     fn.argtypes, fn.restype = [ctypes.c_int], None
                     _state["blas"] = fn
+                    get = getattr(lib, name.replace("set_num", "get_num"), None)
+                    if get is not None:
+                        get.argtypes, get.restype = [], ctypes.c_int
+                        _state["blas_get"] = get
                     return fn
     return _state["blas"]
 
@@ -74,10 +78,12 @@ def set_num_threads(n):
     _state["threads"] = n
     _state["chosen"] = True  # (ember.distributed leaves a chosen count alone: NOTE [ Threads per rank ])
     from . import _native
+    from ._native import blas
     _native.set_threads(n)
     setter = _blas_setter()
     if setter is not None:
         setter(n)
+        blas.set_count(n)
 
 
 def get_num_interop_threads():

@@ -215,6 +215,51 @@ def test_results_do_not_depend_on_threads(monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(*outs))
 
 
+def test_blas_threads_by_product_size(monkeypatch):
+    """NOTE [ BLAS threads by size ]: products below BLAS_PARALLEL_WORK multiply-adds run on one OpenBLAS thread
+    whatever the thread count; larger ones on ember's count (capped by OpenBLAS's own until set_num_threads):
+    float32 matrices (stored as they are or transposed) on the kernels' threads, others on OpenBLAS's pool,
+    which is back on one thread after them."""
+    from ember import _runtime
+    from ember._native import blas
+    if _runtime._blas_setter() is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS")
+    calls = []
+    real = blas._set_blas
+    monkeypatch.setattr(blas, "_set_blas", lambda n: (calls.append(n), real(n)))
+    rng = np.random.default_rng(0)
+    small = [rng.standard_normal(s).astype(np.float32) for s in ((20, 256), (256, 1024))]  # 5.2M
+    big = [rng.standard_normal(s).astype(np.float32) for s in ((512, 256), (256, 1024))]  # 134M
+    old = ember.get_num_threads()
+    outs = {}
+    try:
+        for n in (2, 1):
+            ember.set_num_threads(n)
+            for a, b in (small, big):
+                del calls[:]
+                for i, f in enumerate((lambda a, b: a @ b, lambda a, b: ember.nn.functional.linear(a, b.t()),
+                                       lambda a, b: ember.from_numpy(np.ascontiguousarray(a.numpy().T)).t() @ b,
+                                       lambda a, b: a[None].bmm(b[None])[0])):
+                    outs.setdefault((a.shape, i), []).append(f(ember.from_numpy(a), ember.from_numpy(b)).numpy())
+                    assert _blas_getter()() == 1
+                large = a.size * b.shape[1] >= blas.BLAS_PARALLEL_WORK
+                # (set_num_threads(n) left the pool at n: the first, small, product puts it on one thread; the
+                # large matrix products run on the kernels' threads (NOTE [ One pool for kernels and BLAS ]),
+                # the batched one on OpenBLAS's, which is back on one thread after it)
+                assert calls == ([] if n == 1 else [n, 1] if large else [1]), calls
+        for (shape, _), (y2, y1) in outs.items():
+            a, b = (small, big)[shape == big[0].shape]
+            for y in (y2, y1):  # (OpenBLAS's threaded GEMM blocks differently: not the same bits)
+                np.testing.assert_allclose(y, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+        monkeypatch.setattr(blas, "_blas_cap", [1])  # OPENBLAS_NUM_THREADS=1, set_num_threads not called
+        monkeypatch.setitem(_runtime._state, "threads", 2)
+        del calls[:]
+        ember.from_numpy(big[0]) @ ember.from_numpy(big[1])
+        assert 2 not in calls
+    finally:
+        ember.set_num_threads(old)
+
+
 # ---- the ported ops through the C kernels, against torch and against the NumPy kernels ------------------------
 
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`
@@ -600,3 +645,34 @@ def test_batch_norm_eval(shape, affine, dtype, native, monkeypatch):
         monkeypatch.setattr(_native, "_OFF", off)
         outs.append(fn(ember, *(ember.from_numpy(a) for a in (x, rm, rv, w, b))).numpy())
     assert np.array_equal(*outs)
+
+
+_FAULTS = """
+    import resource, numpy as np, ember
+    from ember import _native
+    def step():  # a train step's large arrays (32 MiB in all), written, then all freed at its end
+        arrays = [np.ones(1 << 20, np.float32) for _ in range(8)]
+        del arrays
+    step()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(10):
+        step()
+    print(_native._state["kept_freed_memory"], resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc settings")
+@pytest.mark.parametrize("env", [{}, {"EMBER_KEEP_FREED_MEMORY": "0"}, {"MALLOC_ARENA_MAX": "4"}])
+def test_freed_memory_is_kept(env):
+    """NOTE [ Keeping freed memory ]: after `import ember` the pages of a step's freed arrays are reused by the next
+    step, not returned to the kernel and faulted in again (8192 page faults a step); a user's own malloc
+    settings, or EMBER_KEEP_FREED_MEMORY=0, leave glibc's defaults."""
+    full = _env(**env)
+    for k in [k for k in full if k.startswith("MALLOC_") and k not in env] + ["GLIBC_TUNABLES"]:
+        full.pop(k, None)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_FAULTS)], capture_output=True, text=True,
+                         env=full, timeout=600)
+    assert out.returncode == 0, out.stderr
+    kept, faults = out.stdout.split()
+    assert kept == str(not env)
+    assert (int(faults) < 8 * 1024) == (not env), faults

@@ -48,7 +48,8 @@ import warnings
 # (hashlib, subprocess, tempfile, shutil and platform are imported by the build, on first use: together they
 # cost ~20 ms, which `import ember` must not pay)
 
-__all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir", "build_source"]
+__all__ = ["function", "available", "enabled", "MIN_SIZE", "threads_for", "cache_dir", "build_source",
+           "keep_freed_memory"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _MODE = os.environ.get("EMBER_NATIVE", "1").strip().lower()
@@ -70,7 +71,8 @@ _lock = threading.Lock()
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
 _funcs: dict = {}  # (group, name) -> ctypes function
 _state = {"warned": False, "compiler": None, "threads": None, "built": [],  # built: groups compiled here
-          "shared_gomp": None}  # NOTE [ Passive OpenMP threads ]
+          "shared_gomp": None,  # NOTE [ Passive OpenMP threads ]
+          "kept_freed_memory": False}  # NOTE [ Keeping freed memory ]
 
 
 def enabled() -> bool:
@@ -257,6 +259,41 @@ def available(group: str) -> bool:
         if group not in _libs:
             _libs[group] = _build(group)
     return _libs[group] is not None
+
+
+# ---- freed memory ------------------------------------------------------------------------------------------
+
+# NOTE [ Keeping freed memory ]
+# A training step allocates and frees the same large NumPy arrays every step (activations, their gradients,
+# im2col buffers). glibc's malloc gives an array above its mmap threshold (dynamic, from 128 KiB) pages of its
+# own and returns them to the kernel when it is freed, and it trims the heap's free top beyond 128 KiB; the
+# next step then touches fresh pages, each a page fault (about 8 us per 4 KiB page on this project's VMs,
+# docs/benchmarking.md). That was about a fifth of the MNIST example's train step: 24.8 ms of thread CPU time
+# against 20.1 ms with freed memory kept (torch's own step: 18.4). So `import ember` raises both thresholds, as a
+# caching allocator would: arrays up to 32 MiB (glibc's largest mmap threshold) come from the heap, and up to
+# 1 GiB of freed heap stays in the process for the next allocation. A user's own malloc settings (the
+# MALLOC_*_ environment variables, GLIBC_TUNABLES) and non-glibc C libraries are left alone;
+# EMBER_KEEP_FREED_MEMORY=0 turns it off.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def keep_freed_memory() -> bool:
+    """Raise glibc malloc's mmap and trim thresholds (NOTE [ Keeping freed memory ]); whether it did."""
+    env = os.environ
+    if env.get("EMBER_KEEP_FREED_MEMORY", "1").strip().lower() in ("0", "off", "false", "no") \
+            or "GLIBC_TUNABLES" in env or any(k.startswith("MALLOC_") for k in env) \
+            or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+        if not hasattr(libc, "gnu_get_libc_version"):  # glibc only: musl and others have no such thresholds
+            return False
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    _state["kept_freed_memory"] = bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) & bool(mallopt(_M_TRIM_THRESHOLD, 1 << 30))
+    return _state["kept_freed_memory"]
 
 
 # ---- threads --------------------------------------------------------------------------------------------

@@ -10,6 +10,9 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
+from .._native.blas import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
+from .._native.blas import _blas_now
+from .._native.blas import matmul as _blas_matmul
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
@@ -37,7 +40,9 @@ def _half_safe(fn):
 def _mm(a, b):
     if a.shape[1] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
-    return a @ b
+    if a.size * b.shape[1] < _BIG and _blas_now[0] == 1:  # (what _blas_matmul does first, without a call)
+        return a @ b
+    return _blas_matmul(a, b)
 
 
 @_mm.derivative_
@@ -61,7 +66,9 @@ def mat2_grad(a, g, b):
 def _bmm(a, b):
     if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
-    return np.matmul(a, b)
+    if a.size * b.shape[2] < _BIG and _blas_now[0] == 1:
+        return np.matmul(a, b)
+    return _blas_matmul(a, b)
 
 
 @_bmm.derivative_
@@ -112,9 +119,11 @@ def _matmul_nd(a, b):
         if batch == np.broadcast_shapes(batch, b.shape[:-2]):
             m = b[(0,) * (b.ndim - 2)]
             if a.flags.c_contiguous:
-                return np.matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
-            return np.matmul(a, m)
-    return np.matmul(a, b)
+                return _blas_matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
+            return _blas_matmul(a, m)
+    if b.ndim == 1 or a.size * b.shape[-1] < _BIG and _blas_now[0] == 1:
+        return np.matmul(a, b)
+    return _blas_matmul(a, b)
 
 
 @_matmul_nd.derivative_

@@ -21,6 +21,7 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word
 from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduced_shape
+from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import finish_out, method, public, wrap_dims
@@ -46,7 +47,8 @@ def _int_scalars(a, beta, alpha):
 
 def _addmm_kernel(c, a, b, beta, alpha):
     beta, alpha = _int_scalars(a, beta, alpha)
-    p = _wide(a) @ _wide(b)
+    a, b = _wide(a), _wide(b)
+    p = a @ b if b.ndim == 1 else _blas_matmul(a, b)
     r = (p if alpha == 1 else alpha * p) + (0 if beta == 0 else (c if beta == 1 else beta * c))
     return np.asarray(r).astype(np.result_type(c, a), copy=False)
 

@@ -31,6 +31,7 @@ import numpy as np
 from .._dispatch import NN, _modes, defop, dispatch
 from .._meta import meta_array
 from .._native import ops as _native
+from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from ..autograd.grad_mode import state as _grad_state
 
 __all__ = ["rnn_layer", "rnn_layer_backward", "run_layer", "MODES"]
@@ -85,7 +86,7 @@ def _rounder(dt):
 
 def _addmm(a, w_t, b, q, split=False):
     """a @ w_t + b (torch's linear / addmm), rounded once; `split`: rounded after the product too."""
-    y = a @ w_t
+    y = _blas_matmul(a, w_t)
     if b is not None:
         if split:
             q(y)
@@ -349,12 +350,14 @@ def rnn_layer_backward(dout, dh_n, dc_n, x, h0, w_ih, w_hh, w_hr, out, ws, mode,
     else:
         dGi, dGh = _bwd_simple(mode == "RNN_RELU", dout, dh, out, w_hh, off, batch_sizes, order)
         hprev = ws
-    grads = [dGi @ w_ih, dh] + ([dc] if dc is not None else []) + [dGi.T @ x, dGh.T @ hprev]
+    # (the per-step products above are small and run on one BLAS thread: NOTE [ BLAS threads by size ])
+    grads = [_blas_matmul(dGi, w_ih), dh] + ([dc] if dc is not None else []) \
+        + [_blas_matmul(dGi.T, x), _blas_matmul(dGh.T, hprev)]
     if has_bias:
         db_ih = dGi.sum(0)
         grads += [db_ih, db_ih.copy() if dGh is dGi else dGh.sum(0)]  # (LSTM: one array, summed once)
     if w_hr is not None:
-        grads.append(dH.T @ ws[:, 7 * H + h0.shape[1]:])
+        grads.append(_blas_matmul(dH.T, ws[:, 7 * H + h0.shape[1]:]))
     return tuple(grads)
 
 

@@ -29,7 +29,7 @@ def main(argv=None):
     print(summary(result, show_known=a.all, max_repro=a.reproducers))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([{"op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
+            json.dump([{"k": m.k, "op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
                         "listed": m.known is not None} for m in result.mismatches], f, indent=0)
     if a.profile:
         print(profile(result))

@@ -70,6 +70,7 @@ class Mismatch:
     kind: str
     message: str
     known: str = None  # the reason, when known.py lists it
+    k: int = None  # the case number: `draw(np.random.default_rng([seed, k]), ops())` rebuilds the case
 
 
 @dataclass
@@ -451,7 +452,7 @@ def fuzz(n, seed=0, op_filter=None, minimize=False):
         reason = known.reason(case.op, kind, message)
         if minimize and reason is None:
             case = shrink(case, kind)
-        result.mismatches.append(Mismatch(case, kind, message, reason))
+        result.mismatches.append(Mismatch(case, kind, message, reason, k))
     return result
 
 

@@ -83,7 +83,7 @@ def _fmod_kernel(a, b):
 
 
 _remainder = _pair("remainder", ("RemainderBackward1", "RemainderBackward0"), _remainder_kernel,
-                   lambda g, a, b: (g, -g * (a / b).floor() if isinstance(b, Tensor) else None),
+                   lambda g, a, b: (g, -g * a.div(b, rounding_mode="floor") if isinstance(b, Tensor) else None),
                    dtypes=INTEGRAL | FLOATING)
 _fmod = _pair("fmod", ("FmodBackward1", "FmodBackward0"), _fmod_kernel,
               lambda g, a, b: (g, -g * (a / b).trunc() if isinstance(b, Tensor) else None),

@@ -172,16 +172,19 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- max / min -----------------------------------------------------------------------------------------
 
 
+def evenly_distribute(g, a, *, out):
+    """torch's evenly_distribute_backward (max(), min(), median()): ties share the gradient evenly, a NaN
+    result's goes to the NaN elements, and the others get zero (not g * 0, which an infinite g makes NaN)."""
+    mask = (a == out) | ((a != a) & (out != out))
+    return (g / mask.sum()).where(mask, g.new_zeros(()))
+
+
 def _extreme_all(name, fn):
     op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True, dtypes=REAL,
                error=f"{name}_all")(
         lambda a: np.asarray(fn(a)))
 
-    @op.derivative_
-    def _(g, a, *, out):
-        # ties share the gradient evenly, as torch's evenly_distribute_backward; a NaN result's goes to the
-        mask = (a == out) | ((a != a) & (out != out))  # NaN elements
-        return g * mask / mask.sum()
+    op.derivative_(evenly_distribute)
     op.meta_(lambda a: reduction_meta(a, None, False))
     return op
 

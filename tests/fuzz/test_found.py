@@ -49,6 +49,16 @@ STRIDES = {
                                 np.arange(24.0).reshape(2, 3, 4)),
     "index_fill of expanded": (lambda lib, a, i: a.expand(3, 4).index_fill(1, i, -1.0), ROW,
                                np.array([0, 2])),
+    "angle of complex is row-major": (lambda lib, a: lib.angle(a.mT), (np.arange(12.0) + 1j).reshape(4, 3)),
+    # as_strided_scatter copies self's whole storage and keeps its layout; the region indexes that storage
+    "as_strided_scatter of stepped": (lambda lib, a, s: lib.as_strided_scatter(a[..., ::2], s, (2, 2), (1, 2)),
+                                      np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "as_strided_scatter of sliced, offset": (lambda lib, a, s: lib.as_strided_scatter(
+        a[1:, 1::2], s, (2, 2), (1, 2), 3), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "as_strided_scatter of a row slice": (lambda lib, a, s: lib.as_strided_scatter(a[1:], s, (2, 2), (1, 2)),
+                                          np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
+        a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
 }
 
 
@@ -62,6 +72,13 @@ VALUES = {
     "sign of NaN is 0": (lambda lib, x: lib.sign(x), SPECIAL),
     "sgn of NaN is 0": (lambda lib, x: lib.sgn(x), SPECIAL),
     "angle of inf": (lambda lib, x: lib.angle(x), SPECIAL),
+    # a scalar spacing: torch's sum minus the halved ends, which overflow at float max
+    "trapezoid of float max": (lambda lib, y: lib.trapezoid(y, dx=0.5), SPECIAL.reshape(-1, 1)),
+    "trapz of float max over rows": (lambda lib, y: lib.trapz(y, dim=0), SPECIAL),
+    "cumulative_trapezoid with float16 spacing": (lambda lib, y, x: lib.cumulative_trapezoid(y, x),
+                                                  np.array([6.0e4, 6.0e4, 1.0], np.float16),
+                                                  np.array([0.0, 2.0, 3.0], np.float16)),
+    "Tensor.where takes self as the values": (lambda lib, x: x.where(x > 1, -x), SPECIAL),
 }
 
 
@@ -81,6 +98,17 @@ GRADIENTS = {
     "min() of NaN": (lambda lib, a: a.min(), SPECIAL.astype(np.float64)),
     "max() with ties": (lambda lib, a: a.max(), np.array([1.0, 3.0, 3.0, -1.0])),
     "trapezoid over a 0-size dim": (lambda lib, a: lib.trapezoid(a), np.zeros((3, 0), np.float32)),
+    "trapezoid at the float max ends": (lambda lib, a: lib.trapezoid(a, dx=2.0), SPECIAL),
+    # remainder's gradient for other is -self.div(other, rounding_mode="floor"): -1 (not -0) at an infinite other
+    "remainder by inf": (lambda lib, a, b: lib.remainder(a, b), np.array([[2.1], [-0.5], [3.0]]),
+                         np.array([0.0, -INF, INF, 1.5])),
+    "fmod by inf": (lambda lib, a, b: lib.fmod(a, b), np.array([[2.1], [-0.5], [3.0]]),
+                    np.array([0.0, -INF, INF, 1.5])),
+    # median() of NaN: the gradient goes to the NaN elements (evenly_distribute_backward), not NaN everywhere
+    "median() of NaN": (lambda lib, a: a.median(), SPECIAL),
+    "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
+    "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
+    "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
 }
 
 

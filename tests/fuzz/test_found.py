@@ -57,6 +57,9 @@ STRIDES = {
         a[1:, 1::2], s, (2, 2), (1, 2), 3), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
     "as_strided_scatter of a row slice": (lambda lib, a, s: lib.as_strided_scatter(a[1:], s, (2, 2), (1, 2)),
                                           np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "_foreach_minimum of transposed and stepped": (lambda lib, a, b: lib._foreach_minimum(
+        [a.mT, b[..., ::2]], [a.mT.contiguous(), b[..., 1::2]]), np.arange(12.0).reshape(4, 3),
+        np.arange(16.0).reshape(2, 8)),
     "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
         a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
 }
@@ -79,7 +82,20 @@ VALUES = {
                                                   np.array([6.0e4, 6.0e4, 1.0], np.float16),
                                                   np.array([0.0, 2.0, 3.0], np.float16)),
     "Tensor.where takes self as the values": (lambda lib, x: x.where(x > 1, -x), SPECIAL),
+    # an in-place foreach op whose warning (turned error) stopped the list half done reran it all: twice exp
+    "_foreach_exp_ with an overflowing tensor": (lambda lib, a, b: _strict(lambda: lib._foreach_exp_(
+        [a, b])) or (a, b), np.ones((2, 3), np.float32), np.array([1.0, 3.4e38], np.float32)),
+    "_foreach_addcmul near float max": (lambda lib, a, b, c: lib._foreach_addcmul([a], [b], [c], 0.5),
+                                        np.ones(3, np.float32), np.array([3.4e38, 1.0, 2.0], np.float32),
+                                        np.array([2.0, 1.0, 0.5], np.float32)),
 }
+
+
+def _strict(fn):
+    """`fn()` with RuntimeWarnings as errors (a user running `python -W error`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fn()
 
 
 @pytest.mark.parametrize("name", VALUES)
@@ -109,6 +125,21 @@ GRADIENTS = {
     "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
     "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
     "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
+    # addcmul / addcdiv: torch's left-to-right kernels, half precision in float, derivatives.yaml's formulas
+    "addcmul near float max": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), np.ones(4, np.float32),
+                               np.array([3.4e38, 3.4e38, 0.5, 7.0], np.float32),
+                               np.array([0.9, 2.0, 3.0, 1e-30], np.float32)),
+    "addcdiv near float max": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=0.5), np.ones(4, np.float32),
+                               np.array([3.4e38, 3.4e38, 0.5, 7.0], np.float32),
+                               np.array([0.9, 0.5, 3.0, 1e-30], np.float32)),
+    "addcmul in float16": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=3.0), np.full(3, 1.1, np.float16),
+                           np.array([6.0e4, 0.3, 0.7], np.float16), np.array([0.9, 0.1, 1.3], np.float16)),
+    "addcdiv, float16 tensor2": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=0.3),
+                                 np.array([[1.4384765625]], np.float16), np.array([[0.8571377973370911]]),
+                                 np.array([[1.4384765625]], np.float16)),
+    "addcdiv, float64 tensor1 and float16 tensor2": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=2),
+                                                     np.array([[1.6]]), np.array([[0.857]]),
+                                                     np.array([[1.4384765625]], np.float16)),
 }
 
 

@@ -103,7 +103,8 @@ def _dims(input, dim):
     n = input._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
-    return wrap_dims(dim, n if n else 1) if n else ()
+    dims = wrap_dims(dim, n)  # (a 0-d tensor takes dims -1 and 0, as torch's wrap, and reduces over none)
+    return dims if n else ()
 
 
 @method()

@@ -82,6 +82,14 @@ VALUES = {
                                                   np.array([6.0e4, 6.0e4, 1.0], np.float16),
                                                   np.array([0.0, 2.0, 3.0], np.float16)),
     "Tensor.where takes self as the values": (lambda lib, x: x.where(x > 1, -x), SPECIAL),
+    # a 0-d tensor: size/stride of any dim name it; reductions take dims -1 and 0 only
+    "size(-3) of a 0-d tensor": (lambda lib, x: lib.tensor(x.size(-3)), np.array(1.0)),
+    "stride(0) of a 0-d tensor": (lambda lib, x: lib.tensor(x.stride(0)), np.array(1.0)),
+    "size(3) of a 1-d tensor": (lambda lib, x: lib.tensor(x.size(3)), np.ones(2)),
+    "mean over dim -2 of a 0-d tensor": (lambda lib, x: x.mean((-1, -2), keepdim=True), np.array(1.0)),
+    "sum over dim 1 of a 0-d tensor": (lambda lib, x: x.sum(1), np.array(1.0)),
+    "sum over dims 0 and -1 of a 0-d tensor": (lambda lib, x: x.sum((0, -1)), np.array(1.0)),
+    "sum over dim -1 of a 0-d tensor": (lambda lib, x: x.sum(-1, keepdim=True), np.array(2.0)),
     # an in-place foreach op whose warning (turned error) stopped the list half done reran it all: twice exp
     "_foreach_exp_ with an overflowing tensor": (lambda lib, a, b: _strict(lambda: lib._foreach_exp_(
         [a, b])) or (a, b), np.ones((2, 3), np.float32), np.array([1.0, 3.4e38], np.float32)),
@@ -190,3 +198,61 @@ def test_layout_rule_is_torch_on_drawn_strides():
         arr = np.lib.stride_tricks.as_strided(np.zeros(400, np.float32), shape, [s * 4 for s in x.stride()])
         assert tuple(s // 4 for s in like_array(arr).strides) == x.clone().stride()
         assert tuple(s // 8 for s in like_array(arr, np.float64).strides) == x.to(torch.float64).stride()
+
+
+# ---- pooling's shape checks (NOTE [ Pool shape checks ] in ember/nn/functional/conv.py) --------------------
+# Each pool on inputs of every rank from 0 to 6 and with a zero-size dim in each place, then on a valid input
+# with each argument out of range: the same result, or torch's exception class and words (before, IndexError
+# "tuple index out of range", NumPy's broadcast and transpose errors, or a result where torch refuses).
+_POOLS = {
+    "max_pool1d": lambda lib, x, **kw: lib.nn.functional.max_pool1d(x, **kw),
+    "max_pool1d with indices": lambda lib, x, **kw: lib.nn.functional.max_pool1d(x, return_indices=True, **kw),
+    "max_pool2d": lambda lib, x, **kw: lib.nn.functional.max_pool2d(x, **kw),
+    "max_pool2d with indices": lambda lib, x, **kw: lib.nn.functional.max_pool2d(x, return_indices=True, **kw),
+    "max_pool3d": lambda lib, x, **kw: lib.nn.functional.max_pool3d(x, **kw),
+    "avg_pool1d": lambda lib, x, **kw: lib.nn.functional.avg_pool1d(x, **kw),
+    "avg_pool2d": lambda lib, x, **kw: lib.nn.functional.avg_pool2d(x, **kw),
+    "avg_pool3d": lambda lib, x, **kw: lib.nn.functional.avg_pool3d(x, **kw),
+    "lp_pool2d": lambda lib, x, **kw: lib.nn.functional.lp_pool2d(x, 2, **kw),
+}
+_ADAPTIVE = {
+    "adaptive_avg_pool1d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool1d(x, n),
+    "adaptive_avg_pool2d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool2d(x, n),
+    "adaptive_avg_pool3d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool3d(x, n),
+    "adaptive_max_pool1d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool1d(x, n),
+    "adaptive_max_pool2d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool2d(x, n, return_indices=True),
+    "adaptive_max_pool3d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool3d(x, n),
+}
+_POOL_SHAPES = [(), (4,), (3, 4), (2, 3, 4), (2, 3, 4, 4), (1, 2, 3, 4, 4), (1, 1, 2, 3, 4, 4), (0, 4), (3, 0),
+                (0, 3, 4), (2, 0, 4), (2, 3, 0), (0, 2, 4, 4), (2, 0, 4, 4), (2, 3, 0, 4), (1, 2, 3, 0, 4),
+                (0, 2, 3, 4, 4), (2, 3, 1), (2, 1, 1, 1)]
+_POOL_ARGS = [dict(kernel_size=0), dict(kernel_size=2, stride=0), dict(kernel_size=2, stride=-1),
+              dict(kernel_size=2, padding=-1), dict(kernel_size=2, padding=2), dict(kernel_size=(3, 2, 2)[:1] * 1),
+              dict(kernel_size=3, padding=1, ceil_mode=True), dict(kernel_size=2, stride=3, ceil_mode=True),
+              dict(kernel_size=5), dict(kernel_size=4, padding=2)]
+
+
+def _pool_cases():
+    rng = np.random.default_rng(0)
+    for name, fn in _POOLS.items():
+        for shape in _POOL_SHAPES:
+            yield f"{name} {shape}", (lambda lib, x, fn=fn: fn(lib, x, kernel_size=2)), rng.standard_normal(shape)
+        nd = 3 if "3d" in name else 2 if "2d" in name else 1
+        x = rng.standard_normal((2, 3) + (4,) * nd)
+        for kw in _POOL_ARGS + ([dict(kernel_size=3, padding=1, dilation=2), dict(kernel_size=2, dilation=0),
+                                 dict(kernel_size=3, padding=2, dilation=2)] if "max" in name else []):
+            yield f"{name} {kw}", (lambda lib, x, fn=fn, kw=kw: fn(lib, x, **kw)), x
+    for name, fn in _ADAPTIVE.items():
+        for shape in _POOL_SHAPES:
+            for n in (1, 2):
+                yield f"{name} {shape} -> {n}", (lambda lib, x, fn=fn, n=n: fn(lib, x, n)), rng.standard_normal(shape)
+
+
+def test_pool_shape_checks_as_torch():
+    bad = []
+    for name, fn, x in _pool_cases():
+        try:
+            check(fn, x.astype(np.float32))
+        except AssertionError as e:
+            bad.append(f"{name}: {e}")
+    assert not bad, "\n".join(bad[:20])

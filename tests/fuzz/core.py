@@ -290,7 +290,9 @@ def _numpy_error(e):
         "encountered in", "out of bounds for uint", "out of bounds for int", "could not be broadcast",
         "operands could not", "`indices` and `arr`", "for axis", "Python integer", "too large to convert to C",
         "arrays used as indices", "cannot be broadcast to a single shape", "ufunc", "numpy",
-        "axes don't match array", "is out of bounds for array of dimension", "did not contain a loop"))
+        "axes don't match array", "is out of bounds for array of dimension", "did not contain a loop",
+        "zero-size array to reduction operation", "cannot reshape array of size", "negative dimensions are not allowed",
+        "broadcast a non-scalar", "axis remapping", "of an empty sequence", "not supported for the input types"))
 
 
 def _classify(e):

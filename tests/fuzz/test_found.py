@@ -256,3 +256,42 @@ def test_pool_shape_checks_as_torch():
         except AssertionError as e:
             bad.append(f"{name}: {e}")
     assert not bad, "\n".join(bad[:20])
+
+
+# ---- cross / linalg.cross: torch's order of checks (default dim, ranks, the dim's length, then broadcast) ----
+_CROSS_SHAPES = [((4, 3), (4, 3, 2)), ((3, 2, 2), (3, 2)), ((0, 3), (4, 3)), ((0, 2), (3, 2)), ((4, 3), (0, 3)),
+                 ((2, 0, 3), (1, 4, 3)), ((4, 3), (4, 0)), ((4, 0), (4, 3)), ((1, 3), (4, 3)), ((), ()),
+                 ((3, 4), (3, 4))]
+_CROSS = [lambda lib, a, b: lib.cross(a, b), lambda lib, a, b: lib.linalg.cross(a, b),
+          lambda lib, a, b: lib.cross(a, b, dim=0), lambda lib, a, b: lib.linalg.cross(a, b, dim=1)]
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
+def test_cross_checks_as_torch():
+    rng = np.random.default_rng(0)
+    for sa, sb in _CROSS_SHAPES:
+        for fn in _CROSS:
+            check(fn, rng.standard_normal(sa), rng.standard_normal(sb))
+
+
+# ---- checks in torch's order and words where NumPy (or nothing) answered before ----------------------------
+_PTS = np.random.default_rng(1).standard_normal((5, 2)).astype(np.float32)
+ERRORS = {
+    "histogram of -9 bins": (lambda lib, x: lib.histogram(x, -9), _PTS),
+    "histogram of 0 bins, NaN range": (lambda lib, x: lib.histogram(x * float("nan"), 0), _PTS),
+    "histogramdd of [-3, 2] bins": (lambda lib, x: lib.histogramdd(x, [-3, 2]), _PTS),
+    "histogramdd of -1 bins": (lambda lib, x: lib.histogramdd(x, -1), _PTS),
+    "histogramdd of [2, 0] bins": (lambda lib, x: lib.histogramdd(x, [2, 0]), _PTS),
+    "histc of -3 bins": (lambda lib, x: lib.histc(x, -3), _PTS),
+    "histc with max below min": (lambda lib, x: lib.histc(x, 3, min=-1, max=-100), _PTS),
+    "_softmax_backward_data, dim out of range": (lambda lib, g, y: lib._softmax_backward_data(g, y, 8, g.dtype),
+                                                 _PTS, _PTS),
+    "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
+                                           _PTS, _PTS),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_as_torch(name):
+    fn, *inputs = ERRORS[name]
+    check(fn, *inputs)

@@ -550,13 +550,17 @@ def _(a, shape):
     return view_meta(a, shape, out)
 
 
-def _expand_shape(input, sizes):
+def _expand_shape(input, sizes, internal=False):
+    """The expanded shape (torch's expand checks); `internal`: an expand inside an op's kernel, where torch's
+    message names the dtype's backend type (CPUBoolType) instead of the Python one (torch.BoolTensor)."""
+    from .._dispatch import dtype_word
     from .._tensor_str import legacy_type_name
 
     shape = input._data.shape
     if len(sizes) < len(shape):
+        name = f"CPU{dtype_word(input.dtype)}Type" if internal else legacy_type_name(input)
         raise RuntimeError(
-            f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, "
+            f"expand({name}{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): "
             f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({len(shape)})")

@@ -295,3 +295,18 @@ ERRORS = {
 def test_errors_as_torch(name):
     fn, *inputs = ERRORS[name]
     check(fn, *inputs)
+
+
+# masked_scatter: torch's expand_outplace(mask, self) then a contiguous clone; masked_scatter_ expands the mask
+_MASKED = [((3, 4), (3, 4)), ((0, 4), (3, 4)), ((3, 4), (0, 4)), ((4,), (3, 0)), ((0,), (3, 4)), ((3, 4), (1, 4)),
+           ((1, 4), (3, 4)), ((), (4,)), ((2, 1, 3), (2, 3)), ((3, 4), (4,))]
+
+
+def test_masked_scatter_shapes_as_torch():
+    rng = np.random.default_rng(0)
+    for sx, sm in _MASKED:
+        x, m, src = rng.standard_normal(sx), rng.random(sm) > 0.5, rng.standard_normal(20)
+        check(lambda lib, x, m, s: lib.masked_scatter(x, m, s), x, m, src, grad=[0, 2])
+        check(lambda lib, x, m, s: x.clone().masked_scatter_(m, s), x, m, src, grad=[0, 2])
+        check(lambda lib, x, m, s: lib.masked_scatter(x.mT if x.ndim > 1 else x, m.mT if m.ndim > 1 else m, s),
+              x, m, src, grad=[0, 2])

@@ -136,6 +136,8 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
 
     if out is not None:
         return _finish(nonzero_static(input, size=size, fill_value=fill_value), out, "nonzero_static")
+    if isinstance(size, int) and size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
 
     if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)

@@ -293,14 +293,16 @@ _amax, _amin = _amax_op("amax", np.max), _amax_op("amin", np.min)
 @method()
 def amax(input, dim=(), keepdim=False, *, out=None):
     dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
-    _check_nonempty(input, "amax", dims[0] if dims and dim != () else None)
+    for d in dims if dims and dim != () else (None,):  # (torch checks each reduced dim)
+        _check_nonempty(input, "amax", d)
     return finish_out(dispatch(_amax, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 
 @method()
 def amin(input, dim=(), keepdim=False, *, out=None):
     dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
-    _check_nonempty(input, "amin", dims[0] if dims and dim != () else None)
+    for d in dims if dims and dim != () else (None,):  # (torch checks each reduced dim)
+        _check_nonempty(input, "amin", d)
     return finish_out(dispatch(_amin, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 

@@ -301,6 +301,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @method()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
+    if dim is not None and input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else wrap_dim(dim, input._data.ndim)
     return _unique_result(dispatch(_unique_consecutive, (input,), (d,)), return_inverse, return_counts)
 

@@ -492,6 +492,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if input._data.ndim == 0:
         return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)
     d = wrap_dim(dim, input._data.ndim)
+    if input._data.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     return finish_out(return_types.mode(*dispatch(_mode, (input,), (d, keepdim))), out)
 
 

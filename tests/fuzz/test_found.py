@@ -286,6 +286,13 @@ ERRORS = {
     "histc with max below min": (lambda lib, x: lib.histc(x, 3, min=-1, max=-100), _PTS),
     "_softmax_backward_data, dim out of range": (lambda lib, g, y: lib._softmax_backward_data(g, y, 8, g.dtype),
                                                  _PTS, _PTS),
+    "amax over dims with an empty one": (lambda lib, x: x.amax((0, 2)), np.zeros((1, 1, 0), np.int64)),
+    "amin over dims, the empty one last": (lambda lib, x: x.amin((1, 2, 0)), np.zeros((1, 1, 0), np.int64)),
+    "mode over an empty dim": (lambda lib, x: x.mode(0), np.zeros((0, 1))),
+    "unique_consecutive of a 0-d tensor over dim 0": (lambda lib, x: x.unique_consecutive(dim=0), np.array(1.0)),
+    "nonzero_static of negative size": (lambda lib, x: lib.nonzero_static(x, size=-1), np.ones(2)),
+    "svdvals of a 0-d tensor": (lambda lib, x: lib.linalg.svdvals(x), np.array(2.0)),
+    "svdvals of a 1-d int tensor": (lambda lib, x: lib.linalg.svdvals(x), np.ones(3, np.int32)),
     "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
                                            _PTS, _PTS),
 }

@@ -16,6 +16,8 @@ from compare import check
 import ember
 from ember._meta import like_array, pointwise_strides
 
+from .core import BY_ID
+
 NAN, INF = float("nan"), float("inf")
 SPECIAL = np.array([[NAN, INF, -INF, -0.0], [0.0, 3.0e38, -1.0, 6.0], [2.0, 7.0, -3.0e38, 1.0]], np.float32)
 ROW = np.arange(4.0).reshape(1, 4)
@@ -103,7 +105,22 @@ def _strict(fn):
     """`fn()` with RuntimeWarnings as errors (a user running `python -W error`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        fn()
+        return fn()
+
+
+_OP = BY_ID
+_W = np.array([[1.278, -0.0689, INF, 1.897]], np.float32)
+VALUES.update({
+    # an optimizer step writes in place: a warning turned error halfway made the quiet rerun update twice
+    "SWA/EMA average of an inf weight, warnings as errors": (lambda lib, w, x: _strict(
+        lambda: _OP["optim.swa_utils.AveragedModel"].fn(lib, w, x)), _W, np.array([[-1.2113]], np.float32)),
+    "Adam step of a float max grad, warnings as errors": (lambda lib, *xs: _strict(
+        lambda: _OP["optim.Adam"].fn(lib, *xs)), np.ones((3, 4)), np.ones(5), np.full((3, 4), 1.7e308),
+        np.ones(5)),
+    # Rprop: an infinite grad times a zero previous grad has sign 0 in torch (NaN in NumPy)
+    "Rprop step of an inf grad": (lambda lib, *xs: _OP["optim.Rprop"].fn(lib, *xs), np.ones((3, 4)), np.ones(5),
+                                  SPECIAL.astype(np.float64), np.ones(5)),
+})
 
 
 @pytest.mark.parametrize("name", VALUES)

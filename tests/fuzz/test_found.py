@@ -260,6 +260,9 @@ def _pool_cases():
                                  dict(kernel_size=3, padding=2, dilation=2)] if "max" in name else []):
             yield f"{name} {kw}", (lambda lib, x, fn=fn, kw=kw: fn(lib, x, **kw)), x
     for name, fn in _ADAPTIVE.items():
+        nd = 3 if "3d" in name else 2 if "2d" in name else 1
+        for n in (-10, (2, -1, 2)[-nd:], (-1, 2, 2)[-nd:]):
+            yield f"{name} -> {n}", (lambda lib, x, fn=fn, n=n: fn(lib, x, n)), rng.standard_normal((2, 3) + (4,) * nd)
         for shape in _POOL_SHAPES:
             for n in (1, 2):
                 yield f"{name} {shape} -> {n}", (lambda lib, x, fn=fn, n=n: fn(lib, x, n)), rng.standard_normal(shape)
@@ -310,6 +313,9 @@ ERRORS = {
     "nonzero_static of negative size": (lambda lib, x: lib.nonzero_static(x, size=-1), np.ones(2)),
     "svdvals of a 0-d tensor": (lambda lib, x: lib.linalg.svdvals(x), np.array(2.0)),
     "svdvals of a 1-d int tensor": (lambda lib, x: lib.linalg.svdvals(x), np.ones(3, np.int32)),
+    "empty_strided of a negative size": (lambda lib, x: lib.empty_strided((2, -3), (3, 1)), np.ones(1)),
+    "empty_strided of a negative stride": (lambda lib, x: lib.empty_strided((2, 3), (-1, 2)), np.ones(1)),
+    "empty_strided, negative stride, empty": (lambda lib, x: lib.empty_strided((2, 0), (-5, 1)), np.ones(1)),
     "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
                                            _PTS, _PTS),
 }

@@ -392,6 +392,10 @@ def _adaptive_avg(nd, input, output_size):
     out = _out_sizes(input, output_size, nd)
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         return _adaptive_avg(2, input.unsqueeze(-2), (1,) + out).squeeze(-2)
+    if min(out) < 0:  # (torch's words, its 3-d list printed without a space before the last)
+        sizes = ", ".join(map(str, out)) if nd == 2 else f"{out[0]}, {out[1]},{out[2]}"
+        raise RuntimeError(f"adaptive_avg_pool{nd}d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{sizes}}}")
     if all(o == 1 for o in out):  # torch's: a mean over the pooled dims (with mean's dtype rules)
         return input.mean(tuple(range(-1, -nd - 1, -1)), keepdim=True)
     _check_adaptive(nd, input, "avg")
@@ -421,6 +425,9 @@ def _adaptive_max(nd, input, output_size):
     _check_adaptive(nd, input, "max")
     require_dtype(input, FLOATING, "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d")
     out = _out_sizes(input, output_size, nd)
+    if min(out) < 0:  # (torch allocates the result first: the empty() error)
+        shape = list(input.shape[:-nd]) + ([1] if nd == 1 else []) + list(out)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         v, idx = dispatch(PL.adaptive_max_pool[2], (input.unsqueeze(-2),), ((1,) + out,))
         return v.squeeze(-2), idx.squeeze(-2)

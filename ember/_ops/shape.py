@@ -787,6 +787,8 @@ def unfold(self, dimension, size, step):
     have = self._data.shape[d] if n else 1
     if size > have:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return dispatch(_unfold, (self,), (d, size, step))

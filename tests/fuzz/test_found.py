@@ -316,6 +316,9 @@ ERRORS = {
     "empty_strided of a negative size": (lambda lib, x: lib.empty_strided((2, -3), (3, 1)), np.ones(1)),
     "empty_strided of a negative stride": (lambda lib, x: lib.empty_strided((2, 3), (-1, 2)), np.ones(1)),
     "empty_strided, negative stride, empty": (lambda lib, x: lib.empty_strided((2, 0), (-5, 1)), np.ones(1)),
+    "unfold of a negative size": (lambda lib, x: x.unfold(0, -100, 1), np.ones((3, 4))),
+    "_amp_update_scale_ of a 2-element found_inf": (lambda lib, s, g, f: lib._amp_update_scale_(
+        s, g.int(), f, 2.0, 0.5, 3), np.ones(1, np.float32), np.zeros(1), np.zeros(2, np.float32)),
     "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
                                            _PTS, _PTS),
 }

@@ -256,9 +256,6 @@ KNOWN = [
      "(NumPy's reshape of the empty Householder factors; torch returns empty results) and uint8 interpolate "
      "of a 0-size spatial dim (NumPy's index error where torch says 'Input and output sizes should be "
      "greater than 0'); each needs its own empty-input branch"),
-    (r"special_xlog1py", r"numpy warning", r"",
-     "special.xlog1py with a Python-number first argument: NumPy's log1p warns on the scalar path that "
-     "ember's quiet rerun does not cover (found at the end of this pass, not fixed)"),
 ]
 
 

@@ -150,6 +150,9 @@ GRADIENTS = {
     "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
     "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
     "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
+    # its gradient for a Python-number y below -1 is NaN, with no NumPy warning under -W error
+    "xlog1py of a number below -1": (lambda lib, x: _strict(lambda: lib.special.xlog1py(x, -2.0)),
+                                     np.array([[1.2, 0.0]], np.float32)),
     # addcmul / addcdiv: torch's left-to-right kernels, half precision in float, derivatives.yaml's formulas
     "addcmul near float max": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), np.ones(4, np.float32),
                                np.array([3.4e38, 3.4e38, 0.5, 7.0], np.float32),

@@ -322,6 +322,10 @@ ERRORS = {
     "unfold of a negative size": (lambda lib, x: x.unfold(0, -100, 1), np.ones((3, 4))),
     "_amp_update_scale_ of a 2-element found_inf": (lambda lib, s, g, f: lib._amp_update_scale_(
         s, g.int(), f, 2.0, 0.5, 3), np.ones(1, np.float32), np.zeros(1), np.zeros(2, np.float32)),
+    "layer_norm with a 0-d bias": (lambda lib, x, b: lib.nn.functional.layer_norm(x, (4,), None, b), np.ones((2, 4)),
+                                   np.array(1.0)),
+    "layer_norm with a (3,) weight": (lambda lib, x, w: lib.nn.functional.layer_norm(x, (4,), w), np.ones((2, 4)),
+                                      np.ones(3)),
     "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
                                            _PTS, _PTS),
 }

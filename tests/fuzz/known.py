@@ -252,12 +252,6 @@ KNOWN = [
      "square/dtype/rank checks (eig/eigvals of integers: torch's 'Unknown Complex ScalarType'), cov's dtype "
      "with integer weights, interpolate/unfold of empty inputs and _amp_update_scale_'s 1-element checks; "
      "each needs its own check in torch's order, not a shared one"),
-    # -- the NumPy errors and warnings left: found by the 100k run at the end of this pass, named one by one --
-    (r"geqrf|interpolate_uint8", r"numpy error", r"cannot reshape array of size 0|index -1 is out of bounds",
-     "NumPy errors left (found at the end of this pass, not fixed): geqrf of a 0-row or 0-column matrix "
-     "(NumPy's reshape of the empty Householder factors; torch returns empty results) and uint8 interpolate "
-     "of a 0-size spatial dim (NumPy's index error where torch says 'Input and output sizes should be "
-     "greater than 0'); each needs its own empty-input branch"),
 ]
 
 

@@ -350,3 +350,20 @@ def test_masked_scatter_shapes_as_torch():
         check(lambda lib, x, m, s: x.clone().masked_scatter_(m, s), x, m, src, grad=[0, 2])
         check(lambda lib, x, m, s: lib.masked_scatter(x.mT if x.ndim > 1 else x, m.mT if m.ndim > 1 else m, s),
               x, m, src, grad=[0, 2])
+
+
+# interpolate: torch's upsample checks (sizes in and out positive, then no empty dim but the batch), before the
+# kernel's dtypes; geqrf of empty matrices
+_UPSAMPLE = [((1, 1, 4, 0), (5, 3)), ((1, 1, 0, 6), (5, 3)), ((1, 0, 4, 4), (5, 3)), ((0, 1, 4, 4), (5, 3)),
+             ((1, 1, 4, 4), (0, 3)), ((1, 1, 0), (4,)), ((1, 0, 3), (4,)), ((1, 1, 3), (0,)),
+             ((1, 1, 2, 0, 2), (2, 2, 2)), ((1, 0, 2, 2, 2), (2, 2, 2))]
+_MODES = {1: ("linear", "nearest", "nearest-exact"), 2: ("bilinear", "nearest", "bicubic"), 3: ("trilinear",)}
+
+
+def test_interpolate_and_geqrf_of_empty_inputs_as_torch():
+    for shape, size in _UPSAMPLE:
+        for mode in _MODES[len(shape) - 2]:
+            for dtype in (np.uint8, np.float32):
+                check(lambda lib, x: lib.nn.functional.interpolate(x, size=size, mode=mode), np.zeros(shape, dtype))
+    for shape in ((0, 3), (3, 0), (2, 0, 3), (0, 3, 3)):
+        check(lambda lib, a: lib.geqrf(a), np.ones(shape))

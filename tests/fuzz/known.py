@@ -55,7 +55,8 @@ KNOWN = [
      r"must be a (matrix|vector)|weight should have at least|batch mode|for scalar but got|index \d+ out of range",
      "rank checks: 0-d and 1-d inputs (and dims out of range) reach another check first in ember, or none: "
      "each op's own rank checks are in torch's meta function or kernel, in an order that is per op (0-d "
-     "dimension messages, conv/pool weight ranks, index_select of a scalar); found per op, not fixed this pass"),
+     "dimension messages, conv weight ranks, index_select of a scalar); listed per op, each needing that op's "
+     "own check in torch's order (the pools' are done: NOTE [ Pool shape checks ] in nn/functional/conv.py)"),
     (r".*", r"exception message|exception class|returns where torch raises",
      r"The size of tensor a|The expanded size|Sizes of tensors must match|doesn't match the broadcast shape|"
      r"should contain \d+ elements|Expected (weight|bias) to be|expected bias to be|of same shape as "
@@ -135,15 +136,13 @@ KNOWN = [
     (r"(gather|take|take_along_dim|scatter.*|index_.*|masked_.*|put|sort.*|argsort|unravel_index|"
      r"squeeze|diff|triu|tril|einsum.*|kthvalue|topk|msort)", r"stride", r"",
      "indexing and shape ops with their own torch layout rules (gather/take follow the index's layout, "
-     "masked_scatter/index_put clone self, sort's values follow TensorIterator, squeeze and diff of "
-     "as_strided views keep size-1 strides): not reproduced"),
+     "index_put clones self, sort's values follow TensorIterator, squeeze and diff of as_strided views keep "
+     "size-1 strides): each is its own restride in torch's kernel, left because gather/sort/index are hot "
+     "paths and the data is the same (masked_scatter's is done)"),
     (r"(nn\.functional\..*|cdist|addr.*|addmm.*|baddbmm.*|addmv.*|optim\..*)", r"stride", r"",
      "nn kernels, BLAS results and optimizer states with their own layout rules (batch/group norm on "
      "permuted input, 1-d pools and convs with transposed weights, prelu of size-1 dims, optimizer states "
      "of expanded parameters)"),
-    (r"_foreach_.*", r"stride", r"",
-     "foreach ops run per tensor through ember/_ops/foreach.py's own kernels, which lay results out as NumPy "
-     "does; not relaid here because the error-kinds work (engineer Z1) rewrites that file this session"),
     (r"fft_.*", r"values", r"",
      "NaN/inf placement in FFTs of inf inputs (and fftfreq's sign of an inf spacing): pocketfft and MKL "
      "route an inf through different butterflies, so which outputs become NaN differs"),
@@ -168,9 +167,9 @@ KNOWN = [
     (r"lobpcg", r"hang", r"",
      "ember's lobpcg runs all its iterations on a NaN matrix (seconds) where torch's stops at once: torch's "
      "eigh raises on the NaN where ember's (NumPy's LAPACK) returns NaN eigenvalues"),
-    (r"(lcm|logit_eps|_foreach_.*)", r"values", r"",
-     "integer lcm overflowing int32/int64 (the sign of the wrapped result), logit's eps given as NaN or "
-     "inf, foreach kernels at extreme values (ember/_ops/foreach.py, see the stride entry)"),
+    (r"lcm", r"values", r"",
+     "integer lcm overflowing int32/int64: the sign of the wrapped result (torch's std::lcm divides and "
+     "multiplies in another order than NumPy's lcm)"),
     (r"(linalg\..*|Tensor\.svd|svd|ormqr|geqrf|qr|det|logdet|slogdet|cholesky.*|lu.*|pinv.*|"
      r"matrix_exp)", r"gradient", r"",
      "backward of decompositions at singular, repeated-eigenvalue or non-finite inputs (cond, det, eigh, "

@@ -84,6 +84,8 @@ VALUES = {
                                                   np.array([6.0e4, 6.0e4, 1.0], np.float16),
                                                   np.array([0.0, 2.0, 3.0], np.float16)),
     "Tensor.where takes self as the values": (lambda lib, x: x.where(x > 1, -x), SPECIAL),
+    "logit with a NaN eps clamps nothing": (lambda lib, x: lib.logit(x, eps=NAN), np.array([0.2, 0.5, -1.0, 2.0])),
+    "logit with an inf eps": (lambda lib, x: lib.logit(x, eps=INF), np.array([0.2, 0.5, -1.0, 2.0])),
     # a 0-d tensor: size/stride of any dim name it; reductions take dims -1 and 0 only
     "size(-3) of a 0-d tensor": (lambda lib, x: lib.tensor(x.size(-3)), np.array(1.0)),
     "stride(0) of a 0-d tensor": (lambda lib, x: lib.tensor(x.stride(0)), np.array(1.0)),
@@ -150,6 +152,10 @@ GRADIENTS = {
     "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
     "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
     "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
+    # logit's gradient without a clamp (no eps, or a negative one) is NaN outside [0, 1]
+    "logit outside [0, 1]": (lambda lib, x: lib.logit(x), np.array([0.2, 0.0, 1.0, -1.0, 2.0, 0.9, 0.05, 0.5])),
+    "logit with a negative eps": (lambda lib, x: lib.logit(x, eps=-0.5), np.array([0.2, 0.0, 1.0, -1.0, 2.0])),
+    "logit with eps 0.1": (lambda lib, x: lib.logit(x, eps=0.1), np.array([0.2, 0.0, 1.0, -1.0, 2.0, 0.95])),
     # its gradient for a Python-number y below -1 is NaN, with no NumPy warning under -W error
     "xlog1py of a number below -1": (lambda lib, x: _strict(lambda: lib.special.xlog1py(x, -2.0)),
                                      np.array([[1.2, 0.0]], np.float32)),

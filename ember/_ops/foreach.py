@@ -28,7 +28,7 @@ from .._dispatch import (
     overlaps,
     writeable_alias,
 )
-from .._meta import broadcast_error, broadcast_shapes, meta_array, torch_layout
+from .._meta import broadcast_error, broadcast_shapes, like_array, meta_array, torch_layout
 from .._tensor import Tensor, _version_counter
 from ..autograd.graph import check_inplace
 from ._util import public, refuse_under_vmap
@@ -93,7 +93,10 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
             else:
                 arrays = [args[i + j * n] for j in range(nargs) if type(args[i + j * n]) is np.ndarray]
                 if type(r) is np.ndarray and not all(a.flags.c_contiguous for a in arrays):
-                    r = torch_layout(r, arrays)  # NOTE [ Promoted layouts ]: the kernel ran outside dispatch
+                    # NOTE [ Promoted layouts ]: the kernel ran outside dispatch; an input cast to the compute
+                    # dtype takes part with the layout of torch's `.to()` copy of it (empty_like's rule)
+                    arrays = [like_array(a, c) if c is not None and a.dtype != c else a for a in arrays]
+                    r = torch_layout(r, arrays)
                 out.append(r if r.dtype == final[i] else r.astype(final[i]))
         return tuple(out)
     name = f"_foreach_{name or base.name}"

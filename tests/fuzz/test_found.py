@@ -62,6 +62,8 @@ STRIDES = {
     "_foreach_minimum of transposed and stepped": (lambda lib, a, b: lib._foreach_minimum(
         [a.mT, b[..., ::2]], [a.mT.contiguous(), b[..., 1::2]]), np.arange(12.0).reshape(4, 3),
         np.arange(16.0).reshape(2, 8)),
+    "_foreach_minimum of mixed dtypes, expanded and column-major": (lambda lib, a, b: lib._foreach_minimum(
+        [a.expand(3, 4)], [b.as_strided((3, 4), (1, 3))]), np.ones((3, 1), np.uint8), np.arange(12.0) / 7),
     "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
         a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
 }

@@ -361,7 +361,8 @@ def _softmax_backward_kernel(log):
             raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument "
                                f"#2 'output'; but {list(g.shape)} does not equal {list(y.shape)} (while checking "
                                f"arguments for {'log_' if log else ''}softmax_backward)")
-        wrap_dim(dim, g.ndim)  # (torch's meta wraps the dim after the size check: its IndexError, not NumPy's)
+        if dim is not None:  # (None: a 0-d input's softmax; torch's meta wraps after the size check)
+            wrap_dim(dim, g.ndim)
         if _dtypes.from_numpy(g.dtype) is not input_dtype:
             raise RuntimeError(f"expected scalar type {dtype_word(_dtypes.from_numpy(g.dtype))} but found "
                                f"{dtype_word(input_dtype)}")

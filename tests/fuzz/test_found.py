@@ -154,6 +154,8 @@ GRADIENTS = {
     "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
     "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
     "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
+    "log_softmax of a 0-d tensor": (lambda lib, a: lib.nn.functional.log_softmax(a, 0), np.array(0.66)),
+    "softmin of a 0-d tensor": (lambda lib, a: lib.nn.functional.softmin(a, 0), np.array(1.96, np.float32)),
     # logit's gradient without a clamp (no eps, or a negative one) is NaN outside [0, 1]
     "logit outside [0, 1]": (lambda lib, x: lib.logit(x), np.array([0.2, 0.0, 1.0, -1.0, 2.0, 0.9, 0.05, 0.5])),
     "logit with a negative eps": (lambda lib, x: lib.logit(x, eps=-0.5), np.array([0.2, 0.0, 1.0, -1.0, 2.0])),

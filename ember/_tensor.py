@@ -98,7 +98,10 @@ class Tensor:
     def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        try:
+            return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        except IndexError:
+            raise _no_dims(self, dim) from None
 
     @property
     def dtype(self) -> _dtypes.dtype:
@@ -158,7 +161,10 @@ class Tensor:
             st = contiguous_strides(a.shape)  # (NOTE [ Strides of empty tensors ])
         if dim is None:
             return st
-        return st[_wrap_dim(dim, a.ndim)]
+        try:
+            return st[_wrap_dim(dim, a.ndim)]
+        except IndexError:
+            raise _no_dims(self, dim) from None
 
     def storage_offset(self) -> int:
         a = self._data
@@ -546,6 +552,17 @@ def _root_start(a):
     if r.flags.c_contiguous or r.flags.f_contiguous:
         return r
     return _flat_bytes(a)
+
+
+def _no_dims(t, dim):
+    """The IndexError of `t.size(dim)` / `t.stride(dim)` out of range: for a 0-d tensor torch names any dim."""
+    if t._data.ndim == 0:
+        return IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    try:
+        _wrap_dim(dim, t._data.ndim)
+    except (IndexError, TypeError) as e:
+        return e
+    return IndexError("tuple index out of range")
 
 
 def _wrap_dim(dim, ndim):

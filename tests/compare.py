@@ -81,7 +81,8 @@ def assert_same(e, t, *, rtol=None, atol=None, check_stride=True, check_dtype=Tr
         if check_dtype:
             assert _DTYPES[e.dtype] == t.dtype, f"{path}: dtype {e.dtype} != torch {t.dtype}"
         if check_stride and t.numel() > 1:
-            assert e.stride() == t.stride(), f"{path}: stride {e.stride()} != torch {t.stride()}"
+            assert e.stride() == t.stride(), \
+                f"{path}: stride {e.stride()} != torch {t.stride()}, shape {tuple(t.shape)}"
             assert e.is_contiguous() == t.is_contiguous(), f"{path}: contiguity differs"
         r, a = _tol(t.dtype, rtol, atol)
         ev, tv = numpy_of(e), numpy_of(t)

@@ -86,6 +86,9 @@ def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, sca
     if _modes:  # (V) nor for one writing into arguments other than self
         refuse_under_vmap("_amp_update_scale_", (self, growth_tracker, found_inf), "out")
     check_inplace(self, True)  # (a leaf that requires grad refuses, as for any in-place op)
+    for t, name in ((growth_tracker, "growth_tracker"), (self, "current_scale"), (found_inf, "found_inf")):
+        if t.numel() != 1:  # (torch's sizes first, then the dtypes)
+            raise RuntimeError(f"{name} must be a 1-element tensor.")
     if growth_tracker.dtype.name != "int32":
         raise RuntimeError("growth_tracker must be an int tensor.")
     if self.dtype.name != "float32":

@@ -86,7 +86,7 @@ def _fmod_kernel(a, b):
 
 
 _remainder = _pair("remainder", ("RemainderBackward1", "RemainderBackward0"), _remainder_kernel,
-                   lambda g, a, b: (g, -g * (a / b).floor() if isinstance(b, Tensor) else None),
+                   lambda g, a, b: (g, -g * a.div(b, rounding_mode="floor") if isinstance(b, Tensor) else None),
                    dtypes=INTEGRAL | FLOATING)
 _fmod = _pair("fmod", ("FmodBackward1", "FmodBackward0"), _fmod_kernel,
               lambda g, a, b: (g, -g * (a / b).trunc() if isinstance(b, Tensor) else None),
@@ -338,20 +338,36 @@ def _addcmul(a, t1, t2, value):
     if a.dtype.kind in "iu":
         value = int(value)  # torch casts the scalar to the integer dtype (0.5 -> 0)
     try:
-        return a + value * (t1 * t2) if value != 1 else a + t1 * t2
+        if _half(a):  # NOTE [ addcmul and addcdiv as torch's kernels ]
+            return (a.astype(np.float32) + np.float32(value) * t1.astype(np.float32) * t2).astype(a.dtype)
+        return a + value * t1 * t2 if value != 1 else a + t1 * t2
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
 
 
+# NOTE [ addcmul and addcdiv as torch's kernels ]
+# torch's CPU kernels compute `self + value * t1 * t2` and `self + value * t1 / t2` left to right (the scalar
+# multiplies t1 first: value * t1 * t2 stays finite where t1 * t2 overflows), and for float16/bfloat16 in
+# float, rounding once (NOTE [ Half-precision optimizer arithmetic ] in optim.py). The derivatives are
+# derivatives.yaml's: tensor1's is grad * (tensor2 * value) and grad * (value / tensor2), computed in the
+# inputs' own dtypes before the grad's; ATen's `Scalar / Tensor` is `reciprocal(tensor) * scalar`, so a
+# float16 tensor2 rounds its reciprocal to float16 first.
+def _half(a):
+    d = a.dtype  # (float16 or bfloat16, whose NumPy kind is "V")
+    return d.itemsize == 2 and d.kind in "fV"
+
+
 @_addcmul.derivative_
 def _(g, a, t1, t2, value):
-    return g, g * t2 * value, g * t1 * value
+    return g, g * (t2 * value), g * (t1 * value)
 
 
 @defop("addcdiv", "AddcdivBackward0", POINTWISE, "same")
 def _addcdiv(a, t1, t2, value):
     with np.errstate(all="ignore"):
-        return a + value * (t1 / t2)
+        if _half(a):  # NOTE [ addcmul and addcdiv as torch's kernels ]
+            return (a.astype(np.float32) + np.float32(value) * t1.astype(np.float32) / t2).astype(a.dtype)
+        return a + value * t1 / t2
 
 
 def check_addcdiv(t1, t2):
@@ -373,7 +389,7 @@ def _floating_or_complex(t):
 
 @_addcdiv.derivative_
 def _(g, a, t1, t2, value):
-    return g, g * value / t2, g * -value * t1 / (t2 * t2)
+    return g, g * (t2.reciprocal() * value), -g * (t1 * value / (t2 * t2))
 
 
 @method()

@@ -437,21 +437,23 @@ def _cross_t(a, b, dim):
 
 
 def _cross_dim(input, other, dim, default_first):
+    """torch's checks, in its order: the default dim (the first of input's own sizes that is 3), the ranks, the
+    dim's length, then the broadcast of the batch dims (linalg_cross's meta function)."""
     try:
-        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        a, b = input._data.shape, other._data.shape
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    if input._data.ndim != other._data.ndim:
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:
-        d = next((i for i, s in enumerate(shape) if s == 3), None) if default_first else -1
-        if d is None:
+        dim = next((i for i, s in enumerate(a) if s == 3), None) if default_first else -1
+        if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-        dim = d
-    d = wrap_dim(dim, len(shape))
-    if input._data.shape[d] != 3 or other._data.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input._data.shape[d]} and {other._data.shape[d]}")
+    if len(a) != len(b):
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    na, nb = input.size(dim), other.size(dim)  # (torch's input.size(dim): its words for a 0-d input)
+    if na != 3 or nb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}")
+    d = wrap_dim(dim, len(a))
+    broadcast_shapes(a, b)  # (torch's infer_size error)
     return d
 
 

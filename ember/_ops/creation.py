@@ -376,6 +376,12 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     meta = check_device(device)
+    size, stride = tuple(size), tuple(stride)
+    for n in size:  # (torch's checks, before any storage: negative sizes, then a storage size that underflows)
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    if all(size) and any(st < 0 and n > 1 for n, st in zip(size, stride)):  # (unsigned arithmetic in torch)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     return _finish(_create(_empty_strided, (tuple(size), tuple(stride), _dtype(dtype)), meta), requires_grad)
 
 

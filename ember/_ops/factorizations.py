@@ -576,8 +576,8 @@ def qr(A, mode="reduced", *, out=None):
 def _geqrf(a):
     """LAPACK's geqrf (NumPy's `qr(mode="raw")`, transposed back): the Householder reflectors below the
     diagonal with R on and above it, column-major as LAPACK writes them, and the reflectors' scales tau."""
-    flat = a.reshape((-1,) + a.shape[-2:])
-    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat)) if flat.shape[0] else ((), ())
+    flat = a.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])  # (not -1: ambiguous for an empty matrix)
+    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat)) if flat.shape[0] and a.size else ((), ())
     h = np.stack([h.T for h in hs]).reshape(a.shape) if hs else a.copy()
     k = min(a.shape[-2:])
     tau = np.stack(taus).reshape(a.shape[:-2] + (k,)) if taus else np.zeros(a.shape[:-2] + (k,), a.dtype)
@@ -729,6 +729,8 @@ def svdvals(A, *, driver=None, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_svdvals", svdvals, A, driver=driver, out=out)
+    if A.dim() < 2:  # (linalg_svdvals runs linalg_svd's checks: the rank first, then the dtype)
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     require_linalg_dtype("svd", A)
     return finish_out(dispatch(_svd, (A,), (False,))[1], out)
 

@@ -29,7 +29,7 @@ from .._dispatch import (
     writeable_alias,
 )
 from .._grad_state import state as _grad_state
-from .._meta import broadcast_error, broadcast_shapes, meta_array
+from .._meta import broadcast_error, broadcast_shapes, like_array, meta_array, torch_layout
 from .._tensor import Tensor, _version_counter
 from ..autograd.graph import _mask, check_inplace
 from ._util import public, refuse_under_vmap
@@ -61,9 +61,9 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
     `_foreach_<name>`, by default base's name). `ufunc`: the NumPy ufunc base's kernel is (with no params),
     which the in-place form runs straight into the tensor (NOTE [ Foreach in place ])."""
     def kernel(*args):
-        if args[-2] and ufunc is not None and not args[-1]:
-            with np.errstate(all="ignore"):  # See NOTE [ Foreach in place ]
-                return loop(args, True)
+        if args[-2]:  # in place: no warning may stop the list half updated (NOTE [ Foreach in place ])
+            with np.errstate(all="ignore"):
+                return loop(args, ufunc is not None and not args[-1])
         return loop(args, False)
 
     def loop(args, fast):
@@ -92,6 +92,12 @@ def _foreach_op(base, nargs, name=None, ufunc=None):
                                        f"{list(r.shape)}")
                 dst[...] = r  # (the result dtype was checked castable to dst's before the kernel ran)
             else:
+                arrays = [args[i + j * n] for j in range(nargs) if type(args[i + j * n]) is np.ndarray]
+                if type(r) is np.ndarray and not all(a.flags.c_contiguous for a in arrays):
+                    # NOTE [ Promoted layouts ]: the kernel ran outside dispatch; an input cast to the compute
+                    # dtype takes part with the layout of torch's `.to()` copy of it (empty_like's rule)
+                    arrays = [like_array(a, c) if c is not None and a.dtype != c else a for a in arrays]
+                    r = torch_layout(r, arrays)
                 out.append(r if r.dtype == final[i] else r.astype(final[i]))
         return tuple(out)
     name = f"_foreach_{name or base.name}"

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, defop, dispatch, dispatch_inplace
-from .._meta import broadcast_shapes, like_strides, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
+from .._meta import broadcast_shapes, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad, refuse_composite
 from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
@@ -323,19 +323,32 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 # NOTE [ as_strided_scatter is an op ]
 # The other *_scatter functions are composites (clone, view, copy_). as_strided_scatter is one op, as in
 # torch: a tracer writes a view's in-place update back into its base with it (NOTE [ Writes through
-# views ] in fx/experimental/proxy_tensor.py), so it cannot itself be a write through a view. The strides and
-# offset index the storage of a copy of `input` laid out as input is (a dense input: its own storage).
+# views ] in fx/experimental/proxy_tensor.py), so it cannot itself be a write through a view. As torch's
+# clone_preserve_strides, the result is a copy of input's whole storage viewed with input's strides and offset,
+# and `size`, `stride` and `storage_offset` index that storage (a sliced or stepped input keeps its layout and
+# the region may fall between its elements); an expanded input is cloned row-major.
 @defop("as_strided_scatter", "AsStridedScatterBackward0", OTHER, saves="meta")
 def _as_strided_scatter(a, src, size, stride, offset):
+    from .._storage import _address, _flat_bytes
     from .shape import _as_strided_op
 
-    out = a.copy(order="K")
+    if _self_overlaps(a.shape, a.strides):  # (torch's plain clone of a tensor that is not dense: row-major)
+        out = a.copy(order="C")
+    else:  # torch's clone_preserve_strides: a copy of the whole storage, viewed with self's strides and offset
+        flat = _flat_bytes(a)
+        out = np.ndarray(a.shape, a.dtype, buffer=flat.copy(), offset=_address(a) - _address(flat),
+                         strides=a.strides)
     _as_strided_op.kernel(out, size, stride, offset)[...] = src
     return out
 
 
-_as_strided_scatter.meta_(lambda a, src, size, stride, offset: meta_array(
-    tuple(a.shape), a._data.dtype, like_strides(a)))
+def _self_overlaps(shape, strides):
+    """torch's has_internal_overlap(...) == YES: a dim of stride 0 and size above 1 (an expanded tensor)."""
+    return any(st == 0 and n > 1 for n, st in zip(shape, strides))
+
+
+_as_strided_scatter.meta_(lambda a, src, size, stride, offset: meta_array(tuple(a.shape), a._data.dtype, *(
+    (None,) if _self_overlaps(a.shape, a.stride()) else (a.stride(), a.storage_offset()))))
 
 
 @_as_strided_scatter.derivative_
@@ -465,8 +478,8 @@ def angle(input, *, out=None):
     import ember
 
     try:
-        if input.is_complex():
-            return _finish(ember.atan2(input.imag, input.real), out, "angle")
+        if input.is_complex():  # (torch's angle_out into a fresh empty result: row-major, whatever the layout)
+            return _finish(ember.atan2(input.imag, input.real).contiguous(), out, "angle")
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     x = input if input.is_floating_point() else input.to(ember.get_default_dtype())
@@ -635,9 +648,9 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[d]
     if n == 0:  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
         return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
+    if x is None:  # (torch's formula for a scalar spacing: the ends' sum overflows as torch's does)
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
     left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
-    if x is None:
-        return (left + right).sum(d) * ((1 if dx is None else dx) / 2)
     if x.dim() == 1:
         shape = [1] * y.dim()
         shape[d] = x.shape[0]
@@ -656,12 +669,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[d]
     left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0)) if n else y.narrow(d, 0, 0)
     if x is None:
-        return ((left + right) * ((1 if dx is None else dx) / 2)).cumsum(d)
+        return (((1 if dx is None else dx) / 2) * (left + right)).cumsum(d)
     if x.dim() == 1:
         shape = [1] * y.dim()
         shape[d] = x.shape[0]
         x = x.reshape(shape)
-    return ((left + right) * x.diff(dim=d if x.dim() == y.dim() else -1) / 2).cumsum(d)
+    return ((left + right) * x.diff(dim=d if x.dim() == y.dim() else -1)).cumsum(d) / 2
 
 
 public.update(trapezoid=trapezoid, trapz=trapz, cumulative_trapezoid=cumulative_trapezoid)

@@ -150,6 +150,8 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
 
     if out is not None:
         return _finish(nonzero_static(input, size=size, fill_value=fill_value), out, "nonzero_static")
+    if isinstance(size, int) and size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
 
     if _modes and (r := per_sample(nonzero_static, (input,), {"size": size, "fill_value": fill_value})) \
             is not NotImplemented:  # (NOTE [ Composites that read data under vmap ] in _util.py)
@@ -397,6 +399,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         raise RuntimeError(f"{_naming.prefix}.histogramdd: input tensor and bins tensors should have the same dtype, "
                            f"but got input with dtype {_c_name(input.dtype)} and bins for dimension 0 with dtype "
                            f"{_c_name(bins.dtype)}")
+    if not isinstance(bins, Tensor) and int(bins) <= 0:  # (torch checks the count before any pass over the data)
+        raise RuntimeError(f"{_naming.prefix}.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if input.dtype.name not in ("float32", "float64"):
         _histogram_dtype_error(input, bins, range)
     if _modes and (r := per_sample(histogram, (input, bins), {"range": range, "weight": weight,
@@ -670,6 +674,8 @@ def _histogramdd_bin_edges(pts, counts, rng):
                                "finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
+        if b < -1:  # (torch's linspace of `b + 1` steps)
+            raise RuntimeError("number of steps must be non-negative")
         edges.append(_linspace.kernel(lo, hi, b + 1, _dtypes.from_numpy(pts.dtype)))
     return tuple(edges)
 
@@ -707,6 +713,13 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
         rng = None if range is None else tuple(float(v) for v in range)
         made = dispatch(_histogramdd_bin_edges, (input if input.dim() else input.reshape(-1, d),), (counts, rng))
         edges = [b if isinstance(b, Tensor) else e for b, e in zip(bins, made)]
+    for k, e in enumerate(edges):  # (torch's histogramdd_check_inputs, then prepare_out's count check)
+        if e.numel() == 0:
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                               f"elements in the bins tensor for dimension {k}")
+    for k, b in enumerate(bins):
+        if not isinstance(b, Tensor) and int(b) <= 0:
+            raise RuntimeError(f"{_naming.prefix}.histogram(): bins must be > 0, but got {b} for dimension {k}")
     w = weight if weight is not None else ember.ones(input.shape[:-1], dtype=input.dtype, device=input.device)
     counted = not all(isinstance(b, Tensor) for b in bins)
     out = dispatch(_histogramdd, (input, w, *([e.detach() for e in edges] if counted else edges)),

@@ -29,7 +29,7 @@ from .._dispatch import (
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
 from ..autograd.graph import needs_grad
-from ._util import c_contiguous, finish_out, method, public
+from ._util import c_contiguous, finish_out, method, public, wrap_dim
 from .pointwise import clamp_complex_error, where
 from .special import erf as _erf
 
@@ -383,6 +383,8 @@ def _softmax_backward_kernel(log):
             raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument "
                                f"#2 'output'; but {list(g.shape)} does not equal {list(y.shape)} (while checking "
                                f"arguments for {'log_' if log else ''}softmax_backward)")
+        if dim is not None:  # (None: a 0-d input's softmax; torch's meta wraps after the size check)
+            wrap_dim(dim, g.ndim)
         if _dtypes.from_numpy(g.dtype) is not input_dtype:
             raise RuntimeError(f"expected scalar type {dtype_word(_dtypes.from_numpy(g.dtype))} but found "
                                f"{dtype_word(input_dtype)}")

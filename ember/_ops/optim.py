@@ -41,7 +41,10 @@ def step_op(name, fresh=None):
             for n in args[k]:
                 lists.append(args[i:i + n])
                 i += n
-            return fn(*lists, *args[k + 1:])
+            # a step writes its tensors in place: a NumPy warning a user's filter makes an error must not stop
+            # it halfway, or the dispatcher's quiet rerun (NOTE [ Quiet NumPy ]) would apply the update twice
+            with np.errstate(all="ignore"):
+                return fn(*lists, *args[k + 1:])
         kernel.__name__ = kernel.__qualname__ = fn.__name__
         op = defop(name, None, OTHER)(kernel)
         op.meta_(_step_meta(fn, fresh))
@@ -435,6 +438,7 @@ def rprop_step(params, grads, prevs, step_sizes, steps, step_size_min, step_size
         p, prev, step_size = as_real(param), as_real(prevs[i]), as_real(step_sizes[i])
         sign = np.multiply(g, prev)
         np.sign(sign, out=sign)
+        sign[sign != sign] = 0  # (torch's sign of NaN is 0, NumPy's NaN: an infinite grad times a zero prev)
         sign[sign > 0] = etaplus
         sign[sign < 0] = etaminus
         sign[sign == 0] = 1
@@ -442,7 +446,9 @@ def rprop_step(params, grads, prevs, step_sizes, steps, step_size_min, step_size
         np.clip(step_size, step_size_min, step_size_max, out=step_size)
         g = g.copy()
         g[sign == etaminus] = 0
-        addcmul_(p, np.sign(g), step_size, -1)
+        gs = np.sign(g)
+        gs[gs != gs] = 0
+        addcmul_(p, gs, step_size, -1)
         np.copyto(prev, g)
     return ()
 

@@ -810,6 +810,15 @@ def where(condition, input=None, other=None, *, out=None):
     return finish_out(dispatch(_where, (condition, input, other)), out)
 
 
+def _where_method(self, condition, other):
+    """`self.where(condition, other)`: torch's Tensor.where takes self as the values, not as the condition."""
+    return where(condition, self, other)
+
+
+_where_method.__name__ = _where_method.__qualname__ = "where"
+Tensor.where = _where_method
+
+
 @method()
 def clone(input, *, memory_format=None):
     if memory_format is None:

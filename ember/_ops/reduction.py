@@ -112,7 +112,8 @@ def _dims(input, dim, keepdim=False):
     n = input._data.ndim
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
-    return wrap_dims(dim, n if n else 1) if n else ()
+    dims = wrap_dims(dim, n)  # (a 0-d tensor takes dims -1 and 0, as torch's wrap, and reduces over none)
+    return dims if n else ()
 
 
 @method()
@@ -184,16 +185,19 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ---- max / min -----------------------------------------------------------------------------------------
 
 
+def evenly_distribute(g, a, *, out):
+    """torch's evenly_distribute_backward (max(), min(), median()): ties share the gradient evenly, a NaN
+    result's goes to the NaN elements, and the others get zero (not g * 0, which an infinite g makes NaN)."""
+    mask = (a == out) | ((a != a) & (out != out))
+    return (g / mask.sum()).where(mask, g.new_zeros(()))
+
+
 def _extreme_all(name, fn):
     op = defop(name, name.capitalize() + "Backward1", REDUCTION, save_output=True, dtypes=REAL,
                error=f"{name}_all")(
         lambda a: np.asarray(fn(a)))
 
-    @op.derivative_
-    def _(g, a, *, out):
-        # ties share the gradient evenly, as torch's evenly_distribute_backward; a NaN result's goes to the
-        mask = (a == out) | ((a != a) & (out != out))  # NaN elements
-        return g * mask / mask.sum()
+    op.derivative_(evenly_distribute)
     op.meta_(lambda a: reduction_meta(a, None, False))
     return op
 
@@ -307,7 +311,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
         dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    _check_nonempty(input, "amax", dims[0] if dims and dim != () else None)
+    for d in dims if dims and dim != () else (None,):  # (torch checks each reduced dim)
+        _check_nonempty(input, "amax", d)
     return finish_out(dispatch(_amax, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 
@@ -317,7 +322,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    _check_nonempty(input, "amin", dims[0] if dims and dim != () else None)
+    for d in dims if dims and dim != () else (None,):  # (torch checks each reduced dim)
+        _check_nonempty(input, "amin", d)
     return finish_out(dispatch(_amin, (input,), (dims if input._data.ndim else None, keepdim)), out)
 
 

@@ -24,7 +24,7 @@ from .._dispatch import (
     dtype_word,
     require_dtype,
 )
-from .._meta import MetaArray, like_array, like_strides, meta_array, no_meta_kernel
+from .._meta import MetaArray, broadcast_shapes, like_array, like_strides, meta_array, no_meta_kernel
 from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
@@ -558,21 +558,22 @@ def masked_select(input, mask, *, out=None):
 
 
 @defop("masked_scatter", "MaskedScatterBackward0", INDEXING, saves="meta", tags=("index",))
-def _masked_scatter(a, src, mask):
+def _masked_scatter(a, src, mask, fresh):
     m = np.broadcast_to(mask, a.shape)
-    out = like_array(a)
+    out = np.array(a, order="C") if fresh else like_array(a)  # (torch's masked_scatter: a contiguous clone)
     n = int(m.sum())
     out[m] = src.reshape(-1)[:n]
     return out
 
 
 @_masked_scatter.derivative_
-def _(g, a, src, mask):
+def _(g, a, src, mask, fresh):
     m = mask.expand(tuple(g.shape))
     return g.masked_fill(m, 0.0), dispatch(_masked_scatter_backward, (g, m), (tuple(src.shape),)), None
 
 
-_masked_scatter.meta_(lambda a, src, mask: meta_array(a.shape, a._data.dtype, like_strides(a)))
+_masked_scatter.meta_(lambda a, src, mask, fresh: meta_array(a.shape, a._data.dtype,
+                                                              None if fresh else like_strides(a)))
 
 
 # torch's masked_scatter_backward: the gradient of the source is the output gradient's masked elements, in
@@ -589,27 +590,34 @@ def _masked_scatter_backward(g, mask, sizes):
 
 @_masked_scatter_backward.derivative_
 def _(gg, g, mask, sizes):  # the first elements of gg go back to the masked places of g
-    return dispatch(_masked_scatter, (gg.new_zeros(tuple(g.shape)), gg, mask)), None
+    return dispatch(_masked_scatter, (gg.new_zeros(tuple(g.shape)), gg, mask), (True,)), None
 
 
 _masked_scatter_backward.meta_(lambda g, mask, sizes: meta_array(sizes, g._data.dtype))
 
 
-def _masked_scatter_args(name, input, mask, source):
+def _masked_scatter_args(name, input, mask, source, inplace=True):
     _check_mask(name, mask)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"{name}: expected self and source to have same dtypes but got"  # (no space: torch's)
                            f"{dtype_word(input.dtype)} and {dtype_word(source.dtype)}")
+    if inplace:  # (torch's expand_inplace: the mask expands to self)
+        from .shape import _expand_shape
+        _expand_shape(mask, tuple(input._data.shape), internal=True)
     meta = type(mask._data) is MetaArray  # (torch's meta cannot count the mask's ones)
     n = 0 if meta else int(np.broadcast_to(mask._data, input._data.shape).sum())
     if n > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return (input, source, mask), ()
+    return (input, source, mask), (not inplace,)
 
 
 @method()
 def masked_scatter(input, mask, source):
-    inputs, params = _masked_scatter_args("masked_scatter", input, mask, source)
+    # torch's expand_outplace(mask, self): both expand to their broadcast shape, then a contiguous clone of self
+    shape = broadcast_shapes(tuple(mask._data.shape), tuple(input._data.shape))
+    if shape != tuple(input._data.shape):
+        input = input.expand(shape)
+    inputs, params = _masked_scatter_args("masked_scatter", input, mask, source, inplace=False)
     return dispatch(_masked_scatter, inputs, params)
 
 

@@ -584,7 +584,10 @@ def _(a, shape):
     return view_meta(a, shape, out)
 
 
-def _expand_shape(input, sizes):
+def _expand_shape(input, sizes, internal=False):
+    """The expanded shape (torch's expand checks); `internal`: an expand inside an op's kernel, where torch's
+    message names the dtype's backend type (CPUBoolType) instead of the Python one (torch.BoolTensor)."""
+    from .._dispatch import dtype_word
     from .._tensor_str import legacy_type_name
 
     try:
@@ -592,8 +595,9 @@ def _expand_shape(input, sizes):
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     if len(sizes) < len(shape):
+        name = f"CPU{dtype_word(input.dtype)}Type" if internal else legacy_type_name(input)
         raise RuntimeError(
-            f"expand({legacy_type_name(input)}{{[{', '.join(map(str, shape))}]}}, "
+            f"expand({name}{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): "
             f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({len(shape)})")
@@ -838,6 +842,8 @@ def unfold(self, dimension, size, step):
     have = self._data.shape[d] if n else 1
     if size > have:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return dispatch(_unfold, (self,), (d, size, step))

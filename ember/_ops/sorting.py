@@ -316,6 +316,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @method()
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
+    if dim is not None and input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else wrap_dim(dim, input._data.ndim)
     return _unique_result(dispatch(_unique_consecutive, (input,), (d,)), return_inverse, return_counts)
 
@@ -499,7 +501,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's n
     if a.dtype.kind == "V":
         return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
     if bins <= 0:
-        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")  # (torch's words)
     return finish_out(dispatch(_histc, (input,), (bins, float(min), float(max))), out)
 
 
@@ -515,7 +517,7 @@ def _histc(a, bins, lo, hi):
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:
-        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} max {hi}")
+        raise RuntimeError("torch.histc: max must be larger than min")
     x = a.reshape(-1)
     x = x[(x >= lo) & (x <= hi)].astype(np.float64)
     pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)

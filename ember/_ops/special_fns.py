@@ -200,7 +200,7 @@ def _xlog1py_grads(g, x, y):
 
     gx = gy = None
     if isinstance(x, Tensor):
-        gx = g * special_xlog1py((x != 0), y) if isinstance(y, Tensor) else g * float(np.log1p(y))
+        gx = g * special_xlog1py((x != 0), y)  # (0 where x is 0, also for a Python-number y below -1)
     if isinstance(y, Tensor):
         gy = g * x / (y + 1)
     return gx, gy

@@ -13,7 +13,15 @@ from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, _modes, defop, disp
 from .._meta import no_data, reduction_meta
 from .._tensor import Tensor
 from ._util import finish_out, method, per_sample, wrap_dim, wrap_dims
-from .reduction import _acc_dtype, _sum_meta, _unreduce, _zeros_like_long, np_mean, values_indices_meta
+from .reduction import (
+    _acc_dtype,
+    _sum_meta,
+    _unreduce,
+    _zeros_like_long,
+    evenly_distribute,
+    np_mean,
+    values_indices_meta,
+)
 from .sorting import sortable
 
 
@@ -414,11 +422,7 @@ def _to_indices(grads, a, dim, keepdim, *, out):
 def _median_all_op(name, node, ignore_nan):
     op = defop(name, node, REDUCTION, save_output=True, dtypes=INTEGRAL | FLOATING, error="median_cpu")(
         lambda a: np.take_along_axis(a.reshape(-1), _median_index(a.reshape(-1), 0, ignore_nan), 0).reshape(()))
-
-    @op.derivative_
-    def _(g, a, *, out):
-        mask = a == out
-        return g * mask / mask.sum()
+    op.derivative_(evenly_distribute)
     op.meta_(lambda a: reduction_meta(a, None, False))
     return op
 
@@ -516,6 +520,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     d = wrap_dim(dim, input._data.ndim)
+    if input._data.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     return finish_out(return_types.mode(*dispatch(_mode, (input,), (d, keepdim))), out)
 
 

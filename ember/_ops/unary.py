@@ -187,8 +187,8 @@ _sgn = _op("sgn", "SgnBackward0", _sgn_kernel, _sgn_grad, "same", tags=("not_hol
 
 @defop("logit", "LogitBackward0", POINTWISE, "float", dtypes=FLOATING, error="logit_cpu")
 def _logit(a, eps):
-    if eps is not None:
-        a = np.clip(a, eps, 1 - eps)
+    if eps is not None:  # (torch's `x < lo ? lo : x > hi ? hi : x`: a NaN eps clamps nothing, np.clip gives NaN)
+        a = np.where(a < eps, eps, np.where(a > 1 - eps, 1 - eps, a)).astype(a.dtype, copy=False)
     with np.errstate(all="ignore"):
         return np.log(a / (1 - a))
 
@@ -196,8 +196,8 @@ def _logit(a, eps):
 @_logit.derivative_
 def _(g, a, eps):
     r = g / (a * (1 - a))
-    if eps is None:
-        return r
+    if eps is None or eps < 0:  # (torch's logit_backward without a clamp: NaN outside [0, 1])
+        return r.masked_fill((a < 0) | (a > 1), float("nan"))
     return r.masked_fill((a < eps) | (a > 1 - eps), 0.0)
 
 

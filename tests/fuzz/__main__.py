@@ -6,8 +6,22 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from tests.fuzz.core import fuzz, summary
+
+
+def _progress(every=60.0):
+    """A `log` for fuzz_parallel: cases done, rate and time left on stderr, at most once a minute."""
+    last = [time.monotonic()]
+
+    def log(done, n, wall):
+        if time.monotonic() - last[0] >= every:
+            last[0] = time.monotonic()
+            rate = done / max(wall, 1e-9)
+            print(f"{done}/{n} cases, {rate:.1f}/s, {(n - done) / max(rate, 1e-9) / 60:.0f} min left",
+                  file=sys.stderr, flush=True)
+    return log
 
 
 def main(argv=None):
@@ -23,13 +37,14 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.jobs != 1 or a.profile:
         from tests.fuzz.parallel import fuzz_parallel, profile
-        result = fuzz_parallel(a.cases, a.seed, op_filter=a.op, jobs=a.jobs or os.cpu_count(), minimize=True)
+        result = fuzz_parallel(a.cases, a.seed, op_filter=a.op, jobs=a.jobs or os.cpu_count(), minimize=True,
+                               log=_progress())
     else:
         result = fuzz(a.cases, a.seed, op_filter=a.op, minimize=True)
     print(summary(result, show_known=a.all, max_repro=a.reproducers))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([{"op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
+            json.dump([{"k": m.k, "op": m.case.op, "kind": m.kind, "message": m.message, "what": m.case.what,
                         "listed": m.known is not None} for m in result.mismatches], f, indent=0)
     if a.profile:
         print(profile(result))

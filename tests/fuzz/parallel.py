@@ -127,7 +127,7 @@ def fuzz_parallel(n, seed=0, op_filter=None, jobs=2, minimize=False, log=None):
         reason = known.reason(case.op, rec["kind"], rec["msg"])
         if minimize and reason is None and k not in crashed:
             case = core.shrink(case, rec["kind"])
-        result.mismatches.append(core.Mismatch(case, rec["kind"], rec["msg"], reason))
+        result.mismatches.append(core.Mismatch(case, rec["kind"], rec["msg"], reason, k))
     result.times = [(rec["t"], k, rec["op"]) for k, rec in records.items()]
     result.wall = time.monotonic() - started
     return result

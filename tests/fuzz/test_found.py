@@ -16,6 +16,8 @@ from compare import check
 import ember
 from ember._meta import like_array, pointwise_strides
 
+from .core import BY_ID
+
 NAN, INF = float("nan"), float("inf")
 SPECIAL = np.array([[NAN, INF, -INF, -0.0], [0.0, 3.0e38, -1.0, 6.0], [2.0, 7.0, -3.0e38, 1.0]], np.float32)
 ROW = np.arange(4.0).reshape(1, 4)
@@ -49,6 +51,21 @@ STRIDES = {
                                 np.arange(24.0).reshape(2, 3, 4)),
     "index_fill of expanded": (lambda lib, a, i: a.expand(3, 4).index_fill(1, i, -1.0), ROW,
                                np.array([0, 2])),
+    "angle of complex is row-major": (lambda lib, a: lib.angle(a.mT), (np.arange(12.0) + 1j).reshape(4, 3)),
+    # as_strided_scatter copies self's whole storage and keeps its layout; the region indexes that storage
+    "as_strided_scatter of stepped": (lambda lib, a, s: lib.as_strided_scatter(a[..., ::2], s, (2, 2), (1, 2)),
+                                      np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "as_strided_scatter of sliced, offset": (lambda lib, a, s: lib.as_strided_scatter(
+        a[1:, 1::2], s, (2, 2), (1, 2), 3), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "as_strided_scatter of a row slice": (lambda lib, a, s: lib.as_strided_scatter(a[1:], s, (2, 2), (1, 2)),
+                                          np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    "_foreach_minimum of transposed and stepped": (lambda lib, a, b: lib._foreach_minimum(
+        [a.mT, b[..., ::2]], [a.mT.contiguous(), b[..., 1::2]]), np.arange(12.0).reshape(4, 3),
+        np.arange(16.0).reshape(2, 8)),
+    "_foreach_minimum of mixed dtypes, expanded and column-major": (lambda lib, a, b: lib._foreach_minimum(
+        [a.expand(3, 4)], [b.as_strided((3, 4), (1, 3))]), np.ones((3, 1), np.uint8), np.arange(12.0) / 7),
+    "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
+        a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
 }
 
 
@@ -62,7 +79,52 @@ VALUES = {
     "sign of NaN is 0": (lambda lib, x: lib.sign(x), SPECIAL),
     "sgn of NaN is 0": (lambda lib, x: lib.sgn(x), SPECIAL),
     "angle of inf": (lambda lib, x: lib.angle(x), SPECIAL),
+    # a scalar spacing: torch's sum minus the halved ends, which overflow at float max
+    "trapezoid of float max": (lambda lib, y: lib.trapezoid(y, dx=0.5), SPECIAL.reshape(-1, 1)),
+    "trapz of float max over rows": (lambda lib, y: lib.trapz(y, dim=0), SPECIAL),
+    "cumulative_trapezoid with float16 spacing": (lambda lib, y, x: lib.cumulative_trapezoid(y, x),
+                                                  np.array([6.0e4, 6.0e4, 1.0], np.float16),
+                                                  np.array([0.0, 2.0, 3.0], np.float16)),
+    "Tensor.where takes self as the values": (lambda lib, x: x.where(x > 1, -x), SPECIAL),
+    "logit with a NaN eps clamps nothing": (lambda lib, x: lib.logit(x, eps=NAN), np.array([0.2, 0.5, -1.0, 2.0])),
+    "logit with an inf eps": (lambda lib, x: lib.logit(x, eps=INF), np.array([0.2, 0.5, -1.0, 2.0])),
+    # a 0-d tensor: size/stride of any dim name it; reductions take dims -1 and 0 only
+    "size(-3) of a 0-d tensor": (lambda lib, x: lib.tensor(x.size(-3)), np.array(1.0)),
+    "stride(0) of a 0-d tensor": (lambda lib, x: lib.tensor(x.stride(0)), np.array(1.0)),
+    "size(3) of a 1-d tensor": (lambda lib, x: lib.tensor(x.size(3)), np.ones(2)),
+    "mean over dim -2 of a 0-d tensor": (lambda lib, x: x.mean((-1, -2), keepdim=True), np.array(1.0)),
+    "sum over dim 1 of a 0-d tensor": (lambda lib, x: x.sum(1), np.array(1.0)),
+    "sum over dims 0 and -1 of a 0-d tensor": (lambda lib, x: x.sum((0, -1)), np.array(1.0)),
+    "sum over dim -1 of a 0-d tensor": (lambda lib, x: x.sum(-1, keepdim=True), np.array(2.0)),
+    # an in-place foreach op whose warning (turned error) stopped the list half done reran it all: twice exp
+    "_foreach_exp_ with an overflowing tensor": (lambda lib, a, b: _strict(lambda: lib._foreach_exp_(
+        [a, b])) or (a, b), np.ones((2, 3), np.float32), np.array([1.0, 3.4e38], np.float32)),
+    "_foreach_addcmul near float max": (lambda lib, a, b, c: lib._foreach_addcmul([a], [b], [c], 0.5),
+                                        np.ones(3, np.float32), np.array([3.4e38, 1.0, 2.0], np.float32),
+                                        np.array([2.0, 1.0, 0.5], np.float32)),
 }
+
+
+def _strict(fn):
+    """`fn()` with RuntimeWarnings as errors (a user running `python -W error`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        return fn()
+
+
+_OP = BY_ID
+_W = np.array([[1.278, -0.0689, INF, 1.897]], np.float32)
+VALUES.update({
+    # an optimizer step writes in place: a warning turned error halfway made the quiet rerun update twice
+    "SWA/EMA average of an inf weight, warnings as errors": (lambda lib, w, x: _strict(
+        lambda: _OP["optim.swa_utils.AveragedModel"].fn(lib, w, x)), _W, np.array([[-1.2113]], np.float32)),
+    "Adam step of a float max grad, warnings as errors": (lambda lib, *xs: _strict(
+        lambda: _OP["optim.Adam"].fn(lib, *xs)), np.ones((3, 4)), np.ones(5), np.full((3, 4), 1.7e308),
+        np.ones(5)),
+    # Rprop: an infinite grad times a zero previous grad has sign 0 in torch (NaN in NumPy)
+    "Rprop step of an inf grad": (lambda lib, *xs: _OP["optim.Rprop"].fn(lib, *xs), np.ones((3, 4)), np.ones(5),
+                                  SPECIAL.astype(np.float64), np.ones(5)),
+})
 
 
 @pytest.mark.parametrize("name", VALUES)
@@ -81,6 +143,41 @@ GRADIENTS = {
     "min() of NaN": (lambda lib, a: a.min(), SPECIAL.astype(np.float64)),
     "max() with ties": (lambda lib, a: a.max(), np.array([1.0, 3.0, 3.0, -1.0])),
     "trapezoid over a 0-size dim": (lambda lib, a: lib.trapezoid(a), np.zeros((3, 0), np.float32)),
+    "trapezoid at the float max ends": (lambda lib, a: lib.trapezoid(a, dx=2.0), SPECIAL),
+    # remainder's gradient for other is -self.div(other, rounding_mode="floor"): -1 (not -0) at an infinite other
+    "remainder by inf": (lambda lib, a, b: lib.remainder(a, b), np.array([[2.1], [-0.5], [3.0]]),
+                         np.array([0.0, -INF, INF, 1.5])),
+    "fmod by inf": (lambda lib, a, b: lib.fmod(a, b), np.array([[2.1], [-0.5], [3.0]]),
+                    np.array([0.0, -INF, INF, 1.5])),
+    # median() of NaN: the gradient goes to the NaN elements (evenly_distribute_backward), not NaN everywhere
+    "median() of NaN": (lambda lib, a: a.median(), SPECIAL),
+    "median() with ties": (lambda lib, a: a.median(), np.array([2.0, 1.0, 2.0, 5.0, 2.0])),
+    "nanmedian() of NaN": (lambda lib, a: a.nanmedian(), SPECIAL),
+    "max() of inf": (lambda lib, a: a.max(), np.array([1.0, INF, INF, -1.0])),
+    "log_softmax of a 0-d tensor": (lambda lib, a: lib.nn.functional.log_softmax(a, 0), np.array(0.66)),
+    "softmin of a 0-d tensor": (lambda lib, a: lib.nn.functional.softmin(a, 0), np.array(1.96, np.float32)),
+    # logit's gradient without a clamp (no eps, or a negative one) is NaN outside [0, 1]
+    "logit outside [0, 1]": (lambda lib, x: lib.logit(x), np.array([0.2, 0.0, 1.0, -1.0, 2.0, 0.9, 0.05, 0.5])),
+    "logit with a negative eps": (lambda lib, x: lib.logit(x, eps=-0.5), np.array([0.2, 0.0, 1.0, -1.0, 2.0])),
+    "logit with eps 0.1": (lambda lib, x: lib.logit(x, eps=0.1), np.array([0.2, 0.0, 1.0, -1.0, 2.0, 0.95])),
+    # its gradient for a Python-number y below -1 is NaN, with no NumPy warning under -W error
+    "xlog1py of a number below -1": (lambda lib, x: _strict(lambda: lib.special.xlog1py(x, -2.0)),
+                                     np.array([[1.2, 0.0]], np.float32)),
+    # addcmul / addcdiv: torch's left-to-right kernels, half precision in float, derivatives.yaml's formulas
+    "addcmul near float max": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), np.ones(4, np.float32),
+                               np.array([3.4e38, 3.4e38, 0.5, 7.0], np.float32),
+                               np.array([0.9, 2.0, 3.0, 1e-30], np.float32)),
+    "addcdiv near float max": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=0.5), np.ones(4, np.float32),
+                               np.array([3.4e38, 3.4e38, 0.5, 7.0], np.float32),
+                               np.array([0.9, 0.5, 3.0, 1e-30], np.float32)),
+    "addcmul in float16": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=3.0), np.full(3, 1.1, np.float16),
+                           np.array([6.0e4, 0.3, 0.7], np.float16), np.array([0.9, 0.1, 1.3], np.float16)),
+    "addcdiv, float16 tensor2": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=0.3),
+                                 np.array([[1.4384765625]], np.float16), np.array([[0.8571377973370911]]),
+                                 np.array([[1.4384765625]], np.float16)),
+    "addcdiv, float64 tensor1 and float16 tensor2": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=2),
+                                                     np.array([[1.6]]), np.array([[0.857]]),
+                                                     np.array([[1.4384765625]], np.float16)),
 }
 
 
@@ -131,3 +228,152 @@ def test_layout_rule_is_torch_on_drawn_strides():
         arr = np.lib.stride_tricks.as_strided(np.zeros(400, np.float32), shape, [s * 4 for s in x.stride()])
         assert tuple(s // 4 for s in like_array(arr).strides) == x.clone().stride()
         assert tuple(s // 8 for s in like_array(arr, np.float64).strides) == x.to(torch.float64).stride()
+
+
+# ---- pooling's shape checks (NOTE [ Pool shape checks ] in ember/nn/functional/conv.py) --------------------
+# Each pool on inputs of every rank from 0 to 6 and with a zero-size dim in each place, then on a valid input
+# with each argument out of range: the same result, or torch's exception class and words (before, IndexError
+# "tuple index out of range", NumPy's broadcast and transpose errors, or a result where torch refuses).
+_POOLS = {
+    "max_pool1d": lambda lib, x, **kw: lib.nn.functional.max_pool1d(x, **kw),
+    "max_pool1d with indices": lambda lib, x, **kw: lib.nn.functional.max_pool1d(x, return_indices=True, **kw),
+    "max_pool2d": lambda lib, x, **kw: lib.nn.functional.max_pool2d(x, **kw),
+    "max_pool2d with indices": lambda lib, x, **kw: lib.nn.functional.max_pool2d(x, return_indices=True, **kw),
+    "max_pool3d": lambda lib, x, **kw: lib.nn.functional.max_pool3d(x, **kw),
+    "avg_pool1d": lambda lib, x, **kw: lib.nn.functional.avg_pool1d(x, **kw),
+    "avg_pool2d": lambda lib, x, **kw: lib.nn.functional.avg_pool2d(x, **kw),
+    "avg_pool3d": lambda lib, x, **kw: lib.nn.functional.avg_pool3d(x, **kw),
+    "lp_pool2d": lambda lib, x, **kw: lib.nn.functional.lp_pool2d(x, 2, **kw),
+}
+_ADAPTIVE = {
+    "adaptive_avg_pool1d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool1d(x, n),
+    "adaptive_avg_pool2d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool2d(x, n),
+    "adaptive_avg_pool3d": lambda lib, x, n: lib.nn.functional.adaptive_avg_pool3d(x, n),
+    "adaptive_max_pool1d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool1d(x, n),
+    "adaptive_max_pool2d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool2d(x, n, return_indices=True),
+    "adaptive_max_pool3d": lambda lib, x, n: lib.nn.functional.adaptive_max_pool3d(x, n),
+}
+_POOL_SHAPES = [(), (4,), (3, 4), (2, 3, 4), (2, 3, 4, 4), (1, 2, 3, 4, 4), (1, 1, 2, 3, 4, 4), (0, 4), (3, 0),
+                (0, 3, 4), (2, 0, 4), (2, 3, 0), (0, 2, 4, 4), (2, 0, 4, 4), (2, 3, 0, 4), (1, 2, 3, 0, 4),
+                (0, 2, 3, 4, 4), (2, 3, 1), (2, 1, 1, 1)]
+_POOL_ARGS = [dict(kernel_size=0), dict(kernel_size=2, stride=0), dict(kernel_size=2, stride=-1),
+              dict(kernel_size=2, padding=-1), dict(kernel_size=2, padding=2), dict(kernel_size=(3, 2, 2)[:1] * 1),
+              dict(kernel_size=3, padding=1, ceil_mode=True), dict(kernel_size=2, stride=3, ceil_mode=True),
+              dict(kernel_size=5), dict(kernel_size=4, padding=2)]
+
+
+def _pool_cases():
+    rng = np.random.default_rng(0)
+    for name, fn in _POOLS.items():
+        for shape in _POOL_SHAPES:
+            yield f"{name} {shape}", (lambda lib, x, fn=fn: fn(lib, x, kernel_size=2)), rng.standard_normal(shape)
+        nd = 3 if "3d" in name else 2 if "2d" in name else 1
+        x = rng.standard_normal((2, 3) + (4,) * nd)
+        for kw in _POOL_ARGS + ([dict(kernel_size=3, padding=1, dilation=2), dict(kernel_size=2, dilation=0),
+                                 dict(kernel_size=3, padding=2, dilation=2)] if "max" in name else []):
+            yield f"{name} {kw}", (lambda lib, x, fn=fn, kw=kw: fn(lib, x, **kw)), x
+    for name, fn in _ADAPTIVE.items():
+        nd = 3 if "3d" in name else 2 if "2d" in name else 1
+        for n in (-10, (2, -1, 2)[-nd:], (-1, 2, 2)[-nd:]):
+            yield f"{name} -> {n}", (lambda lib, x, fn=fn, n=n: fn(lib, x, n)), rng.standard_normal((2, 3) + (4,) * nd)
+        for shape in _POOL_SHAPES:
+            for n in (1, 2):
+                yield f"{name} {shape} -> {n}", (lambda lib, x, fn=fn, n=n: fn(lib, x, n)), rng.standard_normal(shape)
+
+
+def test_pool_shape_checks_as_torch():
+    bad = []
+    for name, fn, x in _pool_cases():
+        try:
+            check(fn, x.astype(np.float32))
+        except AssertionError as e:
+            bad.append(f"{name}: {e}")
+    assert not bad, "\n".join(bad[:20])
+
+
+# ---- cross / linalg.cross: torch's order of checks (default dim, ranks, the dim's length, then broadcast) ----
+_CROSS_SHAPES = [((4, 3), (4, 3, 2)), ((3, 2, 2), (3, 2)), ((0, 3), (4, 3)), ((0, 2), (3, 2)), ((4, 3), (0, 3)),
+                 ((2, 0, 3), (1, 4, 3)), ((4, 3), (4, 0)), ((4, 0), (4, 3)), ((1, 3), (4, 3)), ((), ()),
+                 ((3, 4), (3, 4))]
+_CROSS = [lambda lib, a, b: lib.cross(a, b), lambda lib, a, b: lib.linalg.cross(a, b),
+          lambda lib, a, b: lib.cross(a, b, dim=0), lambda lib, a, b: lib.linalg.cross(a, b, dim=1)]
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
+def test_cross_checks_as_torch():
+    rng = np.random.default_rng(0)
+    for sa, sb in _CROSS_SHAPES:
+        for fn in _CROSS:
+            check(fn, rng.standard_normal(sa), rng.standard_normal(sb))
+
+
+# ---- checks in torch's order and words where NumPy (or nothing) answered before ----------------------------
+_PTS = np.random.default_rng(1).standard_normal((5, 2)).astype(np.float32)
+ERRORS = {
+    "histogram of -9 bins": (lambda lib, x: lib.histogram(x, -9), _PTS),
+    "histogram of 0 bins, NaN range": (lambda lib, x: lib.histogram(x * float("nan"), 0), _PTS),
+    "histogramdd of [-3, 2] bins": (lambda lib, x: lib.histogramdd(x, [-3, 2]), _PTS),
+    "histogramdd of -1 bins": (lambda lib, x: lib.histogramdd(x, -1), _PTS),
+    "histogramdd of [2, 0] bins": (lambda lib, x: lib.histogramdd(x, [2, 0]), _PTS),
+    "histc of -3 bins": (lambda lib, x: lib.histc(x, -3), _PTS),
+    "histc with max below min": (lambda lib, x: lib.histc(x, 3, min=-1, max=-100), _PTS),
+    "_softmax_backward_data, dim out of range": (lambda lib, g, y: lib._softmax_backward_data(g, y, 8, g.dtype),
+                                                 _PTS, _PTS),
+    "amax over dims with an empty one": (lambda lib, x: x.amax((0, 2)), np.zeros((1, 1, 0), np.int64)),
+    "amin over dims, the empty one last": (lambda lib, x: x.amin((1, 2, 0)), np.zeros((1, 1, 0), np.int64)),
+    "mode over an empty dim": (lambda lib, x: x.mode(0), np.zeros((0, 1))),
+    "unique_consecutive of a 0-d tensor over dim 0": (lambda lib, x: x.unique_consecutive(dim=0), np.array(1.0)),
+    "nonzero_static of negative size": (lambda lib, x: lib.nonzero_static(x, size=-1), np.ones(2)),
+    "svdvals of a 0-d tensor": (lambda lib, x: lib.linalg.svdvals(x), np.array(2.0)),
+    "svdvals of a 1-d int tensor": (lambda lib, x: lib.linalg.svdvals(x), np.ones(3, np.int32)),
+    "empty_strided of a negative size": (lambda lib, x: lib.empty_strided((2, -3), (3, 1)), np.ones(1)),
+    "empty_strided of a negative stride": (lambda lib, x: lib.empty_strided((2, 3), (-1, 2)), np.ones(1)),
+    "empty_strided, negative stride, empty": (lambda lib, x: lib.empty_strided((2, 0), (-5, 1)), np.ones(1)),
+    "unfold of a negative size": (lambda lib, x: x.unfold(0, -100, 1), np.ones((3, 4))),
+    "_amp_update_scale_ of a 2-element found_inf": (lambda lib, s, g, f: lib._amp_update_scale_(
+        s, g.int(), f, 2.0, 0.5, 3), np.ones(1, np.float32), np.zeros(1), np.zeros(2, np.float32)),
+    "layer_norm with a 0-d bias": (lambda lib, x, b: lib.nn.functional.layer_norm(x, (4,), None, b), np.ones((2, 4)),
+                                   np.array(1.0)),
+    "layer_norm with a (3,) weight": (lambda lib, x, w: lib.nn.functional.layer_norm(x, (4,), w), np.ones((2, 4)),
+                                      np.ones(3)),
+    "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
+                                           _PTS, _PTS),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_as_torch(name):
+    fn, *inputs = ERRORS[name]
+    check(fn, *inputs)
+
+
+# masked_scatter: torch's expand_outplace(mask, self) then a contiguous clone; masked_scatter_ expands the mask
+_MASKED = [((3, 4), (3, 4)), ((0, 4), (3, 4)), ((3, 4), (0, 4)), ((4,), (3, 0)), ((0,), (3, 4)), ((3, 4), (1, 4)),
+           ((1, 4), (3, 4)), ((), (4,)), ((2, 1, 3), (2, 3)), ((3, 4), (4,))]
+
+
+def test_masked_scatter_shapes_as_torch():
+    rng = np.random.default_rng(0)
+    for sx, sm in _MASKED:
+        x, m, src = rng.standard_normal(sx), rng.random(sm) > 0.5, rng.standard_normal(20)
+        check(lambda lib, x, m, s: lib.masked_scatter(x, m, s), x, m, src, grad=[0, 2])
+        check(lambda lib, x, m, s: x.clone().masked_scatter_(m, s), x, m, src, grad=[0, 2])
+        check(lambda lib, x, m, s: lib.masked_scatter(x.mT if x.ndim > 1 else x, m.mT if m.ndim > 1 else m, s),
+              x, m, src, grad=[0, 2])
+
+
+# interpolate: torch's upsample checks (sizes in and out positive, then no empty dim but the batch), before the
+# kernel's dtypes; geqrf of empty matrices
+_UPSAMPLE = [((1, 1, 4, 0), (5, 3)), ((1, 1, 0, 6), (5, 3)), ((1, 0, 4, 4), (5, 3)), ((0, 1, 4, 4), (5, 3)),
+             ((1, 1, 4, 4), (0, 3)), ((1, 1, 0), (4,)), ((1, 0, 3), (4,)), ((1, 1, 3), (0,)),
+             ((1, 1, 2, 0, 2), (2, 2, 2)), ((1, 0, 2, 2, 2), (2, 2, 2))]
+_MODES = {1: ("linear", "nearest", "nearest-exact"), 2: ("bilinear", "nearest", "bicubic"), 3: ("trilinear",)}
+
+
+def test_interpolate_and_geqrf_of_empty_inputs_as_torch():
+    for shape, size in _UPSAMPLE:
+        for mode in _MODES[len(shape) - 2]:
+            for dtype in (np.uint8, np.float32):
+                check(lambda lib, x: lib.nn.functional.interpolate(x, size=size, mode=mode), np.zeros(shape, dtype))
+    for shape in ((0, 3), (3, 0), (2, 0, 3), (0, 3, 3)):
+        check(lambda lib, a: lib.geqrf(a), np.ones(shape))

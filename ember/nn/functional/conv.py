@@ -154,18 +154,135 @@ _AVG_POOL = FLOATING | {"int64"}
 _AVG_POOL3D = frozenset({"float32", "float64", "int64"})
 
 
-def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode, name=None):
+# NOTE [ Pool shape checks ]
+# torch's pooling meta functions check, before the kernel's dtype dispatch: the input's rank, each pooled dim's
+# output size (`pooling_output_shape`: stride not zero, padding within half the effective kernel), then
+# pool2d_shape_check / pool3d_shape_check (kernel, stride, dilation positive; the sizes, where only the
+# batch dim may be 0; the padding within half the kernel; an output of at least 1). The 1-d pools check the
+# rank range in their own words and run the 2-d checks on the input with a size-1 dim inserted; max_pool1d
+# without indices (no grad) has its own checks (check_max_pool1d). The adaptive pools check rank and sizes
+# only, each in its own order. Each check below is one of torch's, in torch's order and words.
+
+
+def _pool_out(n, k, p, s, d, ceil_mode):
+    """torch's pooling_output_shape: the output size of one pooled dim, with its checks."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > ((k - 1) * d + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
+                           f"and dilation={d}")
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _rank_range(x, name):
+    """torch's checkDimRange(name, self, 2, 4) of the 1-d pools."""
+    if not 2 <= x.dim() <= 3:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
+
+
+def _pool2d_checks(x, k, s, p, d, ceil_mode):
+    """The rest of max_pool2d_with_indices' and avg_pool2d's meta after the rank: NOTE [ Pool shape checks ]."""
+    c, h, w = x.shape[-3:]
+    oh, ow = _pool_out(h, k[0], p[0], s[0], d[0], ceil_mode), _pool_out(w, k[1], p[1], s[1], d[1], ceil_mode)
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    n = x.shape
+    if not ((len(n) == 3 and n[0] and n[1] and n[2]) or (len(n) == 4 and n[1] and n[2] and n[3])):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(n)}")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if ow < 1 or oh < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output "
+                           "size is too small")
+
+
+def _pool3d_checks(x, k, s, p, d, ceil_mode, fn, avg):
+    """The rest of max_pool3d's and avg_pool3d's checks after the rank (pool3d_shape_check)."""
+    c, t, h, w = x.shape[-4:]
+    o = [_pool_out(n, kk, pp, ss, dd, ceil_mode) for n, kk, pp, ss, dd in zip((t, h, w), k, p, s, d)]
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {s[0]} dH: {s[1]} dW: {s[2]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
+                           f"dilationW: {d[2]}")
+    for i, n in enumerate(x.shape):
+        if n <= 0 and not (x.dim() == 5 and i == 0):  # (torch prints the size where it means the dim)
+            raise RuntimeError(f"{fn}: Expected input's non-batch dimensions to have positive length, but input "
+                               f"has a shape of {list(x.shape)} and non-batch dimension {n} has length zero!")
+    if avg and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} kH: {k[1]} "
+                           f"kW: {k[2]})")
+    if k[0] // 2 < p[0] or k[2] // 2 < p[2] or k[1] // 2 < p[1]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} kW: "
+                           f"{k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+    if min(o) < 1:
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: ({c}x{o[0]}x{o[1]}x"
+                           f"{o[2]}). Output size is too small")
+
+
+def _check_pool(nd, x, k, s, p, d, ceil_mode, kind):
+    """NOTE [ Pool shape checks ]: `kind` is "max" or "avg"; a 1-d pool is checked as the 2-d one it runs."""
+    if nd == 1:
+        _rank_range(x, f"{kind}_pool1d")
+        x, k, s, p, d = x.unsqueeze(-2), (1,) + k, (1,) + s, (0,) + p, (1,) + d
+        nd = 2
+    if nd == 2:
+        if kind == "max" and x.dim() not in (3, 4):
+            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        x.size(-3)  # (avg_pool2d reads the planes first: torch's dim error for fewer than 3 dims)
+        return _pool2d_checks(x, k, s, p, d, ceil_mode)
+    if x.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    fn = "avg_pool3d()" if kind == "avg" else "max_pool3d_with_indices_out_cpu_template()"
+    return _pool3d_checks(x, k, s, p, d, ceil_mode, fn, kind == "avg")
+
+
+def _check_max_pool1d(x, k, s, p, d, ceil_mode):
+    """torch's check_max_pool1d: max_pool1d's own checks where it runs without indices."""
+    n = x.shape
+    if not ((len(n) == 2 and n[0] and n[1]) or (len(n) == 3 and n[1] and n[2])):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(n)}")
+    for ok, what in ((k[0] > 0, f"kernel_size must be greater than zero, but got {k[0]}"),
+                     (s[0] > 0, f"stride must be greater than zero, but got {s[0]}"),
+                     (p[0] >= 0, f"padding must be non-negative, but got {p[0]}"),
+                     (p[0] <= k[0] // 2, f"padding should be at most half of kernel size, but got padding={p[0]} "
+                                         f"and kernel_size={k[0]}"),
+                     (d[0] > 0, f"dilation must be greater than zero, but got {d[0]}")):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {what}")
+    out = _pool_out(n[-1], k[0], p[0], s[0], d[0], ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
+def _max_poolnd(nd, input, kernel_size, stride, padding, dilation, ceil_mode, name=None, indices=True):
     # torch's parser checks the arguments' types first (NOTE [ Argument types in torch's words ])
     name = name or f"max_pool{nd}d"
     k = int_tuple(kernel_size, nd, name, "kernel_size", 2)
     s = int_tuple(stride, nd, name, "stride", 3) if stride is not None and stride != [] and stride != () else k
     p, d = int_tuple(padding, nd, name, "padding", 4), int_tuple(dilation, nd, name, "dilation", 5)
     check_bool(ceil_mode, name, "ceil_mode", 6)
+    if nd == 1 and not indices:
+        _check_max_pool1d(input, k, s, p, d, ceil_mode)
+    else:
+        _check_pool(nd, input, k, s, p, d, ceil_mode, "max")
     require_dtype(input, _NOT_BOOL, _MAX_POOL[nd])
     x = input
-    if any(pp > kk // 2 for pp, kk in zip(p, k)):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
-                           f"kernel_size={k[0]} and dilation={d[0]}")
     if nd == 1:  # torch's 1-d pool: the 2-d op on (..., 1, L) (NOTE [ Pooling ops per dimension ])
         out, idx = dispatch(PL.max_pool[2], (x.unsqueeze(-2),), ((1,) + k, (1,) + s, (0,) + p, (1,) + d, ceil_mode))
         return out.squeeze(-2), idx.squeeze(-2)
@@ -189,10 +306,16 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     int_tuple(kernel_size, 1, "max_pool1d", "kernel_size", 2)  # (the parser's check comes before the dtype's)
-    if not return_indices and not (input.requires_grad and grad_enabled()):  # (torch's with-indices path
-        require_dtype(input, FLOATING, "max_pool1d_impl")                    # runs where grad is needed)
+    indices = return_indices or (input.requires_grad and grad_enabled())  # (torch's with-indices path runs
+    if not indices:                                                         # where grad is needed)
+        k = int_tuple(kernel_size, 1, "max_pool1d", "kernel_size", 2)
+        s = int_tuple(stride, 1, "max_pool1d", "stride", 3) if stride is not None and stride != [] \
+            and stride != () else k
+        _check_max_pool1d(input, k, s, int_tuple(padding, 1, "max_pool1d", "padding", 4),
+                          int_tuple(dilation, 1, "max_pool1d", "dilation", 5), ceil_mode)
+        require_dtype(input, FLOATING, "max_pool1d_impl")
     r = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode,
-                    "max_pool1d_with_indices" if return_indices else None)
+                    "max_pool1d_with_indices" if return_indices else None, indices)
     return r if return_indices else r[0]
 
 
@@ -220,13 +343,13 @@ def _avg_poolnd(nd, input, kernel_size, stride, padding, ceil_mode, count_includ
     p = int_tuple(padding, nd, name, "padding", 4)
     check_bool(ceil_mode, name, "ceil_mode", 5)
     check_bool(count_include_pad, name, "count_include_pad", 6)
+    if divisor_override == 0 and nd > 1:
+        raise RuntimeError("divisor must be not zero")
+    _check_pool(nd, input, k, s, p, (1,) * nd, ceil_mode, "avg")
     if nd < 3:
         require_dtype(input, _AVG_POOL, "avg_pool2d")
     else:
         require_dtype(input, _AVG_POOL3D, "avg_pool3d_out_frame")
-    if any(pp > kk // 2 for pp, kk in zip(p, k)):
-        raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
-                           f"{p[0]}, kernel_size={k[0]} and dilation=1")
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         return dispatch(PL.avg_pool[2], (input.unsqueeze(-2),), ((1,) + k, (1,) + s, (0,) + p, ceil_mode,
                                                                  count_include_pad, divisor_override)).squeeze(-2)
@@ -257,12 +380,35 @@ def _out_sizes(x, output_size, nd):
     return tuple(x.shape[-nd + i] if s is None else int(s) for i, s in enumerate(sizes))
 
 
+def _check_adaptive(nd, x, kind):
+    """The adaptive pools' rank and size checks, in each one's order (NOTE [ Pool shape checks ])."""
+    name, n = f"adaptive_{kind}_pool{nd}d()", x.shape
+    if kind == "max" or nd == 2:  # (adaptive_avg_pool3d checks the sizes first, then the rank)
+        if x.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D tensor, but got{':' * (kind == 'max')} "
+                               f"{list(n)}")
+    dims = range(len(n) - 2, len(n)) if kind == "avg" and nd == 2 else range(1, len(n))
+    for i in dims:
+        if n[i] <= 0:
+            raise RuntimeError(f"{name}: Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(n)} with dimension {i} being empty")
+    if kind == "avg" and nd == 3 and x.dim() not in (4, 5):
+        raise RuntimeError(f"{name}: Expected 4D or 5D tensor, but got {list(n)}")
+
+
 def _adaptive_avg(nd, input, output_size):
+    if nd == 1:
+        _rank_range(input, "adaptive_avg_pool1d")
     out = _out_sizes(input, output_size, nd)
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         return _adaptive_avg(2, input.unsqueeze(-2), (1,) + out).squeeze(-2)
+    if min(out) < 0:  # (torch's words, its 3-d list printed without a space before the last)
+        sizes = ", ".join(map(str, out)) if nd == 2 else f"{out[0]}, {out[1]},{out[2]}"
+        raise RuntimeError(f"adaptive_avg_pool{nd}d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{sizes}}}")
     if all(o == 1 for o in out):  # torch's: a mean over the pooled dims (with mean's dtype rules)
-        return input.mean(tuple(range(-nd, 0)), keepdim=True)
+        return input.mean(tuple(range(-1, -nd - 1, -1)), keepdim=True)
+    _check_adaptive(nd, input, "avg")
     require_dtype(input, FLOATING, "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d")
     return dispatch(PL.adaptive_avg_pool[nd], (input,), (out,))
 
@@ -284,8 +430,14 @@ def adaptive_avg_pool3d(input, output_size):
 
 
 def _adaptive_max(nd, input, output_size):
+    if nd == 1:
+        _rank_range(input, "adaptive_max_pool1d")
+    _check_adaptive(nd, input, "max")
     require_dtype(input, FLOATING, "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d")
     out = _out_sizes(input, output_size, nd)
+    if min(out) < 0:  # (torch allocates the result first: the empty() error)
+        shape = list(input.shape[:-nd]) + ([1] if nd == 1 else []) + list(out)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
     if nd == 1:  # (NOTE [ Pooling ops per dimension ] in ember/_ops/pooling.py)
         v, idx = dispatch(PL.adaptive_max_pool[2], (input.unsqueeze(-2),), ((1,) + out,))
         return v.squeeze(-2), idx.squeeze(-2)
@@ -321,6 +473,9 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 
 def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
+    if nd > 1 and isinstance(kernel_size, (tuple, list)) and len(kernel_size) != nd:  # torch's `kw, kh = ...`
+        raise ValueError(f"not enough values to unpack (expected {nd}, got {len(kernel_size)})"
+                         if len(kernel_size) < nd else f"too many values to unpack (expected {nd})")
     k = _tup(kernel_size, nd)
     if isinstance(norm_type, (int, float)) and norm_type in (float("inf"), -float("inf")):
         pooled = _max_poolnd(nd, input.abs() if norm_type > 0 else -input.abs(), kernel_size, stride, 0, 1,

@@ -92,6 +92,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(normalized_shape)
+    for t, name in ((weight, "weight"), (bias, "bias")):  # (torch's _check_layer_norm_inputs order)
+        if t is not None and tuple(t.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     if tuple(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")

@@ -267,6 +267,20 @@ def _interpolate_kernel(mode, nd):
     return "compute_indices_weights_linear"
 
 
+def _check_upsample(input, out, nd):
+    """torch's upsample_{1,2,3}d_common_check and its meta functions' empty check, before any kernel: every
+    spatial size in and out positive, then no empty dim but the batch."""
+    names = ("D", "H", "W")[3 - nd:]
+    sizes = tuple(input.shape[2:])
+    if min(sizes + tuple(out)) <= 0:
+        given = ", ".join(f"{n}: {v}" for n, v in zip(names, sizes))
+        want = ", ".join(f"{n}: {v}" for n, v in zip(names, out))
+        sep = ") and output (" if nd == 1 else ") output ("
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}{sep}{want})")
+    if input.numel() == 0 and 0 in tuple(input.shape[1:]):
+        raise RuntimeError(f"Non-empty {nd + 2}D data tensor expected but got a tensor with sizes {list(input.shape)}")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
     nd = input.dim() - 2
@@ -292,6 +306,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    if mode != "area" and 1 <= nd <= 3:  # (torch's meta functions: shapes before the kernel's dtypes)
+        _check_upsample(input, out, nd)
     if antialias:  # torch's separable antialias kernels: float32, float64 and uint8 only
         require_dtype(input, _ANTIALIAS_DTYPES, "compute_index_ranges_weights")
     require_dtype(input, _INTERPOLATE_DTYPES.get(mode, FLOATING), _interpolate_kernel(mode, nd))

@@ -348,6 +348,8 @@ def _arg(name, fn):
             return finish_out(r, out)
         d = wrap_dims(dim, _nd(input))[0]
         if input._data.ndim == 0:
+            if input.dtype.is_complex or input.dtype is _dtypes.bool:  # (the kernel's dtype check still comes first)
+                raise error(input.dtype)
             return _zeros_like_long(input)
         return finish_out(dispatch(op, (input,), (d, keepdim)), out)
     public_fn.__name__ = name

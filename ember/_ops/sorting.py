@@ -496,12 +496,12 @@ def _(a, w, minlength):
 
 @method()
 def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - torch's names
+    if isinstance(bins, int) and bins <= 0:  # (torch's first check, before any dtype's)
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")  # (torch's words)
     require_dtype(input, FLOATING, lambda d: _histc_error(d, min, max))
     a = input._data
     if a.dtype.kind == "V":
         return finish_out(histc(input.float(), bins, min, max).to(input.dtype), out)
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")  # (torch's words)
     return finish_out(dispatch(_histc, (input,), (bins, float(min), float(max))), out)
 
 

@@ -336,6 +336,10 @@ ERRORS = {
                                    np.array(1.0)),
     "layer_norm with a (3,) weight": (lambda lib, x, w: lib.nn.functional.layer_norm(x, (4,), w), np.ones((2, 4)),
                                       np.ones(3)),
+    "histc of -12 bins of uint8 with a negative min": (lambda lib, x: lib.histc(x, -12, min=-1, max=1),
+                                                        np.ones(20, np.uint8)),
+    "argmax of a 0-d bool": (lambda lib, x: lib.argmax(x, 0), np.array(True)),
+    "argmin of a 0-d complex": (lambda lib, x: lib.argmin(x, 0), np.array(1 + 1j, np.complex64)),
     "_log_softmax_backward_data, dim -6": (lambda lib, g, y: lib._log_softmax_backward_data(g, y, -6, g.dtype),
                                            _PTS, _PTS),
 }

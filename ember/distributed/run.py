@@ -26,6 +26,14 @@ fails ]), so on real machines that directory must be visible at the same path on
 shared file system); otherwise only mpiexec's own exit ends the job (a rank killed or aborting MPI ends it,
 a rank exiting with an error code while the others wait in a collective does not).
 
+NOTE [ The rendezvous backends ]
+As torchrun's, with the nodes' ranks fixed by --node-rank (no elastic membership). `--rdzv-backend static`
+(the default): the node-0 launcher hosts the agent store at --rdzv-endpoint (else --master-addr:port) and the
+ranks get that address as MASTER_ADDR/PORT. `--rdzv-backend c10d` (and `--standalone`): the endpoint's store
+is the rendezvous store only; node 0 starts the agent store on a free port and publishes its address there
+(`--local-addr`, else the host's fully qualified name) for the other nodes' launchers, and the ranks get
+that address and port. --rdzv-id is TORCHELASTIC_RUN_ID (a fresh uuid with --standalone).
+
 NOTE [ Output of the ranks ]
 As torchrun's: by default the ranks write to the launcher's console as they are; `--redirects N` (N != 0)
 sends each rank's stdout and stderr to `<log-dir>/<run id>_<restart>/attempt_<restart>/<local rank>/
@@ -223,23 +231,18 @@ def run(ns, alias=False):
     if hosts:
         nnodes = len(hosts)
     if ns.standalone:
-        nnodes, ns.node_rank, master = 1, 0, ("localhost", _free_port())
-        run_id = str(uuid.uuid4())
+        nnodes, ns.node_rank, ns.rdzv_backend = 1, 0, "c10d"
+        ns.rdzv_endpoint, run_id = f"localhost:{_free_port()}", str(uuid.uuid4())
     else:
-        master = (ns.master_addr, ns.master_port)
-        if ns.rdzv_endpoint:
-            host, _, port = ns.rdzv_endpoint.rpartition(":")
-            master = (host or ns.rdzv_endpoint, int(port) if port.isdigit() else 29400)
         run_id = ns.rdzv_id
+    master = (ns.master_addr, ns.master_port)
+    if ns.rdzv_endpoint:
+        host, _, port = ns.rdzv_endpoint.rpartition(":")
+        master = (host or ns.rdzv_endpoint, int(port) if port.isdigit() else 29400)
     world_size = nnodes * nproc
     local = range(world_size) if hosts else range(ns.node_rank * nproc, (ns.node_rank + 1) * nproc)
     local_rank = {r: r % nproc for r in local}
-    from ._store import TCPStore
-
-    store = None
-    if ns.node_rank == 0:  # the agent's store: the ranks connect to it (TORCHELASTIC_USE_AGENT_STORE)
-        store = TCPStore(master[0] if hosts or nnodes > 1 else "127.0.0.1", master[1], is_master=True,
-                         wait_for_workers=False)
+    stores, master = _rendezvous(ns, master, hosts or nnodes > 1)
     base = tempfile.mkdtemp(prefix="torchelastic_")
     name = ns.training_script if not ns.no_python else os.path.basename(ns.training_script)
     try:
@@ -278,7 +281,33 @@ def run(ns, alias=False):
         return 1
     finally:
         shutil.rmtree(base, ignore_errors=True)
-        del store
+        del stores
+
+
+def _rendezvous(ns, endpoint, several):
+    """The job's stores and the ranks' (MASTER_ADDR, MASTER_PORT) (NOTE [ The rendezvous backends ])."""
+    from ._store import TCPStore
+
+    if ns.rdzv_backend not in ("static", "c10d"):
+        raise ValueError(f"ember.distributed.run: --rdzv-backend {ns.rdzv_backend!r} is not supported "
+                         "(static, c10d)")
+    host = endpoint[0] if several else "127.0.0.1"
+    if ns.rdzv_backend == "static":  # the agent's store is at the endpoint; ranks connect to it
+        if ns.node_rank != 0:
+            return [], endpoint
+        return [TCPStore(host, endpoint[1], is_master=True, wait_for_workers=False)], endpoint
+    if ns.node_rank != 0:  # node 0 publishes where its agent store is
+        rdzv = TCPStore(endpoint[0], endpoint[1], is_master=False, wait_for_workers=False)
+        return [rdzv], (rdzv.get(_MASTER_ADDR_KEY).decode(), int(rdzv.get(_MASTER_PORT_KEY).decode()))
+    rdzv = TCPStore(host, endpoint[1], is_master=True, wait_for_workers=False)
+    addr = ns.local_addr or socket.getfqdn()
+    agent = TCPStore("", 0, is_master=True, wait_for_workers=False)  # (addr may name any interface)
+    rdzv.set(_MASTER_ADDR_KEY, addr)
+    rdzv.set(_MASTER_PORT_KEY, str(agent.port))
+    return [rdzv, agent], (addr, agent.port)
+
+
+_MASTER_ADDR_KEY, _MASTER_PORT_KEY = "MASTER_ADDR", "MASTER_PORT"  # (torch's RendezvousStoreInfo keys)
 
 
 def _die_with_parent_fn():

@@ -257,12 +257,16 @@ dist.destroy_process_group()
 """
 
 
-def test_two_nodes(tmp_path):
+@pytest.mark.parametrize("rdzv", ["static", "c10d"])
+def test_two_nodes(tmp_path, rdzv):
+    """c10d: node 1's launcher learns the agent store's address from the rendezvous store on node 0."""
     (tmp_path / "nodes.py").write_text(NODES_SCRIPT)
     port = str(_port())
+    where = ["--master-addr", "127.0.0.1", "--master-port", port] if rdzv == "static" else \
+        ["--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "two"]
     procs = [subprocess.Popen([sys.executable, "-m", "ember", "run", "--nnodes", "2", "--node-rank", str(i),
-                               "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", port,
-                               "nodes.py"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                               "--nproc-per-node", "1"] + where + ["nodes.py"], cwd=tmp_path, env=_env(),
+                              stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
              for i in (0, 1)]
     outs = []
@@ -348,3 +352,33 @@ def test_hosts_make_nodes(tmp_path):
     pids = [int((tmp_path / f"pid{r}").read_text().split()[0]) for r in range(4)]
     proxies = {int((tmp_path / f"pid{r}").read_text().split()[1]) for r in range(4)}
     assert [p for p in pids + sorted(proxies) if _alive(p)] == []
+
+
+@pytest.mark.parametrize("backend", ["static", "c10d"])
+def test_rdzv_flags_are_torchruns(tmp_path, backend):
+    """`--rdzv-backend/--rdzv-endpoint/--rdzv-id`: the ranks' variables are torchrun's (static: MASTER_ADDR/PORT
+    are the endpoint; c10d: the agent store's own port on node 0, named by the host's name), and the ranks
+    meet (an all_reduce)."""
+    (tmp_path / "hosts.py").write_text(HOSTS_SCRIPT)
+    ports = {}
+    for tag, cmd in (("ember", [sys.executable, "-m", "ember", "run"]),
+                     ("torch", [sys.executable, "-m", "torch.distributed.run"])):
+        ports[tag] = port = _port()
+        res = subprocess.run(cmd + ["--rdzv-backend", backend, "--rdzv-endpoint", f"127.0.0.1:{port}",
+                                    "--rdzv-id", "job7", "--nnodes", "1", "--nproc-per-node", "2", "hosts.py",
+                                    tag], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env=_env() if tag == "ember" else
+                             {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"})
+        assert res.returncode == 0, res.stderr
+        if tag == "ember":
+            assert sorted(res.stdout.splitlines()) == [f"rank {r} sum [3.0, 3.0]" for r in range(2)]
+    for r in range(2):
+        e, t = (json.loads((tmp_path / f"{tag}{r}.json").read_text()) for tag in ("ember", "torch"))
+        assert sorted(e) == sorted(t)
+        varying = {"MASTER_PORT", "TORCHELASTIC_ERROR_FILE"}
+        assert {k: v for k, v in e.items() if k not in varying} == \
+               {k: v for k, v in t.items() if k not in varying}
+        assert e["TORCHELASTIC_RUN_ID"] == "job7"
+        assert e["TORCHELASTIC_ERROR_FILE"].endswith(f"attempt_0/{r}/error.json")
+        for tag, env in (("ember", e), ("torch", t)):
+            assert (env["MASTER_PORT"] == str(ports[tag])) == (backend == "static")

@@ -229,6 +229,9 @@ def run(ns, alias=False):
     nproc = _nproc(ns.nproc_per_node)
     hosts = ns.hosts.split(",") if ns.hosts else None
     if hosts:
+        if ns.nnodes != "1" and nnodes != len(hosts) or ns.node_rank != 0:
+            raise ValueError(f"ember.distributed.run: --hosts names {len(hosts)} nodes, started from this one "
+                             f"launcher (got --nnodes {ns.nnodes} --node-rank {ns.node_rank})")
         nnodes = len(hosts)
     if ns.standalone:
         nnodes, ns.node_rank, ns.rdzv_backend = 1, 0, "c10d"

@@ -352,6 +352,9 @@ def test_hosts_make_nodes(tmp_path):
     pids = [int((tmp_path / f"pid{r}").read_text().split()[0]) for r in range(4)]
     proxies = {int((tmp_path / f"pid{r}").read_text().split()[1]) for r in range(4)}
     assert [p for p in pids + sorted(proxies) if _alive(p)] == []
+    bad = subprocess.run(base + ["--nnodes", "3"] + common + ["ember"], cwd=tmp_path, env=_env(),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "ValueError: ember.distributed.run: --hosts names 2 nodes" in bad.stderr
 
 
 @pytest.mark.parametrize("backend", ["static", "c10d"])

@@ -14,6 +14,26 @@ the ranks rendezvous through it; with several launcher runs (`--nnodes N --node-
 worlds are joined into one in `init_process_group` (NOTE [ One world communicator, three ways ] in
 _mpi.py). `--hosts` instead hands MPI a host list and starts every node's ranks from this one run.
 
+NOTE [ Several nodes through MPI's host list ]
+`--hosts h1,h2 --nproc-per-node N` runs the job of len(hosts) nodes from this one launcher: mpiexec gets
+`-hosts h1:N,h2:N` (hydra places the MPMD blocks in order, so ranks kN..kN+N-1 run on host k, node k) and
+each rank torchrun's variables of `--nnodes len(hosts) --node-rank k` (GROUP_RANK k, LOCAL_RANK rank % N,
+LOCAL_WORLD_SIZE N). Hydra reaches the hosts with ssh by default; `--mpi-launcher` picks another of its
+launchers (`fork` starts every host's proxy on this machine: two host names of this machine then make two
+"nodes" here, which is how the tests run it; `slurm` etc. inside a batch job). The launcher watches the
+ranks through their run directories under its temporary directory (NOTE [ Stopping the job when a rank
+fails ]), so on real machines that directory must be visible at the same path on every host (TMPDIR on a
+shared file system); otherwise only mpiexec's own exit ends the job (a rank killed or aborting MPI ends it,
+a rank exiting with an error code while the others wait in a collective does not).
+
+NOTE [ The rendezvous backends ]
+As torchrun's, with the nodes' ranks fixed by --node-rank (no elastic membership). `--rdzv-backend static`
+(the default): the node-0 launcher hosts the agent store at --rdzv-endpoint (else --master-addr:port) and the
+ranks get that address as MASTER_ADDR/PORT. `--rdzv-backend c10d` (and `--standalone`): the endpoint's store
+is the rendezvous store only; node 0 starts the agent store on a free port and publishes its address there
+(`--local-addr`, else the host's fully qualified name) for the other nodes' launchers, and the ranks get
+that address and port. --rdzv-id is TORCHELASTIC_RUN_ID (a fresh uuid with --standalone).
+
 NOTE [ Output of the ranks ]
 As torchrun's: by default the ranks write to the launcher's console as they are; `--redirects N` (N != 0)
 sends each rank's stdout and stderr to `<log-dir>/<run id>_<restart>/attempt_<restart>/<local rank>/
@@ -77,7 +97,10 @@ def get_args_parser():
     add("--log-dir", "--log_dir", type=str, default=None, help="write each rank's output under this directory")
     add("--local-addr", "--local_addr", type=str, default=None, help="accepted for torchrun compatibility")
     add("--start-method", "--start_method", type=str, default="spawn", help="accepted (mpiexec starts ranks)")
-    add("--hosts", type=str, default=None, help="comma-separated host list handed to mpiexec (ember)")
+    add("--hosts", type=str, default=None, help="comma-separated host list handed to mpiexec (ember): one "
+        "node per host, --nproc-per-node ranks on each")
+    add("--mpi-launcher", type=str, default=None, help="how mpiexec reaches the hosts (ember; hydra's "
+        "-launcher: ssh (its default), rsh, fork, slurm, ...)")
     add("-m", "--module", action="store_true", help="run the script as a module (python -m)")
     add("--no-python", "--no_python", action="store_true", help="run the script as an executable")
     add("--run-path", "--run_path", action="store_true", help="run the script with runpy.run_path")
@@ -117,6 +140,12 @@ def _rank_env(ns, local_rank, rank, world_size, nproc, nnodes, restart, run_id, 
     return {k: str(v) for k, v in env.items()}
 
 
+def _host_args(ns, hosts, nproc):
+    """mpiexec's global host options (NOTE [ Several nodes through MPI's host list ])."""
+    out = ["-hosts", ",".join(f"{h}:{nproc}" for h in hosts)] if hosts else []
+    return out + (["-launcher", ns.mpi_launcher] if ns.mpi_launcher else [])
+
+
 def _command(ns, alias):
     if ns.no_python:
         return [ns.training_script] + ns.training_script_args
@@ -141,9 +170,9 @@ def _pid_alive(pid):
 class _Ranks:
     """The run directories of one attempt's ranks: pid, exit code, error file (NOTE [ Stopping ... ])."""
 
-    def __init__(self, attempt_dir, local_ranks):
-        self.dirs = {lr: os.path.join(attempt_dir, str(lr)) for lr in local_ranks}
-        for d in self.dirs.values():
+    def __init__(self, dirs):
+        self.dirs = dirs  # {rank - the launcher's first rank: run directory}
+        for d in dirs.values():
             os.makedirs(d, exist_ok=True)
 
     def _read(self, lr, name):
@@ -200,42 +229,47 @@ def run(ns, alias=False):
     nproc = _nproc(ns.nproc_per_node)
     hosts = ns.hosts.split(",") if ns.hosts else None
     if hosts:
+        if ns.nnodes != "1" and nnodes != len(hosts) or ns.node_rank != 0:
+            raise ValueError(f"ember.distributed.run: --hosts names {len(hosts)} nodes, started from this one "
+                             f"launcher (got --nnodes {ns.nnodes} --node-rank {ns.node_rank})")
         nnodes = len(hosts)
     if ns.standalone:
-        nnodes, ns.node_rank, master = 1, 0, ("localhost", _free_port())
-        run_id = str(uuid.uuid4())
+        nnodes, ns.node_rank, ns.rdzv_backend = 1, 0, "c10d"
+        ns.rdzv_endpoint, run_id = f"localhost:{_free_port()}", str(uuid.uuid4())
     else:
-        master = (ns.master_addr, ns.master_port)
-        if ns.rdzv_endpoint:
-            host, _, port = ns.rdzv_endpoint.rpartition(":")
-            master = (host or ns.rdzv_endpoint, int(port) if port.isdigit() else 29400)
         run_id = ns.rdzv_id
+    master = (ns.master_addr, ns.master_port)
+    if ns.rdzv_endpoint:
+        host, _, port = ns.rdzv_endpoint.rpartition(":")
+        master = (host or ns.rdzv_endpoint, int(port) if port.isdigit() else 29400)
     world_size = nnodes * nproc
     local = range(world_size) if hosts else range(ns.node_rank * nproc, (ns.node_rank + 1) * nproc)
-    from ._store import TCPStore
-
-    store = None
-    if ns.node_rank == 0:  # the agent's store: the ranks connect to it (TORCHELASTIC_USE_AGENT_STORE)
-        store = TCPStore(master[0] if hosts or nnodes > 1 else "127.0.0.1", master[1], is_master=True,
-                         wait_for_workers=False)
+    local_rank = {r: r % nproc for r in local}
+    stores, master = _rendezvous(ns, master, hosts or nnodes > 1)
     base = tempfile.mkdtemp(prefix="torchelastic_")
     name = ns.training_script if not ns.no_python else os.path.basename(ns.training_script)
     try:
         for restart in range(ns.max_restarts + 1):
-            attempt = os.path.join(base, f"{run_id}_{restart}", f"attempt_{restart}")
-            ranks = _Ranks(attempt, [r - local[0] for r in local])
-            cmd = ["mpiexec"]
+            # one node's directories are <base>/<run id>_<restart>/attempt_<restart>/<local rank> as
+            # torchrun's; with --hosts, each node has its own <base>/node<k>
+            node_dir = {r: os.path.join(base, f"node{r // nproc}") if hosts else base for r in local}
+            attempt = f"{run_id}_{restart}", f"attempt_{restart}"
+            ranks = _Ranks({r - local[0]: os.path.join(node_dir[r], *attempt, str(local_rank[r]))
+                            for r in local})
+            cmd = ["mpiexec"] + _host_args(ns, hosts, nproc)
+            first = len(cmd)
             for rank in local:
-                lr = rank % nproc if hosts else rank - local[0]
+                lr = local_rank[rank]
                 env = _rank_env(ns, lr, rank, world_size, nproc, nnodes, restart, run_id,
                                 os.path.join(ranks.dirs[rank - local[0]], "error.json"), master)
                 if ns.tee != "0" or ns.redirects != "0":  # NOTE [ Output of the ranks ]
-                    env["EMBER_RUN_LOG_DIR"] = os.path.join(ns.log_dir or base, f"{run_id}_{restart}",
-                                                            f"attempt_{restart}", str(lr))
+                    logs = os.path.join(ns.log_dir, f"node{rank // nproc}") if ns.log_dir and hosts else \
+                        ns.log_dir or node_dir[rank]
+                    env["EMBER_RUN_LOG_DIR"] = os.path.join(logs, *attempt, str(lr))
                     os.makedirs(env["EMBER_RUN_LOG_DIR"], exist_ok=True)
-                if cmd[-1] != "mpiexec":
+                if len(cmd) > first:
                     cmd.append(":")
-                cmd += ["-n", "1"] + (["-host", hosts[rank // nproc]] if hosts else [])
+                cmd += ["-n", "1"]
                 for k, v in env.items():
                     cmd += ["-env", k, v]
                 cmd += _command(ns, alias)
@@ -243,14 +277,40 @@ def run(ns, alias=False):
             code, failures = _watch(proc, ranks, ns.monitor_interval)
             if code == 0:
                 return 0
-            _report(name, failures or {0: (code, None)}, ranks, local[0])
+            _report(name, failures or {0: (code, None)}, ranks, local[0], nproc)
             if restart < ns.max_restarts:
                 print(f"[ember.distributed.run] restarting the job ({restart + 1}/{ns.max_restarts})",
                       file=sys.stderr, flush=True)
         return 1
     finally:
         shutil.rmtree(base, ignore_errors=True)
-        del store
+        del stores
+
+
+def _rendezvous(ns, endpoint, several):
+    """The job's stores and the ranks' (MASTER_ADDR, MASTER_PORT) (NOTE [ The rendezvous backends ])."""
+    from ._store import TCPStore
+
+    if ns.rdzv_backend not in ("static", "c10d"):
+        raise ValueError(f"ember.distributed.run: --rdzv-backend {ns.rdzv_backend!r} is not supported "
+                         "(static, c10d)")
+    host = endpoint[0] if several else "127.0.0.1"
+    if ns.rdzv_backend == "static":  # the agent's store is at the endpoint; ranks connect to it
+        if ns.node_rank != 0:
+            return [], endpoint
+        return [TCPStore(host, endpoint[1], is_master=True, wait_for_workers=False)], endpoint
+    if ns.node_rank != 0:  # node 0 publishes where its agent store is
+        rdzv = TCPStore(endpoint[0], endpoint[1], is_master=False, wait_for_workers=False)
+        return [rdzv], (rdzv.get(_MASTER_ADDR_KEY).decode(), int(rdzv.get(_MASTER_PORT_KEY).decode()))
+    rdzv = TCPStore(host, endpoint[1], is_master=True, wait_for_workers=False)
+    addr = ns.local_addr or socket.getfqdn()
+    agent = TCPStore("", 0, is_master=True, wait_for_workers=False)  # (addr may name any interface)
+    rdzv.set(_MASTER_ADDR_KEY, addr)
+    rdzv.set(_MASTER_PORT_KEY, str(agent.port))
+    return [rdzv, agent], (addr, agent.port)
+
+
+_MASTER_ADDR_KEY, _MASTER_PORT_KEY = "MASTER_ADDR", "MASTER_PORT"  # (torch's RendezvousStoreInfo keys)
 
 
 def _die_with_parent_fn():
@@ -303,16 +363,16 @@ def _watch(proc, ranks, interval):
         raise
 
 
-def _report(name, failures, ranks, first_rank):
+def _report(name, failures, ranks, first_rank, nproc):
     from .elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
 
     out = {}
-    for lr, (code, pid) in failures.items():
-        error_file = os.path.join(ranks.dirs.get(lr, ""), "error.json")
-        f = ProcessFailure(lr, pid, code, error_file, rank=first_rank + lr)
+    for i, (code, pid) in failures.items():
+        error_file = os.path.join(ranks.dirs.get(i, ""), "error.json")
+        f = ProcessFailure((first_rank + i) % nproc, pid, code, error_file, rank=first_rank + i)
         if os.path.isfile(error_file):
             f.timestamp = os.path.getmtime(error_file)
-        out[first_rank + lr] = f
+        out[first_rank + i] = f
     print("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "
           + ChildFailedError(name, out).format_msg(), file=sys.stderr, flush=True)
 

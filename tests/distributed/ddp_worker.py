@@ -143,6 +143,21 @@ for name, kw in [("default", {}), ("gradient_as_bucket_view", {"gradient_as_buck
     record(f"ddp {name} == torch ddp", e, train(torch, kw), 1e-13)
 record("ddp no_sync == torch ddp", train(ember, nosync=1), train(torch, nosync=1), 1e-13)
 record("ddp buffers (BatchNorm) == torch ddp", train(ember, bn=True), train(torch, bn=True), 1e-13)
+
+
+def buffer_spread(lib, d, kw):
+    """The BatchNorm's running stats (the last arrays of `train`) on this rank minus those on the other: 0
+    when DDP broadcasts buffers, the ranks' own statistics without (`broadcast_buffers=False`)."""
+    bufs = train(lib, kw, bn=True)[-2:]
+    both = [None] * WS
+    d.all_gather_object(both, bufs)
+    return [b - o for b, o in zip(bufs, both[1 - RANK])]
+
+
+for flag in (False, True):
+    kw = {"broadcast_buffers": flag}
+    record(f"ddp broadcast_buffers={flag}: running stats minus the other rank's == torch ddp",
+           buffer_spread(ember, edist, kw), buffer_spread(torch, tdist, kw), 1e-13)
 some_steps = dict(branch=True, use_extra=lambda s: s % 2 == 1)
 record("ddp find_unused, branch used every other step == torch",
        train(ember, {"find_unused_parameters": True}, **some_steps),

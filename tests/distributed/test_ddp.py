@@ -54,6 +54,7 @@ CHECKS = [
     *[f"ddp {n} == {ref}" for n in ("default", "gradient_as_bucket_view", "small buckets",
                                      "find_unused_parameters", "static_graph") for ref in ("full batch", "torch ddp")],
     "ddp no_sync == torch ddp", "ddp buffers (BatchNorm) == torch ddp",
+    *[f"ddp broadcast_buffers={f}: running stats minus the other rank's == torch ddp" for f in (False, True)],
     "ddp find_unused, branch used every other step == torch", "ddp unused parameter, find_unused == full batch",
     *[f"hook {n} == torch" for n in ("allreduce_hook", "fp16_compress_hook", "powerSGD rank 1",
                                      "powerSGD rank 2, no warm start", "powerSGD rank 2, batched", "top-k user hook",

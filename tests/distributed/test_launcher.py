@@ -257,12 +257,16 @@ dist.destroy_process_group()
 """
 
 
-def test_two_nodes(tmp_path):
+@pytest.mark.parametrize("rdzv", ["static", "c10d"])
+def test_two_nodes(tmp_path, rdzv):
+    """c10d: node 1's launcher learns the agent store's address from the rendezvous store on node 0."""
     (tmp_path / "nodes.py").write_text(NODES_SCRIPT)
     port = str(_port())
+    where = ["--master-addr", "127.0.0.1", "--master-port", port] if rdzv == "static" else \
+        ["--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "two"]
     procs = [subprocess.Popen([sys.executable, "-m", "ember", "run", "--nnodes", "2", "--node-rank", str(i),
-                               "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", port,
-                               "nodes.py"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                               "--nproc-per-node", "1"] + where + ["nodes.py"], cwd=tmp_path, env=_env(),
+                              stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
              for i in (0, 1)]
     outs = []
@@ -276,3 +280,111 @@ def test_two_nodes(tmp_path):
         assert p.returncode == 0, err
         outs.append(out.strip())
     assert outs == [f"rank {i} node {i} world 2 sum [3.0, 3.0, 3.0] gathered [0.0, 1.0]" for i in (0, 1)]
+
+
+HOSTS_SCRIPT = """
+import json, os, sys, time
+import torch
+import torch.distributed as dist
+keys = sorted(k for k in os.environ if k.startswith(("TORCHELASTIC", "RANK", "LOCAL_", "WORLD_SIZE",
+              "GROUP_", "ROLE_", "MASTER_", "OMP_NUM", "TORCH_NCCL")))
+with open(sys.argv[1] + os.environ["RANK"] + ".json", "w") as fh:
+    json.dump({k: os.environ[k] for k in keys}, fh)
+if sys.argv[1] == "torch":
+    sys.exit(0)
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+with open(f"pid{rank}", "w") as fh:
+    fh.write(f"{os.getpid()} {os.getppid()}")
+x = torch.full((2,), float(rank + 1))
+dist.all_reduce(x)
+print(f"rank {rank} sum {x.tolist()}", flush=True)
+dist.barrier()
+if sys.argv[2:] == ["fail"]:
+    if rank == 3:
+        raise ValueError("rank 3 gives up")
+    time.sleep(120)
+"""
+
+
+def test_hosts_make_nodes(tmp_path):
+    """`--hosts A,B --mpi-launcher fork`: two "nodes" on this machine from one launcher (NOTE [ Several nodes
+    through MPI's host list ] in run.py): each rank has torchrun's variables of `--nnodes 2 --node-rank k`,
+    each node's ranks are children of their node's hydra proxy, an all_reduce spans the nodes, and a rank
+    that fails on node 1 ends the whole job, leaving no process."""
+    (tmp_path / "hosts.py").write_text(HOSTS_SCRIPT)
+    port = str(_port())
+    common = ["--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", port, "hosts.py"]
+    base = [sys.executable, "-m", "ember", "run", "--hosts", f"localhost,{socket.gethostname()}",
+            "--mpi-launcher", "fork"]
+    mine = subprocess.run(base + common + ["ember"], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert mine.returncode == 0, mine.stderr
+    # (the ranks' lines may interleave on the console: a print's text and newline are two writes)
+    assert sorted(re.findall(r"rank \d sum \[[^\]]*\]", mine.stdout)) == \
+        [f"rank {r} sum [10.0, 10.0]" for r in range(4)]
+    parents = [int((tmp_path / f"pid{r}").read_text().split()[1]) for r in range(4)]
+    assert parents[0] == parents[1] != parents[2] == parents[3]  # one proxy per node
+    tport = str(_port())
+    torch_env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    theirs = [subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--node-rank",
+                                str(k)] + common[:5] + [tport] + common[6:] + ["torch"], cwd=tmp_path,
+                               env=torch_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+              for k in (0, 1)]
+    try:
+        for p in theirs:
+            assert p.wait(timeout=120) == 0, p.stderr.read()
+    finally:  # (a failed check must not leave torchrun running)
+        for p in theirs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stderr.close()
+    for r in range(4):
+        e, t = (json.loads((tmp_path / f"{tag}{r}.json").read_text()) for tag in ("ember", "torch"))
+        assert sorted(e) == sorted(t)
+        assert {k: v for k, v in e.items() if k not in VARYING} == \
+               {k: v for k, v in t.items() if k not in VARYING}
+        assert e["TORCHELASTIC_ERROR_FILE"].endswith(f"attempt_0/{r % 2}/error.json")
+    t0 = time.monotonic()
+    res = subprocess.run(base + common + ["ember", "fail"], cwd=tmp_path, env=_env(), capture_output=True,
+                         text=True, timeout=100)
+    assert res.returncode == 1 and time.monotonic() - t0 < 100  # the others sleep 120 s: they were stopped
+    assert "rank      : 3 (local_rank: 1)" in res.stderr and "ValueError: rank 3 gives up" in res.stderr
+    pids = [int((tmp_path / f"pid{r}").read_text().split()[0]) for r in range(4)]
+    proxies = {int((tmp_path / f"pid{r}").read_text().split()[1]) for r in range(4)}
+    assert [p for p in pids + sorted(proxies) if _alive(p)] == []
+    bad = subprocess.run(base + ["--nnodes", "3"] + common + ["ember"], cwd=tmp_path, env=_env(),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "ValueError: ember.distributed.run: --hosts names 2 nodes" in bad.stderr
+
+
+@pytest.mark.parametrize("backend", ["static", "c10d"])
+def test_rdzv_flags_are_torchruns(tmp_path, backend):
+    """`--rdzv-backend/--rdzv-endpoint/--rdzv-id`: the ranks' variables are torchrun's (static: MASTER_ADDR/PORT
+    are the endpoint; c10d: the agent store's own port on node 0, named by the host's name), and the ranks
+    meet (an all_reduce)."""
+    (tmp_path / "hosts.py").write_text(HOSTS_SCRIPT)
+    ports = {}
+    for tag, cmd in (("ember", [sys.executable, "-m", "ember", "run"]),
+                     ("torch", [sys.executable, "-m", "torch.distributed.run"])):
+        ports[tag] = port = _port()
+        res = subprocess.run(cmd + ["--rdzv-backend", backend, "--rdzv-endpoint", f"127.0.0.1:{port}",
+                                    "--rdzv-id", "job7", "--nnodes", "1", "--nproc-per-node", "2", "hosts.py",
+                                    tag], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env=_env() if tag == "ember" else
+                             {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"})
+        assert res.returncode == 0, res.stderr
+        if tag == "ember":
+            assert sorted(re.findall(r"rank \d sum \[[^\]]*\]", res.stdout)) == \
+                [f"rank {r} sum [3.0, 3.0]" for r in range(2)]
+    for r in range(2):
+        e, t = (json.loads((tmp_path / f"{tag}{r}.json").read_text()) for tag in ("ember", "torch"))
+        assert sorted(e) == sorted(t)
+        varying = {"MASTER_PORT", "TORCHELASTIC_ERROR_FILE"}
+        assert {k: v for k, v in e.items() if k not in varying} == \
+               {k: v for k, v in t.items() if k not in varying}
+        assert e["TORCHELASTIC_RUN_ID"] == "job7"
+        assert e["TORCHELASTIC_ERROR_FILE"].endswith(f"attempt_0/{r}/error.json")
+        for tag, env in (("ember", e), ("torch", t)):
+            assert (env["MASTER_PORT"] == str(ports[tag])) == (backend == "static")

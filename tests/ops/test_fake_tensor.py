@@ -69,6 +69,13 @@ def _run_real(op, sample):
             for r in _describe(out)]
 
 
+_REAL_OUTSIDE = frozenset({"vander", "linalg.cond_norms", "optim.swa_utils.AveragedModel"})
+
+
+def _classless(described):
+    return [d[:-1] if isinstance(d, tuple) else d for d in described] if isinstance(described, list) else described
+
+
 @pytest.mark.parametrize("name", [op.id for op in OPS])
 def test_fake_tensor_matches_torch(name):
     op = _BY_NAME[name]
@@ -87,11 +94,15 @@ def test_fake_tensor_matches_torch(name):
         else:
             assert e == t, f"{name} {dtype}: ember {e} != torch {t}"
         # The same op on the same fakes after their mode is exited: they still run in the mode that made them,
-        # so ember's result is its in-mode one (held to torch above). torch's can differ from its own in-mode
-        # one (a composite that makes real tensors beside the fakes, as vander and nn.RNN do, or reads a
-        # constant); then ember's may equal that instead.
-        eo = _run_fake(ember, op, s, outside=True)
-        assert eo == e or eo == _run_fake(torch, op, s, outside=True), f"{name} {dtype}: outside the mode {eo}"
+        # so ember's result is its in-mode one (held to torch above). A composite that makes real tensors
+        # beside the fakes (vander, linalg.cond, AveragedModel's module) gives real tensors there, as torch's
+        # does: the same shapes, dtypes and strides, another class. (torch's own fakes are not run outside
+        # their mode here: on such composites torch 2.13 mixes fake and real storage and can crash the
+        # process later; a sample without tensor inputs has no fakes and is eager outside the mode.)
+        if any(isinstance(x, np.ndarray) for x in s.inputs):
+            eo = _run_fake(ember, op, s, outside=True)
+            assert eo == e or op.id in _REAL_OUTSIDE and _classless(eo) == _classless(e), \
+                f"{name} {dtype}: outside the mode {eo} != {e}"
 
 
 # ---- the mode itself: conversions, errors, ops outside the mode, autograd, constants --------------------

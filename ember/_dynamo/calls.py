@@ -406,7 +406,7 @@ def enter_autocast(self, f, ctx):
         self.autocast_open.append(ctx)
     exit_ = ContextExitVariable(ctx)
     exit_.frame = f
-    return exit_, ctx
+    return exit_, ConstantVariable(None)  # (`with autocast(...) as a`: None under torch.compile)
 
 
 def exit_autocast(self, fn, args):

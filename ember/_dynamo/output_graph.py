@@ -136,7 +136,7 @@ class AutocastExit:
 
         self.args = args
         self.nesting0 = am._state.nesting
-        self.real = _autocast_cls()(args[0], dtype=args[1], enabled=args[2], cache_enabled=args[3])
+        self.real = _rebuilt_autocast(args)
         self.real.__enter__()
 
     def prev_state(self):
@@ -156,6 +156,10 @@ def _autocast_cls():
     from ..amp.autocast_mode import autocast
 
     return autocast
+
+
+def _rebuilt_autocast(args):
+    return _autocast_cls()(args[0], dtype=args[1], enabled=args[2], cache_enabled=args[3])
 
 
 def _exit_resumed_autocast(device_type, prev, prev_dtype, prev_cache, nesting=None):
@@ -603,6 +607,8 @@ class OutputGraph:
             if getattr(v.ctx, "resumed", None) is not None:
                 return v.source  # (still open: the same block goes on past this break too)
             return f"{self.k(AutocastExit)}({self.k(v.ctx.args)})"
+        if isinstance(v, AutocastVariable):  # (`with autocast(...) as a`: a new object, as torch rebuilds it)
+            return f"{self.k(_rebuilt_autocast)}({self.k(v.args)})"
         if isinstance(v, (NNModuleVariable, ObjectVariable)):
             if getattr(v, "made_inside", False):  # NOTE [ Modules built inside the region ]
                 raise Unsupported("a module built inside the region outlives it (each call must make its own)")

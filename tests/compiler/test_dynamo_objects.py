@@ -682,6 +682,42 @@ def _ac_break_first_and_last(lib):
     return f
 
 
+def _ac_breaks_inside_and_after(lib):
+    def f(x):
+        with lib.autocast("cpu"):
+            y = x @ x.T
+            print("a break inside the block")
+            z = y @ y
+        print("a break after it: the capture that left the block starts again")
+        w = z.float() @ z.float()
+        return w, z
+
+    return f
+
+
+def _ac_bound_with_as(lib):
+    def f(x):
+        with lib.autocast("cpu") as ac:  # (None under torch.compile, unlike eager)
+            y = x @ x.T
+            print("a break with what `as` bound in a local")
+            z = y @ y
+        return z, y, type(ac).__name__
+
+    return f
+
+
+def _ac_object_in_local(lib):
+    def f(x):
+        ac = lib.autocast("cpu")
+        with ac:
+            y = x @ x.T
+            print("a break with the autocast object in a local")
+            z = y @ y
+        return z, type(ac).__name__
+
+    return f
+
+
 def _ac_break_in_loop(lib):
     def f(x):
         with lib.autocast("cpu"):
@@ -704,6 +740,9 @@ AC_BREAK_CASES = [
     _ac_nested_autocast_break,
     _ac_two_breaks,
     _ac_break_first_and_last,
+    _ac_breaks_inside_and_after,
+    _ac_bound_with_as,
+    _ac_object_in_local,
     _ac_break_in_loop,
 ]
 

@@ -393,7 +393,8 @@ def _is_autocast_class(v):
 
 def enter_autocast(self, f, ctx):
     """`with ember.autocast(...)`: an `_enter_autocast` node, and the capture's own ops under the real
-    autocast from here to the `_exit_autocast` node. A break inside gives the frame up."""
+    autocast from here to the `_exit_autocast` node. A break inside splits the block (NOTE [ Autocast
+    across a break ] in eval_frame.py)."""
     from .output_graph import _enter_autocast
 
     node = self.out.graph.call_function(_enter_autocast, ctx.args)
@@ -402,22 +403,29 @@ def enter_autocast(self, f, ctx):
     self.autocast_entered.append(ctx.real)
     ctx.node = node
     if f is self.frame0:
-        self.generic_ctx += 1
+        self.autocast_open.append(ctx)
     exit_ = ContextExitVariable(ctx)
     exit_.frame = f
-    return exit_, ctx
+    return exit_, ConstantVariable(None)  # (`with autocast(...) as a`: None under torch.compile)
 
 
 def exit_autocast(self, fn, args):
-    from .output_graph import _exit_autocast
+    from .output_graph import _exit_autocast, _exit_resumed_autocast
 
     if not all(self.is_none(a) for a in args):
         raise Unsupported("an exception leaving an autocast block")
-    self.out.graph.call_function(_exit_autocast, (fn.ctx.node,)).meta["impure"] = True
-    fn.ctx.real.__exit__(None, None, None)
-    self.autocast_entered.remove(fn.ctx.real)
-    if fn.frame is self.frame0:
-        self.generic_ctx -= 1
+    ctx = fn.ctx
+    if getattr(ctx, "resumed", None) is not None:  # a block entered before a break, by an AutocastExit
+        state = (ctx.args[0], *ctx.resumed)
+        self.out.graph.call_function(_exit_resumed_autocast, state).meta["impure"] = True
+        _exit_resumed_autocast(*state)
+        self.autocast_left.append(ctx.real)
+        return ConstantVariable(None)
+    self.out.graph.call_function(_exit_autocast, (ctx.node,)).meta["impure"] = True
+    ctx.real.__exit__(None, None, None)
+    self.autocast_entered.remove(ctx.real)
+    if ctx in self.autocast_open:
+        self.autocast_open.remove(ctx)
     return ConstantVariable(None)
 
 

@@ -43,7 +43,7 @@ from .. import _logging
 from . import config
 from .exc import Unsupported
 from .generators import drain_state
-from .output_graph import OutputGraph
+from .output_graph import AutocastExit, OutputGraph
 from .symbolic_convert import (
     _BINOPS,
     _COMPARE,
@@ -235,6 +235,10 @@ def run_frame(ctx, fn, args, kwargs):
             offset = insts[nxt].offset
     except BaseException:
         grad_state.enabled = grad0  # a grad-mode block the exception left (see NOTE [ Graph breaks ... ])
+        for v in st.S:  # the outermost autocast block open across a break (NOTE [ Autocast across a break ])
+            if type(v) is AutocastExit:
+                v.restore()
+                break
         raise
 
 
@@ -370,6 +374,8 @@ def capture(ctx, fn, code, offset, st):
             _compile_state["compiling"] = False
             for ac in reversed(tx.autocast_entered):  # (a capture that stopped inside an autocast block)
                 ac.__exit__(None, None, None)
+            for ac in reversed(tx.autocast_left):  # (blocks open before it, which it left: open again)
+                _reenter(ac)
             grad_state.enabled = grad0
             ember.set_rng_state(rng0)
     else:
@@ -391,6 +397,33 @@ def capture(ctx, fn, code, offset, st):
         grad_state.enabled = grad0
     entry.capture_time = time.perf_counter() - t0
     return entry
+
+
+def _reenter(ac):
+    """Undo a capture's leaving of a block that was open before it (the real `autocast` it had entered)."""
+    from ..amp import autocast_mode as am
+
+    am.set_autocast_enabled(ac.device, ac._enabled)
+    am.set_autocast_dtype(ac.device, ac.fast_dtype)
+    am.autocast_increment_nesting()
+    am.set_autocast_cache_enabled(ac._cache_enabled)
+
+
+# NOTE [ Autocast across a break ]
+# A break inside `with torch.autocast(...)` (or `torch.amp.autocast`, `torch.cpu.amp.autocast`) splits the
+# block as torch 2.13 splits it: the graph before the break leaves the block (an `_exit_autocast` node per
+# block open in the top frame, added by `_finish`), the rebuild code enters it again for real (the stack
+# slot of the block's `__exit__` becomes an `AutocastExit`, which enters a real `autocast` when made), the
+# break instruction runs in Python under autocast, and the capture after it lifts the `AutocastExit` back
+# to the open block, guarded on its arguments and on the state leaving it restores. That capture's ops run
+# under the real autocast the `AutocastExit` entered (the graph needs no enter node: the state is already
+# on when it runs), and leaving the block is an `_exit_resumed_autocast` node (what `autocast.__exit__`
+# does, the state to restore as constants). A block still open at the next break passes through as the
+# same `AutocastExit`. A graph that only enters and leaves the block is still a graph, as torch counts it.
+# Where torch gives the frame up (a break in a loop, a try block, under an inlined user context manager;
+# NOTE [ When a break skips the frame ] in symbolic_convert.py) so does ember; with `fullgraph=True` the
+# break is an error. If the frame raises while a block is open across a break, `run_frame` restores the
+# state from before the outermost such block, as CPython's unwinding of the `with` would.
 
 
 def _wont_convert(code):
@@ -425,6 +458,12 @@ def _top_frame(out, fn, code, st):
 
 def _finish(ctx, fn, code, out, frame0, kind, value, reason):
     L = frame0.locals
+    if kind == "break":  # the graph leaves the autocast blocks open at the break; the rebuild code
+        # enters them again (NOTE [ Autocast across a break ])
+        from .output_graph import _exit_autocast
+
+        for block in reversed(out.tx.autocast_open):
+            out.graph.call_function(_exit_autocast, (block.node,)).meta["impure"] = True
     # the state: live locals (unread ones are passed through by source), stack, cells written
     state_vars = [v for v in dict.values(L) if type(v) is not _Lazy]
     if kind == "return":

@@ -20,6 +20,7 @@ from .exc import Unsupported
 from .guards import GuardSet, TensorSpec
 from .variables import (
     NULL,
+    AutocastVariable,
     BaseListVariable,
     CellVariable,
     ConstantVariable,
@@ -92,7 +93,9 @@ def to_meta(t, fake_mode):
 # Most variables have an obvious real value; two kinds need a stand-in that the next capture can read
 # back without consuming or guessing: an iterator of a `for` loop in progress (`ResumeIterator`: its items
 # and position, which a capture lifts back to a symbolic iterator with guards on both) and the exit of a
-# grad-mode `with` block in progress (`GradModeExit`: the mode to restore, called as `__exit__` is).
+# grad-mode `with` block in progress (`GradModeExit`: the mode to restore, called as `__exit__` is), and
+# the exit of an autocast block in progress (`AutocastExit`: made by the rebuild code, it enters a real
+# autocast for the break instruction and what follows; see NOTE [ Autocast across a break ]).
 
 
 class ResumeIterator:
@@ -119,6 +122,59 @@ class GradModeExit:
 
     def __call__(self, *exc):
         _set_grad_enabled(self.prev)
+
+
+class AutocastExit:
+    """An autocast block open across a break: entered when the rebuild code makes it (the graph before the
+    break left the block, as torch's does), left when called as `__exit__` is, or by the graph of a later
+    capture (`_exit_resumed_autocast`), or by `restore` when the frame raises."""
+
+    __slots__ = ("args", "real", "nesting0")
+
+    def __init__(self, args):
+        from ..amp import autocast_mode as am
+
+        self.args = args
+        self.nesting0 = am._state.nesting
+        self.real = _rebuilt_autocast(args)
+        self.real.__enter__()
+
+    def prev_state(self):
+        """The state the block restores when it is left (what a capture of the rest of the block reads)."""
+        r = self.real
+        return (r.prev, r.prev_fastdtype, r.prev_cache_enabled)
+
+    def __call__(self, *exc):
+        self.real.__exit__(*exc)
+
+    def restore(self):
+        """The state before the block, however much of it was left (the frame raised inside it)."""
+        _exit_resumed_autocast(self.args[0], *self.prev_state(), nesting=self.nesting0)
+
+
+def _autocast_cls():
+    from ..amp.autocast_mode import autocast
+
+    return autocast
+
+
+def _rebuilt_autocast(args):
+    return _autocast_cls()(args[0], dtype=args[1], enabled=args[2], cache_enabled=args[3])
+
+
+def _exit_resumed_autocast(device_type, prev, prev_dtype, prev_cache, nesting=None):
+    """The graph node leaving an autocast block a break split (the block was entered by an `AutocastExit`
+    before the graph ran): what `autocast.__exit__` does, with the state to restore as constants."""
+    from ..amp import autocast_mode as am
+
+    if nesting is None:
+        nesting = am._state.nesting - 1
+    am._state.nesting = nesting
+    if nesting == 0:
+        am.clear_autocast_cache()
+    am.set_autocast_enabled(device_type, prev)
+    am.set_autocast_dtype(device_type, prev_dtype)
+    am.set_autocast_cache_enabled(prev_cache)
 
 
 def _set_grad_enabled(mode):
@@ -342,6 +398,17 @@ class OutputGraph:
         if type(value) is GradModeExit:
             g.add(f"type({source}) is {self.k(GradModeExit)} and {source}.prev == {value.prev!r}")
             return ContextExitVariable(GradModeVariable(value.prev, initial=value.prev))
+        if type(value) is AutocastExit:  # NOTE [ Autocast across a break ]
+            state = self.k(value.prev_state())
+            g.add(
+                f"type({source}) is {self.k(AutocastExit)} and {source}.args == {self.k(value.args)} "
+                f"and {source}.prev_state() == {state}"
+            )
+            ctx = AutocastVariable(value.real, value.args)
+            ctx.resumed = value.prev_state()
+            exit_ = ContextExitVariable(ctx)
+            exit_.source = source
+            return exit_
         if value is NULL:
             return NULL
         if isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple):
@@ -536,6 +603,12 @@ class OutputGraph:
             return f"{self.k(ResumeIterator)}([{''.join(r(x) + ', ' for x in v.items)}], {v.index})"
         if isinstance(v, ContextExitVariable) and isinstance(v.ctx, GradModeVariable):
             return f"{self.k(GradModeExit)}({v.ctx.initial!r})"
+        if isinstance(v, ContextExitVariable) and isinstance(v.ctx, AutocastVariable):
+            if getattr(v.ctx, "resumed", None) is not None:
+                return v.source  # (still open: the same block goes on past this break too)
+            return f"{self.k(AutocastExit)}({self.k(v.ctx.args)})"
+        if isinstance(v, AutocastVariable):  # (`with autocast(...) as a`: a new object, as torch rebuilds it)
+            return f"{self.k(_rebuilt_autocast)}({self.k(v.args)})"
         if isinstance(v, (NNModuleVariable, ObjectVariable)):
             if getattr(v, "made_inside", False):  # NOTE [ Modules built inside the region ]
                 raise Unsupported("a module built inside the region outlives it (each call must make its own)")

@@ -272,10 +272,11 @@ def _frame_reason(code, top):
 # made (symbolic_convert.py, `should_compile_partial_graph` and `maybe_has_backedge`); elsewhere it gives
 # the frame up ("skip frame") and CPython runs it, the frames it calls being caught on their own:
 #   - a break inside a `try` block or an `except`/`finally` handler (a block that is not a `with` on a
-#     context manager capture models across a break: grad mode);
+#     context manager capture models across a break: grad mode, autocast);
 #   - a break inside a generator capture is running (generators.py);
-#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active, and
-#     (where ember differs: torch 2.13 resumes there) a break inside an autocast block;
+#   - a break while a context manager capture inlined (a user `__enter__`/`__exit__`) is active (a break
+#     inside a grad-mode or autocast block is not one: capture resumes after it, the block still on;
+#     NOTE [ Autocast across a break ] in eval_frame.py);
 #   - a break at an instruction other than a call, a comparison, a conditional jump or an attribute or
 #     item store (torch's `break_graph_if_unsupported` handlers and `generic_jump`);
 #   - a break with a backward jump after it in the frame before its first return: a break in a loop
@@ -413,6 +414,8 @@ class InstructionTranslator:
         self.steps = 0
         self.generic_ctx = 0  # user context managers entered in the top frame and not yet exited
         self.autocast_entered = []  # real autocast objects entered by the capture (left if it stops)
+        self.autocast_open = []  # AutocastVariables entered in the top frame and not yet left
+        self.autocast_left = []  # real autocasts of blocks open before this capture that it left
         self.visits = {}
         self.break_index = None
         self.break_reason = None

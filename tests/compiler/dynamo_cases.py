@@ -10,7 +10,8 @@ Torch's rules these exercise (NOTE [ When a break skips the frame ] in ember/_dy
 a break inside an inlined call cuts the caller's graph at the call and the callee's frame is compiled on
 its own; torch.nn's own frames reached after a break run uncompiled; a break in a loop, a try block, a
 generator or a user context manager gives the frame up; try/except, generators, `yield from` and
-`contextlib.contextmanager` are captured when nothing breaks.
+`contextlib.contextmanager` are captured when nothing breaks; a break inside a grad-mode or autocast block
+is resumed after, the block still on.
 """
 
 import collections
@@ -607,6 +608,94 @@ def c_autocast_and_module_built_inside(lib):
         with lib.autocast("cpu", dtype=lib.bfloat16):
             y = x @ x.T
         return lib.nn.Softmax(dim=-1)(y.float()), y.dtype == lib.bfloat16
+
+    return f
+
+
+# graph breaks inside autocast blocks: torch compiles the graph before the break, runs it in Python under
+# autocast and resumes after it (NOTE [ Autocast across a break ] in ember/_dynamo/eval_frame.py); the
+# with-block bytecode differs in each CPython version. (bfloat16 results are returned as float32 beside
+# a check of their dtype: NumPy has no bfloat16.)
+
+
+def c_autocast_break_print(lib):
+    def f(x):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            y = x @ x.T
+            print("a break inside autocast")
+            z = y @ y
+        return z.float(), z.dtype == lib.bfloat16, lib.is_autocast_enabled("cpu")
+
+    return f
+
+
+def c_autocast_break_item_and_branch(lib):
+    def f(x):
+        with lib.amp.autocast("cpu"):
+            y = x @ x.T
+            s = y.sum().item()
+            if y.sum() > 0:
+                z = y @ y * s
+            else:
+                z = y - s
+        return z.float(), z.dtype == lib.bfloat16
+
+    return f
+
+
+def c_autocast_break_nested_grad_mode(lib):
+    def f(x):
+        x = x.detach().requires_grad_()
+        with lib.no_grad():
+            with lib.autocast("cpu"):
+                y = x @ x.T
+                print("autocast inside no_grad")
+                z = y @ y
+        with lib.autocast("cpu"):
+            w = x @ x.T
+            with lib.enable_grad(), lib.set_grad_enabled(False):
+                print("no_grad inside autocast")
+                v = w @ w
+            u = v @ w
+        return z.float(), u.float(), y.requires_grad, u.requires_grad, u.dtype == lib.bfloat16
+
+    return f
+
+
+def c_autocast_break_disabled_and_float16(lib):
+    def f(x):
+        with lib.autocast("cpu", dtype=lib.float16):
+            y = x @ x.T
+            with lib.autocast("cpu", enabled=False):
+                print("a break in autocast(enabled=False) inside a float16 autocast")
+                z = y.float() @ x
+            w = y @ z
+        return y, z, w, lib.get_autocast_dtype("cpu") == lib.float16
+
+    return f
+
+
+def c_autocast_two_breaks_and_after(lib):
+    def f(x):
+        with lib.autocast("cpu") as a:
+            y = x @ x.T
+            print("first break")
+            z = y @ y
+            print("second break")
+            w = z @ y
+        print("a break after the block")
+        return w.float() @ x, a is None
+
+    return f
+
+
+def c_autocast_break_in_loop(lib):
+    def f(x):
+        with lib.autocast("cpu"):
+            for i in range(2):
+                x = (x @ x.T)[:, :4]
+                print(i)
+        return x.float()
 
     return f
 

@@ -8,6 +8,9 @@
  * [-708, 708] (past them a float32 result is 0 or inf anyway, and the double is still finite/normal
  * there), +-inf give 0 and inf, NaN gives NaN. Rounded to float32, the result is the correctly rounded
  * expf except within ~1e-9 ulp of a rounding boundary.
+ * Every select is its own two-way `?:` statement, never nested: GCC's jump threading merges nested `?:`s
+ * of two inlined calls into phi nodes of 5 arguments, which if-conversion refuses ("control flow in loop"),
+ * so a fused chain of 2 or more exps did not vectorise.
  */
 #ifndef EMBER_COMMON_H
 #define EMBER_COMMON_H
@@ -22,7 +25,8 @@
 typedef int64_t idx;
 
 static inline double em_exp(double x) {
-    double xc = x < -708.0 ? -708.0 : (x > 708.0 ? 708.0 : x);
+    double xc = x < -708.0 ? -708.0 : x;
+    xc = xc > 708.0 ? 708.0 : xc;
     double n = nearbyint(xc * 1.4426950408889634);
     double r = (xc - n * 0.6931471803691238) - n * 1.9082149292705877e-10;
     double p = 1.0 / 39916800.0;
@@ -41,7 +45,8 @@ static inline double em_exp(double x) {
     double scale;
     memcpy(&scale, &bits, sizeof scale);
     double y = p * scale;
-    y = x > 708.0 ? INFINITY : (x < -708.0 ? 0.0 : y);
+    y = x > 708.0 ? INFINITY : y;
+    y = x < -708.0 ? 0.0 : y;
     return x != x ? x : y;
 }
 
@@ -51,7 +56,8 @@ static inline double em_exp(double x) {
  * smallest subnormal round once. Within 2 ulp of the correctly rounded value (NumPy's and torch's SIMD expf
  * are within 1-2 ulp too); 16 lanes per AVX-512 instruction where em_exp has 8. */
 static inline float em_expf(float x) {
-    float xc = x < -110.0f ? -110.0f : (x > 89.0f ? 89.0f : x);
+    float xc = x < -110.0f ? -110.0f : x;
+    xc = xc > 89.0f ? 89.0f : xc;
     float n = nearbyintf(xc * 1.44269504088896341f);
     float r = xc - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
@@ -68,7 +74,8 @@ static inline float em_expf(float x) {
     memcpy(&s1, &b1, sizeof s1);
     memcpy(&s2, &b2, sizeof s2);
     y = (y * s1) * s2;
-    y = x > 89.0f ? INFINITY : (x < -110.0f ? 0.0f : y);
+    y = x > 89.0f ? INFINITY : y;
+    y = x < -110.0f ? 0.0f : y;
     return x != x ? x : y;
 }
 

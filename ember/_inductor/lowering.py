@@ -458,23 +458,21 @@ def _minimum(lo, node, a, b):
 # libm call, measured at 60-90 ns per element on these machines, while NumPy's SIMD float32 sin takes ~2 ns.
 # So under the C backend these ops are fallbacks (ember's eager NumPy kernel, between fused kernels); exp,
 # sigmoid, gelu and their gradients have vectorisable forms in common.h (em_expf, em_exp, em_erf_single)
-# and fuse, and so do float32 sin and cos (em_sinf, em_cosf: NOTE [ Vectorisable sin and cos ], ~2.5 ns an
-# element, within 1 ulp), which keeps a chain with a sin in it one loop over all threads. float64 sin and
-# cos, and the rest, are still scalar calls in C and stay fallbacks. The NumPy backend computes them all
-# with NumPy's ufuncs anyway. In half precision they are lowered (computed in float): a fallback there would
-# round its input and its result, which torch.compile does not (NOTE [ Half precision is computed in float ]
-# in ir.py).
+# and fuse. float32 sin and cos have one too (em_sinf, em_cosf: NOTE [ Vectorisable sin and cos ], within
+# 1 ulp), but computed in double with a table gather it takes 1.1-2.3 ns an element on these (AMD EPYC)
+# machines, slower than NumPy's float32 SIMD sin (0.4 ns): fused, the benchmark's chain of 10 sins ran 31 ms
+# against 6.5 ms eager, so float32 and float64 sin and cos stay fallbacks too; half-precision sin and cos
+# use em_sinf/em_cosf (a scalar libm call before). The NumPy backend computes them all with NumPy's ufuncs
+# anyway. In half precision they are lowered (computed in float): a fallback there would round its input
+# and its result, which torch.compile does not (NOTE [ Half precision is computed in float ] in ir.py).
 SCALAR_LIBM = frozenset(("log", "sin", "cos", "tanh", "erf", "log1p", "expm1"))
-VECTOR_FLOAT32 = frozenset(("sin", "cos"))  # SCALAR_LIBM ops with a vectorisable float32 form in common.h
 
 
 def _unary(name, floats=True):
     def low(lo, node, a):
         if floats:
             _float_only(node)
-        dt = _out(node)[1]
-        if lo.backend == "c" and name in SCALAR_LIBM and dt not in LOWP and \
-                not (dt == "float32" and name in VECTOR_FLOAT32):
+        if lo.backend == "c" and name in SCALAR_LIBM and _out(node)[1] not in LOWP:
             raise Unsupported(f"{name} is a scalar libm call in C")
         return pointwise(node, name, [a])
     return low

@@ -8,6 +8,8 @@
   computes with em_sinf/em_cosf, is one kernel with no fallback and equals torch eager within the OpInfo
   table's tolerance for sin, and torch.compile's result. (float32 sin and cos stay fallbacks for speed:
   NOTE [ Scalar libm calls stay NumPy's ] in ember/_inductor/lowering.py.)
+- A fallback's result is dropped after its last reader, kept when it is an output or a view's source
+  (NOTE [ Fallback results die at their last use ] in ember/_inductor/compile_fx.py), results unchanged.
 - The loops over em_expf, em_exp, em_sinf and em_cosf vectorise (GCC's -fopt-info-vec, with ember's flags):
   a nested `?:` in em_expf once stopped a fused chain of exps from vectorising (NOTE [ Vectorisable exp ]).
 """
@@ -152,3 +154,28 @@ def test_common_math_loops_vectorise(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = {int(ln.split(":")[1]) for ln in out.stderr.splitlines() if "loop vectorized" in ln and "loops.c:" in ln}
     assert {4, 7, 10} <= lines, out.stderr
+
+
+# NOTE [ Fallback results die at their last use ] (ember/_inductor/compile_fx.py): a float32 sin is a
+# fallback; its result is dropped after its last reader unless it is an output or a view's source
+_DROPS = [
+    ("chain", lambda L, x: _chain(L, x), True),
+    ("output_and_read_later", lambda L, x: (lambda y: (y, y * 2 + 1))(x.sin()), False),
+    ("view_of_it_returned", lambda L, x: (lambda y: ((y * 2).sin(), y.t()))(x.sin()), False),
+    ("read_by_two_kernels", lambda L, x: (lambda y: (y * 2).sin() + (y * 3).cos())(x.sin()), True),
+]
+
+
+@needs_cc
+@pytest.mark.parametrize("name,fn,dropped", _DROPS, ids=[d[0] for d in _DROPS])
+def test_fallback_results_dropped_after_last_use(name, fn, dropped):
+    x = np.random.default_rng(2).standard_normal((33, 17)).astype(np.float32)
+    call, made = _compiled(lambda t: fn(ember, t))
+    got = call(ember.from_numpy(x))
+    for _ in range(2):  # (a second call runs the same wrapper again)
+        again = call(ember.from_numpy(x))
+    assert sum(g.n_fallbacks for g in made) >= 1
+    assert ("    del " in made[0].wrapper_source) == dropped, made[0].wrapper_source
+    want = fn(torch, torch.from_numpy(x))
+    assert_same(got, want, path=name)
+    assert_same(again, want, path=name)

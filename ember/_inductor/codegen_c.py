@@ -17,7 +17,8 @@ the same compiler, flags (NOTE [ Exact flags ]: no fast-math, no FMA contraction
 eager's native kernels.
 
 NOTE [ C semantics of the ops ]
-- Floating point: float32 values are computed in float (as NumPy computes float32 ops), exp by em_expf;
+- Floating point: float32 values are computed in float (as NumPy computes float32 ops), exp by em_expf,
+  sin and cos by em_sinf and em_cosf (in double, correctly rounded but for ~1e-6 ulp near a boundary);
   gelu and pow in double rounded once, as eager's float32 kernels do. max/min propagate NaN (torch's
   maximum and amax do); `x > 0` style tests are false for NaN as in NumPy.
 - Integers: +, -, * wrap around (computed on the unsigned type, since signed overflow is undefined in C).
@@ -279,6 +280,8 @@ def op_c(o: Op, a: list) -> str:
         return a[0]
     if n == "exp":
         return f"em_expf({a[0]})" if dt == "float32" else f"em_exp({a[0]})"
+    if n in ("sin", "cos") and dt == "float32":
+        return f"em_{n}f({a[0]})"
     if n in ("log", "sqrt", "sin", "cos", "tanh", "erf", "log1p", "expm1", "floor", "ceil", "trunc"):
         return f"{n}{f}({a[0]})"
     if n == "round":

@@ -17,9 +17,9 @@ import itertools
 import os
 import time
 
-from tensorboardX.embedding import append_pbtxt, make_mat, make_sprite, make_tsv
+from tensorboardX.embedding import append_pbtxt, make_mat, make_tsv
 from tensorboardX.proto.event_pb2 import Event, SessionLog
-from tensorboardX.utils import figure_to_image
+from tensorboardX.utils import figure_to_image, make_grid
 from tensorboardX.writer import FileWriter as _TbxFileWriter
 
 from .summary import (
@@ -260,7 +260,7 @@ class SummaryWriter:
             label_img = make_np(label_img)
             if mat.shape[0] != label_img.shape[0]:
                 raise AssertionError("#images should equal with #data points")
-            make_sprite(label_img, save_path)
+            _make_sprite(label_img, save_path)
         if mat.ndim != 2:
             raise AssertionError("mat should be 2D, where mat.size(0) is the number of data points")
         make_mat(mat, save_path)
@@ -339,3 +339,18 @@ class SummaryWriter:
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         self.close()
+
+
+def _make_sprite(label_img, save_path):
+    """The Projector's sprite as torch's writer makes it: the images in a grid of ceil(sqrt(N)) columns, in a square
+    canvas padded below with black. (tensorboardX's `make_sprite` pads with an uninitialised array, so its padding
+    is whatever memory it got.)"""
+    import math
+
+    import numpy as np
+    from PIL import Image
+
+    grid = make_grid(label_img, ncols=math.ceil(label_img.shape[0] ** 0.5)).transpose(1, 2, 0)  # HWC
+    square = np.zeros((grid.shape[1], grid.shape[1], 3))
+    square[:grid.shape[0]] = grid
+    Image.fromarray(np.uint8((square * 255).clip(0, 255))).save(os.path.join(save_path, "sprite.png"))

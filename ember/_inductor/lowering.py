@@ -825,20 +825,17 @@ def _mean(lo, node, a, dims=None, keepdim=False, dtype=None):
     return pointwise(node, "truediv", [s, n])
 
 
-@register(aten.amax.default)
-def _amax(lo, node, a, dims=None, keepdim=False):
-    shape, out = _out(node)
-    if 0 in a.shape:
-        raise Unsupported("empty reduction")
-    return lo.reduction(a, _dims(a, dims), "max", out, out, keepdim)
+def _extremum(kind):
+    def low(lo, node, a, dims=None, keepdim=False):
+        shape, out = _out(node)
+        if 0 in a.shape:
+            raise Unsupported("empty reduction")
+        return lo.reduction(a, _dims(a, dims), kind, out, out, keepdim)
+    return low
 
 
-@register(aten.amin.default)
-def _amin(lo, node, a, dims=None, keepdim=False):
-    shape, out = _out(node)
-    if 0 in a.shape:
-        raise Unsupported("empty reduction")
-    return lo.reduction(a, _dims(a, dims), "min", out, out, keepdim)
+register(aten.amax.default)(_extremum("max"))
+register(aten.amin.default)(_extremum("min"))
 
 
 @register(aten.sum_to_size.default)

@@ -145,10 +145,10 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     # partial sums per chunk of samples: a count from the batch and weight sizes only, never the threads
     chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4)))
     gw = np.empty(wshape, _F32)
-    partials = np.empty((chunks - 1, wsize), _F32) if chunks > 1 else None
+    partials = np.empty((chunks, wsize), _F32)  # (NOTE [ Weight gradient as cols @ g^T ] in conv.c)
     shape = _shape(x.shape, wshape, stride, pads, dil, groups, g.shape[2:])
-    ok = _run(call, (x.ctypes.data, g.ctypes.data, gw.ctypes.data,
-                     None if partials is None else partials.ctypes.data, chunks, shape.ctypes.data))
+    ok = _run(call, (x.ctypes.data, g.ctypes.data, gw.ctypes.data, partials.ctypes.data, chunks,
+                     shape.ctypes.data))
     return gw if ok else None
 
 

@@ -54,6 +54,9 @@ _CONVS = [
     ("stem_7x7_s2", (2, 3, 12, 12), (8, 3, 7, 7), {"stride": 2, "padding": 3}),
     ("conv1d", (4, 6, 50), (8, 6, 5), {"stride": 2, "padding": 2}),
     ("batch1", (1, 16, 9, 9), (8, 16, 3, 3), {"padding": 1}),
+    # rows of 40 and 61 floats: three and four vectors in the AVX-512 paths (NOTE [ Short rows ] in conv.c)
+    ("rows40", (2, 2, 4, 40), (3, 2, 3, 5), {"padding": (1, 2)}),
+    ("rows61", (2, 2, 3, 61), (3, 2, 2, 3), {"padding": (0, 1)}),
 ]
 
 
@@ -88,9 +91,9 @@ def test_conv_transpose_against_torch(threads):
 
 
 def _conv_grads(lib, x, w, b, gy, kw):
-    """(output, input grad, weight grad, bias grad) of conv2d as float64 arrays."""
+    """(output, input grad, weight grad, bias grad) of conv2d (conv1d for 3-d x) as float64 arrays."""
     xt, wt, bt = (lib.from_numpy(a.copy()).requires_grad_() for a in (x, w, b))
-    y = lib.nn.functional.conv2d(xt, wt, bt, **kw)
+    y = (lib.nn.functional.conv1d if x.ndim == 3 else lib.nn.functional.conv2d)(xt, wt, bt, **kw)
     y.backward(lib.from_numpy(gy))
     return [a.detach().numpy().astype(np.float64) for a in (y, xt.grad, wt.grad, bt.grad)]
 
@@ -136,6 +139,47 @@ def test_conv_real_sizes_as_accurate_as_torch(name, xs, ws, kw, monkeypatch):
     for key, got in runs.items():
         for what, g, r, lim in zip(("output", "input grad", "weight grad", "bias grad"), got, ref, bound):
             assert np.abs(g - r).max() <= lim, (key, what, np.abs(g - r).max(), lim)
+
+
+# NOTE [ Short rows ] in conv.c: the AVX-512 paths copy and add the same values in the same order as the plain
+# loops, so conv.c built without AVX-512 gives the same bits; MNIST's convs and rows of 1-4 vectors
+_PLAIN = [c for c in _CONVS if c[0] in ("cifar1", "groups", "dilated", "stem_7x7_s2", "conv1d", "rows40", "rows61")] + [
+    ("mnist1", (4, 1, 28, 28), (16, 1, 5, 5), {"padding": 2}),
+    ("mnist2", (4, 16, 14, 14), (32, 16, 5, 5), {"padding": 2}),
+]
+
+
+@pytest.fixture(scope="module")
+def conv_without_avx512():
+    with open(os.path.join(os.path.dirname(_native.__file__), "conv.c")) as f:
+        source = f.read()
+    lib = _native.build_source("conv_no_avx512", "#undef __AVX512F__\n" + source)
+    assert lib is not None, "no working C compiler"
+    return lib
+
+
+@pytest.mark.usefixtures("native_on")
+def test_conv_without_avx512_same_bits(conv_without_avx512, monkeypatch):
+    rng = np.random.default_rng(7)
+    found = native_conv.function
+
+    def plain(group, name, argtypes=None, restype=None):
+        if group != "conv":
+            return found(group, name, argtypes, restype)
+        fn = getattr(conv_without_avx512, name)
+        fn.argtypes, fn.restype = argtypes, restype
+        return fn
+
+    for name, xs, ws, kw in _PLAIN:
+        x, w, b = _arrays(8, xs, ws)
+        f = torch.nn.functional.conv1d if len(xs) == 3 else torch.nn.functional.conv2d
+        gy = rng.standard_normal(tuple(f(torch.from_numpy(x), torch.from_numpy(w), **kw).shape)).astype(np.float32)
+        fast = _conv_grads(ember, x, w, b, gy, kw)
+        with monkeypatch.context() as m:
+            m.setattr(native_conv, "function", plain)
+            slow = _conv_grads(ember, x, w, b, gy, kw)
+        for what, a, c in zip(("output", "input grad", "weight grad", "bias grad"), fast, slow):
+            assert np.array_equal(a, c), (name, what)
 
 
 # ---- pooling, to the bit ---------------------------------------------------------------------------------------

@@ -51,22 +51,49 @@ static inline void valid_cols(const conv_shape *s, idx kj, idx *lo, idx *hi) {
 }
 
 /* NOTE [ Short rows ]
- * im2col copies one output row's span per (channel, tap, output row), and col2im adds it back: 14 floats at a
- * time in MNIST's second conv, 358k spans per batch. As a memcpy and two zeroing loops per span (or loops the
- * compiler vectorises 16 lanes wide, leaving 14 floats to the scalar remainder), unrolling took 1.8 ms of the
- * forward's 4.3 (the GEMM: 2.1). Now the rows whose input row lies in the padding are zeroed as one block, and
- * with AVX-512 a row of at most 16 outputs is one masked load and one masked store, their masks fixed per tap:
- * the lanes outside [lo, hi) (padding) load as zeros and are never read. That unrolling takes 0.4 ms. Longer
- * rows (and machines without AVX-512) keep memcpy and plain loops, which were as fast there. Both copy or add
- * the same values in the same order. */
+ * im2col copies one output row's span per (channel, tap, output row), and col2im adds it back: 14 floats at
+ * a time in MNIST's second conv, 358k spans per batch. As a memcpy and two zeroing loops per span (or loops
+ * vectorised 16 lanes wide, leaving 14 floats to the scalar remainder), unrolling took 1.8 ms of that conv's
+ * 4.3 ms forward (its GEMM: 2.1). Now the output rows whose input row lies in the padding are zeroed as one
+ * block, and with AVX-512 a row of at most 64 outputs is up to four masked loads and stores whose masks are
+ * fixed per tap: lanes outside [lo, hi) (padding) load as zeros and are never read. That unrolling takes
+ * 0.4 ms. col2im keeps an input row in registers while it adds the row's KW taps (NOTE in col2im). Longer
+ * rows, strided ones and machines without AVX-512 keep memcpy and plain loops. Every path copies or adds the
+ * same values in the same order, so results are the same bits (tests/test_native_conv.py builds this file
+ * without AVX-512 too). */
 #ifdef __AVX512F__
 #include <immintrin.h>
+
+#define SHORT_VECTORS 4  /* rows of up to 64 floats take the masked paths */
 
 /* The lanes [a, b) of 16, clamped. */
 static inline __mmask16 lanes(idx a, idx b) {
     a = a < 0 ? 0 : a > 16 ? 16 : a;
     b = b < 0 ? 0 : b > 16 ? 16 : b;
     return b > a ? (__mmask16)(((1u << b) - 1) & ~((1u << a) - 1)) : 0;
+}
+
+/* rows x (nv vectors) of dst (row length OW) copied from src (row step `step`) under the masks. */
+static inline __attribute__((always_inline)) void copy_rows(float *dst, const float *src, idx rows, idx OW,
+                                                            idx step, const __mmask16 *load,
+                                                            const __mmask16 *store, int nv) {
+    for (idx r = 0; r < rows; r++, dst += OW, src += step)
+        for (int j = 0; j < nv; j++)
+            _mm512_mask_storeu_ps(dst + 16 * j, store[j], _mm512_maskz_loadu_ps(load[j], src + 16 * j));
+}
+
+/* One input row (nv vectors) plus its KW taps' column spans (L apart in src, shifted by koff), in order. */
+static inline __attribute__((always_inline)) void add_row(float *dst, const float *src, idx L, idx KW,
+                                                          const __mmask16 *row,
+                                                          __mmask16 (*km)[SHORT_VECTORS], const idx *koff,
+                                                          int nv) {
+    __m512 v[SHORT_VECTORS];
+    for (int j = 0; j < nv; j++) v[j] = _mm512_maskz_loadu_ps(row[j], dst + 16 * j);
+    for (idx kj = 0; kj < KW; kj++, src += L)
+        for (int j = 0; j < nv; j++)
+            v[j] = _mm512_mask_add_ps(v[j], km[kj][j], v[j],
+                                      _mm512_maskz_loadu_ps(km[kj][j], src - koff[kj] + 16 * j));
+    for (int j = 0; j < nv; j++) _mm512_mask_storeu_ps(dst + 16 * j, row[j], v[j]);
 }
 #endif
 
@@ -92,15 +119,25 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
                 float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * L;
                 idx lo, hi;
                 valid_cols(s, kj, &lo, &hi);
-                const float *src = x + (c * s->H + r0 * s->SH - s->PH + ki * s->DH) * s->W + kj * s->DW - s->PW;
+                const float *src = x + (c * s->H + r0 * s->SH - s->PH + ki * s->DH) * s->W
+                                   + kj * s->DW - s->PW;
                 memset(dst, 0, sizeof(float) * (size_t)(r0 * OW));  /* rows above and below the input */
                 memset(dst + r1 * OW, 0, sizeof(float) * (size_t)((s->OH - r1) * OW));
                 dst += r0 * OW;
 #ifdef __AVX512F__
-                if (SW == 1 && OW <= 16) {  /* one masked load and store per row (NOTE [ Short rows ]) */
-                    __mmask16 load = lanes(lo, hi), store = lanes(0, OW);
-                    for (idx oh = r0; oh < r1; oh++, dst += OW, src += step)
-                        _mm512_mask_storeu_ps(dst, store, _mm512_maskz_loadu_ps(load, src));
+                if (SW == 1 && OW <= 16 * SHORT_VECTORS) {  /* masks fixed per tap (NOTE [ Short rows ]) */
+                    __mmask16 load[SHORT_VECTORS], store[SHORT_VECTORS];
+                    idx nv = (OW + 15) / 16;
+                    for (idx j = 0; j < nv; j++) {
+                        load[j] = lanes(lo - 16 * j, hi - 16 * j);
+                        store[j] = lanes(0, OW - 16 * j);
+                    }
+                    switch (nv) {  /* a constant count per call, so the vectors stay in registers */
+                    case 1: copy_rows(dst, src, r1 - r0, OW, step, load, store, 1); break;
+                    case 2: copy_rows(dst, src, r1 - r0, OW, step, load, store, 2); break;
+                    case 3: copy_rows(dst, src, r1 - r0, OW, step, load, store, 3); break;
+                    default: copy_rows(dst, src, r1 - r0, OW, step, load, store, 4); break;
+                    }
                     continue;
                 }
 #endif
@@ -118,17 +155,19 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
 static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
     idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
 #ifdef __AVX512F__
-    /* Input rows of at most 16: each row is loaded once, the KW taps' columns added to it in order (masked
-     * loads shifted by the tap's offset), and stored once. Adding tap by tap into memory, each tap's masked
-     * load waited on the previous tap's overlapping masked store (71% of col2im's time). */
-    if (SW == 1 && s->W <= 16 && OW <= 16 && s->KW <= 32) {
-        __mmask16 row = lanes(0, s->W), km[32];
-        idx koff[32];
+    /* Input rows of at most 16 SHORT_VECTORS: each row is loaded once into registers, the KW taps' columns
+     * added to it in order (masked loads shifted by the tap's offset), and stored once. Adding tap by tap
+     * into memory, each tap's masked load waited on the previous tap's overlapping masked store (71% of
+     * col2im's time in MNIST's second conv). */
+    if (SW == 1 && s->W <= 16 * SHORT_VECTORS && OW <= 16 * SHORT_VECTORS && s->KW <= 32) {
+        __mmask16 row[SHORT_VECTORS], km[32][SHORT_VECTORS];
+        idx koff[32], nv = (s->W + 15) / 16;
+        for (idx j = 0; j < nv; j++) row[j] = lanes(0, s->W - 16 * j);
         for (idx kj = 0; kj < s->KW; kj++) {
             idx lo, hi;
             valid_cols(s, kj, &lo, &hi);
             koff[kj] = kj * s->DW - s->PW;  /* input column of output column 0 */
-            km[kj] = lanes(lo + koff[kj], hi + koff[kj]);
+            for (idx j = 0; j < nv; j++) km[kj][j] = lanes(lo + koff[kj] - 16 * j, hi + koff[kj] - 16 * j);
         }
         for (idx c = 0; c < cg; c++)
             for (idx ki = 0; ki < s->KH; ki++) {
@@ -137,10 +176,12 @@ static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
                 for (idx oh = r0; oh < r1; oh++) {
                     float *dst = x + (c * s->H + oh * s->SH - s->PH + ki * s->DH) * s->W;
                     const float *src = cols + (c * s->KH + ki) * s->KW * L + oh * OW;
-                    __m512 v = _mm512_maskz_loadu_ps(row, dst);
-                    for (idx kj = 0; kj < s->KW; kj++, src += L)
-                        v = _mm512_mask_add_ps(v, km[kj], v, _mm512_maskz_loadu_ps(km[kj], src - koff[kj]));
-                    _mm512_mask_storeu_ps(dst, row, v);
+                    switch (nv) {  /* a constant count per call, so the vectors stay in registers */
+                    case 1: add_row(dst, src, L, s->KW, row, km, koff, 1); break;
+                    case 2: add_row(dst, src, L, s->KW, row, km, koff, 2); break;
+                    case 3: add_row(dst, src, L, s->KW, row, km, koff, 3); break;
+                    default: add_row(dst, src, L, s->KW, row, km, koff, 4); break;
+                    }
                 }
             }
         return;
@@ -301,12 +342,12 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
 }
 
 /* NOTE [ Weight gradient as cols @ g^T ]
- * Each sample's share of the weight gradient is a product of two operands stored along OH OW: g_n (O/G, OH OW)
- * and cols(x_n) (Cg KH KW, OH OW). OpenBLAS runs it much faster as cols @ g_n^T, giving gw^T (Cg KH KW, O/G),
- * than as g_n @ cols^T (measured, one thread: MNIST's second conv 188 against 100 GFLOP/s, CIFAR's and ResNet's
- * 3x3 convs 192-215 against 138-150), so the chunks accumulate transposed partial sums, transposed back once
- * in the chunk sum. Where the columns are few (Cg KH KW < TRANSPOSED_MIN: a first layer's 1-3 channels) the two
- * orders ran at the same speed, and the direct order is kept. */
+ * Each sample's share of the weight gradient is a product of two operands stored along OH OW: g_n
+ * (O/G, OH OW) and cols(x_n) (Cg KH KW, OH OW). OpenBLAS runs it much faster as cols @ g_n^T, giving gw^T
+ * (Cg KH KW, O/G), than as g_n @ cols^T (measured, one thread: MNIST's second conv 188 against 100 GFLOP/s,
+ * CIFAR's and ResNet's 3x3 convs 192-215 against 138-150), so the chunks accumulate transposed partial sums,
+ * transposed back once in the chunk sum. Where the columns are few (Cg KH KW < TRANSPOSED_MIN: a first
+ * layer's 1-3 channels) the two orders ran at the same speed, and the direct order is kept. */
 #define TRANSPOSED_MIN 64
 
 /* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
@@ -364,7 +405,8 @@ int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *pa
                 idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
                 for (idx n = n0; n < n1; n++)
                     for (idx g = 0; g < s.G; g++) {
-                        const float *src = x + (n * s.C + g * cg) * s.H * s.W, *gn = gy + (n * s.O + g * og) * L;
+                        const float *src = x + (n * s.C + g * cg) * s.H * s.W;
+                        const float *gn = gy + (n * s.O + g * og) * L;
                         if (!direct) im2col(&s, src, cg, cols);
                         const float *a = direct ? src : cols;
                         float beta = n == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;

@@ -4,8 +4,8 @@ Cases: a LeNet-sized conv stack (batch 64, 1x28x28 input, 6 then 16 5x5 filters)
 conv (batch 32, 64x32x32, 3x3, padding 1), each with the 2x2 max pool that follows it, at one thread.
 `--threads` (issue 18's conv and pooling kernels, ember/_native/conv.c, pool.c) instead runs, at one thread
 and at the default thread count in one process (as benchmarks/native.py): the CIFAR CNN with BatchNorm train
-step, the CIFAR and ResNet layer shapes (3x3, stride 2, 1x1, depthwise) forward and forward+backward, and
-max/avg/adaptive-avg pooling.
+step, the MNIST example's, CIFAR and ResNet layer shapes (3x3, stride 2, 1x1, depthwise) forward and
+forward+backward, and max/avg/adaptive-avg pooling.
 
 Run: python benchmarks/conv.py [--threads [--quick]]
 """
@@ -69,6 +69,8 @@ def main():
 # ---- at 1 thread and default threads (--threads) -----------------------------------------------------------
 
 _LAYERS = [  # name, input, weight, conv2d keywords
+    ("MNIST conv1 64x1x28x28, 16@5x5 p2", (64, 1, 28, 28), (16, 1, 5, 5), {"padding": 2}),
+    ("MNIST conv2 64x16x14x14, 32@5x5 p2", (64, 16, 14, 14), (32, 16, 5, 5), {"padding": 2}),
     ("CIFAR conv1 64x3x32x32, 32@3x3 p1", (64, 3, 32, 32), (32, 3, 3, 3), {"padding": 1}),
     ("CIFAR conv2 64x32x16x16, 64@3x3 p1", (64, 32, 16, 16), (64, 32, 3, 3), {"padding": 1}),
     ("ResNet stem 8x3x112x112, 64@7x7 s2", (8, 3, 112, 112), (64, 3, 7, 7), {"stride": 2, "padding": 3}),

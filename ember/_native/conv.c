@@ -155,9 +155,9 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
 static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
     idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
 #ifdef __AVX512F__
-    /* Input rows of at most 16 SHORT_VECTORS: each row is loaded once into registers, the KW taps' columns
-     * added to it in order (masked loads shifted by the tap's offset), and stored once. Adding tap by tap
-     * into memory, each tap's masked load waited on the previous tap's overlapping masked store (71% of
+    /* Input rows of at most 16 x SHORT_VECTORS floats: each row is loaded into registers, the KW taps'
+     * columns added to it in order (masked loads shifted by the tap's offset), and stored once. Adding tap by
+     * tap into memory, each tap's masked load waited on the previous tap's overlapping masked store (71% of
      * col2im's time in MNIST's second conv). */
     if (SW == 1 && s->W <= 16 * SHORT_VECTORS && OW <= 16 * SHORT_VECTORS && s->KW <= 32) {
         __mmask16 row[SHORT_VECTORS], km[32][SHORT_VECTORS];

@@ -255,6 +255,15 @@ def _index64(index, size):
     return index + size * (index < 0) if index.size and index.min() < 0 else index
 
 
+def index_in_range(index, size):
+    """Whether every value of the int64 array `index` lies in [0, size), in one pass (NOTE [ One pass over the
+    index ] in index.c); None when the native path does not apply (small, not C-contiguous int64, native off)."""
+    if index.size < MIN_SIZE or type(index) is not _ND or index.dtype != _I64 or not index.flags.c_contiguous:
+        return None
+    fn = function("index", "index_in_range", [_P, _I, _I, _C], _C)
+    return None if fn is None else bool(fn(index.ctypes.data, index.size, size, threads_for(index.size)))
+
+
 def index_add(out, dim, index, src):
     """out.index_add_(dim, index, src) in place for `out` and `src` shaped alike but for `dim` (np.add.at's
     order); False when the native path does not apply (nothing written then: an index out of range too)."""

@@ -258,9 +258,8 @@ def silu(a):
     done = _native.silu(w)
     if done is not None:
         return done.astype(dt, copy=False)
-    e = np.exp(-np.abs(w))
-    s = np.where(w >= 0, 1 / (1 + e), e / (1 + e))
-    return (w * s).astype(dt, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # (exp(-x) overflows to inf: x / inf is -0, as torch's)
+        return (w / (1 + np.exp(-w))).astype(dt, copy=False)
 
 
 @silu.derivative_

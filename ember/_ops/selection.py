@@ -61,8 +61,10 @@ def _check_index(name, input, dim, index, src=None):
         size = input._data.shape[d] if n else 1
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    # (gather and scatter take no negative index; a meta index has no values to check)
-    if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
+    # (gather and scatter take no negative index; a meta index has no values to check; a large one is checked
+    # in one native pass, NOTE [ One pass over the index ] in ember/_native/index.c)
+    if idx.size and type(idx) is not MetaArray and not _native.index_in_range(idx, size) and \
+            (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d

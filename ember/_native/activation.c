@@ -59,6 +59,16 @@ void silu_f32(const float *x, float *y, idx n, int nt) {
     }
 }
 
+/* silu's gradient, torch's silu_backward: g s (1 + x (1 - s)) with s = 1 / (1 + exp(-x)), in that order. */
+void silu_backward_f32(const float *g, const float *x, float *gx, idx n, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < n; i++) {
+        float w = x[i];
+        float s = 1.0f / (1.0f + em_expf(-w));
+        gx[i] = g[i] * s * (1.0f + w * (1.0f - s));
+    }
+}
+
 /* clamp of float32 data to [lo, hi] (K3; either bound may be absent), as the NumPy kernel computes it,
  * minimum(maximum(x, lo), hi): NaN stays NaN, and lo > hi gives hi. One pass instead of two. */
 void clamp_f32(const float *x, float *y, idx n, float lo, float hi, int has_lo, int has_hi, int nt) {

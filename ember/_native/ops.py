@@ -142,6 +142,17 @@ def silu(w):
     return out
 
 
+def silu_backward(g, w):
+    if w.size < MIN_SIZE or g.shape != w.shape or not _ok(g, w):
+        return None
+    fn = _fn("activation", "silu_backward_f32", _P, _P, _P, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(g.ctypes.data, w.ctypes.data, out.ctypes.data, w.size, threads_for(w.size))
+    return out
+
+
 # ---- optimizer updates -----------------------------------------------------------------------------------
 
 def sgd(p, g, buf, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):

@@ -533,9 +533,51 @@ def test_index_ops_out_of_range_forced(name, shape, dim, ishape, fn, monkeypatch
     from compare import assert_same_error
     monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    idx = np.zeros(ishape, np.int64)
-    idx.reshape(-1)[-1] = shape[dim]
-    assert_same_error(lambda lib, x, i: fn(lib, x, i, dim), x, idx)
+    for bad in (shape[dim], -1, np.iinfo(np.int64).min):  # (past the end; negative, which gather never takes)
+        idx = np.zeros(ishape, np.int64)
+        idx.reshape(-1)[-1] = bad
+        assert_same_error(lambda lib, x, i: fn(lib, x, i, dim), x, idx)
+
+
+@needs_cc
+def test_index_range_check_is_one_native_pass():
+    """`index_in_range` (gather's and scatter's argument check on large indices): every value in [0, size),
+    whatever the thread count; None where it does not apply (small, int32, not contiguous)."""
+    idx = np.random.default_rng(0).integers(0, 100, 70000)
+    for threads in (1, 2):
+        ember.set_num_threads(threads)
+        try:
+            assert native_ops.index_in_range(idx, 100) is True
+            for pos, bad in ((0, 100), (69999, -1), (35000, np.iinfo(np.int64).min), (12345, 1 << 40)):
+                wrong = idx.copy()
+                wrong[pos] = bad
+                assert native_ops.index_in_range(wrong, 100) is False
+        finally:
+            ember.set_num_threads(1)
+    assert native_ops.index_in_range(idx[:100], 100) is None
+    assert native_ops.index_in_range(idx.astype(np.int32), 100) is None
+    assert native_ops.index_in_range(np.stack([idx, idx], 1)[:, 0], 100) is None
+
+
+# silu where exp(-x) overflows (x below about -88.72: torch's x / (1 + exp(-x)) is -0 there), and values whose
+# result does not depend on how exp rounds (elsewhere torch's own bits differ by an ulp between its scalar and
+# vector loops, so those are compared to the usual tolerance)
+_SILU_EXACT = [-120.0, -100.0, -90.0, -88.8, -1e-30, -0.0, 0.0, 1e-30, 20.0, 88.0, 100.0, np.nan, -np.inf, np.inf]
+
+
+@pytest.mark.parametrize("native", ["on", "off", "force"])
+def test_silu_is_torchs_where_exp_overflows(native, monkeypatch):
+    """silu computes torch's formula, x / (1 + exp(-x)), on both paths: torch's bits on the values above (alone,
+    and repeated 2048 times, a size that takes the native path), and its values on random data."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    if native == "force":
+        monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    edges = np.array(_SILU_EXACT, np.float32)
+    for x in (edges, np.tile(edges, 2048)):
+        got = ember.nn.functional.silu(ember.from_numpy(x)).numpy()
+        want = torch.nn.functional.silu(torch.from_numpy(x)).numpy()
+        assert np.array_equal(got.view(np.int32), want.view(np.int32)), (x[:len(edges)], got[:len(edges)])
+    check(lambda lib, x: lib.nn.functional.silu(x), _large(np.random.default_rng(3), (64, 512)))
 
 
 _SCANS = [((64, 4096), 1), ((64, 4096), 0), ((8, 16, 300), 1), ((8, 16, 300), 2), ((5,), 0), ((3, 4), 0)]

@@ -595,6 +595,15 @@ def _sigmoid_backward(lo, node, g, y):
     return pointwise(node, "mul", [g, pointwise(node, "mul", [y, one_minus])])
 
 
+@register(aten.silu_backward.default)
+def _silu_backward(lo, node, g, a):
+    # torch's order: (g s) (1 + a (1 - s)), s = sigmoid(a) (NOTE [ silu's backward kernel ] in _ops/nn_ops.py)
+    _float_only(node)
+    s = pointwise(node, "sigmoid", [a])
+    slope = pointwise(node, "add", [1, pointwise(node, "mul", [a, pointwise(node, "sub", [1, s])])])
+    return pointwise(node, "mul", [pointwise(node, "mul", [g, s]), slope])
+
+
 @register(aten.tanh_backward.default)
 def _tanh_backward(lo, node, g, y):
     _float_only(node)

@@ -48,14 +48,24 @@ void gelu_backward_f32(const float *g, const float *x, float *gx, idx n, int tan
     }
 }
 
-/* silu: x sigmoid(x), sigmoid from e = exp(-|x|) so it never overflows. */
+/* silu: x / (1 + exp(-x)), torch's formula: below about -88, exp(-x) is inf and the result -0, as torch's
+ * (x sigmoid(x) with sigmoid from exp(-|x|) gave a subnormal there instead), and it is one division where
+ * that form took two and a select. */
 void silu_f32(const float *x, float *y, idx n, int nt) {
     EM_PARALLEL_FOR(nt)
     for (idx i = 0; i < n; i++) {
         float w = x[i];
-        float e = em_expf(w < 0 ? w : -w);
-        float s = w >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
-        y[i] = w * s;
+        y[i] = w / (1.0f + em_expf(-w));
+    }
+}
+
+/* silu's gradient, torch's silu_backward: g s (1 + x (1 - s)) with s = 1 / (1 + exp(-x)), in that order. */
+void silu_backward_f32(const float *g, const float *x, float *gx, idx n, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < n; i++) {
+        float w = x[i];
+        float s = 1.0f / (1.0f + em_expf(-w));
+        gx[i] = g[i] * s * (1.0f + w * (1.0f - s));
     }
 }
 

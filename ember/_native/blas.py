@@ -20,7 +20,10 @@ __all__ = ["BLAS_PARALLEL_WORK", "matmul", "set_count"]
 # one thread, above it on ember's thread count, capped by what OpenBLAS was started with
 # (OPENBLAS_NUM_THREADS, then OMP_NUM_THREADS) until `set_num_threads` is called. A large float32 product of
 # two matrices runs on the native kernels' OpenMP team (passive: its idle threads sleep), split into blocks
-# of rows, each a single-threaded sgemm (NOTE [ One pool for kernels and BLAS ] in ember/_native/conv.c);
+# of rows, each a single-threaded sgemm (NOTE [ One pool for kernels and BLAS ] in ember/_native/conv.c;
+# either operand row-major or transposed, its rows possibly apart, as a slice of a wider matrix is: an LSTM
+# backward's product by its workspace once fell through to OpenBLAS's pool, whose worker then spun for 19 ms
+# of CPU per step where numpy was imported before ember, so without OPENBLAS_THREAD_TIMEOUT);
 # other large products (float64, batched, without a compiler) switch OpenBLAS's pool to ember's count and
 # back to one thread after them. So NumPy's other BLAS calls (einsum's, linalg's, small products in kernels)
 # also stay on one thread once ember made its first product: OpenBLAS's pool no longer wakes, and the

@@ -157,13 +157,21 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
 
 def _operand(a):
     """(transposed, leading dim) of a 2-d float32 operand stored row-major or as a row-major matrix's
-    transpose, or None."""
+    transpose, its rows (or columns) possibly apart, as a block of a wider matrix is (an LSTM's backward
+    multiplies by such a slice of its workspace), or None."""
     if type(a) is not _ND or a.dtype != _F32 or a.ndim != 2:
         return None
     if a.flags.c_contiguous:
         return 0, a.shape[1]
     if a.flags.f_contiguous:
         return 1, a.shape[0]
+    s0, s1 = a.strides
+    if not a.flags.aligned or s0 <= 0 or s1 <= 0 or s0 % 4 or s1 % 4:
+        return None
+    if s1 == 4 and s0 // 4 >= a.shape[1]:
+        return 0, s0 // 4
+    if s0 == 4 and s1 // 4 >= a.shape[0]:
+        return 1, s1 // 4
     return None
 
 

@@ -45,18 +45,27 @@ void layer_norm_backward_f32(const float *g, const float *x, const float *mean, 
         float *o = gx + r * n;
         float m = mean[r], rs = rstd[r];
         double sh = 0.0, shx = 0.0;
-        #pragma omp simd reduction(+:sh, shx)
-        for (idx j = 0; j < n; j++) {
-            float h = w ? gr[j] * w[j] : gr[j];
-            float xh = (xr[j] - m) * rs;
-            sh += h;
-            shx += (double)(h * xh);
+        /* (with and without w as two loops: a `w ? g w : g` inside one loop kept it from vectorising, since
+         * w may be NULL, and the backward took 3.2 ms on 4M floats where torch's takes 1.7) */
+        if (w) {
+            #pragma omp simd reduction(+:sh, shx)
+            for (idx j = 0; j < n; j++) {
+                float h = gr[j] * w[j];
+                sh += h;
+                shx += (double)(h * ((xr[j] - m) * rs));
+            }
+        } else {
+            #pragma omp simd reduction(+:sh, shx)
+            for (idx j = 0; j < n; j++) {
+                sh += gr[j];
+                shx += (double)(gr[j] * ((xr[j] - m) * rs));
+            }
         }
         float mh = (float)(sh / (double)n), mhx = (float)(shx / (double)n);
-        for (idx j = 0; j < n; j++) {
-            float h = w ? gr[j] * w[j] : gr[j];
-            float xh = (xr[j] - m) * rs;
-            o[j] = (h - mh - xh * mhx) * rs;
+        if (w) {
+            for (idx j = 0; j < n; j++) o[j] = (gr[j] * w[j] - mh - ((xr[j] - m) * rs) * mhx) * rs;
+        } else {
+            for (idx j = 0; j < n; j++) o[j] = (gr[j] - mh - ((xr[j] - m) * rs) * mhx) * rs;
         }
     }
     if (!w) return;

@@ -142,6 +142,17 @@ def silu(w):
     return out
 
 
+def silu_backward(g, w):
+    if w.size < MIN_SIZE or g.shape != w.shape or not _ok(g, w):
+        return None
+    fn = _fn("activation", "silu_backward_f32", _P, _P, _P, _I, _C)
+    if not fn:
+        return None
+    out = np.empty(w.shape, _F32)
+    fn(g.ctypes.data, w.ctypes.data, out.ctypes.data, w.size, threads_for(w.size))
+    return out
+
+
 # ---- optimizer updates -----------------------------------------------------------------------------------
 
 def sgd(p, g, buf, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):
@@ -253,6 +264,15 @@ def _index64(index, size):
     """The index as C-contiguous non-negative int64 (the callers checked it lies in [-size, size))."""
     index = np.ascontiguousarray(index, _I64)
     return index + size * (index < 0) if index.size and index.min() < 0 else index
+
+
+def index_in_range(index, size):
+    """Whether every value of the int64 array `index` lies in [0, size), in one pass (NOTE [ One pass over the
+    index ] in index.c); None when the native path does not apply (small, not C-contiguous int64, native off)."""
+    if index.size < MIN_SIZE or type(index) is not _ND or index.dtype != _I64 or not index.flags.c_contiguous:
+        return None
+    fn = function("index", "index_in_range", [_P, _I, _I, _C], _C)
+    return None if fn is None else bool(fn(index.ctypes.data, index.size, size, threads_for(index.size)))
 
 
 def index_add(out, dim, index, src):

@@ -543,12 +543,28 @@ Tensor.masked_fill_ = _masked_fill_
 # ---- gather / scatter into zeros (the pair behind max(dim) and friends) ---------------------------------
 
 
+def index_values_error(idx, d, size):
+    """torch's error for the first index outside [0, size) of dimension `d` (gather and the scatters take no
+    negative index), or None; a meta index has no values to check, and a large one is checked in one native
+    pass (NOTE [ One pass over the index ] in ember/_native/index.c)."""
+    if idx.size and type(idx) is not MetaArray and not _native.index_in_range(idx, size) and \
+            (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        return RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return None
+
+
+# gather's index values are checked here, where torch's kernel checks them: the native kernel checks each as it
+# reads it (NOTE [ One pass over the index ]), and declines on a bad one, which the check below then names
 @defop("gather", "GatherBackward0", INDEXING, saves="meta", tags=("index",))
 def _gather(a, idx, dim):
     if idx.size >= _native.MIN_SIZE:
         done = _native.gather(a, dim, idx)
         if done is not None:
             return done
+    err = index_values_error(idx, dim, a.shape[dim] if a.ndim else 1)
+    if err is not None:
+        raise err
     # torch lets the index be smaller than the input in the other dims: gather from that leading block
     a = a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)

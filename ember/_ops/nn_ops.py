@@ -16,6 +16,7 @@ from .._argparse import call_error
 from .._dispatch import (
     ARGUMENT,
     COMPLEX,
+    FALLBACK,
     FLOATING,
     INTEGRAL,
     NN,
@@ -28,6 +29,7 @@ from .._dispatch import (
 )
 from .._meta import like_strides, meta_array
 from .._native import ops as _native
+from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method, public, wrap_dim
 from .pointwise import clamp_complex_error, where
@@ -258,13 +260,35 @@ def silu(a):
     done = _native.silu(w)
     if done is not None:
         return done.astype(dt, copy=False)
-    e = np.exp(-np.abs(w))
-    s = np.where(w >= 0, 1 / (1 + e), e / (1 + e))
-    return (w * s).astype(dt, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # (exp(-x) overflows to inf: x / inf is -0, as torch's)
+        return (w / (1 + np.exp(-w))).astype(dt, copy=False)
+
+
+# NOTE [ silu's backward kernel ]
+# As in torch: a backward pass that records nothing (no create_graph) computes silu's gradient with the op
+# `silu_backward`, one fused loop (ember/_native/activation.c), where the formula in ember ops made six
+# whole-array passes (a 4M-float backward took 12x torch's time); under create_graph it is that formula, whose
+# nodes differentiate again (torch's infinitely_differentiable_silu_backward). The op itself, like torch's
+# (outside derivatives.yaml), has no derivative: its calls get the refusing fallback node.
+@defop("silu_backward", None, POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="silu_backward_cpu")
+def silu_backward(g, a):
+    w, dt = _wide(a)
+    gw = _wide(g)[0]
+    done = _native.silu_backward(gw, w) if g.dtype == a.dtype else None
+    if done is not None:
+        return done.astype(dt, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # (exp(-x) overflows to inf: s is 0 there, as torch's)
+        s = 1 / (1 + np.exp(-w))
+        return (gw * s * (1 + w * (1 - s))).astype(dt, copy=False)
+
+
+silu_backward.refuses_(FALLBACK, "silu_backward")  # NOTE [ What torch's autograd refuses ] in ember/autograd/graph.py
 
 
 @silu.derivative_
 def _(g, a):
+    if not _grad_state.enabled:
+        return dispatch(silu_backward, (g, a))
     s = a.sigmoid()
     return g * s * (1 + a * (1 - s))
 

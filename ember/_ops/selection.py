@@ -29,7 +29,7 @@ from .._native import ops as _native
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
 from ._util import checked_scalar, finish_out, method, per_sample, refuse_under_vmap, wrap_dim
-from .indexing import NONZERO_ON_META
+from .indexing import NONZERO_ON_META, index_values_error
 from .pointwise import where
 
 
@@ -45,9 +45,10 @@ def _src_part(src, idx):
     return src[tuple(slice(0, s) for s in idx.shape)]
 
 
-def _check_index(name, input, dim, index, src=None):
+def _check_index(name, input, dim, index, src=None, values=True):
     """torch's checks of gather / scatter arguments, in torch's order: the dim, the index's dtype, src's dtype,
-    the shapes (skipped for an empty index), then the index values (which torch's kernel checks)."""
+    the shapes (skipped for an empty index), then the index values (which torch's kernel checks; gather's own
+    kernel checks them, `values=False`)."""
     n = input._data.ndim
     d = wrap_dim(dim, n)
     if not isinstance(index, Tensor) or index._data.dtype not in (np.int64, np.int32):
@@ -61,10 +62,9 @@ def _check_index(name, input, dim, index, src=None):
         size = input._data.shape[d] if n else 1
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    # (gather and scatter take no negative index; a meta index has no values to check)
-    if idx.size and type(idx) is not MetaArray and (idx.min() < 0 or idx.max() >= size):
-        bad = idx[(idx < 0) | (idx >= size)][0]
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    err = index_values_error(idx, d, size) if values else None
+    if err is not None:
+        raise err
     return d
 
 
@@ -103,7 +103,7 @@ def _check_index_shape(name, shape, d, ishape, sshape):
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     from .indexing import _gather
 
-    d = _check_index("gather", input, dim, index)
+    d = _check_index("gather", input, dim, index, values=False)
     if input._data.ndim == 0:
         return finish_out(input.reshape(1).gather(0, index.reshape(1) if index._data.ndim == 0 else index)
                           .reshape(index.shape), out)

@@ -91,6 +91,7 @@ NO_FORWARD_AD = {
     "unique": (LONG, lambda params: "_unique2" if params[0] is None else "unique_dim"),
     "unique_consecutive": (LONG, "unique_consecutive"),
     "binomial": (SHORT, "aten::binomial"), "heaviside": (SHORT, "aten::heaviside"),
+    "silu_backward": (SHORT, "aten::silu_backward"),
     "histogram": (SHORT, "aten::histogram"), "histogramdd": (SHORT, "aten::_histogramdd_bin_edges"),
     "_sample_dirichlet": (SHORT, "aten::_sample_dirichlet"), "_dirichlet_grad": (SHORT, "aten::_dirichlet_grad"),
     "_amp_update_scale_": (SHORT, "aten::_amp_update_scale_"), "bincount": (SHORT, "aten::bincount"),

@@ -188,6 +188,46 @@ static inline __attribute__((always_inline)) void mp_row(const float *xp, float 
     }
 }
 
+/* 2x2 windows, stride 2, no padding or dilation, W = 2 OW (the classic CNN pool): per-row scans vectorise
+ * poorly on the short rows of small images (0.45 and 0.58 ms for the MNIST example's 64x16x28x28 and
+ * 64x32x14x14 pools), so a plane is scanned in two passes, the first one long loop over the whole plane: the
+ * best of each horizontal pair of taps (2k, 2k+1), then, per output, the best of its two rows' pairs, upper
+ * first (0.34 and 0.32 ms, against NumPy's 0.7 and 0.42 ms for its running max alone). Grouping the scan so
+ * keeps its result: the running rule picks the last NaN, else the first maximum, and grouping taps in order
+ * picks the same. A plane's pairs live on the stack (H OW <= 4096). */
+static void max_pool2d_2x2_two_pass(const float *x, float *y, int64_t *ind, idx planes, idx H, idx W, idx OH,
+                                    idx OW, int nt) {
+    idx n = H * OW;
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < planes; c++) {
+        const float *xp = x + c * H * W;
+        float hv[n];
+        int64_t hi[n];
+        for (idx k = 0; k < n; k++) {
+            float a = xp[2 * k], b = xp[2 * k + 1];
+            float m = -INFINITY;
+            int64_t mi = 2 * k;
+            mp_take(a, 2 * k, &m, &mi);
+            mp_take(b, 2 * k + 1, &m, &mi);
+            hv[k] = m;
+            hi[k] = mi;
+        }
+        for (idx oh = 0; oh < OH; oh++) {
+            float *restrict yr = y + (c * OH + oh) * OW;
+            int64_t *restrict ir = ind + (c * OH + oh) * OW;
+            const float *h0 = hv + 2 * oh * OW, *h1 = h0 + OW;
+            const int64_t *i0 = hi + 2 * oh * OW, *i1 = i0 + OW;
+            for (idx ow = 0; ow < OW; ow++) {
+                float m = h0[ow];
+                int64_t mi = i0[ow];
+                mp_take(h1[ow], i1[ow], &m, &mi);
+                yr[ow] = m;
+                ir[ow] = mi;
+            }
+        }
+    }
+}
+
 void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const idx *p, int nt) {
     idx H = p[0], W = p[1], OH = p[2], OW = p[3], KH = p[4], KW = p[5], SH = p[6], SW = p[7], PH = p[8],
         PW = p[9], DH = p[10], DW = p[11];
@@ -200,6 +240,11 @@ void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const id
         }
     lo = lo < OW ? lo : OW;
     hi = hi > lo ? hi : lo;
+    if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && PH == 0 && PW == 0 && DH == 1 && DW == 1 &&
+        W == 2 * OW && 2 * OH <= H && H * OW <= 4096) {
+        max_pool2d_2x2_two_pass(x, y, ind, planes, H, W, OH, OW, nt);
+        return;
+    }
     int kind = DH == 1 && DW == 1 && SH == 2 && SW == 2 ? (KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0) : 0;
     EM_PARALLEL_FOR(nt)
     for (idx c = 0; c < planes; c++) {

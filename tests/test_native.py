@@ -718,3 +718,42 @@ def test_freed_memory_is_kept(env):
     kept, faults = out.stdout.split()
     assert kept == str(not env)
     assert (int(faults) < 8 * 1024) == (not env), faults
+
+
+# ---- relu and max pooling: torch's bits, signed zeros and NaN included (N4) ----------------------------------
+
+_SIGNED_CASES = [
+    ("relu", lambda L, x: L.relu(x)),
+    ("relu_functional_2d", lambda L, x: L.nn.functional.relu(x.reshape(32, -1))),
+    ("max_pool2d", lambda L, x: L.nn.functional.max_pool2d(x, 2, return_indices=True)),
+    ("max_pool2d_overlapping", lambda L, x: L.nn.functional.max_pool2d(x, 3, 1, return_indices=True)),
+    ("max_pool2d_s2_k3", lambda L, x: L.nn.functional.max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True)),
+]
+
+
+@pytest.mark.parametrize("native", ["on", "off"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,fn", _SIGNED_CASES, ids=[c[0] for c in _SIGNED_CASES])
+def test_relu_and_max_pool_are_torchs_bits(name, fn, dtype, native, monkeypatch):
+    """relu keeps -0.0 (torch's clamp_min) and NaN; max pooling keeps the first of tied maxima, so a window
+    of 0.0 and -0.0 gives the first one's sign; forward values, indices and input gradients bit for bit,
+    through the C kernels (large float32) and the NumPy ones."""
+    monkeypatch.setattr(_native, "_OFF", native == "off")
+    rng = np.random.default_rng(5)
+    x = rng.integers(-2, 3, (4, 8, 30, 30)).astype(dtype)  # many ties, many zeros
+    x[x == 0] *= np.where(rng.random(int((x == 0).sum())) < 0.5, -1.0, 1.0)  # zeros of both signs
+    x.reshape(-1)[::97] = np.nan
+    got, want = [], []
+    for lib, out in ((ember, got), (torch, want)):
+        t = lib.from_numpy(x.copy()).requires_grad_()
+        y = fn(lib, t)
+        y = y if isinstance(y, tuple) else (y,)
+        # small integers (sums of overlapping windows' gradients are exact in any order: the order is
+        # test_pooling_is_torchs_to_the_bit's business) and zeros of both signs
+        g = (np.arange(y[0].numel()) % 7 - 3).astype(dtype).reshape(tuple(y[0].shape))
+        g.reshape(-1)[::10] = -0.0
+        y[0].backward(lib.from_numpy(g))
+        out += [a.detach().numpy() for a in y] + [t.grad.numpy()]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.array_equal(a.view(f"i{a.itemsize}"), b.view(f"i{b.itemsize}")), name

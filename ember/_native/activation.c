@@ -1,6 +1,6 @@
 /* Pointwise activations on C-contiguous float32 data, forward and backward, each one loop, in the
  * float32 order of operations of the NumPy kernels in ember/_ops/nn_ops.py (so both paths agree to the
- * bit wherever exp/erf/tanh round the same): gelu (erf and tanh forms) and silu.
+ * bit wherever exp/erf/tanh round the same): gelu (erf and tanh forms), silu, relu's backward and clamp.
  */
 #include "common.h"
 
@@ -67,6 +67,13 @@ void silu_backward_f32(const float *g, const float *x, float *gx, idx n, int nt)
         float s = 1.0f / (1.0f + em_expf(-w));
         gx[i] = g[i] * s * (1.0f + w * (1.0f - s));
     }
+}
+
+/* relu's backward (N4), torch's threshold_backward with threshold 0 (`out <= 0 ? 0 : g`: a NaN output passes
+ * g), in one pass over float32 g and out. (relu itself is clamp_f32 below with only a lower bound.) */
+void threshold_backward_f32(const float *g, const float *out, float *gx, idx n, int nt) {
+    EM_PARALLEL_FOR(nt)
+    for (idx i = 0; i < n; i++) gx[i] = out[i] <= 0.0f ? 0.0f : g[i];
 }
 
 /* clamp of float32 data to [lo, hi] (K3; either bound may be absent), as the NumPy kernel computes it,

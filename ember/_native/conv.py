@@ -197,6 +197,21 @@ def _pool_ok(x, nd):
     return nd == 2 and x.ndim == 4 and x.size and _ok(x)
 
 
+def max_pool2d(x, ksize, stride, pads, dil, out):
+    """(values, int64 flat per-plane indices) of the max pooling of float32 (N, C, H, W) x, or None (NOTE
+    [ Max pooling forward in C ] in pool.c)."""
+    if not _pool_ok(x, len(ksize)) or min(out) < 1:
+        return None
+    fn = function("pool", "max_pool2d_f32", [_P, _P, _P, _I, _P, _C])
+    if not fn:
+        return None
+    shape = x.shape[:2] + tuple(out)
+    y, ind = np.empty(shape, _F32), np.empty(shape, _I64)
+    p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, *dil], np.int64)
+    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, threads_for(x.size))
+    return y, ind
+
+
 def max_pool2d_backward(g, ind, in_shape):
     """g added at the flat per-plane indices `ind` into zeros of `in_shape` (N, C, H, W), outputs in order."""
     if len(in_shape) != 4 or g.ndim != 4 or not g.size or not _ok(g) \

@@ -153,6 +153,18 @@ def silu_backward(g, w):
     return out
 
 
+def threshold_backward(g, out):
+    """relu's backward, `out <= 0 ? 0 : g`, for float32 g and out of one shape, or None (N4)."""
+    if out.size < MIN_SIZE or g.shape != out.shape or not _ok(g, out):
+        return None
+    fn = _fn("activation", "threshold_backward_f32", _P, _P, _P, _I, _C)
+    if not fn:
+        return None
+    gx = np.empty(out.shape, _F32)
+    fn(g.ctypes.data, out.ctypes.data, gx.ctypes.data, out.size, threads_for(out.size))
+    return gx
+
+
 # ---- optimizer updates -----------------------------------------------------------------------------------
 
 def sgd(p, g, buf, has_buf, weight_decay, momentum, lr, dampening, nesterov, maximize):

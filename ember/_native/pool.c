@@ -120,3 +120,144 @@ void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx
         }
     }
 }
+
+/* NOTE [ Max pooling forward in C ]
+ * torch's scan of each window (cpu_max_pool: rows, then columns, in order; `val > max || isnan(val)` takes
+ * a tap, so the first maximum wins and a NaN window keeps its last NaN; the running max starts at -inf with
+ * the index of the window's first in-bounds tap). A branch per tap on random data mispredicts half the time
+ * (NOTE [ Max pooling forward stays in NumPy ] in ember/_ops/pooling.py measured such a scan 3x slower than
+ * NumPy), so a tap is taken by a select, not a branch, and the loop over a row's outputs vectorises (each
+ * lane scans one window). Outputs whose windows leave the input at the left or right edge take the same
+ * scan with a bounds check per tap; padding is never read, as torch never reads it. Measured on the MNIST
+ * example's pools (64x16x28x28 and 64x32x14x14, 2x2): 0.43 and 0.58 ms of CPU against NumPy's 1.06 and
+ * 0.5 ms and torch's 3.5 and 1.7 ms at one thread; orders that vectorise along whole planes (a horizontal
+ * pass, then a vertical one; gathers at precomputed window corners) measured no faster on this bandwidth. */
+static inline void mp_take(float v, idx at, float *m, int64_t *mi) {
+    int take = (v > *m) | (v != v);
+    *m = take ? v : *m;
+    *mi = take ? at : *mi;
+}
+
+/* One output row. Inlined with constant window sizes where the caller knows them (2x2 and 3x3 windows,
+ * stride 2, the common ones), so the taps unroll: with runtime sizes the scan is ~3.5x slower. */
+static inline __attribute__((always_inline)) void mp_row(const float *xp, float *restrict yr, int64_t *restrict ir,
+                                                         idx H, idx W, idx OW, idx oh, idx lo, idx hi, idx KH,
+                                                         idx KW, idx SH, idx SW, idx PH, idx PW, idx DH, idx DW) {
+    idx h0 = oh * SH - PH, h1 = h0 + (KH - 1) * DH + 1;
+    h1 = h1 < H ? h1 : H;
+    while (h0 < 0) h0 += DH;
+    for (idx ow = 0; ow < OW; ow++) {  /* the edges (the interior is the loop below) */
+        if (ow == lo) ow = hi;
+        if (ow >= OW) break;
+        idx w0 = ow * SW - PW, w1 = w0 + (KW - 1) * DW + 1;
+        w1 = w1 < W ? w1 : W;
+        while (w0 < 0) w0 += DW;
+        float m = -INFINITY;
+        int64_t mi = h0 * W + w0;
+        for (idx ih = h0; ih < h1; ih += DH)
+            for (idx iw = w0; iw < w1; iw += DW) mp_take(xp[ih * W + iw], ih * W + iw, &m, &mi);
+        yr[ow] = m;
+        ir[ow] = mi;
+    }
+    if (h0 == oh * SH && h1 == h0 + (KH - 1) * DH + 1) {  /* every row tap in bounds: a constant count */
+        for (idx ow = lo; ow < hi; ow++) {
+            idx w0 = ow * SW - PW;
+            float m = -INFINITY;
+            int64_t mi = h0 * W + w0;
+            for (idx kh = 0; kh < KH; kh++)
+                for (idx kw = 0; kw < KW; kw++) {
+                    idx at = (h0 + kh * DH) * W + w0 + kw * DW;
+                    mp_take(xp[at], at, &m, &mi);
+                }
+            yr[ow] = m;
+            ir[ow] = mi;
+        }
+        return;
+    }
+    for (idx ow = lo; ow < hi; ow++) {
+        idx w0 = ow * SW - PW;
+        float m = -INFINITY;
+        int64_t mi = h0 * W + w0;
+        for (idx ih = h0; ih < h1; ih += DH)
+            for (idx kw = 0; kw < KW; kw++) {
+                idx at = ih * W + w0 + kw * DW;
+                mp_take(xp[at], at, &m, &mi);
+            }
+        yr[ow] = m;
+        ir[ow] = mi;
+    }
+}
+
+/* 2x2 windows, stride 2, no padding or dilation, W = 2 OW (the classic CNN pool): per-row scans vectorise
+ * poorly on the short rows of small images (0.45 and 0.58 ms for the MNIST example's 64x16x28x28 and
+ * 64x32x14x14 pools), so a plane is scanned in two passes, the first one long loop over the whole plane: the
+ * best of each horizontal pair of taps (2k, 2k+1), then, per output, the best of its two rows' pairs, upper
+ * first (0.34 and 0.32 ms, against NumPy's 0.7 and 0.42 ms for its running max alone). Grouping the scan so
+ * keeps its result: the running rule picks the last NaN, else the first maximum, and grouping taps in order
+ * picks the same. A plane's pairs live on the stack (H OW <= 4096). */
+static void max_pool2d_2x2_two_pass(const float *x, float *y, int64_t *ind, idx planes, idx H, idx W, idx OH,
+                                    idx OW, int nt) {
+    idx n = H * OW;
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < planes; c++) {
+        const float *xp = x + c * H * W;
+        float hv[n];
+        int64_t hi[n];
+        for (idx k = 0; k < n; k++) {
+            float a = xp[2 * k], b = xp[2 * k + 1];
+            float m = -INFINITY;
+            int64_t mi = 2 * k;
+            mp_take(a, 2 * k, &m, &mi);
+            mp_take(b, 2 * k + 1, &m, &mi);
+            hv[k] = m;
+            hi[k] = mi;
+        }
+        for (idx oh = 0; oh < OH; oh++) {
+            float *restrict yr = y + (c * OH + oh) * OW;
+            int64_t *restrict ir = ind + (c * OH + oh) * OW;
+            const float *h0 = hv + 2 * oh * OW, *h1 = h0 + OW;
+            const int64_t *i0 = hi + 2 * oh * OW, *i1 = i0 + OW;
+            for (idx ow = 0; ow < OW; ow++) {
+                float m = h0[ow];
+                int64_t mi = i0[ow];
+                mp_take(h1[ow], i1[ow], &m, &mi);
+                yr[ow] = m;
+                ir[ow] = mi;
+            }
+        }
+    }
+}
+
+void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const idx *p, int nt) {
+    idx H = p[0], W = p[1], OH = p[2], OW = p[3], KH = p[4], KW = p[5], SH = p[6], SW = p[7], PH = p[8],
+        PW = p[9], DH = p[10], DW = p[11];
+    /* interior outputs [lo, hi): every column tap in bounds */
+    idx lo = PW > 0 ? (PW + SW - 1) / SW : 0, hi = 0;
+    for (idx ow = OW; ow > 0; ow--)
+        if ((ow - 1) * SW - PW + (KW - 1) * DW < W) {
+            hi = ow;
+            break;
+        }
+    lo = lo < OW ? lo : OW;
+    hi = hi > lo ? hi : lo;
+    if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && PH == 0 && PW == 0 && DH == 1 && DW == 1 &&
+        W == 2 * OW && 2 * OH <= H && H * OW <= 4096) {
+        max_pool2d_2x2_two_pass(x, y, ind, planes, H, W, OH, OW, nt);
+        return;
+    }
+    int kind = DH == 1 && DW == 1 && SH == 2 && SW == 2 ? (KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0) : 0;
+    EM_PARALLEL_FOR(nt)
+    for (idx c = 0; c < planes; c++) {
+        const float *xp = x + c * H * W;
+        for (idx oh = 0; oh < OH; oh++) {
+            float *yr = y + (c * OH + oh) * OW;
+            int64_t *ir = ind + (c * OH + oh) * OW;
+            if (kind == 2)
+                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, 2, 2, 2, 2, PH, PW, 1, 1);
+            else if (kind == 3)
+                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, 3, 3, 2, 2, PH, PW, 1, 1);
+            else
+                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, KH, KW, SH, SW, PH, PW, DH, DW);
+        }
+    }
+}

@@ -7,8 +7,8 @@ windows are disjoint (kernel <= stride) and with one `np.bincount` (which sums c
 Each backward is an op whose derivative is the forward pooling again (a gather for max pooling), so pooling
 differentiates twice and more.
 
-float32 2-d average and adaptive average pooling and max pooling's backward (and 1-d, through the 2-d ops)
-run the native kernels
+float32 2-d max pooling (forward and backward), average and adaptive average pooling (and 1-d, through the
+2-d ops) run the native kernels
 (ember/_native/pool.c, torch's loops, results equal to torch's bits); the NumPy code is their fallback.
 """
 
@@ -67,7 +67,7 @@ def _running_max(win, nd):
         np.greater(w, vals, out=hit)
         np.multiply(hit.view(np.uint8) if small else hit, i, out=step, dtype=arg.dtype, casting="unsafe")
         np.maximum(arg, step, out=arg)
-        np.maximum(vals, w, out=vals)
+        np.maximum(w, vals, out=vals)  # (on a tie the second: the earlier tap, so -0.0 vs 0.0 is torch's)
     if vals.dtype.kind == "f":
         nan = np.isnan(vals)
         if nan.any():
@@ -117,8 +117,14 @@ def _max_pool_kernel(x, ksize, stride, pads, dil, ceil_mode):
     # NOTE [ Max pooling forward stays in NumPy ]
     # The running max over strided window views below is branch-free and gives torch's values and indices
     # (the first of equal maxima, NaN taken) bit for bit; a scalar scan as torch writes it (a branch per tap
-    # that random data mispredicts half the time) measured 3x slower (0.9 vs 0.28 ms for LeNet's first pool),
-    # so only the backward scatter runs in C.
+    # that random data mispredicts half the time) measured 3x slower (0.9 vs 0.28 ms for LeNet's first pool).
+    # float32 2-d pooling now runs a C scan that selects instead of branching (NOTE [ Max pooling forward in
+    # C ] in ember/_native/pool.c; the MNIST example's first pool: 0.2 vs 1.06 ms); other dtypes and 3-d
+    # pooling keep this NumPy code, which is also the fallback without a compiler.
+    if nd == 2:
+        done = _native.max_pool2d(x, ksize, stride, pads, dil, out)
+        if done is not None:
+            return done
     fill = -np.inf if x.dtype.kind == "f" or x.dtype.kind == "V" else np.iinfo(x.dtype).min
     vals, arg = _running_max(_windows(x, ksize, stride, pads, dil, out, fill), nd)
     # flat input index = (index of the window's corner) + (offset of the tap inside the input)
@@ -153,6 +159,8 @@ def _scatter_kernel(g, idx, in_shape, nd, disjoint=False):
     if disjoint:  # every index at most once: a plain scatter at flat indices, in g's dtype (~4x faster
         out = np.zeros(nc * sp, g.dtype)  # than np.put_along_axis, which builds an index grid)
         out[(idx + offs).ravel()] = g.ravel()
+        if out.dtype.kind in "fcV":
+            out += out.dtype.type(0)  # torch adds g into zeros: a -0.0 gradient lands as +0.0
         return out.reshape(in_shape)
     out = np.bincount((idx + offs).ravel(), weights=g.ravel(), minlength=nc * sp)
     return out.astype(g.dtype, copy=False).reshape(in_shape)

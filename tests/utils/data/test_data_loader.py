@@ -43,7 +43,36 @@ def _pairs(lib):
     return Pairs()
 
 
+class _RowsTwice:
+    """A TensorDataset subclass with its own __getitem__ (the batch must come through it, not a take)."""
+
+    @staticmethod
+    def make(lib):
+        class Rows(lib.utils.data.TensorDataset):
+            def __getitem__(self, i):
+                x, y = super().__getitem__(i)
+                return x * 2, y
+        return Rows(lib.from_numpy(X.copy()), lib.from_numpy(Y.copy()))
+
+
+def _mixed_dataset(lib):
+    """Three tensors: a transposed (non-contiguous) float64 one, bool rows, int32 scalars."""
+    a = np.arange(40, dtype=np.float64).reshape(4, 10).T
+    return lib.utils.data.TensorDataset(lib.from_numpy(a.copy()).t().contiguous().t(),
+                                        lib.from_numpy(np.arange(20).reshape(10, 2) % 3 == 0),
+                                        lib.from_numpy(np.arange(10, dtype=np.int32)))
+
+
 LOADER_CASES = {
+    # TensorDataset batches (NOTE [ TensorDataset batches in one take ] in ember/utils/data/_fetch.py)
+    "tensors_shuffled": lambda lib: (lib.manual_seed(7), list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_size=4, shuffle=True)))[1],
+    "tensors_negative_indices": lambda lib: list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_sampler=[[-1, 2, -10], [5]])),
+    "tensors_subclass_getitem": lambda lib: list(lib.utils.data.DataLoader(_RowsTwice.make(lib), batch_size=4)),
+    "tensors_mixed_dtypes": lambda lib: list(lib.utils.data.DataLoader(_mixed_dataset(lib), batch_size=3)),
+    "tensors_custom_collate": lambda lib: list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_size=4, collate_fn=lambda b: [len(b), b[0]])),
     "tensors_batch3": lambda lib: list(lib.utils.data.DataLoader(_tensor_dataset(lib), batch_size=3)),
     "tensors_drop_last": lambda lib: list(lib.utils.data.DataLoader(_tensor_dataset(lib), batch_size=3,
                                                                     drop_last=True)),
@@ -88,6 +117,10 @@ def test_dataloader_matches_torch(case):
 
 
 LOADER_ERRORS = {
+    "tensors_index_out_of_range": lambda lib: list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_sampler=[[0, 10]])),
+    "tensors_index_too_negative": lambda lib: list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_sampler=[[-11]])),
     "negative_workers": lambda lib: lib.utils.data.DataLoader(range(3), num_workers=-1),
     "negative_timeout": lambda lib: lib.utils.data.DataLoader(range(3), timeout=-1),
     "prefetch_without_workers": lambda lib: lib.utils.data.DataLoader(range(3), prefetch_factor=2),

@@ -538,7 +538,8 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
         p.emit("}")
     lines = [comment] if comment else []
     if k:
-        flat = k == 1 and not kernel.has_reduction and not any(v.startswith("y") for *_, z in exprs for v in z)
+        inner = any(v.startswith("y") for *_, sizes in exprs for v in sizes)
+        flat = k == 1 and not kernel.has_reduction and not inner
         lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body,
                                     simd=flat)
     else:

@@ -136,15 +136,16 @@ def test_fusion(case):
 
 MERGED = [
     # (name, fn of the library, input shapes, the loop the forward's kernel prints: NOTE [ Merged loop
-    # dimensions ]); every kernel's innermost pointwise loop is `omp simd` (NOTE [ Vectorising pointwise loops ])
+    # dimensions ]); every kernel's innermost pointwise loop is `omp simd` (NOTE [ Vectorising pointwise
+    # loops ])
     ("select on 16-column maps (relu's backward)", lambda L, x, g: L.where(x > 0, g, 0.0) * 2,
      [(4, 8, 16, 16), (4, 8, 16, 16)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
     ("bias over NCHW", lambda L, x, b: (x + b.view(1, 3, 1, 1)).relu(), [(2, 3, 4, 5), (3,)], "y0 < 20;"),
     ("size-1 dimensions", lambda L, x: (x * 3).exp(), [(3, 1, 5, 1)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
     ("transposed read", lambda L, x: x.transpose(2, 3) * 2 + x.transpose(2, 3).exp(), [(2, 3, 4, 5)],
      "y0 < 4;"),
-    ("a member reads another's result in its row", lambda L, x: (lambda a: (a, a[..., :1] * a))((x * 2).exp()),
-     [(6, 7, 8)], "y0 < 8;"),
+    ("a member reads another's result in its row",
+     lambda L, x: (lambda a: (a, a[..., :1] * a))((x * 2).exp()), [(6, 7, 8)], "y0 < 8;"),
     ("a member reads another's result where written", lambda L, x: (lambda a: (a, a * a + 1))((x * 2).exp()),
      [(6, 7, 8)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
 ]

@@ -3,9 +3,9 @@ on buffers of its real sizes, and the fastest kept; the choice is cached on disk
 
 Variants of one kernel (its C function as codegen_c.py printed it, rewritten as text):
 - "base": as generated;
-- "simd8", "simd16": the innermost loops of its pointwise members carry `#pragma omp simd simdlen(W)`
-  (vector width W lanes; without it the compiler picks, or does not vectorize a loop whose body it finds
-  costly);
+- "simd8", "simd16": the innermost loops of its pointwise members, which codegen_c.py marks `#pragma omp
+  simd` (NOTE [ Vectorising pointwise loops ]), carry `simdlen(W)` (vector width W lanes; without it the
+  compiler picks the width);
 - "chunk": the outer parallel loop's iterations go to threads in chunks of 16 rows (the pool's `chunk`),
   a tiling of the outer domain that keeps neighbouring rows on one thread;
 and, for each, the thread count: 1 (serial), the size threshold (`threads.threads_for`: serial
@@ -46,17 +46,8 @@ def _variant(src: str, name: str, variant: str) -> str:
     out = src.replace(f"void {name}(", f"void {name}_{variant}(", 1)
     for part in ("_ctx", "_body"):  # its context struct and body function (codegen_c._parallel_function)
         out = out.replace(name + part, f"{name}_{variant}{part}")
-    if variant.startswith("simd"):
-        width = variant[4:]
-        lines = out.split("\n")
-        res = []
-        for i, ln in enumerate(lines):
-            nxt = lines[i + 1] if i + 1 < len(lines) else ""
-            inner = re.match(r"\s*for \(idx y\d+ ", ln) and not re.match(r"\s*for \(idx y\d+ ", nxt)
-            if inner and "#pragma" not in (res[-1] if res else ""):
-                res.append(ln[:len(ln) - len(ln.lstrip())] + f"#pragma omp simd simdlen({width})")
-            res.append(ln)
-        out = "\n".join(res)
+    if variant.startswith("simd"):  # (codegen_c marks every innermost pointwise loop `#pragma omp simd`)
+        out = re.sub(r"(?m)^(\s*)#pragma omp simd$", rf"\1#pragma omp simd simdlen({variant[4:]})", out)
     elif variant == "chunk":
         out = out.replace("0 /* schedule(static) */", "16 /* schedule(static, 16) */")
     return out

@@ -197,10 +197,11 @@ static inline void em_parallel(em_body body, void *ctx, idx n, int nt, idx chunk
 """
 
 
-def _parallel_function(name: str, sig: list, dims: list, names: list, body: list) -> list:
+def _parallel_function(name: str, sig: list, dims: list, names: list, body: list, simd: bool = False) -> list:
     """The lines of kernel `name` (parameters `sig`, C declarations, the thread count last) whose outer loops
     over `dims` (variables `names`) run `body` (lines indented for inside them), as a body function handed
-    to the pool (NOTE [ Parallel loops of the generated kernels ])."""
+    to the pool (NOTE [ Parallel loops of the generated kernels ]); `simd`: a single outer loop is the
+    kernel's innermost (NOTE [ Vectorising pointwise loops ])."""
     params = [d.rsplit(" ", 1)[-1].lstrip("*") for d in sig[:-1]]
     fields = [d.replace("restrict ", "") for d in sig[:-1]]
     out = [f"struct {name}_ctx {{ " + " ".join(f + ";" for f in fields) + " };",
@@ -208,6 +209,8 @@ def _parallel_function(name: str, sig: list, dims: list, names: list, body: list
            f"    const struct {name}_ctx *c_ = ctx_;"]
     out += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
     if len(dims) == 1:
+        if simd:
+            out.append("    #pragma omp simd")
         out.append(f"    for (idx {names[0]} = lo_; {names[0]} < hi_; {names[0]}++) {{")
     else:
         out.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
@@ -403,6 +406,17 @@ def _red_update(red, acc_name, v, acc):
     return f"{acc_name} = {v} {cmp} {acc_name} ? {v} : {acc_name};"
 
 
+# NOTE [ Vectorising pointwise loops ]
+# The innermost loop of a pointwise member (the kernel's single outer loop when the loop is one dimension:
+# NOTE [ Merged loop dimensions ] in scheduler.py) carries `#pragma omp simd` (-fopenmp-simd: a promise that
+# its iterations are independent, nothing more). Each iteration of a pointwise loop writes its own element and
+# reads only inputs and elements of the kernel's earlier members written in the same iteration, so the
+# promise holds. It makes GCC vectorize loops it otherwise leaves scalar: a select (`mask ? g : 0`) whose
+# load it would make conditional, a short loop it unrolls first. The results do not change: a pointwise loop
+# has nothing to reassociate, and without -ffast-math no libm call is replaced by a vector variant (calls it
+# cannot vectorize stay scalar calls).
+
+
 # NOTE [ Column reductions ]
 # A sum over leading dimensions (a bias gradient: the sum over the batch of a [N, D] gradient) reads, in the
 # row form (one outer iteration per output element, the reduced loop inside), memory with the stride of a
@@ -490,7 +504,9 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
         p.indent += 1
         if isinstance(m, Pointwise):
             inner = [(v, s) for v, s in sizes.items() if v.startswith("y")]
-            for v, s in inner:
+            for i, (v, s) in enumerate(inner):
+                if i == len(inner) - 1:  # NOTE [ Vectorising pointwise loops ]
+                    p.emit("#pragma omp simd")
                 p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
                 p.indent += 1
             val = p.expr(e, {})
@@ -522,7 +538,10 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
         p.emit("}")
     lines = [comment] if comment else []
     if k:
-        lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body)
+        inner = any(v.startswith("y") for *_, sizes in exprs for v in sizes)
+        flat = k == 1 and not kernel.has_reduction and not inner
+        lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body,
+                                    simd=flat)
     else:
         lines += [f"void {kernel.name}({', '.join(sig)})", "{", *body, "}"]
     return "\n".join(lines), params

@@ -39,7 +39,7 @@ from .._tensor import _wrap
 from . import autotune, buffer_plan, codegen_c, codegen_numpy, fx_passes, options, threads
 from .ir import Buffer, EagerView, Fallback, Unsupported
 from .lowering import GraphLowering
-from .scheduler import Kernel, schedule
+from .scheduler import Kernel, merge_dimensions, schedule
 
 __all__ = ["compile_fx", "compile_fx_inner", "backend_name", "set_backend"]
 
@@ -169,6 +169,8 @@ def compile_fx(gm, example_inputs=None, backend: str | None = None):
     kernels = [s for s in steps if isinstance(s, Kernel)]
     for kern in kernels:
         kern.name = prefix + kern.name
+        if backend == "c":
+            merge_dimensions(kern)  # NOTE [ Merged loop dimensions ] (scheduler.py)
     if backend == "c":  # the zero-divisor flag a kernel dividing integers takes (NOTE [ Integer division ])
         lo.buffers[codegen_c.FLAG] = Buffer(codegen_c.FLAG, (1,), (1,), "int32")
     sources, params = [], {}

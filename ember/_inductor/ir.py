@@ -217,6 +217,7 @@ class Pointwise:
 
     def __init__(self, buffer: Buffer, fn, origins):
         self.buffer, self.fn, self.origins = buffer, fn, origins
+        self.groups = None  # the loop's dimensions merged by the scheduler (NOTE [ Merged loop dimensions ])
 
     @property
     def name(self):

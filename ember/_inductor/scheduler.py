@@ -14,6 +14,24 @@ reads from buffers written inside the kernel lies in the same outer iteration (N
 otherwise it starts the next kernel. A fallback or eager view ends the kernel, since it may read what the
 kernel wrote.
 
+NOTE [ Merged loop dimensions ]
+A pointwise kernel loops over its shape with the last dimension inside (NOTE [ Fusing in order ]). Where that
+dimension is short (the 16 columns of a 16x16 feature map), GCC unrolls the inner loop completely before it
+vectorizes, then fails to vectorize the unrolled code when the body has a select (relu's backward,
+`mask ? g : 0`, became a compare and a branch per element: 4.1 ms for 1M floats against 0.4 ms vectorized),
+and every outer iteration pays the division of its flat index into the outer variables. So after fusion,
+a kernel of pointwise members (all of one shape, as fusion requires) merges adjacent dimensions d, d+1 of
+its loop wherever every load and every store of every member has coef(d) == coef(d+1) * size(d+1): the
+element (.., i, j, ..) is then at the same place as the element i * size(d+1) + j of one dimension, so the
+merged variable indexes every buffer with coef(d+1). Size-1 dimensions are dropped (their index is 0). A
+contiguous kernel becomes one loop over all its elements, a bias broadcast over NCHW a loop over N, C and
+H*W. A member reading a buffer written earlier in the kernel must read it in the iteration that wrote it
+(NOTE [ Row-local reads ]); a merged loop's iterations are not the unmerged loop's, so a kernel merges only
+when every such read is of the very element its own iteration wrote (the writer's store index).
+compile_fx merges the C backend's kernels (the NumPy backend's loads are whole-array views, which gain
+nothing); codegen_c and `threads.work` see the merged loop through `member_exprs`, which indexes a member
+by its `groups`.
+
 NOTE [ Row-local reads ]
 Threads run different outer iterations at once, so a member may read a buffer written by an earlier member
 of its kernel only where that member wrote in the same outer iteration: the writer's buffer is contiguous,
@@ -25,7 +43,7 @@ from __future__ import annotations
 
 from .ir import Affine, EagerView, Fallback, Pointwise, Reduction, contiguous_strides
 
-__all__ = ["Kernel", "schedule"]
+__all__ = ["Kernel", "schedule", "merge_dimensions"]
 
 
 def _prod(xs):
@@ -57,6 +75,8 @@ def member_exprs(m, k: int):
     """(expression(s), {var: size}) of member `m` with the first `k` dimensions as outer variables x0..;
     a pointwise member's store index comes with it."""
     if isinstance(m, Pointwise):
+        if m.groups is not None:  # NOTE [ Merged loop dimensions ]
+            return _merged_exprs(m, k)
         shape = m.buffer.shape
         names = [f"x{d}" if d < k else f"y{d - k}" for d in range(len(shape))]
         idx = [Affine.var(n) for n in names]
@@ -65,6 +85,55 @@ def member_exprs(m, k: int):
     rnames = [f"r{d}" for d in range(len(m.reduced))]
     e = m.fn([Affine.var(n) for n in onames], [Affine.var(n) for n in rnames])
     return e, None, dict(zip(onames + rnames, m.outer + m.reduced))
+
+
+def _merged_exprs(m, k: int):
+    """member_exprs of a pointwise member whose loop merges dimension groups `m.groups` (lists of dimension
+    numbers; the size-1 dimensions in none): each group's last dimension gets the group's variable, the others
+    index 0 (NOTE [ Merged loop dimensions ])."""
+    shape = m.buffer.shape
+    idx = [Affine() for _ in shape]
+    sizes = {}
+    for g, dims in enumerate(m.groups):
+        name = f"x{g}" if g < k else f"y{g - k}"
+        idx[dims[-1]] = Affine.var(name)
+        sizes[name] = _prod(shape[d] for d in dims)
+    return m.fn(idx), m.buffer.load(idx).index, sizes
+
+
+def merge_dimensions(kernel: Kernel) -> None:
+    """Merge the loop dimensions of a kernel of pointwise members where every access allows it (NOTE [ Merged
+    loop dimensions ]); its `outer` becomes the merged loop's outer part."""
+    if kernel.has_reduction or not kernel.members:
+        return
+    shape = kernel.members[0].buffer.shape
+    if any(m.buffer.shape != shape for m in kernel.members):
+        return
+    nd = len(shape)
+    names = [f"v{d}" for d in range(nd)]
+    indices, stores = [], {}
+    for m in kernel.members:
+        idx = [Affine.var(n) for n in names]
+        e, store = m.fn(idx), m.buffer.load(idx).index
+        for ld in _loads(e):
+            if ld.buf in stores and ld.index.key() != stores[ld.buf].key():
+                return  # a read of the kernel's own result elsewhere than where it was written (the NOTE)
+            indices.append(ld.index)
+        stores[m.name] = store
+        indices.append(store)
+    dims = [d for d in range(nd) if shape[d] != 1]
+    groups = []
+    for d in dims:
+        if groups and all(a.coef(names[groups[-1][-1]]) == a.coef(names[d]) * shape[d] for a in indices):
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    if len(groups) == nd:
+        return
+    for m in kernel.members:
+        m.groups = groups
+    sizes = tuple(_prod(shape[d] for d in g) for g in groups)
+    kernel.outer = sizes[:-1] if len(sizes) >= 2 else sizes
 
 
 def _loads(e):

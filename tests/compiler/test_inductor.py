@@ -134,6 +134,39 @@ def test_fusion(case):
     assert 1 <= fw.n_kernels <= nf and 1 <= bw.n_kernels <= nb, (fw.kernel_source, bw.kernel_source)
 
 
+MERGED = [
+    # (name, fn of the library, input shapes, the loop the forward's kernel prints: NOTE [ Merged loop
+    # dimensions ]); every kernel's innermost pointwise loop is `omp simd` (NOTE [ Vectorising pointwise
+    # loops ])
+    ("select on 16-column maps (relu's backward)", lambda L, x, g: L.where(x > 0, g, 0.0) * 2,
+     [(4, 8, 16, 16), (4, 8, 16, 16)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
+    ("bias over NCHW", lambda L, x, b: (x + b.view(1, 3, 1, 1)).relu(), [(2, 3, 4, 5), (3,)], "y0 < 20;"),
+    ("size-1 dimensions", lambda L, x: (x * 3).exp(), [(3, 1, 5, 1)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
+    ("transposed read", lambda L, x: x.transpose(2, 3) * 2 + x.transpose(2, 3).exp(), [(2, 3, 4, 5)],
+     "y0 < 4;"),
+    ("a member reads another's result in its row",
+     lambda L, x: (lambda a: (a, a[..., :1] * a))((x * 2).exp()), [(6, 7, 8)], "y0 < 8;"),
+    ("a member reads another's result where written", lambda L, x: (lambda a: (a, a * a + 1))((x * 2).exp()),
+     [(6, 7, 8)], "for (idx x0 = lo_; x0 < hi_; x0++)"),
+]
+
+
+@pytest.mark.parametrize("case", MERGED, ids=[c[0] for c in MERGED])
+def test_merged_loop_dimensions(case):
+    name, fn, shapes, loop = case
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    check(lambda lib, *xs: (ember.compile(_bind(fn, ember), backend=_backend("c"))
+                            if lib is ember else _bind(fn, lib))(*xs), *arrays, grad=list(range(len(arrays))))
+    fw = _graphs(_bind(fn, ember), *[ember.tensor(a, requires_grad=True) for a in arrays])[0]
+    assert loop in fw.kernel_source, fw.kernel_source
+    for kernel in fw.kernel_source.split("/* g")[1:]:
+        loops = kernel.split("\n")
+        pointwise = [i for i, ln in enumerate(loops) if "for (idx y" in ln or "for (idx x0 = lo_" in ln]
+        if "pointwise over" in kernel and "sum over" not in kernel:  # the innermost loop carries the pragma
+            assert loops[pointwise[-1] - 1].strip() == "#pragma omp simd", kernel
+
+
 def test_composites_with_a_native_kernel_stay_eager_calls_at_its_sizes():
     # NOTE [ Where eager's native kernel wins ]: float32 softmax/layer_norm/gelu at the native kernels' sizes
     # are calls of the eager op; the pointwise op around them still fuses; results equal torch's

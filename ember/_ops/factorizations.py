@@ -13,7 +13,7 @@ from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_impleme
 from .._grad_state import state as _grad_state
 from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, per_sample, public
+from ._util import finish_out, method, per_sample, public, typed
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
@@ -513,7 +513,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
         return_types.linalg_cholesky_ex(*dispatch(_cholesky_ex, (A,), (bool(upper), check))), out)
 
 
-def cholesky(A, *, upper=False, out=None):
+@typed
+def cholesky(A, *, upper: bool = False, out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
@@ -758,12 +759,33 @@ def _(grads, a, uplo, *, out):
     return _sym(v @ inner @ v.mT)
 
 
+# NOTE [ eigh of a NaN matrix ]
+# MKL's symmetric eigensolvers fail on a NaN in the triangle they read (an inf passes): torch raises
+# LinAlgError with the solver's info, which for an n-by-n matrix (n >= 3) is n - 1 for eigh (syevd with
+# vectors) and n - 2 for eigvalsh (the values-only path); matrices of 1 or 2 rows come back NaN. NumPy's
+# eigh returns NaN for all, so ember checks the triangle first (an O(n^2) pass beside an O(n^3) solve).
+# Without it, lobpcg on a NaN matrix ran its 1000 iterations (minutes) where torch stops at once.
+def _eigh_nan_check(A, uplo, values_only):
+    a = A._data
+    n = a.shape[-1] if a.ndim >= 2 else 0
+    if type(a) is not np.ndarray or n < 3 or a.dtype.kind not in "fc":
+        return
+    tri = np.tril(a) if str(uplo).upper() == "L" else np.triu(a)
+    bad = has_nan(tri).reshape(-1)
+    if bad.any():
+        code = n - 2 if values_only else n - 1
+        raise_for_info(np.where(bad, code, 0), a.ndim > 2, "linalg.eigh", lambda c: (
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            f"repeated eigenvalues (error code: {c})."))
+
+
 def eigh(A, UPLO="L", *, out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_eigh", eigh, A, UPLO, out=out)
     _check_square("eigh", A)
+    _eigh_nan_check(A, UPLO, False)
     return finish_out(return_types.linalg_eigh(*dispatch(_eigh, (A,), (UPLO,))), out)
 
 
@@ -773,6 +795,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
         if autocasting():
             return autocast_call("linalg_eigvalsh", eigvalsh, A, UPLO, out=out)
     _check_square("eigvalsh", A)
+    _eigh_nan_check(A, UPLO, True)
     return finish_out(dispatch(_eigh, (A,), (UPLO,))[0], out)
 
 
@@ -856,7 +879,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return finish_out(dispatch(_matrix_rank, (A,), (atol, rtol, hermitian)), out)
 
 
-def matrix_power(A, n, *, out=None):
+@typed
+def matrix_power(A, n: int, *, out=None):
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices" if A.dim() >= 2 else

@@ -23,7 +23,7 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import COMPLEX, OTHER, _modes, defop, dispatch
 from .._meta import like_strides, meta_array, real_dtype
-from ._util import finish_out, wrap_dim
+from ._util import finish_out, typed, wrap_dim
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
            "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -550,12 +550,16 @@ def _freq(n, half, d, dtype, requires_grad, device, out):
     return finish_out(r, out)
 
 
-def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@typed
+def fftfreq(n: int, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False):
     """The sample frequencies of an n-point transform: [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (n d)."""
     return _freq(n, False, d, dtype, requires_grad, device, out)
 
 
-def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@typed
+def rfftfreq(n: int, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
     """The sample frequencies of `rfft` of an n-point signal: [0, 1, ..., n // 2] / (n d)."""
     return _freq(n, True, d, dtype, requires_grad, device, out)
 

@@ -24,7 +24,7 @@ from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduc
 from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
-from ._util import finish_out, method, public, wrap_dims
+from ._util import finish_out, method, public, typed, wrap_dims
 
 # ---- the matmul family ---------------------------------------------------------------------------------
 
@@ -394,7 +394,8 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
     return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+@typed
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     try:
         if not (x.dtype.is_floating_point or x.dtype.is_complex):
             raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "

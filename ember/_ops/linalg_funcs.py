@@ -282,7 +282,7 @@ def orgqr(input, input2, *, out=None):
 
 
 @method()
-def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+def ormqr(input, input2, input3, left: bool = True, transpose: bool = False, *, out=None):
     """op(Q) C or C op(Q) (op: identity, or the conjugate transpose with `transpose`) for Q the product of
     the Householder reflectors in `input` and `input2` (LAPACK's ormqr)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)

@@ -16,7 +16,7 @@ from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, de
 from .._meta import broadcast_shapes, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad, refuse_composite
-from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
+from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, typed, wrap_dim
 
 
 def _finish(result, out, name):
@@ -235,7 +235,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
 
 
-def split_copy(input, split_size, dim=0, *, out=None):
+@typed
+def split_copy(input, split_size: int, dim=0, *, out=None):
     if _modes:  # (V) a list of tensors: torch's vmap has no fallback
         refuse_under_vmap("split_copy.Tensor", (input,), "no_fallback")
     return _copies(input.split(split_size, dim), out)
@@ -316,7 +317,7 @@ def select_scatter(input, src, dim, index, *, out=None):
 
 
 @method()
-def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+def diagonal_scatter(input, src, offset: int = 0, dim1=0, dim2=1, *, out=None):
     return finish_out(_scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src), out)
 
 
@@ -558,7 +559,7 @@ public.update(complex=_complex_fn, polar=polar)
 
 
 @method()
-def cov(input, *, correction=1, fweights=None, aweights=None):
+def cov(input, *, correction: int = 1, fweights=None, aweights=None):
     import ember
 
     try:

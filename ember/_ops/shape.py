@@ -740,7 +740,7 @@ def _(a, dim, start, stop, step):
 
 
 @method()
-def select(input, dim, index):
+def select(input, dim, index: int):
     n = input._data.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -836,7 +836,7 @@ def _(a, dim, size, step):
 
 
 @method(top=False)
-def unfold(self, dimension, size, step):
+def unfold(self, dimension, size: int, step: int):
     n = self._data.ndim
     d = wrap_dim(dimension, n) if n else 0
     have = self._data.shape[d] if n else 1
@@ -871,7 +871,7 @@ _as_strided_op.meta_(lambda a, size, stride, offset: meta_array(
 
 
 @method()
-def as_strided(input, size, stride, storage_offset=None):
+def as_strided(input, size, stride, storage_offset: "int | None" = None):
     return dispatch(_as_strided_op, (input,), (tuple(size), tuple(stride), storage_offset))
 
 

@@ -91,7 +91,7 @@ def _select_meta(a, shape):
 
 
 @method()
-def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+def sort(input, dim=-1, descending: bool = False, *, stable: bool = False, out=None):
     if isinstance(dim, bool):
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     try:
@@ -112,7 +112,7 @@ _argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes
 
 
 @method()
-def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
+def argsort(input, dim=-1, descending: bool = False, *, stable: bool = False, out=None):
     try:
         d = wrap_dim(dim, input._data.ndim)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -193,7 +193,7 @@ def _(a, k, dim, largest, sorted_=True):
 
 
 @method()
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's name
+def topk(input, k: int, dim=-1, largest: bool = True, sorted: bool = True, *, out=None):  # noqa: A002
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
@@ -250,7 +250,7 @@ def _(a, k, dim, keepdim):
 
 
 @method()
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+def kthvalue(input, k: int, dim=-1, keepdim: bool = False, *, out=None):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     try:
@@ -302,7 +302,8 @@ def _nan_slots_in_sort_order(flat, inv):
 
 
 @method()
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: "int | None" = None):
     require_dtype(input, REAL, "unique" if dim is None else "unique_dim")
     a = input._data
     d = None
@@ -314,7 +315,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 @method()
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
+                       dim: "int | None" = None):
     require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
     if dim is not None and input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -382,7 +384,8 @@ _SEARCH = INTEGRAL | FLOATING  # searchsorted / bucketize: values and boundaries
 
 
 @method(top=True)
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+def searchsorted(sorted_sequence, input, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None, out=None):
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -427,7 +430,7 @@ del Tensor.searchsorted  # a function only in torch
 
 
 @method()
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False, out=None):
     try:
         if boundaries._data.ndim != 1:
             raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")

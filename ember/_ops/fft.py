@@ -285,7 +285,8 @@ def _fft_c2r_1d(name, x, n, dim, norm, forward):
 # ---- one-dimensional transforms --------------------------------------------------------------------------
 
 
-def fft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def fft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional discrete Fourier transform of `input` (complex result)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -299,7 +300,8 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_r2c_1d("fft", input, n, dim, norm, True, False), out)
 
 
-def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def ifft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional inverse discrete Fourier transform of `input`."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -313,7 +315,8 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_r2c_1d("ifft", input, n, dim, norm, False, False), out)
 
 
-def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def rfft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional Fourier transform of real `input`: the n // 2 + 1 non-negative frequencies."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -340,7 +343,8 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_c2r_1d("hfft", input, n, dim, norm, True), out)
 
 
-def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def ihfft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The inverse of `hfft`: the one-sided half of the inverse transform of real `input`."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting

@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array, no_data
-from ._util import finish_out, method, public
+from ._util import finish_out, method, public, typed
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
 from .lu import _square, deprecated, finish_outs
 
@@ -413,7 +413,8 @@ def vander(x, *, N=None):
     return cat([result.new_ones(shape + [1]), result], -1)
 
 
-def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+@typed
+def diagonal(A, *, offset: int = 0, dim1=-2, dim2=-1):
     """linalg.diagonal: torch.diagonal with matrix-first defaults (a view)."""
     try:
         return A.diagonal(offset, dim1, dim2)
@@ -432,7 +433,8 @@ def _copy_out(result, out):
     return out
 
 
-def tensorinv(A, ind=2, *, out=None):
+@typed
+def tensorinv(A, ind: int = 2, *, out=None):
     """The inverse of A seen as a map from its last dims to its first `ind` dims."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting

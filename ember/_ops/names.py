@@ -231,7 +231,8 @@ def detach_copy(input, *, out=None):
 public["detach_copy"] = detach_copy
 
 
-def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+@typed
+def slice_copy(input, dim=0, start: "int | None" = None, end: "int | None" = None, step: int = 1, *, out=None):
     return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
 
 

@@ -801,7 +801,7 @@ def _(a, offset, d1, d2):
 
 
 @method()
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def diagonal(input, offset: int = 0, dim1=0, dim2=1):
     try:
         n = input._data.ndim
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

@@ -515,7 +515,7 @@ _mode.meta_(values_indices_meta)
 
 
 @method()
-def mode(input, dim=-1, keepdim=False, *, out=None):
+def mode(input, dim=-1, keepdim: bool = False, *, out=None):
     try:
         if input._data.ndim == 0:
             return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)

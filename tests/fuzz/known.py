@@ -9,7 +9,7 @@ in another engineer's area (wrong argument TYPES: engineer Z1, issue 25), or a p
 listed rather than fixed, with the ops named. There is no catch-all. The guarded classes have no entry: a
 hang, a crash, a NumPy exception reaching the user (where torch returns and where torch raises too, NOTE
 [ NumPy errors where torch raises too ] in core.py) except the argument-type ones listed for Z1, a NumPy
-RuntimeWarning escaping ember under `-W error` (one listed ember slowness aside: lobpcg). Fixing a class
+RuntimeWarning escaping ember under `-W error`. Fixing a class
 means deleting its entry here and running `python -m tests.fuzz --cases 100000` to see it gone.
 """
 
@@ -168,9 +168,6 @@ KNOWN = [
      r"nanquantile)", r"values", r"",
      "reductions over NaN/inf/extreme values: the order of summation (var of float max overflows or not) and "
      "which NaN a median picks differ; bucketize and histogram with NaN boundaries"),
-    (r"lobpcg", r"hang", r"",
-     "ember's lobpcg runs all its iterations on a NaN matrix (seconds) where torch's stops at once: torch's "
-     "eigh raises on the NaN where ember's (NumPy's LAPACK) returns NaN eigenvalues"),
     (r"lcm", r"values", r"",
      "integer lcm overflowing int32/int64: the sign of the wrapped result (torch's std::lcm divides and "
      "multiplies in another order than NumPy's lcm)"),

@@ -162,25 +162,27 @@ def check_bool(v, fn, arg, pos):
 # torch's parser refuses a flag that is not a bool (`topk(x, 2, largest="no")`) and an int argument given a
 # bool, float or None (`triu(x, 1.5)`) before anything runs; Python takes them silently, by truthiness or as
 # numbers, so an op whose argument goes straight to its kernel answered where torch raises. An op's public
-# function declares such arguments with annotations (`largest: bool = True`, `k: int`, `n: "int | None"`),
-# and `typed` (applied by `method`, or as a decorator) puts in front of it a wrapper made for its signature:
-# one identity or class test per declared argument, `x is True or x is False` for a bool, `x.__class__ is
-# int` for an int, so that a valid call pays those tests and one call. Anything else takes the slow path,
+# function declares such arguments with annotations (`largest: bool = True`, `k: int`, `n: "int | None"`,
+# `stable: "bool | None"` where torch's takes None), and `typed` (applied by `method`, or as a decorator)
+# puts in front of it a wrapper made for its signature: one identity or class test per declared argument,
+# `x is True or x is False` for a bool, `x.__class__ is int` for an int, so that a valid call pays those
+# tests and one call. Anything else takes the slow path,
 # `_refuse`: what torch's parser also takes (a NumPy integer or a 0-d integer tensor for an int)
 # passes on, the rest raises torch's TypeError in its words, found by replaying its parser on the user's
 # call (NOTE [ Argument types on the error path ] in ember/_argparse.py). Dims go through `wrap_dim`, which
 # refuses a bool itself; undeclared arguments are as before.
-_KINDS = {bool: "bool", int: "int", "bool": "bool", "int": "int", "int | None": "int?"}
+_KINDS = {bool: "bool", int: "int", "bool": "bool", "int": "int", "int | None": "int?", "bool | None": "bool?"}
 _TEST = {"bool": "({0} is not True and {0} is not False)", "int": "{0}.__class__ is not int",
-         "int?": "({0} is not None and {0}.__class__ is not int)"}
+         "int?": "({0} is not None and {0}.__class__ is not int)",
+         "bool?": "({0} is not None and {0} is not True and {0} is not False)"}
 
 
 def _accepted(kind, v):
     """Whether torch's parser takes `v` for an argument of `kind` that failed the fast test (PythonArgs)."""
-    if kind == "bool":  # (torch's takes a Python bool only, not a NumPy bool)
+    if v is None:
+        return kind.endswith("?")
+    if kind.startswith("bool"):  # (torch's takes a Python bool only, not a NumPy bool)
         return isinstance(v, bool)
-    if kind == "int?" and v is None:
-        return True
     if isinstance(v, (bool, np.bool_)):
         return False
     if isinstance(v, (int, np.integer)):
@@ -193,7 +195,7 @@ def _refuse(fn, checks):
     """The slow path of a `typed` wrapper: torch's TypeError for the first argument torch refuses."""
     for name, kind, v in checks:
         if not _accepted(kind, v):
-            want = "int" if kind == "int?" else kind
+            want = kind.rstrip("?")
             e = TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(v)}")
             raise call_error(e, sys._getframe(1)) from None
 

@@ -11,7 +11,18 @@ import numpy as np
 
 from .. import _dtypes
 from .._argparse import call_error
-from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, _modes, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import (
+    FLOATING,
+    INDEXING,
+    NUMERIC,
+    SHAPE,
+    _modes,
+    defop,
+    dispatch,
+    dtype_word,
+    not_implemented,
+    require_op_dtype,
+)
 from .._meta import broadcast_shapes, like_array, like_strides, meta_array
 from .._tensor import Tensor, _wrap
 from ._util import as_shape, finish_out, method, public, refuse_under_vmap, typed, wrap_dim, wrap_dims
@@ -406,6 +417,7 @@ _trace.meta_(lambda a: meta_array((), _dtypes.int64 if a._data.dtype.kind in "bi
 @method()
 def trace(input):
     try:
+        require_op_dtype(_trace, input.dtype)  # (torch's dtype check comes before its rank check)
         if input._data.ndim != 2:
             raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

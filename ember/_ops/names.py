@@ -137,13 +137,17 @@ _publish_inplace()
 
 
 def _no_bool_scan(self, name, dtype):
+    """torch's refusals of an in-place scan; True when there is nothing to do (an empty bool tensor)."""
     if dtype is not None and dtype != self.dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
                            f"{_c_name(dtype)} should match")
     if self._data.dtype == np.bool_ and dtype is None:
+        if not self._data.size:  # (torch's loop checks the dtype: an empty bool tensor passes, unchanged)
+            return True
         from .._dispatch import not_implemented
 
         raise not_implemented(f"{name}_out_cpu", _dtypes.bool)
+    return False
 
 
 def _c_name(d):
@@ -155,14 +159,16 @@ def _c_name(d):
 def cumsum_(self, dim, *, dtype=None):
     from .scan import _cumsum, _scan_dim
 
-    _no_bool_scan(self, "cumsum", dtype)
+    if _no_bool_scan(self, "cumsum", dtype):
+        return self
     return dispatch_inplace(_cumsum, self, (self,), (_scan_dim(self, dim), dtype))
 
 
 def cumprod_(self, dim, *, dtype=None):
     from .scan import _cumprod, _scan_dim
 
-    _no_bool_scan(self, "cumprod", dtype)
+    if _no_bool_scan(self, "cumprod", dtype):
+        return self
     return dispatch_inplace(_cumprod, self, (self,), (_scan_dim(self, dim), dtype))
 
 

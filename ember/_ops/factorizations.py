@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._grad_state import state as _grad_state
-from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
+from .._meta import broadcast_error, broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
 from ._util import finish_out, method, per_sample, public, typed
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
@@ -348,8 +348,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
-    if _grad_state.enabled and (A._requires_grad or Bm._requires_grad) or (  # NOTE [ lstsq's residuals ]
-            A._fw_grad is not None or Bm._fw_grad is not None):
+    if (_grad_state.enabled and (A._requires_grad or Bm._requires_grad) or (  # NOTE [ lstsq's residuals ]
+            A._fw_grad is not None or Bm._fw_grad is not None)) and not (drv == "gels" and A.shape[-1] == 0):
         residuals = dispatch(_lstsq_residuals, (A, Bm, X), (residuals.numel() > 0,))
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
 
@@ -388,7 +388,10 @@ def _lstsq_errors(a, b, driver):
     naming the argument; gels (QR) fails on a matrix without full rank with the first zero on R's diagonal."""
     a_arg, b_arg = (5, 7) if driver == "gels" else (4, 6)
     bad_a = has_nan(a) | (~np.isfinite(a).all(axis=(-2, -1)) if driver == "gelsd" else False)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:  # (torch's words for batch dims that do not broadcast)
+        raise broadcast_error([a.shape[:-2], b.shape[:-2]]) from None
     bad_b = np.broadcast_to(has_nan(b), batch)
     code = np.where(np.broadcast_to(bad_a, batch), a_arg, np.where(bad_b, b_arg, 0))
     raise_for_info(code, len(batch) > 0, "ember.linalg.lstsq", lambda k: f"Argument {k} has illegal value. "
@@ -399,6 +402,8 @@ def _lstsq_errors(a, b, driver):
         with np.errstate(all="ignore"):
             r = np.linalg.qr(a if m >= n else np.swapaxes(a, -1, -2).conj(), mode="r")
         d = np.diagonal(r, 0, -2, -1)
+        if not d.shape[-1]:  # (an empty matrix has full rank)
+            return
         zero = d == 0
         info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
         raise_for_info(info, a.ndim > 2, "ember.linalg.lstsq", lambda k: "The least squares solution could "
@@ -425,6 +430,8 @@ def _lstsq_extras(a, b, x, rcond, driver):
     if driver != "gelsy" and m > n and full:
         with np.errstate(all="ignore"):
             residuals = _wrap(np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real))
+        if driver == "gels" and n == 0:  # (LAPACK's gels returns at once for no columns: zeros)
+            residuals = _wrap(np.zeros(residuals.shape, real))
     return rank, sv, residuals
 
 
@@ -652,11 +659,12 @@ def svd_arrays(a, full=False, compute_uv=True):
     m, n = a.shape[-2:]
     k = min(m, n)
     real = np.finfo(a.dtype).dtype
-    if not compute_uv:
-        return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
-    mu, nv = (m, n) if full else (k, k)
-    return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
-                       [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
+    with np.errstate(all="ignore"):  # (NumPy's float32 SVD runs in double: a singular value past float32's
+        if not compute_uv:           # max overflows to inf on the way back, as MKL's float32 routine gives)
+            return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
+        mu, nv = (m, n) if full else (k, k)
+        return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
+                           [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
 
 
 def eigh_arrays(a, uplo="L", compute_v=True):

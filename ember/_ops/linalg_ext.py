@@ -466,6 +466,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 @method()
 def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if p is None:  # (torch.norm reads None as the 2-norm, as "fro")
+        p = "fro"
     if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
     if p == "nuc":

@@ -435,6 +435,13 @@ FOUND_100K = {
                                          np.ones(3, np.uint8)),
     "einsum contraction of float64 and float32": (lambda lib, a, b: lib.einsum("ij,jk->ik", a, b),
                                                   _F32.astype(np.float64), _F32.T.copy()),
+    # threshold compares in float for half inputs (its threshold is not a half), hardshrink's lambd is one
+    "threshold of float16 at 1e30": (lambda lib, x: lib.nn.functional.threshold(x, 1e30, -1.0),
+                                     np.array(1.37, np.float16)),
+    "threshold of float16 writing 1e30": (lambda lib, x: lib.nn.functional.threshold(x, 1.0, 1e30),
+                                          np.array([1.37, 0.5], np.float16)),
+    "hardshrink of float16 with lambd 1e30": (lambda lib, x: lib.nn.functional.hardshrink(x, 1e30),
+                                              np.array([0.5], np.float16)),
     "einsum contraction of bool and float64": (lambda lib, a, b: lib.einsum("i,i->", a, b), np.ones(2, bool),
                                                np.ones(2)),
 }

@@ -171,7 +171,8 @@ def check_bool(v, fn, arg, pos):
 # passes on, the rest raises torch's TypeError in its words, found by replaying its parser on the user's
 # call (NOTE [ Argument types on the error path ] in ember/_argparse.py). Dims go through `wrap_dim`, which
 # refuses a bool itself; undeclared arguments are as before.
-_KINDS = {bool: "bool", int: "int", "bool": "bool", "int": "int", "int | None": "int?", "bool | None": "bool?"}
+_KINDS = {bool: "bool", int: "int", "bool": "bool", "int": "int", "int | None": "int?",
+          "bool | None": "bool?"}
 _TEST = {"bool": "({0} is not True and {0} is not False)", "int": "{0}.__class__ is not int",
          "int?": "({0} is not None and {0}.__class__ is not int)",
          "bool?": "({0} is not None and {0} is not True and {0} is not False)"}

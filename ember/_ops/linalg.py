@@ -460,7 +460,8 @@ def einsum(equation, *operands):
         if any(c not in out and sum(c in s for s in ins) > 1 for c in set("".join(ins))):  # (a bmm)
             require_op_dtype(_bmm, ops[0].dtype)
             other = next(o.dtype for o in ops if o.dtype is not ops[0].dtype)
-            raise RuntimeError(f"expected scalar type {dtype_word(ops[0].dtype)} but found {dtype_word(other)}")
+            raise RuntimeError(f"expected scalar type {dtype_word(ops[0].dtype)} but found "
+                               f"{dtype_word(other)}")
         d = ops[0].dtype
         for o in ops[1:]:
             d = _dtypes.promote_types(d, o.dtype)

@@ -176,9 +176,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if not (input.dtype is mat.dtype is vec.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dtype_word(input.dtype)}, "
                            f"{dtype_word(mat.dtype)}, and {dtype_word(vec.dtype)}")
-    if mat.numel() == 0 and input.dim() <= 1:  # torch's addmv of an empty matrix is beta * input in the
-        r = input * beta if beta != 0 else input.new_zeros(mat.shape[:1])  # input's own shape (0-d stays 0-d),
-        return finish_out(r, out)                                        # or zeros of mat's rows at beta 0
+    if mat.numel() == 0 and input.dim() <= 1:
+        # torch's addmv of an empty matrix is beta * input in the input's own shape (a 0-d input stays 0-d),
+        # or zeros of mat's rows at beta 0
+        r = input * beta if beta != 0 else input.new_zeros(mat.shape[:1])
+        return finish_out(r, out)
     return finish_out(dispatch(_addmv, (input, mat, vec), (beta, alpha)), out)
 
 

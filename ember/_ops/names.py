@@ -238,7 +238,8 @@ public["detach_copy"] = detach_copy
 
 
 @typed
-def slice_copy(input, dim=0, start: "int | None" = None, end: "int | None" = None, step: int = 1, *, out=None):
+def slice_copy(input, dim=0, start: "int | None" = None, end: "int | None" = None, step: int = 1, *,
+               out=None):
     return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
 
 

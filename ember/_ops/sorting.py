@@ -317,9 +317,11 @@ def _unique_dim_check(a, d):
     """torch's checks of an empty input to unique or unique_consecutive along dim `d` (its dim templates)."""
     if a.size == 0:
         if a.shape[d] != 0:
-            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                               "applied")
         if a.shape.count(0) != 1:
-            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be "
+                               "applied ")
 
 
 @method()

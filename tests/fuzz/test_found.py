@@ -383,20 +383,21 @@ def test_interpolate_and_geqrf_of_empty_inputs_as_torch():
         check(lambda lib, a: lib.geqrf(a), np.ones(shape))
 
 
-# ---- what the 100k run (seed 0) left unlisted, fixed at the source: errors, shapes, dtypes and values -------
+# ---- what the 100k run (seed 0) left unlisted, fixed at the source: errors, shapes, dtypes, values ----
 _R = np.random.default_rng(2)
 _F32 = _R.standard_normal((3, 4)).astype(np.float32)
 FOUND_100K = {
     # an empty integer tensor passes the softmax family's dtype check (torch's check is inside its loop)
-    "softmin of an empty int8": (lambda lib, x: lib.nn.functional.softmin(x, dim=0), np.zeros((1, 0, 1), np.int8)),
+    "softmin of an empty int8": (lambda lib, x: lib.nn.functional.softmin(x, dim=0),
+                                 np.zeros((1, 0, 1), np.int8)),
     "log_softmax of an empty int64": (lambda lib, x: lib.log_softmax(x, -1), np.zeros((0, 1, 1), np.int64)),
     "cumsum_ of an empty bool": (lambda lib, x: x.cumsum_(0), np.zeros((0, 1), bool)),
     "cumprod_ of an empty bool": (lambda lib, x: x.cumprod_(1), np.zeros((0, 1), bool)),
     "trace of a 3-d bool": (lambda lib, x: lib.trace(x), np.ones((1, 1, 1), bool)),
     "trace of a 1-d float": (lambda lib, x: lib.trace(x), np.ones(3)),
     # addmv of an empty matrix: beta * input in the input's own shape (zeros of mat's rows at beta 0)
-    "addmv of a 0-row matrix, 0-d input": (lambda lib, a, m, v: lib.addmv(a, m, v), np.array(0.5), np.zeros((0, 3)),
-                                           np.ones(3)),
+    "addmv of a 0-row matrix, 0-d input": (lambda lib, a, m, v: lib.addmv(a, m, v), np.array(0.5),
+                                           np.zeros((0, 3)), np.ones(3)),
     "addmv of a 0-column matrix, beta 2": (lambda lib, a, m, v: lib.addmv(a, m, v, beta=2), np.ones(1),
                                            np.zeros((2, 0)), np.ones(0)),
     "addmv of a 0-column matrix, beta 0": (lambda lib, a, m, v: lib.addmv(a, m, v, beta=0), np.full(1, NAN),
@@ -404,24 +405,28 @@ FOUND_100K = {
     # unique along a dim of an empty tensor: torch's two checks, in its order
     "unique_consecutive along a non-empty dim of an empty tensor": (
         lambda lib, x: lib.unique_consecutive(x, dim=0, return_counts=True), np.zeros((1, 0), np.float32)),
-    "unique along the empty dim": (lambda lib, x: lib.unique(x, dim=0, return_inverse=True), np.zeros((0, 2))),
-    "unique_consecutive along the empty dim": (lambda lib, x: lib.unique_consecutive(x, dim=0), np.zeros((0, 2))),
+    "unique along the empty dim": (lambda lib, x: lib.unique(x, dim=0, return_inverse=True),
+                                   np.zeros((0, 2))),
+    "unique_consecutive along the empty dim": (lambda lib, x: lib.unique_consecutive(x, dim=0),
+                                               np.zeros((0, 2))),
     "unique with two empty dims": (lambda lib, x: lib.unique(x, dim=1), np.zeros((0, 3, 0))),
-    # histc where (x - min) * bins overflows: torch's cast puts the element in bin 0; an infinite span counts none
-    "histc of -float max .. 2": (lambda lib, x: lib.histc(x, bins=4), np.array([0.0, -1.7976931348623157e308, 1, 2])),
-    "histc of -max .. max": (lambda lib, x: lib.histc(x, 3, min=-3.4e38, max=3.4e38), np.array([0, 1, 2], np.float32)),
+    # histc where (x - min) * bins overflows: torch's cast puts it in bin 0; an infinite span counts none
+    "histc of -float max .. 2": (lambda lib, x: lib.histc(x, bins=4),
+                                 np.array([0.0, -1.7976931348623157e308, 1, 2])),
+    "histc of -max .. max": (lambda lib, x: lib.histc(x, 3, min=-3.4e38, max=3.4e38),
+                             np.array([0, 1, 2], np.float32)),
     # lstsq of empty matrices and batches that do not broadcast
-    "lstsq gels of no columns": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gels")), np.zeros((1, 4, 0)),
-                                 np.ones((1, 4, 1))),
-    "lstsq gelsd of no columns": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gelsd")), np.zeros((4, 0)),
-                                  np.ones((4, 2))),
-    "lstsq of batches 2 and 0": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gels")), np.ones((2, 4, 1)),
-                                 np.ones((0, 4, 1))),
+    "lstsq gels of no columns": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gels")),
+                                 np.zeros((1, 4, 0)), np.ones((1, 4, 1))),
+    "lstsq gelsd of no columns": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gelsd")),
+                                  np.zeros((4, 0)), np.ones((4, 2))),
+    "lstsq of batches 2 and 0": (lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gels")),
+                                 np.ones((2, 4, 1)), np.ones((0, 4, 1))),
     "lstsq gelss of a column near float32 max, warnings as errors": (lambda lib, a, b: _strict(
         lambda: tuple(lib.linalg.lstsq(a.expand(4, 3), b, driver="gelss"))[1:]),
         np.array([[-3.4028234663852886e38], [-1.68], [1.0], [-0.006]], np.float32),
         np.array([[1.46], [-0.44], [-1.24], [0.4]], np.float32)),
-    # split of an empty dim gives one empty piece, chunk of one gives `chunks`; negative sizes in torch's words
+    # split of an empty dim gives one empty piece, chunk `chunks`; negative sizes in torch's words
     "split of an empty dim": (lambda lib, x: lib.split(x, 2), np.zeros((0, 1), np.float32)),
     "split_copy of an empty dim": (lambda lib, x: lib.split_copy(x, 2), np.zeros((0, 4), np.float32)),
     "chunk of an empty dim": (lambda lib, x: lib.chunk(x, 3), np.zeros((0, 4), np.float32)),
@@ -455,8 +460,8 @@ def test_found_by_the_100k_run_as_torch(name):
 
 @pytest.mark.parametrize("shapes", [((0,), (1,)), ((2, 2), (0,)), ((0,), (0,)), ((3,), (0,), (2,))])
 def test_cat_of_skipped_empty_inputs_has_their_gradient_and_dtype(shapes):
-    """torch's cat skips 1-D empty inputs beside others (its legacy rule), yet gives them an empty gradient and
-    lets their dtype take part in the result's."""
+    """torch's cat skips 1-D empty inputs beside others (its legacy rule), yet gives them an empty gradient
+    and lets their dtype take part in the result's."""
     xs = [np.ones(s, np.float64 if i == 0 else np.float32) for i, s in enumerate(shapes)]
     check(lambda lib, *ts: lib.cat(ts), *xs, grad=True)
     check(lambda lib, *ts: lib.hstack(ts), *xs, grad=True)

@@ -50,13 +50,15 @@ REFUSED = {
     "vector_norm keepdim int": (lambda lib, x: lib.linalg.vector_norm(x, keepdim=2), M),
     "cholesky upper str": (lambda lib, x: lib.linalg.cholesky(x, upper="x"), SQ),
     "cholesky_inverse upper None": (lambda lib, x: lib.cholesky_inverse(x, None), SQ),
-    "solve_triangular left None": (lambda lib, x: lib.linalg.solve_triangular(x, x, upper=True, left=None), SQ),
+    "solve_triangular left None": (
+        lambda lib, x: lib.linalg.solve_triangular(x, x, upper=True, left=None), SQ),
     "triangular_solve transpose int": (lambda lib, x: lib.triangular_solve(x, x, transpose=2), SQ),
     "matrix_power n bool": (lambda lib, x: lib.linalg.matrix_power(x, True), SQ),
     "tensorinv ind bool": (lambda lib, x: lib.linalg.tensorinv(x, ind=True), SQ),
     "fft n bool": (lambda lib, x: lib.fft.fft(x, n=True), V),
     "fftfreq n float": (lambda lib: lib.fft.fftfreq(4.5),),
-    "index_put accumulate int": (lambda lib, x: x.index_put((lib.tensor([0]),), lib.tensor(1.0), accumulate=2), V),
+    "index_put accumulate int": (
+        lambda lib, x: x.index_put((lib.tensor([0]),), lib.tensor(1.0), accumulate=2), V),
     "isin invert None": (lambda lib, x: lib.isin(x, x, invert=None), V),
     "vander increasing int": (lambda lib, x: lib.vander(x, increasing=1), V),
     "nonzero_static size float": (lambda lib, x: lib.nonzero_static(x, size=1.5), V),

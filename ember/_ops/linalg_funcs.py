@@ -483,7 +483,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 
 @method("qr", top=False)
-def torch_qr(input, some=True, *, out=None):
+def torch_qr(input, some: bool = True, *, out=None):
     """torch.qr (deprecated): linalg.qr in 'reduced' (some=True) or 'complete' mode."""
     from .factorizations import qr
 
@@ -498,7 +498,7 @@ _QR_WARNING = (
 
 
 @method("svd", top=False)
-def torch_svd(input, some=True, compute_uv=True, *, out=None):
+def torch_svd(input, some: bool = True, compute_uv: bool = True, *, out=None):
     """torch.svd: (U, S, V) with V (not V^H); without `compute_uv`, U and V are zero matrices."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting

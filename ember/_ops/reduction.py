@@ -251,7 +251,7 @@ def _check_nonempty(input, name, dim=None):
 
 
 def _max_min(name, all_op, dim_op, pair_fn, rtype):
-    def fn(input, dim=None, keepdim=False, *, out=None, other=None):
+    def fn(input, dim=None, keepdim: bool = False, *, out=None, other=None):
         from .._tensor import Tensor
 
         if other is not None:  # (max(input, other=t): the elementwise overload by keyword)

@@ -433,7 +433,7 @@ def _median_fn(name, ignore_nan, rtype):
     all_op = _median_all_op(name, name.capitalize() + "Backward0", ignore_nan)
     dim_op = _median_dim_op(name, name.capitalize() + "Backward1", ignore_nan)
 
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim: bool = False, *, out=None):
         try:
             if dim is None:
                 if input._data.size == 0:

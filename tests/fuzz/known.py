@@ -33,16 +33,17 @@ KNOWN = [
      r"takes \d+ positional argument)",
      "argument types left (fixed: a call whose failure passes an except clause of ember's gets torch's "
      "parser error from its signature tables, NOTE [ Argument types on the error path ], ember/_argparse.py; "
-     "a str or None keepdim of sum/mean is refused): (1) wrong values Python takes silently, by truthiness "
-     "or as numbers, in ops that have no normalizing helper to check them in (a str/int/None `largest`, "
-     "`upper`, `transpose`, `return_inverse`, `include_self`, `stable`, `right`; a float `diagonal` or `p`): "
-     "each needs its own check; (2) ember's own dtype, rank or value checks that run before the failing "
-     "statement and raise RuntimeError/NotImplementedError where torch's parser refuses first (those except "
-     "clauses take the Python error kinds only); (3) Python's own binding errors of ember's def (too many "
-     "positional arguments, an unknown keyword), raised before any ember code runs; (4) torch's Python "
-     "functions whose error comes from the native they call with other arguments (F.cross_entropy's "
-     "cross_entropy_loss, the adaptive pools' len(), softmin's softmax); (5) functions made by one factory "
-     "(one code object) when the caller's source line does not name which"),
+     "a str or None keepdim of sum/mean is refused; wrong bool/int values of the 78 annotated functions, "
+     "NOTE [ Typed arguments ] in ember/_ops/_util.py): (1) wrong values Python takes silently in functions "
+     "not annotated yet: the conv and pool functionals' int tuples given a float or bool, nn functionals "
+     "made by factories, linspace/arange's None, _softmax_backward_data's None dim, narrow_copy's float "
+     "start, in-place methods made by lambdas (mvlgamma_); (2) ember's own dtype, rank or value checks that "
+     "run before the failing statement and raise RuntimeError/NotImplementedError where torch's parser "
+     "refuses first (those except clauses take the Python error kinds only); (3) Python's own binding errors "
+     "of ember's def (too many positional arguments, an unknown keyword), raised before any ember code runs; "
+     "(4) torch's Python functions whose error comes from the native they call with other arguments "
+     "(F.cross_entropy's cross_entropy_loss, the adaptive pools' len(), softmin's softmax); (5) functions "
+     "made by one factory (one code object) when the caller's source line does not name which"),
     (r".*", r"exception message|exception class|raises where torch returns",
      r"ComplexHalf|complex32|last dimension with stride|last dimension of size",
      "half-precision complex: torch views a float16 pair as complex32 (ComplexHalf), a dtype ember does not "

@@ -308,6 +308,8 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
     a = input._data
     d = None
     if dim is not None:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = wrap_dim(dim, a.ndim)
         _unique_dim_check(a, d)
     return _unique_result(dispatch(_unique, (input,), (d,)), return_inverse, return_counts)

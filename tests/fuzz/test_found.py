@@ -410,6 +410,8 @@ FOUND_100K = {
     "unique_consecutive along the empty dim": (lambda lib, x: lib.unique_consecutive(x, dim=0),
                                                np.zeros((0, 2))),
     "unique with two empty dims": (lambda lib, x: lib.unique(x, dim=1), np.zeros((0, 3, 0))),
+    "unique of a 0-d tensor along dim 0": (lambda lib, x: lib.unique(x, dim=0, return_counts=True), np.array(3.0)),
+    "unique of a 0-d tensor along dim -1": (lambda lib, x: lib.unique(x, dim=-1), np.array(3.0)),
     # histc where (x - min) * bins overflows: torch's cast puts it in bin 0; an infinite span counts none
     "histc of -float max .. 2": (lambda lib, x: lib.histc(x, bins=4),
                                  np.array([0.0, -1.7976931348623157e308, 1, 2])),

@@ -20,6 +20,7 @@ autograd fields. Op methods (`add`, `__add__`, `view`, `sum`, ...) are attached 
 
 from __future__ import annotations
 
+import operator
 import weakref
 
 import numpy as np
@@ -567,16 +568,24 @@ def _no_dims(t, dim):
 
 def _wrap_dim(dim, ndim):
     n = ndim if ndim > 0 else 1
-    try:
-        if -n <= dim < n:
-            return dim + n if dim < 0 else dim
-    except TypeError as e:  # a str or None dim: NOTE [ Argument types on the error path ] (ember/_argparse.py)
-        from ._argparse import call_error
-        raise call_error(e) from None
-    if not isinstance(dim, int):
-        from ._argparse import call_error
-        raise call_error(TypeError(f"dim must be an int, got {type(dim).__name__}")) from None
+    if dim.__class__ is not int:  # a bool, float, str or None dim is refused as torch's parser does; a NumPy
+        dim = _other_dim(dim)     # integer or a 0-d integer tensor is an int (NOTE [ Typed arguments ])
+    if -n <= dim < n:
+        return dim + n if dim < 0 else dim
     raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+
+
+def _other_dim(dim):
+    """A dim that is not a Python int: torch's parser takes what has `__index__` but a bool (NumPy integers,
+    0-d integer tensors); anything else is its TypeError (NOTE [ Argument types on the error path ])."""
+    if not isinstance(dim, (bool, np.bool_)) and not (isinstance(dim, Tensor) and (
+            dim._data.ndim or dim._data.dtype.kind not in "iu")):
+        try:
+            return operator.index(dim)
+        except TypeError:
+            pass
+    from ._argparse import call_error
+    raise call_error(TypeError(f"dim must be an int, got {type(dim).__name__}")) from None
 
 
 # NOTE [ Strides of empty tensors ]

@@ -13,6 +13,7 @@ from ._ops import special_fns as _fns
 from ._ops import unary as _unary
 from ._ops._util import finish_out as _finish_out
 from ._ops._util import public as _public
+from ._ops._util import typed
 
 globals().update(_fns.SPECIAL)
 
@@ -43,7 +44,8 @@ def gammaincc(input, other, *, out=None):
     return _fns.igammac(input, other, out=out)
 
 
-def multigammaln(input, p, *, out=None):
+@typed
+def multigammaln(input, p: int, *, out=None):
     """The multivariate log-gamma function of dimension p (torch.mvlgamma)."""
     return _fns.mvlgamma(input, p, out=out)
 

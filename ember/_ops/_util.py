@@ -84,6 +84,7 @@ def method(*names, top=True):
             if hasattr(fn.__code__, "co_qualname"):  # (3.11+; 3.10's tracebacks show co_name only)
                 names_["co_qualname"] = fn.__name__
             fn.__code__ = fn.__code__.replace(**names_)
+        fn = typed(fn)  # NOTE [ Typed arguments ]
         for n in names or (fn.__name__,):
             setattr(Tensor, n, fn)
         if top:
@@ -157,12 +158,106 @@ def check_bool(v, fn, arg, pos):
         raise call_error(e) from None
 
 
+# NOTE [ Typed arguments ]
+# torch's parser refuses a flag that is not a bool (`topk(x, 2, largest="no")`) and an int argument given a
+# bool, float or None (`triu(x, 1.5)`) before anything runs; Python takes them silently, by truthiness or as
+# numbers, so an op whose argument goes straight to its kernel answered where torch raises. An op's public
+# function declares such arguments with annotations (`largest: bool = True`, `k: int`, `n: "int | None"`,
+# `stable: "bool | None"` where torch's takes None), and `typed` (applied by `method`, or as a decorator)
+# puts in front of it a wrapper made for its signature: one identity or class test per declared argument,
+# `x is True or x is False` for a bool, `x.__class__ is int` for an int, so that a valid call pays those
+# tests and one call. Anything else takes the slow path,
+# `_refuse`: what torch's parser also takes (a NumPy integer or a 0-d integer tensor for an int)
+# passes on, the rest raises torch's TypeError in its words, found by replaying its parser on the user's
+# call (NOTE [ Argument types on the error path ] in ember/_argparse.py). Dims go through `wrap_dim`, which
+# refuses a bool itself; undeclared arguments are as before.
+_KINDS = {bool: "bool", int: "int", "bool": "bool", "int": "int", "int | None": "int?",
+          "bool | None": "bool?"}
+_TEST = {"bool": "({0} is not True and {0} is not False)", "int": "{0}.__class__ is not int",
+         "int?": "({0} is not None and {0}.__class__ is not int)",
+         "bool?": "({0} is not None and {0} is not True and {0} is not False)"}
+
+
+def _accepted(kind, v):
+    """Whether torch's parser takes `v` for an argument of `kind` that failed the fast test (PythonArgs)."""
+    if v is None:
+        return kind.endswith("?")
+    if kind.startswith("bool"):  # (torch's takes a Python bool only, not a NumPy bool)
+        return isinstance(v, bool)
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    return isinstance(v, Tensor) and v.dim() == 0 and not v.is_floating_point() and not v.is_complex() \
+        and v.dtype.name != "bool"
+
+
+def _refuse(fn, checks):
+    """The slow path of a `typed` wrapper: torch's TypeError for the first argument torch refuses."""
+    for name, kind, v in checks:
+        if not _accepted(kind, v):
+            want = kind.rstrip("?")
+            e = TypeError(f"{fn}(): argument '{name}' must be {want}, not {type_name(v)}")
+            raise call_error(e, sys._getframe(1)) from None
+
+
+def typed(fn):
+    """`fn` behind a wrapper that checks its annotated bool and int arguments (NOTE [ Typed arguments ]);
+    `fn` itself when it declares none."""
+    ann = getattr(fn, "__annotations__", None) or {}
+    kinds = {n: _KINDS[a] for n, a in ann.items() if isinstance(a, (str, type)) and a in _KINDS}
+    if not kinds:
+        return fn
+    code = fn.__code__
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[:npos + nkw]
+    star = code.co_varnames[npos + nkw] if code.co_flags & 0x04 else None
+    starstar = code.co_varnames[npos + nkw + bool(star)] if code.co_flags & 0x08 else None
+    env = {"__name__": fn.__module__, "_fn": fn, "_refuse": _refuse}
+    defaults = fn.__defaults__ or ()
+    first = npos - len(defaults)
+    params, call = [], []
+    for i, n in enumerate(names[:npos]):
+        if i >= first:
+            env[f"_d{i}"] = defaults[i - first]
+        params.append(f"{n}=_d{i}" if i >= first else n)
+        call.append(n)
+        if code.co_posonlyargcount and i + 1 == code.co_posonlyargcount:
+            params.append("/")
+    if star:
+        params.append(f"*{star}")
+        call.append(f"*{star}")
+    elif nkw:
+        params.append("*")
+    for n in names[npos:]:
+        kw = (fn.__kwdefaults__ or {})
+        if n in kw:
+            env[f"_k_{n}"] = kw[n]
+        params.append(f"{n}=_k_{n}" if n in kw else n)
+        call.append(f"{n}={n}")
+    if starstar:
+        params.append(f"**{starstar}")
+        call.append(f"**{starstar}")
+    tests = " or ".join(_TEST[k].format(n) for n, k in kinds.items())
+    checks = ", ".join(f"({n!r}, {k!r}, {n})" for n, k in kinds.items())
+    src = (f"def {fn.__name__}({', '.join(params)}):\n"
+           f"    if {tests}:\n"
+           f"        _refuse({fn.__name__!r}, ({checks},))\n"
+           f"    return _fn({', '.join(call)})\n")
+    exec(src, env)  # noqa: S102 - a wrapper made for this signature (NOTE [ Typed arguments ])
+    wrapper = env[fn.__name__]
+    wrapper.__doc__, wrapper.__qualname__, wrapper.__wrapped__ = fn.__doc__, fn.__qualname__, fn
+    return wrapper
+
+
 def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)
     try:
         out = tuple(_wrap_dim(d, ndim) for d in dims)
     except (TypeError, IndexError) as e:  # not a sequence of ints: NOTE [ Argument types on the error path ]
+        if isinstance(dims, (np.integer, Tensor)) and not isinstance(dims, np.bool_):  # one dim, as torch's
+            return (_wrap_dim(dims, ndim),)                                           # parser takes it
         raise call_error(e) from None
     if len(set(out)) != len(out):
         d = next(d for d in out if out.count(d) > 1)

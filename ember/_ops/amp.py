@@ -7,7 +7,7 @@ import numpy as np
 from .._dispatch import FLOATING, OTHER, _modes, defop, dispatch
 from .._tensor import _version_counter
 from ..autograd.graph import check_inplace
-from ._util import public, refuse_under_vmap
+from ._util import public, refuse_under_vmap, typed
 
 # ---- _amp_foreach_non_finite_check_and_unscale_ --------------------------------------------------------
 
@@ -80,8 +80,9 @@ def _update_kernel(scale, tracker, found, growth_factor, backoff_factor, growth_
 _update_kernel.meta_(lambda *args: ())
 
 
+@typed
 def _amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
-                       growth_interval):
+                       growth_interval: int):
     """torch._amp_update_scale_: the scale `self` and `growth_tracker` updated in place; returns `self`."""
     if _modes:  # (V) nor for one writing into arguments other than self
         refuse_under_vmap("_amp_update_scale_", (self, growth_tracker, found_inf), "out")

@@ -11,10 +11,21 @@ import numpy as np
 
 from .. import _dtypes
 from .._argparse import call_error
-from .._dispatch import FLOATING, INDEXING, NUMERIC, SHAPE, _modes, defop, dispatch, dtype_word, not_implemented
+from .._dispatch import (
+    FLOATING,
+    INDEXING,
+    NUMERIC,
+    SHAPE,
+    _modes,
+    defop,
+    dispatch,
+    dtype_word,
+    not_implemented,
+    require_op_dtype,
+)
 from .._meta import broadcast_shapes, like_array, like_strides, meta_array
 from .._tensor import Tensor, _wrap
-from ._util import as_shape, finish_out, method, public, refuse_under_vmap, wrap_dim, wrap_dims
+from ._util import as_shape, finish_out, method, public, refuse_under_vmap, typed, wrap_dim, wrap_dims
 from .shape import cat, stack
 
 # ---- the stack family ---------------------------------------------------------------------------------
@@ -307,7 +318,7 @@ def _(a, k, dims):
 
 
 @method()
-def rot90(input, k=1, dims=(0, 1)):
+def rot90(input, k: int = 1, dims=(0, 1)):
     try:
         dims = tuple(dims)
         n = input._data.ndim
@@ -355,7 +366,7 @@ def _(a, offset, d1, d2):
 
 
 @method()
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+def diag_embed(input, offset: int = 0, dim1=-2, dim2=-1):
     try:
         n = input._data.ndim + 1
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -367,7 +378,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 @method()
-def diag(input, diagonal=0, *, out=None):
+def diag(input, diagonal: int = 0, *, out=None):
     try:
         n = input._data.ndim
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -380,7 +391,7 @@ def diag(input, diagonal=0, *, out=None):
 
 
 @method()
-def diagflat(input, offset=0):
+def diagflat(input, offset: int = 0):
     try:
         return input.reshape(-1).diag_embed(offset)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -406,6 +417,7 @@ _trace.meta_(lambda a: meta_array((), _dtypes.int64 if a._data.dtype.kind in "bi
 @method()
 def trace(input):
     try:
+        require_op_dtype(_trace, input.dtype)  # (torch's dtype check comes before its rank check)
         if input._data.ndim != 2:
             raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -502,7 +514,8 @@ def cartesian_prod(*tensors):
     return stack([g.reshape(-1) for g in grids], 1)
 
 
-def combinations(input, r=2, with_replacement=False):
+@typed
+def combinations(input, r: int = 2, with_replacement: bool = False):
     from .creation import tensor
 
     try:

@@ -374,7 +374,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     return _finish(dispatch(_full_like, (input.detach(),), (fill_value, d)), requires_grad)
 
 
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
     meta = check_device(device)
     size, stride = tuple(size), tuple(stride)
     for n in size:  # (torch's checks, before any storage: negative sizes, then a storage size that underflows)
@@ -572,7 +573,7 @@ _triu.meta_(lambda a, k: meta_array(a.shape, a._data.dtype))
 
 
 @method()
-def tril(input, diagonal=0, *, out=None):
+def tril(input, diagonal: int = 0, *, out=None):
     try:
         if input._data.ndim < 2:
             raise RuntimeError("tril: input tensor must have at least 2 dimensions")
@@ -582,7 +583,7 @@ def tril(input, diagonal=0, *, out=None):
 
 
 @method()
-def triu(input, diagonal=0, *, out=None):
+def triu(input, diagonal: int = 0, *, out=None):
     try:
         if input._data.ndim < 2:
             raise RuntimeError("triu: input tensor must have at least 2 dimensions")

@@ -11,9 +11,9 @@ from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._grad_state import state as _grad_state
-from .._meta import broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
+from .._meta import broadcast_error, broadcast_shapes, lapack_strides, meta_array, no_data, no_meta_kernel, real_dtype
 from .._tensor import Tensor, _wrap
-from ._util import finish_out, method, per_sample, public
+from ._util import finish_out, method, per_sample, public, typed
 from .lapack import getrf, getrs, has_nan, potrf, raise_for_info
 
 # ---- accepted dtypes -----------------------------------------------------------------------------------
@@ -348,8 +348,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         _lstsq_errors(A._data, Bm._data, drv)
     X = dispatch(_lstsq, (A, Bm), (rcond,))
     rank, sv, residuals = _lstsq_extras(A._data, Bm._data, X._data, rcond, drv)
-    if _grad_state.enabled and (A._requires_grad or Bm._requires_grad) or (  # NOTE [ lstsq's residuals ]
-            A._fw_grad is not None or Bm._fw_grad is not None):
+    if (_grad_state.enabled and (A._requires_grad or Bm._requires_grad) or (  # NOTE [ lstsq's residuals ]
+            A._fw_grad is not None or Bm._fw_grad is not None)) and not (drv == "gels" and A.shape[-1] == 0):
         residuals = dispatch(_lstsq_residuals, (A, Bm, X), (residuals.numel() > 0,))
     return return_types.linalg_lstsq(X.squeeze(-1) if vec else X, residuals, rank, sv)
 
@@ -388,7 +388,10 @@ def _lstsq_errors(a, b, driver):
     naming the argument; gels (QR) fails on a matrix without full rank with the first zero on R's diagonal."""
     a_arg, b_arg = (5, 7) if driver == "gels" else (4, 6)
     bad_a = has_nan(a) | (~np.isfinite(a).all(axis=(-2, -1)) if driver == "gelsd" else False)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:  # (torch's words for batch dims that do not broadcast)
+        raise broadcast_error([a.shape[:-2], b.shape[:-2]]) from None
     bad_b = np.broadcast_to(has_nan(b), batch)
     code = np.where(np.broadcast_to(bad_a, batch), a_arg, np.where(bad_b, b_arg, 0))
     raise_for_info(code, len(batch) > 0, "ember.linalg.lstsq", lambda k: f"Argument {k} has illegal value. "
@@ -399,6 +402,8 @@ def _lstsq_errors(a, b, driver):
         with np.errstate(all="ignore"):
             r = np.linalg.qr(a if m >= n else np.swapaxes(a, -1, -2).conj(), mode="r")
         d = np.diagonal(r, 0, -2, -1)
+        if not d.shape[-1]:  # (an empty matrix has full rank)
+            return
         zero = d == 0
         info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
         raise_for_info(info, a.ndim > 2, "ember.linalg.lstsq", lambda k: "The least squares solution could "
@@ -425,6 +430,8 @@ def _lstsq_extras(a, b, x, rcond, driver):
     if driver != "gelsy" and m > n and full:
         with np.errstate(all="ignore"):
             residuals = _wrap(np.asarray((np.abs(a @ x - b) ** 2).sum(-2)).astype(real))
+        if driver == "gels" and n == 0:  # (LAPACK's gels returns at once for no columns: zeros)
+            residuals = _wrap(np.zeros(residuals.shape, real))
     return rank, sv, residuals
 
 
@@ -513,7 +520,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
         return_types.linalg_cholesky_ex(*dispatch(_cholesky_ex, (A,), (bool(upper), check))), out)
 
 
-def cholesky(A, *, upper=False, out=None):
+@typed
+def cholesky(A, *, upper: bool = False, out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
@@ -651,11 +659,12 @@ def svd_arrays(a, full=False, compute_uv=True):
     m, n = a.shape[-2:]
     k = min(m, n)
     real = np.finfo(a.dtype).dtype
-    if not compute_uv:
-        return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
-    mu, nv = (m, n) if full else (k, k)
-    return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
-                       [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
+    with np.errstate(all="ignore"):  # (NumPy's float32 SVD runs in double: a singular value past float32's
+        if not compute_uv:           # max overflows to inf on the way back, as MKL's float32 routine gives)
+            return _per_matrix(lambda x: (np.linalg.svd(x, compute_uv=False),), a, [((k,), real)])[0]
+        mu, nv = (m, n) if full else (k, k)
+        return _per_matrix(lambda x: tuple(np.linalg.svd(x, full_matrices=full)), a,
+                           [((m, mu), a.dtype), ((k,), real), ((nv, n), a.dtype)])
 
 
 def eigh_arrays(a, uplo="L", compute_v=True):
@@ -758,12 +767,33 @@ def _(grads, a, uplo, *, out):
     return _sym(v @ inner @ v.mT)
 
 
+# NOTE [ eigh of a NaN matrix ]
+# MKL's symmetric eigensolvers fail on a NaN in the triangle they read (an inf passes): torch raises
+# LinAlgError with the solver's info, which for an n-by-n matrix (n >= 3) is n - 1 for eigh (syevd with
+# vectors) and n - 2 for eigvalsh (the values-only path); matrices of 1 or 2 rows come back NaN. NumPy's
+# eigh returns NaN for all, so ember checks the triangle first (an O(n^2) pass beside an O(n^3) solve).
+# Without it, lobpcg on a NaN matrix ran its 1000 iterations (minutes) where torch stops at once.
+def _eigh_nan_check(A, uplo, values_only):
+    a = A._data
+    n = a.shape[-1] if a.ndim >= 2 else 0
+    if type(a) is not np.ndarray or n < 3 or a.dtype.kind not in "fc":
+        return
+    tri = np.tril(a) if str(uplo).upper() == "L" else np.triu(a)
+    bad = has_nan(tri).reshape(-1)
+    if bad.any():
+        code = n - 2 if values_only else n - 1
+        raise_for_info(np.where(bad, code, 0), a.ndim > 2, "linalg.eigh", lambda c: (
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            f"repeated eigenvalues (error code: {c})."))
+
+
 def eigh(A, UPLO="L", *, out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_eigh", eigh, A, UPLO, out=out)
     _check_square("eigh", A)
+    _eigh_nan_check(A, UPLO, False)
     return finish_out(return_types.linalg_eigh(*dispatch(_eigh, (A,), (UPLO,))), out)
 
 
@@ -773,6 +803,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
         if autocasting():
             return autocast_call("linalg_eigvalsh", eigvalsh, A, UPLO, out=out)
     _check_square("eigvalsh", A)
+    _eigh_nan_check(A, UPLO, True)
     return finish_out(dispatch(_eigh, (A,), (UPLO,))[0], out)
 
 
@@ -856,7 +887,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return finish_out(dispatch(_matrix_rank, (A,), (atol, rtol, hermitian)), out)
 
 
-def matrix_power(A, n, *, out=None):
+@typed
+def matrix_power(A, n: int, *, out=None):
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices" if A.dim() >= 2 else

@@ -23,7 +23,7 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import COMPLEX, OTHER, _modes, defop, dispatch
 from .._meta import like_strides, meta_array, real_dtype
-from ._util import finish_out, wrap_dim
+from ._util import finish_out, typed, wrap_dim
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
            "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -285,7 +285,8 @@ def _fft_c2r_1d(name, x, n, dim, norm, forward):
 # ---- one-dimensional transforms --------------------------------------------------------------------------
 
 
-def fft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def fft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional discrete Fourier transform of `input` (complex result)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -299,7 +300,8 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_r2c_1d("fft", input, n, dim, norm, True, False), out)
 
 
-def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def ifft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional inverse discrete Fourier transform of `input`."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -313,7 +315,8 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_r2c_1d("ifft", input, n, dim, norm, False, False), out)
 
 
-def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def rfft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The one-dimensional Fourier transform of real `input`: the n // 2 + 1 non-negative frequencies."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -340,7 +343,8 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return finish_out(_fft_c2r_1d("hfft", input, n, dim, norm, True), out)
 
 
-def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+@typed
+def ihfft(input, n: "int | None" = None, dim=-1, norm=None, *, out=None):
     """The inverse of `hfft`: the one-sided half of the inverse transform of real `input`."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -550,12 +554,16 @@ def _freq(n, half, d, dtype, requires_grad, device, out):
     return finish_out(r, out)
 
 
-def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@typed
+def fftfreq(n: int, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False):
     """The sample frequencies of an n-point transform: [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (n d)."""
     return _freq(n, False, d, dtype, requires_grad, device, out)
 
 
-def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@typed
+def rfftfreq(n: int, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
     """The sample frequencies of `rfft` of an n-point signal: [0, 1, ..., n // 2] / (n d)."""
     return _freq(n, True, d, dtype, requires_grad, device, out)
 

@@ -445,7 +445,7 @@ public.pop("index_put_", None)
 
 
 @method()
-def index_put(input, indices, values, accumulate=False):
+def index_put(input, indices, values, accumulate: bool = False):
     template, idx = _template(indices)
     _check_advanced(input, _fill(template, [i._data for i in idx]))
     return dispatch(_index_put, (input, values, *_masks_as_bool(idx)), (template, accumulate))

@@ -368,6 +368,8 @@ def _parse_einsum(equation, shapes):
 # operands without a shared summed letter elementwise (bool is fine) and contracts the others with bmm, which
 # refuses bool. `einsum` does the same for integer and bool operands (floating ones run in one kernel: the
 # sums are the same) and checks bmm's declared dtypes where there is a contraction; the kernel takes any dtype.
+# Operands of several dtypes: a contraction refuses them as bmm does ("expected scalar type Float but found
+# Long"); products alone promote as torch's mul (NumPy's einsum would make float32 and Long float64).
 @defop("einsum", "ViewBackward0", MATMUL)
 def _einsum(*args):
     *arrays, ins, out = args
@@ -454,6 +456,16 @@ def einsum(equation, *operands):
                     raise RuntimeError("einsum(): operands do not broadcast with remapped shapes (original->remapped)")
     if not all(o.is_floating_point() or o.is_complex() for o in ops):
         _exact_sums(ins, ops, out)
+    if len({o.dtype for o in ops}) > 1:  # NOTE [ einsum's dtypes ]: mixed dtypes
+        if any(c not in out and sum(c in s for s in ins) > 1 for c in set("".join(ins))):  # (a bmm)
+            require_op_dtype(_bmm, ops[0].dtype)
+            other = next(o.dtype for o in ops if o.dtype is not ops[0].dtype)
+            raise RuntimeError(f"expected scalar type {dtype_word(ops[0].dtype)} but found "
+                               f"{dtype_word(other)}")
+        d = ops[0].dtype
+        for o in ops[1:]:
+            d = _dtypes.promote_types(d, o.dtype)
+        ops = [o if o.dtype is d else o.to(d) for o in ops]
     r = dispatch(_einsum, tuple(ops), (ins, out))
     for o in ops:  # a result that is a view of an operand is marked as one (shared version counter)
         if r._data.base is not None and np.shares_memory(r._data, o._data):

@@ -24,7 +24,7 @@ from .._meta import broadcast_shapes, matmul_meta, meta_array, real_dtype, reduc
 from .._native.blas import matmul as _blas_matmul  # NOTE [ BLAS threads by size ]
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
-from ._util import finish_out, method, public, wrap_dims
+from ._util import finish_out, method, public, typed, wrap_dims
 
 # ---- the matmul family ---------------------------------------------------------------------------------
 
@@ -176,6 +176,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if not (input.dtype is mat.dtype is vec.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {dtype_word(input.dtype)}, "
                            f"{dtype_word(mat.dtype)}, and {dtype_word(vec.dtype)}")
+    if mat.numel() == 0 and input.dim() <= 1:
+        # torch's addmv of an empty matrix is beta * input in the input's own shape (a 0-d input stays 0-d),
+        # or zeros of mat's rows at beta 0
+        r = input * beta if beta != 0 else input.new_zeros(mat.shape[:1])
+        return finish_out(r, out)
     return finish_out(dispatch(_addmv, (input, mat, vec), (beta, alpha)), out)
 
 
@@ -394,7 +399,8 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
     return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+@typed
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     try:
         if not (x.dtype.is_floating_point or x.dtype.is_complex):
             raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -462,6 +468,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 @method()
 def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if p is None:  # (torch.norm reads None as the 2-norm, as "fro")
+        p = "fro"
     if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
     if p == "nuc":

@@ -11,7 +11,7 @@ from .. import _dtypes, return_types
 from .._argparse import call_error
 from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_implemented
 from .._meta import meta_array, no_data
-from ._util import finish_out, method, public
+from ._util import finish_out, method, public, typed
 from .factorizations import _colmajor, _inv_ex, inv_ex, require_linalg_dtype, solve, svdvals
 from .lu import _square, deprecated, finish_outs
 
@@ -282,7 +282,7 @@ def orgqr(input, input2, *, out=None):
 
 
 @method()
-def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+def ormqr(input, input2, input3, left: bool = True, transpose: bool = False, *, out=None):
     """op(Q) C or C op(Q) (op: identity, or the conjugate transpose with `transpose`) for Q the product of
     the Householder reflectors in `input` and `input2` (LAPACK's ormqr)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
@@ -413,7 +413,8 @@ def vander(x, *, N=None):
     return cat([result.new_ones(shape + [1]), result], -1)
 
 
-def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+@typed
+def diagonal(A, *, offset: int = 0, dim1=-2, dim2=-1):
     """linalg.diagonal: torch.diagonal with matrix-first defaults (a view)."""
     try:
         return A.diagonal(offset, dim1, dim2)
@@ -432,7 +433,8 @@ def _copy_out(result, out):
     return out
 
 
-def tensorinv(A, ind=2, *, out=None):
+@typed
+def tensorinv(A, ind: int = 2, *, out=None):
     """The inverse of A seen as a map from its last dims to its first `ind` dims."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -481,7 +483,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 
 @method("qr", top=False)
-def torch_qr(input, some=True, *, out=None):
+def torch_qr(input, some: bool = True, *, out=None):
     """torch.qr (deprecated): linalg.qr in 'reduced' (some=True) or 'complete' mode."""
     from .factorizations import qr
 
@@ -496,7 +498,7 @@ _QR_WARNING = (
 
 
 @method("svd", top=False)
-def torch_svd(input, some=True, compute_uv=True, *, out=None):
+def torch_svd(input, some: bool = True, compute_uv: bool = True, *, out=None):
     """torch.svd: (U, S, V) with V (not V^H); without `compute_uv`, U and V are zero matrices."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting

@@ -22,7 +22,7 @@ from .._dispatch import MATMUL, _modes, defop, dispatch, dtype_word, not_impleme
 from .._meta import broadcast_shapes, lapack_strides, meta_array
 from .._naming import named
 from ..autograd.graph import needs_grad
-from ._util import finish_out, method, public
+from ._util import finish_out, method, public, typed
 from .factorizations import _colmajor, _s
 from .lapack import getrf, raise_for_info
 
@@ -136,7 +136,8 @@ def _(g, a, b, upper, left, unit, *, out):
     return ga, (gb if needs_grad(1) else None)
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+@typed
+def solve_triangular(A, B, *, upper: bool, left: bool = True, unitriangular: bool = False, out=None):
     """The solution X of A X = B (or X A = B with left=False) for triangular A."""
     name = "linalg.solve_triangular"
     _square(name, A)
@@ -150,7 +151,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 
 @method()
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+def triangular_solve(input, A, upper: bool = True, transpose: bool = False, unitriangular: bool = False, *,
+                     out=None):
     """torch.triangular_solve (deprecated): (solution of op(A) X = b, a copy of A)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -207,7 +209,7 @@ def _(g, b, c, upper, *, out):  # torch's cholesky_solve_backward (A = L L^H rea
 
 
 @method()
-def cholesky_solve(input, input2, upper=False, *, out=None):
+def cholesky_solve(input, input2, upper: bool = False, *, out=None):
     """The solution of A X = B given A's Cholesky factor (lower, or upper with `upper=True`)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -224,7 +226,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 
 
 @method()
-def cholesky_inverse(input, upper=False, *, out=None):
+def cholesky_inverse(input, upper: bool = False, *, out=None):
     """The inverse of A from its Cholesky factor (A = L L^H, or U^H U with `upper=True`)."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -240,7 +242,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 
 @method()
-def cholesky(input, upper=False, *, out=None):
+def cholesky(input, upper: bool = False, *, out=None):
     """torch.cholesky (deprecated): linalg.cholesky, with torch's older error name."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -428,7 +430,7 @@ def _pad(t, dim, extra):
 
 
 @method()
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
     """(P, L, U) from `lu_factor`'s packed factors and pivots, with A = P L U (NOTE [ LU pivots ])."""
     try:
         if LU_pivots.dtype != _dtypes.int32:
@@ -537,7 +539,8 @@ def _(g, LU, piv, B, left, adjoint, *, out):
     return gLU, None, gB
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+@typed
+def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False, out=None):
     """The solution of A X = B (A^H X = B with `adjoint`; X A = B with left=False) from A's LU factors."""
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
@@ -737,7 +740,8 @@ def _ldl_checks(name, A):
                            f"{dtype_word(A.dtype)}")
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+@typed
+def ldl_factor_ex(A, *, hermitian: bool = False, check_errors: bool = False, out=None):
     """The LDL^T (LDL^H with `hermitian`) factorization with Bunch-Kaufman pivoting: (LD, pivots, info)
     (NOTE [ LDL pivots ])."""
     _ldl_checks("torch.linalg.ldl_factor_ex", A)
@@ -746,7 +750,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     return finish_outs(res, out, return_types.linalg_ldl_factor_ex)
 
 
-def ldl_factor(A, *, hermitian=False, out=None):
+@typed
+def ldl_factor(A, *, hermitian: bool = False, out=None):
     """The LDL^T (LDL^H with `hermitian`) factorization with Bunch-Kaufman pivoting: (LD, pivots)."""
     _ldl_checks("torch.linalg.ldl_factor_ex", A)
     LD, piv, _ = dispatch(_ldl_factor_ex, (A,), (bool(hermitian), "ember.linalg.ldl_factor"))
@@ -816,7 +821,8 @@ def _(ld, piv, b, hermitian):
 _ldl_solve.derivative_(_no_derivative("linalg_ldl_solve"))
 
 
-def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+@typed
+def ldl_solve(LD, pivots, B, *, hermitian: bool = False, out=None):
     """The solution of A X = B from `ldl_factor`'s (LD, pivots)."""
     name = "torch.linalg.ldl_solve"
     _square(name, LD)

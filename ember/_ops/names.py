@@ -16,7 +16,7 @@ from .._dispatch import FLOATING, INTEGRAL, OTHER, POINTWISE, _local, _modes, de
 from .._meta import broadcast_shapes, meta_array, no_data, pointwise_strides, torch_layout, unary_meta
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad, refuse_composite
-from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, wrap_dim
+from ._util import c_contiguous, finish_out, method, public, refuse_under_vmap, typed, wrap_dim
 
 
 def _finish(result, out, name):
@@ -137,13 +137,17 @@ _publish_inplace()
 
 
 def _no_bool_scan(self, name, dtype):
+    """torch's refusals of an in-place scan; True when there is nothing to do (an empty bool tensor)."""
     if dtype is not None and dtype != self.dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
                            f"{_c_name(dtype)} should match")
     if self._data.dtype == np.bool_ and dtype is None:
+        if not self._data.size:  # (torch's loop checks the dtype: an empty bool tensor passes, unchanged)
+            return True
         from .._dispatch import not_implemented
 
         raise not_implemented(f"{name}_out_cpu", _dtypes.bool)
+    return False
 
 
 def _c_name(d):
@@ -155,14 +159,16 @@ def _c_name(d):
 def cumsum_(self, dim, *, dtype=None):
     from .scan import _cumsum, _scan_dim
 
-    _no_bool_scan(self, "cumsum", dtype)
+    if _no_bool_scan(self, "cumsum", dtype):
+        return self
     return dispatch_inplace(_cumsum, self, (self,), (_scan_dim(self, dim), dtype))
 
 
 def cumprod_(self, dim, *, dtype=None):
     from .scan import _cumprod, _scan_dim
 
-    _no_bool_scan(self, "cumprod", dtype)
+    if _no_bool_scan(self, "cumprod", dtype):
+        return self
     return dispatch_inplace(_cumprod, self, (self,), (_scan_dim(self, dim), dtype))
 
 
@@ -231,11 +237,14 @@ def detach_copy(input, *, out=None):
 public["detach_copy"] = detach_copy
 
 
-def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+@typed
+def slice_copy(input, dim=0, start: "int | None" = None, end: "int | None" = None, step: int = 1, *,
+               out=None):
     return _finish(_fresh(_slice(input, dim, start, end, step)), out, "slice_copy")
 
 
-def split_copy(input, split_size, dim=0, *, out=None):
+@typed
+def split_copy(input, split_size: int, dim=0, *, out=None):
     if _modes:  # (V) a list of tensors: torch's vmap has no fallback
         refuse_under_vmap("split_copy.Tensor", (input,), "no_fallback")
     return _copies(input.split(split_size, dim), out)
@@ -316,7 +325,7 @@ def select_scatter(input, src, dim, index, *, out=None):
 
 
 @method()
-def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+def diagonal_scatter(input, src, offset: int = 0, dim1=0, dim2=1, *, out=None):
     return finish_out(_scatter_into(input, lambda t: t.diagonal(offset, dim1, dim2), src), out)
 
 
@@ -558,7 +567,7 @@ public.update(complex=_complex_fn, polar=polar)
 
 
 @method()
-def cov(input, *, correction=1, fweights=None, aweights=None):
+def cov(input, *, correction: int = 1, fweights=None, aweights=None):
     import ember
 
     try:

@@ -13,7 +13,7 @@ from .._argparse import call_error
 from .._dispatch import FALLBACK, FLOATING, INTEGRAL, _modes, defop, dispatch
 from .._meta import MetaArray, NoData, meta_array, no_data
 from .._tensor import Tensor
-from ._util import as_shape, finish_out, method, per_sample, public, refuse_under_vmap, wrap_dim
+from ._util import as_shape, finish_out, method, per_sample, public, refuse_under_vmap, typed, wrap_dim
 from .names import _c_name, _finish, _word
 
 # ---- splitting ------------------------------------------------------------------------------------------------
@@ -98,8 +98,8 @@ def unravel_index(indices, shape):
 
 
 @method()
-def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False, out=None, element=None,
-         test_element=None):
+def isin(elements=None, test_elements=None, *, assume_unique: bool = False, invert: bool = False, out=None,
+         element=None, test_element=None):
     import ember
 
     elements = element if element is not None else elements
@@ -116,7 +116,8 @@ def isin(elements=None, test_elements=None, *, assume_unique=False, invert=False
     return hit.logical_not() if invert else hit
 
 
-def vander(x, N=None, increasing=False):
+@typed
+def vander(x, N: "int | None" = None, increasing: bool = False):
     import ember
 
     try:
@@ -145,7 +146,7 @@ public.update(tril_indices=tril_indices, triu_indices=triu_indices, unravel_inde
 
 
 @method()
-def nonzero_static(input, *, size, fill_value=-1, out=None):
+def nonzero_static(input, *, size: int, fill_value: int = -1, out=None):
     import ember
 
     if out is not None:
@@ -352,7 +353,7 @@ def _index_reduce(input, dim, index, source, reduce, include_self):
 
 
 @method()
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+def index_reduce(input, dim, index, source, reduce, *, include_self: bool = True, out=None):
     _beta_warning()
     r = _index_reduce(input, dim, index, source, reduce, include_self)
     if _modes:  # NOTE [ Ops torch's forward AD refuses ]: after the kernel, as torch's
@@ -390,7 +391,7 @@ def _histogram(a, edges, weight, density):
 
 
 @method()
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002 - torch's name
+def histogram(input, bins, *, range=None, weight=None, density: bool = False, out=None):  # noqa: A002
     import ember
 
     from .. import return_types
@@ -442,7 +443,7 @@ def _histogram_dtype_error(input, bins, range):  # noqa: A002
 
 
 @method()
-def hash_tensor(input, *dims, dim=None, keepdim=False, mode=0, out=None):
+def hash_tensor(input, *dims, dim=None, keepdim: bool = False, mode=0, out=None):
     if dims:  # (Tensor.hash_tensor(0, 1))
         dim = dims[0] if len(dims) == 1 else dims
     if out is not None:
@@ -477,7 +478,8 @@ def _(a, edges, weight, density):
     return meta_array((n,), a._data.dtype), meta_array((n + 1,), a._data.dtype)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1):
+@typed
+def gradient(input, *, spacing=1, dim=None, edge_order: int = 1):
     """Central differences inside, one-sided (edge_order 1 or 2) at the ends, per dim (torch.gradient)."""
     try:
         dims = list(range(input.dim())) if dim is None else [wrap_dim(d, input.dim()) for d in
@@ -688,7 +690,8 @@ def _(pts, counts, rng):
 _histogramdd_bin_edges.refuses_(FALLBACK, "_histogramdd_bin_edges")
 
 
-def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002 - torch's names
+@typed
+def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):  # noqa: A002 - torch's names
     """Histogram of the points in input's last dimension (torch.histogramdd): (hist, bin_edges)."""
     import ember
 

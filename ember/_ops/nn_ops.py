@@ -335,7 +335,7 @@ def _(g, a, w):
 
 
 @defop("softmax", "SoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
-       error=lambda d, a, dim: _softmax_error("softmax", d, a, dim))
+       error=lambda d, a, dim: _softmax_error("softmax", d, a, dim), empty_ok=True)  # (checked in the loop)
 def softmax(a, dim):
     w, dt = _wide(a)
     if not w.size:  # (an empty input: NumPy's max has no identity, torch returns the empty tensor)
@@ -367,7 +367,7 @@ def _(inputs, params, out, tangents):
 
 
 @defop("log_softmax", "LogSoftmaxBackward0", NN, saves="none", save_output=True, dtypes=FLOATING,
-       error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim))
+       error=lambda d, a, dim: _softmax_error("log_softmax", d, a, dim), empty_ok=True)
 def log_softmax(a, dim):
     w, dt = _wide(a)
     if not w.size:

@@ -251,7 +251,7 @@ def _check_nonempty(input, name, dim=None):
 
 
 def _max_min(name, all_op, dim_op, pair_fn, rtype):
-    def fn(input, dim=None, keepdim=False, *, out=None, other=None):
+    def fn(input, dim=None, keepdim: bool = False, *, out=None, other=None):
         from .._tensor import Tensor
 
         if other is not None:  # (max(input, other=t): the elementwise overload by keyword)
@@ -306,7 +306,7 @@ _amax, _amin = _amax_op("amax", np.max), _amax_op("amin", np.min)
 
 
 @method()
-def amax(input, dim=(), keepdim=False, *, out=None):
+def amax(input, dim=(), keepdim: bool = False, *, out=None):
     try:
         dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -317,7 +317,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
 
 
 @method()
-def amin(input, dim=(), keepdim=False, *, out=None):
+def amin(input, dim=(), keepdim: bool = False, *, out=None):
     try:
         dims = wrap_dims(dim, _nd(input)) if dim != () else tuple(range(input._data.ndim))
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

@@ -204,7 +204,7 @@ def logcumsumexp(input, dim, *, out=None):
 
 
 @method()
-def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+def diff(input, n: int = 1, dim=-1, prepend=None, append=None, *, out=None):
     try:
         if input._data.ndim == 0:
             raise RuntimeError("diff expects input to be at least one-dimensional")

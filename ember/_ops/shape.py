@@ -740,7 +740,7 @@ def _(a, dim, start, stop, step):
 
 
 @method()
-def select(input, dim, index):
+def select(input, dim, index: int):
     n = input._data.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -801,7 +801,7 @@ def _(a, offset, d1, d2):
 
 
 @method()
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def diagonal(input, offset: int = 0, dim1=0, dim2=1):
     try:
         n = input._data.ndim
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -836,7 +836,7 @@ def _(a, dim, size, step):
 
 
 @method(top=False)
-def unfold(self, dimension, size, step):
+def unfold(self, dimension, size: int, step: int):
     n = self._data.ndim
     d = wrap_dim(dimension, n) if n else 0
     have = self._data.shape[d] if n else 1
@@ -871,7 +871,7 @@ _as_strided_op.meta_(lambda a, size, stride, offset: meta_array(
 
 
 @method()
-def as_strided(input, size, stride, storage_offset=None):
+def as_strided(input, size, stride, storage_offset: "int | None" = None):
     return dispatch(_as_strided_op, (input,), (tuple(size), tuple(stride), storage_offset))
 
 
@@ -920,9 +920,12 @@ def split(tensor, split_size_or_sections, dim=0):
         size = tensor._data.shape[d]
         if isinstance(split_size_or_sections, int):
             step = split_size_or_sections
-            if step <= 0 and not (step == 0 and size == 0):
+            if step < 0:
+                raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+            if step == 0 and size != 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-            sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+            # (torch makes at least one piece: an empty dim gives one empty piece)
+            sizes = [min(step, size - i) for i in range(0, size, step)] or [0] if step else [0]
         else:
             sizes = list(split_size_or_sections)
             if sum(sizes) != size:
@@ -949,8 +952,9 @@ def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = input._data.shape[wrap_dim(dim, input._data.ndim)]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, dim)
+    if size == 0:  # (torch's chunk of an empty dim gives `chunks` empty pieces)
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-size // chunks), dim)
 
 
 @method()
@@ -995,20 +999,37 @@ def unbind(input, dim=0):
 @defop("cat", "CatBackward0", SHAPE, "same", saves="meta")
 def _cat(*args):
     *arrays, dim = args
-    return np.ascontiguousarray(np.concatenate(arrays, axis=dim))
+    try:
+        return np.ascontiguousarray(np.concatenate(arrays, axis=dim))
+    except ValueError:  # (a 1-D empty input beside inputs of more dims: `_joined`)
+        return np.ascontiguousarray(np.concatenate(_joined(arrays), axis=dim))
+
+
+def _joined(ts):
+    """The inputs cat joins: torch's legacy rule skips 1-D empty tensors whatever the other shapes are (they
+    still take part in the result's dtype, and get an empty gradient)."""
+    return [t for t in ts if not _skipped(t)] or ts[:1]
+
+
+def _skipped(t):
+    return t is not None and len(t.shape) == 1 and t.shape[0] == 0
 
 
 @_cat.derivative_
 def _(g, *args):
     *inputs, dim = args
-    return split(g, [t.shape[dim] if t is not None else 0 for t in inputs], dim)
+    if not any(_skipped(t) for t in inputs) or g.dim() == 1:
+        return split(g, [t.shape[dim] if t is not None else 0 for t in inputs], dim)
+    pieces = iter(split(g, [t.shape[dim] if t is not None else 0 for t in inputs if not _skipped(t)], dim))
+    return tuple(g.new_zeros((0,)) if _skipped(t) else next(pieces) for t in inputs)
 
 
 @_cat.meta_
 def _(*args):
     *tensors, dim = args
-    shape = list(tensors[0].shape)
-    shape[dim] = sum(t.shape[dim] for t in tensors)
+    joined = _joined(tensors)
+    shape = list(joined[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in joined)
     return meta_array(shape, _dtypes.result_dtype(tensors))
 
 
@@ -1042,7 +1063,7 @@ def cat(tensors, dim=0, *, out=None):
             if k != d and a.shape[k] != ref.shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref.shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
-    r = dispatch(_cat, tuple(keep), (d,))
+    r = dispatch(_cat, tuple(tensors) if len(keep) != len(tensors) else tuple(keep), (d,))
     return finish_out(r, out)
 
 

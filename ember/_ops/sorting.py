@@ -91,7 +91,7 @@ def _select_meta(a, shape):
 
 
 @method()
-def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+def sort(input, dim=-1, descending: bool = False, *, stable: "bool | None" = False, out=None):
     if isinstance(dim, bool):
         raise TypeError("sort(): argument 'dim' must be int, not bool")
     try:
@@ -112,7 +112,7 @@ _argsort_op.meta_(lambda a, dim, descending, stable: meta_array(a.shape, _dtypes
 
 
 @method()
-def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
+def argsort(input, dim=-1, descending: bool = False, *, stable: bool = False, out=None):
     try:
         d = wrap_dim(dim, input._data.ndim)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -193,7 +193,7 @@ def _(a, k, dim, largest, sorted_=True):
 
 
 @method()
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's name
+def topk(input, k: int, dim=-1, largest: bool = True, sorted: bool = True, *, out=None):  # noqa: A002
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     if not 0 <= k <= size:
@@ -250,7 +250,7 @@ def _(a, k, dim, keepdim):
 
 
 @method()
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+def kthvalue(input, k: int, dim=-1, keepdim: bool = False, *, out=None):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     try:
@@ -302,23 +302,39 @@ def _nan_slots_in_sort_order(flat, inv):
 
 
 @method()
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: "int | None" = None):
     require_dtype(input, REAL, "unique" if dim is None else "unique_dim")
     a = input._data
     d = None
     if dim is not None:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = wrap_dim(dim, a.ndim)
-        if a.shape[d] == 0 and a.size == 0 and a.ndim > 1:
-            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        _unique_dim_check(a, d)
     return _unique_result(dispatch(_unique, (input,), (d,)), return_inverse, return_counts)
 
 
+def _unique_dim_check(a, d):
+    """torch's checks of an empty input to unique or unique_consecutive along dim `d` (its dim templates)."""
+    if a.size == 0:
+        if a.shape[d] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                               "applied")
+        if a.shape.count(0) != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be "
+                               "applied ")
+
+
 @method()
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
+                       dim: "int | None" = None):
     require_dtype(input, REAL, "unique_dim" if dim is not None and input.dim() > 1 else "unique")
     if dim is not None and input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = None if dim is None else wrap_dim(dim, input._data.ndim)
+    if d is not None:
+        _unique_dim_check(input._data, d)
     return _unique_result(dispatch(_unique_consecutive, (input,), (d,)), return_inverse, return_counts)
 
 
@@ -331,7 +347,7 @@ def _unique_consecutive(a, d):
         vals = flat[change]
         inv = (np.cumsum(change) - 1).reshape(a.shape)
     else:
-        b = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        b = np.moveaxis(a, d, 0).reshape(a.shape[d], a.size // max(a.shape[d], 1))  # (-1 fails on 0 rows)
         change = np.ones(b.shape[0], np.bool_)
         change[1:] = (b[1:] != b[:-1]).any(axis=1)
         vals = np.ascontiguousarray(np.compress(change, a, axis=d))
@@ -382,7 +398,8 @@ _SEARCH = INTEGRAL | FLOATING  # searchsorted / bucketize: values and boundaries
 
 
 @method(top=True)
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+def searchsorted(sorted_sequence, input, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None, out=None):
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -427,7 +444,7 @@ del Tensor.searchsorted  # a function only in torch
 
 
 @method()
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False, out=None):
     try:
         if boundaries._data.ndim != 1:
             raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
@@ -519,9 +536,16 @@ def _histc(a, bins, lo, hi):
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     x = a.reshape(-1)
-    x = x[(x >= lo) & (x <= hi)].astype(np.float64)
-    pos = ((x - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
+    x = x[(x >= lo) & (x <= hi)]
+    with np.errstate(all="ignore"):  # (in the input's dtype, as torch's kernel computes a bin)
+        span = np.asarray(hi, x.dtype) - np.asarray(lo, x.dtype)
+        f = (x - np.asarray(lo, x.dtype)) * bins / span
+    if not np.isfinite(span):  # torch's bin edges overflow to NaN: no element is inside them
+        return np.zeros(bins, a.dtype)
+    # a position that overflowed (a range near the dtype's max) casts to INT64_MIN in C++: torch's clamp
+    # puts it in bin 0
+    pos = np.where(np.isfinite(f) & (f < 2.0 ** 62), f, -1).astype(np.int64)
+    pos = np.clip(pos, 0, bins - 1)
     return np.bincount(pos, minlength=bins).astype(a.dtype)
 
 

@@ -279,7 +279,7 @@ def _mvlgamma_check(input, p):
 
 
 @method()
-def mvlgamma(input, p, *, out=None):
+def mvlgamma(input, p: int, *, out=None):
     """The multivariate log-gamma function of dimension p, elementwise."""
     _mvlgamma_check(input, p)
     return finish_out(dispatch(_mvlgamma, (input,), (p,)), out)

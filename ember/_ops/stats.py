@@ -12,7 +12,7 @@ from .._argparse import call_error
 from .._dispatch import FLOATING, INTEGRAL, REAL, REDUCTION, _modes, defop, dispatch, dtype_word
 from .._meta import no_data, reduction_meta
 from .._tensor import Tensor
-from ._util import finish_out, method, per_sample, wrap_dim, wrap_dims
+from ._util import finish_out, method, per_sample, typed, wrap_dim, wrap_dims
 from .reduction import (
     _acc_dtype,
     _sum_meta,
@@ -97,7 +97,7 @@ _prod_all.meta_(_sum_meta)
 
 
 @method()
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     try:
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -135,7 +135,7 @@ _nansum.meta_(_sum_meta)
 
 
 @method()
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nansum(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     return finish_out(dispatch(_nansum, (input,), (_all_dims(input, dim), keepdim, dtype)), out)
 
 
@@ -228,13 +228,13 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
 
 
 @method()
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None):
     dims, corr, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction)
     return finish_out(dispatch(_var, (input,), (dims, corr, keepdim)), out)
 
 
 @method()
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None):
     dims, corr, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction)
     return finish_out(dispatch(_std, (input,), (dims, corr, keepdim)), out)
 
@@ -260,12 +260,14 @@ _std_mean = _pair_op("std_mean", "StdMeanBackward0", lambda *a: np.sqrt(_var_ker
                      lambda g, a, dims, corr, keepdim, o: _std.derivative(g, a, dims, corr, keepdim, out=o))
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@typed
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     args = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
     return tuple(dispatch(_var_mean, (input,), args))  # (a plain tuple, as torch's)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+@typed
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     args = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
     return tuple(dispatch(_std_mean, (input,), args))
 
@@ -297,7 +299,7 @@ _logsumexp.meta_(reduction_meta)
 
 
 @method()
-def logsumexp(input, dim=None, keepdim=False, *, out=None):
+def logsumexp(input, dim=None, keepdim: bool = False, *, out=None):
     if dim is None:
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     if input._data.dtype.kind in "biu":
@@ -365,7 +367,7 @@ _aminmax.meta_(lambda a, dims, keepdim: reduction_meta(a, dims, keepdim, None, N
 
 
 @method()
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
     try:
         if input._data.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -431,7 +433,7 @@ def _median_fn(name, ignore_nan, rtype):
     all_op = _median_all_op(name, name.capitalize() + "Backward0", ignore_nan)
     dim_op = _median_dim_op(name, name.capitalize() + "Backward1", ignore_nan)
 
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim: bool = False, *, out=None):
         try:
             if dim is None:
                 if input._data.size == 0:
@@ -513,7 +515,7 @@ _mode.meta_(values_indices_meta)
 
 
 @method()
-def mode(input, dim=-1, keepdim=False, *, out=None):
+def mode(input, dim=-1, keepdim: bool = False, *, out=None):
     try:
         if input._data.ndim == 0:
             return finish_out(return_types.mode(input.clone(), _zeros_like_long(input)), out)
@@ -581,7 +583,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 
 
 @method()
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation="linear", out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
@@ -594,7 +596,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 
 
 @method()
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation="linear", out=None):
     if _modes:  # NOTE [ Composites under autocast ] (ember/amp/autocast_mode.py)
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():

@@ -291,7 +291,7 @@ for _a in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix")
 
 
 @method()
-def polygamma(n, input, *, out=None):
+def polygamma(n: int, input, *, out=None):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
@@ -319,7 +319,7 @@ Tensor.polygamma_ = lambda self, n: self.copy_(polygamma(n, self))
 
 
 @method()
-def round(input, *, decimals=0, out=None):  # noqa: A001 - torch's name
+def round(input, *, decimals: int = 0, out=None):  # noqa: A001 - torch's name
     if decimals == 0:
         return finish_out(dispatch(_round, (input,)), out)
     return finish_out(dispatch(_round_dec, (input,), (decimals,)), out)

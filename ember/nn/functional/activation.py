@@ -12,6 +12,7 @@ from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dispatch_
 from ..._meta import no_data
 from ..._ops import nn_ops as P
 from ..._ops._util import checked_scalar, refuse_under_vmap
+from ..._tensor import Tensor
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
            "prelu", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink", "softsign", "softplus", "softmin",
@@ -139,7 +140,13 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 
 def _threshold(input, th, value, inplace):
-    return _act(P.threshold, input, (_scalar_t(th, input), _scalar_t(value, input)), inplace)
+    # (torch's kernel compares in its opmath type: float for float16/bfloat16 inputs, so their threshold is
+    # checked against float's range; the value written is checked against the input's dtype)
+    if input.dtype in (_dtypes.float16, _dtypes.bfloat16):
+        th = checked_scalar(th, np.float32)
+    else:
+        th = _scalar_t(th, input)
+    return _act(P.threshold, input, (th, _scalar_t(value, input)), inplace)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -181,6 +188,8 @@ def logsigmoid(input):
 
 
 def hardshrink(input, lambd=0.5):
+    if isinstance(input, Tensor) and input.is_floating_point():  # (torch reads lambd as the input's dtype)
+        lambd = _scalar_t(lambd, input)
     return dispatch(P.hardshrink, (input,), (lambd,))
 
 

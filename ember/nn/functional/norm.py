@@ -13,6 +13,7 @@ from ..._argparse import call_error
 from ..._dispatch import FLOATING, FLOATING_COMPLEX, _modes, dispatch, dtype_word, require_dtype
 from ..._meta import no_data
 from ..._ops import nn_ops as P
+from ..._ops._util import typed
 from ..._ops.creation import arange
 from ..._ops.sorting import searchsorted
 from ..._tensor import _version_counter
@@ -66,7 +67,8 @@ def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
         raise call_error(e) from None
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
     require_dtype(input, FLOATING, "batch_norm")
     if training:
         size = input.numel() // input.shape[1]
@@ -281,8 +283,9 @@ def _embedding_error(d):
                         "embedding)")
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
+@typed
+def embedding(input, weight, padding_idx: "int | None" = None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq: bool = False, sparse=False):
     """Rows of `weight` picked by the integer `input` (torch.nn.functional.embedding).
 
     padding_idx rows get no gradient; max_norm renormalizes the picked rows in place; scale_grad_by_freq

@@ -550,11 +550,15 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
 # A chain of fused sins (the benchmark's 10) is one long dependency chain per vector of elements: about 70
 # cycles of latency a sin, longer than the core's window can overlap with the next iterations, so the fused
 # chain took 1.07 ns a sin an element against 0.37 for a loop of one sin. A fast-trig body whose members are
-# all pointwise over the outer dimensions is therefore cut after each sin or cos into stages, each a loop of
-# its own over a block of EM_STAGE outer iterations: the iterations of a stage are independent, so it runs
-# at the sin's throughput. A value a later stage reads is kept in a block array (`s_tN`, in L1 cache).
+# all pointwise (with at most one inner loop, the same for all) is therefore cut after each sin or cos into
+# stages, each a loop of its own over a block of STAGE iterations (of the outer loop, or of the inner one
+# in each outer iteration): the iterations of a stage are independent, so it runs at the sin's throughput
+# (the chain: 0.37 ns a sin). A value a later stage reads is kept in a block array (`s_tN`, in L1 cache).
 # Values are the same as in one loop (the same operations on the same values).
+# Only chains of two or more (one sin has no chain to cut), and an inner loop only when it is at least
+# STAGE_MIN long (short stage loops cost more than they win).
 STAGE = 512
+STAGE_MIN = 64
 
 
 def _staged_function(name, sig, params, dims, names, stages, defs, inner) -> list:
@@ -610,8 +614,10 @@ def _body(exprs, k, fast):
     body = []
     p = _Printer(body, 2 if k else 1, fast)
     inners = {tuple((v, n) for v, n in sizes.items() if v.startswith("y")) for _, _, _, sizes in exprs}
-    staged = fast and all(isinstance(m, Pointwise) for m, _, _, _ in exprs) and len(inners) == 1 \
-        and len(next(iter(inners))) <= 1
+    trigs = sum(_is_trig(x) for _, e, _, _ in exprs for x in walk(e))
+    staged = fast and trigs >= 2 and all(isinstance(m, Pointwise) for m, _, _, _ in exprs) \
+        and len(inners) == 1 and len(next(iter(inners))) <= 1 \
+        and all(n >= STAGE_MIN for _, n in next(iter(inners)))
     if staged:
         p.staged, p.indent = True, 0
         p.start_stage()

@@ -44,13 +44,39 @@ VARIANTS = ("base", "simd8", "simd16", "chunk")
 def _variant(src: str, name: str, variant: str) -> str:
     """The C function `src` (named `name`) as `variant`, renamed `<name>_<variant>`."""
     out = src.replace(f"void {name}(", f"void {name}_{variant}(", 1)
-    for part in ("_ctx", "_body"):  # its context struct and body function (codegen_c._parallel_function)
+    # its context struct and body functions (codegen_c._parallel_function; NOTE [ Fast trig with a rerun ])
+    for part in ("_ctx", "_body", "_exact_body"):
         out = out.replace(name + part, f"{name}_{variant}{part}")
-    if variant.startswith("simd"):  # (codegen_c marks every innermost pointwise loop `#pragma omp simd`)
-        out = re.sub(r"(?m)^(\s*)#pragma omp simd$", rf"\1#pragma omp simd simdlen({variant[4:]})", out)
+    if variant.startswith("simd"):
+        # codegen_c marks every innermost pointwise loop `#pragma omp simd` (with the fast-trig flag's
+        # reduction where it has one); loops it leaves unmarked (a staged trig chain's) get the pragma here
+        width = variant[4:]
+        out = re.sub(r"(?m)^(\s*)#pragma omp simd( reduction\(\|:big_\))?$",
+                     rf"\1#pragma omp simd simdlen({width})\2", out)
+        lines = out.split("\n")
+        res = []
+        for i, ln in enumerate(lines):
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            inner = re.match(r"\s*for \(idx y\d+ ", ln) and not re.match(r"\s*for \(idx y\d+ ", nxt)
+            if inner and "#pragma" not in (res[-1] if res else ""):
+                flag = " reduction(|:big_)" if "big_ |=" in _loop_text(lines, i) else ""
+                res.append(ln[:len(ln) - len(ln.lstrip())] + f"#pragma omp simd simdlen({width}){flag}")
+            res.append(ln)
+        out = "\n".join(res)
     elif variant == "chunk":
         out = out.replace("0 /* schedule(static) */", "16 /* schedule(static, 16) */")
     return out
+
+
+def _loop_text(lines, i):
+    """The text of the loop that starts at line `i`, to its closing brace."""
+    depth, out = 0, []
+    for ln in lines[i:]:
+        out.append(ln)
+        depth += ln.count("{") - ln.count("}")
+        if depth <= 0:
+            break
+    return "\n".join(out)
 
 
 def _key(src, threads):

@@ -18,7 +18,8 @@ eager's native kernels.
 
 NOTE [ C semantics of the ops ]
 - Floating point: float32 values are computed in float (as NumPy computes float32 ops), exp by em_expf,
-  sin and cos by em_sinf and em_cosf (in double, correctly rounded but for ~1e-6 ulp near a boundary);
+  sin and cos by em_sinf_fast/em_cosf_fast or em_sinf/em_cosf (in double, correctly rounded but for ~1e-6
+  ulp near a boundary: NOTE [ Fast trig with a rerun ]);
   gelu and pow in double rounded once, as eager's float32 kernels do. max/min propagate NaN (torch's
   maximum and amax do); `x > 0` style tests are false for NaN as in NumPy.
 - Integers: +, -, * wrap around (computed on the unsigned type, since signed overflow is undefined in C).
@@ -34,6 +35,8 @@ NOTE [ C semantics of the ops ]
 """
 
 from __future__ import annotations
+
+import re
 
 from .ir import LOWP, Const, Load, Op, Pointwise, walk
 from .scheduler import member_exprs
@@ -197,35 +200,50 @@ static inline void em_parallel(em_body body, void *ctx, idx n, int nt, idx chunk
 """
 
 
-def _parallel_function(name: str, sig: list, dims: list, names: list, body: list, simd: bool = False) -> list:
+def _parallel_function(name: str, sig: list, dims: list, names: list, body: list, exact: list = None,
+                       simd: bool = False) -> list:
     """The lines of kernel `name` (parameters `sig`, C declarations, the thread count last) whose outer loops
     over `dims` (variables `names`) run `body` (lines indented for inside them), as a body function handed
-    to the pool (NOTE [ Parallel loops of the generated kernels ]); `simd`: a single outer loop is the
-    kernel's innermost (NOTE [ Vectorising pointwise loops ])."""
+    to the pool (NOTE [ Parallel loops of the generated kernels ]). With `exact`, `body` sets `big_` and
+    `exact` is the body that recomputes a range where it was set (NOTE [ Fast trig with a rerun ]). `simd`: a
+    single outer loop is the kernel's innermost (NOTE [ Vectorising pointwise loops ])."""
     params = [d.rsplit(" ", 1)[-1].lstrip("*") for d in sig[:-1]]
     fields = [d.replace("restrict ", "") for d in sig[:-1]]
-    out = [f"struct {name}_ctx {{ " + " ".join(f + ";" for f in fields) + " };",
-           f"static void {name}_body(void *ctx_, idx lo_, idx hi_)", "{",
-           f"    const struct {name}_ctx *c_ = ctx_;"]
-    out += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
-    if len(dims) == 1:
-        if simd:
-            out.append("    #pragma omp simd")
-        out.append(f"    for (idx {names[0]} = lo_; {names[0]} < hi_; {names[0]}++) {{")
+    out = [f"struct {name}_ctx {{ " + " ".join(f + ";" for f in fields) + " };"]
+
+    def body_function(fname, lines, flag):
+        head = [f"static void {fname}(void *ctx_, idx lo_, idx hi_)", "{",
+                f"    const struct {name}_ctx *c_ = ctx_;"]
+        head += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
+        if flag:
+            head.append("    int big_ = 0;")
+        if len(dims) == 1:
+            if simd:
+                head.append("    #pragma omp simd" + (" reduction(|:big_)" if flag else ""))
+            head.append(f"    for (idx {names[0]} = lo_; {names[0]} < hi_; {names[0]}++) {{")
+        else:
+            head.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
+            for d, v in enumerate(names):
+                inner = 1
+                for s_ in dims[d + 1:]:
+                    inner *= s_
+                e = "f_" if inner == 1 else f"f_ / {inner}"
+                head.append(f"        idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+        tail = [f"    if (big_) {name}_exact_body(ctx_, lo_, hi_);"] if flag else []
+        return head + lines + ["    }"] + tail + ["}"]
+
+    if exact is not None:
+        out += body_function(f"{name}_exact_body", exact, False)
+    if isinstance(body, tuple):
+        out += _staged_function(name, sig, params, dims, names, *body)
     else:
-        out.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
-        for d, v in enumerate(names):
-            inner = 1
-            for s_ in dims[d + 1:]:
-                inner *= s_
-            e = "f_" if inner == 1 else f"f_ / {inner}"
-            out.append(f"        idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+        out += body_function(f"{name}_body", body, exact is not None)
     total = 1
     for s_ in dims:
         total *= s_
-    out += body + ["    }", "}", f"void {name}({', '.join(sig)})", "{",
-                   f"    struct {name}_ctx c_ = {{{', '.join(params)}}};",
-                   f"    em_parallel({name}_body, &c_, {total}, nt, 0 /* schedule(static) */);", "}"]
+    out += [f"void {name}({', '.join(sig)})", "{",
+            f"    struct {name}_ctx c_ = {{{', '.join(params)}}};",
+            f"    em_parallel({name}_body, &c_, {total}, nt, 0 /* schedule(static) */);", "}"]
     return out
 
 
@@ -325,12 +343,21 @@ def op_c(o: Op, a: list) -> str:
 
 
 class _Printer:
-    def __init__(self, lines, indent):
+    def __init__(self, lines, indent, fast_trig=False):
         self.lines, self.indent = lines, indent
         self.n = 0
+        self.fast_trig = fast_trig  # NOTE [ Fast trig with a rerun ]
+        self.staged = False  # NOTE [ Staged trig chains ]
 
     def emit(self, s):
         self.lines.append("    " * self.indent + s)
+
+    def start_stage(self):
+        """Further lines go to a new stage (NOTE [ Staged trig chains ]); `self.stages` holds them all."""
+        if not hasattr(self, "stages"):
+            self.stages, self.defs = [self.lines], {}
+        self.lines = []
+        self.stages.append(self.lines)
 
     def expr(self, e, names: dict) -> str:
         """Emit temporaries for `e`'s operations (memoized in `names`); return the C expression."""
@@ -348,12 +375,39 @@ class _Printer:
                 else:
                     self.emit(f"{CTYPES[x.dtype]} {t} = {x.buf}[{_idx(x.index)}];")
                 names[k] = t
+                if hasattr(self, "defs"):
+                    self.defs[t] = (len(self.stages) - 1, "float" if x.dtype in LOWP else CTYPES[x.dtype])
             else:
                 t = f"t{self.n}"
                 self.n += 1
-                self.emit(f"{CTYPES[x.dtype]} {t} = {op_c(x, [names[a.key()] for a in x.args])};")
+                args = [names[a.key()] for a in x.args]
+                code = op_c(x, args)
+                trig = self.fast_trig and _is_trig(x)
+                if trig:
+                    code = code.replace("f(", "f_fast(", 1)
+                    self.emit(f"big_ |= em_trig_big({args[0]});")
+                self.emit(f"{CTYPES[x.dtype]} {t} = {code};")
                 names[k] = t
+                if hasattr(self, "defs"):
+                    self.defs[t] = (len(self.stages) - 1, CTYPES[x.dtype])
+                if trig and self.staged:
+                    self.start_stage()
         return names[e.key()]
+
+
+# NOTE [ Fast trig with a rerun ]
+# float32 sin and cos (and half ones, computed in float) are em_sinf/em_cosf of common.h, whose fast path
+# (NOTE [ Fast sin and cos ]) holds below 2^30 and whose table reduction for larger arguments costs 6x more
+# when computed for every lane. So a parallel kernel that calls them is printed twice: its body function
+# calls em_sinf_fast/em_cosf_fast and ORs `em_trig_big` of each argument into `big_` (a reduction the
+# vectoriser keeps in lanes); when a range had a huge argument, the body calls the exact body (em_sinf/
+# em_cosf: both paths, selected per element) over the same range again. Recomputing a range is safe: a
+# kernel's outputs are restrict pointers distinct from its inputs, and every write of an outer iteration
+# depends only on the inputs and on what the same iteration wrote before. em_sinf picks em_trig_fast's value
+# below 2^30, so an element's value is the same in both bodies, whatever the range or thread count. Kernels
+# without an outer loop and column reductions call em_sinf/em_cosf directly.
+def _is_trig(x) -> bool:
+    return isinstance(x, Op) and x.name in ("sin", "cos") and x.dtype == "float32"
 
 
 def _store(dtype: str, value: str) -> str:
@@ -496,9 +550,102 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
     sig = [f"const {CTYPES[buffers[b].dtype]} *restrict {b}" for b in reads] + \
           [f"{CTYPES[buffers[b].dtype]} *restrict {b}" for b in writes] + \
           [f"int32_t *restrict {f}" for f in flag] + ["int nt"]
+    fast = bool(k) and any(_is_trig(x) for _, e, _, _ in exprs for x in walk(e))
+    body = _body(exprs, k, fast)
+    lines = [comment] if comment else []
+    if k:
+        inner = any(v.startswith("y") for *_, sizes in exprs for v in sizes)
+        flat = k == 1 and not kernel.has_reduction and not inner
+        lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body,
+                                    _body(exprs, k, False) if fast else None, simd=flat)
+    else:
+        lines += [f"void {kernel.name}({', '.join(sig)})", "{", *body, "}"]
+    return "\n".join(lines), params
+
+
+# NOTE [ Staged trig chains ]
+# A chain of fused sins (the benchmark's 10) is one long dependency chain per vector of elements: about 70
+# cycles of latency a sin, longer than the core's window can overlap with the next iterations, so the fused
+# chain took 1.07 ns a sin an element against 0.37 for a loop of one sin. A fast-trig body whose members are
+# all pointwise (with at most one inner loop, the same for all) is therefore cut after each sin or cos into
+# stages, each a loop of its own over a block of STAGE iterations (of the outer loop, or of the inner one
+# in each outer iteration): the iterations of a stage are independent, so it runs at the sin's throughput
+# (the chain: 0.37 ns a sin). A value a later stage reads is kept in a block array (`s_tN`, in L1 cache).
+# Values are the same as in one loop (the same operations on the same values).
+# Only chains of two or more (one sin has no chain to cut), and an inner loop only when it is at least
+# STAGE_MIN long (short stage loops cost more than they win).
+STAGE = 512
+STAGE_MIN = 64
+
+
+def _staged_function(name, sig, params, dims, names, stages, defs, inner) -> list:
+    """The fast body function of kernel `name` as stages over blocks (NOTE [ Staged trig chains ]): blocks
+    of the outer iterations, or with `inner` (the one inner variable and its size), blocks of the inner
+    loop in each outer iteration."""
+    stages = [st for st in stages if st]
+    used = {}  # temporary -> (its stage, its C type), for those read by a later stage
+    for i, st in enumerate(stages):
+        for t in sorted(set(re.findall(r"\bt\d+\b", "\n".join(st)))):
+            if t in defs and defs[t][0] < i:
+                used[t] = defs[t]
+    out = [f"static void {name}_body(void *ctx_, idx lo_, idx hi_)", "{",
+           f"    const struct {name}_ctx *c_ = ctx_;"]
+    out += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
+    out.append("    int big_ = 0;")
+    out += [f"    {ct} s_{t}[{STAGE}];" for t, (_, ct) in sorted(used.items())]
+    decompose = []
+    for d, v in enumerate(names):
+        size = 1
+        for s_ in dims[d + 1:]:
+            size *= s_
+        e = "f_" if size == 1 else f"f_ / {size}"
+        decompose.append(f"idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+    if inner is None:
+        var, lo, hi, pad = "f_", "lo_", "hi_", "    "
+    else:
+        var, lo, hi, pad = inner[0], "0", str(inner[1]), "        "
+        out.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
+        out += [f"        {d}" for d in decompose]
+    out.append(f"{pad}for (idx b_ = {lo}; b_ < {hi}; b_ += {STAGE}) {{")
+    out.append(f"{pad}    idx e_ = b_ + {STAGE} < {hi} ? b_ + {STAGE} : {hi};")
+    for i, st in enumerate(stages):
+        out.append(f"{pad}    for (idx {var} = b_; {var} < e_; {var}++) {{")
+        if inner is None:
+            out += [f"{pad}        {d}" for d in decompose]
+        text = "\n".join(st)
+        out += [f"{pad}        {ct} {t} = s_{t}[{var} - b_];" for t, (d, ct) in sorted(used.items())
+                if d < i and re.search(rf"\b{t}\b", text)]
+        out += [f"{pad}        {ln}" for ln in st]
+        out += [f"{pad}        s_{t}[{var} - b_] = {t};" for t, (d, _) in sorted(used.items()) if d == i]
+        out.append(f"{pad}    }}")
+    out.append(f"{pad}}}")
+    if inner is not None:
+        out.append("    }")
+    out += [f"    if (big_) {name}_exact_body(ctx_, lo_, hi_);", "}"]
+    return out
+
+
+def _body(exprs, k, fast):
+    """The lines computing a kernel's members for one outer iteration (`fast`: NOTE [ Fast trig with a
+    rerun ]); for a staged body (NOTE [ Staged trig chains ]), (stages, {temporary: (stage, C type)})."""
     body = []
-    p = _Printer(body, 2 if k else 1)
+    p = _Printer(body, 2 if k else 1, fast)
+    inners = {tuple((v, n) for v, n in sizes.items() if v.startswith("y")) for _, _, _, sizes in exprs}
+    trigs = sum(_is_trig(x) for _, e, _, _ in exprs for x in walk(e))
+    staged = fast and trigs >= 2 and all(isinstance(m, Pointwise) for m, _, _, _ in exprs) \
+        and len(inners) == 1 and len(next(iter(inners))) <= 1 \
+        and all(n >= STAGE_MIN for _, n in next(iter(inners)))
+    if staged:
+        p.staged, p.indent = True, 0
+        p.start_stage()
+        p.stages.pop(0)
     for m, e, store, sizes in exprs:
+        if staged:
+            p.emit(f"/* {m.name}: {_describe(m)} */")
+            val = p.expr(e, {})
+            val = _store(m.buffer.dtype, val) if m.buffer.dtype in LOWP else val
+            p.emit(f"{m.name}[{_idx(store)}] = {val};")
+            continue
         p.emit(f"/* {m.name}: {_describe(m)} */")
         p.emit("{")
         p.indent += 1
@@ -506,7 +653,7 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
             inner = [(v, s) for v, s in sizes.items() if v.startswith("y")]
             for i, (v, s) in enumerate(inner):
                 if i == len(inner) - 1:  # NOTE [ Vectorising pointwise loops ]
-                    p.emit("#pragma omp simd")
+                    p.emit("#pragma omp simd" + (" reduction(|:big_)" if fast else ""))
                 p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
                 p.indent += 1
             val = p.expr(e, {})
@@ -522,7 +669,8 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
             simd = m.reduction in ("sum", "prod") and acc in ("float32", "float64")
             for i, (v, s) in enumerate(red):
                 if simd and i == len(red) - 1:
-                    p.emit(f"#pragma omp simd reduction({'+' if m.reduction == 'sum' else '*'}:acc)")
+                    big = " reduction(|:big_)" if fast else ""
+                    p.emit(f"#pragma omp simd reduction({'+' if m.reduction == 'sum' else '*'}:acc){big}")
                 p.emit(f"for (idx {v} = 0; {v} < {s}; {v}++) {{")
                 p.indent += 1
             val = p.expr(e, {})
@@ -536,15 +684,10 @@ def generate(kernel, buffers: dict, comment: str = "") -> tuple:
             p.emit(f"{m.name}[{store_idx}] = {_store(m.buffer.dtype, 'acc')};")
         p.indent -= 1
         p.emit("}")
-    lines = [comment] if comment else []
-    if k:
-        inner = any(v.startswith("y") for *_, sizes in exprs for v in sizes)
-        flat = k == 1 and not kernel.has_reduction and not inner
-        lines += _parallel_function(kernel.name, sig, list(kernel.outer), [f"x{d}" for d in range(k)], body,
-                                    simd=flat)
-    else:
-        lines += [f"void {kernel.name}({', '.join(sig)})", "{", *body, "}"]
-    return "\n".join(lines), params
+    if staged:
+        inner = next(iter(inners))
+        return p.stages, p.defs, inner[0] if inner else None
+    return body
 
 
 def _describe(m) -> str:

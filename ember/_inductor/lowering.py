@@ -454,25 +454,29 @@ def _minimum(lo, node, a, b):
 
 
 # NOTE [ Scalar libm calls stay NumPy's ]
-# C has no vectorisable sin, cos, log, tanh, ... without -ffast-math (NOTE [ Exact flags ]): each is a scalar
-# libm call, measured at 60-90 ns per element on these machines, while NumPy's SIMD float32 sin takes ~2 ns.
-# So under the C backend these ops are fallbacks (ember's eager NumPy kernel, between fused kernels); exp,
-# sigmoid, gelu and their gradients have vectorisable forms in common.h (em_expf, em_exp, em_erf_single)
-# and fuse. float32 sin and cos have one too (em_sinf, em_cosf: NOTE [ Vectorisable sin and cos ], within
-# 1 ulp), but computed in double with a table gather it takes 1.1-2.3 ns an element on these (AMD EPYC)
-# machines, slower than NumPy's float32 SIMD sin (0.4 ns): fused, the benchmark's chain of 10 sins ran 31 ms
-# against 6.5 ms eager, so float32 and float64 sin and cos stay fallbacks too; half-precision sin and cos
-# use em_sinf/em_cosf (a scalar libm call before). The NumPy backend computes them all with NumPy's ufuncs
-# anyway. In half precision they are lowered (computed in float): a fallback there would round its input
-# and its result, which torch.compile does not (NOTE [ Half precision is computed in float ] in ir.py).
+# C has no vectorisable log, tanh, erf, ... without -ffast-math (NOTE [ Exact flags ]): each is a scalar
+# libm call, measured at 60-90 ns per element on these machines, while NumPy's SIMD float32 versions take
+# ~2 ns. So under the C backend these ops are fallbacks (ember's eager NumPy kernel, between fused kernels);
+# exp, sigmoid, gelu and their gradients have vectorisable forms in common.h (em_expf, em_exp,
+# em_erf_single) and fuse. float32 sin and cos fuse too: em_sinf_fast/em_cosf_fast (NOTE [ Fast sin and
+# cos ] in common.h) take ~0.34 ns an element against NumPy's 0.5 ns, and are correctly rounded but within
+# ~1e-6 ulp of a boundary (NumPy's, torch eager's and torch.compile's float32 sin are within 1 ulp; they
+# differ from the correctly rounded value on 5-30% of arguments); arguments from 2^30 up take a rerun with
+# the table reduction (NOTE [ Fast trig with a rerun ] in codegen_c.py). Half-precision ones are computed
+# in float with them (a fallback there would round its input and its result, which torch.compile does not:
+# NOTE [ Half precision is computed in float ] in ir.py). float64 sin and cos stay NumPy's. The NumPy
+# backend computes them all with NumPy's ufuncs.
 SCALAR_LIBM = frozenset(("log", "sin", "cos", "tanh", "erf", "log1p", "expm1"))
+VECTOR_FLOAT32 = frozenset(("sin", "cos"))  # SCALAR_LIBM ops with a float32 form in common.h
 
 
 def _unary(name, floats=True):
     def low(lo, node, a):
         if floats:
             _float_only(node)
-        if lo.backend == "c" and name in SCALAR_LIBM and _out(node)[1] not in LOWP:
+        dt = _out(node)[1]
+        if lo.backend == "c" and name in SCALAR_LIBM and dt not in LOWP \
+                and not (name in VECTOR_FLOAT32 and dt == "float32"):
             raise Unsupported(f"{name} is a scalar libm call in C")
         return pointwise(node, name, [a])
     return low

@@ -174,14 +174,28 @@ def test_reduce_overhead_static_plan_and_outputs_stay_valid():
     assert a[0].data_ptr() != b[0].data_ptr()
 
 
-def test_max_autotune_caches_its_choice(tmp_path, monkeypatch):
+def _trig_chain(x):  # one kernel with staged fast sins and their exact body (NOTE [ Staged trig chains ])
+    return (((x * 0.1).sin() * 2).cos() * 3).sin(), x.sum()
+
+
+@pytest.mark.parametrize("fn", [_chain, _trig_chain])
+def test_max_autotune_caches_its_choice(tmp_path, monkeypatch, fn):
     from ember._inductor import autotune
 
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
     x = ember.from_numpy(f32(64, 64))
     cfg = ember._inductor.list_mode_options("max-autotune")
-    first = _compiled(_chain, x, cfg)
-    np.testing.assert_allclose(first(x)[0].numpy(), _chain(x)[0].numpy(), rtol=1e-5, atol=1e-5)
+    from ember import _native
+    build, built = _native.build_source, []
+
+    def spy(name, source):  # every variant library must build (a failed build falls back silently)
+        lib = build(name, source)
+        built.append((name, lib is not None))
+        return lib
+    monkeypatch.setattr(_native, "build_source", spy)
+    first = _compiled(fn, x, cfg)
+    assert all(ok for name, ok in built if name == "inductor_tune"), built
+    np.testing.assert_allclose(first(x)[0].numpy(), fn(x)[0].numpy(), rtol=1e-5, atol=1e-5)
     if first.backend != "c":  # the NumPy code generator has no variants to time
         assert not (tmp_path / "autotune").exists()
         return
@@ -195,8 +209,8 @@ def test_max_autotune_caches_its_choice(tmp_path, monkeypatch):
         raise AssertionError("a cached choice was timed again")
 
     monkeypatch.setattr(autotune, "_time", no_timing)
-    again = _compiled(_chain, x, cfg)
-    np.testing.assert_allclose(again(x)[0].numpy(), _chain(x)[0].numpy(), rtol=1e-5, atol=1e-5)
+    again = _compiled(fn, x, cfg)
+    np.testing.assert_allclose(again(x)[0].numpy(), fn(x)[0].numpy(), rtol=1e-5, atol=1e-5)
     assert sorted(os.listdir(tmp_path / "autotune")) == [f.name for f in files]
 
 

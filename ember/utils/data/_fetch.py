@@ -6,7 +6,7 @@ A TensorDataset batched by the default collate is, per tensor, the stack of its 
 the same values, shape, dtype and fresh contiguous layout as one `np.take` of those rows. The fetcher takes
 that path when nothing can tell the difference: the dataset's `__getitem__` and `__getitems__` are
 TensorDataset's own, the collate function is `default_collate`, the tensors are plain ember Tensors that do
-not require grad, and the indices are in range integers (anything else, an out-of-range index included,
+not require grad, and the indices are a list of in-range integers (anything else, an out-of-range index included,
 takes the per-sample path and its errors). It replaces a `__getitem__` call, a `select` per tensor per sample
 and a stack of the rows (the MNIST example's batch of 64: ~0.5 ms of Python) with one take per tensor.
 """
@@ -26,7 +26,7 @@ def _tensor_dataset_batch(dataset, indices):
 
     kind = type(dataset)
     if kind.__getitem__ is not TensorDataset.__getitem__ or getattr(kind, "__getitems__", None) is not None \
-            or not indices:
+            or type(indices) is not list or not indices:  # (what BatchSampler yields; anything else: per sample)
         return None
     tensors = dataset.tensors
     if not all(type(t) is Tensor and not t.requires_grad and type(t._data) is np.ndarray and t.dim() > 0

@@ -71,6 +71,8 @@ LOADER_CASES = {
         _tensor_dataset(lib), batch_sampler=[[-1, 2, -10], [5]])),
     "tensors_subclass_getitem": lambda lib: list(lib.utils.data.DataLoader(_RowsTwice.make(lib), batch_size=4)),
     "tensors_mixed_dtypes": lambda lib: list(lib.utils.data.DataLoader(_mixed_dataset(lib), batch_size=3)),
+    "tensors_array_batches": lambda lib: list(lib.utils.data.DataLoader(
+        _tensor_dataset(lib), batch_sampler=[np.array([4, 1]), (0, 2), range(3, 6)])),
     "tensors_custom_collate": lambda lib: list(lib.utils.data.DataLoader(
         _tensor_dataset(lib), batch_size=4, collate_fn=lambda b: [len(b), b[0]])),
     "tensors_batch3": lambda lib: list(lib.utils.data.DataLoader(_tensor_dataset(lib), batch_size=3)),

@@ -50,12 +50,13 @@ def _outcome(fn, args):
     return None
 
 
-def sweep(verbose=False):
-    """[(name, args repr, ember's exception, torch's exception)] for every internal error found."""
+def sweep(only=None):
+    """[(name, args repr, ember's exception, torch's exception)] for every internal error found; `only`: a
+    regular expression the qualified names swept must match."""
     found, calls = [], 0
     for prefix, emod, tmod in NAMESPACES:
         for name in sorted(dir(emod)):
-            if _SKIP.match(name) or not hasattr(tmod, name):
+            if _SKIP.match(name) or not hasattr(tmod, name) or (only and not re.search(only, prefix + name)):
                 continue
             ef, tf = getattr(emod, name), getattr(tmod, name)
             if not callable(ef) or isinstance(ef, type) or not callable(tf) or isinstance(tf, type):
@@ -79,8 +80,9 @@ def _show(args):
                            for a in args) + ")"
 
 
-def main():
-    found, calls = sweep()
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    found, calls = sweep(argv[0] if argv else None)
     for name, args, ee, te in found:
         print(f"{name}{args}\n    ember: {type(ee).__name__}: {str(ee)[:150]}\n    torch: {type(te).__name__}: "
               f"{str(te)[:150]}")

@@ -653,8 +653,8 @@ _PASSED = type("_Passed", (), {"__slots__": ()})()
 _NATIVE_OF = {
     ("torch", "lu"): ("torch", "_lu_with_info", {"input": "A", "check_errors": None}),
     ("torch", "unique"): ("torch", "_unique2", {}),
-    ("torch", "unique_consecutive"): ("_VF", "unique_consecutive", {}),
-    ("torch", "cdist"): ("_VF", "cdist", {"compute_mode": None}),
+    ("torch", "unique_consecutive"): ("_natives", "unique_consecutive", {}),
+    ("torch", "cdist"): ("_natives", "cdist", {"compute_mode": None}),
     ("torch", "numel"): ("_manual", "numel", {}),
     ("torch", "to_dlpack"): ("_manual", "_to_dlpack", {"data": "tensor"}),
     ("nn", "cross_entropy"): ("nn", "cross_entropy_loss", {}),

@@ -46,8 +46,8 @@ def signatures():
 VARARGS = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "meshgrid", "block_diag",
            "chain_matmul", "cartesian_prod")
 # the natives torch's Python functions call through _VF under their own name (torch/functional.py: cdist,
-# unique_consecutive); ember/_argparse.py's `_NATIVE_OF` names them
-VF_NATIVES = ("cdist", "unique_consecutive")
+# unique_consecutive, einsum); ember/_argparse.py names them
+VF_NATIVES = ("cdist", "unique_consecutive", "einsum")
 
 # torch's hand-written bindings (python_torch_functions_manual.cpp, Module.cpp): not in native_functions.yaml,
 # their parser strings are written here as torch's C++ holds them (tests/fuzz/test_sweep.py compares them)
@@ -59,7 +59,7 @@ def python_level(space, name):
     """Whether torch's public `name` of `space` is a Python function (torch/functional.py, torch/_tensor.py):
     its own Python checks, not the parser, answer a bad call, so it gets no entry."""
     import torch
-    owner = {"_VF": None, "_manual": None, "torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn,
+    owner = {"_VF": None, "_natives": None, "_manual": None, "torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn,
              "fft": torch._C._fft, "linalg": torch._C._linalg, "special": torch._C._special}[space]
     return inspect.isfunction(getattr(owner, name, None))
 
@@ -84,7 +84,8 @@ def main():
     import torch
     tables = signatures()
     # the natives behind torch's Python functions that take tensors as *args (torch/functional.py)
-    tables["_VF"] = {n: tables["torch"][n] for n in VARARGS + VF_NATIVES if n in tables["torch"]}
+    tables["_VF"] = {n: tables["torch"][n] for n in VARARGS if n in tables["torch"]}
+    tables["_natives"] = {n: tables["torch"][n] for n in VF_NATIVES}
     tables["_manual"] = dict(MANUAL)
     for space, table in tables.items():
         for name in [n for n in table if python_level(space, n)]:

@@ -170,8 +170,9 @@ def _create(op, params, meta):
 _from_array.meta_(lambda arr: meta_array(arr.shape, arr.dtype))
 
 
-def as_tensor(data, dtype=None, device=None):
-    """Like `tensor`, but shares memory with a tensor or NumPy array when no conversion is needed."""
+def as_tensor(data, *, dtype=None, device=None):
+    """Like `tensor`, but shares memory with a tensor or NumPy array when no conversion is needed (torch's
+    parser takes dtype and device by keyword only)."""
     check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
@@ -227,6 +228,9 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     check_device(device)
     if isinstance(ext_tensor, Tensor):
         return ext_tensor.clone() if copy else ext_tensor
+    if not hasattr(ext_tensor, "__dlpack__"):  # (torch hands anything else to its capsule reader)
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it")
     try:
         arr = np.from_dlpack(ext_tensor)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

@@ -642,6 +642,12 @@ def broadcast_to(input, *size_, size=None):
 
 
 def broadcast_shapes(*shapes):
+    from collections.abc import Sequence
+
+    shapes = [s for s in shapes if s is not None]  # (torch's _refs._broadcast_shapes skips None)
+    for s in shapes:
+        if not isinstance(s, (int, Sequence)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
     try:
         try:
             return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))

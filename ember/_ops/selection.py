@@ -614,7 +614,10 @@ def _masked_scatter_args(name, input, mask, source, inplace=True):
 @method()
 def masked_scatter(input, mask, source):
     # torch's expand_outplace(mask, self): both expand to their broadcast shape, then a contiguous clone of self
-    shape = broadcast_shapes(tuple(mask._data.shape), tuple(input._data.shape))
+    try:
+        shape = broadcast_shapes(tuple(mask._data.shape), tuple(input._data.shape))
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if shape != tuple(input._data.shape):
         input = input.expand(shape)
     inputs, params = _masked_scatter_args("masked_scatter", input, mask, source, inplace=False)

@@ -920,7 +920,12 @@ def _bounds(sizes):
 
 @method()
 def split(tensor, split_size_or_sections, dim=0):
-    n = tensor._data.ndim
+    try:
+        n = tensor._data.ndim
+        if n == 0:  # (torch's first check, before the dim's)
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d = wrap_dim(dim, n)
     try:
         size = tensor._data.shape[d]
@@ -965,6 +970,8 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, indices=None, sectio
     for given in (indices, sections, tensor_indices_or_sections):
         indices_or_sections = given if given is not None else indices_or_sections
     try:
+        if input._data.ndim == 0:
+            raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
         d = wrap_dim(dim, input._data.ndim)
         size = input._data.shape[d]
         if isinstance(indices_or_sections, Tensor):

@@ -356,7 +356,7 @@ def _embedding_bag_args(input, weight, offsets, mode, per_sample_weights, scale_
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if input.dim() == 2:
         if offsets is not None:
-            kind = "<class 'ember.Tensor'>" if isinstance(offsets, Tensor) else str(type(offsets))
+            kind = str(type(offsets))
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {kind}")
     elif input.dim() == 1:

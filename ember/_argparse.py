@@ -744,11 +744,12 @@ def _which(entry, names, args):
             return space, name
         if space == "nn" and (f"F.{name}(" in line or f"functional.{name}(" in line):
             return space, name
-    if args and _is_tensor(args[0]):
-        tensor = [(s, n) for s, n in names if s == "Tensor"]
-        if tensor and _called_as_method(entry, tensor[0][1]):
-            return tensor[0]
+    tensor = [(s, n) for s, n in names if s == "Tensor"] if args and _is_tensor(args[0]) else []
+    if tensor and _called_as_method(entry, tensor[0][1]):
+        return tensor[0]
     top = [(s, n) for s, n in names if s == "torch"]
+    if tensor and (not top or top[0][1] not in _tables()["torch"]):  # (only a method in torch: `view_as`)
+        return tensor[0]
     return top[0] if top else names[0]
 
 

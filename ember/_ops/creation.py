@@ -736,6 +736,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
     if dtype is None:
         return legacy_type_name(self)
+    if not isinstance(dtype, (str, type, _dtypes.dtype)):
+        raise TypeError("dtype must be a type, str, or dtype object")
     if isinstance(dtype, str):
         from .._tensor_str import dtype_from_legacy_name
 
@@ -746,7 +748,15 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 
 Tensor.type = _type
-Tensor.type_as = lambda self, other: self.to(other.dtype)
+def _type_as(self, other):
+    try:
+        dtype = other.dtype
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.to(dtype)
+
+
+Tensor.type_as = _type_as
 
 
 public.update(tensor=tensor, as_tensor=as_tensor, asarray=asarray, from_numpy=from_numpy, from_dlpack=from_dlpack,

@@ -330,12 +330,20 @@ public.update(view_as_real=view_as_real, view_as_complex=view_as_complex, real=r
 
 @method()
 def view_as(self, other):
-    return self.view(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.view(shape)
 
 
 @method()
 def reshape_as(self, other):
-    return self.reshape(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.reshape(shape)
 
 
 @method()
@@ -630,7 +638,11 @@ def expand(self, *sizes, size=None, implicit=False):
 
 @method()
 def expand_as(self, other):
-    return self.expand(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.expand(shape)
 
 
 @method()

@@ -35,8 +35,9 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, int) and not isinstance(type, bool):  # (an index of the current accelerator)
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif isinstance(type, int) and not isinstance(type, bool):  # (an index of the current accelerator,
+            raise call_error(RuntimeError("Cannot access accelerator device when none is available."),  # unless
+                             sys._getframe(1)) from None  # the call is one torch's parser refuses first)
         elif isinstance(type, str) and ":" in type:
             if index is not None:
                 raise RuntimeError("type (string) must not include an index because index was passed explicitly: "

@@ -230,7 +230,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
         return ext_tensor.clone() if copy else ext_tensor
     if not hasattr(ext_tensor, "__dlpack__"):  # (torch hands anything else to its capsule reader)
         raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
-                           "only once, so you might have already constructed a tensor from it")
+                           "only once, so you might have already constructed a tensor from it once.")
     try:
         arr = np.from_dlpack(ext_tensor)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

@@ -83,14 +83,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    if use_input_stats:  # (torch's _verify_spatial_size, before its parser sees the other arguments)
+        try:
+            spatial = math.prod(input.shape[2:])
+        except AttributeError as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     try:
-        if use_input_stats:  # (torch's _verify_spatial_size, before its parser sees the other arguments)
-            spatial = 1
-            for n in input.shape[2:]:
-                spatial *= n
-            if spatial == 1:
-                raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                                 f"{input.shape}")
         if any(t is not None and not isinstance(t, Tensor) for t in (weight, bias, running_mean, running_var)):
             raise TypeError("instance_norm() takes tensors")  # (replaced by torch's parser error)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

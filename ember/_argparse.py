@@ -657,6 +657,7 @@ _NATIVE_OF = {
     ("torch", "cdist"): ("_natives", "cdist", {"compute_mode": None}),
     ("torch", "numel"): ("_manual", "numel", {}),
     ("torch", "to_dlpack"): ("_manual", "_to_dlpack", {"data": "tensor"}),
+    ("Tensor", "unflatten"): ("_methods", "unflatten", {}),
     ("nn", "cross_entropy"): ("nn", "cross_entropy_loss", {}),
     ("nn", "nll_loss"): ("nn", "nll_loss_nd", {}),
     ("nn", "kl_div"): ("torch", "kl_div", {}),
@@ -734,7 +735,10 @@ def _which(entry, names, args):
     if len({n for _, n in names}) > 1:  # one code object, several functions: the line or a local names one
         held = {getattr(v, "__name__", None) for v in (entry.f_back.f_locals.values() if entry.f_back else ())
                 if getattr(getattr(v, "__func__", v), "__code__", None) is entry.f_code}
-        names = [(s, n) for s, n in names if f"{n}(" in line or n in held]
+        found = [(s, n) for s, n in names if f"{n}(" in line or n in held]
+        if len({n for _, n in found}) != 1:  # (else the name the function was made under: `atan2`, not
+            found = [(s, n) for s, n in names if n == entry.f_code.co_name]  # its alias `arctan2`)
+        names = found
         if len({n for _, n in names}) != 1:
             return None
         if len(names) == 1:

@@ -485,6 +485,7 @@ SIGNATURES = {'Tensor': {'__and__': ('__and__(Tensor other)', '__and__(Scalar ot
                       'meshgrid(TensorList tensors, *, c10::string_view indexing)')},
  '_manual': {'_to_dlpack': ('_to_dlpack(Tensor data, *, IntArrayRef? dl_device=None, bool? copy=None)',),
              'numel': ('numel(Tensor input)',)},
+ '_methods': {'unflatten': ('unflatten(int64_t dim, SymIntArrayRef sizes)',)},
  '_natives': {'cdist': ('cdist(Tensor x1, Tensor x2, double p=2, int64_t? compute_mode=None)',),
               'einsum': ('einsum(c10::string_view equation, TensorList tensors, *, IntArrayRef? path=None)',),
               'unique_consecutive': ('unique_consecutive(Tensor input, bool return_inverse=False, bool '

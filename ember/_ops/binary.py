@@ -56,12 +56,19 @@ def _publish(name, ops, *aliases, params=lambda **kw: ()):
     for a in aliases:
         public[a] = fn
 
+    for n in (name,) + aliases:  # (one function per name: errors name the method called)
+        fn_ = _inplace_fn(ops)
+        fn_.__name__ = n + "_"
+        fn_.__code__ = fn_.__code__.replace(co_name=n + "_", co_qualname=n + "_")
+        setattr(Tensor, n + "_", fn_)
+    return fn
+
+
+def _inplace_fn(ops):
     def fn_(self, other):
         op = ops[0] if isinstance(other, Tensor) or len(ops) == 1 else ops[1]
         return dispatch_inplace(op, self, (self, other))
-    for n in (name,) + aliases:
-        setattr(Tensor, n + "_", fn_)
-    return fn
+    return fn_
 
 
 def _int_zero_check(a, b):

@@ -276,6 +276,10 @@ def _storage_type(self):
 
 
 def _put(self, index, source, accumulate, inplace):
+    try:
+        index.dtype, source.dtype  # noqa: B018 - torch's parser refuses a non-tensor first
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if source.dtype != self.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{_word(self.dtype)} and source.dtype = {_word(source.dtype)}")

@@ -679,10 +679,10 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     try:
         if dim is None:
             return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+        n, ni = input._data.ndim, indices._data.ndim
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    n = input._data.ndim
-    if indices._data.ndim != n:
+    if ni != n:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {n} dimensions for input, and {indices._data.ndim} "
                            "dimensions for indices")

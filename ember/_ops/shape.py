@@ -14,6 +14,8 @@ On meta payloads a view's rule computes torch's geometry: the view's shape, stri
 checks stay in the Python wrappers, which run before the op, so meta and real inputs get the same errors.
 """
 
+from operator import index
+
 import numpy as np
 
 from .. import _dtypes
@@ -365,9 +367,14 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 @method()
 def unflatten(input, dim, sizes):
+    if not sizes:  # (torch's Tensor.unflatten checks this in Python, before its parser)
+        raise RuntimeError("unflatten: sizes must be non-empty")
     shape = input._data.shape
     d = wrap_dim(dim, input._data.ndim)
-    sizes = tuple(sizes)
+    try:
+        sizes = tuple(index(s) for s in sizes)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if -1 in sizes:
         sizes = infer_size(sizes, shape[d])
     elif int(np.prod(sizes)) != shape[d]:

@@ -202,6 +202,7 @@ def _copy_of(name, view):
     def fn(input, *args, out=None, **kwargs):
         return _finish(_fresh(view(input, *args, **kwargs)), out, name)
     fn.__name__ = name
+    fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=name)  # (errors name the function called)
     public[name] = fn
     return fn
 

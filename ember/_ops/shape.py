@@ -14,7 +14,7 @@ On meta payloads a view's rule computes torch's geometry: the view's shape, stri
 checks stay in the Python wrappers, which run before the op, so meta and real inputs get the same errors.
 """
 
-from operator import index
+from operator import index as _index
 
 import numpy as np
 
@@ -372,7 +372,7 @@ def unflatten(input, dim, sizes):
     shape = input._data.shape
     d = wrap_dim(dim, input._data.ndim)
     try:
-        sizes = tuple(index(s) for s in sizes)
+        sizes = tuple(_index(s) for s in sizes)
     except TypeError as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
     if -1 in sizes:
@@ -766,6 +766,10 @@ def _(a, dim, start, stop, step):
 
 @method()
 def select(input, dim, index):
+    try:
+        index = _index(index)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -782,7 +786,10 @@ def narrow(input, dim, start, length):
     n = input._data.ndim
     d = wrap_dim(dim, n)
     size = input._data.shape[d]
-    start = int(start)
+    try:
+        start = _index(start)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:

@@ -82,6 +82,7 @@ CALLS = {
     "logit-str-eps": lambda lib, x: lib.logit(x, "a"),
     "special-logit-str-eps": lambda lib, x: lib.special.logit(x, "a"),
     "chebyshev-none-n": lambda lib, x: lib.special.chebyshev_polynomial_t(x, None),
+    "hermite-by-getattr-none-n": lambda lib, x: getattr(lib.special, "hermite_polynomial_" + "h")(x, None),
     "legendre-int-input-none-n": lambda lib, x: lib.special.legendre_polynomial_p(x.int(), None),
     "layer_norm-str-eps": lambda lib, x: lib.nn.functional.layer_norm(x, (3,), eps="a"),
     "rfftfreq-str-d": lambda lib, x: lib.fft.rfftfreq(4, "a"),

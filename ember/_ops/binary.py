@@ -59,9 +59,14 @@ def _publish(name, ops, *aliases, params=lambda **kw: ()):
     for n in (name,) + aliases:  # (one function per name: errors name the method called)
         fn_ = _inplace_fn(ops)
         fn_.__name__ = n + "_"
-        fn_.__code__ = fn_.__code__.replace(co_name=n + "_", co_qualname=n + "_")
+        fn_.__code__ = _renamed(fn_.__code__, n + "_")
         setattr(Tensor, n + "_", fn_)
     return fn
+
+
+def _renamed(code, name):
+    """`code` under `name` (3.11+'s co_qualname too): errors and the parser replay name the function."""
+    return code.replace(co_name=name, **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
 
 
 def _inplace_fn(ops):

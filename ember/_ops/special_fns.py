@@ -533,6 +533,7 @@ for _name, _ops in _POLY.items():
     def _poly_fn(input, n, *, out=None, _ops=_ops):
         return finish_out(dispatch(_pick(_ops, input, n), (input, n)), out)
     _poly_fn.__name__ = _poly_fn.__qualname__ = _name
-    _poly_fn.__code__ = _poly_fn.__code__.replace(co_name=_name, co_qualname=_name)  # (errors name it)
+    _poly_fn.__code__ = _poly_fn.__code__.replace(co_name=_name, **(  # (errors name it)
+        {"co_qualname": _name} if hasattr(_poly_fn.__code__, "co_qualname") else {}))
     SPECIAL[_name] = _poly_fn
 assert all(k not in public for k in SPECIAL)  # (these live in ember.special only)

@@ -115,7 +115,11 @@ def is_complex(input):
 
 
 def numel(input):
-    return input.numel()
+    try:
+        return input.numel()
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        from ._argparse import call_error
+        raise call_error(e) from None
 
 
 def is_storage(obj):

@@ -222,6 +222,8 @@ def _unpack_error(sig, args, kwargs):
 
 def _check(p, v, argnum):
     """(whether parameter `p` accepts `v`, the index of a bad element of a list argument or -1)."""
+    if v is _PASSED:
+        return True, -1
     k = p.kind
     if k == "Tensor":
         return _is_tensor(v) or (p.numbers and _is_scalar(v)), -1
@@ -627,11 +629,88 @@ def call_error(e: Exception, frame=None) -> Exception:
             args = args[1:]
         key = _parser_name(space, name)
         if key is None:
-            return e
+            return _native_error(entry, space, name) or e
         err = parser_error(key[0], key[1], tuple(args), kwargs)
         return err if err is not None else e
     except Exception:  # noqa: BLE001 - an error path must never raise its own error
         return e
+
+
+# NOTE [ Python functions of torch that call one native ]
+# Many of torch's public functions are Python (torch/nn/functional.py, torch/functional.py): they check a few
+# things of their own and pass their arguments on to one native function, whose parser then refuses a wrong
+# type in its own name and positions ("cross_entropy_loss(): argument 'target' (position 2) must be Tensor").
+# `_NATIVE_OF` names that native for each such function; the call to it is rebuilt from the Python function's
+# parameters by name (`_native_error`), with `_PASSED` (a value every parameter type accepts) for what the
+# Python function computes rather than passes on (a `reduction` string becomes an enum): only the arguments
+# the user's values reach are checked. Each entry is compared with torch by the sweep's test
+# (tests/fuzz/test_sweep.py).
+
+_PASSED = type("_Passed", (), {"__slots__": ()})()
+
+# (namespace, public name) -> (native's table, native's name, {native parameter: the Python function's name,
+# or None for one the Python function computes}); `reduction` is always computed
+_NATIVE_OF = {
+    ("torch", "lu"): ("torch", "_lu_with_info", {"input": "A", "check_errors": None}),
+    ("torch", "unique"): ("torch", "_unique2", {}),
+    ("torch", "unique_consecutive"): ("_natives", "unique_consecutive", {}),
+    ("torch", "cdist"): ("_natives", "cdist", {"compute_mode": None}),
+    ("torch", "numel"): ("_manual", "numel", {}),
+    ("torch", "to_dlpack"): ("_manual", "_to_dlpack", {"data": "tensor"}),
+    ("Tensor", "unflatten"): ("_methods", "unflatten", {}),
+    ("nn", "cross_entropy"): ("nn", "cross_entropy_loss", {}),
+    ("nn", "nll_loss"): ("nn", "nll_loss_nd", {}),
+    ("nn", "kl_div"): ("torch", "kl_div", {}),
+    ("nn", "multi_margin_loss"): ("nn", "multi_margin_loss", {}),
+    ("nn", "multilabel_margin_loss"): ("nn", "multilabel_margin_loss", {}),
+    ("nn", "soft_margin_loss"): ("nn", "soft_margin_loss", {}),
+    ("nn", "triplet_margin_loss"): ("torch", "triplet_margin_loss", {}),
+    ("nn", "cosine_embedding_loss"): ("torch", "cosine_embedding_loss", {}),
+    ("nn", "binary_cross_entropy_with_logits"): ("torch", "binary_cross_entropy_with_logits", {}),
+    ("nn", "batch_norm"): ("torch", "batch_norm", {"cudnn_enabled": None}),
+    ("nn", "instance_norm"): ("torch", "instance_norm", {"cudnn_enabled": None}),
+    ("nn", "layer_norm"): ("torch", "layer_norm", {"cudnn_enable": None}),
+    ("nn", "group_norm"): ("torch", "group_norm", {"cudnn_enabled": None}),
+    ("nn", "dropout"): ("torch", "dropout", {"train": "training"}),
+    ("nn", "alpha_dropout"): ("torch", "alpha_dropout", {"train": "training"}),
+    ("nn", "feature_alpha_dropout"): ("torch", "feature_alpha_dropout", {"train": "training"}),
+    ("nn", "hardtanh"): ("nn", "hardtanh", {}),
+    ("nn", "relu"): ("torch", "relu", {}),
+    ("nn", "gumbel_softmax"): ("torch", "empty_like", {"input": "logits"}),
+    ("nn", "grouped_mm"): ("torch", "_grouped_mm", {"input": "mat_a", "mat2": "mat_b"}),
+    ("nn", "unfold"): ("nn", "im2col", {}),
+    ("nn", "fold"): ("nn", "col2im", {}),
+    ("nn", "lp_pool1d"): ("torch", "avg_pool1d", {"padding": None, "count_include_pad": None}),
+    ("nn", "adaptive_max_pool1d"): ("torch", "adaptive_max_pool1d", {}),
+    ("nn", "adaptive_max_pool1d_with_indices"): ("torch", "adaptive_max_pool1d", {}),
+    ("nn", "adaptive_avg_pool2d"): ("nn", "adaptive_avg_pool2d", {}),
+    ("nn", "adaptive_avg_pool3d"): ("nn", "adaptive_avg_pool3d", {}),
+}
+
+
+def _native_error(entry, space, name):
+    """torch's parser error for the native behind Python function `name` (NOTE [ Python functions of torch
+    that call one native ]), from the arguments in `entry`'s frame, or None."""
+    found = _NATIVE_OF.get((space, name))
+    if found is None:
+        return None
+    table, native, renames = found
+    sigs = _signatures(table, native)
+    if sigs is None or len(sigs) != 1:
+        return None
+    code = entry.f_code
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    loc = entry.f_locals
+    args, kwargs = [], {}
+    for p in sigs[0].params:
+        src = renames.get(p.name, p.name)
+        v = loc[src] if src in params and src in loc and p.name != "reduction" else _PASSED
+        if not p.keyword_only:
+            args.append(v)
+        elif v is not _PASSED:
+            kwargs[p.name] = v
+    err = parser_error(table, native, tuple(args), kwargs)
+    return None if err is None or "_Passed" in str(err) else err
 
 
 def _varargs_error(name, args):
@@ -656,7 +735,10 @@ def _which(entry, names, args):
     if len({n for _, n in names}) > 1:  # one code object, several functions: the line or a local names one
         held = {getattr(v, "__name__", None) for v in (entry.f_back.f_locals.values() if entry.f_back else ())
                 if getattr(getattr(v, "__func__", v), "__code__", None) is entry.f_code}
-        names = [(s, n) for s, n in names if f"{n}(" in line or n in held]
+        found = [(s, n) for s, n in names if f"{n}(" in line or n in held]
+        if len({n for _, n in found}) != 1:  # (else the name the function was made under: `atan2`, not
+            found = [(s, n) for s, n in names if n == entry.f_code.co_name]  # its alias `arctan2`)
+        names = found
         if len({n for _, n in names}) != 1:
             return None
         if len(names) == 1:
@@ -666,11 +748,12 @@ def _which(entry, names, args):
             return space, name
         if space == "nn" and (f"F.{name}(" in line or f"functional.{name}(" in line):
             return space, name
-    if args and _is_tensor(args[0]):
-        tensor = [(s, n) for s, n in names if s == "Tensor"]
-        if tensor and _called_as_method(entry, tensor[0][1]):
-            return tensor[0]
+    tensor = [(s, n) for s, n in names if s == "Tensor"] if args and _is_tensor(args[0]) else []
+    if tensor and _called_as_method(entry, tensor[0][1]):
+        return tensor[0]
     top = [(s, n) for s, n in names if s == "torch"]
+    if tensor and (not top or top[0][1] not in _tables()["torch"]):  # (only a method in torch: `view_as`)
+        return tensor[0]
     return top[0] if top else names[0]
 
 

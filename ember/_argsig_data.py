@@ -483,6 +483,13 @@ SIGNATURES = {'Tensor': {'__and__': ('__and__(Tensor other)', '__and__(Scalar ot
          'chain_matmul': ('chain_matmul(TensorList matrices, *, Tensor out=None)',),
          'meshgrid': ('meshgrid(TensorList tensors)',
                       'meshgrid(TensorList tensors, *, c10::string_view indexing)')},
+ '_manual': {'_to_dlpack': ('_to_dlpack(Tensor data, *, IntArrayRef? dl_device=None, bool? copy=None)',),
+             'numel': ('numel(Tensor input)',)},
+ '_methods': {'unflatten': ('unflatten(int64_t dim, SymIntArrayRef sizes)',)},
+ '_natives': {'cdist': ('cdist(Tensor x1, Tensor x2, double p=2, int64_t? compute_mode=None)',),
+              'einsum': ('einsum(c10::string_view equation, TensorList tensors, *, IntArrayRef? path=None)',),
+              'unique_consecutive': ('unique_consecutive(Tensor input, bool return_inverse=False, bool '
+                                     'return_counts=False, int64_t? dim=None)',)},
  'fft': {'fft_fft': ('fft_fft(Tensor input, SymInt? n=None, int64_t dim=-1, c10::string_view? norm=None, *, '
                      'Tensor out=None)',),
          'fft_fft2': ('fft_fft2(Tensor input, SymIntArrayRef[1]? s=None, IntArrayRef[1] dim={-2,-1}, '

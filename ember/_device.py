@@ -8,6 +8,7 @@ factories keep following their input. The context is per thread (a stack); `chec
 calls, reads it only while some thread has one open, so without one a factory pays one truth test.
 """
 
+import sys
 import threading
 
 from ._argparse import call_error
@@ -34,8 +35,9 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, int) and not isinstance(type, bool):
-            type, index = "cuda", type
+        elif isinstance(type, int) and not isinstance(type, bool):  # (an index of the current accelerator,
+            raise call_error(RuntimeError("Cannot access accelerator device when none is available."),  # unless
+                             sys._getframe(1)) from None  # the call is one torch's parser refuses first)
         elif isinstance(type, str) and ":" in type:
             if index is not None:
                 raise RuntimeError("type (string) must not include an index because index was passed explicitly: "
@@ -99,9 +101,6 @@ def check_device(dev):
         return False
     if d.type == "meta":
         return True
-    try:
-        if d.type == "cuda":
-            raise AssertionError("Torch not compiled with CUDA enabled")
-    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
+    if d.type == "cuda":  # (unless the user's call is one torch's parser refuses first: a dtype given as 1)
+        raise call_error(AssertionError("Torch not compiled with CUDA enabled"), sys._getframe(1)) from None
     raise RuntimeError(f"ember only supports the cpu device, got {d}")

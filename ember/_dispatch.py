@@ -413,8 +413,8 @@ def _run(op, inputs, params, hooks=True):
             out = op.kernel(*arrays, *params)
             if strided and op.kind is POINTWISE and type(out) is _ndarray and not op.own_layout:
                 out = torch_layout(out, [t._data for t in inputs if isinstance(t, Tensor)])
-    except ValueError as e:  # NumPy's words for a broadcast mismatch; torch has its own
-        raise _broadcast_error(inputs) or e from None
+    except ValueError as e:  # NumPy's words for a broadcast mismatch (torch has its own), or a parameter
+        raise _broadcast_error(inputs) or not_a_tensor(op, inputs, e) from None  # of a wrong type's
     except (AttributeError, TypeError) as e:  # NOTE [ Inputs that are not tensors ]
         raise not_a_tensor(op, inputs, e) from None
     except NoData:  # a meta payload: the op's meta rule gives the outputs (NOTE [ Meta payloads ])
@@ -625,11 +625,11 @@ def _run_quiet(op, inputs, params):
 # two inputs, then the kernel's own.
 def not_a_tensor(op, inputs, e: Exception) -> Exception:
     """The exception an op that failed with `e` on `inputs` raises (NOTE [ Inputs that are not tensors ])."""
-    if type(e).__module__.startswith("numpy"):  # (NumPy's own TypeErrors are about dtypes, not inputs)
-        return e
     from ._argparse import call_error  # the user's call, checked against torch's signatures
     err = call_error(e, sys._getframe(1))
-    if err is not e:
+    # (NumPy's own TypeErrors are about dtypes, not inputs, unless a parameter of the wrong type reached the
+    # kernel: a str `eps`, which the parser refuses above)
+    if err is not e or type(e).__module__.startswith("numpy"):
         return err
     bad = next((i for i, t in enumerate(inputs) if not isinstance(t, (Tensor, bool, int, float, complex,
                                                                       np.number, np.bool_))), None)

@@ -45,13 +45,24 @@ def signatures():
 
 VARARGS = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "meshgrid", "block_diag",
            "chain_matmul", "cartesian_prod")
+# the natives torch's Python functions call through _VF under their own name (torch/functional.py: cdist,
+# unique_consecutive, einsum); ember/_argparse.py names them
+VF_NATIVES = ("cdist", "unique_consecutive", "einsum")
+# Tensor methods torch wraps in Python (torch/_tensor.py) that pass on to the method's native
+METHOD_NATIVES = ("unflatten",)
+
+# torch's hand-written bindings (python_torch_functions_manual.cpp, Module.cpp): not in native_functions.yaml,
+# their parser strings are written here as torch's C++ holds them (tests/fuzz/test_sweep.py compares them)
+MANUAL = {"numel": ("numel(Tensor input)",),
+          "_to_dlpack": ("_to_dlpack(Tensor data, *, IntArrayRef? dl_device=None, bool? copy=None)",)}
 
 
 def python_level(space, name):
     """Whether torch's public `name` of `space` is a Python function (torch/functional.py, torch/_tensor.py):
     its own Python checks, not the parser, answer a bad call, so it gets no entry."""
     import torch
-    owner = {"_VF": None, "torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn, "fft": torch._C._fft,
+    internal = {"_VF": None, "_natives": None, "_methods": None, "_manual": None}
+    owner = {**internal, "torch": torch, "Tensor": torch.Tensor, "nn": torch._C._nn, "fft": torch._C._fft,
              "linalg": torch._C._linalg, "special": torch._C._special}[space]
     return inspect.isfunction(getattr(owner, name, None))
 
@@ -77,6 +88,9 @@ def main():
     tables = signatures()
     # the natives behind torch's Python functions that take tensors as *args (torch/functional.py)
     tables["_VF"] = {n: tables["torch"][n] for n in VARARGS if n in tables["torch"]}
+    tables["_natives"] = {n: tables["torch"][n] for n in VF_NATIVES}
+    tables["_methods"] = {n: tables["Tensor"][n] for n in METHOD_NATIVES}
+    tables["_manual"] = dict(MANUAL)
     for space, table in tables.items():
         for name in [n for n in table if python_level(space, n)]:
             del table[name]

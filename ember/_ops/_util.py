@@ -365,6 +365,13 @@ def checked_scalar(value, np_dtype, numel=2, names=None):
         return value
     if isinstance(value, np.generic):
         value = value.item()
+    if not isinstance(value, (int, float, complex)):  # (a str, None, a list: torch's parser refuses them)
+        try:
+            if isinstance(value, str):
+                raise TypeError("must be real number, not str")
+            value = float(value)
+        except (TypeError, ValueError) as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
     if isinstance(value, int):
         if value >= 2 ** 64:
             raise OverflowError("int too big to convert")

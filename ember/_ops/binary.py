@@ -56,12 +56,24 @@ def _publish(name, ops, *aliases, params=lambda **kw: ()):
     for a in aliases:
         public[a] = fn
 
+    for n in (name,) + aliases:  # (one function per name: errors name the method called)
+        fn_ = _inplace_fn(ops)
+        fn_.__name__ = n + "_"
+        fn_.__code__ = _renamed(fn_.__code__, n + "_")
+        setattr(Tensor, n + "_", fn_)
+    return fn
+
+
+def _renamed(code, name):
+    """`code` under `name` (3.11+'s co_qualname too): errors and the parser replay name the function."""
+    return code.replace(co_name=name, **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
+
+
+def _inplace_fn(ops):
     def fn_(self, other):
         op = ops[0] if isinstance(other, Tensor) or len(ops) == 1 else ops[1]
         return dispatch_inplace(op, self, (self, other))
-    for n in (name,) + aliases:
-        setattr(Tensor, n + "_", fn_)
-    return fn
+    return fn_
 
 
 def _int_zero_check(a, b):

@@ -170,8 +170,9 @@ def _create(op, params, meta):
 _from_array.meta_(lambda arr: meta_array(arr.shape, arr.dtype))
 
 
-def as_tensor(data, dtype=None, device=None):
-    """Like `tensor`, but shares memory with a tensor or NumPy array when no conversion is needed."""
+def as_tensor(data, *, dtype=None, device=None):
+    """Like `tensor`, but shares memory with a tensor or NumPy array when no conversion is needed (torch's
+    parser takes dtype and device by keyword only)."""
     check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
@@ -227,6 +228,9 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     check_device(device)
     if isinstance(ext_tensor, Tensor):
         return ext_tensor.clone() if copy else ext_tensor
+    if not hasattr(ext_tensor, "__dlpack__"):  # (torch hands anything else to its capsule reader)
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it once.")
     try:
         arr = np.from_dlpack(ext_tensor)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
@@ -733,6 +737,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
     if dtype is None:
         return legacy_type_name(self)
+    if not isinstance(dtype, (str, type, _dtypes.dtype)):
+        raise TypeError("dtype must be a type, str, or dtype object")
     if isinstance(dtype, str):
         from .._tensor_str import dtype_from_legacy_name
 
@@ -743,7 +749,15 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 
 Tensor.type = _type
-Tensor.type_as = lambda self, other: self.to(other.dtype)
+def _type_as(self, other):
+    try:
+        dtype = other.dtype
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.to(dtype)
+
+
+Tensor.type_as = _type_as
 
 
 public.update(tensor=tensor, as_tensor=as_tensor, asarray=asarray, from_numpy=from_numpy, from_dlpack=from_dlpack,

@@ -738,8 +738,11 @@ def svdvals(A, *, driver=None, out=None):
         from ..amp.autocast_mode import autocast_call, autocasting
         if autocasting():
             return autocast_call("linalg_svdvals", svdvals, A, driver=driver, out=out)
-    if A.dim() < 2:  # (linalg_svdvals runs linalg_svd's checks: the rank first, then the dtype)
-        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    try:
+        if A.dim() < 2:  # (linalg_svdvals runs linalg_svd's checks: the rank first, then the dtype)
+            raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_linalg_dtype("svd", A)
     return finish_out(dispatch(_svd, (A,), (False,))[1], out)
 

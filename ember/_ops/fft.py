@@ -543,6 +543,11 @@ def _freq(n, half, d, dtype, requires_grad, device, out):
     1 / (n d), in the result's dtype (a float scale of a float tensor is applied in that dtype)."""
     from .creation import arange
 
+    if not isinstance(d, (int, float)):  # (torch's parser: `double d`; it takes a 0-d tensor too)
+        e = TypeError(f"d must be float, not {type(d).__name__}")
+        err = call_error(e)
+        if err is not e:
+            raise err
     dt = _freq_dtype(dtype if out is None or dtype is not None else out.dtype)
     k = arange(n // 2 + 1 if half else n, dtype=dt, device=device)
     if not half and n > 1:

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import call_error
 from .._dispatch import INDEXING, defop, dispatch, dispatch_inplace
 from .._meta import MetaArray, NoData, broadcast_shapes, like_strides, meta_array, no_data
 from .._native import ops as _native
@@ -435,9 +436,12 @@ Tensor.__setitem__ = _setitem
 
 @method()
 def index_put_(self, indices, values, accumulate=False):
-    template, idx = _template(indices)
-    _check_advanced(self, _fill(template, [i._data for i in idx]))
-    return dispatch_inplace(_index_put, self, (self, values, *_masks_as_bool(idx)), (template, accumulate))
+    try:
+        template, idx = _template(indices)
+        _check_advanced(self, _fill(template, [i._data for i in idx]))
+        return dispatch_inplace(_index_put, self, (self, values, *_masks_as_bool(idx)), (template, accumulate))
+    except (AttributeError, TypeError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 Tensor.index_put_ = index_put_
@@ -446,9 +450,12 @@ public.pop("index_put_", None)
 
 @method()
 def index_put(input, indices, values, accumulate: bool = False):
-    template, idx = _template(indices)
-    _check_advanced(input, _fill(template, [i._data for i in idx]))
-    return dispatch(_index_put, (input, values, *_masks_as_bool(idx)), (template, accumulate))
+    try:
+        template, idx = _template(indices)
+        _check_advanced(input, _fill(template, [i._data for i in idx]))
+        return dispatch(_index_put, (input, values, *_masks_as_bool(idx)), (template, accumulate))
+    except (AttributeError, TypeError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
 
 
 # ---- index_select, masked_fill ------------------------------------------------------------------------
@@ -531,10 +538,14 @@ def _check_mask_broadcast(mask, input, inplace=False):
 
 
 def _masked_fill_(self, mask, value):
-    if isinstance(value, Tensor):
-        value = value.item()
-    _check_mask_broadcast(mask, self, inplace=True)
-    return dispatch_inplace(_masked_fill, self, (self, mask), (checked_scalar(value, self._data.dtype),))
+    try:
+        if isinstance(value, Tensor):
+            value = value.item()
+        _check_mask_broadcast(mask, self, inplace=True)
+        value = checked_scalar(value, self._data.dtype)
+    except (AttributeError, TypeError, ValueError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return dispatch_inplace(_masked_fill, self, (self, mask), (value,))
 
 
 Tensor.masked_fill_ = _masked_fill_

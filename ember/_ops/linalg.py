@@ -432,10 +432,41 @@ def _exact_sums(ins, ops, out):
         require_op_dtype(_bmm, _dtypes.result_dtype(ops))
 
 
-def einsum(equation, *operands):
-    """Einstein summation (``einsum("ij,jk->ik", a, b)``), differentiable to any order."""
+def _sublist_equation(args):
+    """torch.einsum's reading of the sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`: (equation,
+    operands), with torch's own errors."""
+    def letter(n):
+        if n == Ellipsis:
+            return "..."
+        if 0 <= n < 26:
+            return chr(ord("A") + n)
+        if 26 <= n < 52:
+            return chr(ord("a") + n - 26)
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+    equation = ",".join("".join(letter(s) for s in sub) for sub in args[1::2])
+    if len(args) % 2 == 1:
+        return equation + "->" + "".join(letter(s) for s in args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
+def einsum(*args):
+    """Einstein summation (``einsum("ij,jk->ik", a, b)``, or torch's sublist form), differentiable to any
+    order."""
+    # torch's Python wrapper (torch/functional.py), then its native's parser (NOTE [ Argument types on the
+    # error path ])
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation, operands = _sublist_equation(args)
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if not isinstance(equation, str) or not all(isinstance(o, Tensor) for o in operands):
+        from .._argparse import parser_error
+        raise parser_error("_natives", "einsum", (equation, tuple(operands)), {})
     try:
         ins, out = _parse_einsum(equation, [o.shape for o in operands])
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]

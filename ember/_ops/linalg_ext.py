@@ -278,6 +278,9 @@ def inner(input, other, *, out=None):
 
 def tensordot(a, b, dims=2, out=None):
     """Contract `dims` (a count, or two lists of dims) of `a` and `b` via one reshaped matmul."""
+    if not isinstance(dims, (tuple, list, Tensor, int)):  # (torch/functional.py's first check)
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
@@ -286,6 +289,8 @@ def tensordot(a, b, dims=2, out=None):
         if isinstance(dims, int):
             if dims < 0:
                 raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            if dims > min(a.dim(), b.dim()):
+                raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
             da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
         else:
             da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]

@@ -208,6 +208,8 @@ def _copy_of(name, view):
     def fn(input, *args, out=None, **kwargs):
         return _finish(_fresh(view(input, *args, **kwargs)), out, name)
     fn.__name__ = name
+    fn.__code__ = fn.__code__.replace(co_name=name, **(  # (errors name the function called)
+        {"co_qualname": name} if hasattr(fn.__code__, "co_qualname") else {}))
     public[name] = fn
     return fn
 

@@ -5,6 +5,7 @@ histogram / histogramdd, hash_tensor and gradient.
 
 import math
 import warnings
+from operator import index
 
 import numpy as np
 
@@ -276,6 +277,10 @@ def _storage_type(self):
 
 
 def _put(self, index, source, accumulate, inplace):
+    try:
+        index.dtype, source.dtype  # noqa: B018 - torch's parser refuses a non-tensor first
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if source.dtype != self.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{_word(self.dtype)} and source.dtype = {_word(source.dtype)}")
@@ -396,12 +401,15 @@ def histogram(input, bins, *, range=None, weight=None, density: bool = False, ou
 
     from .. import return_types
 
-    if isinstance(bins, Tensor) and bins.dtype != input.dtype:
-        raise RuntimeError(f"{_naming.prefix}.histogramdd: input tensor and bins tensors should have the same dtype, "
-                           f"but got input with dtype {_c_name(input.dtype)} and bins for dimension 0 with dtype "
-                           f"{_c_name(bins.dtype)}")
-    if not isinstance(bins, Tensor) and int(bins) <= 0:  # (torch checks the count before any pass over the data)
-        raise RuntimeError(f"{_naming.prefix}.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    try:
+        if isinstance(bins, Tensor) and bins.dtype != input.dtype:
+            raise RuntimeError(f"{_naming.prefix}.histogramdd: input tensor and bins tensors should have the same "
+                               f"dtype, but got input with dtype {_c_name(input.dtype)} and bins for dimension 0 with "
+                               f"dtype {_c_name(bins.dtype)}")
+        if not isinstance(bins, Tensor) and index(bins) <= 0:  # (torch checks the count before the data)
+            raise RuntimeError(f"{_naming.prefix}.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    except (AttributeError, TypeError, ValueError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if input.dtype.name not in ("float32", "float64"):
         _histogram_dtype_error(input, bins, range)
     if _modes and (r := per_sample(histogram, (input, bins), {"range": range, "weight": weight,

@@ -12,6 +12,7 @@ backward node; the in-place initialisers are POINTWISE ops whose backward (as in
 import functools
 import math
 import warnings
+from operator import index
 
 import numpy as np
 
@@ -445,8 +446,12 @@ def random_(self, *args, generator=None, **kwargs):
         return dispatch_inplace(op, self, (self,), (gen, 0, None))
     if lo == -2 ** 63 and to is None:  # torch's full 64-bit range kernel
         return dispatch_inplace(op, self, (self,), (gen, lo, 2 ** 64))
-    rng = _check_from_to(self._data.dtype, int(lo), None if to is None else int(to))
-    return dispatch_inplace(op, self, (self,), (gen, int(lo), rng))
+    try:
+        lo, to = index(lo), None if to is None else index(to)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    rng = _check_from_to(self._data.dtype, lo, to)
+    return dispatch_inplace(op, self, (self,), (gen, lo, rng))
 
 
 @_seeded("randint", None, CREATION)

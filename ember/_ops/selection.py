@@ -614,7 +614,10 @@ def _masked_scatter_args(name, input, mask, source, inplace=True):
 @method()
 def masked_scatter(input, mask, source):
     # torch's expand_outplace(mask, self): both expand to their broadcast shape, then a contiguous clone of self
-    shape = broadcast_shapes(tuple(mask._data.shape), tuple(input._data.shape))
+    try:
+        shape = broadcast_shapes(tuple(mask._data.shape), tuple(input._data.shape))
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if shape != tuple(input._data.shape):
         input = input.expand(shape)
     inputs, params = _masked_scatter_args("masked_scatter", input, mask, source, inplace=False)
@@ -676,10 +679,10 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     try:
         if dim is None:
             return finish_out(input.reshape(-1).gather(0, indices.reshape(-1)), out)
+        n, ni = input._data.ndim, indices._data.ndim
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
-    n = input._data.ndim
-    if indices._data.ndim != n:
+    if ni != n:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {n} dimensions for input, and {indices._data.ndim} "
                            "dimensions for indices")

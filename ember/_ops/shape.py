@@ -14,6 +14,8 @@ On meta payloads a view's rule computes torch's geometry: the view's shape, stri
 checks stay in the Python wrappers, which run before the op, so meta and real inputs get the same errors.
 """
 
+from operator import index as _index
+
 import numpy as np
 
 from .. import _dtypes
@@ -330,12 +332,20 @@ public.update(view_as_real=view_as_real, view_as_complex=view_as_complex, real=r
 
 @method()
 def view_as(self, other):
-    return self.view(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.view(shape)
 
 
 @method()
 def reshape_as(self, other):
-    return self.reshape(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.reshape(shape)
 
 
 @method()
@@ -357,9 +367,14 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 @method()
 def unflatten(input, dim, sizes):
+    if not sizes:  # (torch's Tensor.unflatten checks this in Python, before its parser)
+        raise RuntimeError("unflatten: sizes must be non-empty")
     shape = input._data.shape
     d = wrap_dim(dim, input._data.ndim)
-    sizes = tuple(sizes)
+    try:
+        sizes = tuple(_index(s) for s in sizes)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if -1 in sizes:
         sizes = infer_size(sizes, shape[d])
     elif int(np.prod(sizes)) != shape[d]:
@@ -630,7 +645,11 @@ def expand(self, *sizes, size=None, implicit=False):
 
 @method()
 def expand_as(self, other):
-    return self.expand(other.shape)
+    try:
+        shape = other.shape
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
+    return self.expand(shape)
 
 
 @method()
@@ -642,6 +661,12 @@ def broadcast_to(input, *size_, size=None):
 
 
 def broadcast_shapes(*shapes):
+    from collections.abc import Sequence
+
+    shapes = [s for s in shapes if s is not None]  # (torch's _refs._broadcast_shapes skips None)
+    for s in shapes:
+        if not isinstance(s, (int, Sequence)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
     try:
         try:
             return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
@@ -741,6 +766,10 @@ def _(a, dim, start, stop, step):
 
 @method()
 def select(input, dim, index: int):
+    try:
+        index = _index(index)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     n = input._data.ndim
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -757,7 +786,10 @@ def narrow(input, dim, start, length):
     n = input._data.ndim
     d = wrap_dim(dim, n)
     size = input._data.shape[d]
-    start = int(start)
+    try:
+        start = _index(start)
+    except TypeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
@@ -914,7 +946,12 @@ def _bounds(sizes):
 
 @method()
 def split(tensor, split_size_or_sections, dim=0):
-    n = tensor._data.ndim
+    try:
+        n = tensor._data.ndim
+        if n == 0:  # (torch's first check, before the dim's)
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+    except AttributeError as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     d = wrap_dim(dim, n)
     try:
         size = tensor._data.shape[d]
@@ -963,6 +1000,8 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, indices=None, sectio
     for given in (indices, sections, tensor_indices_or_sections):
         indices_or_sections = given if given is not None else indices_or_sections
     try:
+        if input._data.ndim == 0:
+            raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
         d = wrap_dim(dim, input._data.ndim)
         size = input._data.shape[d]
         if isinstance(indices_or_sections, Tensor):

@@ -416,6 +416,9 @@ def searchsorted(sorted_sequence, input, *, out_int32: bool = False, right: bool
     seq = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
     vals = np.asarray(input) if scalar else input._data
+    if seq.ndim != 1 and vals.ndim == 0:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)")
     if seq.ndim > 1 and (scalar or vals.shape[:-1] != seq.shape[:-1]):
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "

@@ -499,10 +499,23 @@ i0 = method("i0")(_one(_i0, "i0"))
 sinc = method("sinc")(_one(_sinc, "sinc"))
 igamma = method("igamma")(_two(_igamma, "igamma"))
 igammac = method("igammac")(_two(_igammac, "igammac"))
+def _inplace_of(name, op, binary):
+    """Tensor.`name`: `op` in place, taking exactly torch's arguments (no default that a user's extra
+    argument would fill)."""
+    def fn_(self, other):
+        return dispatch_inplace(op, self, (self, other))
+
+    def fn(self):
+        return dispatch_inplace(op, self, (self,))
+    f = fn_ if binary else fn
+    f.__name__ = name
+    return method(name, top=False)(f)
+
+
 for _name, _op in (("i0_", _i0), ("sinc_", _sinc)):
-    method(_name, top=False)(lambda self, _op=_op: dispatch_inplace(_op, self, (self,)))
+    _inplace_of(_name, _op, False)
 for _name, _ops in (("igamma_", _igamma), ("igammac_", _igammac)):
-    method(_name, top=False)(lambda self, other, _ops=_ops: dispatch_inplace(_ops[0], self, (self, other)))
+    _inplace_of(_name, _ops[0], True)
 
 special_i0e = _one(_i0e, "i0e")
 special_i1 = _one(_i1, "i1")
@@ -520,5 +533,7 @@ for _name, _ops in _POLY.items():
     def _poly_fn(input, n, *, out=None, _ops=_ops):
         return finish_out(dispatch(_pick(_ops, input, n), (input, n)), out)
     _poly_fn.__name__ = _poly_fn.__qualname__ = _name
+    _poly_fn.__code__ = _poly_fn.__code__.replace(co_name=_name, **(  # (errors name it)
+        {"co_qualname": _name} if hasattr(_poly_fn.__code__, "co_qualname") else {}))
     SPECIAL[_name] = _poly_fn
 assert all(k not in public for k in SPECIAL)  # (these live in ember.special only)

@@ -410,7 +410,15 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2):
+    try:
+        negative = p < 0  # (a p that is no number meets torch's parser first)
+        if input.dim() != 2:
+            raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    except (AttributeError, TypeError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_dtype(input, _F32_F64, _pdist_error)
+    if negative:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
     from ..._ops.creation import from_numpy

@@ -1,5 +1,8 @@
 """Convolution, pooling and patch functions of ember.nn.functional (kernels in ember/_ops/conv.py, pooling.py)."""
 
+from collections.abc import Iterable
+from operator import index
+
 from ... import _dtypes
 from ..._argparse import call_error
 from ..._dispatch import COMPLEX, FLOATING, REAL, _modes, dispatch, dtype_word, require_dtype, require_op_dtype
@@ -551,12 +554,15 @@ def _check_unpool(nd, input, indices):
 
 
 def _max_unpoolnd(nd, input, indices, kernel_size, stride, padding, output_size):
-    k = _tup(kernel_size, nd)
-    s = _tup(stride, nd) if stride is not None else k
-    p = _tup(padding, nd)
+    # torch's _ntuple (an iterable as a tuple, else repeated) feeds the size arithmetic: a wrong type fails
+    # there, in Python's words, as in torch
+    k = tuple(kernel_size) if isinstance(kernel_size, Iterable) else (kernel_size,) * nd
+    s = (tuple(stride) if isinstance(stride, Iterable) else (stride,) * nd) if stride is not None else k
+    p = tuple(padding) if isinstance(padding, Iterable) else (padding,) * nd
     if output_size is not None and not isinstance(output_size, (tuple, list)):
         output_size = _tup(output_size, nd)
     size = [int(v) for v in _unpool_output_size(input, k, s, p, output_size)]
+    k, s, p = _tup(k, nd), _tup(s, nd), _tup(p, nd)
     if nd == 1:
         return _max_unpoolnd(2, input.unsqueeze(-1), indices.unsqueeze(-1), (k[0], 1), (s[0], 1), (p[0], 0),
                              size + [1]).squeeze(-1)
@@ -669,13 +675,58 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 # ---- patches and channel shuffles ------------------------------------------------------------------------------
 
 
+def _pair_of(v):
+    """torch's nn.modules.utils._pair: an iterable as a tuple, anything else twice."""
+    return tuple(v) if isinstance(v, Iterable) else (v, v)
+
+
+def _im2col_check(input, k, d, p, s):
+    for name, v in (("kernel_size", k), ("dilation", d), ("padding", p), ("stride", s)):
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} "
+                           f"kernel_width: {k[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {d[0]} "
+                           f"dilation_width: {d[1]}")
+    if p[0] < 0 or p[1] < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} pad_width: {p[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} "
+                           f"stride_width: {s[1]}")
+    nd = input.dim()
+    valid = input.size(1) != 0 and input.size(2) != 0  # (torch reads these sizes first: a low rank's IndexError)
+    if nd == 3:
+        valid = valid and input.size(0) != 0
+    elif nd == 4:
+        valid = valid and input.size(3) != 0
+    if nd not in (3, 4) or not valid:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh = (h + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) // s[0] + 1
+    ow = (w + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) // s[1] + 1
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, {k[1]}), "
+                           f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of "
+                           f"sliding blocks as ({oh}, {ow}), but its components must be at least one.")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), as a convolution with an identity weight would read it."""
+    # torch's _pair, then im2col's checks in its order (im2col_out_cpu_template, im2col_shape_check), the
+    # dtype last; the parser reads the pairs (NOTE [ Python functions of torch that call one native ])
+    kernel_size, dilation, padding, stride = (_pair_of(v) for v in (kernel_size, dilation, padding, stride))
+    try:
+        k, d, p, s = (tuple(index(x) for x in v) for v in (kernel_size, dilation, padding, stride))
+        _im2col_check(input, k, d, p, s)
+    except (AttributeError, TypeError, ValueError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_dtype(input, _FOLD, "im2col_out_cpu")
     mask = input.dtype is _dtypes.bool  # the convolution below takes no bool; in uint8 it is exact
     src = input.to(_dtypes.uint8) if mask else input
     x, unbatched = _batched(src, 2, "unfold") if src.dim() == 3 else (src, False)
-    k, d, p, s = _tup(kernel_size, 2), _tup(dilation, 2), _tup(padding, 2), _tup(stride, 2)
     c = x.shape[1]
     eye = _eye(c * k[0] * k[1], dtype=x.dtype, device=x.device).reshape(c * k[0] * k[1], c, *k)
     out = dispatch(C.convolution, (x, eye, None), (s, ((p[0], p[0]), (p[1], p[1])), d, 1))

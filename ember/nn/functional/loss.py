@@ -507,22 +507,27 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    # torch's checks, in its order: var's sign (a non-tensor var meets `<` or `any` first), then its size
     if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
         var = input.new_full(tuple(input.shape), var)
-    try:
-        if var.shape != input.shape:
-            if tuple(input.shape[:-1]) == tuple(var.shape):
-                var = var.unsqueeze(-1)
-            elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
-                pass
-            else:
-                raise ValueError("var is of incorrect size")
-    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
+    else:
+        from ..._tensor import Tensor
+
+        negative = var < 0
+        if not isinstance(negative, Tensor):
+            from ..._argparse import parser_error
+            raise parser_error("torch", "any", (negative,), {})
+        if bool(negative.any()):  # (a complex var meets lt's refusal here, as in torch)
+            raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() != var.dim() or sum(y for x, y in zip(input.shape, var.shape) if x != y) != 1:
+            raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool((var < 0).any()):  # (a complex var meets lt's refusal here, as in torch)
-        raise ValueError("var has negative entry/entries")
     var = var.clone()
     from ...autograd.grad_mode import no_grad
 

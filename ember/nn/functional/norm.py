@@ -16,7 +16,7 @@ from ..._ops import nn_ops as P
 from ..._ops._util import typed
 from ..._ops.creation import arange
 from ..._ops.sorting import searchsorted
-from ..._tensor import _version_counter
+from ..._tensor import Tensor, _version_counter
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
@@ -85,6 +85,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    if use_input_stats:  # (torch's _verify_spatial_size, before its parser sees the other arguments)
+        try:
+            spatial = math.prod(input.shape[2:])
+        except AttributeError as e:  # NOTE [ Argument types on the error path ]
+            raise call_error(e) from None
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    try:
+        if any(t is not None and not isinstance(t, Tensor) for t in (weight, bias, running_mean, running_var)):
+            raise TypeError("instance_norm() takes tensors")  # (replaced by torch's parser error)
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     require_dtype(input, FLOATING, "batch_norm")
     if use_input_stats:
         return _native_batch_norm(input, weight, bias, running_mean, running_var, True, momentum, eps, True)
@@ -92,18 +104,21 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(normalized_shape)
-    for t, name in ((weight, "weight"), (bias, "bias")):  # (torch's _check_layer_norm_inputs order)
-        if t is not None and tuple(t.shape) != normalized_shape:
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
-                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
-    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    try:
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        k = len(shape)
+        for t, name in ((weight, "weight"), (bias, "bias")):  # (torch's _check_layer_norm_inputs order)
+            if t is not None and tuple(t.shape) != shape:
+                raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                                   f"shape {list(t.shape)} and normalized_shape = {list(shape)}")
+        if tuple(input.shape[input.dim() - k:]) != shape:
+            raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                               f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
+        raise call_error(e) from None
     _mixed_dtypes(input, weight, bias)
     if _widened(input, weight, bias):
-        return layer_norm(input.float(), normalized_shape, weight, bias, eps).to(input.dtype)
+        return layer_norm(input.float(), shape, weight, bias, eps).to(input.dtype)
     return dispatch(P.layer_norm, (input, weight, bias), (tuple(range(input.dim() - k, input.dim())), eps))[0]
 
 
@@ -328,6 +343,42 @@ def _embedding_bag_meta(input, weight, offsets, include_last_offset, padding_idx
     return emb.new_empty((nbags, emb.shape[0])).matmul(emb)
 
 
+def _embedding_bag_args(input, weight, offsets, mode, per_sample_weights, scale_grad_by_freq, sparse):
+    """torch's Python checks of embedding_bag's arguments, in its order (torch/nn/functional.py); (input,
+    weight), swapped as torch swaps them for the old argument order."""
+    if weight.dtype is _dtypes.int64 and input.is_floating_point():
+        import warnings
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=3)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            kind = str(type(offsets))
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {kind}")
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    return input, weight
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxes of bags of embeddings, as one gather and one segment reduction."""
@@ -337,10 +388,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             return autocast_call("embedding_bag", embedding_bag, input, weight, offsets, max_norm, norm_type,
                                  scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset,
                                  padding_idx)
+    input, weight = _embedding_bag_args(input, weight, offsets, mode, per_sample_weights, scale_grad_by_freq,
+                                        sparse)
     require_dtype(weight, FLOATING, _embedding_bag_error)
-    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
-                         f"must have the same shape as the input ({input.shape})")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "

@@ -32,10 +32,11 @@ def _seen_from_other_thread(enter, read):
     def a():
         with enter():
             inside.set()
-            done.wait(10)
+            seen["a_released"] = done.wait(120)
 
     def b():
-        inside.wait(10)
+        # (a wait that timed out would read the state before A set it: say so rather than compare it)
+        seen["b_waited"] = inside.wait(120)
         seen["value"] = read()
         done.set()
 
@@ -44,6 +45,7 @@ def _seen_from_other_thread(enter, read):
         t.start()
     for t in ts:
         t.join()
+    assert seen["b_waited"] and seen["a_released"], "a thread timed out at the handshake"
     return seen["value"], read()  # (what B saw, what the main thread sees afterwards)
 
 

@@ -27,6 +27,8 @@ OWNERS = {
 JUSTIFIED = {
     "ember/utils/data/_shared.py": (2, "shared-memory transport: a batch's array is moved into a /dev/shm "
                                        "segment and pickled as a handle (or by value for spawn)"),
+    "ember/utils/data/_fetch.py": (3, "the DataLoader's TensorDataset batch as one np.take per tensor into "
+                                      "the batch's buffer (NOTE [ TensorDataset batches in one take ])"),
     "ember/_shared_memory.py": (4, "shared storages: a tensor's array re-pointed into a shared mapping, and "
                                    "sent to another process as a handle (NOTE [ Shared storages ])"),
     "ember/profiler/_recorder.py": (1, "the profiler's memory accounting (NOTE [ Profiled memory ]): which "

@@ -200,6 +200,18 @@ static inline void em_parallel(em_body body, void *ctx, idx n, int nt, idx chunk
 """
 
 
+def _decompose(dims: list, names: list) -> list:
+    """C statements giving each outer loop variable `names[d]` from the flat index `f_` over `dims`."""
+    out = []
+    for d, v in enumerate(names):
+        size = 1
+        for s_ in dims[d + 1:]:
+            size *= s_
+        e = "f_" if size == 1 else f"f_ / {size}"
+        out.append(f"idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+    return out
+
+
 def _parallel_function(name: str, sig: list, dims: list, names: list, body: list, exact: list = None,
                        simd: bool = False) -> list:
     """The lines of kernel `name` (parameters `sig`, C declarations, the thread count last) whose outer loops
@@ -223,12 +235,7 @@ def _parallel_function(name: str, sig: list, dims: list, names: list, body: list
             head.append(f"    for (idx {names[0]} = lo_; {names[0]} < hi_; {names[0]}++) {{")
         else:
             head.append("    for (idx f_ = lo_; f_ < hi_; f_++) {")
-            for d, v in enumerate(names):
-                inner = 1
-                for s_ in dims[d + 1:]:
-                    inner *= s_
-                e = "f_" if inner == 1 else f"f_ / {inner}"
-                head.append(f"        idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+            head += ["        " + line for line in _decompose(dims, names)]
         tail = [f"    if (big_) {name}_exact_body(ctx_, lo_, hi_);"] if flag else []
         return head + lines + ["    }"] + tail + ["}"]
 
@@ -593,13 +600,7 @@ def _staged_function(name, sig, params, dims, names, stages, defs, inner) -> lis
     out += [f"    {d} = c_->{n};" for d, n in zip(sig[:-1], params)]
     out.append("    int big_ = 0;")
     out += [f"    {ct} s_{t}[{STAGE}];" for t, (_, ct) in sorted(used.items())]
-    decompose = []
-    for d, v in enumerate(names):
-        size = 1
-        for s_ in dims[d + 1:]:
-            size *= s_
-        e = "f_" if size == 1 else f"f_ / {size}"
-        decompose.append(f"idx {v} = {e}{f' % {dims[d]}' if d else ''};")
+    decompose = _decompose(dims, names)
     if inner is None:
         var, lo, hi, pad = "f_", "lo_", "hi_", "    "
     else:

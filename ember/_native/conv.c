@@ -39,15 +39,20 @@ static int pointwise(const conv_shape *s) {
         && s->OW == s->W;
 }
 
-/* The output columns [lo, hi) of a row whose input column ow * SW - PW + kj * DW lies inside [0, W). */
-static inline void valid_cols(const conv_shape *s, idx kj, idx *lo, idx *hi) {
-    idx off = kj * s->DW - s->PW;  /* input column of output column 0 */
-    idx a = off >= 0 ? 0 : (-off + s->SW - 1) / s->SW;
-    idx b = s->W - off <= 0 ? 0 : (s->W - off + s->SW - 1) / s->SW;
-    if (b > s->OW) b = s->OW;
+/* The outputs [lo, hi) (of O) whose input k * D - P + o * S lies inside [0, N): one dimension of a tap. */
+static inline void valid_range(idx k, idx D, idx P, idx S, idx N, idx O, idx *lo, idx *hi) {
+    idx off = k * D - P;  /* input index of output 0 */
+    idx a = off >= 0 ? 0 : (-off + S - 1) / S;
+    idx b = N - off <= 0 ? 0 : (N - off + S - 1) / S;
+    if (b > O) b = O;
     if (a > b) a = b;
     *lo = a;
     *hi = b;
+}
+
+/* The output columns [lo, hi) of a row whose input column ow * SW - PW + kj * DW lies inside [0, W). */
+static inline void valid_cols(const conv_shape *s, idx kj, idx *lo, idx *hi) {
+    valid_range(kj, s->DW, s->PW, s->SW, s->W, s->OW, lo, hi);
 }
 
 /* NOTE [ Short rows ]
@@ -99,13 +104,7 @@ static inline __attribute__((always_inline)) void add_row(float *dst, const floa
 
 /* The output rows [lo, hi) whose input row oh * SH - PH + ki * DH lies inside [0, H). */
 static inline void valid_rows(const conv_shape *s, idx ki, idx *lo, idx *hi) {
-    idx off = ki * s->DH - s->PH;  /* input row of output row 0 */
-    idx a = off >= 0 ? 0 : (-off + s->SH - 1) / s->SH;
-    idx b = s->H - off <= 0 ? 0 : (s->H - off + s->SH - 1) / s->SH;
-    if (b > s->OH) b = s->OH;
-    if (a > b) a = b;
-    *lo = a;
-    *hi = b;
+    valid_range(ki, s->DH, s->PH, s->SH, s->H, s->OH, lo, hi);
 }
 
 /* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column. */

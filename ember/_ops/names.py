@@ -280,6 +280,8 @@ Tensor.narrow_copy = lambda self, dim, start, length: public["narrow_copy"](self
 def _slice(input, dim, start, end, step):
     try:
         d = wrap_dim(dim, input.dim())
+        if step is not None and step <= 0:  # (torch's slice kernel, after the dim check; not Python's words)
+            raise RuntimeError("slice step must be positive")
         key = (slice(None),) * d + (slice(start, end, step),)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None

@@ -451,6 +451,13 @@ FOUND_100K = {
                                               np.array([0.5], np.float16)),
     "einsum contraction of bool and float64": (lambda lib, a, b: lib.einsum("i,i->", a, b), np.ones(2, bool),
                                                np.ones(2)),
+    # -- the 100k run of session 7's merged main --
+    # a slice step <= 0: torch's slice kernel refuses after the dim check, in its words (not Python's)
+    "slice_scatter of step -100": (lambda lib, a, b: lib.slice_scatter(a, b, 1, 0, 4, -100), np.ones((1, 1), bool),
+                                   np.ones((1, 1), bool)),
+    "slice_scatter of step 0": (lambda lib, a, b: a.slice_scatter(b, 1, None, None, 0), _F32, _F32),
+    "slice_scatter of step 0, dim out of range": (lambda lib, a, b: a.slice_scatter(b, 5, 0, 4, 0), _F32, _F32),
+    "slice_copy of step -1": (lambda lib, a: lib.slice_copy(a, 0, 0, 2, -1), _F32),
 }
 
 

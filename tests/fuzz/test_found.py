@@ -458,6 +458,13 @@ FOUND_100K = {
     "slice_scatter of step 0": (lambda lib, a, b: a.slice_scatter(b, 1, None, None, 0), _F32, _F32),
     "slice_scatter of step 0, dim out of range": (lambda lib, a, b: a.slice_scatter(b, 5, 0, 4, 0), _F32, _F32),
     "slice_copy of step -1": (lambda lib, a: lib.slice_copy(a, 0, 0, 2, -1), _F32),
+    # trapezoid returns zeros for no samples along dim before it refuses bool (cumulative_trapezoid refuses)
+    "trapz of an empty bool, dx nan": (lambda lib, y: lib.trapz(y, dx=NAN), np.zeros(0, bool)),
+    "trapezoid of a (2, 0) bool": (lambda lib, y: lib.trapezoid(y), np.zeros((2, 0), bool)),
+    "trapezoid of a (3, 0) bool along dim 0": (lambda lib, y: lib.trapezoid(y, dim=0), np.zeros((3, 0), bool)),
+    "trapezoid of an empty bool y, float x": (lambda lib, y, x: lib.trapezoid(y, x), np.zeros(0, bool), np.ones(0)),
+    "trapezoid of an empty y, bool x": (lambda lib, y, x: lib.trapezoid(y, x), np.ones(0), np.zeros(0, bool)),
+    "cumulative_trapezoid of an empty bool": (lambda lib, y: lib.cumulative_trapezoid(y), np.zeros(0, bool)),
 }
 
 

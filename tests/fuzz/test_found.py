@@ -465,6 +465,15 @@ FOUND_100K = {
     "trapezoid of an empty bool y, float x": (lambda lib, y, x: lib.trapezoid(y, x), np.zeros(0, bool), np.ones(0)),
     "trapezoid of an empty y, bool x": (lambda lib, y, x: lib.trapezoid(y, x), np.ones(0), np.zeros(0, bool)),
     "cumulative_trapezoid of an empty bool": (lambda lib, y: lib.cumulative_trapezoid(y), np.zeros(0, bool)),
+    # fill_ of a 0-d tensor value is torch's copy_: the value is cast with no range check (a Python number is)
+    "fill_ of uint8 by a negative float64 tensor": (lambda lib, a, v: a.fill_(v), np.ones((1, 1), np.uint8),
+                                                    np.array(-0.858739775488921)),
+    "fill_ of uint8 by -1.0, int8 by 1e4 and -0.5": (lambda lib, a, b, v, w, u: (
+        a.fill_(v), b.clone().fill_(w), b.clone().fill_(u)), np.ones(3, np.uint8), np.ones(2, np.int8),
+        np.array(-1.0, np.float32), np.array(1e4, np.float32), np.array(-0.5)),
+    "fill_ of int32 by nan, float16 by 1e10": (lambda lib, a, b, v, w: (a.fill_(v), b.fill_(w)),
+                                               np.ones(2, np.int32), np.ones(2, np.float16), np.array(NAN),
+                                               np.array(1e10)),
 }
 
 
@@ -472,6 +481,10 @@ FOUND_100K = {
 def test_found_by_the_100k_run_as_torch(name):
     fn, *inputs = FOUND_100K[name]
     check(fn, *inputs)
+
+
+def test_fill_by_a_tensor_of_another_dtype_passes_the_gradient_to_the_value():
+    check(lambda lib, a, v: a.clone().fill_(v) * 2, np.ones(3, np.float32), np.array(2.5), grad=[0, 1])
 
 
 @pytest.mark.parametrize("shapes", [((0,), (1,)), ((2, 2), (0,)), ((0,), (0,)), ((3,), (0,), (2,))])

@@ -21,10 +21,17 @@ from .core import BY_ID
 NAN, INF = float("nan"), float("inf")
 SPECIAL = np.array([[NAN, INF, -INF, -0.0], [0.0, 3.0e38, -1.0, 6.0], [2.0, 7.0, -3.0e38, 1.0]], np.float32)
 ROW = np.arange(4.0).reshape(1, 4)
+_R4x3 = np.random.default_rng(3).standard_normal((4, 3))
 
 
 def _f(lib, a):  # a (3, 4) view in column-major order over a flat base
     return a.as_strided((3, 4), (1, 3))
+
+
+def _grad_of(lib, f, t, g):  # the backward kernel's own result: the gradient at a view that is not a leaf
+    t = t.detach().requires_grad_()
+    v = t * 1 if t.is_contiguous() else t.mT.mul(1).mT
+    return lib.autograd.grad(f(v), v, g)[0]
 
 
 STRIDES = {
@@ -66,6 +73,20 @@ STRIDES = {
         [a.expand(3, 4)], [b.as_strided((3, 4), (1, 3))]), np.ones((3, 1), np.uint8), np.arange(12.0) / 7),
     "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
         a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    # activation backwards of a grad and an input in different orders (NOTE [ Layouts of the activation
+    # backwards ]): silu's and gelu's follow the grad, leaky_relu's the input, as torch's iterators order them
+    "silu_backward of a transposed grad": (lambda lib, g, x: lib.ops.aten.silu_backward(g.mT, x),
+                                           _R4x3, _R4x3.T.copy()),
+    "silu_backward of a stepped input, complex": (lambda lib, g, x: lib.ops.aten.silu_backward(g, x[..., ::2]),
+                                                  _R4x3.astype(np.complex64), np.ones((4, 6), np.complex64)),
+    "silu_backward of a transposed input, float32 native size": (
+        lambda lib, g, x: lib.ops.aten.silu_backward(g, x.mT), np.ones((64, 96), np.float32),
+        np.linspace(-3, 3, 96 * 64, dtype=np.float32).reshape(96, 64)),
+    "gelu_backward of a transposed grad": (lambda lib, g, x: (lib.ops.aten.gelu_backward(g.mT, x, approximate="none"),
+                                                              lib.ops.aten.gelu_backward(g.mT, x, approximate="tanh")),
+                                           _R4x3, _R4x3.T.copy()),
+    "leaky_relu's gradient of a transposed input": (lambda lib, g, x: _grad_of(
+        lib, lambda t: lib.nn.functional.leaky_relu(t, 0.1), x.mT, g), _R4x3.T.copy(), _R4x3),
 }
 
 

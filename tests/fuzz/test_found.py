@@ -486,6 +486,14 @@ FOUND_100K = {
     "trapezoid of an empty bool y, float x": (lambda lib, y, x: lib.trapezoid(y, x), np.zeros(0, bool), np.ones(0)),
     "trapezoid of an empty y, bool x": (lambda lib, y, x: lib.trapezoid(y, x), np.ones(0), np.zeros(0, bool)),
     "cumulative_trapezoid of an empty bool": (lambda lib, y: lib.cumulative_trapezoid(y), np.zeros(0, bool)),
+    # prod of float16/bfloat16 multiplies in the input's dtype (NOTE [ prod of half types ])
+    "prod of float16 that underflows": (lambda lib, x: (x.prod(), x.prod(2), x.prod(1, keepdim=True)), np.array(
+        [[[0.8975, 6.1e-05, 6.1e-05, 1.0], [1.987, 0.68, 1.695, -65504.0], [1.0, 1.78, 1.387, 1.383]]], np.float16)),
+    "prod of float16 that overflows": (lambda lib, x: (x.prod(), x.prod(0), x.prod(0, dtype=lib.float32)),
+                                       np.array([300.0, 300.0, 1 / 256], np.float16)),
+    "prod of bfloat16 and float16, 40 steps": (lambda lib, x: (x.to(lib.bfloat16).prod(), x.half().prod(),
+                                                               x.half().reshape(5, 8).prod(0)), np.full(40, 1.01)),
+    "prod of an empty float16 dim": (lambda lib, x: x.prod(1), np.zeros((2, 0), np.float16)),
     # fill_ of a 0-d tensor value is torch's copy_: the value is cast with no range check (a Python number is)
     "fill_ of uint8 by a negative float64 tensor": (lambda lib, a, v: a.fill_(v), np.ones((1, 1), np.uint8),
                                                     np.array(-0.858739775488921)),

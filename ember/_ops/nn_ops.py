@@ -421,6 +421,17 @@ def _(inputs, params, out, tangents):
 # derivatives (double backward), for gg against (g, y), with S(v) = the sum over `dim`:
 #   softmax:     dg = y (gg - S(gg y)) (the op again),   dy = gg (g - S(g y)) - S(gg y) g
 #   log_softmax: dg = gg - S(gg exp(y)),                  dy = -gg exp(y) S(g)
+# NOTE [ softmax backward's dot ]
+# torch's softmax backward, y * (g - sum(g * y)), forms the sum with fused multiply-adds: a product is not
+# rounded to float before it is added, so g * y = 6e38 (past float's max) next to a -inf term sums to -inf,
+# where NumPy's rounded product is inf and the sum NaN. ember multiplies float32 in float64 (exact) and rounds
+# the sum once: the same at such ends, and within float's rounding of torch's elsewhere.
+def _dot_unrounded(g, y, dim):
+    if g.dtype != np.float32:
+        return (g * y).sum(axis=dim, keepdims=True)
+    return np.multiply(g, y, dtype=np.float64).sum(axis=dim, keepdims=True).astype(np.float32)
+
+
 def _softmax_backward_kernel(log):
     def kernel(g, y, dim, input_dtype):
         if g.shape != y.shape:
@@ -439,7 +450,7 @@ def _softmax_backward_kernel(log):
             if gx is None:
                 with np.errstate(over="ignore", invalid="ignore"):
                     gx = gw - np.exp(yw) * gw.sum(axis=dim, keepdims=True) if log \
-                        else yw * (gw - (gw * yw).sum(axis=dim, keepdims=True))
+                        else yw * (gw - _dot_unrounded(gw, yw, dim))
         except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
             raise call_error(e) from None
         return c_contiguous(gx.astype(dt, copy=False))

@@ -494,6 +494,12 @@ FOUND_100K = {
     "prod of bfloat16 and float16, 40 steps": (lambda lib, x: (x.to(lib.bfloat16).prod(), x.half().prod(),
                                                                x.half().reshape(5, 8).prod(0)), np.full(40, 1.01)),
     "prod of an empty float16 dim": (lambda lib, x: x.prod(1), np.zeros((2, 0), np.float16)),
+    # softmax backward's dot product: products are not rounded before the sum (NOTE [ softmax backward's dot ])
+    "_softmax_backward_data past float max beside -inf": (
+        lambda lib, g, y: (lib._softmax_backward_data(g, y, 0, lib.float32),
+                           lib._softmax_backward_data(g, y, 1, lib.float32)),
+        np.array([[0.4, 1.78, -1.26, -0.98], [-1.81, 0.09, -0.12, 0.49], [1.02, 1.72, -1.32, -0.39]], np.float32),
+        np.array([[-INF, 0.29, 3.4e38, 1.0], [-3.4e38, 0.31, 0.46, 0.16], [0.065, 0.36, 0.38, -INF]], np.float32)),
     # fill_ of a 0-d tensor value is torch's copy_: the value is cast with no range check (a Python number is)
     "fill_ of uint8 by a negative float64 tensor": (lambda lib, a, v: a.fill_(v), np.ones((1, 1), np.uint8),
                                                     np.array(-0.858739775488921)),

@@ -518,6 +518,15 @@ def test_found_by_the_100k_run_as_torch(name):
     check(fn, *inputs)
 
 
+@pytest.mark.parametrize("p", [-100, -1.5, 0.5, 1.5, 3, 7])
+def test_norm_gradient_of_another_p_as_torch(p):
+    """torch's norm_backward branches (p < 1, 1 <= p < 2, p >= 2) in its order of operations: at p = -100 a
+    row whose norm underflows to 0 gets NaN where |x|^(p - 1) overflows; zeros of x and an all-zero row."""
+    x = np.array([[1.397, -1.621, 0.871, -1.665], [-0.245, 1.463, 1.805, -0.96], [0.0, 0.5, -2.0, 0.0],
+                  [0.0, 0.0, 0.0, 0.0]], np.float32)
+    check(lambda lib, a: (lib.norm(a, p, 1), lib.linalg.vector_norm(a.double(), p, 0)), x, grad=[0])
+
+
 def test_fill_by_a_tensor_of_another_dtype_passes_the_gradient_to_the_value():
     check(lambda lib, a, v: a.clone().fill_(v) * 2, np.ones(3, np.float32), np.array(2.5), grad=[0, 1])
 

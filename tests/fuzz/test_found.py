@@ -73,6 +73,15 @@ STRIDES = {
         [a.expand(3, 4)], [b.as_strided((3, 4), (1, 3))]), np.ones((3, 1), np.uint8), np.arange(12.0) / 7),
     "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
         a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    # expand keeps the strides of the dims it does not broadcast (NOTE [ expand keeps the strides of size-1
+    # dims ]): a view as a narrower dtype of an expanded size-1 last dim
+    "view as int32 of an int64 expanded (3, 1)": (lambda lib, a: a.expand(3, 1).view(lib.int32),
+                                                   np.array([[-1]], np.int64)),
+    "view as int8 of an expanded (2, 2, 1)": (lambda lib, a: a.expand(2, 2, 1).view(lib.int8),
+                                              np.array([[7], [9]], np.int16)),
+    "expand of size-1 dims, new and kept": (lambda lib, a, b: (a.expand(1, 2, 1), b.expand(1, 1, 3), b.expand(1, 3),
+                                                               a.expand(2, 1).view(lib.int32)),
+                                            np.zeros((2, 1)), np.arange(3.0).reshape(1, 3)),
     # activation backwards of a grad and an input in different orders (NOTE [ Layouts of the activation
     # backwards ]): silu's and gelu's follow the grad, leaky_relu's the input, as torch's iterators order them
     "silu_backward of a transposed grad": (lambda lib, g, x: lib.ops.aten.silu_backward(g.mT, x),

@@ -657,7 +657,8 @@ def _no_bool_y(y, name, x=None):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     # torch returns for no samples along dim before it refuses a bool y or x (a 0-size bool y gives False)
-    if isinstance(y, Tensor) and y.shape[wrap_dim(dim, y.dim())] == 0:
+    if isinstance(y, Tensor) and y.dim() and (x is None or isinstance(x, Tensor)) \
+            and y.shape[wrap_dim(dim, y.dim())] == 0:
         d = wrap_dim(dim, y.dim())  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
         return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
     _no_bool_y(y, "trapezoid", x)

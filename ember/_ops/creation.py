@@ -15,7 +15,7 @@ from .._argparse import call_error
 from .._device import check_device
 from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
-from .._meta import like_strides, meta_array, no_data
+from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
 from ._util import as_shape, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
@@ -671,8 +671,10 @@ def _fill_(self, value):
                                f"{value._data.ndim} dimensions.")
         if vmapped:
             return dispatch_inplace(_fill_t, self, (self, value))
-        if not no_data(value):  # (a meta value has no number to check)
-            checked_scalar(value.item(), self._data.dtype, self._data.size)
+        # torch's fill_.Tensor is self.copy_(value): the value is cast as copy_ casts it, with no range check
+        # (a uint8 self takes -1.0 as 255 and -0.86 as 0, where the Python number -0.86 is refused)
+        if value.dtype != self.dtype:
+            value = value.to(self.dtype)
         return dispatch_inplace(_fill_t, self, (self, value))
     return dispatch_inplace(_fill, self, (self,), (checked_scalar(value, self._data.dtype, self._data.size),))
 

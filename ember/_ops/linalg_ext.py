@@ -401,7 +401,14 @@ def _(g, a, ord, dims, keepdim, np_dtype, *, out):
         return g * a.sgn() * hit / hit.sum(dims, keepdim=True)
     if ord == 2:
         return (g * a / o).masked_fill(o == 0, 0.0)
-    return (g * a.sgn() * a.abs().pow(ord - 1) / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
+    # torch's norm_backward, its three branches for another p in its order of operations: below 1 the zeros
+    # of a are masked and the norm's power multiplies (a norm that underflows to 0 beside an |a|^(p-1) that
+    # overflows gives NaN, as torch's); from 1 the scale g / norm^(p-1) is masked where the norm is 0
+    if ord < 1:
+        scaled = (a.sgn() * a.abs().pow(ord - 1)).masked_fill(a == 0, 0.0)
+        return scaled * g * o.pow(1 - ord)
+    scaled = a.sgn() * a.abs().pow(ord - 1) if ord < 2 else a * a.abs().pow(ord - 2)
+    return scaled * (g / o.pow(ord - 1)).masked_fill(o == 0, 0.0)
 
 
 @typed

@@ -280,6 +280,8 @@ Tensor.narrow_copy = lambda self, dim, start, length: public["narrow_copy"](self
 def _slice(input, dim, start, end, step):
     try:
         d = wrap_dim(dim, input.dim())
+        if step is not None and step <= 0:  # (torch's slice kernel, after the dim check; not Python's words)
+            raise RuntimeError("slice step must be positive")
         key = (slice(None),) * d + (slice(start, end, step),)
     except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
         raise call_error(e) from None
@@ -654,11 +656,14 @@ def _no_bool_y(y, name, x=None):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
+    # torch returns for no samples along dim before it refuses a bool y or x (a 0-size bool y gives False)
+    if isinstance(y, Tensor) and y.dim() and (x is None or isinstance(x, Tensor)) \
+            and y.shape[wrap_dim(dim, y.dim())] == 0:
+        d = wrap_dim(dim, y.dim())  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
+        return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
     _no_bool_y(y, "trapezoid", x)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
-    if n == 0:  # (torch's zeros_like_except(y, dim): a fresh tensor, outside the graph)
-        return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
     if x is None:  # (torch's formula for a scalar spacing: the ends' sum overflows as torch's does)
         return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
     left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)

@@ -27,7 +27,7 @@ from .._dispatch import (
     dtype_word,
     not_implemented,
 )
-from .._meta import like_strides, meta_array
+from .._meta import like_strides, meta_array, torch_layout
 from .._native import ops as _native
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import needs_grad
@@ -88,9 +88,21 @@ def _(g, a, slope):
     return dispatch(leaky_relu_backward, (g, a), (slope,))
 
 
+# NOTE [ Layouts of the activation backwards ]
+# leaky_relu_backward, gelu_backward and silu_backward take the same-dtype fast path of `_run`, which
+# keeps the kernel's layout (NOTE [ Promoted layouts ] in ember/_dispatch.py), and their kernels are
+# several NumPy calls (or a native loop writing a C-ordered array), so a grad and an input in different
+# orders gave NumPy's order, not TensorIterator's. The kernel lays its result out itself (operands in
+# the order of torch's iterator) when an input is not C-contiguous: two flag reads on the common path.
+def _backward_layout(out, g, a):
+    if g.flags.c_contiguous and a.flags.c_contiguous or type(out) is not np.ndarray:
+        return out
+    return torch_layout(out, (g, a))
+
+
 @defop("leaky_relu_backward", "LeakyReluBackwardBackward0", POINTWISE, "same")
-def leaky_relu_backward(g, a, slope):
-    return np.where(a > 0, g, g * _as(slope, g)).astype(g.dtype, copy=False)
+def leaky_relu_backward(g, a, slope):  # (torch's iterator takes self first: the input's order wins)
+    return _backward_layout(np.where(a > 0, g, g * _as(slope, g)).astype(g.dtype, copy=False), a, g)
 
 
 @leaky_relu_backward.derivative_
@@ -221,6 +233,10 @@ def gelu(a, approximate):
 
 @defop("gelu_backward", "GeluBackwardBackward0", POINTWISE, "same")
 def gelu_backward(g, a, approximate):
+    return _backward_layout(_gelu_backward(g, a, approximate), g, a)
+
+
+def _gelu_backward(g, a, approximate):
     w, dt = _wide(a)
     done = _native.gelu_backward(_wide(g)[0], w, approximate) if g.dtype == a.dtype else None
     if done is not None:
@@ -272,6 +288,10 @@ def silu(a):
 # (outside derivatives.yaml), has no derivative: its calls get the refusing fallback node.
 @defop("silu_backward", None, POINTWISE, "same", dtypes=FLOATING | COMPLEX, error="silu_backward_cpu")
 def silu_backward(g, a):
+    return _backward_layout(_silu_backward(g, a), g, a)
+
+
+def _silu_backward(g, a):
     w, dt = _wide(a)
     gw = _wide(g)[0]
     done = _native.silu_backward(gw, w) if g.dtype == a.dtype else None
@@ -401,6 +421,17 @@ def _(inputs, params, out, tangents):
 # derivatives (double backward), for gg against (g, y), with S(v) = the sum over `dim`:
 #   softmax:     dg = y (gg - S(gg y)) (the op again),   dy = gg (g - S(g y)) - S(gg y) g
 #   log_softmax: dg = gg - S(gg exp(y)),                  dy = -gg exp(y) S(g)
+# NOTE [ softmax backward's dot ]
+# torch's softmax backward, y * (g - sum(g * y)), forms the sum with fused multiply-adds: a product is not
+# rounded to float before it is added, so g * y = 6e38 (past float's max) next to a -inf term sums to -inf,
+# where NumPy's rounded product is inf and the sum NaN. ember multiplies float32 in float64 (exact) and rounds
+# the sum once: the same at such ends, and within float's rounding of torch's elsewhere.
+def _dot_unrounded(g, y, dim):
+    if g.dtype != np.float32:
+        return (g * y).sum(axis=dim, keepdims=True)
+    return np.multiply(g, y, dtype=np.float64).sum(axis=dim, keepdims=True).astype(np.float32)
+
+
 def _softmax_backward_kernel(log):
     def kernel(g, y, dim, input_dtype):
         if g.shape != y.shape:
@@ -419,7 +450,7 @@ def _softmax_backward_kernel(log):
             if gx is None:
                 with np.errstate(over="ignore", invalid="ignore"):
                     gx = gw - np.exp(yw) * gw.sum(axis=dim, keepdims=True) if log \
-                        else yw * (gw - (gw * yw).sum(axis=dim, keepdims=True))
+                        else yw * (gw - _dot_unrounded(gw, yw, dim))
         except (AttributeError, TypeError, ValueError, IndexError) as e:  # NOTE [ Argument types on the error path ]
             raise call_error(e) from None
         return c_contiguous(gx.astype(dt, copy=False))

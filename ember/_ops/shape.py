@@ -574,9 +574,33 @@ public["moveaxis"] = movedim
 # ---- expand -----------------------------------------------------------------------------------------
 
 
+# NOTE [ expand keeps the strides of size-1 dims ]
+# NumPy's broadcast_to gives every size-1 dim of its result stride 0; torch's expand keeps the input's stride
+# at a dim it does not broadcast (tensor([[-1]]).expand(3, 1) has strides (0, 1)). Those strides show where
+# a view reads them: viewing that int64 tensor as int32 (different element sizes) needs stride(-1) == 1, and
+# torch's view succeeds. So where the shape has a size-1 dim (a tuple scan; no other expand pays more), the
+# result takes torch's strides (its inferExpandGeometry, the meta rule below) in bytes.
 @defop("expand", "ExpandBackward0", VIEW, saves="meta")
 def _expand(a, shape):
-    return np.broadcast_to(a, shape)
+    r = np.broadcast_to(a, shape)
+    if 1 in shape:
+        strides = _expand_strides(a.shape, a.strides, shape)
+        if strides != r.strides:
+            r = np.lib.stride_tricks.as_strided(r, shape, strides, writeable=False)
+    return r
+
+
+def _expand_strides(have, st, shape):
+    """torch's inferExpandGeometry: broadcast dims get stride 0, a new leading dim of size 1 the stride that
+    steps over the dims inside it (strides in any unit)."""
+    lead = len(shape) - len(have)
+    out = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            out[i] = st[i - lead] if have[i - lead] == shape[i] else 0
+        elif shape[i] == 1 and i + 1 < len(shape):
+            out[i] = shape[i + 1] * out[i + 1]
+    return tuple(out)
 
 
 @_expand.derivative_
@@ -586,17 +610,7 @@ def _(g, a, shape):
 
 @_expand.meta_
 def _(a, shape):
-    # torch's inferExpandGeometry: broadcast dims get stride 0, a new leading dim of size 1 the stride that
-    # steps over the dims inside it
-    have, st = tuple(a.shape), a.stride()
-    lead = len(shape) - len(have)
-    out = [0] * len(shape)
-    for i in range(len(shape) - 1, -1, -1):
-        if i >= lead:
-            out[i] = st[i - lead] if have[i - lead] == shape[i] else 0
-        elif shape[i] == 1 and i + 1 < len(shape):
-            out[i] = shape[i + 1] * out[i + 1]
-    return view_meta(a, shape, out)
+    return view_meta(a, shape, list(_expand_strides(tuple(a.shape), a.stride(), shape)))
 
 
 def _expand_shape(input, sizes, internal=False):

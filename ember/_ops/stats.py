@@ -5,6 +5,8 @@ count_nonzero, aminmax, median/nanmedian, mode, quantile/nanquantile.
 derivatives broadcast the gradient back with `_unreduce` (reduction.py).
 """
 
+import math
+
 import numpy as np
 
 from .. import _dtypes, return_types
@@ -55,8 +57,33 @@ def _numel(shape, dims):
 
 @defop("prod", "ProdBackward1", REDUCTION, save_output=True)
 def _prod(a, dims, keepdim, dtype):
+    if dims and a.dtype.itemsize == 2 and a.dtype.kind not in "iu" \
+            and (dtype is None or _dtypes.to_numpy(dtype) == a.dtype):  # NOTE [ prod of half types ]
+        return _prod_half(a, dims, keepdim)
     acc, out = _acc_dtype(a, dtype)
     return canonical(np.multiply.reduce(a, axis=dims, keepdims=keepdim, dtype=acc)).astype(out, copy=False)
+
+
+# NOTE [ prod of half types ]
+# Unlike sum and mean, torch's CPU prod of float16/bfloat16 multiplies in the input's own dtype, each step
+# rounded: [300, 300, 1/256] gives inf, and 6e-05 * 6e-05 underflows to 0. NumPy's half reduce keeps a float32
+# accumulator inside its loop, so the product is `multiply.accumulate` (which rounds each step) along the
+# reduced dims put last, in their order, read at its end. (torch's vectorized loop keeps 4 vectors of
+# partial products once a contiguous reduced run reaches 4 vector widths, 64 float16 lanes on AVX2, a width
+# that depends on the machine: there the last bits can differ, as they did with a float32 accumulator.)
+def _prod_half(a, dims, keepdim):
+    keep = [d for d in range(a.ndim) if d not in dims]
+    kept = [a.shape[d] for d in keep]
+    n = math.prod(a.shape[d] for d in dims)
+    moved = np.transpose(a, keep + list(dims)).reshape(kept + [n])
+    if n == 0:
+        r = np.ones(kept, a.dtype)
+    else:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            r = np.multiply.accumulate(moved, axis=-1)[..., -1].copy()
+    if keepdim:
+        r = r.reshape([1 if d in dims else a.shape[d] for d in range(a.ndim)])
+    return canonical(np.asarray(r))
 
 
 def _prod_others(a, dim):

@@ -21,10 +21,17 @@ from .core import BY_ID
 NAN, INF = float("nan"), float("inf")
 SPECIAL = np.array([[NAN, INF, -INF, -0.0], [0.0, 3.0e38, -1.0, 6.0], [2.0, 7.0, -3.0e38, 1.0]], np.float32)
 ROW = np.arange(4.0).reshape(1, 4)
+_R4x3 = np.random.default_rng(3).standard_normal((4, 3))
 
 
 def _f(lib, a):  # a (3, 4) view in column-major order over a flat base
     return a.as_strided((3, 4), (1, 3))
+
+
+def _grad_of(lib, f, t, g):  # the backward kernel's own result: the gradient at a view that is not a leaf
+    t = t.detach().requires_grad_()
+    v = t * 1 if t.is_contiguous() else t.mT.mul(1).mT
+    return lib.autograd.grad(f(v), v, g)[0]
 
 
 STRIDES = {
@@ -66,6 +73,29 @@ STRIDES = {
         [a.expand(3, 4)], [b.as_strided((3, 4), (1, 3))]), np.ones((3, 1), np.uint8), np.arange(12.0) / 7),
     "as_strided_scatter of expanded": (lambda lib, a, s: lib.as_strided_scatter(
         a[:1].expand(3, 8), s, (2, 2), (1, 2)), np.arange(24.0).reshape(3, 8), -np.ones((2, 2))),
+    # expand keeps the strides of the dims it does not broadcast (NOTE [ expand keeps the strides of size-1
+    # dims ]): a view as a narrower dtype of an expanded size-1 last dim
+    "view as int32 of an int64 expanded (3, 1)": (lambda lib, a: a.expand(3, 1).view(lib.int32),
+                                                   np.array([[-1]], np.int64)),
+    "view as int8 of an expanded (2, 2, 1)": (lambda lib, a: a.expand(2, 2, 1).view(lib.int8),
+                                              np.array([[7], [9]], np.int16)),
+    "expand of size-1 dims, new and kept": (lambda lib, a, b: (a.expand(1, 2, 1), b.expand(1, 1, 3), b.expand(1, 3),
+                                                               a.expand(2, 1).view(lib.int32)),
+                                            np.zeros((2, 1)), np.arange(3.0).reshape(1, 3)),
+    # activation backwards of a grad and an input in different orders (NOTE [ Layouts of the activation
+    # backwards ]): silu's and gelu's follow the grad, leaky_relu's the input, as torch's iterators order them
+    "silu_backward of a transposed grad": (lambda lib, g, x: lib.ops.aten.silu_backward(g.mT, x),
+                                           _R4x3, _R4x3.T.copy()),
+    "silu_backward of a stepped input, complex": (lambda lib, g, x: lib.ops.aten.silu_backward(g, x[..., ::2]),
+                                                  _R4x3.astype(np.complex64), np.ones((4, 6), np.complex64)),
+    "silu_backward of a transposed input, float32 native size": (
+        lambda lib, g, x: lib.ops.aten.silu_backward(g, x.mT), np.ones((64, 96), np.float32),
+        np.linspace(-3, 3, 96 * 64, dtype=np.float32).reshape(96, 64)),
+    "gelu_backward of a transposed grad": (lambda lib, g, x: (lib.ops.aten.gelu_backward(g.mT, x, approximate="none"),
+                                                              lib.ops.aten.gelu_backward(g.mT, x, approximate="tanh")),
+                                           _R4x3, _R4x3.T.copy()),
+    "leaky_relu's gradient of a transposed input": (lambda lib, g, x: _grad_of(
+        lib, lambda t: lib.nn.functional.leaky_relu(t, 0.1), x.mT, g), _R4x3.T.copy(), _R4x3),
 }
 
 
@@ -451,6 +481,43 @@ FOUND_100K = {
                                               np.array([0.5], np.float16)),
     "einsum contraction of bool and float64": (lambda lib, a, b: lib.einsum("i,i->", a, b), np.ones(2, bool),
                                                np.ones(2)),
+    # -- the 100k run of session 7's merged main --
+    # a slice step <= 0: torch's slice kernel refuses after the dim check, in its words (not Python's)
+    "slice_scatter of step -100": (lambda lib, a, b: lib.slice_scatter(a, b, 1, 0, 4, -100), np.ones((1, 1), bool),
+                                   np.ones((1, 1), bool)),
+    "slice_scatter of step 0": (lambda lib, a, b: a.slice_scatter(b, 1, None, None, 0), _F32, _F32),
+    "slice_scatter of step 0, dim out of range": (lambda lib, a, b: a.slice_scatter(b, 5, 0, 4, 0), _F32, _F32),
+    "slice_copy of step -1": (lambda lib, a: lib.slice_copy(a, 0, 0, 2, -1), _F32),
+    # trapezoid returns zeros for no samples along dim before it refuses bool (cumulative_trapezoid refuses)
+    "trapz of an empty bool, dx nan": (lambda lib, y: lib.trapz(y, dx=NAN), np.zeros(0, bool)),
+    "trapezoid of a (2, 0) bool": (lambda lib, y: lib.trapezoid(y), np.zeros((2, 0), bool)),
+    "trapezoid of a (3, 0) bool along dim 0": (lambda lib, y: lib.trapezoid(y, dim=0), np.zeros((3, 0), bool)),
+    "trapezoid of an empty bool y, float x": (lambda lib, y, x: lib.trapezoid(y, x), np.zeros(0, bool), np.ones(0)),
+    "trapezoid of an empty y, bool x": (lambda lib, y, x: lib.trapezoid(y, x), np.ones(0), np.zeros(0, bool)),
+    "cumulative_trapezoid of an empty bool": (lambda lib, y: lib.cumulative_trapezoid(y), np.zeros(0, bool)),
+    # prod of float16/bfloat16 multiplies in the input's dtype (NOTE [ prod of half types ])
+    "prod of float16 that underflows": (lambda lib, x: (x.prod(), x.prod(2), x.prod(1, keepdim=True)), np.array(
+        [[[0.8975, 6.1e-05, 6.1e-05, 1.0], [1.987, 0.68, 1.695, -65504.0], [1.0, 1.78, 1.387, 1.383]]], np.float16)),
+    "prod of float16 that overflows": (lambda lib, x: (x.prod(), x.prod(0), x.prod(0, dtype=lib.float32)),
+                                       np.array([300.0, 300.0, 1 / 256], np.float16)),
+    "prod of bfloat16 and float16, 40 steps": (lambda lib, x: (x.to(lib.bfloat16).prod(), x.half().prod(),
+                                                               x.half().reshape(5, 8).prod(0)), np.full(40, 1.01)),
+    "prod of an empty float16 dim": (lambda lib, x: x.prod(1), np.zeros((2, 0), np.float16)),
+    # softmax backward's dot product: products are not rounded before the sum (NOTE [ softmax backward's dot ])
+    "_softmax_backward_data past float max beside -inf": (
+        lambda lib, g, y: (lib._softmax_backward_data(g, y, 0, lib.float32),
+                           lib._softmax_backward_data(g, y, 1, lib.float32)),
+        np.array([[0.4, 1.78, -1.26, -0.98], [-1.81, 0.09, -0.12, 0.49], [1.02, 1.72, -1.32, -0.39]], np.float32),
+        np.array([[-INF, 0.29, 3.4e38, 1.0], [-3.4e38, 0.31, 0.46, 0.16], [0.065, 0.36, 0.38, -INF]], np.float32)),
+    # fill_ of a 0-d tensor value is torch's copy_: the value is cast with no range check (a Python number is)
+    "fill_ of uint8 by a negative float64 tensor": (lambda lib, a, v: a.fill_(v), np.ones((1, 1), np.uint8),
+                                                    np.array(-0.858739775488921)),
+    "fill_ of uint8 by -1.0, int8 by 1e4 and -0.5": (lambda lib, a, b, v, w, u: (
+        a.fill_(v), b.clone().fill_(w), b.clone().fill_(u)), np.ones(3, np.uint8), np.ones(2, np.int8),
+        np.array(-1.0, np.float32), np.array(1e4, np.float32), np.array(-0.5)),
+    "fill_ of int32 by nan, float16 by 1e10": (lambda lib, a, b, v, w: (a.fill_(v), b.fill_(w)),
+                                               np.ones(2, np.int32), np.ones(2, np.float16), np.array(NAN),
+                                               np.array(1e10)),
 }
 
 
@@ -458,6 +525,19 @@ FOUND_100K = {
 def test_found_by_the_100k_run_as_torch(name):
     fn, *inputs = FOUND_100K[name]
     check(fn, *inputs)
+
+
+@pytest.mark.parametrize("p", [-100, -1.5, 0.5, 1.5, 3, 7])
+def test_norm_gradient_of_another_p_as_torch(p):
+    """torch's norm_backward branches (p < 1, 1 <= p < 2, p >= 2) in its order of operations: at p = -100 a
+    row whose norm underflows to 0 gets NaN where |x|^(p - 1) overflows; zeros of x and an all-zero row."""
+    x = np.array([[1.397, -1.621, 0.871, -1.665], [-0.245, 1.463, 1.805, -0.96], [0.0, 0.5, -2.0, 0.0],
+                  [0.0, 0.0, 0.0, 0.0]], np.float32)
+    check(lambda lib, a: (lib.norm(a, p, 1), lib.linalg.vector_norm(a.double(), p, 0)), x, grad=[0])
+
+
+def test_fill_by_a_tensor_of_another_dtype_passes_the_gradient_to_the_value():
+    check(lambda lib, a, v: a.clone().fill_(v) * 2, np.ones(3, np.float32), np.array(2.5), grad=[0, 1])
 
 
 @pytest.mark.parametrize("shapes", [((0,), (1,)), ((2, 2), (0,)), ((0,), (0,)), ((3,), (0,), (2,))])

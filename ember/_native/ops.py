@@ -142,27 +142,25 @@ def silu(w):
     return out
 
 
-def silu_backward(g, w):
-    if w.size < MIN_SIZE or g.shape != w.shape or not _ok(g, w):
+def _gradient(kernel, g, x):
+    """A float32 activation's input gradient from `g` and `x` (one shape) by `kernel`, or None."""
+    if x.size < MIN_SIZE or g.shape != x.shape or not _ok(g, x):
         return None
-    fn = _fn("activation", "silu_backward_f32", _P, _P, _P, _I, _C)
+    fn = _fn("activation", kernel, _P, _P, _P, _I, _C)
     if not fn:
         return None
-    out = np.empty(w.shape, _F32)
-    fn(g.ctypes.data, w.ctypes.data, out.ctypes.data, w.size, threads_for(w.size))
-    return out
+    gx = np.empty(x.shape, _F32)
+    fn(g.ctypes.data, x.ctypes.data, gx.ctypes.data, x.size, threads_for(x.size))
+    return gx
+
+
+def silu_backward(g, w):
+    return _gradient("silu_backward_f32", g, w)
 
 
 def threshold_backward(g, out):
-    """relu's backward, `out <= 0 ? 0 : g`, for float32 g and out of one shape, or None (N4)."""
-    if out.size < MIN_SIZE or g.shape != out.shape or not _ok(g, out):
-        return None
-    fn = _fn("activation", "threshold_backward_f32", _P, _P, _P, _I, _C)
-    if not fn:
-        return None
-    gx = np.empty(out.shape, _F32)
-    fn(g.ctypes.data, out.ctypes.data, gx.ctypes.data, out.size, threads_for(out.size))
-    return gx
+    """relu's backward, `out <= 0 ? 0 : g`, for float32 g and out of one shape, or None."""
+    return _gradient("threshold_backward_f32", g, out)
 
 
 # ---- optimizer updates -----------------------------------------------------------------------------------

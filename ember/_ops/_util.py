@@ -250,6 +250,15 @@ def typed(fn):
     return wrapper
 
 
+def attr_of_other(other, name):
+    """`other.<name>` for a `*_as(other)` method (view_as, type_as, ...); torch's parser error when `other` is not
+    a tensor (NOTE [ Argument types on the error path ])."""
+    try:
+        return getattr(other, name)
+    except AttributeError as e:
+        raise call_error(e, sys._getframe(1)) from None
+
+
 def wrap_dims(dims, ndim):
     if isinstance(dims, int):
         return (_wrap_dim(dims, ndim),)

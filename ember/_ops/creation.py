@@ -17,7 +17,7 @@ from .._device import device as _device_cls
 from .._dispatch import CREATION, POINTWISE, _modes, defop, dispatch, dispatch_inplace, quiet_numpy, run_meta
 from .._meta import like_strides, meta_array
 from .._tensor import Tensor, _wrap, keep_numpy_strides
-from ._util import as_shape, checked_scalar, finish_out, method, public
+from ._util import as_shape, attr_of_other, checked_scalar, finish_out, method, public
 from .pointwise import _to_dtype
 
 # ---- from data --------------------------------------------------------------------------------------
@@ -752,11 +752,7 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 Tensor.type = _type
 def _type_as(self, other):
-    try:
-        dtype = other.dtype
-    except AttributeError as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
-    return self.to(dtype)
+    return self.to(attr_of_other(other, "dtype"))
 
 
 Tensor.type_as = _type_as

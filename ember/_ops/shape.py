@@ -24,7 +24,7 @@ from .._dispatch import SHAPE, VIEW, _modes, defop, dispatch, dtype_word
 from .._meta import MetaArray, meta_array, view_meta, view_strides
 from .._size import Size
 from .._tensor import Tensor, _version_counter, _wrap
-from ._util import as_shape, method, public, wrap_dim, wrap_dims
+from ._util import as_shape, attr_of_other, method, public, wrap_dim, wrap_dims
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -332,20 +332,12 @@ public.update(view_as_real=view_as_real, view_as_complex=view_as_complex, real=r
 
 @method()
 def view_as(self, other):
-    try:
-        shape = other.shape
-    except AttributeError as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
-    return self.view(shape)
+    return self.view(attr_of_other(other, "shape"))
 
 
 @method()
 def reshape_as(self, other):
-    try:
-        shape = other.shape
-    except AttributeError as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
-    return self.reshape(shape)
+    return self.reshape(attr_of_other(other, "shape"))
 
 
 @method()
@@ -659,11 +651,7 @@ def expand(self, *sizes, size=None, implicit=False):
 
 @method()
 def expand_as(self, other):
-    try:
-        shape = other.shape
-    except AttributeError as e:  # NOTE [ Argument types on the error path ]
-        raise call_error(e) from None
-    return self.expand(shape)
+    return self.expand(attr_of_other(other, "shape"))
 
 
 @method()

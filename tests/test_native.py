@@ -443,6 +443,60 @@ def test_lstm_steps(spec, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1.3e-6, atol=1e-5)
 
 
+def _lstm_run(lib, T, B, n_in, H, bidir, lengths):
+    """An LSTM's outputs and every gradient, on a packed batch when `lengths` is given (ember or torch)."""
+    rng = np.random.default_rng(1)
+    x = lib.from_numpy(rng.standard_normal((T, B, n_in)).astype(np.float32)).requires_grad_()
+    lib.manual_seed(0)
+    m = lib.nn.LSTM(n_in, H, 2, bidirectional=bidir)
+    inp = x if lengths is None else lib.nn.utils.rnn.pack_padded_sequence(x, lengths, enforce_sorted=False)
+    y, (h, c) = m(inp)
+    y = y if lengths is None else lib.nn.utils.rnn.pad_packed_sequence(y)[0]
+    (y.square().sum() + (h * c).sum()).backward()
+    return [t.detach().numpy().copy() for t in (y, h, c, x.grad)] + [p.grad.numpy().copy() for p in m.parameters()]
+
+
+# NOTE [ One call per LSTM layer ] in rnn.c: a chunk's sums are one FMA chain whoever computes them, so the
+# layer gives the same bits at 1 and 2 threads, and its builds without AVX-512 and without any vector unit
+# give the AVX-512 build's bits; hidden sizes that are not whole panels, and packed batches, included
+_LSTM_LAYERS = [(9, 5, 7, 50, True, [9, 3, 6, 1, 9]), (6, 20, 16, 128, False, None), (4, 3, 5, 33, True, None)]
+
+
+@needs_cc
+def test_lstm_layer_same_bits_any_threads_or_build(monkeypatch):
+    monkeypatch.setattr(native_ops, "MIN_SIZE", 0)
+    monkeypatch.setattr(native_ops, "RNN_PARALLEL_WORK", 0)
+    with open(os.path.join(os.path.dirname(_native.__file__), "rnn.c")) as f:
+        source = f.read()
+    builds = [_native.build_source(name, undef + source) for name, undef in (
+        ("rnn_no_avx512", "#undef __AVX512F__\n"), ("rnn_plain", "#undef __AVX512F__\n#undef __AVX2__\n"))]
+    assert all(lib is not None for lib in builds), "no working C compiler"
+    found = native_ops.function
+    old = ember.get_num_threads()
+    try:
+        for spec in _LSTM_LAYERS:
+            ref = None
+            for threads, lib in ((1, None), (2, None), (2, builds[0]), (1, builds[1])):
+                def pick(group, name, argtypes=None, restype=None, lib=lib):
+                    if lib is None or group != "rnn":
+                        return found(group, name, argtypes, restype)
+                    fn = getattr(lib, name)
+                    fn.argtypes, fn.restype = argtypes, restype
+                    return fn
+                monkeypatch.setattr(native_ops, "function", pick)
+                ember.set_num_threads(threads)
+                got = _lstm_run(ember, *spec)
+                if ref is None:
+                    ref = got
+                    want = _lstm_run(torch, *spec)
+                    for a, b in zip(got, want):
+                        np.testing.assert_allclose(a, b, rtol=1.3e-6, atol=1e-5)
+                for a, b in zip(got, ref):
+                    assert np.array_equal(a, b), (spec, threads, lib)
+    finally:
+        ember.set_num_threads(old)
+
+
 _EMBEDDINGS = [(None, False), (3, False), (None, True), (5, True)]
 
 

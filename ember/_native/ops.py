@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from . import MIN_SIZE, function, threads_for
+from . import MIN_SIZE, SHARED_PARALLEL_SIZE, function, threads_for
 
 _P, _I, _C, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
 _F32 = np.dtype(np.float32)
@@ -227,17 +227,29 @@ def batch_norm_backward(g, x, w, mean, rstd):
     return gx, gw, gb
 
 
-# ---- LSTM time steps (K3) ----------------------------------------------------------------------------------
+# ---- LSTM layers (K3; one call per layer: L1) ------------------------------------------------------------
 
-def lstm_steps(n_rows, H):
-    """(step, step_backward) for an LSTM layer of `n_rows` packed rows and hidden size H in float32, or None
-    (native off, or a layer too small to pay for it). The callers pass rows they slice themselves; each
-    call is one time step (see ember/_native/rnn.c)."""
+# A layer's steps run on several threads from this many multiply-adds in a step's recurrent product (a
+# 20 x 256 x 1024 product is 5.2M: ~50 us on one core); below it, a barrier per step costs more than the
+# second thread gains. The region's barrier spins (NOTE [ One call per LSTM layer ] in rnn.c), so the team
+# is taken whichever OpenMP runtime it runs on (NOTE [ Passive OpenMP threads ]).
+RNN_PARALLEL_WORK = 1 << 20
+
+
+def lstm_layer(n_rows, H):
+    """(forward, backward): the C functions running a whole LSTM layer of `n_rows` packed rows and hidden
+    size H in float32 (ember/_native/rnn.c), or None (native off, or a layer too small to pay for it)."""
     if n_rows * 4 * H < MIN_SIZE:
         return None
-    fwd = _fn("rnn", "lstm_step_f32", _P, _P, _P, _P, _P, _P, _P, _I, _I, _I)
-    bwd = fwd and _fn("rnn", "lstm_step_backward_f32", _P, _P, _P, _P, _P, _I, _I, _I)
+    fwd = function("rnn", "lstm_layer_f32", [_P, _P, _P, _P, _P, _P, _P, _P, _P, _I, _C, _I, _I, _I, _C], _C)
+    bwd = fwd and function("rnn", "lstm_layer_backward_f32", [_P, _P, _P, _P, _P, _P, _P, _P, _I, _C, _I, _I, _I,
+                                                              _C], _C)
     return (fwd, bwd) if bwd else None
+
+
+def rnn_threads(rows, H, gates):
+    """Threads for a recurrent layer whose steps multiply `rows` rows by a (gates H) x H weight."""
+    return threads_for(SHARED_PARALLEL_SIZE) if rows * gates * H * H >= RNN_PARALLEL_WORK else 1
 
 
 # ---- index kernels (K3) ------------------------------------------------------------------------------------

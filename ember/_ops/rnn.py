@@ -115,21 +115,17 @@ def _fwd_simple(relu, xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
 def _fwd_lstm(xw, h, c, w_hh_t, b_hh, w_hr_t, out, ws, off, bs, order, q):
     H = c.shape[1]
     P = h.shape[1]
-    steps = _native_lstm(H, w_hr_t, q, xw, h, c, out, ws)
-    if steps is not None:  # NOTE [ Native LSTM steps ]
-        step, W = steps[0], ws.shape[1]
-        if len(bs) >= 8:  # NOTE [ The recurrent matmul's weight layout ]
-            w_hh_t = np.ascontiguousarray(w_hh_t)
-        bias = None if b_hh is None else np.ascontiguousarray(b_hh)
-        gh = np.empty((h.shape[0], 4 * H), np.float32)
-        # (addresses computed from each array's base: `.ctypes` makes an object per call, ~3 us)
-        p_gh, p_bias, p_h, p_c = gh.ctypes.data, None if bias is None else bias.ctypes.data, h.ctypes.data, \
-            c.ctypes.data
-        p_xw, p_ws, p_out = xw.ctypes.data, ws.ctypes.data, out.ctypes.data
-        for t in order:
-            s, b = off[t], bs[t]
-            np.matmul(h[:b], w_hh_t, out=gh[:b])
-            step(p_gh, p_bias, p_xw + s * 16 * H, p_h, p_c, p_ws + s * 4 * W, p_out + s * 4 * H, b, H, W)
+    layer = _native_lstm(H, w_hr_t, q, xw, h, c, out, ws)
+    if layer is not None:  # NOTE [ Native LSTM layers ]
+        w_hh = np.ascontiguousarray(w_hh_t.T, np.float32)
+        bias = None if b_hh is None else np.ascontiguousarray(b_hh, np.float32)
+        offs, sizes = np.array(off, np.int64), np.array(bs, np.int64)
+        rc = layer[0](xw.ctypes.data, w_hh.ctypes.data, None if bias is None else bias.ctypes.data,
+                      h.ctypes.data, c.ctypes.data, ws.ctypes.data, out.ctypes.data, offs.ctypes.data,
+                      sizes.ctypes.data, len(bs), order.step < 0, h.shape[0], H, ws.shape[1],
+                      _native.rnn_threads(bs[0] if len(bs) else 0, H, 4))
+        if rc:
+            raise MemoryError("ember: out of memory in an LSTM layer")
         return h, c
     gates, cs, tcs, cprev = ws[:, :4 * H], ws[:, 4 * H:5 * H], ws[:, 5 * H:6 * H], ws[:, 6 * H:7 * H]
     hprev = ws[:, 7 * H:7 * H + P]
@@ -160,32 +156,28 @@ def _fwd_lstm(xw, h, c, w_hh_t, b_hh, w_hr_t, out, ws, off, bs, order, q):
     return h, c
 
 
-# NOTE [ Native LSTM steps ]
-# In float32 without projection, everything an LSTM step does between its matmuls (bias, gate activations,
-# the cell and hidden updates, the workspace copies; in the backward the gate gradients and the cell
-# gradient) is one C call (ember/_native/rnn.c) instead of ~20 NumPy calls on small arrays, which is what a
-# layer's time went to: the matmuls stay NumPy's. The backward is products and sums in the NumPy code's
-# order (the same bits); the forward's sigmoid and tanh are the C kernels' (within an ulp of NumPy's, as
-# torch's own oneDNN kernels are). The arrays here are all C-contiguous: fresh matmul results (xw), the
-# state copies, the workspace and output the layer allocates.
-
-
-# NOTE [ The recurrent matmul's weight layout ]
-# Each step's h @ W_hh^T reads W_hh^T, a transposed view of the (4H, H) weight. OpenBLAS's small-M GEMM
-# (M = batch, 20 rows) is ~1.6x slower with that transposed operand than with a row-major one (hidden 256:
-# 0.15 vs 0.095 ms a step, the same result), so a layer of 8 steps or more first copies W_hh^T row-major
-# (0.3 ms for 4H x H = 1024 x 256), once per layer call.
+# NOTE [ Native LSTM layers ]
+# In float32 without projection, a whole layer in one direction is one C call (ember/_native/rnn.c, NOTE
+# [ One call per LSTM layer ]), its forward and its backward: every time step's recurrent product by the
+# weight packed once per call, and everything an LSTM step does between two products (bias, gate
+# activations, the cell and hidden updates, the workspace copies; backward the gate gradients and the cell
+# gradient), on the kernels' threads with one barrier per step. The pointwise backward is products and sums
+# in the NumPy code's order; the forward's sigmoid and tanh are the C kernels' (within an ulp of NumPy's, as
+# torch's own oneDNN kernels are), and the recurrent products' sums are fused multiply-add chains (within
+# the last bits of NumPy's BLAS). The arrays here are all C-contiguous: fresh matmul results (xw), the state
+# copies, the workspace and output the layer allocates. The input projection before the loop and the weight
+# gradients after it stay single large products (`_blas_matmul`).
 
 
 def _native_lstm(H, w_hr, q, *arrays):
-    """The native (step, step_backward) for a layer of hidden size H over `arrays` (its row-major state,
+    """The native (forward, backward) of a layer of hidden size H over `arrays` (its row-major state,
     rows, workspace), or None."""
     if q is not _keep or w_hr is not None:
         return None
     for a in arrays:
         if a.dtype != np.float32 or not a.flags.c_contiguous:
             return None
-    return _native.lstm_steps(arrays[0].shape[0], H)
+    return _native.lstm_layer(arrays[0].shape[0], H)
 
 
 def _fwd_gru(xw, h, w_hh_t, b_hh, out, ws, off, bs, order, q):
@@ -280,15 +272,14 @@ def _bwd_lstm(dout, dh, dc, ws, w_hh, w_hr, off, bs, order):
     dG = np.empty_like(gates)
     if dout.dtype == np.float32 and w_hr is None:
         dout = np.ascontiguousarray(dout)  # (an expanded gradient, from a sum, has zero strides)
-    steps = _native_lstm(H, w_hr, _keep, ws, dout, dh, dc, dG)
-    if steps is not None:
-        step, W = steps[1], ws.shape[1]
-        p_dh, p_dc, p_dout, p_ws, p_dG = dh.ctypes.data, dc.ctypes.data, dout.ctypes.data, ws.ctypes.data, \
-            dG.ctypes.data
-        for t in order:  # NOTE [ Native LSTM steps ] (float32 rows: 4 bytes per element)
-            s, b = off[t], bs[t]
-            step(p_dh, p_dc, p_dout + s * 4 * H, p_ws + s * 4 * W, p_dG + s * 16 * H, b, H, W)
-            np.matmul(dG[s:s + b], w_hh, out=dh[:b])
+    layer = _native_lstm(H, w_hr, _keep, ws, dout, dh, dc, dG)
+    if layer is not None:  # NOTE [ Native LSTM layers ]
+        w = np.ascontiguousarray(w_hh, np.float32)
+        offs, sizes = np.array(off, np.int64), np.array(bs, np.int64)
+        if layer[1](dh.ctypes.data, dc.ctypes.data, dout.ctypes.data, ws.ctypes.data, dG.ctypes.data, w.ctypes.data,
+                    offs.ctypes.data, sizes.ctypes.data, len(bs), order.step < 0, dh.shape[0], H, ws.shape[1],
+                    _native.rnn_threads(bs[0] if len(bs) else 0, H, 4)):
+            raise MemoryError("ember: out of memory in an LSTM layer")
         return dG, dG, None
     dH = np.empty_like(dout) if w_hr is not None else None
     for t in order:

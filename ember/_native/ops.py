@@ -230,8 +230,8 @@ def batch_norm_backward(g, x, w, mean, rstd):
 # ---- LSTM layers (K3; one call per layer: L1) ------------------------------------------------------------
 
 # A layer's steps run on several threads from this many multiply-adds in a step's recurrent product (a
-# 20 x 256 x 1024 product is 5.2M: ~50 us on one core); below it, a barrier per step costs more than the
-# second thread gains. The region's barrier spins (NOTE [ One call per LSTM layer ] in rnn.c), so the team
+# 20 x 256 x 1024 product is 5.2M: ~50 us on one core); below it, a wait per step costs more than the
+# second thread gains. The region waits by spinning (NOTE [ Claimed chunks ] in rnn.c), so the team
 # is taken whichever OpenMP runtime it runs on (NOTE [ Passive OpenMP threads ]).
 RNN_PARALLEL_WORK = 1 << 20
 

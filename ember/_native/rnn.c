@@ -82,7 +82,7 @@ static inline vf vfma_(vf a, vf b, vf c) { for (int i = 0; i < 8; i++) c.v[i] = 
 #endif
 #define NV 2          /* vectors per panel row */
 #define NR (NV * VL)  /* columns per panel */
-#define MR 8          /* rows per register block: MR x NV accumulators */
+#define MR 12         /* rows per register block at most: MR x NV accumulators */
 
 /* c[r][0:NR] = sum over k of a[r][k] p[k][0:NR], for MR_ rows r (a constant after inlining: the
  * accumulators stay in registers). */
@@ -103,19 +103,29 @@ static inline __attribute__((always_inline)) void mk_rows(int mr, const float *a
         for (int v = 0; v < NV; v++) VSTORE(c + r * ldc + v * VL, acc[r][v]);
 }
 
-/* c (m x NR, rows ldc apart) = a (m x K, rows lda apart) @ p (a K x NR panel). */
+/* c (m x NR, rows ldc apart) = a (m x K, rows lda apart) @ p (a K x NR panel), in blocks of at most MR rows
+ * of about equal size (20 rows: two blocks of 10, not 8 + 8 + 4: a block of few rows has too few
+ * accumulators to hide the FMA latency). */
 static void panel_mm(const float *a, idx lda, idx m, const float *p, idx K, float *c, idx ldc) {
-    idx r = 0;
-    for (; r + MR <= m; r += MR) mk_rows(MR, a + r * lda, lda, p, K, c + r * ldc, ldc);
-    switch (m - r) {
-    case 7: mk_rows(7, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 6: mk_rows(6, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 5: mk_rows(5, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 4: mk_rows(4, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 3: mk_rows(3, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 2: mk_rows(2, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    case 1: mk_rows(1, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
-    default: break;
+    idx blocks = (m + MR - 1) / MR;
+    for (idx i = 0, r = 0; i < blocks; i++) {
+        idx rows = (m - r) / (blocks - i);
+        switch (rows) {
+        case 12: mk_rows(12, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 11: mk_rows(11, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 10: mk_rows(10, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 9: mk_rows(9, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 8: mk_rows(8, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 7: mk_rows(7, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 6: mk_rows(6, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 5: mk_rows(5, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 4: mk_rows(4, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 3: mk_rows(3, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 2: mk_rows(2, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        case 1: mk_rows(1, a + r * lda, lda, p, K, c + r * ldc, ldc); break;
+        default: break;
+        }
+        r += rows;
     }
 }
 

@@ -107,15 +107,17 @@ static inline void valid_rows(const conv_shape *s, idx ki, idx *lo, idx *hi) {
     valid_range(ki, s->DH, s->PH, s->SH, s->H, s->OH, lo, hi);
 }
 
-/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column. */
-static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
-    idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
+/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column; the
+ * rows of cols are `ld` floats apart (ld >= OH OW: a block of samples side by side, NOTE [ Weight gradient
+ * in blocks of samples ]). */
+static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx ld) {
+    idx OW = s->OW, SW = s->SW, step = s->SH * s->W;
     for (idx c = 0; c < cg; c++)
         for (idx ki = 0; ki < s->KH; ki++) {
             idx r0, r1;
             valid_rows(s, ki, &r0, &r1);
             for (idx kj = 0; kj < s->KW; kj++) {
-                float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * L;
+                float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * ld;
                 idx lo, hi;
                 valid_cols(s, kj, &lo, &hi);
                 const float *src = x + (c * s->H + r0 * s->SH - s->PH + ki * s->DH) * s->W
@@ -150,9 +152,10 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
         }
 }
 
-/* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order. */
-static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
-    idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
+/* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order; the
+ * rows of cols `ld` floats apart, as in im2col. */
+static void col2im(const conv_shape *s, const float *cols, idx cg, float *x, idx ld) {
+    idx L = ld, OW = s->OW, SW = s->SW, step = s->SH * s->W;
 #ifdef __AVX512F__
     /* Input rows of at most 16 x SHORT_VECTORS floats: each row is loaded into registers, the KW taps'
      * columns added to it in order (masked loads shifted by the tap's offset), and stored once. Adding tap by
@@ -257,6 +260,34 @@ static void dw_plane_adjoint(const conv_shape *s, const float *g, const float *w
 
 /* ---- the three products --------------------------------------------------------------------------------- */
 
+/* NOTE [ Products over blocks of samples ]
+ * One GEMM per sample has as many columns as the sample has output positions: 49 in ResNet's layer4, where
+ * OpenBLAS ran W (512, 4608) @ cols at 189 GFLOP/s against 230 with 392 columns. So where the maps are small
+ * the forward and the input gradient multiply `nb` samples at once (sample_block: about BLOCK_N positions,
+ * but at least 4 blocks where the batch allows, so that threads still have blocks to split): the forward's
+ * columns side by side (Cg KH KW, nb OH OW) and its result copied out per sample, the input gradient's
+ * output gradients packed (O/G, nb OH OW) and its columns folded back per sample. The blocks come from the
+ * shape alone, so the results do not depend on the thread count. */
+#define BLOCK_N 512
+#define BLOCK_BYTES (8 << 20)
+
+static idx sample_block(const conv_shape *s, idx ck) {
+    idx L = s->OH * s->OW, nb = (BLOCK_N + L - 1) / L, quarter = (s->N + 3) / 4;
+    if (nb > quarter) nb = quarter;
+    if (nb * ck * L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * ck * L);
+    return nb < 1 ? 1 : nb;
+}
+
+/* Rows of m samples' maps (each `rows` rows of L floats, `stride` floats from one sample to the next) side by
+ * side into (rows, m L), or back (out = 1). */
+static void pack_samples(float *packed, float *maps, idx rows, idx L, idx m, idx stride, int out) {
+    for (idx r = 0; r < rows; r++)
+        for (idx j = 0; j < m; j++) {
+            float *a = packed + (r * m + j) * L, *b = maps + j * stride + r * L;
+            memcpy(out ? b : a, out ? a : b, sizeof(float) * (size_t)L);
+        }
+}
+
 /* y = conv(x, w) + b. Returns 0, or -1 when a column buffer could not be allocated. */
 int conv2d_forward_f32(const float *x, const float *w, const float *b, float *y, const idx *p, void *gemm,
                        int nt) {
@@ -264,40 +295,49 @@ int conv2d_forward_f32(const float *x, const float *w, const float *b, float *y,
     sgemm_fn sgemm = (sgemm_fn)gemm;
     idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW;
     int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
+    idx nb = depthwise ? 1 : sample_block(&s, ck), blocks = (s.N + nb - 1) / nb;
+    int packs = !depthwise && (!direct || nb > 1);
 #ifdef _OPENMP
     #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
 #endif
     {
-        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !depthwise && !cols) failed = 1;
+        float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+        float *res = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+        if ((packs && !cols) || (nb > 1 && !res)) failed = 1;
         else {
 #ifdef _OPENMP
             #pragma omp for schedule(static)
 #endif
-            for (idx n = 0; n < s.N; n++) {
+            for (idx bi = 0; bi < blocks; bi++) {
+                idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
                 for (idx g = 0; g < s.G; g++) {
-                    const float *src = x + (n * s.C + g * cg) * s.H * s.W;
-                    float *dst = y + (n * s.O + g * og) * L;
+                    const float *src = x + (n0 * s.C + g * cg) * s.H * s.W;
+                    float *dst = y + (n0 * s.O + g * og) * L;
                     if (depthwise) {
                         for (idx o = 0; o < og; o++) {
                             memset(dst + o * L, 0, sizeof(float) * L);
                             dw_plane(&s, src, w + (g * og + o) * ck, dst + o * L);
                         }
                     } else {
-                        if (!direct) im2col(&s, src, cg, cols);
-                        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, L, ck, 1.0f, w + g * og * ck, ck,
-                              direct ? src : cols, L, 0.0f, dst, L);
+                        if (packs)
+                            for (idx j = 0; j < m; j++)
+                                im2col(&s, src + j * s.C * s.H * s.W, cg, cols + j * L, K);
+                        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, K, ck, 1.0f, w + g * og * ck, ck,
+                              packs ? cols : src, K, 0.0f, m > 1 ? res : dst, K);
+                        if (m > 1) pack_samples(res, dst, og, L, m, s.O * L, 1);
                     }
                     if (b)
-                        for (idx o = 0; o < og; o++) {
-                            float bo = b[g * og + o];
-                            float *r = dst + o * L;
-                            for (idx j = 0; j < L; j++) r[j] += bo;
-                        }
+                        for (idx j = 0; j < m; j++)
+                            for (idx o = 0; o < og; o++) {
+                                float bo = b[g * og + o];
+                                float *r = dst + j * s.O * L + o * L;
+                                for (idx q = 0; q < L; q++) r[q] += bo;
+                            }
                 }
             }
         }
         free(cols);
+        free(res);
     }
     return failed ? -1 : 0;
 }
@@ -308,34 +348,47 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
     sgemm_fn sgemm = (sgemm_fn)gemm;
     idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, plane = s.H * s.W;
     int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
+    idx nb = depthwise ? 1 : sample_block(&s, ck), blocks = (s.N + nb - 1) / nb;
 #ifdef _OPENMP
     #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
 #endif
     {
-        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !depthwise && !cols) failed = 1;
+        int needs = !depthwise && (!direct || nb > 1);
+        float *cols = needs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+        float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+        if ((needs && !cols) || (nb > 1 && !gb)) failed = 1;
         else {
 #ifdef _OPENMP
             #pragma omp for schedule(static)
 #endif
-            for (idx n = 0; n < s.N; n++) {
-                float *xn = gx + n * s.C * plane;
-                if (!direct) memset(xn, 0, sizeof(float) * (size_t)(s.C * plane));
+            for (idx bi = 0; bi < blocks; bi++) {
+                idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
+                float *xn = gx + n0 * s.C * plane;
+                if (!direct || depthwise) memset(xn, 0, sizeof(float) * (size_t)(m * s.C * plane));
                 for (idx g = 0; g < s.G; g++) {
-                    const float *gn = gy + (n * s.O + g * og) * L;
+                    const float *gn = gy + (n0 * s.O + g * og) * L;
                     float *dst = xn + g * cg * plane;
                     if (depthwise) {
                         for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, w + (g * og + o) * ck, dst);
-                    } else if (direct) {
-                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, dst, L);
-                    } else {
-                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, cols, L);
-                        col2im(&s, cols, cg, dst);
+                        continue;
                     }
+                    if (m > 1) {
+                        pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
+                        gn = gb;
+                    }
+                    if (direct && m == 1) {
+                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, dst, L);
+                        continue;
+                    }
+                    sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, K, og, 1.0f, w + g * og * ck, ck, gn, K, 0.0f, cols, K);
+                    if (direct) pack_samples(cols, dst, ck, L, m, s.C * plane, 1);
+                    else
+                        for (idx j = 0; j < m; j++) col2im(&s, cols + j * L, cg, dst + j * s.C * plane, K);
                 }
             }
         }
         free(cols);
+        free(gb);
     }
     return failed ? -1 : 0;
 }
@@ -346,13 +399,31 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
  * (Cg KH KW, O/G), than as g_n @ cols^T (measured, one thread: MNIST's second conv 188 against 100 GFLOP/s,
  * CIFAR's and ResNet's 3x3 convs 192-215 against 138-150), so the chunks accumulate transposed partial sums,
  * transposed back once in the chunk sum. Where the columns are few (Cg KH KW < TRANSPOSED_MIN: a first
- * layer's 1-3 channels) the two orders ran at the same speed, and the direct order is kept. */
+ * layer's 1-3 channels) the two orders ran at the same speed, and the direct order is kept. Nor where the
+ * outputs are many (O/G >= DIRECT_MIN_O: ResNet's layer3 and layer4): there the orders ran within 3-10% of
+ * each other, and the direct order's result is gw's layout, so one chunk needs no sum and several a sum along
+ * rows instead of a transposition of millions of weights.
+ *
+ * NOTE [ Weight gradient in blocks of samples ]
+ * ResNet's deep layers have small maps and large weights: layer4's 3x3 conv is 7 x 7 outputs per sample and
+ * 2.4M weights. One product per sample there is a GEMM with K = 49 whose (4608, 512) result is read and
+ * written back once per sample, and the chunk sum read the chunks' partial sums transposed, one cache line per
+ * element (9.5x torch's time at batch 8, one thread). So a chunk multiplies its samples in blocks: the
+ * columns of up to `nb` samples side by side (Cg KH KW, nb OH OW) and their output gradients packed
+ * likewise (O/G, nb OH OW), one GEMM with K = nb OH OW of at least BLOCK_K where the maps are small (and the
+ * columns at most BLOCK_BYTES); the chunk sum goes over 32 x 32 tiles, each transposed in cache. The caller
+ * picks fewer chunks where the maps are small (conv.py), so each chunk's product stays long. */
 #define TRANSPOSED_MIN 64
+#define DIRECT_MIN_O 256
+#define BLOCK_K 128
+#define SUM_TILE 32
+#define SUM_WIDTH 256
 
 /* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
- * caller derives from the batch size alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
+ * caller derives from the shape alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
  * (G, Cg KH KW, O/G) (NOTE [ Weight gradient as cols @ g^T ]) or as gw, and the partial sums are then added
- * into gw in chunk order (NOTE [ Convolution threads ]). */
+ * into gw in chunk order (NOTE [ Convolution threads ]). The blocks of samples (NOTE [ Weight gradient in
+ * blocks of samples ]) depend on the shape alone too, so the result does not depend on the thread count. */
 int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *partials, idx chunks,
                            const idx *p, void *gemm, int nt) {
     conv_shape s = unpack(p);
@@ -388,43 +459,83 @@ int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *pa
         }
         return 0;
     }
-    int tr = ck >= TRANSPOSED_MIN;
+    int tr = ck >= TRANSPOSED_MIN && og < DIRECT_MIN_O;
+    float *sums = chunks == 1 && !tr ? gw : partials;  /* one chunk in gw's layout: no sum to make */
+    idx longest = (s.N + chunks - 1) / chunks;  /* the most samples in a chunk */
+    idx nb = (BLOCK_K + L - 1) / L;  /* samples per product */
+    if (nb * ck * L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * ck * L);
+    if (nb > longest) nb = longest;
+    if (nb < 1) nb = 1;
 #ifdef _OPENMP
     #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
 #endif
     {
-        float *cols = direct ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !cols) failed = 1;
+        int packs = !direct || nb > 1;  /* direct with one sample per product multiplies x_n as it is */
+        float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+        float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+        if ((packs && !cols) || (nb > 1 && !gb)) failed = 1;
         else {
 #ifdef _OPENMP
             #pragma omp for schedule(static)
 #endif
             for (idx c = 0; c < chunks; c++) {
-                float *out = partials + c * size;
+                float *out = sums + c * size;
                 idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
-                for (idx n = n0; n < n1; n++)
+                for (idx b0 = n0; b0 < n1; b0 += nb) {
+                    idx m = n1 - b0 < nb ? n1 - b0 : nb, K = m * L;
                     for (idx g = 0; g < s.G; g++) {
-                        const float *src = x + (n * s.C + g * cg) * s.H * s.W;
-                        const float *gn = gy + (n * s.O + g * og) * L;
-                        if (!direct) im2col(&s, src, cg, cols);
-                        const float *a = direct ? src : cols;
-                        float beta = n == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
+                        const float *a = x + (b0 * s.C + g * cg) * s.H * s.W;
+                        const float *gn = gy + (b0 * s.O + g * og) * L;
+                        if (packs) {
+                            for (idx j = 0; j < m; j++)
+                                im2col(&s, x + ((b0 + j) * s.C + g * cg) * s.H * s.W, cg, cols + j * L, K);
+                            a = cols;
+                        }
+                        if (m > 1) {
+                            for (idx o = 0; o < og; o++)
+                                for (idx j = 0; j < m; j++)
+                                    memcpy(gb + o * K + j * L, gy + ((b0 + j) * s.O + g * og + o) * L,
+                                           sizeof(float) * (size_t)L);
+                            gn = gb;
+                        }
+                        float beta = b0 == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
                         if (tr)
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, L, 1.0f, a, L, gn, L, beta, dst, og);
+                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, K, 1.0f, a, K, gn, K, beta, dst, og);
                         else
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, L, 1.0f, gn, L, a, L, beta, dst, ck);
+                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, K, 1.0f, gn, K, a, K, beta, dst, ck);
                     }
+                }
             }
         }
         free(cols);
+        free(gb);
     }
     if (failed) return -1;
+    if (sums == gw) return 0;
+    /* the chunks' partial sums added in chunk order, a row of SUM_TILE elements at a time (so the adds run
+     * along rows), then laid out as gw: (G, Cg KH KW, O/G) tiles transposed in cache, or as they are */
+    idx rows = tr ? s.G * ck : s.O, len = tr ? og : ck;
+    idx tj = (rows + SUM_TILE - 1) / SUM_TILE, to = (len + SUM_WIDTH - 1) / SUM_WIDTH;
     EM_PARALLEL_FOR(nt)
-    for (idx i = 0; i < size; i++) {
-        idx o = i / ck, j = i % ck, at = tr ? (o / og) * ck * og + j * og + o % og : i;
-        float acc = partials[at];
-        for (idx c = 1; c < chunks; c++) acc += partials[c * size + at];
-        gw[i] = acc;
+    for (idx t = 0; t < tj * to; t++) {
+        idx r0 = t / to * SUM_TILE, o0 = t % to * SUM_WIDTH;
+        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows, o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
+        idx wo = o1 - o0;
+        float tile[SUM_TILE][SUM_WIDTH];
+        for (idx r = r0; r < r1; r++) {
+            const float *row = partials + r * len + o0;
+            float *acc = tr ? tile[r - r0] : gw + r * len + o0;
+            for (idx o = 0; o < wo; o++) acc[o] = row[o];
+            for (idx c = 1; c < chunks; c++) {
+                const float *pc = row + c * size;
+                #pragma omp simd
+                for (idx o = 0; o < wo; o++) acc[o] += pc[o];
+            }
+        }
+        if (tr)  /* row r = g ck + j, column o of group g: gw[(g og + o) ck + j], stored along j (stores
+                  * along o, ck floats apart, missed the cache: ResNet's ck * 4 bytes map to two cache sets) */
+            for (idx o = o0; o < o1; o++)
+                for (idx r = r0; r < r1; r++) gw[(r / ck * og + o) * ck + r % ck] = tile[r - r0][o - o0];
     }
     return 0;
 }

@@ -127,7 +127,16 @@ def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
     return gx if _run(call, (g.ctypes.data, w.ctypes.data, gx.ctypes.data, shape.ctypes.data)) else None
 
 
-_PARTIALS_BYTES = 64 << 20
+# NOTE [ Weight gradient chunks ]
+# The samples are summed in chunks, one partial weight gradient each, added in chunk order (conv.c): the
+# chunks are what the threads split, and every chunk costs one more pass over a weight-sized buffer in the
+# sum. Their count comes from the shape alone (never the threads, so results do not depend on them): at most
+# 16 and one per sample, at most 32 MiB of partial sums (glibc's largest mmap threshold: a larger buffer is
+# fresh pages, a page fault per 4 KiB, at every call), and at least CHUNK_K output positions per chunk
+# (ResNet's 7 x 7 layer4 maps at batch 8 make 2 chunks of 4 samples, not 8 of one: NOTE [ Weight gradient
+# in blocks of samples ] in conv.c).
+_PARTIALS_BYTES = 32 << 20
+_CHUNK_K = 192
 
 
 def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
@@ -142,8 +151,8 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     call = _conv_call("conv2d_weight_grad_f32", work, n, [_P, _P, _P, _P, _I, _P, _P, _C])
     if call is None:
         return None
-    # partial sums per chunk of samples: a count from the batch and weight sizes only, never the threads
-    chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4)))
+    length = int(np.prod(g.shape[2:]))  # (NOTE [ Weight gradient chunks ])
+    chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4), n * length // _CHUNK_K))
     gw = np.empty(wshape, _F32)
     partials = np.empty((chunks, wsize), _F32)  # (NOTE [ Weight gradient as cols @ g^T ] in conv.c)
     shape = _shape(x.shape, wshape, stride, pads, dil, groups, g.shape[2:])

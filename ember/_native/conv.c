@@ -6,8 +6,9 @@
  * every such call forks and joins OpenBLAS's pool: the CIFAR CNN's first conv is 64 GEMMs of 32 x 27 x 1024,
  * each too small to split, so two threads waited on each other per GEMM and the step ran slower than on one
  * (far slower when another process holds the second core: every join waits for a time slice). Here the batch
- * is split over OpenMP threads, as torch splits it: each thread unrolls its own samples (im2col, into its own
+ * is split over threads, as torch splits it: each thread unrolls its own samples (im2col, into its own
  * cache-sized buffer) and multiplies them with a single-threaded sgemm, one fork and join per convolution.
+ * The threads are ember's pool's (NOTE [ Kernels on ember's pool ] in common.h), not OpenMP's.
  * The sgemm is NumPy's own OpenBLAS (`scipy_cblas_sgemm64_`, passed in as a pointer by ember/_native/conv.py,
  * which sets OpenBLAS to one thread for the call: its pthreads pool would otherwise be entered from both
  * threads at once). Every sample is computed by one thread with the same code, so results do not depend on
@@ -19,6 +20,7 @@
  * p[] holds the shape: N C H W O KH KW SH SW PH PW DH DW G OH OW (PH, PW: the low padding; the high padding
  * is implied by OH, OW).
  */
+#define EM_KERNEL_POOL
 #include "common.h"
 
 typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float alpha, const float *a, idx lda,
@@ -145,6 +147,8 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx
                 for (idx oh = r0; oh < r1; oh++, dst += OW, src += step) {
                     for (idx ow = 0; ow < lo; ow++) dst[ow] = 0.0f;
                     if (SW == 1) memcpy(dst + lo, src + lo, sizeof(float) * (size_t)(hi - lo));
+                    else if (SW == 2)  /* a constant stride vectorises (ResNet's stride-2 layers) */
+                        for (idx ow = lo; ow < hi; ow++) dst[ow] = src[2 * ow];
                     else for (idx ow = lo; ow < hi; ow++) dst[ow] = src[ow * SW];
                     for (idx ow = hi; ow < OW; ow++) dst[ow] = 0.0f;
                 }
@@ -202,6 +206,8 @@ static void col2im(const conv_shape *s, const float *cols, idx cg, float *x, idx
                     if (SW == 1) {
                         #pragma omp simd
                         for (idx ow = lo; ow < hi; ow++) dst[ow] += src[ow];
+                    } else if (SW == 2) {  /* a constant stride vectorises, as in im2col */
+                        for (idx ow = lo; ow < hi; ow++) dst[2 * ow] += src[ow];
                     } else {
                         for (idx ow = lo; ow < hi; ow++) dst[ow * SW] += src[ow];
                     }
@@ -288,109 +294,121 @@ static void pack_samples(float *packed, float *maps, idx rows, idx L, idx m, idx
         }
 }
 
+/* What a convolution's loop bodies share: the operands, the shape, the sgemm and the blocks. */
+typedef struct {
+    conv_shape s;
+    sgemm_fn sgemm;
+    const float *x, *w, *b, *gy;
+    float *y, *out;
+    idx L, cg, og, ck, nb, chunks, size, rows, len, tj, to;
+    int direct, depthwise, packs, tr, failed;
+} conv_ctx;
+
+static void forward_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb;
+    float *cols = k->packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *res = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((k->packs && !cols) || (nb > 1 && !res)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
+    }
+    for (idx bi = lo; bi < hi; bi++) {
+        idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
+        for (idx g = 0; g < s.G; g++) {
+            const float *src = k->x + (n0 * s.C + g * cg) * s.H * s.W;
+            float *dst = k->y + (n0 * s.O + g * og) * L;
+            if (k->depthwise) {
+                for (idx o = 0; o < og; o++) {
+                    memset(dst + o * L, 0, sizeof(float) * L);
+                    dw_plane(&s, src, k->w + (g * og + o) * ck, dst + o * L);
+                }
+            } else {
+                if (k->packs)
+                    for (idx j = 0; j < m; j++) im2col(&s, src + j * s.C * s.H * s.W, cg, cols + j * L, K);
+                k->sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, K, ck, 1.0f, k->w + g * og * ck, ck,
+                         k->packs ? cols : src, K, 0.0f, m > 1 ? res : dst, K);
+                if (m > 1) pack_samples(res, dst, og, L, m, s.O * L, 1);
+            }
+            if (k->b)
+                for (idx j = 0; j < m; j++)
+                    for (idx o = 0; o < og; o++) {
+                        float bo = k->b[g * og + o];
+                        float *r = dst + j * s.O * L + o * L;
+                        for (idx q = 0; q < L; q++) r[q] += bo;
+                    }
+        }
+    }
+    free(cols);
+    free(res);
+}
+
+/* A convolution's context for shape p (NOTE [ Convolution threads ]). */
+static conv_ctx conv_setup(const idx *p, void *gemm) {
+    conv_ctx k = {.s = unpack(p), .sgemm = (sgemm_fn)gemm};
+    k.L = k.s.OH * k.s.OW, k.cg = k.s.C / k.s.G, k.og = k.s.O / k.s.G, k.ck = k.cg * k.s.KH * k.s.KW;
+    k.direct = pointwise(&k.s), k.depthwise = k.cg == 1 && k.s.G > 1;
+    k.nb = k.depthwise ? 1 : sample_block(&k.s, k.ck);
+    return k;
+}
+
 /* y = conv(x, w) + b. Returns 0, or -1 when a column buffer could not be allocated. */
 int conv2d_forward_f32(const float *x, const float *w, const float *b, float *y, const idx *p, void *gemm,
                        int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-    idx nb = depthwise ? 1 : sample_block(&s, ck), blocks = (s.N + nb - 1) / nb;
-    int packs = !depthwise && (!direct || nb > 1);
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
-        float *res = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
-        if ((packs && !cols) || (nb > 1 && !res)) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx bi = 0; bi < blocks; bi++) {
-                idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
-                for (idx g = 0; g < s.G; g++) {
-                    const float *src = x + (n0 * s.C + g * cg) * s.H * s.W;
-                    float *dst = y + (n0 * s.O + g * og) * L;
-                    if (depthwise) {
-                        for (idx o = 0; o < og; o++) {
-                            memset(dst + o * L, 0, sizeof(float) * L);
-                            dw_plane(&s, src, w + (g * og + o) * ck, dst + o * L);
-                        }
-                    } else {
-                        if (packs)
-                            for (idx j = 0; j < m; j++)
-                                im2col(&s, src + j * s.C * s.H * s.W, cg, cols + j * L, K);
-                        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, K, ck, 1.0f, w + g * og * ck, ck,
-                              packs ? cols : src, K, 0.0f, m > 1 ? res : dst, K);
-                        if (m > 1) pack_samples(res, dst, og, L, m, s.O * L, 1);
-                    }
-                    if (b)
-                        for (idx j = 0; j < m; j++)
-                            for (idx o = 0; o < og; o++) {
-                                float bo = b[g * og + o];
-                                float *r = dst + j * s.O * L + o * L;
-                                for (idx q = 0; q < L; q++) r[q] += bo;
-                            }
-                }
-            }
-        }
-        free(cols);
-        free(res);
+    conv_ctx k = conv_setup(p, gemm);
+    k.x = x, k.w = w, k.b = b, k.y = y;
+    k.packs = !k.depthwise && (!k.direct || k.nb > 1);
+    em_for(forward_body, &k, (k.s.N + k.nb - 1) / k.nb, nt, 1);
+    return k.failed ? -1 : 0;
+}
+
+static void input_grad_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb, plane = s.H * s.W;
+    int direct = k->direct, depthwise = k->depthwise, needs = !depthwise && (!direct || nb > 1);
+    float *cols = needs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((needs && !cols) || (nb > 1 && !gb)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
     }
-    return failed ? -1 : 0;
+    for (idx bi = lo; bi < hi; bi++) {
+        idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
+        float *xn = k->y + n0 * s.C * plane;
+        if (!direct || depthwise) memset(xn, 0, sizeof(float) * (size_t)(m * s.C * plane));
+        for (idx g = 0; g < s.G; g++) {
+            const float *gn = k->gy + (n0 * s.O + g * og) * L, *wg = k->w + g * og * ck;
+            float *dst = xn + g * cg * plane;
+            if (depthwise) {
+                for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, k->w + (g * og + o) * ck, dst);
+                continue;
+            }
+            if (m > 1) {
+                pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
+                gn = gb;
+            }
+            if (direct && m == 1) {
+                k->sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, wg, ck, gn, L, 0.0f, dst, L);
+                continue;
+            }
+            k->sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, K, og, 1.0f, wg, ck, gn, K, 0.0f, cols, K);
+            if (direct) pack_samples(cols, dst, ck, L, m, s.C * plane, 1);
+            else
+                for (idx j = 0; j < m; j++) col2im(&s, cols + j * L, cg, dst + j * s.C * plane, K);
+        }
+    }
+    free(cols);
+    free(gb);
 }
 
 /* gx = the gradient of conv(x, w) with respect to x, from the output gradient g: W^T g folded back (col2im). */
 int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx *p, void *gemm, int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, plane = s.H * s.W;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-    idx nb = depthwise ? 1 : sample_block(&s, ck), blocks = (s.N + nb - 1) / nb;
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        int needs = !depthwise && (!direct || nb > 1);
-        float *cols = needs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
-        float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
-        if ((needs && !cols) || (nb > 1 && !gb)) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx bi = 0; bi < blocks; bi++) {
-                idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
-                float *xn = gx + n0 * s.C * plane;
-                if (!direct || depthwise) memset(xn, 0, sizeof(float) * (size_t)(m * s.C * plane));
-                for (idx g = 0; g < s.G; g++) {
-                    const float *gn = gy + (n0 * s.O + g * og) * L;
-                    float *dst = xn + g * cg * plane;
-                    if (depthwise) {
-                        for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, w + (g * og + o) * ck, dst);
-                        continue;
-                    }
-                    if (m > 1) {
-                        pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
-                        gn = gb;
-                    }
-                    if (direct && m == 1) {
-                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, dst, L);
-                        continue;
-                    }
-                    sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, K, og, 1.0f, w + g * og * ck, ck, gn, K, 0.0f, cols, K);
-                    if (direct) pack_samples(cols, dst, ck, L, m, s.C * plane, 1);
-                    else
-                        for (idx j = 0; j < m; j++) col2im(&s, cols + j * L, cg, dst + j * s.C * plane, K);
-                }
-            }
-        }
-        free(cols);
-        free(gb);
-    }
-    return failed ? -1 : 0;
+    conv_ctx k = conv_setup(p, gemm);
+    k.gy = gy, k.w = w, k.y = gx;
+    em_for(input_grad_body, &k, (k.s.N + k.nb - 1) / k.nb, nt, 1);
+    return k.failed ? -1 : 0;
 }
 
 /* NOTE [ Weight gradient as cols @ g^T ]
@@ -419,6 +437,109 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
 #define SUM_TILE 32
 #define SUM_WIDTH 256
 
+/* Depthwise: per output channel and tap, a dot product over every sample (no partial sums). */
+static void dw_weight_grad_body(void *ctx, idx lo_o, idx hi_o) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, og = k->og, ck = k->ck;
+    for (idx o = lo_o; o < hi_o; o++) {
+        idx ci = o / og;
+        for (idx ki = 0; ki < s.KH; ki++)
+            for (idx kj = 0; kj < s.KW; kj++) {
+                idx lo, hi;
+                valid_cols(&s, kj, &lo, &hi);
+                idx off = kj * s.DW - s.PW;
+                double acc = 0.0;
+                for (idx n = 0; n < s.N; n++) {
+                    const float *gn = k->gy + (n * s.O + o) * L, *xn = k->x + (n * s.C + ci) * s.H * s.W;
+                    for (idx oh = 0; oh < s.OH; oh++) {
+                        idx ih = oh * s.SH - s.PH + ki * s.DH;
+                        if (ih < 0 || ih >= s.H) continue;
+                        const float *src = xn + ih * s.W + off, *gr = gn + oh * s.OW;
+                        if (s.SW == 1) {
+                            #pragma omp simd reduction(+:acc)
+                            for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow]);
+                        } else {
+                            for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow * s.SW]);
+                        }
+                    }
+                }
+                k->y[o * ck + ki * s.KW + kj] = (float)acc;
+            }
+    }
+}
+
+/* Chunks [lo, hi) of the samples, each summed into its partial sums (k->out + c size). */
+static void weight_grad_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb, chunks = k->chunks;
+    int packs = k->packs, tr = k->tr;
+    float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((packs && !cols) || (nb > 1 && !gb)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
+    }
+    for (idx c = lo; c < hi; c++) {
+        float *out = k->out + c * k->size;
+        idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
+        for (idx b0 = n0; b0 < n1; b0 += nb) {
+            idx m = n1 - b0 < nb ? n1 - b0 : nb, K = m * L;
+            for (idx g = 0; g < s.G; g++) {
+                const float *a = k->x + (b0 * s.C + g * cg) * s.H * s.W;
+                const float *gn = k->gy + (b0 * s.O + g * og) * L;
+                if (packs) {
+                    for (idx j = 0; j < m; j++)
+                        im2col(&s, k->x + ((b0 + j) * s.C + g * cg) * s.H * s.W, cg, cols + j * L, K);
+                    a = cols;
+                }
+                if (m > 1) {
+                    pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
+                    gn = gb;
+                }
+                float beta = b0 == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
+                if (tr)
+                    k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, K, 1.0f, a, K, gn, K, beta, dst, og);
+                else
+                    k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, K, 1.0f, gn, K, a, K, beta, dst, ck);
+            }
+        }
+    }
+    free(cols);
+    free(gb);
+}
+
+/* Tiles of the chunk sum: the chunks' partial sums added in chunk order, a row of SUM_WIDTH elements at a
+ * time (so the adds run along rows), then laid out as gw: (G, Cg KH KW, O/G) tiles transposed in cache, or
+ * as they are. */
+static void chunk_sum_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    idx rows = k->rows, len = k->len, to = k->to, ck = k->ck, og = k->og;
+    const float *partials = k->out;
+    float *gw = k->y;
+    for (idx t = lo; t < hi; t++) {
+        idx r0 = t / to * SUM_TILE, o0 = t % to * SUM_WIDTH;
+        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows, o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
+        idx wo = o1 - o0;
+        float tile[SUM_TILE][SUM_WIDTH];
+        for (idx r = r0; r < r1; r++) {
+            const float *row = partials + r * len + o0;
+            float *acc = k->tr ? tile[r - r0] : gw + r * len + o0;
+            for (idx o = 0; o < wo; o++) acc[o] = row[o];
+            for (idx c = 1; c < k->chunks; c++) {
+                const float *pc = row + c * k->size;
+                #pragma omp simd
+                for (idx o = 0; o < wo; o++) acc[o] += pc[o];
+            }
+        }
+        if (k->tr)  /* row r = g ck + j, column o of group g: gw[(g og + o) ck + j], stored along j (stores
+                     * along o, ck floats apart, missed the cache: ResNet's ck * 4 bytes map to two sets) */
+            for (idx o = o0; o < o1; o++)
+                for (idx r = r0; r < r1; r++) gw[(r / ck * og + o) * ck + r % ck] = tile[r - r0][o - o0];
+    }
+}
+
 /* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
  * caller derives from the shape alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
  * (G, Cg KH KW, O/G) (NOTE [ Weight gradient as cols @ g^T ]) or as gw, and the partial sums are then added
@@ -426,117 +547,26 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
  * blocks of samples ]) depend on the shape alone too, so the result does not depend on the thread count. */
 int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *partials, idx chunks,
                            const idx *p, void *gemm, int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, size = s.O * ck;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-    if (depthwise) {  /* per output channel and tap, a dot product over every sample: no partial sums */
-        EM_PARALLEL_FOR(nt)
-        for (idx o = 0; o < s.O; o++) {
-            idx ci = o / og;
-            for (idx ki = 0; ki < s.KH; ki++)
-                for (idx kj = 0; kj < s.KW; kj++) {
-                    idx lo, hi;
-                    valid_cols(&s, kj, &lo, &hi);
-                    idx off = kj * s.DW - s.PW;
-                    double acc = 0.0;
-                    for (idx n = 0; n < s.N; n++) {
-                        const float *gn = gy + (n * s.O + o) * L, *xn = x + (n * s.C + ci) * s.H * s.W;
-                        for (idx oh = 0; oh < s.OH; oh++) {
-                            idx ih = oh * s.SH - s.PH + ki * s.DH;
-                            if (ih < 0 || ih >= s.H) continue;
-                            const float *src = xn + ih * s.W + off, *gr = gn + oh * s.OW;
-                            if (s.SW == 1) {
-                                #pragma omp simd reduction(+:acc)
-                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow]);
-                            } else {
-                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow * s.SW]);
-                            }
-                        }
-                    }
-                    gw[o * ck + ki * s.KW + kj] = (float)acc;
-                }
-        }
+    conv_ctx k = conv_setup(p, gemm);
+    k.x = x, k.gy = gy, k.y = gw, k.chunks = chunks, k.size = k.s.O * k.ck;
+    if (k.depthwise) {
+        em_for(dw_weight_grad_body, &k, k.s.O, nt, 0);
         return 0;
     }
-    int tr = ck >= TRANSPOSED_MIN && og < DIRECT_MIN_O;
-    float *sums = chunks == 1 && !tr ? gw : partials;  /* one chunk in gw's layout: no sum to make */
-    idx longest = (s.N + chunks - 1) / chunks;  /* the most samples in a chunk */
-    idx nb = (BLOCK_K + L - 1) / L;  /* samples per product */
-    if (nb * ck * L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * ck * L);
+    k.tr = k.ck >= TRANSPOSED_MIN && k.og < DIRECT_MIN_O;
+    idx longest = (k.s.N + chunks - 1) / chunks;  /* the most samples in a chunk */
+    idx nb = (BLOCK_K + k.L - 1) / k.L;  /* samples per product */
+    if (nb * k.ck * k.L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * k.ck * k.L);
     if (nb > longest) nb = longest;
-    if (nb < 1) nb = 1;
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        int packs = !direct || nb > 1;  /* direct with one sample per product multiplies x_n as it is */
-        float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
-        float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
-        if ((packs && !cols) || (nb > 1 && !gb)) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx c = 0; c < chunks; c++) {
-                float *out = sums + c * size;
-                idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
-                for (idx b0 = n0; b0 < n1; b0 += nb) {
-                    idx m = n1 - b0 < nb ? n1 - b0 : nb, K = m * L;
-                    for (idx g = 0; g < s.G; g++) {
-                        const float *a = x + (b0 * s.C + g * cg) * s.H * s.W;
-                        const float *gn = gy + (b0 * s.O + g * og) * L;
-                        if (packs) {
-                            for (idx j = 0; j < m; j++)
-                                im2col(&s, x + ((b0 + j) * s.C + g * cg) * s.H * s.W, cg, cols + j * L, K);
-                            a = cols;
-                        }
-                        if (m > 1) {
-                            for (idx o = 0; o < og; o++)
-                                for (idx j = 0; j < m; j++)
-                                    memcpy(gb + o * K + j * L, gy + ((b0 + j) * s.O + g * og + o) * L,
-                                           sizeof(float) * (size_t)L);
-                            gn = gb;
-                        }
-                        float beta = b0 == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
-                        if (tr)
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, K, 1.0f, a, K, gn, K, beta, dst, og);
-                        else
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, K, 1.0f, gn, K, a, K, beta, dst, ck);
-                    }
-                }
-            }
-        }
-        free(cols);
-        free(gb);
-    }
-    if (failed) return -1;
-    if (sums == gw) return 0;
-    /* the chunks' partial sums added in chunk order, a row of SUM_TILE elements at a time (so the adds run
-     * along rows), then laid out as gw: (G, Cg KH KW, O/G) tiles transposed in cache, or as they are */
-    idx rows = tr ? s.G * ck : s.O, len = tr ? og : ck;
-    idx tj = (rows + SUM_TILE - 1) / SUM_TILE, to = (len + SUM_WIDTH - 1) / SUM_WIDTH;
-    EM_PARALLEL_FOR(nt)
-    for (idx t = 0; t < tj * to; t++) {
-        idx r0 = t / to * SUM_TILE, o0 = t % to * SUM_WIDTH;
-        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows, o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
-        idx wo = o1 - o0;
-        float tile[SUM_TILE][SUM_WIDTH];
-        for (idx r = r0; r < r1; r++) {
-            const float *row = partials + r * len + o0;
-            float *acc = tr ? tile[r - r0] : gw + r * len + o0;
-            for (idx o = 0; o < wo; o++) acc[o] = row[o];
-            for (idx c = 1; c < chunks; c++) {
-                const float *pc = row + c * size;
-                #pragma omp simd
-                for (idx o = 0; o < wo; o++) acc[o] += pc[o];
-            }
-        }
-        if (tr)  /* row r = g ck + j, column o of group g: gw[(g og + o) ck + j], stored along j (stores
-                  * along o, ck floats apart, missed the cache: ResNet's ck * 4 bytes map to two cache sets) */
-            for (idx o = o0; o < o1; o++)
-                for (idx r = r0; r < r1; r++) gw[(r / ck * og + o) * ck + r % ck] = tile[r - r0][o - o0];
-    }
+    k.nb = nb < 1 ? 1 : nb;
+    k.packs = !k.direct || k.nb > 1;  /* direct with one sample per product multiplies x_n as it is */
+    k.out = chunks == 1 && !k.tr ? gw : partials;  /* one chunk in gw's layout: no sum to make */
+    em_for(weight_grad_body, &k, chunks, nt, 1);
+    if (k.failed) return -1;
+    if (k.out == gw) return 0;
+    k.rows = k.tr ? k.s.G * k.ck : k.s.O, k.len = k.tr ? k.og : k.ck;
+    k.tj = (k.rows + SUM_TILE - 1) / SUM_TILE, k.to = (k.len + SUM_WIDTH - 1) / SUM_WIDTH;
+    em_for(chunk_sum_body, &k, k.tj * k.to, nt, 0);
     return 0;
 }
 

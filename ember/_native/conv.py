@@ -2,7 +2,7 @@
 from the op's NumPy kernel in ember/_ops/conv.py and ember/_ops/pooling.py, returning the result or None
 (native off or unavailable, too small, a dtype or layout the C code does not take), as in ops.py.
 
-The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their OpenMP loop
+The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their parallel loop
 (NOTE [ Convolution threads ] in conv.c); `_blas()` finds it. A NumPy without its bundled 64-bit-index
 OpenBLAS (a distribution build) keeps the NumPy convolution.
 
@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from . import function, threads_for
+from . import function, pool_threads_for, threads_for
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -72,7 +72,7 @@ def _conv_call(name, work, n, argtypes):
     fn = blas and function("conv", name, argtypes, ctypes.c_int)
     if not fn:
         return None
-    nt = min(threads_for(work), n)
+    nt = min(pool_threads_for(work), n)  # (NOTE [ Kernels on ember's pool ] in common.h)
     return fn, blas, nt
 
 
@@ -217,7 +217,8 @@ def max_pool2d(x, ksize, stride, pads, dil, out):
     shape = x.shape[:2] + tuple(out)
     y, ind = np.empty(shape, _F32), np.empty(shape, _I64)
     p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, *dil], np.int64)
-    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, threads_for(x.size))
+    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data,
+       pool_threads_for(x.size))  # (NOTE [ Kernels on ember's pool ] in common.h)
     return y, ind
 
 
@@ -232,7 +233,7 @@ def max_pool2d_backward(g, ind, in_shape):
     gx = np.empty(in_shape, _F32)
     planes = in_shape[0] * in_shape[1]
     fn(g.ctypes.data, ind.ctypes.data, gx.ctypes.data, planes, in_shape[2] * in_shape[3], g.shape[2] * g.shape[3],
-       threads_for(gx.size))
+       pool_threads_for(gx.size))
     return gx
 
 

@@ -11,8 +11,8 @@ forward+backward, and max/avg/adaptive-avg pooling.
 stage, their stride-2 first convolutions and 1x1 shortcuts) separately in each direction: forward, input
 gradient and weight gradient, ember's kernels (ember/_ops/conv.py, on NumPy arrays) against torch's
 `aten.convolution` / `aten.convolution_backward` with one output mask, at 1 and 2 threads, batch 8 (or
-`--batch 8,16,32`). Timed in interleaved rounds, median, in process CPU time (`--wall`: wall-clock), which on a
-loaded machine is the fair clock at 1 thread; at 2 threads it counts both threads' work, and idle OpenMP
+`--batch 8,16,32`). Timed in interleaved rounds, median, in process CPU time (`--wall`: wall-clock), which
+on a loaded machine is the fair clock at 1 thread; at 2 threads it counts both threads' work, and idle OpenMP
 workers that spin count too, so run it as `OMP_WAIT_POLICY=PASSIVE python benchmarks/conv.py --resnet`
 (torch's OpenMP then sleeps when idle, as ember's pool does).
 
@@ -195,7 +195,8 @@ def _directions(n, c, size, o, k, s, p):
 
 def resnet_main():
     clock = time.perf_counter if "--wall" in sys.argv else time.process_time
-    batches = [int(b) for b in (sys.argv[sys.argv.index("--batch") + 1] if "--batch" in sys.argv else "8").split(",")]
+    batch = sys.argv[sys.argv.index("--batch") + 1] if "--batch" in sys.argv else "8"
+    batches = [int(b) for b in batch.split(",")]
 
     def timed(f, number):
         t = clock()

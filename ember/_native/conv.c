@@ -425,8 +425,8 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
  * NOTE [ Weight gradient in blocks of samples ]
  * ResNet's deep layers have small maps and large weights: layer4's 3x3 conv is 7 x 7 outputs per sample and
  * 2.4M weights. One product per sample there is a GEMM with K = 49 whose (4608, 512) result is read and
- * written back once per sample, and the chunk sum read the chunks' partial sums transposed, one cache line per
- * element (9.5x torch's time at batch 8, one thread). So a chunk multiplies its samples in blocks: the
+ * written back once per sample, and the chunk sum read the chunks' partial sums transposed, one cache line
+ * per element (9.5x torch's time at batch 8, one thread). So a chunk multiplies its samples in blocks: the
  * columns of up to `nb` samples side by side (Cg KH KW, nb OH OW) and their output gradients packed
  * likewise (O/G, nb OH OW), one GEMM with K = nb OH OW of at least BLOCK_K where the maps are small (and the
  * columns at most BLOCK_BYTES); the chunk sum goes over 32 x 32 tiles, each transposed in cache. The caller
@@ -520,7 +520,8 @@ static void chunk_sum_body(void *ctx, idx lo, idx hi) {
     float *gw = k->y;
     for (idx t = lo; t < hi; t++) {
         idx r0 = t / to * SUM_TILE, o0 = t % to * SUM_WIDTH;
-        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows, o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
+        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows;
+        idx o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
         idx wo = o1 - o0;
         float tile[SUM_TILE][SUM_WIDTH];
         for (idx r = r0; r < r1; r++) {
@@ -540,8 +541,8 @@ static void chunk_sum_body(void *ctx, idx lo, idx hi) {
     }
 }
 
-/* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
- * caller derives from the shape alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
+/* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count
+ * the caller derives from the shape alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
  * (G, Cg KH KW, O/G) (NOTE [ Weight gradient as cols @ g^T ]) or as gw, and the partial sums are then added
  * into gw in chunk order (NOTE [ Convolution threads ]). The blocks of samples (NOTE [ Weight gradient in
  * blocks of samples ]) depend on the shape alone too, so the result does not depend on the thread count. */
@@ -556,7 +557,8 @@ int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *pa
     k.tr = k.ck >= TRANSPOSED_MIN && k.og < DIRECT_MIN_O;
     idx longest = (k.s.N + chunks - 1) / chunks;  /* the most samples in a chunk */
     idx nb = (BLOCK_K + k.L - 1) / k.L;  /* samples per product */
-    if (nb * k.ck * k.L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * k.ck * k.L);
+    idx sample_bytes = (idx)sizeof(float) * k.ck * k.L;
+    if (nb * sample_bytes > BLOCK_BYTES) nb = BLOCK_BYTES / sample_bytes;
     if (nb > longest) nb = longest;
     k.nb = nb < 1 ? 1 : nb;
     k.packs = !k.direct || k.nb > 1;  /* direct with one sample per product multiplies x_n as it is */

@@ -11,7 +11,7 @@ Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py
 every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
 copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
 max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
-are still spent only above PARALLEL_SIZE (`threads_for`). Running the C path at every size also makes the
+are still spent only above PARALLEL_SIZE (`pool_threads_for`). Running the C path at every size also makes the
 float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
 scatters add in another order).
 """

@@ -142,8 +142,8 @@ static void bn_body(void *ctx, idx lo, idx hi) {
 
 void batch_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
                     float *var, idx N, idx C, idx S, double eps, int nt) {
-    bn_ctx k = {.x = x, .w = w, .b = b, .y = y, .mean = mean, .rstd = rstd, .var = var, .N = N, .C = C, .S = S,
-                .eps = eps};
+    bn_ctx k = {.x = x, .w = w, .b = b, .y = y, .mean = mean, .rstd = rstd, .var = var, .N = N, .C = C,
+                .S = S, .eps = eps};
     em_for(bn_body, &k, C, nt, 1);
 }
 
@@ -178,7 +178,8 @@ static void bn_backward_body(void *ctx, idx lo, idx hi) {
 }
 
 void batch_norm_backward_f32(const float *g, const float *x, const float *w, const float *mean,
-                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S, int nt) {
+                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S,
+                             int nt) {
     bn_ctx k = {.x = x, .w = w, .g = g, .cmean = mean, .crstd = rstd, .y = gx, .gw = gw, .gb = gb, .N = N,
                 .C = C, .S = S};
     em_for(bn_backward_body, &k, C, nt, 1);

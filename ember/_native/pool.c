@@ -282,6 +282,7 @@ void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const id
         em_for(mp_2x2_body, &k, planes, nt, 0);  /* (two passes: the comment above mp_2x2_body) */
         return;
     }
-    k.kind = DH == 1 && DW == 1 && SH == 2 && SW == 2 ? (KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0) : 0;
+    if (DH == 1 && DW == 1 && SH == 2 && SW == 2)
+        k.kind = KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0;
     em_for(mp_body, &k, planes, nt, 0);
 }

@@ -7,10 +7,22 @@ and at the default thread count in one process (as benchmarks/native.py): the CI
 step, the MNIST example's, CIFAR and ResNet layer shapes (3x3, stride 2, 1x1, depthwise) forward and
 forward+backward, and max/avg/adaptive-avg pooling.
 
-Run: python benchmarks/conv.py [--threads [--quick]]
+`--resnet` times every ResNet-18 layer shape (224 x 224 input; the stem, the 3x3 convolutions of each
+stage, their stride-2 first convolutions and 1x1 shortcuts) separately in each direction: forward, input
+gradient and weight gradient, ember's kernels (ember/_ops/conv.py, on NumPy arrays) against torch's
+`aten.convolution` / `aten.convolution_backward` with one output mask, at 1 and 2 threads, batch 8 (or
+`--batch 8,16,32`). Timed in interleaved rounds, median, in process CPU time (`--wall`: wall-clock), which
+on a loaded machine is the fair clock at 1 thread; at 2 threads it counts both threads' work, and idle OpenMP
+workers that spin count too, so run it as `OMP_WAIT_POLICY=PASSIVE python benchmarks/conv.py --resnet`
+(torch's OpenMP then sleeps when idle, as ember's pool does).
+
+Run: python benchmarks/conv.py [--threads [--quick] | --resnet [--batch N,..] [--wall]]
 """
 
+import gc
+import statistics
 import sys
+import time
 
 from _common import compare, ember, header, np, row, torch
 
@@ -143,8 +155,77 @@ def threads_main(quick):
                 row(f"{label} {'fwd+bwd' if backward else 'fwd'}", e, t, "ms", 1e3)
 
 
+# ---- ResNet-18's layers, each direction (--resnet) ------------------------------------------------------
+
+_RESNET18 = [  # name, in channels, input size, out channels, kernel, stride, padding
+    ("stem 7x7 s2", 3, 224, 64, 7, 2, 3),
+    ("layer1 3x3", 64, 56, 64, 3, 1, 1),
+    ("layer2 3x3 s2", 64, 56, 128, 3, 2, 1),
+    ("layer2 3x3", 128, 28, 128, 3, 1, 1),
+    ("layer2 1x1 s2", 64, 56, 128, 1, 2, 0),
+    ("layer3 3x3 s2", 128, 28, 256, 3, 2, 1),
+    ("layer3 3x3", 256, 14, 256, 3, 1, 1),
+    ("layer3 1x1 s2", 128, 28, 256, 1, 2, 0),
+    ("layer4 3x3 s2", 256, 14, 512, 3, 2, 1),
+    ("layer4 3x3", 512, 7, 512, 3, 1, 1),
+    ("layer4 1x1 s2", 256, 14, 512, 1, 2, 0),
+]
+
+
+def _directions(n, c, size, o, k, s, p):
+    """{direction: (ember fn, torch fn)} for one layer shape at batch n."""
+    from ember._ops import conv as C
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, c, size, size)).astype(np.float32)
+    w = (rng.standard_normal((o, c, k, k)) * 0.1).astype(np.float32)
+    out = (size + 2 * p - k) // s + 1
+    g = rng.standard_normal((n, o, out, out)).astype(np.float32)
+    st, pads, dil = (s, s), ((p, p), (p, p)), (1, 1)
+    tx, tw, tg = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(g)
+    conv, back = torch.ops.aten.convolution, torch.ops.aten.convolution_backward
+    args = ([s, s], [p, p], [1, 1], False, [0, 0], 1)
+    return {
+        "forward": (lambda: C._conv_fwd(x, w, None, st, pads, dil, 1), lambda: conv(tx, tw, None, *args)),
+        "input grad": (lambda: C._conv_input_grad(g, w, (size, size), st, pads, dil, 1),
+                       lambda: back(tg, tx, tw, None, *args, [True, False, False])),
+        "weight grad": (lambda: C._conv_weight_grad(x, g, (k, k), st, pads, dil, 1),
+                        lambda: back(tg, tx, tw, None, *args, [False, True, False])),
+    }
+
+
+def resnet_main():
+    clock = time.perf_counter if "--wall" in sys.argv else time.process_time
+    batch = sys.argv[sys.argv.index("--batch") + 1] if "--batch" in sys.argv else "8"
+    batches = [int(b) for b in batch.split(",")]
+
+    def timed(f, number):
+        t = clock()
+        for _ in range(number):
+            f()
+        return (clock() - t) / number
+
+    for n_threads in (1, 2):
+        ember.set_num_threads(n_threads)
+        torch.set_num_threads(n_threads)
+        for n in batches:
+            header(f"ResNet-18 layers, batch {n}, {n_threads} thread{'s' if n_threads > 1 else ''} "
+                   f"({'wall-clock' if clock is time.perf_counter else 'process CPU'} ms)")
+            for name, *shape in _RESNET18:
+                for direction, (fe, ft) in _directions(n, *shape).items():
+                    fe(), ft(), fe(), ft()
+                    number = max(1, int(0.03 / max(timed(ft, 1), 1e-5)))
+                    e, t = [], []
+                    for r in range(7):
+                        gc.collect()
+                        for f in ((fe, ft) if r % 2 == 0 else (ft, fe)):
+                            (e if f is fe else t).append(timed(f, number))
+                    row(f"{name} {direction}", statistics.median(e), statistics.median(t), "ms", 1e3)
+
+
 if __name__ == "__main__":
     if "--threads" in sys.argv:
         threads_main("--quick" in sys.argv)
+    elif "--resnet" in sys.argv:
+        resnet_main()
     else:
         main()

@@ -108,6 +108,14 @@ _LARGE = [
     ("resnet_3x3_s2", (8, 64, 28, 28), (128, 64, 3, 3), {"stride": 2, "padding": 1}),
     ("resnet_1x1_s2", (8, 64, 28, 28), (128, 64, 1, 1), {"stride": 2}),
     ("depthwise", (8, 96, 28, 28), (96, 1, 3, 3), {"padding": 1, "groups": 96}),
+    # ResNet's layer4 maps (7 x 7): blocks of samples in every product and 2 weight-gradient chunks (NOTE
+    # [ Products over blocks of samples ] in conv.c), with a batch that leaves a shorter last block
+    ("resnet_layer4_3x3", (10, 32, 7, 7), (64, 32, 3, 3), {"padding": 1}),
+    ("resnet_layer4_1x1", (10, 64, 7, 7), (32, 64, 1, 1), {}),
+    ("resnet_layer4_1x1_s2", (10, 32, 14, 14), (64, 32, 1, 1), {"stride": 2}),
+    # 256 outputs: the weight gradient in gw's own layout, from one chunk (batch 4) and from two (batch 10)
+    ("resnet_wide_1chunk", (4, 16, 7, 7), (256, 16, 3, 3), {"padding": 1}),
+    ("resnet_wide_2chunks", (10, 16, 7, 7), (256, 16, 3, 3), {"padding": 1}),
 ]
 
 

@@ -67,7 +67,7 @@ MIN_SIZE = 0 if _MODE == "force" else 16384
 PARALLEL_SIZE = 0 if _MODE == "force" else 65536
 SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # (re-entered where a group's loading builds the pool: `_load_group`)
 _libs: dict = {}  # group -> CDLL, or None when it could not be built
 _funcs: dict = {}  # (group, name) -> ctypes function
 _state = {"warned": False, "compiler": None, "threads": None, "built": [],  # built: groups compiled here
@@ -230,6 +230,20 @@ def _spinning_gomp_loaded() -> bool:
     return True
 
 
+def _load_group(group: str):
+    """Build and load `group` (under `_lock`); a group whose loops run on ember's pool (it exports
+    `em_set_pool`: NOTE [ Kernels on ember's pool ] in common.h) is given the pool, built first."""
+    lib = _build(group)
+    setter = getattr(lib, "em_set_pool", None) if lib is not None and group != "threadpool" else None
+    if setter is not None:
+        pool = function("threadpool", "em_parallel_for_address", [], ctypes.c_void_p)
+        address = pool() if pool is not None else None
+        if address:
+            setter.argtypes, setter.restype = [ctypes.c_void_p], None
+            setter(address)
+    return lib
+
+
 def function(group: str, name: str, argtypes=None, restype=None):
     """The C function `name` of kernel group `group`, or None (native off, or no compiler: NOTE [ No compiler ])."""
     if _OFF:
@@ -239,7 +253,7 @@ def function(group: str, name: str, argtypes=None, restype=None):
         return fn
     with _lock:
         if group not in _libs:
-            _libs[group] = _build(group)
+            _libs[group] = _load_group(group)
         lib = _libs[group]
         if lib is None:
             return None
@@ -257,7 +271,7 @@ def available(group: str) -> bool:
         return False
     with _lock:
         if group not in _libs:
-            _libs[group] = _build(group)
+            _libs[group] = _load_group(group)
     return _libs[group] is not None
 
 
@@ -301,6 +315,14 @@ def keep_freed_memory() -> bool:
 def threads_for(n: int) -> int:
     """How many threads a kernel over `n` elements uses (NOTE [ Choosing the native kernel ])."""
     if n < PARALLEL_SIZE or (_state["shared_gomp"] and n < SHARED_PARALLEL_SIZE):
+        return 1
+    return pool_threads_for(n)
+
+
+def pool_threads_for(n: int) -> int:
+    """The same for a kernel whose loops run on ember's pool (NOTE [ Kernels on ember's pool ] in common.h):
+    another library's spinning OpenMP does not touch them, so PARALLEL_SIZE alone decides."""
+    if n < PARALLEL_SIZE:
         return 1
     t = _state["threads"]
     if t is None:

@@ -387,4 +387,32 @@ static inline float em_cosf(float x) {
 #define EM_PARALLEL_FOR_REDUCE(nt, op, var)
 #endif
 
+/* ---- convolution, pooling and batch_norm kernels (R1): loops on ember's pool ------------------------------
+ * NOTE [ Kernels on ember's pool ]
+ * Where another library loaded libgomp first (torch, in the benchmarks or beside a user's comparison), the
+ * OpenMP loops run on its team, configured to spin after every loop (NOTE [ Passive OpenMP threads ] in
+ * __init__.py), so kernels below SHARED_PARALLEL_SIZE elements stay on one thread: the CIFAR CNN's
+ * batch_norm and max-pool tensors (1-2M floats) ran on one core at 2 threads, and the convolutions' OpenMP
+ * workers spun on the core the compiled step's generated kernels wanted. A file that defines EM_KERNEL_POOL
+ * before including this header (conv.c, pool.c, norm.c) gets `em_for`, which runs a loop on ember's own pool
+ * (threadpool.c, NOTE [ A pool of our own ]; the one the generated kernels use), given to the library when
+ * it is loaded (`em_set_pool`, ember/_native/__init__.py); without it the loop runs on the calling thread.
+ * A loop's iterations are independent and each is computed by one thread with the same code, so results do
+ * not depend on the thread count. */
+#ifdef EM_KERNEL_POOL
+typedef void (*em_body)(void *ctx, idx lo, idx hi);
+typedef void (*em_pool_fn)(em_body body, void *ctx, idx n, int nt, idx chunk);
+static em_pool_fn em_pool;
+void em_set_pool(void *f) { em_pool = (em_pool_fn)f; }
+
+/* body(ctx, lo, hi) over [0, n): on nt threads of ember's pool (chunks of `chunk` iterations, 0: about four
+ * per thread), or at once on the calling thread. */
+static inline void em_for(em_body body, void *ctx, idx n, int nt, idx chunk) {
+    if (nt > 1 && n > 1 && em_pool)
+        em_pool(body, ctx, n, nt, chunk);
+    else if (n > 0)
+        body(ctx, 0, n);
+}
+#endif
+
 #endif

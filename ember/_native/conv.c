@@ -6,8 +6,9 @@
  * every such call forks and joins OpenBLAS's pool: the CIFAR CNN's first conv is 64 GEMMs of 32 x 27 x 1024,
  * each too small to split, so two threads waited on each other per GEMM and the step ran slower than on one
  * (far slower when another process holds the second core: every join waits for a time slice). Here the batch
- * is split over OpenMP threads, as torch splits it: each thread unrolls its own samples (im2col, into its own
+ * is split over threads, as torch splits it: each thread unrolls its own samples (im2col, into its own
  * cache-sized buffer) and multiplies them with a single-threaded sgemm, one fork and join per convolution.
+ * The threads are ember's pool's (NOTE [ Kernels on ember's pool ] in common.h), not OpenMP's.
  * The sgemm is NumPy's own OpenBLAS (`scipy_cblas_sgemm64_`, passed in as a pointer by ember/_native/conv.py,
  * which sets OpenBLAS to one thread for the call: its pthreads pool would otherwise be entered from both
  * threads at once). Every sample is computed by one thread with the same code, so results do not depend on
@@ -19,6 +20,7 @@
  * p[] holds the shape: N C H W O KH KW SH SW PH PW DH DW G OH OW (PH, PW: the low padding; the high padding
  * is implied by OH, OW).
  */
+#define EM_KERNEL_POOL
 #include "common.h"
 
 typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float alpha, const float *a, idx lda,
@@ -107,15 +109,17 @@ static inline void valid_rows(const conv_shape *s, idx ki, idx *lo, idx *hi) {
     valid_range(ki, s->DH, s->PH, s->SH, s->H, s->OH, lo, hi);
 }
 
-/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column. */
-static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
-    idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
+/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column; the
+ * rows of cols are `ld` floats apart (ld >= OH OW: a block of samples side by side, NOTE [ Weight gradient
+ * in blocks of samples ]). */
+static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx ld) {
+    idx OW = s->OW, SW = s->SW, step = s->SH * s->W;
     for (idx c = 0; c < cg; c++)
         for (idx ki = 0; ki < s->KH; ki++) {
             idx r0, r1;
             valid_rows(s, ki, &r0, &r1);
             for (idx kj = 0; kj < s->KW; kj++) {
-                float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * L;
+                float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * ld;
                 idx lo, hi;
                 valid_cols(s, kj, &lo, &hi);
                 const float *src = x + (c * s->H + r0 * s->SH - s->PH + ki * s->DH) * s->W
@@ -143,6 +147,8 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
                 for (idx oh = r0; oh < r1; oh++, dst += OW, src += step) {
                     for (idx ow = 0; ow < lo; ow++) dst[ow] = 0.0f;
                     if (SW == 1) memcpy(dst + lo, src + lo, sizeof(float) * (size_t)(hi - lo));
+                    else if (SW == 2)  /* a constant stride vectorises (ResNet's stride-2 layers) */
+                        for (idx ow = lo; ow < hi; ow++) dst[ow] = src[2 * ow];
                     else for (idx ow = lo; ow < hi; ow++) dst[ow] = src[ow * SW];
                     for (idx ow = hi; ow < OW; ow++) dst[ow] = 0.0f;
                 }
@@ -150,9 +156,10 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols) {
         }
 }
 
-/* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order. */
-static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
-    idx L = s->OH * s->OW, OW = s->OW, SW = s->SW, step = s->SH * s->W;
+/* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order; the
+ * rows of cols `ld` floats apart, as in im2col. */
+static void col2im(const conv_shape *s, const float *cols, idx cg, float *x, idx ld) {
+    idx L = ld, OW = s->OW, SW = s->SW, step = s->SH * s->W;
 #ifdef __AVX512F__
     /* Input rows of at most 16 x SHORT_VECTORS floats: each row is loaded into registers, the KW taps'
      * columns added to it in order (masked loads shifted by the tap's offset), and stored once. Adding tap by
@@ -199,6 +206,8 @@ static void col2im(const conv_shape *s, const float *cols, idx cg, float *x) {
                     if (SW == 1) {
                         #pragma omp simd
                         for (idx ow = lo; ow < hi; ow++) dst[ow] += src[ow];
+                    } else if (SW == 2) {  /* a constant stride vectorises, as in im2col */
+                        for (idx ow = lo; ow < hi; ow++) dst[2 * ow] += src[ow];
                     } else {
                         for (idx ow = lo; ow < hi; ow++) dst[ow * SW] += src[ow];
                     }
@@ -257,87 +266,149 @@ static void dw_plane_adjoint(const conv_shape *s, const float *g, const float *w
 
 /* ---- the three products --------------------------------------------------------------------------------- */
 
+/* NOTE [ Products over blocks of samples ]
+ * One GEMM per sample has as many columns as the sample has output positions: 49 in ResNet's layer4, where
+ * OpenBLAS ran W (512, 4608) @ cols at 189 GFLOP/s against 230 with 392 columns. So where the maps are small
+ * the forward and the input gradient multiply `nb` samples at once (sample_block: about BLOCK_N positions,
+ * but at least 4 blocks where the batch allows, so that threads still have blocks to split): the forward's
+ * columns side by side (Cg KH KW, nb OH OW) and its result copied out per sample, the input gradient's
+ * output gradients packed (O/G, nb OH OW) and its columns folded back per sample. The blocks come from the
+ * shape alone, so the results do not depend on the thread count. */
+#define BLOCK_N 512
+#define BLOCK_BYTES (8 << 20)
+
+static idx sample_block(const conv_shape *s, idx ck) {
+    idx L = s->OH * s->OW, nb = (BLOCK_N + L - 1) / L, quarter = (s->N + 3) / 4;
+    if (nb > quarter) nb = quarter;
+    if (nb * ck * L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * ck * L);
+    return nb < 1 ? 1 : nb;
+}
+
+/* Rows of m samples' maps (each `rows` rows of L floats, `stride` floats from one sample to the next) side by
+ * side into (rows, m L), or back (out = 1). */
+static void pack_samples(float *packed, float *maps, idx rows, idx L, idx m, idx stride, int out) {
+    for (idx r = 0; r < rows; r++)
+        for (idx j = 0; j < m; j++) {
+            float *a = packed + (r * m + j) * L, *b = maps + j * stride + r * L;
+            memcpy(out ? b : a, out ? a : b, sizeof(float) * (size_t)L);
+        }
+}
+
+/* What a convolution's loop bodies share: the operands, the shape, the sgemm and the blocks. */
+typedef struct {
+    conv_shape s;
+    sgemm_fn sgemm;
+    const float *x, *w, *b, *gy;
+    float *y, *out;
+    idx L, cg, og, ck, nb, chunks, size, rows, len, tj, to;
+    int direct, depthwise, packs, tr, failed;
+} conv_ctx;
+
+static void forward_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb;
+    float *cols = k->packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *res = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((k->packs && !cols) || (nb > 1 && !res)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
+    }
+    for (idx bi = lo; bi < hi; bi++) {
+        idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
+        for (idx g = 0; g < s.G; g++) {
+            const float *src = k->x + (n0 * s.C + g * cg) * s.H * s.W;
+            float *dst = k->y + (n0 * s.O + g * og) * L;
+            if (k->depthwise) {
+                for (idx o = 0; o < og; o++) {
+                    memset(dst + o * L, 0, sizeof(float) * L);
+                    dw_plane(&s, src, k->w + (g * og + o) * ck, dst + o * L);
+                }
+            } else {
+                if (k->packs)
+                    for (idx j = 0; j < m; j++) im2col(&s, src + j * s.C * s.H * s.W, cg, cols + j * L, K);
+                k->sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, K, ck, 1.0f, k->w + g * og * ck, ck,
+                         k->packs ? cols : src, K, 0.0f, m > 1 ? res : dst, K);
+                if (m > 1) pack_samples(res, dst, og, L, m, s.O * L, 1);
+            }
+            if (k->b)
+                for (idx j = 0; j < m; j++)
+                    for (idx o = 0; o < og; o++) {
+                        float bo = k->b[g * og + o];
+                        float *r = dst + j * s.O * L + o * L;
+                        for (idx q = 0; q < L; q++) r[q] += bo;
+                    }
+        }
+    }
+    free(cols);
+    free(res);
+}
+
+/* A convolution's context for shape p (NOTE [ Convolution threads ]). */
+static conv_ctx conv_setup(const idx *p, void *gemm) {
+    conv_ctx k = {.s = unpack(p), .sgemm = (sgemm_fn)gemm};
+    k.L = k.s.OH * k.s.OW, k.cg = k.s.C / k.s.G, k.og = k.s.O / k.s.G, k.ck = k.cg * k.s.KH * k.s.KW;
+    k.direct = pointwise(&k.s), k.depthwise = k.cg == 1 && k.s.G > 1;
+    k.nb = k.depthwise ? 1 : sample_block(&k.s, k.ck);
+    return k;
+}
+
 /* y = conv(x, w) + b. Returns 0, or -1 when a column buffer could not be allocated. */
 int conv2d_forward_f32(const float *x, const float *w, const float *b, float *y, const idx *p, void *gemm,
                        int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !depthwise && !cols) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx n = 0; n < s.N; n++) {
-                for (idx g = 0; g < s.G; g++) {
-                    const float *src = x + (n * s.C + g * cg) * s.H * s.W;
-                    float *dst = y + (n * s.O + g * og) * L;
-                    if (depthwise) {
-                        for (idx o = 0; o < og; o++) {
-                            memset(dst + o * L, 0, sizeof(float) * L);
-                            dw_plane(&s, src, w + (g * og + o) * ck, dst + o * L);
-                        }
-                    } else {
-                        if (!direct) im2col(&s, src, cg, cols);
-                        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, L, ck, 1.0f, w + g * og * ck, ck,
-                              direct ? src : cols, L, 0.0f, dst, L);
-                    }
-                    if (b)
-                        for (idx o = 0; o < og; o++) {
-                            float bo = b[g * og + o];
-                            float *r = dst + o * L;
-                            for (idx j = 0; j < L; j++) r[j] += bo;
-                        }
-                }
-            }
-        }
-        free(cols);
+    conv_ctx k = conv_setup(p, gemm);
+    k.x = x, k.w = w, k.b = b, k.y = y;
+    k.packs = !k.depthwise && (!k.direct || k.nb > 1);
+    em_for(forward_body, &k, (k.s.N + k.nb - 1) / k.nb, nt, 1);
+    return k.failed ? -1 : 0;
+}
+
+static void input_grad_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb, plane = s.H * s.W;
+    int direct = k->direct, depthwise = k->depthwise, needs = !depthwise && (!direct || nb > 1);
+    float *cols = needs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((needs && !cols) || (nb > 1 && !gb)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
     }
-    return failed ? -1 : 0;
+    for (idx bi = lo; bi < hi; bi++) {
+        idx n0 = bi * nb, m = s.N - n0 < nb ? s.N - n0 : nb, K = m * L;
+        float *xn = k->y + n0 * s.C * plane;
+        if (!direct || depthwise) memset(xn, 0, sizeof(float) * (size_t)(m * s.C * plane));
+        for (idx g = 0; g < s.G; g++) {
+            const float *gn = k->gy + (n0 * s.O + g * og) * L, *wg = k->w + g * og * ck;
+            float *dst = xn + g * cg * plane;
+            if (depthwise) {
+                for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, k->w + (g * og + o) * ck, dst);
+                continue;
+            }
+            if (m > 1) {
+                pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
+                gn = gb;
+            }
+            if (direct && m == 1) {
+                k->sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, wg, ck, gn, L, 0.0f, dst, L);
+                continue;
+            }
+            k->sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, K, og, 1.0f, wg, ck, gn, K, 0.0f, cols, K);
+            if (direct) pack_samples(cols, dst, ck, L, m, s.C * plane, 1);
+            else
+                for (idx j = 0; j < m; j++) col2im(&s, cols + j * L, cg, dst + j * s.C * plane, K);
+        }
+    }
+    free(cols);
+    free(gb);
 }
 
 /* gx = the gradient of conv(x, w) with respect to x, from the output gradient g: W^T g folded back (col2im). */
 int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx *p, void *gemm, int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, plane = s.H * s.W;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        float *cols = direct || depthwise ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !depthwise && !cols) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx n = 0; n < s.N; n++) {
-                float *xn = gx + n * s.C * plane;
-                if (!direct) memset(xn, 0, sizeof(float) * (size_t)(s.C * plane));
-                for (idx g = 0; g < s.G; g++) {
-                    const float *gn = gy + (n * s.O + g * og) * L;
-                    float *dst = xn + g * cg * plane;
-                    if (depthwise) {
-                        for (idx o = 0; o < og; o++) dw_plane_adjoint(&s, gn + o * L, w + (g * og + o) * ck, dst);
-                    } else if (direct) {
-                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, dst, L);
-                    } else {
-                        sgemm(ROW_MAJOR, TRANS, NO_TRANS, ck, L, og, 1.0f, w + g * og * ck, ck, gn, L, 0.0f, cols, L);
-                        col2im(&s, cols, cg, dst);
-                    }
-                }
-            }
-        }
-        free(cols);
-    }
-    return failed ? -1 : 0;
+    conv_ctx k = conv_setup(p, gemm);
+    k.gy = gy, k.w = w, k.y = gx;
+    em_for(input_grad_body, &k, (k.s.N + k.nb - 1) / k.nb, nt, 1);
+    return k.failed ? -1 : 0;
 }
 
 /* NOTE [ Weight gradient as cols @ g^T ]
@@ -346,86 +417,158 @@ int conv2d_input_grad_f32(const float *gy, const float *w, float *gx, const idx 
  * (Cg KH KW, O/G), than as g_n @ cols^T (measured, one thread: MNIST's second conv 188 against 100 GFLOP/s,
  * CIFAR's and ResNet's 3x3 convs 192-215 against 138-150), so the chunks accumulate transposed partial sums,
  * transposed back once in the chunk sum. Where the columns are few (Cg KH KW < TRANSPOSED_MIN: a first
- * layer's 1-3 channels) the two orders ran at the same speed, and the direct order is kept. */
+ * layer's 1-3 channels) the two orders ran at the same speed, and the direct order is kept. Nor where the
+ * outputs are many (O/G >= DIRECT_MIN_O: ResNet's layer3 and layer4): there the orders ran within 3-10% of
+ * each other, and the direct order's result is gw's layout, so one chunk needs no sum and several a sum along
+ * rows instead of a transposition of millions of weights.
+ *
+ * NOTE [ Weight gradient in blocks of samples ]
+ * ResNet's deep layers have small maps and large weights: layer4's 3x3 conv is 7 x 7 outputs per sample and
+ * 2.4M weights. One product per sample there is a GEMM with K = 49 whose (4608, 512) result is read and
+ * written back once per sample, and the chunk sum read the chunks' partial sums transposed, one cache line
+ * per element (9.5x torch's time at batch 8, one thread). So a chunk multiplies its samples in blocks: the
+ * columns of up to `nb` samples side by side (Cg KH KW, nb OH OW) and their output gradients packed
+ * likewise (O/G, nb OH OW), one GEMM with K = nb OH OW of at least BLOCK_K where the maps are small (and the
+ * columns at most BLOCK_BYTES); the chunk sum goes over 32 x 32 tiles, each transposed in cache. The caller
+ * picks fewer chunks where the maps are small (conv.py), so each chunk's product stays long. */
 #define TRANSPOSED_MIN 64
+#define DIRECT_MIN_O 256
+#define BLOCK_K 128
+#define SUM_TILE 32
+#define SUM_WIDTH 256
 
-/* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count the
- * caller derives from the batch size alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
- * (G, Cg KH KW, O/G) (NOTE [ Weight gradient as cols @ g^T ]) or as gw, and the partial sums are then added
- * into gw in chunk order (NOTE [ Convolution threads ]). */
-int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *partials, idx chunks,
-                           const idx *p, void *gemm, int nt) {
-    conv_shape s = unpack(p);
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    idx L = s.OH * s.OW, cg = s.C / s.G, og = s.O / s.G, ck = cg * s.KH * s.KW, size = s.O * ck;
-    int direct = pointwise(&s), depthwise = cg == 1 && s.G > 1, failed = 0;
-    if (depthwise) {  /* per output channel and tap, a dot product over every sample: no partial sums */
-        EM_PARALLEL_FOR(nt)
-        for (idx o = 0; o < s.O; o++) {
-            idx ci = o / og;
-            for (idx ki = 0; ki < s.KH; ki++)
-                for (idx kj = 0; kj < s.KW; kj++) {
-                    idx lo, hi;
-                    valid_cols(&s, kj, &lo, &hi);
-                    idx off = kj * s.DW - s.PW;
-                    double acc = 0.0;
-                    for (idx n = 0; n < s.N; n++) {
-                        const float *gn = gy + (n * s.O + o) * L, *xn = x + (n * s.C + ci) * s.H * s.W;
-                        for (idx oh = 0; oh < s.OH; oh++) {
-                            idx ih = oh * s.SH - s.PH + ki * s.DH;
-                            if (ih < 0 || ih >= s.H) continue;
-                            const float *src = xn + ih * s.W + off, *gr = gn + oh * s.OW;
-                            if (s.SW == 1) {
-                                #pragma omp simd reduction(+:acc)
-                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow]);
-                            } else {
-                                for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow * s.SW]);
-                            }
+/* Depthwise: per output channel and tap, a dot product over every sample (no partial sums). */
+static void dw_weight_grad_body(void *ctx, idx lo_o, idx hi_o) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, og = k->og, ck = k->ck;
+    for (idx o = lo_o; o < hi_o; o++) {
+        idx ci = o / og;
+        for (idx ki = 0; ki < s.KH; ki++)
+            for (idx kj = 0; kj < s.KW; kj++) {
+                idx lo, hi;
+                valid_cols(&s, kj, &lo, &hi);
+                idx off = kj * s.DW - s.PW;
+                double acc = 0.0;
+                for (idx n = 0; n < s.N; n++) {
+                    const float *gn = k->gy + (n * s.O + o) * L, *xn = k->x + (n * s.C + ci) * s.H * s.W;
+                    for (idx oh = 0; oh < s.OH; oh++) {
+                        idx ih = oh * s.SH - s.PH + ki * s.DH;
+                        if (ih < 0 || ih >= s.H) continue;
+                        const float *src = xn + ih * s.W + off, *gr = gn + oh * s.OW;
+                        if (s.SW == 1) {
+                            #pragma omp simd reduction(+:acc)
+                            for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow]);
+                        } else {
+                            for (idx ow = lo; ow < hi; ow++) acc += (double)(gr[ow] * src[ow * s.SW]);
                         }
                     }
-                    gw[o * ck + ki * s.KW + kj] = (float)acc;
                 }
-        }
-        return 0;
+                k->y[o * ck + ki * s.KW + kj] = (float)acc;
+            }
     }
-    int tr = ck >= TRANSPOSED_MIN;
-#ifdef _OPENMP
-    #pragma omp parallel num_threads(nt) if(nt > 1) reduction(|:failed)
-#endif
-    {
-        float *cols = direct ? NULL : malloc(sizeof(float) * (size_t)(ck * L));
-        if (!direct && !cols) failed = 1;
-        else {
-#ifdef _OPENMP
-            #pragma omp for schedule(static)
-#endif
-            for (idx c = 0; c < chunks; c++) {
-                float *out = partials + c * size;
-                idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
-                for (idx n = n0; n < n1; n++)
-                    for (idx g = 0; g < s.G; g++) {
-                        const float *src = x + (n * s.C + g * cg) * s.H * s.W;
-                        const float *gn = gy + (n * s.O + g * og) * L;
-                        if (!direct) im2col(&s, src, cg, cols);
-                        const float *a = direct ? src : cols;
-                        float beta = n == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
-                        if (tr)
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, L, 1.0f, a, L, gn, L, beta, dst, og);
-                        else
-                            sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, L, 1.0f, gn, L, a, L, beta, dst, ck);
-                    }
+}
+
+/* Chunks [lo, hi) of the samples, each summed into its partial sums (k->out + c size). */
+static void weight_grad_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    const conv_shape s = k->s;
+    idx L = k->L, cg = k->cg, og = k->og, ck = k->ck, nb = k->nb, chunks = k->chunks;
+    int packs = k->packs, tr = k->tr;
+    float *cols = packs ? malloc(sizeof(float) * (size_t)(ck * nb * L)) : NULL;
+    float *gb = nb > 1 ? malloc(sizeof(float) * (size_t)(og * nb * L)) : NULL;
+    if ((packs && !cols) || (nb > 1 && !gb)) {
+        __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
+        lo = hi;
+    }
+    for (idx c = lo; c < hi; c++) {
+        float *out = k->out + c * k->size;
+        idx n0 = s.N * c / chunks, n1 = s.N * (c + 1) / chunks;
+        for (idx b0 = n0; b0 < n1; b0 += nb) {
+            idx m = n1 - b0 < nb ? n1 - b0 : nb, K = m * L;
+            for (idx g = 0; g < s.G; g++) {
+                const float *a = k->x + (b0 * s.C + g * cg) * s.H * s.W;
+                const float *gn = k->gy + (b0 * s.O + g * og) * L;
+                if (packs) {
+                    for (idx j = 0; j < m; j++)
+                        im2col(&s, k->x + ((b0 + j) * s.C + g * cg) * s.H * s.W, cg, cols + j * L, K);
+                    a = cols;
+                }
+                if (m > 1) {
+                    pack_samples(gb, (float *)gn, og, L, m, s.O * L, 0);
+                    gn = gb;
+                }
+                float beta = b0 == n0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
+                if (tr)
+                    k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, K, 1.0f, a, K, gn, K, beta, dst, og);
+                else
+                    k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, K, 1.0f, gn, K, a, K, beta, dst, ck);
             }
         }
-        free(cols);
     }
-    if (failed) return -1;
-    EM_PARALLEL_FOR(nt)
-    for (idx i = 0; i < size; i++) {
-        idx o = i / ck, j = i % ck, at = tr ? (o / og) * ck * og + j * og + o % og : i;
-        float acc = partials[at];
-        for (idx c = 1; c < chunks; c++) acc += partials[c * size + at];
-        gw[i] = acc;
+    free(cols);
+    free(gb);
+}
+
+/* Tiles of the chunk sum: the chunks' partial sums added in chunk order, a row of SUM_WIDTH elements at a
+ * time (so the adds run along rows), then laid out as gw: (G, Cg KH KW, O/G) tiles transposed in cache, or
+ * as they are. */
+static void chunk_sum_body(void *ctx, idx lo, idx hi) {
+    conv_ctx *k = ctx;
+    idx rows = k->rows, len = k->len, to = k->to, ck = k->ck, og = k->og;
+    const float *partials = k->out;
+    float *gw = k->y;
+    for (idx t = lo; t < hi; t++) {
+        idx r0 = t / to * SUM_TILE, o0 = t % to * SUM_WIDTH;
+        idx r1 = r0 + SUM_TILE < rows ? r0 + SUM_TILE : rows;
+        idx o1 = o0 + SUM_WIDTH < len ? o0 + SUM_WIDTH : len;
+        idx wo = o1 - o0;
+        float tile[SUM_TILE][SUM_WIDTH];
+        for (idx r = r0; r < r1; r++) {
+            const float *row = partials + r * len + o0;
+            float *acc = k->tr ? tile[r - r0] : gw + r * len + o0;
+            for (idx o = 0; o < wo; o++) acc[o] = row[o];
+            for (idx c = 1; c < k->chunks; c++) {
+                const float *pc = row + c * k->size;
+                #pragma omp simd
+                for (idx o = 0; o < wo; o++) acc[o] += pc[o];
+            }
+        }
+        if (k->tr)  /* row r = g ck + j, column o of group g: gw[(g og + o) ck + j], stored along j (stores
+                     * along o, ck floats apart, missed the cache: ResNet's ck * 4 bytes map to two sets) */
+            for (idx o = o0; o < o1; o++)
+                for (idx r = r0; r < r1; r++) gw[(r / ck * og + o) * ck + r % ck] = tile[r - r0][o - o0];
     }
+}
+
+/* gw = sum over samples of g_n cols(x_n)^T. The samples are split into `chunks` contiguous chunks (a count
+ * the caller derives from the shape alone); chunk c accumulates into partials + c O Cg KH KW, laid out as
+ * (G, Cg KH KW, O/G) (NOTE [ Weight gradient as cols @ g^T ]) or as gw, and the partial sums are then added
+ * into gw in chunk order (NOTE [ Convolution threads ]). The blocks of samples (NOTE [ Weight gradient in
+ * blocks of samples ]) depend on the shape alone too, so the result does not depend on the thread count. */
+int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *partials, idx chunks,
+                           const idx *p, void *gemm, int nt) {
+    conv_ctx k = conv_setup(p, gemm);
+    k.x = x, k.gy = gy, k.y = gw, k.chunks = chunks, k.size = k.s.O * k.ck;
+    if (k.depthwise) {
+        em_for(dw_weight_grad_body, &k, k.s.O, nt, 0);
+        return 0;
+    }
+    k.tr = k.ck >= TRANSPOSED_MIN && k.og < DIRECT_MIN_O;
+    idx longest = (k.s.N + chunks - 1) / chunks;  /* the most samples in a chunk */
+    idx nb = (BLOCK_K + k.L - 1) / k.L;  /* samples per product */
+    idx sample_bytes = (idx)sizeof(float) * k.ck * k.L;
+    if (nb * sample_bytes > BLOCK_BYTES) nb = BLOCK_BYTES / sample_bytes;
+    if (nb > longest) nb = longest;
+    k.nb = nb < 1 ? 1 : nb;
+    k.packs = !k.direct || k.nb > 1;  /* direct with one sample per product multiplies x_n as it is */
+    k.out = chunks == 1 && !k.tr ? gw : partials;  /* one chunk in gw's layout: no sum to make */
+    em_for(weight_grad_body, &k, chunks, nt, 1);
+    if (k.failed) return -1;
+    if (k.out == gw) return 0;
+    k.rows = k.tr ? k.s.G * k.ck : k.s.O, k.len = k.tr ? k.og : k.ck;
+    k.tj = (k.rows + SUM_TILE - 1) / SUM_TILE, k.to = (k.len + SUM_WIDTH - 1) / SUM_WIDTH;
+    em_for(chunk_sum_body, &k, k.tj * k.to, nt, 0);
     return 0;
 }
 

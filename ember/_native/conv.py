@@ -2,7 +2,7 @@
 from the op's NumPy kernel in ember/_ops/conv.py and ember/_ops/pooling.py, returning the result or None
 (native off or unavailable, too small, a dtype or layout the C code does not take), as in ops.py.
 
-The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their OpenMP loop
+The convolution kernels multiply with NumPy's own OpenBLAS sgemm, called from C inside their parallel loop
 (NOTE [ Convolution threads ] in conv.c); `_blas()` finds it. A NumPy without its bundled 64-bit-index
 OpenBLAS (a distribution build) keeps the NumPy convolution.
 
@@ -11,7 +11,7 @@ Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py
 every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
 copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
 max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
-are still spent only above PARALLEL_SIZE (`threads_for`). Running the C path at every size also makes the
+are still spent only above PARALLEL_SIZE (`pool_threads_for`). Running the C path at every size also makes the
 float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
 scatters add in another order).
 """
@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from . import function, threads_for
+from . import function, pool_threads_for, threads_for
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -72,7 +72,7 @@ def _conv_call(name, work, n, argtypes):
     fn = blas and function("conv", name, argtypes, ctypes.c_int)
     if not fn:
         return None
-    nt = min(threads_for(work), n)
+    nt = min(pool_threads_for(work), n)  # (NOTE [ Kernels on ember's pool ] in common.h)
     return fn, blas, nt
 
 
@@ -127,7 +127,16 @@ def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
     return gx if _run(call, (g.ctypes.data, w.ctypes.data, gx.ctypes.data, shape.ctypes.data)) else None
 
 
-_PARTIALS_BYTES = 64 << 20
+# NOTE [ Weight gradient chunks ]
+# The samples are summed in chunks, one partial weight gradient each, added in chunk order (conv.c): the
+# chunks are what the threads split, and every chunk costs one more pass over a weight-sized buffer in the
+# sum. Their count comes from the shape alone (never the threads, so results do not depend on them): at most
+# 16 and one per sample, at most 32 MiB of partial sums (glibc's largest mmap threshold: a larger buffer is
+# fresh pages, a page fault per 4 KiB, at every call), and at least CHUNK_K output positions per chunk
+# (ResNet's 7 x 7 layer4 maps at batch 8 make 2 chunks of 4 samples, not 8 of one: NOTE [ Weight gradient
+# in blocks of samples ] in conv.c).
+_PARTIALS_BYTES = 32 << 20
+_CHUNK_K = 192
 
 
 def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
@@ -142,8 +151,8 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     call = _conv_call("conv2d_weight_grad_f32", work, n, [_P, _P, _P, _P, _I, _P, _P, _C])
     if call is None:
         return None
-    # partial sums per chunk of samples: a count from the batch and weight sizes only, never the threads
-    chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4)))
+    length = int(np.prod(g.shape[2:]))  # (NOTE [ Weight gradient chunks ])
+    chunks = max(1, min(n, 16, _PARTIALS_BYTES // (wsize * 4), n * length // _CHUNK_K))
     gw = np.empty(wshape, _F32)
     partials = np.empty((chunks, wsize), _F32)  # (NOTE [ Weight gradient as cols @ g^T ] in conv.c)
     shape = _shape(x.shape, wshape, stride, pads, dil, groups, g.shape[2:])
@@ -208,7 +217,8 @@ def max_pool2d(x, ksize, stride, pads, dil, out):
     shape = x.shape[:2] + tuple(out)
     y, ind = np.empty(shape, _F32), np.empty(shape, _I64)
     p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, *dil], np.int64)
-    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, threads_for(x.size))
+    fn(x.ctypes.data, y.ctypes.data, ind.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data,
+       pool_threads_for(x.size))  # (NOTE [ Kernels on ember's pool ] in common.h)
     return y, ind
 
 
@@ -223,7 +233,7 @@ def max_pool2d_backward(g, ind, in_shape):
     gx = np.empty(in_shape, _F32)
     planes = in_shape[0] * in_shape[1]
     fn(g.ctypes.data, ind.ctypes.data, gx.ctypes.data, planes, in_shape[2] * in_shape[3], g.shape[2] * g.shape[3],
-       threads_for(gx.size))
+       pool_threads_for(gx.size))
     return gx
 
 

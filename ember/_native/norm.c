@@ -3,6 +3,7 @@
  * mean and biased variance per row (summed in double, two passes over the row while it is in cache),
  * rstd = 1 / sqrt(var + eps), y = (x - mean) rstd w + b in float32.
  */
+#define EM_KERNEL_POOL
 #include "common.h"
 
 void layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
@@ -95,20 +96,28 @@ void layer_norm_backward_f32(const float *g, const float *x, const float *mean, 
 /* batch_norm in training mode over (N, C, S) C-contiguous float32 (S: the spatial size), per channel: mean
  * and biased variance (double, two passes), rstd = 1 / sqrt(var + eps), and torch's form of the output,
  * y = x alpha + beta with alpha = rstd w, beta = -mean alpha + b (the NumPy kernel's order). Channels are
- * split over threads. var gets the biased variance, from which the caller updates the running statistics. */
-void batch_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
-                    float *var, idx N, idx C, idx S, double eps, int nt) {
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < C; c++) {
+ * split over ember's pool's threads (NOTE [ Kernels on ember's pool ] in common.h). var gets the biased
+ * variance, from which the caller updates the running statistics. */
+typedef struct {
+    const float *x, *w, *b, *g, *cmean, *crstd;
+    float *y, *mean, *rstd, *var, *gw, *gb;
+    idx N, C, S;
+    double eps;
+} bn_ctx;
+
+static void bn_body(void *ctx, idx lo, idx hi) {
+    const bn_ctx *k = ctx;
+    idx N = k->N, C = k->C, S = k->S;
+    for (idx c = lo; c < hi; c++) {
         double s = 0.0, v = 0.0, cnt = (double)N * (double)S;
         for (idx n = 0; n < N; n++) {
-            const float *xr = x + (n * C + c) * S;
+            const float *xr = k->x + (n * C + c) * S;
             #pragma omp simd reduction(+:s)
             for (idx j = 0; j < S; j++) s += xr[j];
         }
         float m = (float)(s / cnt);
         for (idx n = 0; n < N; n++) {
-            const float *xr = x + (n * C + c) * S;
+            const float *xr = k->x + (n * C + c) * S;
             #pragma omp simd reduction(+:v)
             for (idx j = 0; j < S; j++) {
                 double d = (double)(xr[j] - m);
@@ -116,31 +125,38 @@ void batch_norm_f32(const float *x, const float *w, const float *b, float *y, fl
             }
         }
         float vf = (float)(v / cnt);
-        float rs = (float)(1.0 / sqrt((double)vf + eps));
-        float alpha = w ? rs * w[c] : rs;
+        float rs = (float)(1.0 / sqrt((double)vf + k->eps));
+        float alpha = k->w ? rs * k->w[c] : rs;
         float beta = -m * alpha;
-        if (b) beta = beta + b[c];
-        mean[c] = m;
-        rstd[c] = rs;
-        var[c] = vf;
+        if (k->b) beta = beta + k->b[c];
+        k->mean[c] = m;
+        k->rstd[c] = rs;
+        k->var[c] = vf;
         for (idx n = 0; n < N; n++) {
-            const float *xr = x + (n * C + c) * S;
-            float *yr = y + (n * C + c) * S;
+            const float *xr = k->x + (n * C + c) * S;
+            float *yr = k->y + (n * C + c) * S;
             for (idx j = 0; j < S; j++) yr[j] = xr[j] * alpha + beta;
         }
     }
 }
 
+void batch_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                    float *var, idx N, idx C, idx S, double eps, int nt) {
+    bn_ctx k = {.x = x, .w = w, .b = b, .y = y, .mean = mean, .rstd = rstd, .var = var, .N = N, .C = C,
+                .S = S, .eps = eps};
+    em_for(bn_body, &k, C, nt, 1);
+}
+
 /* Its backward in training mode: with xhat = (x - mean) rstd, sg = sum(g), sgx = sum(g xhat) per channel,
  * gx = (g - sg / n - xhat sgx / n) rstd w, gw = sgx, gb = sg (gw, gb NULL without a weight). */
-void batch_norm_backward_f32(const float *g, const float *x, const float *w, const float *mean,
-                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S, int nt) {
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < C; c++) {
-        float m = mean[c], rs = rstd[c];
+static void bn_backward_body(void *ctx, idx lo, idx hi) {
+    const bn_ctx *k = ctx;
+    idx N = k->N, C = k->C, S = k->S;
+    for (idx c = lo; c < hi; c++) {
+        float m = k->cmean[c], rs = k->crstd[c];
         double sg = 0.0, sgx = 0.0, cnt = (double)N * (double)S;
         for (idx n = 0; n < N; n++) {
-            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
+            const float *gr = k->g + (n * C + c) * S, *xr = k->x + (n * C + c) * S;
             #pragma omp simd reduction(+:sg, sgx)
             for (idx j = 0; j < S; j++) {
                 sg += gr[j];
@@ -148,17 +164,25 @@ void batch_norm_backward_f32(const float *g, const float *x, const float *w, con
             }
         }
         float mg = (float)(sg / cnt), mgx = (float)(sgx / cnt);
-        float scale = w ? rs * w[c] : rs;
+        float scale = k->w ? rs * k->w[c] : rs;
         for (idx n = 0; n < N; n++) {
-            const float *gr = g + (n * C + c) * S, *xr = x + (n * C + c) * S;
-            float *o = gx + (n * C + c) * S;
+            const float *gr = k->g + (n * C + c) * S, *xr = k->x + (n * C + c) * S;
+            float *o = k->y + (n * C + c) * S;
             for (idx j = 0; j < S; j++) o[j] = ((gr[j] - mg) - ((xr[j] - m) * rs) * mgx) * scale;
         }
-        if (gw) {
-            gw[c] = (float)sgx;
-            gb[c] = (float)sg;
+        if (k->gw) {
+            k->gw[c] = (float)sgx;
+            k->gb[c] = (float)sg;
         }
     }
+}
+
+void batch_norm_backward_f32(const float *g, const float *x, const float *w, const float *mean,
+                             const float *rstd, float *gx, float *gw, float *gb, idx N, idx C, idx S,
+                             int nt) {
+    bn_ctx k = {.x = x, .w = w, .g = g, .cmean = mean, .crstd = rstd, .y = gx, .gw = gw, .gb = gb, .N = N,
+                .C = C, .S = S};
+    em_for(bn_backward_body, &k, C, nt, 1);
 }
 
 /* group_norm over (N, C, S) C-contiguous float32 (S: the spatial size) with G groups (K3): one group's

@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from . import MIN_SIZE, SHARED_PARALLEL_SIZE, function, threads_for
+from . import MIN_SIZE, SHARED_PARALLEL_SIZE, function, pool_threads_for, threads_for
 
 _P, _I, _C, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_double
 _F32 = np.dtype(np.float32)
@@ -206,7 +206,7 @@ def batch_norm(x, w, b, eps):
     out = np.empty(x.shape, _F32)
     mean, rstd, var = np.empty(c, _F32), np.empty(c, _F32), np.empty(c, _F32)
     fn(x.ctypes.data, _ptr(w), _ptr(b), out.ctypes.data, mean.ctypes.data, rstd.ctypes.data, var.ctypes.data,
-       n, c, x.size // (n * c), float(eps), threads_for(x.size))
+       n, c, x.size // (n * c), float(eps), pool_threads_for(x.size))  # (NOTE [ Kernels on ember's pool ])
     return out, mean, rstd, var
 
 
@@ -223,7 +223,7 @@ def batch_norm_backward(g, x, w, mean, rstd):
     if w is not None:
         gw, gb = np.empty(c, _F32), np.empty(c, _F32)
     fn(g.ctypes.data, x.ctypes.data, _ptr(w), mean.ctypes.data, rstd.ctypes.data, gx.ctypes.data, _ptr(gw),
-       _ptr(gb), n, c, x.size // (n * c), threads_for(x.size))
+       _ptr(gb), n, c, x.size // (n * c), pool_threads_for(x.size))
     return gx, gw, gb
 
 

@@ -8,18 +8,34 @@
  * pooling sums a window's in-bounds taps and divides by the window's size (clipped to the padded input;
  * without count_include_pad, to the input; or divisor_override). p[] holds H W OH OW KH KW SH SW PH PW DH DW.
  */
+#define EM_KERNEL_POOL
 #include "common.h"
 
+typedef struct {
+    const float *x, *g;
+    const int64_t *ind_in;
+    float *y;
+    int64_t *ind;
+    idx in_size, out_size, H, W, OH, OW, lo, hi, kind;
+    const idx *p;
+} mp_ctx;
+
+static void mp_backward_body(void *ctx, idx lo, idx hi) {
+    const mp_ctx *k = ctx;
+    for (idx c = lo; c < hi; c++) {
+        float *o = k->y + c * k->in_size;
+        const float *gp = k->g + c * k->out_size;
+        const int64_t *ip = k->ind_in + c * k->out_size;
+        memset(o, 0, sizeof(float) * (size_t)k->in_size);
+        for (idx j = 0; j < k->out_size; j++) o[ip[j]] += gp[j];
+    }
+}
+
+/* Planes on ember's pool (NOTE [ Kernels on ember's pool ] in common.h), as max_pool2d_f32's. */
 void max_pool2d_backward_f32(const float *g, const int64_t *ind, float *gx, idx planes, idx in_size,
                              idx out_size, int nt) {
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        float *o = gx + c * in_size;
-        const float *gp = g + c * out_size;
-        const int64_t *ip = ind + c * out_size;
-        memset(o, 0, sizeof(float) * (size_t)in_size);
-        for (idx j = 0; j < out_size; j++) o[ip[j]] += gp[j];
-    }
+    mp_ctx k = {.g = g, .ind_in = ind, .y = gx, .in_size = in_size, .out_size = out_size};
+    em_for(mp_backward_body, &k, planes, nt, 0);
 }
 
 /* The window of output (oh, ow): its in-bounds rows [*h0, *h1), columns [*w0, *w1), and its divisor. */
@@ -195,28 +211,27 @@ static inline __attribute__((always_inline)) void mp_row(const float *xp, float 
  * first (0.34 and 0.32 ms, against NumPy's 0.7 and 0.42 ms for its running max alone). Grouping the scan so
  * keeps its result: the running rule picks the last NaN, else the first maximum, and grouping taps in order
  * picks the same. A plane's pairs live on the stack (H OW <= 4096). */
-static void max_pool2d_2x2_two_pass(const float *x, float *y, int64_t *ind, idx planes, idx H, idx W, idx OH,
-                                    idx OW, int nt) {
-    idx n = H * OW;
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        const float *xp = x + c * H * W;
+static void mp_2x2_body(void *ctx, idx lo, idx hi) {
+    const mp_ctx *k = ctx;
+    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW, n = H * OW;
+    for (idx c = lo; c < hi; c++) {
+        const float *xp = k->x + c * H * W;
         float hv[n];
-        int64_t hi[n];
-        for (idx k = 0; k < n; k++) {
-            float a = xp[2 * k], b = xp[2 * k + 1];
+        int64_t hi_[n];
+        for (idx q = 0; q < n; q++) {
+            float a = xp[2 * q], b = xp[2 * q + 1];
             float m = -INFINITY;
-            int64_t mi = 2 * k;
-            mp_take(a, 2 * k, &m, &mi);
-            mp_take(b, 2 * k + 1, &m, &mi);
-            hv[k] = m;
-            hi[k] = mi;
+            int64_t mi = 2 * q;
+            mp_take(a, 2 * q, &m, &mi);
+            mp_take(b, 2 * q + 1, &m, &mi);
+            hv[q] = m;
+            hi_[q] = mi;
         }
         for (idx oh = 0; oh < OH; oh++) {
-            float *restrict yr = y + (c * OH + oh) * OW;
-            int64_t *restrict ir = ind + (c * OH + oh) * OW;
+            float *restrict yr = k->y + (c * OH + oh) * OW;
+            int64_t *restrict ir = k->ind + (c * OH + oh) * OW;
             const float *h0 = hv + 2 * oh * OW, *h1 = h0 + OW;
-            const int64_t *i0 = hi + 2 * oh * OW, *i1 = i0 + OW;
+            const int64_t *i0 = hi_ + 2 * oh * OW, *i1 = i0 + OW;
             for (idx ow = 0; ow < OW; ow++) {
                 float m = h0[ow];
                 int64_t mi = i0[ow];
@@ -228,6 +243,27 @@ static void max_pool2d_2x2_two_pass(const float *x, float *y, int64_t *ind, idx 
     }
 }
 
+static void mp_body(void *ctx, idx lo, idx hi) {
+    const mp_ctx *k = ctx;
+    const idx *p = k->p;
+    idx H = p[0], W = p[1], OH = p[2], OW = p[3], KH = p[4], KW = p[5], SH = p[6], SW = p[7], PH = p[8],
+        PW = p[9], DH = p[10], DW = p[11];
+    for (idx c = lo; c < hi; c++) {
+        const float *xp = k->x + c * H * W;
+        for (idx oh = 0; oh < OH; oh++) {
+            float *yr = k->y + (c * OH + oh) * OW;
+            int64_t *ir = k->ind + (c * OH + oh) * OW;
+            if (k->kind == 2)
+                mp_row(xp, yr, ir, H, W, OW, oh, k->lo, k->hi, 2, 2, 2, 2, PH, PW, 1, 1);
+            else if (k->kind == 3)
+                mp_row(xp, yr, ir, H, W, OW, oh, k->lo, k->hi, 3, 3, 2, 2, PH, PW, 1, 1);
+            else
+                mp_row(xp, yr, ir, H, W, OW, oh, k->lo, k->hi, KH, KW, SH, SW, PH, PW, DH, DW);
+        }
+    }
+}
+
+/* Planes are split over ember's pool's threads (NOTE [ Kernels on ember's pool ] in common.h). */
 void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const idx *p, int nt) {
     idx H = p[0], W = p[1], OH = p[2], OW = p[3], KH = p[4], KW = p[5], SH = p[6], SW = p[7], PH = p[8],
         PW = p[9], DH = p[10], DW = p[11];
@@ -240,24 +276,13 @@ void max_pool2d_f32(const float *x, float *y, int64_t *ind, idx planes, const id
         }
     lo = lo < OW ? lo : OW;
     hi = hi > lo ? hi : lo;
+    mp_ctx k = {.x = x, .y = y, .ind = ind, .H = H, .W = W, .OH = OH, .OW = OW, .lo = lo, .hi = hi, .p = p};
     if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && PH == 0 && PW == 0 && DH == 1 && DW == 1 &&
         W == 2 * OW && 2 * OH <= H && H * OW <= 4096) {
-        max_pool2d_2x2_two_pass(x, y, ind, planes, H, W, OH, OW, nt);
+        em_for(mp_2x2_body, &k, planes, nt, 0);  /* (two passes: the comment above mp_2x2_body) */
         return;
     }
-    int kind = DH == 1 && DW == 1 && SH == 2 && SW == 2 ? (KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0) : 0;
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        const float *xp = x + c * H * W;
-        for (idx oh = 0; oh < OH; oh++) {
-            float *yr = y + (c * OH + oh) * OW;
-            int64_t *ir = ind + (c * OH + oh) * OW;
-            if (kind == 2)
-                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, 2, 2, 2, 2, PH, PW, 1, 1);
-            else if (kind == 3)
-                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, 3, 3, 2, 2, PH, PW, 1, 1);
-            else
-                mp_row(xp, yr, ir, H, W, OW, oh, lo, hi, KH, KW, SH, SW, PH, PW, DH, DW);
-        }
-    }
+    if (DH == 1 && DW == 1 && SH == 2 && SW == 2)
+        k.kind = KH == 2 && KW == 2 ? 2 : KH == 3 && KW == 3 ? 3 : 0;
+    em_for(mp_body, &k, planes, nt, 0);
 }

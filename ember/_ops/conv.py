@@ -66,6 +66,7 @@ def _window_view(x, ksize, stride, pads, dil):
 
 
 _SHORT_ROW = 16
+_SUM_BLOCK = 128
 _BATCH_LAST_BYTES = 8 << 20
 
 
@@ -198,7 +199,14 @@ def _conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     cols = _batch_last_cols(x, ksize, stride, pads, dil, out) if groups == 1 else None
     if cols is not None:
         gt = _batch_last(g).reshape(o, -1)  # (O, L*N), the columns' order
-        return np.matmul(gt, cols.T).reshape((o, x.shape[1]) + tuple(ksize))
+        # NOTE [ Weight gradient sums in blocks ]: one product over all N*L positions is one float32 chain of
+        # N*L terms per weight; products over blocks of _SUM_BLOCK positions, added in order, keep the error
+        # near the C kernels' (conv.c sums a few samples per product) and torch's
+        k = gt.shape[1]
+        gw = np.matmul(gt[:, :_SUM_BLOCK], cols[:, :_SUM_BLOCK].T)
+        for i in range(_SUM_BLOCK, k, _SUM_BLOCK):
+            gw += np.matmul(gt[:, i:i + _SUM_BLOCK], cols[:, i:i + _SUM_BLOCK].T)
+        return gw.reshape((o, x.shape[1]) + tuple(ksize))
     view, _ = _window_view(x, ksize, stride, pads, dil)
     view = view[(Ellipsis,) + tuple(slice(0, m) for m in out)]
     ck = x.shape[1] // groups * int(np.prod(ksize))

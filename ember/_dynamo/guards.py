@@ -12,6 +12,8 @@ managers for the same job). The first failing expression is the recompile reason
 
 from __future__ import annotations
 
+import ast
+
 from .._grad_state import state as _grad_state
 
 
@@ -88,8 +90,7 @@ class GuardSet:
 
     def compile(self):
         """The guard function `fn(L, S, C, F) -> bool`, and the list of expressions (for logs and explain)."""
-        body = " and ".join(f"({e})" for e in self.exprs) or "True"
-        src = f"def ___guard(L, S, C, F):\n    return {body}\n"
+        src = guard_source(self.exprs)
         g = dict(GUARD_GLOBALS, K=self.keep)
         exec(compile(src, "<guards>", "exec"), g)
         fn = g["___guard"]
@@ -106,6 +107,96 @@ class GuardSet:
             except Exception:
                 return e
         return None
+
+
+# NOTE [ Shared sources in the guard function ]
+# A module's guards read long attribute chains again and again: the small GPT's 199 guards each start from
+# `L['self']` and walk `.blocks.layers._modules['0'].self_attn...` through `Module.__getattr__`, a Python
+# function, so checking them cost ~0.4 ms a call, more than the rest of the compiled call. torch keeps its
+# guards in a tree of C++ guard managers, one per source, each reading its value once. `guard_source` does
+# the same in the generated function: a chain of attribute reads and constant subscripts (a *source*, rooted
+# at L, S, C, F or K) read by two or more guards becomes a local variable, assigned from its longest shared
+# prefix just before the first guard that reads it, and the guards become statements checked in their
+# order, each returning False when it fails. The order, and so the short-circuit, stays that of the `and`
+# chain: a variable is assigned only where the guard that first reads it would read it anyway, which is
+# why only reads the guard makes unconditionally qualify (not the second operand of `and`/`or`, a branch of
+# a conditional expression, a chained comparison's later operands, a lambda or a comprehension: `x is None
+# or x.n == 2` must not read `x.n` first). A later guard may use the variable anywhere. A read that raises
+# raises where the original chain would have, which `lookup` takes as a miss either way.
+
+_ROOTS = frozenset("LSCFK")
+
+
+def _chain(node):
+    """The root name of a source (`L['x'].a[0]`: Name, Attribute, constant Subscript), or None."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            node = node.value
+        else:
+            return node.id if isinstance(node, ast.Name) and node.id in _ROOTS else None
+
+
+def _sources(node, out, conditional=False):
+    """Every source `node` reads, with whether its read is unconditional: [(ast_key, node, uncond)]."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and _chain(node) is not None:
+        n = node
+        while not isinstance(n, ast.Name):  # the chain and each of its prefixes
+            out.append((ast.dump(n), n, not conditional))
+            n = n.value
+        return
+    if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        conditional = True
+    for name, value in ast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for i, child in enumerate(items):
+            if not isinstance(child, ast.AST):
+                continue
+            later = (
+                (isinstance(node, ast.BoolOp) and name == "values" and i > 0)
+                or (isinstance(node, ast.IfExp) and name in ("body", "orelse"))
+                or (isinstance(node, ast.Compare) and name == "comparators" and (i > 0 or len(items) > 1))
+            )
+            _sources(child, out, conditional or later)
+
+
+class _Hoist(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit(self, node):
+        name = self.names.get(ast.dump(node)) if isinstance(node, (ast.Attribute, ast.Subscript)) else None
+        if name is not None:
+            return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+        return super().visit(node)
+
+
+def guard_source(exprs):
+    """The source of `___guard(L, S, C, F)` checking `exprs` in order; see NOTE [ Shared sources in the
+    guard function ]."""
+    if not exprs:
+        return "def ___guard(L, S, C, F):\n    return True\n"
+    trees = [ast.parse(e, mode="eval").body for e in exprs]
+    reads = [[] for _ in trees]
+    for tree, out in zip(trees, reads):
+        _sources(tree, out)
+    users = {}
+    for i, out in enumerate(reads):
+        for key, _, _ in out:
+            users.setdefault(key, set()).add(i)
+    names, lines = {}, []  # source key -> variable once assigned
+    for i, tree in enumerate(trees):
+        for key, node, uncond in reversed(reads[i]):  # prefixes before the chains built on them
+            if uncond and key not in names and len(users[key]) > 1:
+                value = _Hoist(names).visit(ast.parse(ast.unparse(node), mode="eval").body)
+                names[key] = f"___s{len(names)}"
+                lines.append(f"{names[key]} = {ast.unparse(value)}")
+        check = ast.unparse(_Hoist(names).visit(tree))
+        lines.append(f"if not ({check}):\n        return False")
+    if not names:  # nothing shared: one `and` chain (a few guards check fastest so)
+        return "def ___guard(L, S, C, F):\n    return " + " and ".join(f"({e})" for e in exprs) + "\n"
+    return "def ___guard(L, S, C, F):\n" + "".join(f"    {ln}\n" for ln in lines) + "    return True\n"
 
 
 _SCALAR_TYPE = {

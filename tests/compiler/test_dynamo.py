@@ -441,6 +441,154 @@ def test_mark_dynamic_avoids_recompiles():
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
 
 
+def _mk_deep(lib):
+    """Two blocks in a ModuleList: every guard reads a chain through `blocks._modules[i]`, shared by many
+    (NOTE [ Shared sources in the guard function ]); `extra` is read only when it is not None."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.scale = 2.0
+            self.extra = None
+
+        def forward(self, x):
+            y = self.lin(x) * self.scale
+            if self.extra is not None:
+                y = self.extra(y)
+            return y
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.ModuleList([Block(), Block()])
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    lib.manual_seed(0)
+    return Net()
+
+
+def _deep_scale(m, nn):
+    m.blocks[1].scale = 3.0
+
+
+def _deep_extra(m, nn):
+    m.blocks[0].extra = nn.ReLU()
+
+
+def _deep_extra_type(m, nn):
+    m.blocks[0].extra = nn.Tanh()
+
+
+def _deep_swap(m, nn):
+    m.blocks[1] = nn.Identity()
+
+
+def test_shared_guard_sources_recompile_as_torch():
+    """Deep attributes that many guards read through one shared chain: changing a value, a submodule's type
+    or a None into a module misses the guard, as many compiles as torch's, never a stale result."""
+    changes = [None, _deep_scale, None, _deep_extra, _deep_extra_type, _deep_swap, None]
+    res = {}
+    for lib in (torch, ember):
+        m = _mk_deep(lib)
+        n = [0]
+
+        def backend(gm, ex, n=n):
+            n[0] += 1
+            return gm.forward
+
+        lib._dynamo.reset()
+        f = lib.compile(m, backend=backend)
+        outs, counts = [], []
+        for change in changes:
+            if change is not None:
+                change(m, lib.nn)
+            outs.append(f(_t(lib, X)).detach().numpy().copy())
+            counts.append(n[0])
+        res[lib.__name__] = counts, outs
+    assert res["ember"][0] == res["torch"][0]
+    for a, b in zip(res["ember"][1], res["torch"][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+class _Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+# (guards, locals): the guard function with shared sources must answer as the plain `and` chain does, an
+# exception counting as a miss (as `lookup` takes it)
+_GUARD_TABLE = [
+    (["L['x'] is None or L['x'].n == 2", "L['x'] is None or L['x'].n > 1"], {"x": None}),
+    (["L['x'] is None or L['x'].n == 2", "L['x'].n == 2", "L['x'].n + L['x'].m == 3"], {"x": _Obj(n=2, m=1)}),
+    (["L['x'].n == 2", "L['x'].n == 3"], {"x": _Obj(n=2)}),
+    (["L['x'].a.b == 1", "L['x'].a.c == 2"], {"x": _Obj(a=_Obj(b=1))}),  # a shared read that raises
+    (["type(L['x'].a) is int", "0 < L['x'].a < L['x'].b", "L['x'].b == 5"], {"x": _Obj(a=1, b=5)}),
+    (["0 < L['x'].a < L['x'].b", "L['x'].b == 5"], {"x": _Obj(a=0)}),  # `.b` is never read
+    (["all(v > 0 for v in L['x'].v)", "len(L['x'].v) == 2", "L['x'].v[0] == 1"], {"x": _Obj(v=[1, 2])}),
+    (["L['x'].d['k'][0] == 1", "L['x'].d['k'][1] == 2", "list(L['x'].d) == ['k']"], {"x": _Obj(d={"k": (1, 2)})}),
+    (["(L['x'].a if L['x'].f else L['x'].b) == 1", "L['x'].f or L['x'].a == 1"], {"x": _Obj(f=True, a=1)}),
+    (["(L['x'].a if L['x'].f else L['x'].b) == 1", "not L['x'].f or L['x'].a == 1"], {"x": _Obj(f=False, b=1)}),
+]
+
+
+@pytest.mark.parametrize("exprs, L", _GUARD_TABLE)
+def test_guard_function_with_shared_sources_answers_as_the_and_chain(exprs, L):
+    from ember._dynamo.guards import GuardSet
+
+    def plain():
+        try:
+            return bool(eval(" and ".join(f"({e})" for e in exprs), {"L": L}))
+        except Exception:
+            return False
+
+    gs = GuardSet([])
+    for e in exprs:
+        gs.add(e)
+    fn = gs.compile()
+    try:
+        got = fn(L, [], {}, None)
+    except Exception:
+        got = False
+    assert got == plain()
+    for e in exprs:  # each guard alone, and the prefix of the list that ends with it
+        part = GuardSet([])
+        for x in exprs[: exprs.index(e) + 1]:
+            part.add(x)
+        try:
+            got = part.compile()(L, [], {}, None)
+        except Exception:
+            got = False
+        try:
+            want = bool(eval(" and ".join(f"({x})" for x in part.exprs), {"L": L}))
+        except Exception:
+            want = False
+        assert got == want, e
+
+
+def test_guard_function_reads_a_shared_source_once():
+    from ember._dynamo.guards import GuardSet
+
+    class Counting:
+        reads = 0
+
+        @property
+        def a(self):
+            Counting.reads += 1
+            return _Obj(b=1, c=2, d=_Obj(e=3))
+
+    gs = GuardSet([])
+    for e in ["L['x'].a.b == 1", "L['x'].a.c == 2", "L['x'].a.d.e == 3", "type(L['x'].a) is not int"]:
+        gs.add(e)
+    assert gs.compile()({"x": Counting()}, [], {}, None) is True
+    assert Counting.reads == 1
+
+
 def test_recompile_limit_warns_and_runs_eagerly():
     ember._dynamo.reset()
     old = ember._dynamo.config.recompile_limit

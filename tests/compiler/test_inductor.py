@@ -191,6 +191,27 @@ def test_matmul_stays_a_fallback_between_kernels():
     assert "addmm" in fw.wrapper_source or "mm" in fw.wrapper_source
 
 
+# fallbacks with keyword params, called as `dispatch(op, inputs, params)` in the kernel's parameter order
+# (NOTE [ Calling a fallback's op ] in compile_fx.py), and an in-place one that keeps its overload's call
+_FALLBACK_CALLS = [
+    ("addmm", lambda L, x, w: L.addmm(x[:, :3], x, w, beta=0.5, alpha=2.0), "aten_addmm_default"),
+    ("sum_keepdim", lambda L, x, w: (x @ w).sum(dim=0, keepdim=True), "aten_mm_default"),
+    ("linear_view", lambda L, x, w: L.nn.functional.linear(x, w.t()).view(2, 6), "aten_view_default"),
+    ("embedding_pad", lambda L, x, w: L.nn.functional.embedding(
+        L.tensor([[0, 2], [1, 0]]), x @ w, padding_idx=0) * 2, "aten_embedding_default"),
+]
+
+
+@pytest.mark.parametrize("name, fn, target", _FALLBACK_CALLS, ids=[c[0] for c in _FALLBACK_CALLS])
+def test_fallbacks_dispatch_with_params_in_kernel_order(name, fn, target):
+    a = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    w = np.random.default_rng(4).standard_normal((6, 3)).astype(np.float32)
+    check(lambda lib, x, y: (ember.compile(_bind(fn, ember), backend=_backend("c")) if lib is ember
+                             else _bind(fn, lib))(x, y), a, w, grad=[0, 1])
+    made = _graphs(_bind(fn, ember), ember.tensor(a, requires_grad=True), ember.tensor(w, requires_grad=True))
+    assert f"_dispatch({target}, (" in made[0].wrapper_source, made[0].wrapper_source
+
+
 def test_output_code_log_names_the_source_line(capsys):
     import ember._logging as L
 

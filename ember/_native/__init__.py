@@ -62,9 +62,25 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # (C-contiguous float32, with float16/bfloat16 widened to float32 first, as their NumPy code does): the
 # check is one integer comparison before anything else, so small tensors pay nothing measurable. Threads
 # are spent only from PARALLEL_SIZE elements on (`threads_for`): below that, waking a second thread costs
-# more than it saves.
+# more than it saves (NOTE [ What a parallel kernel costs ]).
+#
+# NOTE [ What a parallel kernel costs ]
+# A kernel's OpenMP loop at 2 threads wakes the team's sleeping worker (passive: NOTE [ Passive OpenMP
+# threads ]) and, when the caller finishes its half first, sleeps the caller until the worker wakes it. On
+# these VMs (Firecracker with nested virtualisation, `haltpoll.guest_halt_poll_ns=0`: an idle vCPU halts at
+# once) each such wake is an exit to the host: the idle machine's figures put a parallel loop at 30-80 us
+# beyond its work (LeNet at 2 threads 0.37 ms slower than at 1 over its 13 parallel loops, the MLP 0.16 ms
+# slower over 9, though its products alone should have gained 0.6 ms). Under load (5-6 on 2 cores) a
+# 2-thread loop measured 5-10 us slower than one thread at every size up to 4M elements (a 65536-float relu
+# 17 against 9 us, a 1M-float softmax 513 against 505 us), since the second core was never free. A loop
+# pays only where half its work exceeds that: a cheap pointwise kernel (relu, 0.09 ns an element) from about
+# 1M elements, a heavier one (softmax, Adam: 0.3-0.5 ns) from 200-300K. With 65536, the MLP's relu and its
+# 131K-parameter SGD update and LeNet's 221K-element relu and max-pool took two threads, and each measured
+# slower so than on one. PARALLEL_SIZE is 512K, between the two. (torch splits pointwise loops from 32768
+# elements, but its OpenMP workers spin between loops, which ember's must not: NOTE [ Spinning while it
+# pays ] in threadpool.c.)
 MIN_SIZE = 0 if _MODE == "force" else 16384
-PARALLEL_SIZE = 0 if _MODE == "force" else 65536
+PARALLEL_SIZE = 0 if _MODE == "force" else 1 << 19
 SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
 _lock = threading.Lock()

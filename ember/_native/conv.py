@@ -152,45 +152,6 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     return gw if ok else None
 
 
-
-# ---- matrix products (NOTE [ One pool for kernels and BLAS ] in conv.c) -------------------------------------
-
-def _operand(a):
-    """(transposed, leading dim) of a 2-d float32 operand stored row-major or as a row-major matrix's
-    transpose, its rows (or columns) possibly apart, as a block of a wider matrix is (an LSTM's backward
-    multiplies by such a slice of its workspace), or None."""
-    if type(a) is not _ND or a.dtype != _F32 or a.ndim != 2:
-        return None
-    if a.flags.c_contiguous:
-        return 0, a.shape[1]
-    if a.flags.f_contiguous:
-        return 1, a.shape[0]
-    s0, s1 = a.strides
-    if not a.flags.aligned or s0 <= 0 or s1 <= 0 or s0 % 4 or s1 % 4:
-        return None
-    if s1 == 4 and s0 // 4 >= a.shape[1]:
-        return 0, s0 // 4
-    if s0 == 4 and s1 // 4 >= a.shape[0]:
-        return 1, s1 // 4
-    return None
-
-
-def gemm(a, b, nt):
-    """a @ b of 2-d float32 arrays on `nt` of the kernels' threads, or None."""
-    oa, ob = _operand(a), _operand(b)
-    if oa is None or ob is None or not a.size or not b.size:
-        return None
-    blas = _blas()
-    fn = blas and function("conv", "gemm_f32", [_P, _I, _C, _P, _I, _C, _P, _I, _I, _I, _P, _C])
-    if not fn:
-        return None
-    m, k = a.shape
-    n = b.shape[1]
-    c = np.empty((m, n), _F32)
-    _run((fn, blas, nt), (a.ctypes.data, oa[1], oa[0], b.ctypes.data, ob[1], ob[0], c.ctypes.data, m, n, k))
-    return c
-
-
 # ---- pooling (pool.c) --------------------------------------------------------------------------------------
 
 def _pool_ok(x, nd):

@@ -13,9 +13,22 @@
  * many cores as threads, take the core the next OpenBLAS call needs. Nothing can change that spin once
  * libgomp is loaded, so the generated kernels only went parallel on 4M elements (ember/_native's
  * SHARED_PARALLEL_SIZE), and a 1M-float pointwise chain ran on one core. This pool's workers wait for the
- * next loop for EM_SPIN_NS (about the Python work between two kernels of a compiled graph), then sleep on
- * a condition variable; a loop wakes sleepers with one broadcast. Its behaviour is the same whichever
- * OpenMP runtime, if any, the process has loaded.
+ * next loop for a while (NOTE [ Spinning while it pays ]), then sleep on a condition variable; a loop wakes
+ * sleepers with one broadcast. Its behaviour is the same whichever OpenMP runtime, if any, the process has
+ * loaded.
+ *
+ * NOTE [ Spinning while it pays ]
+ * Waking a sleeping worker costs tens of microseconds on a VM whose other vCPU is idle (halted), so a train
+ * step's consecutive parallel loops (a model's products, Python work of 20-150 us apart) gain only when the
+ * worker is still awake: it spins up to EM_SPIN_MAX_NS after a loop. But on a machine that other processes
+ * keep busy, a spinning worker only burns this process's share of the CPU: it is descheduled when the next
+ * loop comes, and a spin of ~150 us made every small parallel loop ~150 us slower (measured with libgomp's
+ * GOMP_SPINCOUNT: a 65536-float relu went from 17 to 158 us at 2 threads under load 6, against 9 us at one).
+ * So the spin adapts to whether workers arrive: a loop in which a worker ran a chunk doubles it (up to
+ * EM_SPIN_MAX_NS), a loop the caller had to run alone (every worker too late) halves it, down to none
+ * (sleep at once). On an idle machine workers keep spinning between loops; on a loaded one they sleep,
+ * the caller pays one futex wake per loop and, since it takes every chunk no worker claimed, never waits
+ * for a worker that has not started.
  *
  * The state is one 64-bit ticket: generation (24 bits) | threads of this loop (8) | chunks (16) | next
  * chunk (16). A thread claims a chunk with a compare-and-swap on it, so a worker still holding the ticket
@@ -35,7 +48,7 @@ typedef int64_t idx;
 typedef void (*em_body)(void *ctx, idx lo, idx hi);
 
 #define EM_MAX_WORKERS 63
-#define EM_SPIN_NS 50000  /* how long an idle worker waits for the next loop before it sleeps */
+#define EM_SPIN_MAX_NS 200000  /* the longest an idle worker waits for the next loop before it sleeps */
 
 #if defined(__x86_64__) || defined(__i386__)
 #define EM_PAUSE() __builtin_ia32_pause()
@@ -63,6 +76,8 @@ static pthread_mutex_t sleep_m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sleep_cv = PTHREAD_COND_INITIALIZER;
 static int atfork_set;
 static int64_t loops;  /* parallel loops run (for tests: em_pool_loops) */
+/* how long idle workers spin now, and its ceiling (NOTE [ Spinning while it pays ]) */
+static int64_t spin_ns = EM_SPIN_MAX_NS, spin_max = EM_SPIN_MAX_NS;
 
 static int64_t now_ns(void)
 {
@@ -71,18 +86,20 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Claim and run chunks of loop `g` until none is left (or another loop began). */
-static void run_chunks(uint32_t g)
+/* Claim and run chunks of loop `g` until none is left (or another loop began); how many it ran. */
+static idx run_chunks(uint32_t g)
 {
+    idx ran = 0;
     uint64_t t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
     for (;;) {
         if (GEN(t) != g || NEXT(t) >= CHUNKS(t))
-            return;
+            return ran;
         if (!__atomic_compare_exchange_n(&ticket, &t, t + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;  /* t now holds the current ticket */
         idx lo = NEXT(t) * job_chunk, hi = lo + job_chunk < job_n ? lo + job_chunk : job_n;
         job_body(job_ctx, lo, hi);
         __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
+        ran++;
         t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
     }
 }
@@ -99,7 +116,7 @@ static void *worker(void *arg)
                 run_chunks(seen);
             continue;
         }
-        int64_t until = now_ns() + EM_SPIN_NS;
+        int64_t until = now_ns() + __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
         int woke = 0;
         for (int i = 1; !woke; i++) {
             EM_PAUSE();
@@ -176,7 +193,11 @@ void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
         pthread_cond_broadcast(&sleep_cv);
         pthread_mutex_unlock(&sleep_m);
     }
-    run_chunks(gen);
+    idx mine = run_chunks(gen);
+    /* NOTE [ Spinning while it pays ] */
+    int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+    spin = mine < chunks ? (2 * spin + 1000 < spin_max ? 2 * spin + 1000 : spin_max) : spin / 2;
+    __atomic_store_n(&spin_ns, spin < 1000 ? 0 : spin, __ATOMIC_RELAXED);
     /* wait for the chunks workers took; on a loaded machine one may be descheduled: yield to it */
     for (long i = 0; __atomic_load_n(&done, __ATOMIC_ACQUIRE) < chunks; i++) {
         if (i < 20000)
@@ -197,4 +218,64 @@ void *em_parallel_for_address(void)
 int64_t em_pool_loops(void)
 {
     return loops;
+}
+
+/* ---- a matrix product split over the pool ------------------------------------------------------------ */
+
+/* NOTE [ One pool for kernels and BLAS ]
+ * c (m, n) = op(a) (m, k) @ op(b) (k, n), row-major (ta, tb: the operand is stored transposed), as `parts`
+ * blocks of c's rows (or of its columns, when c is wider than tall: each block then repacks the smaller
+ * operand, a), each multiplied by the single-threaded sgemm of NumPy's OpenBLAS (its pointer `gemm`; ember
+ * keeps OpenBLAS on one thread: NOTE [ BLAS threads by size ] in blas.py). The blocks are the pool's chunks,
+ * so a worker that wakes late (or is descheduled on a loaded machine) leaves its block to the caller instead
+ * of being waited for: the product then takes about its one-thread time, never the sum of two waits. The
+ * blocks depend on `parts` only, not on which thread ran them, and each is NumPy's product of that block to
+ * the bit (tests/test_native_threads.py). */
+typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float alpha, const float *a, idx lda,
+                         const float *b, idx ldb, float beta, float *c, idx ldc);
+
+struct gemm_job {
+    sgemm_fn sgemm;
+    const float *a, *b;
+    float *c;
+    idx lda, ldb, m, n, k, parts;
+    int ta, tb;
+};
+
+static void gemm_blocks(void *ctx, idx lo, idx hi)
+{
+    enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+    const struct gemm_job *j = (const struct gemm_job *)ctx;
+    int ta = j->ta ? TRANS : NO_TRANS, tb = j->tb ? TRANS : NO_TRANS;
+    int rows = j->m >= j->n;
+    idx len = rows ? j->m : j->n;
+    for (idx p = lo; p < hi; p++) {
+        idx s = len * p / j->parts, e = len * (p + 1) / j->parts;
+        if (e <= s)
+            continue;
+        if (rows)  /* rows [s, e) of op(a) and of c */
+            j->sgemm(ROW_MAJOR, ta, tb, e - s, j->n, j->k, 1.0f, j->ta ? j->a + s : j->a + s * j->lda, j->lda,
+                     j->b, j->ldb, 0.0f, j->c + s * j->n, j->n);
+        else  /* columns [s, e) of op(b) and of c */
+            j->sgemm(ROW_MAJOR, ta, tb, j->m, e - s, j->k, 1.0f, j->a, j->lda,
+                     j->tb ? j->b + s * j->ldb : j->b + s, j->ldb, 0.0f, j->c + s, j->n);
+    }
+}
+
+void em_gemm_f32(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m, idx n,
+                 idx k, void *gemm, int nt)
+{
+    struct gemm_job j = {(sgemm_fn)gemm, a, b, c, lda, ldb, m, n, k, nt, ta, tb};
+    em_parallel_for(gemm_blocks, &j, nt, nt, 1);
+}
+
+/* The spin idle workers use now, in ns (NOTE [ Spinning while it pays ]); `max` >= 0 first sets its ceiling
+ * and starts it again from none (for tests and measurements). */
+int64_t em_pool_spin(int64_t max)
+{
+    if (max >= 0) {
+        spin_max = max;
+        __atomic_store_n(&spin_ns, 0, __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
 }

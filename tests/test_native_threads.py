@@ -1,0 +1,118 @@
+"""Large float32 matrix products on ember's thread pool (ember/_native/blas.py `gemm`, threadpool.c
+`em_gemm_f32`; issue 18): NOTE [ BLAS threads by size ], NOTE [ One pool for kernels and BLAS ] and NOTE
+[ Spinning while it pays ] in threadpool.c.
+
+- A product split into blocks equals NumPy's product of each block, bit for bit, whichever thread ran which
+  block, for every operand layout the split takes (row-major, transposed, a block of a wider matrix), split
+  by rows or by columns, on 2 and 3 threads; the matmul ops at 2 threads give those bits and run one pool
+  loop per product, with OpenBLAS left on one thread; at 1 thread they are NumPy's product.
+- The idle workers' spin: its ceiling is settable, never exceeded, and it rises once a worker took a block.
+"""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _native
+from ember._inductor import threads as pool
+from ember._native import blas
+
+
+@pytest.fixture
+def pool_on(monkeypatch):
+    """Native kernels on (the suite also runs under EMBER_NATIVE=0), OpenBLAS on one thread, as `matmul`
+    leaves it before a pool product."""
+    monkeypatch.setattr(_native, "_OFF", False)
+    assert _native.available("threadpool"), "no working C compiler: " + str(_native._compiler())
+    before = ember.get_num_threads()
+    blas._set_blas(1)
+    yield
+    ember.set_num_threads(before)
+
+
+def _spin(max_ns=-1):
+    return _native.function("threadpool", "em_pool_spin", [ctypes.c_int64], ctypes.c_int64)(max_ns)
+
+
+def _blocks(a, b, parts):
+    """NumPy's product, one block of rows (or of columns, when the result is wider than tall) at a time."""
+    m, n = a.shape[0], b.shape[1]
+    size = m if m >= n else n
+    cuts = [(size * p // parts, size * (p + 1) // parts) for p in range(parts)]
+    if m >= n:
+        return np.vstack([a[s:e] @ b for s, e in cuts])
+    return np.hstack([a @ b[:, s:e] for s, e in cuts])
+
+
+def _layout(x, how):
+    if how == "transposed":
+        return np.ascontiguousarray(x.T).T
+    if how == "slice":  # rows apart, as a block of a wider matrix is (an LSTM's workspace)
+        wide = np.zeros((x.shape[0], x.shape[1] + 5), np.float32)
+        wide[:, 2:2 + x.shape[1]] = x
+        return wide[:, 2:2 + x.shape[1]]
+    return x
+
+
+# split by rows, by columns, odd sizes, a thin product
+_SHAPES = [(300, 64, 40), (40, 64, 300), (129, 257, 129), (7, 33, 1000)]
+_LAYOUTS = [("c", "c"), ("transposed", "c"), ("c", "transposed"), ("slice", "slice"), ("transposed", "slice")]
+
+
+@pytest.mark.parametrize("la,lb", _LAYOUTS)
+def test_blocks_are_numpys_products(la, lb, pool_on):
+    rng = np.random.default_rng(0)
+    for m, k, n in _SHAPES:
+        a = _layout(rng.standard_normal((m, k)).astype(np.float32), la)
+        b = _layout(rng.standard_normal((k, n)).astype(np.float32), lb)
+        for nt in (2, 3):
+            want = _blocks(a, b, nt)
+            for _ in range(3):  # (whichever thread takes which block)
+                got = blas.gemm(a, b, nt)
+                assert got is not None and got.dtype == np.float32
+                np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(blas.gemm(a, b, 1), a @ b)
+
+
+def test_matmul_ops_on_the_pool(pool_on):
+    """At 2 threads a product of BLAS_PARALLEL_WORK multiply-adds or more is one loop of the pool, in blocks;
+    smaller ones and every product at 1 thread are NumPy's."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((128, 784)).astype(np.float32)
+    w = rng.standard_normal((512, 784)).astype(np.float32)
+    small = rng.standard_normal((8, 784)).astype(np.float32)
+    assert a.shape[0] * a.shape[1] * w.shape[0] >= blas.BLAS_PARALLEL_WORK
+    for n in (2, 1):
+        ember.set_num_threads(n)
+        for x in (a, small):
+            loops = pool.loops_run()
+            y = ember.nn.functional.linear(ember.from_numpy(x), ember.from_numpy(w)).numpy()
+            split = n == 2 and x is a
+            assert pool.loops_run() - loops == split
+            np.testing.assert_array_equal(y, _blocks(x, w.T, 2) if split else x @ w.T)
+            assert blas._blas_now[0] == 1
+
+
+def test_spin_ceiling(pool_on):
+    """NOTE [ Spinning while it pays ]: the spin never exceeds its ceiling, and it rises to it while workers
+    take blocks (of a product whose blocks each take about a millisecond: a worker woken for it claims the
+    second before the caller is done with the first)."""
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((600, 600)).astype(np.float32)
+    try:
+        assert _spin(0) == 0
+        for _ in range(3):
+            blas.gemm(a, a, 2)
+            assert _spin() == 0
+        assert _spin(150000) == 0
+        seen = []
+        for _ in range(200):  # (a loaded machine may give the worker no core before the caller is done)
+            blas.gemm(a, a, 2)
+            seen.append(_spin())
+            if seen[-1] == 150000:
+                break
+        assert seen[-1] == 150000 and max(seen) == 150000 and len(set(seen)) > 2, seen
+    finally:
+        _spin(200000)

@@ -7,6 +7,8 @@
   by rows or by columns, on 2 and 3 threads; the matmul ops at 2 threads give those bits and run one pool
   loop per product, with OpenBLAS left on one thread; at 1 thread they are NumPy's product.
 - The idle workers' spin: its ceiling is settable, never exceeded, and it rises once a worker took a block.
+- Which work takes a second thread (NOTE [ What a parallel kernel costs ], NOTE [ Convolution threads by
+  size ]): kernels from 256K elements, convolutions and products from 16.7M multiply-adds.
 """
 
 import ctypes
@@ -116,3 +118,37 @@ def test_spin_ceiling(pool_on):
         assert seen[-1] == 150000 and max(seen) == 150000 and len(set(seen)) > 2, seen
     finally:
         _spin(200000)
+
+
+def test_threads_by_size(monkeypatch, pool_on):
+    from ember._native import conv
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 1 << 18)  # (the default; EMBER_NATIVE=force makes it 0)
+    monkeypatch.setitem(_native._state, "shared_gomp", False)  # (ember's own OpenMP runtime)
+    ember.set_num_threads(2)
+    conv_threads = lambda macs: conv._conv_threads(macs, 64)  # noqa: E731
+    # (elements or multiply-adds, threads): the MLP's relu and LeNet's max-pool; the MNIST net's relu; LeNet's
+    # second convolution; the MNIST net's first
+    for work, want in ((65536, 1), (221184, 1), (401408, 2)):
+        assert _native.threads_for(work) == want
+    for macs, want in ((9830400, 1), (blas.BLAS_PARALLEL_WORK - 1, 1), (blas.BLAS_PARALLEL_WORK, 2), (20070400, 2)):
+        assert conv_threads(macs) == want
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)  # (tests split every kernel and convolution)
+    assert conv_threads(64) == 2 and _native.threads_for(2) == 2
+
+
+def test_convolution_keeps_openblas_on_one_thread(pool_on):
+    """A convolution on one of ember's threads, right after set_num_threads(2) (which sets OpenBLAS's pool to
+    2), calls its sgemm with OpenBLAS on one thread: the bits of the 1-thread run, and no OpenBLAS pool."""
+    from ember import _runtime
+    getter = _runtime._state.get("blas_get") if _runtime._blas_setter() else None
+    if getter is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS")
+    rng = np.random.default_rng(3)
+    x = ember.from_numpy(rng.standard_normal((1, 64, 28, 28)).astype(np.float32))
+    w = ember.from_numpy(rng.standard_normal((32, 64, 3, 3)).astype(np.float32))
+    outs = []
+    for n in (1, 2):
+        ember.set_num_threads(n)
+        outs.append(ember.nn.functional.conv2d(x, w, padding=1).numpy())  # (14.5M multiply-adds: 1 thread)
+        assert getter() == 1
+    np.testing.assert_array_equal(outs[0], outs[1])

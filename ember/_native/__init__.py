@@ -68,19 +68,19 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # A kernel's OpenMP loop at 2 threads wakes the team's sleeping worker (passive: NOTE [ Passive OpenMP
 # threads ]) and, when the caller finishes its half first, sleeps the caller until the worker wakes it. On
 # these VMs (Firecracker with nested virtualisation, `haltpoll.guest_halt_poll_ns=0`: an idle vCPU halts at
-# once) each such wake is an exit to the host: the idle machine's figures put a parallel loop at 30-80 us
-# beyond its work (LeNet at 2 threads 0.37 ms slower than at 1 over its 13 parallel loops, the MLP 0.16 ms
-# slower over 9, though its products alone should have gained 0.6 ms). Under load (5-6 on 2 cores) a
-# 2-thread loop measured 5-10 us slower than one thread at every size up to 4M elements (a 65536-float relu
-# 17 against 9 us, a 1M-float softmax 513 against 505 us), since the second core was never free. A loop
-# pays only where half its work exceeds that: a cheap pointwise kernel (relu, 0.09 ns an element) from about
-# 1M elements, a heavier one (softmax, Adam: 0.3-0.5 ns) from 200-300K. With 65536, the MLP's relu and its
-# 131K-parameter SGD update and LeNet's 221K-element relu and max-pool took two threads, and each measured
-# slower so than on one. PARALLEL_SIZE is 512K, between the two. (torch splits pointwise loops from 32768
-# elements, but its OpenMP workers spin between loops, which ember's must not: NOTE [ Spinning while it
-# pays ] in threadpool.c.)
+# once) each such wake is an exit to the host. On the idle machine LeNet ran 0.37 ms slower at 2 threads
+# than at 1 over its 13 parallel loops (5 convolutions, 8 kernels of 65K-221K elements). Measured in a
+# process given the CPU first (its autogroup at nice -20, the machine otherwise loaded), medians of
+# interleaved rounds, the 2-thread train steps against the threshold: LeNet 2.53 / 2.50 / 2.46 / 2.53 ms at
+# 64K / 128K / 256K / 512K (1 thread: 2.37), and with its small convolutions also on one thread (NOTE [ BLAS
+# threads by size ]) 2.95 / 2.32 ms at 64K / 256K (2.39); the MNIST example's network, whose relu and
+# max-pool run on 401K and 803K elements, 9.45 / 8.73 / 10.10 ms at 64K / 256K / 512K (1 thread: 11.39); the
+# MLP 1.60 / 1.56 / 1.48 at 64K / 256K / 512K (2.08). So PARALLEL_SIZE is 256K: a 2-thread loop on fewer
+# elements (a 65536-float relu, 9 us on one thread) cannot gain what the wake-ups cost. (torch splits
+# pointwise loops from 32768 elements, but its OpenMP workers spin between loops, which ember's must not:
+# NOTE [ Spinning while it pays ] in threadpool.c.)
 MIN_SIZE = 0 if _MODE == "force" else 16384
-PARALLEL_SIZE = 0 if _MODE == "force" else 1 << 19
+PARALLEL_SIZE = 0 if _MODE == "force" else 1 << 18
 SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
 _lock = threading.Lock()

@@ -6,7 +6,7 @@ Below the tensor types (ember/_native's layer), so the op kernels may import it;
 OpenBLAS entry points come from ember/_runtime, read when first needed.
 """
 
-__all__ = ["BLAS_PARALLEL_WORK", "matmul", "gemm", "set_count"]
+__all__ = ["BLAS_PARALLEL_WORK", "matmul", "gemm", "one_blas_thread", "set_count"]
 
 import ctypes
 
@@ -54,6 +54,13 @@ def _set_blas(n):
     _blas_now[0] = n
 
 
+def one_blas_thread():
+    """Put OpenBLAS on one thread if ember has not already (before a kernel calls its sgemm from ember's own
+    threads, or where a product must not split)."""
+    if _blas_now[0] != 1:
+        _set_blas(1)
+
+
 def _blas_threads():
     from .. import _runtime
     if _blas_cap[0] is None:
@@ -70,14 +77,12 @@ def matmul(a, b):
             b.ndim == 2 and a.flags.c_contiguous) \
             and a.shape[-2] * a.shape[-1] * b.shape[-1] < BLAS_PARALLEL_WORK:
         # (NumPy multiplies a batch one matrix at a time: each product's own size is what pays for threads)
-        if _blas_now[0] != 1:
-            _set_blas(1)
+        one_blas_thread()
         return a @ b
     n = _blas_threads()
     if n == 1:
         return a @ b
-    if _blas_now[0] != 1:
-        _set_blas(1)
+    one_blas_thread()
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:  # (a batch of rows times one matrix: one product)
         c = gemm(a.reshape(-1, a.shape[-1]), b, n)
         if c is not None:

@@ -11,9 +11,9 @@ Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py
 every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
 copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
 max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
-are still spent only above PARALLEL_SIZE (`threads_for`). Running the C path at every size also makes the
-float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
-scatters add in another order).
+are still spent only above PARALLEL_SIZE (`threads_for`; NOTE [ Convolution threads by size ]). Running the
+C path at every size also makes the float32 pooling results torch's to the bit at every size, which the
+NumPy kernels are not (their sums and scatters add in another order).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import os
 
 import numpy as np
 
+from .. import _native
 from . import function, threads_for
+from .blas import BLAS_PARALLEL_WORK, one_blas_thread
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -66,29 +68,38 @@ def _shape(xs, ws, stride, pads, dil, groups, out):
     return np.array([*xs, ws[0], *ws[2:], *stride, pads[0][0], pads[1][0], *dil, groups, *out], np.int64)
 
 
+# NOTE [ Convolution threads by size ]
+# A convolution takes threads only from 16.7M multiply-adds (BLAS_PARALLEL_WORK, as a matrix product: NOTE
+# [ BLAS threads by size ] in blas.py), and then as `threads_for` gives them. Below that its OpenMP loop's
+# wake-ups (NOTE [ What a parallel kernel costs ] in __init__.py) cost more than the second thread gains in a
+# train step: LeNet's five convolutions (5.5M-9.8M multiply-adds) on two threads made its 2-thread step
+# 2.46 ms against 2.36 with them on one (1 thread: 2.36), measured in a process given the CPU first, medians
+# of interleaved rounds. The MNIST example's (20M and 160M) and the CIFAR CNN's still split. With
+# PARALLEL_SIZE 0 (EMBER_NATIVE=force, the tests) every convolution splits.
+def _conv_threads(work, n):
+    if work < BLAS_PARALLEL_WORK and _native.PARALLEL_SIZE:
+        return 1
+    return min(threads_for(work), n)
+
+
 def _conv_call(name, work, n, argtypes):
     """(fn, blas, threads) for a convolution kernel, or None."""
     blas = _blas()
     fn = blas and function("conv", name, argtypes, ctypes.c_int)
     if not fn:
         return None
-    nt = min(threads_for(work), n)
+    nt = _conv_threads(work, n)
     return fn, blas, nt
 
 
 def _run(call, args):
-    """Call a convolution kernel with OpenBLAS on one thread while its own threads run (NOTE [ Convolution
-    threads ]); False when its buffers could not be allocated."""
-    fn, (gemm, setter, getter), nt = call
-    if nt > 1:
-        before = getter()
-        setter(1)
-        try:
-            rc = fn(*args, gemm, nt)
-        finally:
-            setter(before)
-    else:
-        rc = fn(*args, gemm, nt)
+    """Call a convolution kernel with OpenBLAS on one thread (NOTE [ Convolution threads ]), where ember keeps
+    it once it has made a product (NOTE [ BLAS threads by size ]); False when its buffers could not be
+    allocated. (On one thread too when the kernel itself runs on one: right after `set_num_threads(2)` an
+    OpenBLAS pool of 2 split the kernel's sgemm calls, which woke that pool and changed the bits.)"""
+    fn, (gemm, _, _), nt = call
+    one_blas_thread()
+    rc = fn(*args, gemm, nt)
     return rc == 0
 
 

@@ -4,8 +4,10 @@
 
 - A product split into blocks equals NumPy's product of each block, bit for bit, whichever thread ran which
   block, for every operand layout the split takes (row-major, transposed, a block of a wider matrix), split
-  by rows or by columns, on 2 and 3 threads; the matmul ops at 2 threads give those bits and run one pool
-  loop per product, with OpenBLAS left on one thread; at 1 thread they are NumPy's product.
+  by rows or by columns, on 2 and 3 threads, on the pool and on the OpenMP team (beside torch's runtime);
+  the matmul ops at 2 threads give those bits and run one pool loop per product, with OpenBLAS left on one
+  thread; at 1 thread they are NumPy's product.
+- A convolution calls its sgemm with OpenBLAS on one thread, whatever its own thread count.
 - The idle workers' spin: its ceiling is settable, never exceeded, and it rises once a worker took a block.
 - Which work takes a second thread (NOTE [ What a parallel kernel costs ], NOTE [ Convolution threads by
   size ]): kernels from 256K elements, convolutions and products from 16.7M multiply-adds.
@@ -25,8 +27,10 @@ from ember._native import blas
 @pytest.fixture
 def pool_on(monkeypatch):
     """Native kernels on (the suite also runs under EMBER_NATIVE=0), OpenBLAS on one thread, as `matmul`
-    leaves it before a pool product."""
+    leaves it before a pool product, and products on the pool as in a process without torch (this one
+    imported torch, whose spinning OpenMP runtime would take them: em_gemm_f32_team)."""
     monkeypatch.setattr(_native, "_OFF", False)
+    monkeypatch.setitem(_native._state, "shared_gomp", False)
     assert _native.available("threadpool"), "no working C compiler: " + str(_native._compiler())
     before = ember.get_num_threads()
     blas._set_blas(1)
@@ -63,8 +67,10 @@ _SHAPES = [(300, 64, 40), (40, 64, 300), (129, 257, 129), (7, 33, 1000)]
 _LAYOUTS = [("c", "c"), ("transposed", "c"), ("c", "transposed"), ("slice", "slice"), ("transposed", "slice")]
 
 
+@pytest.mark.parametrize("team", [False, True], ids=["pool", "openmp_team"])
 @pytest.mark.parametrize("la,lb", _LAYOUTS)
-def test_blocks_are_numpys_products(la, lb, pool_on):
+def test_blocks_are_numpys_products(la, lb, team, pool_on, monkeypatch):
+    monkeypatch.setitem(_native._state, "shared_gomp", team)
     rng = np.random.default_rng(0)
     for m, k, n in _SHAPES:
         a = _layout(rng.standard_normal((m, k)).astype(np.float32), la)

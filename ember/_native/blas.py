@@ -12,6 +12,8 @@ import ctypes
 
 import numpy as np
 
+from . import _state as _native_state
+
 # NOTE [ BLAS threads by size ]
 # OpenBLAS splits every float32 GEMM above m n k = 262144 over its whole pool, and its idle workers sleep at
 # once (OPENBLAS_THREAD_TIMEOUT=4, NOTE [ Passive OpenMP threads ]), so each such product wakes a worker and
@@ -31,7 +33,9 @@ import numpy as np
 # OPENBLAS_THREAD_TIMEOUT). On the kernels' OpenMP team, as they were before, a block's worker had to be
 # waited for: an MLP step (five such products) measured 2.80 ms at 2 threads against 2.64 at 1 on the idle
 # machine. On the pool a block no worker has claimed is the caller's, and the pool's workers stay awake
-# between the loops of a step where that pays (NOTE [ Spinning while it pays ]). Other large products
+# between the loops of a step where that pays (NOTE [ Spinning while it pays ]). Beside another library's
+# spinning OpenMP runtime (torch imported first) the blocks run on that runtime's team instead, whose
+# workers are awake anyway (em_gemm_f32_team in threadpool.c). Other large products
 # (float64, batched, without a compiler) switch OpenBLAS's pool to ember's count and back to one thread
 # after them. So NumPy's other BLAS calls (einsum's, linalg's, small products in kernels) also stay on one
 # thread once ember made its first product, and OpenBLAS's pool no longer wakes. A switch is a ctypes call,
@@ -101,7 +105,7 @@ def matmul(a, b):
 
 _F32 = np.dtype(np.float32)
 _ND = np.ndarray
-_gemm = [None]  # (the pool's em_gemm_f32, OpenBLAS's sgemm address), or False when there is none
+_gemm = [None]  # (em_gemm_f32, em_gemm_f32_team, OpenBLAS's sgemm address), or False when there is none
 
 
 def _operand(a):
@@ -133,12 +137,15 @@ def gemm(a, b, nt):
     if _gemm[0] is None:
         from . import conv, function
         blas = conv._blas()
-        _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-        fn = blas and function("threadpool", "em_gemm_f32", [_P, _I, _C, _P, _I, _C, _P, _I, _I, _I, _P, _C])
-        _gemm[0] = (fn, blas[0]) if fn else False
+        types = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int] * 2 + [ctypes.c_void_p] + [ctypes.c_int64] * 3 \
+            + [ctypes.c_void_p, ctypes.c_int]
+        fns = [blas and function("threadpool", name, types) for name in ("em_gemm_f32", "em_gemm_f32_team")]
+        _gemm[0] = (*fns, blas[0]) if all(fns) else False
     if not _gemm[0]:
         return None
-    fn, sgemm = _gemm[0]
+    pool, team, sgemm = _gemm[0]
+    # (beside another library's spinning OpenMP runtime, its team: em_gemm_f32_team in threadpool.c)
+    fn = team if _native_state["shared_gomp"] else pool
     m, k = a.shape
     n = b.shape[1]
     c = np.empty((m, n), _F32)

@@ -269,6 +269,21 @@ void em_gemm_f32(const float *a, idx lda, int ta, const float *b, idx ldb, int t
     em_parallel_for(gemm_blocks, &j, nt, nt, 1);
 }
 
+/* The same blocks on the process's OpenMP team, for a process where another library (torch) loaded a
+ * spinning libgomp first (NOTE [ Passive OpenMP threads ] in __init__.py): its workers spin on the cores
+ * after its own loops, and a second pool's worker would wait for a time slice beside them (an MLP step at 2
+ * threads took 2.69-2.84 ms on the pool there, against 2.37 on that team and 2.45-2.51 at one thread). */
+void em_gemm_f32_team(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m,
+                      idx n, idx k, void *gemm, int nt)
+{
+    struct gemm_job j = {(sgemm_fn)gemm, a, b, c, lda, ldb, m, n, k, nt, ta, tb};
+#ifdef _OPENMP
+    #pragma omp parallel for schedule(static) num_threads(nt) if(nt > 1)
+#endif
+    for (int p = 0; p < nt; p++)
+        gemm_blocks(&j, p, p + 1);
+}
+
 /* The spin idle workers use now, in ns (NOTE [ Spinning while it pays ]); `max` >= 0 first sets its ceiling
  * and starts it again from none (for tests and measurements). */
 int64_t em_pool_spin(int64_t max)

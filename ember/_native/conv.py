@@ -70,12 +70,14 @@ def _shape(xs, ws, stride, pads, dil, groups, out):
 
 # NOTE [ Convolution threads by size ]
 # A convolution takes threads only from 16.7M multiply-adds (BLAS_PARALLEL_WORK, as a matrix product: NOTE
-# [ BLAS threads by size ] in blas.py), and then as `threads_for` gives them. Below that its OpenMP loop's
-# wake-ups (NOTE [ What a parallel kernel costs ] in __init__.py) cost more than the second thread gains in a
-# train step: LeNet's five convolutions (5.5M-9.8M multiply-adds) on two threads made its 2-thread step
-# 2.46 ms against 2.36 with them on one (1 thread: 2.36), measured in a process given the CPU first, medians
-# of interleaved rounds. The MNIST example's (20M and 160M) and the CIFAR CNN's still split. With
-# PARALLEL_SIZE 0 (EMBER_NATIVE=force, the tests) every convolution splits.
+# [ BLAS threads by size ] in blas.py), and then as `threads_for` gives them. Below that the second thread
+# gains no more than its OpenMP loop's wake-ups cost (NOTE [ What a parallel kernel costs ] in __init__.py):
+# alone, LeNet's second convolution (9.8M multiply-adds) ran 203 us on one thread and 149 on two, but in its
+# train step the five convolutions (5.5M-9.8M) on two threads made the 2-thread step 2.46 / 2.41 / 2.30 ms
+# against 2.36 / 2.31 / 2.38 with them on one, in three runs (a process given the CPU first, medians of
+# interleaved rounds): a wash where the other vCPU is busy, and on the idle machine, where each wake-up
+# also takes a halted vCPU out of the host, a loss. The MNIST example's convolutions (20M and 160M) and the
+# CIFAR CNN's still split. With PARALLEL_SIZE 0 (EMBER_NATIVE=force, the tests) every convolution splits.
 def _conv_threads(work, n):
     if work < BLAS_PARALLEL_WORK and _native.PARALLEL_SIZE:
         return 1

@@ -8,7 +8,8 @@
   the matmul ops at 2 threads give those bits and run one pool loop per product, with OpenBLAS left on one
   thread; at 1 thread they are NumPy's product.
 - A convolution calls its sgemm with OpenBLAS on one thread, whatever its own thread count.
-- The idle workers' spin: its ceiling is settable, never exceeded, and it rises once a worker took a block.
+- The idle workers' spin: its ceiling is settable and never exceeded, and it rises while woken workers come
+  too late.
 - Which work takes a second thread (NOTE [ What a parallel kernel costs ], NOTE [ Convolution threads by
   size ]): kernels from 256K elements, convolutions and products from 16.7M multiply-adds.
 """
@@ -104,24 +105,24 @@ def test_matmul_ops_on_the_pool(pool_on):
 
 
 def test_spin_ceiling(pool_on):
-    """NOTE [ Spinning while it pays ]: the spin never exceeds its ceiling, and it rises to it while workers
-    take blocks (of a product whose blocks each take about a millisecond: a worker woken for it claims the
-    second before the caller is done with the first)."""
+    """NOTE [ Spinning while it pays ]: the spin never exceeds its ceiling (none with a ceiling of 0), and it
+    rises while loops find their workers asleep and too late: a product of two tiny blocks, which the caller
+    has run both of before a worker woken for it can start."""
     rng = np.random.default_rng(2)
-    a = rng.standard_normal((600, 600)).astype(np.float32)
+    tiny = rng.standard_normal((4, 4)).astype(np.float32)
     try:
         assert _spin(0) == 0
-        for _ in range(3):
-            blas.gemm(a, a, 2)
+        for _ in range(5):
+            np.testing.assert_array_equal(blas.gemm(tiny, tiny, 2), _blocks(tiny, tiny, 2))
             assert _spin() == 0
-        assert _spin(7000) == 0  # (1000, 3000, 7000 after three loops a worker helped in: NOTE [ Spinning ...)
+        assert _spin(7000) == 0  # (1000, 3000, then the ceiling)
         seen = []
-        for _ in range(400):  # (a loaded machine may give the worker no core before the caller is done)
-            blas.gemm(a, a, 2)
+        for _ in range(50):
+            blas.gemm(tiny, tiny, 2)
             seen.append(_spin())
             if seen[-1] == 7000:
                 break
-        assert seen[-1] == 7000 and max(seen) == 7000 and len(set(seen)) > 2, seen
+        assert seen[-1] == 7000 and max(seen) == 7000 and {1000, 3000} <= set(seen), seen
     finally:
         _spin(200000)
 

@@ -24,11 +24,18 @@
  * keep busy, a spinning worker only burns this process's share of the CPU: it is descheduled when the next
  * loop comes, and a spin of ~150 us made every small parallel loop ~150 us slower (measured with libgomp's
  * GOMP_SPINCOUNT: a 65536-float relu went from 17 to 158 us at 2 threads under load 6, against 9 us at one).
- * So the spin adapts to whether workers arrive: a loop in which a worker ran a chunk doubles it (up to
- * EM_SPIN_MAX_NS), a loop the caller had to run alone (every worker too late) halves it, down to none
- * (sleep at once). On an idle machine workers keep spinning between loops; on a loaded one they sleep,
- * the caller pays one futex wake per loop and, since it takes every chunk no worker claimed, never waits
- * for a worker that has not started. Where the other CPU is busy, the scheduler may queue a woken worker on
+ * So the spin adapts to what each loop shows. A loop is late when no worker took a chunk before the caller
+ * was done, or when the caller then waited for the workers' chunks more than a quarter of its own time.
+ * Workers that were spinning when it began: a loop in time doubles the spin (up to EM_SPIN_MAX_NS), a late
+ * one drops it to none (a spinning worker had been descheduled in favour of another process, which a
+ * sleeping one woken by the loop is not). Workers that were asleep: a late loop doubles the spin (the
+ * wake-up was slow, as on an idle VM), a loop in time leaves it.
+ * Measured with an MLP product (128 x 784 x 512) at 2 threads, 30 us apart, the other CPU kept busy by a
+ * test run: with a spin that only halved on a loop no worker joined, 471 us against 444 at one thread (the
+ * spinning worker was mostly descheduled), and 300 us with the calls 300 us apart (a sleeping worker, woken).
+ * On an idle machine workers keep spinning between loops; on a loaded one they sleep, the caller pays one
+ * futex wake per loop and, since it takes every chunk no worker claimed, never waits for a worker that has
+ * not started. Where the other CPU is busy, the scheduler may also queue a woken worker on
  * the caller's CPU (sampled during an MLP step at 2 threads under load 8: in about 1 of 5 samples where the
  * worker was runnable): a worker stops spinning when it finds itself on the caller's CPU, and a caller
  * waiting for a block held by a worker on its own CPU yields to it rather than spinning in its way.
@@ -198,16 +205,15 @@ void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
     gen = (gen + 1) & 0xffffff;
     uint64_t t = ((uint64_t)gen << 40) | ((uint64_t)threads << 32) | ((uint64_t)chunks << 16);
     __atomic_store_n(&ticket, t, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST) > 0) {
+    int asleep = __atomic_load_n(&sleeping, __ATOMIC_SEQ_CST) > 0;
+    if (asleep) {
         pthread_mutex_lock(&sleep_m);
         pthread_cond_broadcast(&sleep_cv);
         pthread_mutex_unlock(&sleep_m);
     }
+    int64_t t0 = now_ns();
     idx mine = run_chunks(gen, 0);
-    /* NOTE [ Spinning while it pays ] */
-    int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
-    spin = mine < chunks ? (2 * spin + 1000 < spin_max ? 2 * spin + 1000 : spin_max) : spin / 2;
-    __atomic_store_n(&spin_ns, spin < 1000 ? 0 : spin, __ATOMIC_RELAXED);
+    int64_t t1 = now_ns();
     /* wait for the chunks workers took; on a loaded machine one may be descheduled, or queued on this CPU
      * (where the scheduler put it when the loop woke it): yield to it */
     int yield = 0;
@@ -219,6 +225,15 @@ void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
         else
             EM_PAUSE();
     }
+    /* NOTE [ Spinning while it pays ] */
+    int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED), more = 2 * spin + 1000;
+    more = more < spin_max ? more : spin_max;
+    int late = mine == chunks || 4 * (now_ns() - t1) > t1 - t0;  /* no worker came, or the caller waited */
+    if (!asleep)  /* workers were spinning: go on if they came in time, else stop (one was descheduled) */
+        spin = late ? 0 : more;
+    else if (late)  /* woken too late: spinning would have paid */
+        spin = more;
+    __atomic_store_n(&spin_ns, spin, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&dispatch);
 }
 

@@ -106,7 +106,7 @@ def test_import_compiles_nothing(tmp_path):
 
 @needs_cc
 def test_threads_govern_kernels_and_blas(monkeypatch):
-    monkeypatch.setattr(_native, "PARALLEL_SIZE", 65536)  # (the default; EMBER_NATIVE=force makes it 0)
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 1 << 18)  # (the default; EMBER_NATIVE=force makes it 0)
     # (this process imported torch first: beside its spinning libgomp the kernels would take a second thread
     # later, NOTE [ Passive OpenMP threads ], which test_kernels_beside_a_spinning_openmp checks)
     monkeypatch.setitem(_native._state, "shared_gomp", False)
@@ -175,7 +175,7 @@ _SHARED = """
     from ember import _native
     ember.set_num_threads(2)
     assert _native.available("softmax")
-    print("threads", _native.threads_for(1 << 18), _native.threads_for(1 << 22))
+    print("threads", _native.threads_for(1 << 20), _native.threads_for(1 << 22))
 """
 
 

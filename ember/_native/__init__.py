@@ -62,9 +62,27 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # (C-contiguous float32, with float16/bfloat16 widened to float32 first, as their NumPy code does): the
 # check is one integer comparison before anything else, so small tensors pay nothing measurable. Threads
 # are spent only from PARALLEL_SIZE elements on (`threads_for`): below that, waking a second thread costs
-# more than it saves.
+# more than it saves (NOTE [ What a parallel kernel costs ]).
+#
+# NOTE [ What a parallel kernel costs ]
+# A kernel's OpenMP loop at 2 threads wakes the team's sleeping worker (passive:
+# NOTE [ Passive OpenMP threads ]) and, when the caller finishes its half first, sleeps the caller until the
+# worker wakes it. On these VMs (Firecracker with nested virtualisation, `haltpoll.guest_halt_poll_ns=0`: an
+# idle vCPU halts at once) each such wake is an exit to the host. On the idle machine LeNet ran 0.37 ms slower
+# at 2 threads than at 1 over its 13 parallel loops (5 convolutions, 8 kernels of 65K-221K elements). Alone,
+# with 30 us of Python between calls, a 65536-float relu took 9 us on one thread and 34 on two, a 221K-float
+# relu 23 and 43, a 221K-element max-pool 54 and 63: 20-25 us a loop even where the other vCPU was busy.
+# Measured in a process given the CPU first (its autogroup at nice -20, the machine otherwise loaded), medians
+# of interleaved rounds, the 2-thread train steps against the threshold: LeNet 2.53 / 2.50 / 2.46 / 2.53 ms at
+# 64K / 128K / 256K / 512K (1 thread: 2.37), and with its small convolutions also on one thread
+# (NOTE [ Convolution threads by size ] in conv.py) 2.95 / 2.32 ms at 64K / 256K (2.39); the MNIST example's
+# network, whose relu and max-pool run on 401K and 803K elements, 9.45 / 8.73 / 10.10 ms at 64K / 256K / 512K
+# (1 thread: 11.39); the MLP 1.60 / 1.56 / 1.48 at 64K / 256K / 512K (2.08). So PARALLEL_SIZE is 256K: a
+# 2-thread loop on fewer elements (a 65536-float relu, 9 us on one thread) cannot gain what the wake-ups cost.
+# (torch splits pointwise loops from 32768 elements, but its OpenMP workers spin between loops, which ember's
+# must not: NOTE [ Spinning while it pays ] in threadpool.c.)
 MIN_SIZE = 0 if _MODE == "force" else 16384
-PARALLEL_SIZE = 0 if _MODE == "force" else 65536
+PARALLEL_SIZE = 0 if _MODE == "force" else 1 << 18
 SHARED_PARALLEL_SIZE = 1 << 22  # the same beside another library's spinning OpenMP (NOTE [ Passive OpenMP threads ])
 
 _lock = threading.RLock()  # (re-entered where a group's loading builds the pool: `_load_group`)

@@ -571,31 +571,3 @@ int conv2d_weight_grad_f32(const float *x, const float *gy, float *gw, float *pa
     em_for(chunk_sum_body, &k, k.tj * k.to, nt, 0);
     return 0;
 }
-
-/* ---- a matrix product split over the kernels' threads ------------------------------------------------- */
-
-/* NOTE [ One pool for kernels and BLAS ]
- * c (m, n) = op(a) (m, k) @ op(b) (k, n), row-major (ta, tb: the operand is stored transposed), computed by
- * nt OpenMP threads, each multiplying a block of c's rows (or of its columns, when c is wider than tall) with
- * the single-threaded sgemm (called with OpenBLAS on one thread, as the convolutions are: NOTE [ Convolution
- * threads ]). So a large float32 product uses ember's own OpenMP team, whose idle threads sleep, and NumPy's
- * OpenBLAS pool stays on one thread: one pool, not two (NOTE [ BLAS threads by size ] in blas.py). */
-void gemm_f32(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m, idx n, idx k,
-              void *gemm, int nt) {
-    sgemm_fn sgemm = (sgemm_fn)gemm;
-    int rows = m >= n;
-    idx len = rows ? m : n;
-#ifdef _OPENMP
-    #pragma omp parallel for schedule(static) num_threads(nt) if(nt > 1)
-#endif
-    for (int t = 0; t < nt; t++) {
-        idx lo = len * t / nt, hi = len * (t + 1) / nt;
-        if (hi <= lo) continue;
-        if (rows)  /* rows [lo, hi) of op(a) and of c */
-            sgemm(ROW_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, hi - lo, n, k, 1.0f,
-                  ta ? a + lo : a + lo * lda, lda, b, ldb, 0.0f, c + lo * n, n);
-        else  /* columns [lo, hi) of op(b) and of c */
-            sgemm(ROW_MAJOR, ta ? TRANS : NO_TRANS, tb ? TRANS : NO_TRANS, m, hi - lo, k, 1.0f, a, lda,
-                  tb ? b + lo * ldb : b + lo, ldb, 0.0f, c + lo, n);
-    }
-}

@@ -11,9 +11,9 @@ Unlike the pointwise kernels (NOTE [ Choosing the native kernel ] in __init__.py
 every size: the NumPy kernels they replace make several calls per tap or per block (window views, padding
 copies, one ufunc pass per tap), so even the smallest convolution or pooling costs less in C (measured: a 1x1x8x8
 max_pool2d 18 us against 66 us, a 3x3 conv2d forward and backward on 2x3x8x8 452 us against 569 us). Threads
-are still spent only above PARALLEL_SIZE (`pool_threads_for`). Running the C path at every size also makes the
-float32 pooling results torch's to the bit at every size, which the NumPy kernels are not (their sums and
-scatters add in another order).
+are still spent only above PARALLEL_SIZE (`pool_threads_for`; NOTE [ Convolution threads by size ]). Running the
+C path at every size also makes the float32 pooling results torch's to the bit at every size, which the
+NumPy kernels are not (their sums and scatters add in another order).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import os
 
 import numpy as np
 
+from .. import _native
 from . import function, pool_threads_for, threads_for
+from .blas import BLAS_PARALLEL_WORK, one_blas_thread
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -66,29 +68,40 @@ def _shape(xs, ws, stride, pads, dil, groups, out):
     return np.array([*xs, ws[0], *ws[2:], *stride, pads[0][0], pads[1][0], *dil, groups, *out], np.int64)
 
 
+# NOTE [ Convolution threads by size ]
+# A convolution takes threads only from 16.7M multiply-adds (BLAS_PARALLEL_WORK, as a matrix product: NOTE
+# [ BLAS threads by size ] in blas.py), and then as `pool_threads_for` gives them. Below that the second thread
+# gains no more than its OpenMP loop's wake-ups cost (NOTE [ What a parallel kernel costs ] in __init__.py):
+# alone, LeNet's second convolution (9.8M multiply-adds) ran 203 us on one thread and 149 on two, but in its
+# train step the five convolutions (5.5M-9.8M) on two threads made the 2-thread step 2.46 / 2.41 / 2.30 ms
+# against 2.36 / 2.31 / 2.38 with them on one, in three runs (a process given the CPU first, medians of
+# interleaved rounds): a wash where the other vCPU is busy, and on the idle machine, where each wake-up
+# also takes a halted vCPU out of the host, a loss. The MNIST example's convolutions (20M and 160M) and the
+# CIFAR CNN's still split. With PARALLEL_SIZE 0 (EMBER_NATIVE=force, the tests) every convolution splits.
+def _conv_threads(work, n):
+    if work < BLAS_PARALLEL_WORK and _native.PARALLEL_SIZE:
+        return 1
+    return min(pool_threads_for(work), n)  # (NOTE [ Kernels on ember's pool ] in common.h)
+
+
 def _conv_call(name, work, n, argtypes):
     """(fn, blas, threads) for a convolution kernel, or None."""
     blas = _blas()
     fn = blas and function("conv", name, argtypes, ctypes.c_int)
     if not fn:
         return None
-    nt = min(pool_threads_for(work), n)  # (NOTE [ Kernels on ember's pool ] in common.h)
+    nt = _conv_threads(work, n)
     return fn, blas, nt
 
 
 def _run(call, args):
-    """Call a convolution kernel with OpenBLAS on one thread while its own threads run (NOTE [ Convolution
-    threads ]); False when its buffers could not be allocated."""
-    fn, (gemm, setter, getter), nt = call
-    if nt > 1:
-        before = getter()
-        setter(1)
-        try:
-            rc = fn(*args, gemm, nt)
-        finally:
-            setter(before)
-    else:
-        rc = fn(*args, gemm, nt)
+    """Call a convolution kernel with OpenBLAS on one thread (NOTE [ Convolution threads ]), where ember keeps
+    it once it has made a product (NOTE [ BLAS threads by size ]); False when its buffers could not be
+    allocated. (On one thread too when the kernel itself runs on one: right after `set_num_threads(2)` an
+    OpenBLAS pool of 2 split the kernel's sgemm calls, which woke that pool and changed the bits.)"""
+    fn, (gemm, _, _), nt = call
+    one_blas_thread()
+    rc = fn(*args, gemm, nt)
     return rc == 0
 
 
@@ -159,45 +172,6 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     ok = _run(call, (x.ctypes.data, g.ctypes.data, gw.ctypes.data, partials.ctypes.data, chunks,
                      shape.ctypes.data))
     return gw if ok else None
-
-
-
-# ---- matrix products (NOTE [ One pool for kernels and BLAS ] in conv.c) -------------------------------------
-
-def _operand(a):
-    """(transposed, leading dim) of a 2-d float32 operand stored row-major or as a row-major matrix's
-    transpose, its rows (or columns) possibly apart, as a block of a wider matrix is (an LSTM's backward
-    multiplies by such a slice of its workspace), or None."""
-    if type(a) is not _ND or a.dtype != _F32 or a.ndim != 2:
-        return None
-    if a.flags.c_contiguous:
-        return 0, a.shape[1]
-    if a.flags.f_contiguous:
-        return 1, a.shape[0]
-    s0, s1 = a.strides
-    if not a.flags.aligned or s0 <= 0 or s1 <= 0 or s0 % 4 or s1 % 4:
-        return None
-    if s1 == 4 and s0 // 4 >= a.shape[1]:
-        return 0, s0 // 4
-    if s0 == 4 and s1 // 4 >= a.shape[0]:
-        return 1, s1 // 4
-    return None
-
-
-def gemm(a, b, nt):
-    """a @ b of 2-d float32 arrays on `nt` of the kernels' threads, or None."""
-    oa, ob = _operand(a), _operand(b)
-    if oa is None or ob is None or not a.size or not b.size:
-        return None
-    blas = _blas()
-    fn = blas and function("conv", "gemm_f32", [_P, _I, _C, _P, _I, _C, _P, _I, _I, _I, _P, _C])
-    if not fn:
-        return None
-    m, k = a.shape
-    n = b.shape[1]
-    c = np.empty((m, n), _F32)
-    _run((fn, blas, nt), (a.ctypes.data, oa[1], oa[0], b.ctypes.data, ob[1], ob[0], c.ctypes.data, m, n, k))
-    return c
 
 
 # ---- pooling (pool.c) --------------------------------------------------------------------------------------

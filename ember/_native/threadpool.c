@@ -13,9 +13,32 @@
  * many cores as threads, take the core the next OpenBLAS call needs. Nothing can change that spin once
  * libgomp is loaded, so the generated kernels only went parallel on 4M elements (ember/_native's
  * SHARED_PARALLEL_SIZE), and a 1M-float pointwise chain ran on one core. This pool's workers wait for the
- * next loop for EM_SPIN_NS (about the Python work between two kernels of a compiled graph), then sleep on
- * a condition variable; a loop wakes sleepers with one broadcast. Its behaviour is the same whichever
- * OpenMP runtime, if any, the process has loaded.
+ * next loop for a while (NOTE [ Spinning while it pays ]), then sleep on a condition variable; a loop wakes
+ * sleepers with one broadcast. Its behaviour is the same whichever OpenMP runtime, if any, the process has
+ * loaded.
+ *
+ * NOTE [ Spinning while it pays ]
+ * Waking a sleeping worker costs tens of microseconds on a VM whose other vCPU is idle (halted), so a train
+ * step's consecutive parallel loops (a model's products, Python work of 20-150 us apart) gain only when the
+ * worker is still awake: it spins up to EM_SPIN_MAX_NS after a loop. But on a machine that other processes
+ * keep busy, a spinning worker only burns this process's share of the CPU: it is descheduled when the next
+ * loop comes, and a spin of ~150 us made every small parallel loop ~150 us slower (measured with libgomp's
+ * GOMP_SPINCOUNT: a 65536-float relu went from 17 to 158 us at 2 threads under load 6, against 9 us at one).
+ * So the spin adapts to what each loop shows. A loop is late when no worker took a chunk before the caller
+ * was done, or when the caller then waited for the workers' chunks more than a quarter of its own time.
+ * Workers that were spinning when it began: a loop in time doubles the spin (up to EM_SPIN_MAX_NS), a late
+ * one drops it to none (a spinning worker had been descheduled in favour of another process, which a
+ * sleeping one woken by the loop is not). Workers that were asleep: a late loop doubles the spin (the
+ * wake-up was slow, as on an idle VM), a loop in time leaves it.
+ * Measured with an MLP product (128 x 784 x 512) at 2 threads, 30 us apart, the other CPU kept busy by a
+ * test run: with a spin that only halved on a loop no worker joined, 471 us against 444 at one thread (the
+ * spinning worker was mostly descheduled), and 300 us with the calls 300 us apart (a sleeping worker, woken).
+ * On an idle machine workers keep spinning between loops; on a loaded one they sleep, the caller pays one
+ * futex wake per loop and, since it takes every chunk no worker claimed, never waits for a worker that has
+ * not started. Where the other CPU is busy, the scheduler may also queue a woken worker on
+ * the caller's CPU (sampled during an MLP step at 2 threads under load 8: in about 1 of 5 samples where the
+ * worker was runnable): a worker stops spinning when it finds itself on the caller's CPU, and a caller
+ * waiting for a block held by a worker on its own CPU yields to it rather than spinning in its way.
  *
  * The state is one 64-bit ticket: generation (24 bits) | threads of this loop (8) | chunks (16) | next
  * chunk (16). A thread claims a chunk with a compare-and-swap on it, so a worker still holding the ticket
@@ -35,7 +58,7 @@ typedef int64_t idx;
 typedef void (*em_body)(void *ctx, idx lo, idx hi);
 
 #define EM_MAX_WORKERS 63
-#define EM_SPIN_NS 50000  /* how long an idle worker waits for the next loop before it sleeps */
+#define EM_SPIN_MAX_NS 200000  /* the longest an idle worker waits for the next loop before it sleeps */
 
 #if defined(__x86_64__) || defined(__i386__)
 #define EM_PAUSE() __builtin_ia32_pause()
@@ -63,6 +86,9 @@ static pthread_mutex_t sleep_m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sleep_cv = PTHREAD_COND_INITIALIZER;
 static int atfork_set;
 static int64_t loops;  /* parallel loops run (for tests: em_pool_loops) */
+static int caller_cpu = -1, holder_cpu = -1;  /* the CPUs of the last loop's caller and block-taking worker */
+/* how long idle workers spin now, and its ceiling (NOTE [ Spinning while it pays ]) */
+static int64_t spin_ns = EM_SPIN_MAX_NS, spin_max = EM_SPIN_MAX_NS;
 
 static int64_t now_ns(void)
 {
@@ -71,18 +97,23 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Claim and run chunks of loop `g` until none is left (or another loop began). */
-static void run_chunks(uint32_t g)
+/* Claim and run chunks of loop `g` until none is left (or another loop began); how many it ran. A worker
+ * (`worker` set) says on which CPU it runs them (NOTE [ Spinning while it pays ]). */
+static idx run_chunks(uint32_t g, int worker)
 {
+    idx ran = 0;
     uint64_t t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
     for (;;) {
         if (GEN(t) != g || NEXT(t) >= CHUNKS(t))
-            return;
+            return ran;
         if (!__atomic_compare_exchange_n(&ticket, &t, t + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;  /* t now holds the current ticket */
         idx lo = NEXT(t) * job_chunk, hi = lo + job_chunk < job_n ? lo + job_chunk : job_n;
+        if (worker)
+            __atomic_store_n(&holder_cpu, sched_getcpu(), __ATOMIC_RELAXED);
         job_body(job_ctx, lo, hi);
         __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
+        ran++;
         t = __atomic_load_n(&ticket, __ATOMIC_ACQUIRE);
     }
 }
@@ -96,16 +127,17 @@ static void *worker(void *arg)
         if (GEN(t) != seen) {
             seen = GEN(t);
             if (me < THREADS(t))
-                run_chunks(seen);
+                run_chunks(seen, 1);
             continue;
         }
-        int64_t until = now_ns() + EM_SPIN_NS;
+        int64_t until = now_ns() + __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
         int woke = 0;
         for (int i = 1; !woke; i++) {
             EM_PAUSE();
             woke = GEN(__atomic_load_n(&ticket, __ATOMIC_ACQUIRE)) != seen;
-            if ((i & 63) == 0 && now_ns() > until)
-                break;
+            if ((i & 63) == 0 && (now_ns() > until
+                                  || sched_getcpu() == __atomic_load_n(&caller_cpu, __ATOMIC_RELAXED)))
+                break;  /* (spinning on the caller's CPU would only take it from the caller) */
         }
         if (woke)
             continue;
@@ -163,6 +195,8 @@ void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
         chunk = (n + 0xfffe) / 0xffff;
     idx chunks = (n + chunk - 1) / chunk;
     loops++;
+    __atomic_store_n(&caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+    __atomic_store_n(&holder_cpu, -1, __ATOMIC_RELAXED);
     job_body = body;
     job_ctx = ctx;
     job_n = n;
@@ -171,19 +205,35 @@ void em_parallel_for(em_body body, void *ctx, idx n, int nt, idx chunk)
     gen = (gen + 1) & 0xffffff;
     uint64_t t = ((uint64_t)gen << 40) | ((uint64_t)threads << 32) | ((uint64_t)chunks << 16);
     __atomic_store_n(&ticket, t, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST) > 0) {
+    int asleep = __atomic_load_n(&sleeping, __ATOMIC_SEQ_CST) > 0;
+    if (asleep) {
         pthread_mutex_lock(&sleep_m);
         pthread_cond_broadcast(&sleep_cv);
         pthread_mutex_unlock(&sleep_m);
     }
-    run_chunks(gen);
-    /* wait for the chunks workers took; on a loaded machine one may be descheduled: yield to it */
+    int64_t t0 = now_ns();
+    idx mine = run_chunks(gen, 0);
+    int64_t t1 = now_ns();
+    /* wait for the chunks workers took; on a loaded machine one may be descheduled, or queued on this CPU
+     * (where the scheduler put it when the loop woke it): yield to it */
+    int yield = 0;
     for (long i = 0; __atomic_load_n(&done, __ATOMIC_ACQUIRE) < chunks; i++) {
-        if (i < 20000)
-            EM_PAUSE();
-        else
+        if ((i & 63) == 0)
+            yield = i >= 20000 || sched_getcpu() == __atomic_load_n(&holder_cpu, __ATOMIC_RELAXED);
+        if (yield)
             sched_yield();
+        else
+            EM_PAUSE();
     }
+    /* NOTE [ Spinning while it pays ] */
+    int64_t spin = __atomic_load_n(&spin_ns, __ATOMIC_RELAXED), more = 2 * spin + 1000;
+    more = more < spin_max ? more : spin_max;
+    int late = mine == chunks || 4 * (now_ns() - t1) > t1 - t0;  /* no worker came, or the caller waited */
+    if (!asleep)  /* workers were spinning: go on if they came in time, else stop (one was descheduled) */
+        spin = late ? 0 : more;
+    else if (late)  /* woken too late: spinning would have paid */
+        spin = more;
+    __atomic_store_n(&spin_ns, spin, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&dispatch);
 }
 
@@ -197,4 +247,79 @@ void *em_parallel_for_address(void)
 int64_t em_pool_loops(void)
 {
     return loops;
+}
+
+/* ---- a matrix product split over the pool ------------------------------------------------------------ */
+
+/* NOTE [ One pool for kernels and BLAS ]
+ * c (m, n) = op(a) (m, k) @ op(b) (k, n), row-major (ta, tb: the operand is stored transposed), as `parts`
+ * blocks of c's rows (or of its columns, when c is wider than tall: each block then repacks the smaller
+ * operand, a), each multiplied by the single-threaded sgemm of NumPy's OpenBLAS (its pointer `gemm`; ember
+ * keeps OpenBLAS on one thread: NOTE [ BLAS threads by size ] in blas.py). The blocks are the pool's chunks,
+ * so a worker that wakes late (or is descheduled on a loaded machine) leaves its block to the caller instead
+ * of being waited for: the product then takes about its one-thread time, never the sum of two waits. The
+ * blocks depend on `parts` only, not on which thread ran them, and each is NumPy's product of that block to
+ * the bit (tests/test_native_threads.py). */
+typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float alpha, const float *a, idx lda,
+                         const float *b, idx ldb, float beta, float *c, idx ldc);
+
+struct gemm_job {
+    sgemm_fn sgemm;
+    const float *a, *b;
+    float *c;
+    idx lda, ldb, m, n, k, parts;
+    int ta, tb;
+};
+
+static void gemm_blocks(void *ctx, idx lo, idx hi)
+{
+    enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+    const struct gemm_job *j = (const struct gemm_job *)ctx;
+    int ta = j->ta ? TRANS : NO_TRANS, tb = j->tb ? TRANS : NO_TRANS;
+    int rows = j->m >= j->n;
+    idx len = rows ? j->m : j->n;
+    for (idx p = lo; p < hi; p++) {
+        idx s = len * p / j->parts, e = len * (p + 1) / j->parts;
+        if (e <= s)
+            continue;
+        if (rows)  /* rows [s, e) of op(a) and of c */
+            j->sgemm(ROW_MAJOR, ta, tb, e - s, j->n, j->k, 1.0f, j->ta ? j->a + s : j->a + s * j->lda, j->lda,
+                     j->b, j->ldb, 0.0f, j->c + s * j->n, j->n);
+        else  /* columns [s, e) of op(b) and of c */
+            j->sgemm(ROW_MAJOR, ta, tb, j->m, e - s, j->k, 1.0f, j->a, j->lda,
+                     j->tb ? j->b + s * j->ldb : j->b + s, j->ldb, 0.0f, j->c + s, j->n);
+    }
+}
+
+void em_gemm_f32(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m, idx n,
+                 idx k, void *gemm, int nt)
+{
+    struct gemm_job j = {(sgemm_fn)gemm, a, b, c, lda, ldb, m, n, k, nt, ta, tb};
+    em_parallel_for(gemm_blocks, &j, nt, nt, 1);
+}
+
+/* The same blocks on the process's OpenMP team, for a process where another library (torch) loaded a
+ * spinning libgomp first (NOTE [ Passive OpenMP threads ] in __init__.py): its workers spin on the cores
+ * after its own loops, and a second pool's worker would wait for a time slice beside them (an MLP step at 2
+ * threads took 2.69-2.84 ms on the pool there, against 2.37 on that team and 2.45-2.51 at one thread). */
+void em_gemm_f32_team(const float *a, idx lda, int ta, const float *b, idx ldb, int tb, float *c, idx m,
+                      idx n, idx k, void *gemm, int nt)
+{
+    struct gemm_job j = {(sgemm_fn)gemm, a, b, c, lda, ldb, m, n, k, nt, ta, tb};
+#ifdef _OPENMP
+    #pragma omp parallel for schedule(static) num_threads(nt) if(nt > 1)
+#endif
+    for (int p = 0; p < nt; p++)
+        gemm_blocks(&j, p, p + 1);
+}
+
+/* The spin idle workers use now, in ns (NOTE [ Spinning while it pays ]); `max` >= 0 first sets its ceiling
+ * and starts it again from none (for tests and measurements). */
+int64_t em_pool_spin(int64_t max)
+{
+    if (max >= 0) {
+        spin_max = max;
+        __atomic_store_n(&spin_ns, 0, __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
 }

@@ -10,12 +10,15 @@ from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
+from .._native.batched import bmm as _batched  # NOTE [ Batched products on the team ] (batched.c)
 from .._native.blas import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
 from .._native.blas import _blas_now
 from .._native.blas import matmul as _blas_matmul
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
+
+_F32 = np.dtype(np.float32)
 
 
 def _half_safe(fn):
@@ -66,6 +69,8 @@ def mat2_grad(a, g, b):
 def _bmm(a, b):
     if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
+    if a.dtype is _F32 and b.dtype is _F32 and (c := _batched(a, b)) is not None:
+        return c
     if a.size * b.shape[2] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
     return _blas_matmul(a, b)
@@ -124,6 +129,8 @@ def _matmul_nd(a, b):
     if b.ndim == 2 and a.ndim > 2 and a.dtype.kind in "fc":  # NOTE [ Folding a batch of rows ]
         lead = a.shape[:-1]
         return _fold_mm(a.reshape(int(np.prod(lead)), a.shape[-1]), b).reshape(lead + (b.shape[1],))
+    if a.dtype is _F32 and b.dtype is _F32 and b.ndim > 2 and a.ndim > 2 and (c := _batched(a, b)) is not None:
+        return c
     if b.ndim == 1 or a.size * b.shape[-1] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
     return _blas_matmul(a, b)

@@ -185,6 +185,21 @@ def test_adam_many_is_one_update_per_parameter(opt, kwargs, monkeypatch):
         assert_same(ember.from_numpy(a), t.detach())
 
 
+@pytest.mark.usefixtures("native_on", "two_threads")
+def test_adam_many_leaves_a_parameter_listed_twice_to_the_loop():
+    """A parameter listed twice is updated twice in turn (torch warns and does so), never by two threads at once."""
+    runs = []
+    for lib in (ember, torch):
+        p = lib.from_numpy(_rand((70000,))).requires_grad_()
+        with pytest.warns(UserWarning):
+            o = lib.optim.Adam([p, p], lr=0.01)
+        for k in range(2):
+            p.grad = lib.from_numpy(_rand((70000,), seed=k))
+            o.step()
+        runs.append(p)
+    assert_same(runs[0].detach(), runs[1].detach())
+
+
 # ---- the train step -----------------------------------------------------------------------------------------
 
 def _gpt(L):

@@ -42,12 +42,12 @@ def _rand(shape, dtype=np.float32, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
-# ---- (..., M, K) @ (K, N): one folded product -------------------------------------------------------------
+# ---- (..., M, K) @ (K, N): one folded product --------------------------------------------------------------
 
 # (stored shape, permutation making the operand, weight shape (N, K)): the operand is a view, as the
 # in-projection's (L, N, E) transpose of batch-first activations is
 _FOLD = [
-    ((4, 6, 8), (1, 0, 2), (5, 8)),        # transposed batch and sequence dims (MultiheadAttention, batch_first)
+    ((4, 6, 8), (1, 0, 2), (5, 8)),        # batch and sequence dims transposed (MHA, batch_first)
     ((4, 6, 8), (0, 1, 2), (5, 8)),        # contiguous
     ((3, 4, 6, 8), (2, 0, 1, 3), (7, 8)),  # 4-d
     ((4, 8, 6), (0, 2, 1), (5, 8)),        # the contracted dim strided
@@ -68,8 +68,9 @@ def test_matmul_folds_rows_forward_and_backward(stored, perm, wshape, dtype, thr
         # default tolerance of torch's differently ordered sums)
         x = _rand(stored, dtype) * dtype(max(np.prod(stored[:-1]), 1) ** -0.5)
         scale = dtype(wshape[1] ** -0.5)
-        check(lambda L, x, w, b: L.nn.functional.linear(x.permute(*perm), w, b), x, _rand(wshape, dtype, 1) * scale,
-              _rand(wshape[:1], dtype, 2), grad=[0, 1])  # (the bias's gradient is a plain sum over the rows)
+        w = _rand(wshape, dtype, 1) * scale
+        bias = _rand(wshape[:1], dtype, 2)  # (its gradient is a plain sum over the rows: not compared here)
+        check(lambda L, x, w, b: L.nn.functional.linear(x.permute(*perm), w, b), x, w, bias, grad=[0, 1])
         check(lambda L, x, w: x.permute(*perm) @ w, x, _rand(wshape[::-1], dtype, 1) * scale, grad=True)
     finally:
         ember.set_num_threads(old)
@@ -86,7 +87,7 @@ def test_folded_weight_gradient_is_one_product():
     assert "aten::mm" in seen and "aten::sum_to_size" not in seen, seen
 
 
-# ---- batched products on the team ---------------------------------------------------------------------------
+# ---- batched products on the team --------------------------------------------------------------------------
 
 def _layouts():
     """(a, b) pairs of every layout the batched kernel takes, as attention makes them."""
@@ -134,7 +135,7 @@ def test_attention_products_at_two_threads_match_torch(fn):
     check(fn, _rand((4, 4, 64, 32)), _rand((4, 4, 64, 32), seed=1), _rand((4, 4, 64, 32), seed=2), grad=True)
 
 
-# ---- softmax of masked scores --------------------------------------------------------------------------------
+# ---- softmax of masked scores ------------------------------------------------------------------------------
 
 @pytest.mark.usefixtures("native_on")
 @pytest.mark.parametrize("log", [False, True])
@@ -151,7 +152,7 @@ def test_causal_softmax_matches_torch(log):
         assert np.all(out.detach().numpy()[..., np.triu_indices(64, 1)[0], np.triu_indices(64, 1)[1]] == 0)
 
 
-# ---- Adam over all parameters in one loop ---------------------------------------------------------------------
+# ---- Adam over all parameters in one loop ------------------------------------------------------------------
 
 @pytest.mark.usefixtures("native_on")
 @pytest.mark.parametrize("kwargs", [{}, {"amsgrad": True, "weight_decay": 0.1}, {"maximize": True},
@@ -166,7 +167,8 @@ def test_adam_many_is_one_update_per_parameter(opt, kwargs, monkeypatch):
     for fused in (True, False):
         if not fused:
             monkeypatch.setattr(native_ops, "adam_many", lambda params, *a: range(len(params)))
-        ps = [ember.from_numpy(_rand(s, d, i)).requires_grad_() for i, (s, d) in enumerate(zip(shapes, dtypes))]
+        ps = [ember.from_numpy(_rand(s, d, i)).requires_grad_()
+              for i, (s, d) in enumerate(zip(shapes, dtypes))]
         o = getattr(ember.optim, opt)(ps, lr=0.01, **kwargs)
         for k in range(3):
             for i, p in enumerate(ps):
@@ -187,7 +189,8 @@ def test_adam_many_is_one_update_per_parameter(opt, kwargs, monkeypatch):
 
 @pytest.mark.usefixtures("native_on", "two_threads")
 def test_adam_many_leaves_a_parameter_listed_twice_to_the_loop():
-    """A parameter listed twice is updated twice in turn (torch warns and does so), never by two threads at once."""
+    """A parameter listed twice is updated twice in turn (torch warns and does so), never by two threads at
+    once."""
     runs = []
     for lib in (ember, torch):
         p = lib.from_numpy(_rand((70000,))).requires_grad_()
@@ -200,7 +203,7 @@ def test_adam_many_leaves_a_parameter_listed_twice_to_the_loop():
     assert_same(runs[0].detach(), runs[1].detach())
 
 
-# ---- the train step -----------------------------------------------------------------------------------------
+# ---- the train step ----------------------------------------------------------------------------------------
 
 def _gpt(L):
     nn = L.nn

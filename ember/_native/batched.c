@@ -18,8 +18,8 @@ typedef void (*sgemm_fn)(int order, int ta, int tb, idx m, idx n, idx k, float a
                          const float *b, idx ldb, float beta, float *c, idx ldc);
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 
-int bmm_f32(const float *a, const idx *offa, idx lda, int ta, const float *b, const idx *offb, idx ldb, int tb,
-             float *c, idx batch, idx m, idx n, idx k, void *gemm, int nt) {
+int bmm_f32(const float *a, const idx *offa, idx lda, int ta, const float *b, const idx *offb, idx ldb,
+            int tb, float *c, idx batch, idx m, idx n, idx k, void *gemm, int nt) {
     sgemm_fn sgemm = (sgemm_fn)gemm;
     EM_PARALLEL_FOR(nt)
     for (idx i = 0; i < batch; i++)

@@ -224,8 +224,9 @@ def adam_many(params, grads, ms, vs, vmaxs, steps, beta1, beta2, lr, weight_deca
     rest, mine = [], []
     for i, p in enumerate(params):
         g, m, v = grads[i], ms[i], vs[i]
+        vmax = None if vmaxs is None else vmaxs[i]
         if p.size and type(p) is _ND and p.dtype == _F32 and p.flags.c_contiguous \
-                and g.shape == m.shape == v.shape == p.shape and _ok(g, m, v, None if vmaxs is None else vmaxs[i]):
+                and g.shape == m.shape == v.shape == p.shape and _ok(g, m, v, vmax):
             mine.append(i)
         else:
             rest.append(i)
@@ -249,8 +250,8 @@ def adam_many(params, grads, ms, vs, vmaxs, steps, beta1, beta2, lr, weight_deca
     mp, vp = _addresses(ms), _addresses(vs)
     xp = (None, None) if vmaxs is None else _addresses(vmaxs)
     fn(pp[1], gptrs.ctypes.data, mp[1], vp[1], xp[1], sizes.ctypes.data, len(params),
-       step_size.ctypes.data, bc2_sqrt.ctypes.data, float(beta1), float(beta2), float(lr), float(weight_decay),
-       int(decoupled), float(eps), int(maximize), threads_for(int(sizes.sum())))
+       step_size.ctypes.data, bc2_sqrt.ctypes.data, float(beta1), float(beta2), float(lr),
+       float(weight_decay), int(decoupled), float(eps), int(maximize), threads_for(int(sizes.sum())))
     return rest
 
 

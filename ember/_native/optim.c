@@ -104,12 +104,13 @@ void adam_f32(float *p, const float *g, float *m, float *v, float *vmax, idx n, 
  * layer norms of 128 floats beside 128k-float embeddings) cost ~15 us of Python each, and only the tensors
  * above the parallel size used the second thread. adam_many_f32 updates a list of parameters in one call:
  * their chunks of CHUNK floats are numbered one after another, and the team takes the chunks of all of them
- * in one parallel loop. Each element gets adam_range's arithmetic, with its parameter's own step size and bias
- * correction (steps may differ per parameter), so the result is the same bits as one adam_f32 call (or the
- * NumPy kernel) per parameter, whatever the thread count. */
+ * in one parallel loop. Each element gets adam_range's arithmetic, with its parameter's own step size and
+ * bias correction (steps may differ per parameter), so the result is the same bits as one adam_f32 call (or
+ * the NumPy kernel) per parameter, whatever the thread count. */
 void adam_many_f32(float *const *p, float *const *g, float *const *m, float *const *v, float *const *vmax,
                    const idx *n, idx count, const double *step_size, const double *bc2_sqrt, double beta1,
-                   double beta2, double lr, double weight_decay, int decoupled, double eps, int maximize, int nt) {
+                   double beta2, double lr, double weight_decay, int decoupled, double eps, int maximize,
+                   int nt) {
     float w = (float)(1.0 - beta1), b2 = (float)beta2, c2 = (float)(1.0 - beta2);
     float one_w = 1.0f - w, fe = (float)eps;
     float wd = (float)weight_decay, decay = (float)(1.0 - lr * weight_decay);

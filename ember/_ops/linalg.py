@@ -129,7 +129,8 @@ def _matmul_nd(a, b):
     if b.ndim == 2 and a.ndim > 2 and a.dtype.kind in "fc":  # NOTE [ Folding a batch of rows ]
         lead = a.shape[:-1]
         return _fold_mm(a.reshape(int(np.prod(lead)), a.shape[-1]), b).reshape(lead + (b.shape[1],))
-    if a.dtype is _F32 and b.dtype is _F32 and b.ndim > 2 and a.ndim > 2 and (c := _batched(a, b)) is not None:
+    if a.dtype is _F32 and b.dtype is _F32 and b.ndim > 2 and a.ndim > 2 \
+            and (c := _batched(a, b)) is not None:
         return c
     if b.ndim == 1 or a.size * b.shape[-1] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
@@ -169,7 +170,8 @@ def _(g, a, b):
     if nb and b.dim() == 2 and a.dim() > 2 and (a.dtype.is_floating_point or a.dtype.is_complex):
         # one product over the folded rows (NOTE [ Folding a batch of rows ])
         rows = int(np.prod(a.shape[:-1]))
-        return (g @ b.mT if na else None), mat2_grad(a.reshape(rows, b.shape[0]), g.reshape(rows, b.shape[1]), b)
+        k, n = b.shape
+        return (g @ b.mT if na else None), mat2_grad(a.reshape(rows, k), g.reshape(rows, n), b)
     return (g @ b.mT if na else None), (a.mT @ g if nb else None)
 
 

@@ -240,8 +240,8 @@ def adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, amsg
               weight_decay, eps, maximize, decoupled_weight_decay):
     # float32 parameters: one native loop over all of them (NOTE [ One Adam loop over all parameters ] in
     # ember/_native/optim.c); the others, one at a time
-    for i in _native.adam_many(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None, steps,
-                               beta1, beta2, lr, weight_decay, decoupled_weight_decay, eps, maximize):
+    for i in _native.adam_many(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None,
+                               steps, beta1, beta2, lr, weight_decay, decoupled_weight_decay, eps, maximize):
         p = params[i]
         step_t = steps[i]
         step_t += 1

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import MIN_SIZE, function, threads_for
+from . import MIN_SIZE, _state, function, threads_for
 from .conv import _blas, _run
 
 __all__ = ["bmm"]
@@ -30,6 +30,14 @@ def _layout(s0, s1, rows, cols):
         return 1, s1
     return None
 
+
+# NOTE [ When a batch of products pays for threads ]
+# Waking the team and joining it costs ~7 us (an empty parallel region, measured back to back), and a batch of
+# small products costs about 1 us per product (the sgemm call) plus its multiply-adds at ~150 per ns on one
+# core. The batch goes to the team only when that estimate reaches _PARALLEL_US microseconds (the attention
+# products of a 16 x 4-head batch of 64-token sequences: ~120 us), where the second thread saves several times
+# what it costs; smaller batches stay on NumPy's loop, on one thread.
+_PARALLEL_US = 30
 
 _offsets_cache: dict = {}  # (batch shape, batch element strides) -> (offsets, their address)
 
@@ -52,9 +60,12 @@ def _offsets(shape, strides):
 
 def bmm(a, b, threads=None):
     """a @ b for float32 NumPy arrays of 3 or more dims whose batch dims broadcast, as NumPy's matmul computes
-    it (a contiguous result), on the threads its work pays for; None where it does not apply, and where it
-    would run on one thread (NumPy's own loop costs ~8 us less per call; EMBER_NATIVE=force takes this path
-    at every size, for the tests)."""
+    it (a contiguous result), on the threads its work pays for (NOTE [ When a batch of products pays for
+    threads ]); None where it does not apply, and where it would run on one thread (NumPy's own loop costs
+    ~8 us less per call; EMBER_NATIVE=force takes this path at every size, for the tests). `threads`: that
+    many threads at any size (tests)."""
+    if threads is None and _state["threads"] == 1 and MIN_SIZE:  # (on one thread a product pays this only)
+        return None
     if type(a) is not _ND or type(b) is not _ND or a.dtype != _F32 or b.dtype != _F32 or a.ndim < 3 \
             or b.ndim < 3 or not a.flags.aligned or not b.flags.aligned:
         return None  # (a meta or fake tensor's payload is not an ndarray: its op answers from the meta rule)
@@ -62,6 +73,11 @@ def bmm(a, b, threads=None):
     n = b.shape[-1]
     if b.shape[-2] != k or not m or not n or not k:
         return None
+    if threads is None and MIN_SIZE:  # (before the layout checks, which cost ~2 us)
+        count = max(a.size // (m * k), b.size // (k * n))
+        work = count * m * n * k
+        if count + work // 150000 < _PARALLEL_US or threads_for(work) < 2:
+            return None
     batch = a.shape[:-2]
     if b.shape[:-2] != batch:
         try:
@@ -77,8 +93,6 @@ def bmm(a, b, threads=None):
     if la is None or lb is None:
         return None
     nt = min(threads_for(count * m * n * k) if threads is None else threads, count)
-    if nt < 2 and MIN_SIZE and threads is None:
-        return None
     blas = _blas()
     fn = blas and function("batched", "bmm_f32", _ARGS, _C)
     if not fn:

@@ -4,6 +4,8 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 (hundreds of times slower) and computes bfloat16 products in float32 anyway.
 """
 
+import math
+
 import numpy as np
 
 from .. import _dtypes
@@ -128,7 +130,7 @@ def _matmul_nd(a, b):
             return _blas_matmul(a, m)
     if b.ndim == 2 and a.ndim > 2 and a.dtype.kind in "fc":  # NOTE [ Folding a batch of rows ]
         lead = a.shape[:-1]
-        return _fold_mm(a.reshape(int(np.prod(lead)), a.shape[-1]), b).reshape(lead + (b.shape[1],))
+        return _fold_mm(a.reshape(math.prod(lead), a.shape[-1]), b).reshape(lead + (b.shape[1],))
     if a.dtype is _F32 and b.dtype is _F32 and b.ndim > 2 and a.ndim > 2 \
             and (c := _batched(a, b)) is not None:
         return c
@@ -169,7 +171,7 @@ def _(g, a, b):
         return (g @ b.mT if na else None), (g.mT @ a).mT
     if nb and b.dim() == 2 and a.dim() > 2 and (a.dtype.is_floating_point or a.dtype.is_complex):
         # one product over the folded rows (NOTE [ Folding a batch of rows ])
-        rows = int(np.prod(a.shape[:-1]))
+        rows = math.prod(a.shape[:-1])
         k, n = b.shape
         return (g @ b.mT if na else None), mat2_grad(a.reshape(rows, k), g.reshape(rows, n), b)
     return (g @ b.mT if na else None), (a.mT @ g if nb else None)

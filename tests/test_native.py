@@ -265,7 +265,8 @@ def test_blas_threads_by_product_size(monkeypatch):
 # the ported ops' OpInfo entries, and the optimizers' tests against torch (`test_step_is_one_op_a_mode_sees`
 # reads `ember._modes`, which only another test file's import makes an attribute: it is not run alone)
 _PORTED = ("(softmax or softmin or layer_norm or batch_norm or gelu or silu or _backward_data or pow or SGD or Adam"
-           " or cumsum or cumprod or embedding or gather or scatter_add or index_add or group_norm)"
+           " or cumsum or cumprod or embedding or gather or scatter_add or index_add or group_norm"
+           " or matmul or bmm)"
            " and not mode_sees")
 
 

@@ -4,18 +4,23 @@ Half-precision products are computed in float32 and rounded once: NumPy has no B
 (hundreds of times slower) and computes bfloat16 products in float32 anyway.
 """
 
+import math
+
 import numpy as np
 
 from .. import _dtypes
 from .._argparse import call_error
 from .._dispatch import MATMUL, NUMERIC, _modes, defop, dispatch, dtype_word, not_implemented, require_op_dtype
 from .._meta import matmul_meta, meta_array, view_meta
+from .._native.batched import bmm as _batched  # NOTE [ Batched products on the team ] (batched.c)
 from .._native.blas import BLAS_PARALLEL_WORK as _BIG  # NOTE [ BLAS threads by size ]
 from .._native.blas import _blas_now
 from .._native.blas import matmul as _blas_matmul
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad
 from ._util import c_contiguous, finish_out, method
+
+_F32 = np.dtype(np.float32)
 
 
 def _half_safe(fn):
@@ -66,6 +71,8 @@ def mat2_grad(a, g, b):
 def _bmm(a, b):
     if a.shape[2] == 1 and a.dtype.kind in "fiu":  # NOTE [ Outer products ]
         return np.multiply(a, b)
+    if a.dtype is _F32 and b.dtype is _F32 and (c := _batched(a, b)) is not None:
+        return c
     if a.size * b.shape[2] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
     return _blas_matmul(a, b)
@@ -121,8 +128,29 @@ def _matmul_nd(a, b):
             if a.flags.c_contiguous:
                 return _blas_matmul(a.reshape(-1, a.shape[-1]), m).reshape(batch + (a.shape[-2], m.shape[-1]))
             return _blas_matmul(a, m)
+    if b.ndim == 2 and a.ndim > 2 and a.dtype.kind in "fc":  # NOTE [ Folding a batch of rows ]
+        lead = a.shape[:-1]
+        return _fold_mm(a.reshape(math.prod(lead), a.shape[-1]), b).reshape(lead + (b.shape[1],))
+    if a.dtype is _F32 and b.dtype is _F32 and b.ndim > 2 and a.ndim > 2 \
+            and (c := _batched(a, b)) is not None:
+        return c
     if b.ndim == 1 or a.size * b.shape[-1] < _BIG and _blas_now[0] == 1:
         return np.matmul(a, b)
+    return _blas_matmul(a, b)
+
+
+# NOTE [ Folding a batch of rows ]
+# A batch of matrices times one matrix, (..., M, K) @ (K, N), is one (B M, K) @ (K, N) product, which is what
+# torch's matmul computes (it folds the first operand with reshape, a copy when its layout needs one, and
+# runs one mm). NumPy's matmul runs one small GEMM per batch element instead, on one thread: a transformer's
+# in-projection, whose input is a transposed view (L, N, E) of the batch-first activations, took 1.35 ms as
+# 64 products of 16 x 128 x 384 against 0.4 ms as one, which also splits over the threads. The gradient of
+# the matrix is then one (K, B M) @ (B M, N) product too, as torch's mm backward is, not a batch of products
+# summed over the batch afterwards (another pass over B K N floats). Integer products stay on NumPy's loop:
+# no BLAS runs them either way.
+def _fold_mm(a, b):
+    if a.size * b.shape[1] < _BIG and _blas_now[0] == 1:
+        return a @ b
     return _blas_matmul(a, b)
 
 
@@ -141,6 +169,11 @@ def _(g, a, b):
         # a transposed weight gets its outer-product gradient row-major like the weight, as mm's does
         # (mat2_grad); with one row in `a` the product is exact either way (NOTE [ Outer products ])
         return (g @ b.mT if na else None), (g.mT @ a).mT
+    if nb and b.dim() == 2 and a.dim() > 2 and (a.dtype.is_floating_point or a.dtype.is_complex):
+        # one product over the folded rows (NOTE [ Folding a batch of rows ])
+        rows = math.prod(a.shape[:-1])
+        k, n = b.shape
+        return (g @ b.mT if na else None), mat2_grad(a.reshape(rows, k), g.reshape(rows, n), b)
     return (g @ b.mT if na else None), (a.mT @ g if nb else None)
 
 

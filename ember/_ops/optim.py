@@ -238,7 +238,11 @@ def sgd_step(params, grads, bufs, has_buf, weight_decay, momentum, lr, dampening
 @step_op("_adam_step_")
 def adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, amsgrad, beta1, beta2, lr,
               weight_decay, eps, maximize, decoupled_weight_decay):
-    for i, p in enumerate(params):
+    # float32 parameters: one native loop over all of them (NOTE [ One Adam loop over all parameters ] in
+    # ember/_native/optim.c); the others, one at a time
+    for i in _native.adam_many(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None,
+                               steps, beta1, beta2, lr, weight_decay, decoupled_weight_decay, eps, maximize):
+        p = params[i]
         step_t = steps[i]
         step_t += 1
         if p.size >= _native.MIN_SIZE and _native.adam(

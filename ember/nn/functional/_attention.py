@@ -69,11 +69,35 @@ def _repeat_heads(t, n):
     return t.unsqueeze(-3).expand(*shape[:-2], n, *shape[-2:]).reshape(*shape[:-3], shape[-3] * n, *shape[-2:])
 
 
+# NOTE [ The causal bias is a constant ]
+# With is_causal (a causal TransformerEncoder's every layer) the bias is the (L, S) matrix of 0 on and below
+# the diagonal and -inf above it: five small ops to build, and three more (isneginf, all, any, with a sync on
+# the result) to learn that no row is fully masked, per layer and step. It depends on (L, S, dtype, device)
+# only and no row of it is fully masked (column 0 is always attended), so outside modes (where a tracer
+# records the ops that build it) it is built once per key and kept. Nothing writes it (it only enters
+# `scores + bias`, whose node saves no input), and the softmax takes it without the fully-masked-row check.
+# A small GPT's train step made 20 such ops of its ~300.
+_causal_biases: dict = {}
+
+
+def _causal_bias(L, S, dtype, device):
+    key = (L, S, dtype, str(device))
+    bias = None if _modes else _causal_biases.get(key)
+    if bias is None:
+        causal = ones(L, S, dtype=_dtypes.bool, device=device).tril()
+        bias = zeros(L, S, dtype=dtype, device=device).masked_fill(causal.logical_not(), float("-inf"))
+        if _modes or no_data(bias):  # (under a mode, a tracer or a fake mode sees the ops; meta: not kept)
+            return bias
+        if len(_causal_biases) > 64:
+            _causal_biases.clear()
+        _causal_biases[key] = bias
+    return bias
+
+
 def _attention_bias(attn_mask, is_causal, L, S, dtype, device):
     """The additive float bias (or None) from a bool/float mask or the causal flag."""
     if is_causal:
-        causal = ones(L, S, dtype=_dtypes.bool, device=device).tril()
-        return zeros(L, S, dtype=dtype, device=device).masked_fill(causal.logical_not(), float("-inf"))
+        return _causal_bias(L, S, dtype, device)
     if attn_mask is None:
         return None
     if attn_mask.dtype.name == "bool":
@@ -82,12 +106,13 @@ def _attention_bias(attn_mask, is_causal, L, S, dtype, device):
     return attn_mask
 
 
-def _masked_softmax(scores, bias):
-    """softmax(scores + bias) over the last dim; see NOTE [ Fully masked rows ]."""
+def _masked_softmax(scores, bias, causal=False):
+    """softmax(scores + bias) over the last dim; see NOTE [ Fully masked rows ] (causal: the causal bias,
+    which masks no row fully)."""
     if bias is None:
         return softmax(scores, -1)
     scores = scores + bias
-    if not bias.is_floating_point():
+    if causal or not bias.is_floating_point():
         return softmax(scores, -1)
     full = bias.isneginf().all(-1, keepdim=True)  # rows masked everywhere (broadcasts against scores)
     if no_data(full) or not full.any():  # (on meta both branches give the same shape and layout)
@@ -131,7 +156,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     else:  # torch's math fallback scales q and k by sqrt(scale) first: integer or bool inputs become float
         root = math.sqrt(scale_factor)
         scores = (query * root).matmul(key.transpose(-2, -1) * root)
-    weights = _masked_softmax(scores, _attention_bias(attn_mask, is_causal, L, S, query.dtype, query.device))
+    weights = _masked_softmax(scores, _attention_bias(attn_mask, is_causal, L, S, query.dtype, query.device),
+                              is_causal)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)

@@ -133,11 +133,12 @@ def test_threads_by_size(monkeypatch, pool_on):
     monkeypatch.setitem(_native._state, "shared_gomp", False)  # (ember's own OpenMP runtime)
     ember.set_num_threads(2)
     conv_threads = lambda macs: conv._conv_threads(macs, 64)  # noqa: E731
-    # (elements or multiply-adds, threads): the MLP's relu and LeNet's max-pool; the MNIST net's relu; LeNet's
-    # second convolution; the MNIST net's first
+    # (elements or multiply-adds, threads): the MLP's relu and LeNet's max-pool; the MNIST net's relu; a
+    # convolution below the floor; LeNet's first and second convolutions; the MNIST net's first
     for work, want in ((65536, 1), (221184, 1), (401408, 2)):
         assert _native.threads_for(work) == want
-    for macs, want in ((9830400, 1), (blas.BLAS_PARALLEL_WORK - 1, 1), (blas.BLAS_PARALLEL_WORK, 2), (20070400, 2)):
+    for macs, want in ((conv.CONV_PARALLEL_WORK - 1, 1), (conv.CONV_PARALLEL_WORK, 2), (5529600, 2), (9830400, 2),
+                       (20070400, 2)):
         assert conv_threads(macs) == want
     monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)  # (tests split every kernel and convolution)
     assert conv_threads(64) == 2 and _native.threads_for(2) == 2

@@ -74,11 +74,12 @@ _OFF = _MODE in ("0", "off", "false", "no")
 # relu 23 and 43, a 221K-element max-pool 54 and 63: 20-25 us a loop even where the other vCPU was busy.
 # Measured in a process given the CPU first (its autogroup at nice -20, the machine otherwise loaded), medians
 # of interleaved rounds, the 2-thread train steps against the threshold: LeNet 2.53 / 2.50 / 2.46 / 2.53 ms at
-# 64K / 128K / 256K / 512K (1 thread: 2.37), and with its small convolutions also on one thread
-# (NOTE [ Convolution threads by size ] in conv.py) 2.95 / 2.32 ms at 64K / 256K (2.39); the MNIST example's
-# network, whose relu and max-pool run on 401K and 803K elements, 9.45 / 8.73 / 10.10 ms at 64K / 256K / 512K
-# (1 thread: 11.39); the MLP 1.60 / 1.56 / 1.48 at 64K / 256K / 512K (2.08). So PARALLEL_SIZE is 256K: a
-# 2-thread loop on fewer elements (a 65536-float relu, 9 us on one thread) cannot gain what the wake-ups cost.
+# 64K / 128K / 256K / 512K (1 thread: 2.37), and with its small convolutions also on one thread (when they
+# ran on this OpenMP team: NOTE [ Convolution threads by size ] in conv.py) 2.95 / 2.32 ms at 64K / 256K
+# (2.39); the MNIST example's network, whose relu and max-pool run on 401K and 803K elements, 9.45 / 8.73 /
+# 10.10 ms at 64K / 256K / 512K (1 thread: 11.39); the MLP 1.60 / 1.56 / 1.48 at 64K / 256K / 512K (2.08).
+# So PARALLEL_SIZE is 256K: a 2-thread loop on fewer elements (a 65536-float relu, 9 us on one thread) cannot
+# gain what the wake-ups cost.
 # (torch splits pointwise loops from 32768 elements, but its OpenMP workers spin between loops, which ember's
 # must not: NOTE [ Spinning while it pays ] in threadpool.c.)
 MIN_SIZE = 0 if _MODE == "force" else 16384

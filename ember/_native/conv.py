@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _native
 from . import function, pool_threads_for, threads_for
-from .blas import BLAS_PARALLEL_WORK, one_blas_thread
+from .blas import one_blas_thread
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _F32 = np.dtype(np.float32)
@@ -69,17 +69,21 @@ def _shape(xs, ws, stride, pads, dil, groups, out):
 
 
 # NOTE [ Convolution threads by size ]
-# A convolution takes threads only from 16.7M multiply-adds (BLAS_PARALLEL_WORK, as a matrix product: NOTE
-# [ BLAS threads by size ] in blas.py), and then as `pool_threads_for` gives them. Below that the second thread
-# gains no more than its OpenMP loop's wake-ups cost (NOTE [ What a parallel kernel costs ] in __init__.py):
-# alone, LeNet's second convolution (9.8M multiply-adds) ran 203 us on one thread and 149 on two, but in its
-# train step the five convolutions (5.5M-9.8M) on two threads made the 2-thread step 2.46 / 2.41 / 2.30 ms
-# against 2.36 / 2.31 / 2.38 with them on one, in three runs (a process given the CPU first, medians of
-# interleaved rounds): a wash where the other vCPU is busy, and on the idle machine, where each wake-up
-# also takes a halted vCPU out of the host, a loss. The MNIST example's convolutions (20M and 160M) and the
-# CIFAR CNN's still split. With PARALLEL_SIZE 0 (EMBER_NATIVE=force, the tests) every convolution splits.
+# A convolution takes threads only from CONV_PARALLEL_WORK multiply-adds (2M), and then as `pool_threads_for`
+# gives them. While the convolutions' loops ran on the kernels' passive OpenMP team, the floor was 16.7M (a
+# matrix product's, NOTE [ BLAS threads by size ] in blas.py): each loop's wake-ups cost about what LeNet's
+# 5.5M-9.8M multiply-add convolutions gained from the second core, and LeNet's 2-thread step took the time of
+# its 1-thread step. On ember's pool (NOTE [ Kernels on ember's pool ] in common.h), whose idle workers spin
+# between loops while that gets them there in time (NOTE [ Spinning while it pays ] in threadpool.c), the
+# same convolutions gain: LeNet's step alone (benchmarks/alone.py, idle machine, medians of 2 processes) went
+# from 2.39 / 2.62 ms at 2 threads with the 16.7M floor (1 thread: 2.40 / 2.55) to 2.06 / 2.18 ms with 2M
+# (1 thread: 2.41 / 2.47), and the MNIST example's network stayed at 7.2-7.3 ms. With PARALLEL_SIZE 0
+# (EMBER_NATIVE=force, the tests) every convolution splits.
+CONV_PARALLEL_WORK = 1 << 21
+
+
 def _conv_threads(work, n):
-    if work < BLAS_PARALLEL_WORK and _native.PARALLEL_SIZE:
+    if work < CONV_PARALLEL_WORK and _native.PARALLEL_SIZE:
         return 1
     return min(pool_threads_for(work), n)  # (NOTE [ Kernels on ember's pool ] in common.h)
 

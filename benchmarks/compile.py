@@ -167,20 +167,7 @@ def _train_variants(spec):
 def small_gpt_causal(L):
     """models.py's small GPT with `is_causal=True` passed to the encoder (NOTE [ The small GPT's graph
     break ])."""
-    nn = L.nn
-
-    class GPT(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.embed = nn.Embedding(1000, 128)
-            layer = nn.TransformerEncoderLayer(128, 4, 512, 0.0, batch_first=True)
-            self.blocks = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
-            self.head = nn.Linear(128, 1000)
-            self.mask = nn.Transformer.generate_square_subsequent_mask(64)
-
-        def forward(self, x):
-            return self.head(self.blocks(self.embed(x), mask=self.mask, is_causal=True))
-    return GPT()
+    return BM.small_gpt(L, is_causal=True)
 
 
 # NOTE [ The small GPT's graph break ]

@@ -270,16 +270,22 @@ static void dw_plane_adjoint(const conv_shape *s, const float *g, const float *w
  * One GEMM per sample has as many columns as the sample has output positions: 49 in ResNet's layer4, where
  * OpenBLAS ran W (512, 4608) @ cols at 189 GFLOP/s against 230 with 392 columns. So where the maps are small
  * the forward and the input gradient multiply `nb` samples at once (sample_block: about BLOCK_N positions,
- * but at least 4 blocks where the batch allows, so that threads still have blocks to split): the forward's
- * columns side by side (Cg KH KW, nb OH OW) and its result copied out per sample, the input gradient's
- * output gradients packed (O/G, nb OH OW) and its columns folded back per sample. The blocks come from the
- * shape alone, so the results do not depend on the thread count. */
+ * but at least 2 blocks where the batch allows, and an even count of them, so that two threads split them
+ * evenly): the forward's columns side by side (Cg KH KW, nb OH OW) and its result copied out per sample, the
+ * input gradient's output gradients packed (O/G, nb OH OW) and its columns folded back per sample. The blocks
+ * come from the shape alone, so the results do not depend on the thread count. At least 4 blocks (the rule
+ * before) made layer4 at batch 8 two samples a block, 98 columns: OpenBLAS ran (512, 4608) @ (4608, 98) at
+ * 209 GFLOP/s and (4608, 512) @ (512, 98) at 207, against 231 and 223 with 196 columns (4 samples a block),
+ * and the layer's forward and input gradient took 1.25x and 1.27x torch's time, now about 1.14x and 1.11x
+ * (one thread, benchmarks/conv.py --resnet). */
 #define BLOCK_N 512
 #define BLOCK_BYTES (8 << 20)
 
 static idx sample_block(const conv_shape *s, idx ck) {
-    idx L = s->OH * s->OW, nb = (BLOCK_N + L - 1) / L, quarter = (s->N + 3) / 4;
-    if (nb > quarter) nb = quarter;
+    idx L = s->OH * s->OW, nb = (BLOCK_N + L - 1) / L, half = (s->N + 1) / 2;
+    if (nb > half) nb = half;
+    idx blocks = (s->N + nb - 1) / nb;
+    if (blocks > 1 && blocks % 2) nb = (s->N + blocks) / (blocks + 1);  /* an even count of blocks */
     if (nb * ck * L * (idx)sizeof(float) > BLOCK_BYTES) nb = BLOCK_BYTES / ((idx)sizeof(float) * ck * L);
     return nb < 1 ? 1 : nb;
 }

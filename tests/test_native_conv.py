@@ -57,6 +57,13 @@ _CONVS = [
     # rows of 40 and 61 floats: three and four vectors in the AVX-512 paths (NOTE [ Short rows ] in conv.c)
     ("rows40", (2, 2, 4, 40), (3, 2, 3, 5), {"padding": (1, 2)}),
     ("rows61", (2, 2, 3, 61), (3, 2, 2, 3), {"padding": (0, 1)}),
+    # same-size convolutions (conv_direct.c): 5x5, 1x3, a 1-d one, rows not a multiple of the kernel's 8,
+    # 1x1 maps, small planes side by side, more than one block of K (more at real sizes below)
+    ("same_5x5", (2, 8, 9, 11), (12, 8, 5, 5), {"padding": 2}),
+    ("same_1x3", (3, 6, 5, 17), (16, 6, 1, 3), {"padding": (0, 1)}),
+    ("same_conv1d", (3, 6, 40), (8, 6, 5), {"padding": 2}),
+    ("same_rows13_1x1map", (3, 9, 1, 1), (13, 9, 3, 3), {"padding": 1}),
+    ("same_10x10_blocks", (2, 20, 10, 10), (16, 20, 3, 3), {"padding": 1}),
 ]
 
 
@@ -116,6 +123,8 @@ _LARGE = [
     # 256 outputs: the weight gradient in gw's own layout, from one chunk (batch 4) and from two (batch 10)
     ("resnet_wide_1chunk", (4, 16, 7, 7), (256, 16, 3, 3), {"padding": 1}),
     ("resnet_wide_2chunks", (10, 16, 7, 7), (256, 16, 3, 3), {"padding": 1}),
+    # same-size (conv_direct.c): a dilated 3x3 whose 552-position plane ends in a tile of two vectors
+    ("same_dilated_tail", (2, 16, 23, 24), (24, 16, 3, 3), {"padding": "same", "dilation": (1, 2)}),
 ]
 
 
@@ -141,6 +150,9 @@ def test_conv_real_sizes_as_accurate_as_torch(name, xs, ws, kw, monkeypatch):
             runs[n] = _conv_grads(ember, x, w, b, gy, kw)
     finally:
         ember.set_num_threads(old)
+    with monkeypatch.context() as m:  # conv.c's im2col kernels where conv_direct.c's would run
+        m.setattr(native_conv, "_state", {**native_conv._state, "direct": False})
+        runs["im2col"] = _conv_grads(ember, x, w, b, gy, kw)
     monkeypatch.setattr(native_conv, "_state", {"blas": None})  # no sgemm found: the NumPy kernels
     runs["numpy"] = _conv_grads(ember, x, w, b, gy, kw)
     assert all(np.array_equal(a, c) for a, c in zip(runs[1], runs[2]))
@@ -188,6 +200,48 @@ def test_conv_without_avx512_same_bits(conv_without_avx512, monkeypatch):
             slow = _conv_grads(ember, x, w, b, gy, kw)
         for what, a, c in zip(("output", "input grad", "weight grad", "bias grad"), fast, slow):
             assert np.array_equal(a, c), (name, what)
+
+
+def test_same_size_conv_kernel_or_im2col(monkeypatch):
+    """NOTE [ Same-size convolutions take the direct kernel ]: a same-size convolution runs conv_direct.c; a
+    build without AVX-512 answers NOT_BUILT and every later one takes conv.c's im2col path (the same result as
+    with the direct kernel turned off), and a kernel of more than 64 taps takes the im2col path that once."""
+    monkeypatch.setattr(_native, "_OFF", False)
+    monkeypatch.setattr(native_conv, "_state", dict(native_conv._state))
+    native_conv._state.pop("direct", None)
+    x, w, b = _arrays(9, (2, 16, 10, 10), (8, 16, 3, 3))
+    gy = np.random.default_rng(10).standard_normal((2, 8, 10, 10)).astype(np.float32)
+    direct = _conv_grads(ember, x, w, b, gy, {"padding": 1})
+    native_conv._state["direct"] = False
+    im2col = _conv_grads(ember, x, w, b, gy, {"padding": 1})
+    ref = _conv_grads(torch, x, w, b, gy, {"padding": 1})
+    for d, i, r in zip(direct, im2col, ref):
+        np.testing.assert_allclose(d, r, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(i, r, rtol=1e-5, atol=1e-5)
+    native_conv._state.pop("direct")
+    with open(os.path.join(os.path.dirname(_native.__file__), "conv_direct.c")) as f:
+        plain = _native.build_source("conv_direct_no_avx512", "#undef __AVX512F__\n" + f.read())
+    assert plain is not None, "no working C compiler"
+    found = native_conv.function
+
+    def without_avx512(group, name, argtypes=None, restype=None):
+        if group != "conv_direct":
+            return found(group, name, argtypes, restype)
+        fn = getattr(plain, name)
+        fn.argtypes, fn.restype = argtypes, restype
+        return fn
+
+    with monkeypatch.context() as m:
+        m.setattr(native_conv, "function", without_avx512)
+        got = _conv_grads(ember, x, w, b, gy, {"padding": 1})
+    assert native_conv._state["direct"] is False
+    assert all(np.array_equal(g, i) for g, i in zip(got, im2col))
+    native_conv._state.pop("direct")
+    x, w, b = _arrays(11, (1, 3, 12, 12), (4, 3, 9, 9))  # 81 taps: not taken, and the kernel stays in use
+    gy = np.random.default_rng(12).standard_normal((1, 4, 12, 12)).astype(np.float32)
+    for g, r in zip(_conv_grads(ember, x, w, b, gy, {"padding": 4}), _conv_grads(torch, x, w, b, gy, {"padding": 4})):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
+    assert "direct" not in native_conv._state
 
 
 # ---- pooling, to the bit ---------------------------------------------------------------------------------------

@@ -113,12 +113,42 @@ def _fits(x, w, nd):
     return x.ndim == w.ndim == nd + 2 and nd in (1, 2) and x.size and w.size
 
 
+# NOTE [ Same-size convolutions take the direct kernel ]
+# A convolution at stride 1 whose output has its input's size (not depthwise: conv.c's direct loops are
+# those) runs conv_direct.c's kernel, forward and input gradient: no im2col (NOTE [ Same-size convolutions
+# without im2col ] there). It answers NOT_BUILT where the build has no AVX-512 (then never again) and
+# NOT_TAKEN for a shape it does not take (more than 64 taps); then, and for every other shape, conv.c's
+# im2col kernels run.
+_NOT_BUILT = -2
+
+
+def _same(x_sp, w, stride, out):
+    return all(s == 1 for s in stride) and tuple(out) == tuple(x_sp) and w.shape[1] > 1 \
+        and _state.get("direct") is not False
+
+
+def _direct(a, w, b, y, shape, grad, work):
+    """Run conv2d_same_f32 into y; False where it cannot (then the im2col path runs)."""
+    fn = function("conv_direct", "conv2d_same_f32", [_P, _P, _P, _P, _P, _C, _C], ctypes.c_int)
+    if not fn:
+        return False
+    rc = fn(a.ctypes.data, w.ctypes.data, None if b is None else b.ctypes.data, y.ctypes.data,
+            shape.ctypes.data, grad, _conv_threads(work, a.shape[0]))
+    if rc == _NOT_BUILT:
+        _state["direct"] = False
+    return rc == 0
+
+
 def conv_forward(x, w, b, stride, pads, dil, groups, out):
     """conv(x, w) + b for float32 x (N, C, *sp) with 1 or 2 spatial dims and output size `out`, or None."""
     nd = len(stride)
     if not _fits(x, w, nd) or not _ok(x, w, b) or min(out) < 1:
         return None
     work = x.shape[0] * w.size * int(np.prod(out))
+    if _same(x.shape[2:], w, stride, out):  # (NOTE [ Same-size convolutions take the direct kernel ])
+        y = np.empty((x.shape[0], w.shape[0]) + tuple(out), _F32)
+        if _direct(x, w, b, y, _shape(x.shape, w.shape, stride, pads, dil, groups, out), 0, work):
+            return y
     call = _conv_call("conv2d_forward_f32", work, x.shape[0], [_P, _P, _P, _P, _P, _P, _C])
     if call is None:
         return None
@@ -136,6 +166,10 @@ def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
         return None
     n = g.shape[0]
     work = n * w.size * int(np.prod(g.shape[2:]))
+    if _same(in_sp, w, stride, g.shape[2:]):  # (NOTE [ Same-size convolutions take the direct kernel ])
+        gx = np.empty((n, w.shape[1] * groups) + tuple(in_sp), _F32)
+        if _direct(g, w, None, gx, _shape(gx.shape, w.shape, stride, pads, dil, groups, g.shape[2:]), 1, work):
+            return gx
     call = _conv_call("conv2d_input_grad_f32", work, n, [_P, _P, _P, _P, _P, _C])
     if call is None:
         return None

@@ -242,6 +242,41 @@ def test_same_size_conv_kernel_or_im2col(monkeypatch):
     for g, r in zip(_conv_grads(ember, x, w, b, gy, {"padding": 4}), _conv_grads(torch, x, w, b, gy, {"padding": 4})):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
     assert "direct" not in native_conv._state
+    # grouped: conv.py sends them to conv.c (torch multiplies their padding), the kernel itself takes them
+    x, w, b = _arrays(14, (3, 8, 9, 10), (12, 4, 3, 3))
+    gy = np.random.default_rng(15).standard_normal((3, 12, 9, 10)).astype(np.float32)
+    shape = native_conv._shape(x.shape, w.shape, (1, 1), ((1, 1), (1, 1)), (1, 1), 2, (9, 10))
+    y, gx = np.empty_like(gy), np.empty_like(x)
+    assert native_conv._direct(x, w, b, y, shape, 0, 0) and native_conv._direct(gy, w, None, gx, shape, 1, 0)
+    ref = _conv_grads(torch, x, w, b, gy, {"padding": 1, "groups": 2})
+    np.testing.assert_allclose(y, ref[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gx, ref[1], rtol=1e-5, atol=1e-5)
+
+
+# (input, weight, padding, groups): shapes torch runs on oneDNN (batch > 1, a large input, a 5x5 kernel) and on
+# its native path (a small batch-1 input, groups), whose padding adds nothing or NaN (NOTE [ Padding adds
+# nothing ] in conv_direct.c)
+_NAN_CONVS = [((1, 2, 4, 4), (4, 2, 3, 3), 1, 1), ((1, 2, 110, 110), (4, 2, 3, 3), 1, 1),
+              ((2, 4, 6, 6), (4, 2, 3, 3), 1, 2), ((1, 2, 6, 6), (4, 2, 5, 5), 2, 1),
+              ((1, 2, 6, 6), (4, 2, 5, 3), (2, 1), 1), ((2, 16, 12, 12), (8, 16, 3, 3), 1, 1),
+              ((3, 16, 7, 7), (8, 16, 3, 3), 1, 1), ((1, 16, 35, 36), (4, 16, 3, 3), 1, 1)]
+
+
+@pytest.mark.parametrize("xs,ws,pad,groups", _NAN_CONVS)
+@pytest.mark.parametrize("where", ["weight", "input"])
+def test_same_size_conv_inf_nan_as_torch(xs, ws, pad, groups, where):
+    """An inf and a NaN in the weight or the input: the forward and input gradient have torch's inf and NaN
+    where torch has them, and its values elsewhere."""
+    rng = np.random.default_rng(13)
+    x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
+    a = w if where == "weight" else x
+    a.reshape(-1)[0], a.reshape(-1)[-1] = np.inf, np.nan
+    kw = {"padding": pad, "groups": groups}
+    gy = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w),
+                                                              **kw).shape)).astype(np.float32)
+    got, want = (_conv_grads(lib, x, w, np.zeros(ws[0], np.float32), gy, kw)[:2] for lib in (ember, torch))
+    for g, t in zip(got, want):
+        np.testing.assert_allclose(g, t, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
 # ---- pooling, to the bit ---------------------------------------------------------------------------------------

@@ -114,17 +114,27 @@ def _fits(x, w, nd):
 
 
 # NOTE [ Same-size convolutions take the direct kernel ]
-# A convolution at stride 1 whose output has its input's size (not depthwise: conv.c's direct loops are
-# those) runs conv_direct.c's kernel, forward and input gradient: no im2col (NOTE [ Same-size convolutions
-# without im2col ] there). It answers NOT_BUILT where the build has no AVX-512 (then never again) and
-# NOT_TAKEN for a shape it does not take (more than 64 taps); then, and for every other shape, conv.c's
-# im2col kernels run.
+# A convolution at stride 1 whose output has its input's size runs conv_direct.c's kernel, forward and input
+# gradient: no im2col (NOTE [ Same-size convolutions without im2col ] there). Not a depthwise one (conv.c's
+# direct loops), nor a 1x1 (conv.c multiplies its input as it is), nor one torch runs on its native path
+# rather than oneDNN's (`_onednn`): that path multiplies the padding's zeros too, so an inf or NaN weight makes
+# NaN at the border, where oneDNN and conv_direct.c add nothing for the padding (NOTE [ Padding adds nothing ]
+# there), and conv.c's im2col gives torch's NaN. The kernel answers NOT_BUILT where the build has no AVX-512
+# (then never again) and NOT_TAKEN for a shape it does not take (more than 64 taps); then conv.c's kernels run.
 _NOT_BUILT = -2
 
 
-def _same(x_sp, w, stride, out):
-    return all(s == 1 for s in stride) and tuple(out) == tuple(x_sp) and w.shape[1] > 1 \
-        and _state.get("direct") is not False
+def _onednn(xs, w, groups):
+    """Whether torch 2.13 adds nothing for the padding in this float32 convolution (stride 1, KH x KW > 1):
+    where its `use_mkldnn` (aten/src/ATen/native/Convolution.cpp) picks oneDNN for such a shape, and not
+    grouped (oneDNN's grouped convolutions multiply the padding too: measured)."""
+    return groups == 1 and ((w.shape[-1] > 3 and w.ndim == 4 and w.shape[-2] > 3) or xs[0] > 1
+                            or int(np.prod(xs)) > 20480)
+
+
+def _same(xs, w, stride, out, groups):
+    return all(s == 1 for s in stride) and tuple(out) == tuple(xs[2:]) and w.shape[1] > 1 \
+        and w[0, 0].size > 1 and _onednn(xs, w, groups) and _state.get("direct") is not False
 
 
 def _direct(a, w, b, y, shape, grad, work):
@@ -145,7 +155,7 @@ def conv_forward(x, w, b, stride, pads, dil, groups, out):
     if not _fits(x, w, nd) or not _ok(x, w, b) or min(out) < 1:
         return None
     work = x.shape[0] * w.size * int(np.prod(out))
-    if _same(x.shape[2:], w, stride, out):  # (NOTE [ Same-size convolutions take the direct kernel ])
+    if _same(x.shape, w, stride, out, groups):  # (NOTE [ Same-size convolutions take the direct kernel ])
         y = np.empty((x.shape[0], w.shape[0]) + tuple(out), _F32)
         if _direct(x, w, b, y, _shape(x.shape, w.shape, stride, pads, dil, groups, out), 0, work):
             return y
@@ -166,8 +176,9 @@ def conv_input_grad(g, w, in_sp, stride, pads, dil, groups):
         return None
     n = g.shape[0]
     work = n * w.size * int(np.prod(g.shape[2:]))
-    if _same(in_sp, w, stride, g.shape[2:]):  # (NOTE [ Same-size convolutions take the direct kernel ])
-        gx = np.empty((n, w.shape[1] * groups) + tuple(in_sp), _F32)
+    xs = (n, w.shape[1] * groups) + tuple(in_sp)
+    if _same(xs, w, stride, g.shape[2:], groups):  # (NOTE [ Same-size convolutions take the direct kernel ])
+        gx = np.empty(xs, _F32)
         if _direct(g, w, None, gx, _shape(gx.shape, w.shape, stride, pads, dil, groups, g.shape[2:]), 1, work):
             return gx
     call = _conv_call("conv2d_input_grad_f32", work, n, [_P, _P, _P, _P, _P, _C])

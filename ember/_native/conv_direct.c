@@ -59,6 +59,12 @@
  * went from 157 to 214 GFLOP/s (ResNet's layer1 and layer2 gained 2-7%). On planes side by side it cost
  * 7-30% (layer3 and layer4), so there the weight's order stays. Either order is one fixed chain per element.
  *
+ * NOTE [ Padding adds nothing ]
+ * The multiply-adds of a lane in the padding are masked off (the lane keeps its sum), rather than adding the
+ * weight times a loaded zero: an inf or NaN weight then gives NaN only where it meets the image, as oneDNN's
+ * convolution does, which torch runs for these shapes (conv.py's `_onednn` sends the others to conv.c,
+ * which multiplies the padding's zeros as torch's native path does). Same speed, measured.
+ *
  * AVX-512 only (masked loads that do not fault are what make the shifted reads free; a masked-off lane's
  * address may lie outside the plane, even outside the array, and is never read); a build without it returns
  * NOT_BUILT and the convolution takes conv.c's im2col path (tests/test_native_conv.py runs both). */
@@ -110,10 +116,11 @@ static inline __attribute__((always_inline)) void tile(int mr, int nv, const flo
         const __mmask16 *m = masks + step[j].m;
         const float *aj = ap + step[j].a;
         __m512 b[NV];
-        for (int v = 0; v < nv; v++) b[v] = _mm512_maskz_loadu_ps(m[v], xs + 16 * v);
-        for (int r = 0; r < mr; r++) {
+        __mmask16 mv[NV];
+        for (int v = 0; v < nv; v++) mv[v] = m[v], b[v] = _mm512_maskz_loadu_ps(mv[v], xs + 16 * v);
+        for (int r = 0; r < mr; r++) {  /* the padding's lanes keep their sums (NOTE [ Padding adds nothing ]) */
             __m512 wv = _mm512_set1_ps(aj[r * a_r]);
-            for (int v = 0; v < nv; v++) acc[r][v] = _mm512_fmadd_ps(wv, b[v], acc[r][v]);
+            for (int v = 0; v < nv; v++) acc[r][v] = _mm512_mask3_fmadd_ps(wv, b[v], acc[r][v], mv[v]);
         }
     }
     #pragma GCC unroll 8  /* (unrolled, so the accumulators are registers, not stored at every step) */

@@ -37,9 +37,10 @@
  * NOTE [ Loop order of the direct convolution ]
  * A work item is a chunk of positions (of one sample, or of the batch side by side, NOTE [ Small planes side
  * by side ]) and a group of row blocks; for each row block and block of K, the weights (MR rows of kb T
- * floats, read in place: 4 KB, in L1) run over every tile of the chunk, whose input (kb channels of CHUNK_BYTES'
- * worth of positions) stays in L2. Tried and measured slower, with the input and result flushed from the cache
- * between calls (as beside torch, which evicts them), batch 8: going tile by tile through every row block,
+ * floats, read in place: 4 KB, in L1) run over every tile of the chunk, whose input (every channel of it: at
+ * most CHUNK_BYTES) stays in L2 while the row blocks take their turns. Tried and measured slower, with the
+ * input and result flushed from the cache between calls (as beside torch, which evicts them), batch 8: going
+ * tile by tile through every row block,
  * the weight packed in panels once per call (ResNet's layer1, layer2 and the CIFAR CNN's 32 x 32 conv took
  * 1.04-1.16x this order's time; prefetching the next tile's input did not change that); with the block of K
  * outside the row blocks (1.02-1.24x); and packing each row block's weights per item (slower still on
@@ -49,8 +50,10 @@
  * A plane of HW < SMALL_PLANE positions is a few tiles whose last is mostly past its end (7 x 7: 49 positions
  * in two tiles of 48). Such convolutions copy the whole batch's planes side by side (one row of N HW positions
  * per channel), compute there, and copy the result back; the masks keep every sample's taps inside its own
- * plane. ResNet's layer3 and layer4 went from 1.05-1.11x torch's time to 0.93-0.98x; 16 x 16 planes (a whole
- * number of vectors, with the short last tile) ran 1.16x torch's time unpacked against 1.07x packed. Where a
+ * plane. ResNet's layer3 and layer4 (14 x 14, 7 x 7) went from 1.05-1.11x torch's time to 0.93-0.98x. 16 x 16
+ * planes stay in place (5 tiles and a short one): the CIFAR CNN's second conv, forward and input gradient,
+ * took 1.00 / 1.00x torch's time at 1 thread and 0.87 / 0.86x at 2, against 1.05 / 1.10x and 1.09 / 1.06x
+ * side by side (the copy costs most at 2 threads). Where a
  * plane is a whole number of vectors, each vector of a tile lies in one sample, so the results go straight
  * into y (`direct_out`) instead of through a copy: 5-10% less time on the CIFAR CNN's 16 x 16 layers. (Reading
  * the input in place the same way, a tile's vectors from up to two samples, was slower: 1.03-1.4x.)
@@ -85,8 +88,8 @@
 #define MR 8                     /* rows per tile: MR x NV accumulators */
 #define MAX_TAPS 64
 #define KCHAIN 128               /* terms per block of the sum at most (NOTE [ Blocks of K ]) */
-#define SMALL_PLANE 512          /* smaller planes: the batch side by side (NOTE [ Small planes side by side ]) */
-#define CHUNK_BYTES (768 << 10)  /* a chunk's input for one block of K, with its result rows */
+#define SMALL_PLANE 256          /* smaller planes: the batch side by side (NOTE [ Small planes side by side ]) */
+#define CHUNK_BYTES (1 << 20)    /* a chunk's input, every channel of it */
 
 /* Step j of a block of the sum (k = j / T, t = j % T): where it reads x, the masks and A. */
 typedef struct { idx x, m, a; } step_t;
@@ -242,7 +245,7 @@ int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, co
     c.nb = HW >= SMALL_PLANE ? 1 : N;  /* (NOTE [ Small planes side by side ]) */
     c.blocks = (N + c.nb - 1) / c.nb;
     c.ld = c.nb * HW;
-    c.cp = CHUNK_BYTES / ((idx)sizeof(float) * (c.kb + MR)) / TILE * TILE;
+    c.cp = CHUNK_BYTES / ((idx)sizeof(float) * c.K) / TILE * TILE;
     if (c.cp < TILE) c.cp = TILE;
     if (c.cp < c.ld) {  /* chunks of about equal size */
         idx chunks = (c.ld + c.cp - 1) / c.cp, tiles = (c.ld + TILE - 1) / TILE;

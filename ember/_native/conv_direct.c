@@ -5,25 +5,26 @@
  * NOTE [ Same-size convolutions without im2col ]
  * conv.c unrolls the input into columns (im2col, KH KW times the input: 58 MB for ResNet-18's layer1 at batch
  * 8), and OpenBLAS then copies the columns again into its own panels: two passes over memory that oneDNN's
- * direct convolution does not make, and what kept those layers at 1.1-1.3x torch's time. At stride 1 with
- * the output the input's size, tap t = (ki, kj) of output position (h, w) reads input (h + dh_t, w + dw_t),
- * and with positions numbered along rows (q = h W + w) that is input position q + dh_t W + dw_t: one shift per
- * tap, the same for every position. So the columns need not exist: a tile of TILE consecutive output positions
- * loads, per input channel and tap, TILE consecutive input floats at the tap's shift, with a mask that zeroes
- * the lanes whose (h + dh_t, w + dw_t) falls outside the image (a row's edges, the top and bottom rows: the
- * zeros im2col would have written). The masks depend on the position and the tap only, so they are made once
- * per call (`masks`), and a masked-off lane is never read, so the shifted loads may run past the plane.
+ * direct convolution does not make, and what kept those layers at 1.1-1.3x torch's time. At stride 1 with the
+ * output the input's size, tap t = (ki, kj) of output position (h, w) reads input (h + dh_t, w + dw_t), and
+ * with positions numbered along rows (q = h W + w) that is input position q + dh_t W + dw_t: one shift per
+ * tap, the same for every position. So the columns need not exist: a tile of TILE consecutive output
+ * positions loads, per input channel and tap, TILE consecutive input floats at the tap's shift, with a mask
+ * that zeroes the lanes whose (h + dh_t, w + dw_t) falls outside the image (a row's edges, the top and bottom
+ * rows: the zeros im2col would have written). The masks depend on the position and the tap only, so they are
+ * made once per call (`masks`), and a masked-off lane is never read, so the shifted loads may run past the
+ * plane.
  *
  *   y[m][q] = sum over channels k, then taps t, of A(m, k, t) x[k][q + shift_t]    (+ bias[m])
  *
  * Forward, m is the output channel, k the input channel and A the weight as it is. The input gradient is the
- * same sum with the roles turned (the adjoint of a shift is the opposite shift): m is the input channel, k the
- * output channel, the shifts negated and A(c, o, t) = w[o][c][t], read in place with other strides. Neither
- * packs the weight.
+ * same sum with the roles turned (the adjoint of a shift is the opposite shift): m is the input channel, k
+ * the output channel, the shifts negated and A(c, o, t) = w[o][c][t], read in place with other strides.
+ * Neither packs the weight.
  *
  * The register tile is MR rows by TILE positions (NV vectors: MR NV accumulators), as the LSTM's micro-kernel
- * (NOTE [ One call per LSTM layer ] in rnn.c): per (k, t), NV masked loads and MR broadcast weights make
- * MR NV fused multiply-adds. Each output element is computed by one thread with the same code whatever the
+ * (NOTE [ One call per LSTM layer ] in rnn.c): per (k, t), NV masked loads and MR broadcast weights make MR
+ * NV fused multiply-adds. Each output element is computed by one thread with the same code whatever the
  * blocking and the thread count, so results do not depend on either; they may differ from conv.c's in the
  * last bits (OpenBLAS blocks its sums another way).
  *
@@ -40,36 +41,36 @@
  * floats, read in place: 4 KB, in L1) run over every tile of the chunk, whose input (every channel of it: at
  * most CHUNK_BYTES) stays in L2 while the row blocks take their turns. Tried and measured slower, with the
  * input and result flushed from the cache between calls (as beside torch, which evicts them), batch 8: going
- * tile by tile through every row block,
- * the weight packed in panels once per call (ResNet's layer1, layer2 and the CIFAR CNN's 32 x 32 conv took
- * 1.04-1.16x this order's time; prefetching the next tile's input did not change that); with the block of K
- * outside the row blocks (1.02-1.24x); and packing each row block's weights per item (slower still on
- * layer3 and layer4, whose 2.4 and 9.4 MB weights make the packing a pass of its own).
+ * tile by tile through every row block, the weight packed in panels once per call (ResNet's layer1, layer2
+ * and the CIFAR CNN's 32 x 32 conv took 1.04-1.16x this order's time; prefetching the next tile's input did
+ * not change that); with the block of K outside the row blocks (1.02-1.24x); and packing each row block's
+ * weights per item (slower still on layer3 and layer4, whose 2.4 and 9.4 MB weights make the packing a pass
+ * of its own).
  *
  * NOTE [ Small planes side by side ]
  * A plane of HW < SMALL_PLANE positions is a few tiles whose last is mostly past its end (7 x 7: 49 positions
- * in two tiles of 48). Such convolutions copy the whole batch's planes side by side (one row of N HW positions
- * per channel), compute there, and copy the result back; the masks keep every sample's taps inside its own
- * plane. ResNet's layer3 and layer4 (14 x 14, 7 x 7) went from 1.05-1.11x torch's time to 0.93-0.98x. 16 x 16
- * planes stay in place (5 tiles and a short one): the CIFAR CNN's second conv, forward and input gradient,
- * took 1.00 / 1.00x torch's time at 1 thread and 0.87 / 0.86x at 2, against 1.05 / 1.10x and 1.09 / 1.06x
- * side by side (the copy costs most at 2 threads). Where a
- * plane is a whole number of vectors, each vector of a tile lies in one sample, so the results go straight
- * into y (`direct_out`) instead of through a copy: 5-10% less time on the CIFAR CNN's 16 x 16 layers. (Reading
- * the input in place the same way, a tile's vectors from up to two samples, was slower: 1.03-1.4x.)
+ * in two tiles of 48). Such convolutions copy the whole batch's planes side by side (one row of N HW
+ * positions per channel), compute there, and copy the result back; the masks keep every sample's taps inside
+ * its own plane. ResNet's layer3 and layer4 (14 x 14, 7 x 7) went from 1.05-1.11x torch's time to 0.93-0.98x.
+ * 16 x 16 planes stay in place (5 tiles and a short one): the CIFAR CNN's second conv, forward and input
+ * gradient, took 1.00 / 1.00x torch's time at 1 thread and 0.87 / 0.86x at 2, against 1.05 / 1.10x and 1.09 /
+ * 1.06x side by side (the copy costs most at 2 threads). Where a plane is a whole number of vectors, each
+ * vector of a tile lies in one sample, so the results go straight into y (`direct_out`) instead of through a
+ * copy: 5-10% less time on 16 x 16 planes side by side. (Reading the input in place the same way, a tile's
+ * vectors from up to two samples, was slower: 1.03-1.4x.)
  *
  * NOTE [ Taps in address order ]
  * The input gradient's shifts are the forward's negated, so taps in the weight's order read each channel from
  * its highest address down. Where the input is read in place (one sample's plane), the taps then run in the
  * other order (the weight's taps reversed, so the loads go up): the CIFAR CNN's 32 x 32 x 32 input gradient
- * went from 157 to 214 GFLOP/s (ResNet's layer1 and layer2 gained 2-7%). On planes side by side it cost
- * 7-30% (layer3 and layer4), so there the weight's order stays. Either order is one fixed chain per element.
+ * went from 157 to 214 GFLOP/s (ResNet's layer1 and layer2 gained 2-7%). On planes side by side it cost 7-30%
+ * (layer3 and layer4), so there the weight's order stays. Either order is one fixed chain per element.
  *
  * NOTE [ Padding adds nothing ]
  * The multiply-adds of a lane in the padding are masked off (the lane keeps its sum), rather than adding the
  * weight times a loaded zero: an inf or NaN weight then gives NaN only where it meets the image, as oneDNN's
- * convolution does, which torch runs for these shapes (conv.py's `_onednn` sends the others to conv.c,
- * which multiplies the padding's zeros as torch's native path does). Same speed, measured.
+ * convolution does, which torch runs for these shapes (conv.py's `_onednn` sends the others to conv.c, which
+ * multiplies the padding's zeros as torch's native path does). Same speed, measured.
  *
  * AVX-512 only (masked loads that do not fault are what make the shifted reads free; a masked-off lane's
  * address may lie outside the plane, even outside the array, and is never read); a build without it returns
@@ -88,7 +89,7 @@
 #define MR 8                     /* rows per tile: MR x NV accumulators */
 #define MAX_TAPS 64
 #define KCHAIN 128               /* terms per block of the sum at most (NOTE [ Blocks of K ]) */
-#define SMALL_PLANE 256          /* smaller planes: the batch side by side (NOTE [ Small planes side by side ]) */
+#define SMALL_PLANE 256          /* smaller planes: the batch side by side (NOTE [ Small planes ... ]) */
 #define CHUNK_BYTES (1 << 20)    /* a chunk's input, every channel of it */
 
 /* Step j of a block of the sum (k = j / T, t = j % T): where it reads x, the masks and A. */
@@ -109,7 +110,8 @@ typedef struct {
 } direct_ctx;
 
 /* y[0:mr][q0 : q0 + TILE] (+ bias) for the rows of A at a; `masks` at the tile's first vector; `store`: the
- * lanes inside the item's positions. mr is a constant after inlining, so the accumulators stay in registers. */
+ * lanes inside the item's positions. mr is a constant after inlining, so the accumulators stay in
+ * registers. */
 static inline __attribute__((always_inline)) void tile(int mr, int nv, const float *ap, idx a_r,
                                                        const float *x, idx n,
                                                        int first, const step_t *step, const __mmask16 *masks,
@@ -125,7 +127,7 @@ static inline __attribute__((always_inline)) void tile(int mr, int nv, const flo
         __m512 b[NV];
         __mmask16 mv[NV];
         for (int v = 0; v < nv; v++) mv[v] = m[v], b[v] = _mm512_maskz_loadu_ps(mv[v], xs + 16 * v);
-        for (int r = 0; r < mr; r++) {  /* the padding's lanes keep their sums (NOTE [ Padding adds nothing ]) */
+        for (int r = 0; r < mr; r++) {  /* padding lanes keep their sums (NOTE [ Padding adds nothing ]) */
             __m512 wv = _mm512_set1_ps(aj[r * a_r]);
             for (int v = 0; v < nv; v++) acc[r][v] = _mm512_mask3_fmadd_ps(wv, b[v], acc[r][v], mv[v]);
         }
@@ -159,7 +161,7 @@ static inline __attribute__((always_inline)) void run_tile(const direct_ctx *c, 
     float *yb[NV];
     idx ldy = ld;
     for (int v = 0; v < NV; v++) yb[v] = y + r0 * ld + q0 + 16 * v;
-    if (c->direct_out) {  /* planes side by side, results straight into y (NOTE [ Small planes side by side ]) */
+    if (c->direct_out) {  /* results straight into y (NOTE [ Small planes side by side ]) */
         ldy = c->HW;
         for (int v = 0; v < NV; v++) {
             idx q = q0 + 16 * v < q_hi ? q0 + 16 * v : q0;
@@ -172,15 +174,17 @@ static inline __attribute__((always_inline)) void run_tile(const direct_ctx *c, 
         tile(MR, 2, ak, c->a_r, xt, n, k0 == 0, c->step, mk, bias, yb, ldy, store);
     else
         switch (mr) {
-#define TILE_CASE(R) case R: tile(R, NV, ak, c->a_r, xt, n, k0 == 0, c->step, mk, bias, yb, ldy, store); break;
-        TILE_CASE(8) TILE_CASE(7) TILE_CASE(6) TILE_CASE(5) TILE_CASE(4) TILE_CASE(3) TILE_CASE(2) TILE_CASE(1)
+#define TILE_CASE(R) \
+        case R: tile(R, NV, ak, c->a_r, xt, n, k0 == 0, c->step, mk, bias, yb, ldy, store); break;
+        TILE_CASE(8) TILE_CASE(7) TILE_CASE(6) TILE_CASE(5)
+        TILE_CASE(4) TILE_CASE(3) TILE_CASE(2) TILE_CASE(1)
 #undef TILE_CASE
         default: break;
         }
 }
 
-/* The work items [lo, hi): (group, block of samples, chunk of positions, group of row blocks), in the order of
- * NOTE [ Loop order of the direct convolution ]. */
+/* The work items [lo, hi): (group, block of samples, chunk of positions, group of row blocks), in the
+ * order of NOTE [ Loop order of the direct convolution ]. */
 static void direct_body(void *ctx, idx lo, idx hi) {
     direct_ctx *c = ctx;
     idx HW = c->HW, K = c->K, M = c->M, ld = c->ld;
@@ -226,11 +230,12 @@ static void pack_in_body(void *ctx, idx lo, idx hi) { pack_body(ctx, lo, hi, 0);
 static void pack_out_body(void *ctx, idx lo, idx hi) { pack_body(ctx, lo, hi, 1); }
 #endif
 
-/* p: conv.c's shape vector (N C H W O KH KW SH SW PH PW DH DW G OH OW) of the forward convolution, with SH = SW
- * = 1, OH = H, OW = W. Forward (grad = 0): y = conv(x, w) + b. Input gradient (grad = 1): y = the gradient of
- * the input from the output gradient x (b NULL). Returns 0, -1 when a buffer could not be allocated, or
- * NOT_BUILT. */
-int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, const idx *p, int grad, int nt) {
+/* p: conv.c's shape vector (N C H W O KH KW SH SW PH PW DH DW G OH OW) of the forward convolution, with
+ * SH = SW = 1, OH = H, OW = W. Forward (grad = 0): y = conv(x, w) + b. Input gradient (grad = 1): y = the
+ * gradient of the input from the output gradient x (b NULL). Returns 0, -1 when a buffer could not be
+ * allocated, NOT_BUILT or NOT_TAKEN. */
+int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, const idx *p, int grad,
+                    int nt) {
 #ifdef __AVX512F__
     idx N = p[0], C = p[1], H = p[2], W = p[3], O = p[4], KH = p[5], KW = p[6], PH = p[9], PW = p[10];
     idx DH = p[11], DW = p[12], G = p[13], T = KH * KW;
@@ -284,7 +289,8 @@ int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, co
     }
     for (idx j = 0; j < c.kb * T; j++) {
         idx k = j / T, t = j % T;
-        c.step[j] = (step_t){.x = k * c.ld + c.shift[t], .m = t * c.nvec, .a = k * c.a_k + (rev ? T - 1 - t : t)};
+        c.step[j] = (step_t){.x = k * c.ld + c.shift[t], .m = t * c.nvec,
+                             .a = k * c.a_k + (rev ? T - 1 - t : t)};
     }
     int rc = 0;
     if (c.nb > 1) {

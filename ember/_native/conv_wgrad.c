@@ -103,16 +103,17 @@ static inline __attribute__((always_inline)) void tile(int mr, const float *xb, 
     vf acc[MR][NV];
     for (int r = 0; r < mr; r++)
         for (int v = 0; v < NV; v++) acc[r][v] = VZERO();
+    idx o[MR];  /* in registers: one base pointer per row of positions, not MR */
+    for (int r = 0; r < mr; r++) o[r] = off[r];
     for (idx sm = 0; sm < ns; sm++)
         for (idx h = 0; h < rows; h++) {
-            const float *xr[MR];
-            for (int r = 0; r < mr; r++) xr[r] = xb + sm * xs + h * Wp + off[r];
+            const float *xr = xb + sm * xs + h * Wp;
             const float *gr = gt + (sm * rows + h) * W * OB;
-            for (idx w = 0; w < W; w++) {
+            for (idx w = 0; w < W; w++, xr++) {
                 vf b[NV];
                 for (int v = 0; v < NV; v++) b[v] = VLOAD(gr + w * OB + v * VL);
                 for (int r = 0; r < mr; r++) {
-                    vf a = VBCAST(xr[r][w]);
+                    vf a = VBCAST(xr[o[r]]);
                     for (int v = 0; v < NV; v++) acc[r][v] = VFMA(a, b[v], acc[r][v]);
                 }
             }
@@ -191,8 +192,38 @@ static void pad_band(const wg_ctx *k, float *xb, idx g, idx c0, idx c1, idx n0, 
         }
 }
 
+#ifdef __AVX512F__
+/* dst[q][i] (rows ldd apart) = src[i][q] (rows ld apart) for a 16 x 16 block, in registers. */
+static inline void transpose16(const float *src, idx ld, float *dst, idx ldd) {
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ld);
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    }
+    for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * ldd, r[i]);
+}
+#endif
+
 /* gt[q][0:OB] = g[n0 + s, g og + ob OB + i, h0 + h, w] for the band's positions q = (s, h, w); zeros for
- * outputs past the group's. */
+ * outputs past the group's. With AVX-512, whole 16 x 16 blocks are transposed in registers (the same
+ * copies). */
 static void transpose_band(const wg_ctx *k, float *gt, idx g, idx ob, idx n0, idx ns, idx h0, idx rows) {
     const wg_shape s = k->s;
     idx L = s.H * s.W, len = rows * s.W, o0 = ob * OB, m = k->og - o0 < OB ? k->og - o0 : OB;
@@ -200,8 +231,12 @@ static void transpose_band(const wg_ctx *k, float *gt, idx g, idx ob, idx n0, id
         float *dst = gt + sm * len * OB;
         const float *src = k->gy + ((n0 + sm) * s.O + g * k->og + o0) * L + h0 * s.W;
         for (idx q0 = 0; q0 < len; q0 += 16) {
-            idx q1 = q0 + 16 < len ? q0 + 16 : len;
-            for (idx i = 0; i < m; i++) {
+            idx q1 = q0 + 16 < len ? q0 + 16 : len, i0 = 0;
+#ifdef __AVX512F__
+            if (q1 - q0 == 16)
+                for (; i0 + 16 <= m; i0 += 16) transpose16(src + i0 * L + q0, L, dst + q0 * OB + i0, OB);
+#endif
+            for (idx i = i0; i < m; i++) {
                 const float *a = src + i * L;
                 for (idx q = q0; q < q1; q++) dst[q * OB + i] = a[q];
             }
@@ -262,9 +297,15 @@ static void wgrad_body(void *ctx, idx lo, idx hi) {
         task(k, t, &g, &ob, &j0);
         idx m = (j0 + jr < ck ? j0 + jr : ck) - j0, o0 = ob * OB, mo = k->og - o0 < OB ? k->og - o0 : OB;
         const float *a = acc + (t - lo) * jr * OB;
-        for (idx i = 0; i < mo; i++) {
-            float *dst = k->gw + (g * k->og + o0 + i) * ck + j0;
-            for (idx j = 0; j < m; j++) dst[j] = a[j * OB + i];
+        float *dst = k->gw + (g * k->og + o0) * ck + j0;
+        for (idx jb = 0; jb < m; jb += 16) {  /* 16 rows at a time: reads along rows of acc, not columns */
+            idx je = jb + 16 < m ? jb + 16 : m, i0 = 0;
+#ifdef __AVX512F__
+            if (je - jb == 16)
+                for (; i0 + 16 <= mo; i0 += 16) transpose16(a + jb * OB + i0, OB, dst + i0 * ck + jb, ck);
+#endif
+            for (idx i = i0; i < mo; i++)
+                for (idx j = jb; j < je; j++) dst[i * ck + j] = a[j * OB + i];
         }
     }
     free(xb);
@@ -294,9 +335,15 @@ int conv2d_weight_grad_same_f32(const float *x, const float *gy, float *gw, cons
     }
     k.Hb = k.rows + (s.KH - 1) * s.DH;
     k.nob = (k.og + OB - 1) / OB;
-    /* the im2col rows split so that there are about 2 tasks per thread (the results do not depend on it) */
-    idx want = 2 * (idx)nt, have = s.G * k.nob;
-    k.njr = have >= want ? 1 : (want + have - 1) / have;
+    /* The threads split the output blocks (each transposes its own blocks of g), and the im2col rows only
+     * where the blocks do not split evenly: into the fewest parts that make the task count a multiple of
+     * the threads (the results do not depend on it). */
+    idx have = s.G * k.nob, a = have, b = nt;
+    while (b) {  /* gcd */
+        idx r = a % b;
+        a = b, b = r;
+    }
+    k.njr = nt / a;
     if (k.njr > (k.ck + MR - 1) / MR) k.njr = (k.ck + MR - 1) / MR;
     k.jr = (k.ck + k.njr - 1) / k.njr;
     idx tasks = s.G * k.nob * k.njr;

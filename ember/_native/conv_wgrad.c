@@ -25,8 +25,14 @@
  * and in the builds without AVX-512 (8-float vectors) and without vectors (fmaf per lane), which
  * tests/test_native_conv.py checks to the bit. A chain of one band (hundreds of terms, not N H W: 25,088
  * on ResNet's first stage at batch 8) keeps the error within the float32 error of torch's own (also tested).
- * Padding enters as zeros multiplied like any input, as conv.c's im2col columns do: an inf or NaN output
- * gradient next to the border gives NaN in the taps that reach the padding, in both paths.
+ *
+ * NOTE [ Padding is skipped, not multiplied ]
+ * torch's weight gradient leaves out the products of an output gradient with the padding: an inf output
+ * gradient next to the border gives inf (not NaN, as inf times the padding's zero would) in the taps that
+ * reach the padding. The tile multiplies the zero border like any input, which is the same sum wherever the
+ * output gradient is finite (a product with zero adds zero). So a band whose transposed output-gradient
+ * block holds an inf or NaN (checked as it is made) goes through `tiles_skipping_padding` instead: the same
+ * chains in the same order, less the padding's products. (conv.c's im2col path still multiplies them.)
  *
  * p[] holds the shape: N C H W O KH KW PH PW DH DW G.
  */
@@ -223,8 +229,8 @@ static inline void transpose16(const float *src, idx ld, float *dst, idx ldd) {
 
 /* gt[q][0:OB] = g[n0 + s, g og + ob OB + i, h0 + h, w] for the band's positions q = (s, h, w); zeros for
  * outputs past the group's. With AVX-512, whole 16 x 16 blocks are transposed in registers (the same
- * copies). */
-static void transpose_band(const wg_ctx *k, float *gt, idx g, idx ob, idx n0, idx ns, idx h0, idx rows) {
+ * copies). Returns whether the block holds an inf or NaN (NOTE [ Padding is skipped, not multiplied ]). */
+static int transpose_band(const wg_ctx *k, float *gt, idx g, idx ob, idx n0, idx ns, idx h0, idx rows) {
     const wg_shape s = k->s;
     idx L = s.H * s.W, len = rows * s.W, o0 = ob * OB, m = k->og - o0 < OB ? k->og - o0 : OB;
     for (idx sm = 0; sm < ns; sm++) {
@@ -242,6 +248,39 @@ static void transpose_band(const wg_ctx *k, float *gt, idx g, idx ob, idx n0, id
             }
             for (idx q = q0; q < q1; q++)
                 for (idx i = m; i < OB; i++) dst[q * OB + i] = 0.0f;
+        }
+    }
+    int bad = 0;
+    #pragma omp simd reduction(|:bad)
+    for (idx i = 0; i < ns * len * OB; i++) bad |= !(gt[i] - gt[i] == 0.0f);
+    return bad;
+}
+
+/* `tiles` for a band whose output gradient holds an inf or NaN: the same chains, less the products of
+ * positions whose tap lies in the padding (NOTE [ Padding is skipped, not multiplied ]); one row of the
+ * tile at a time (rows j0 + r, r < m, of group rows). */
+static void tiles_skipping_padding(const wg_ctx *k, const float *xb, const idx *off, idx j0, idx m, idx xs,
+                                   idx ns, idx h0, idx rows, const float *gt, float *out, int first) {
+    const wg_shape s = k->s;
+    for (idx r = 0; r < m; r++) {
+        idx t = (j0 + r) % k->kk, dh = t / s.KW * s.DH - s.PH, dw = t % s.KW * s.DW - s.PW;
+        vf acc[NV];
+        for (int v = 0; v < NV; v++) acc[v] = VZERO();
+        for (idx sm = 0; sm < ns; sm++)
+            for (idx h = 0; h < rows; h++) {
+                idx ih = h0 + h + dh;
+                if (ih < 0 || ih >= s.H) continue;
+                const float *xr = xb + sm * xs + h * k->Wp + off[r];
+                const float *gr = gt + (sm * rows + h) * s.W * OB;
+                for (idx w = 0; w < s.W; w++) {
+                    if (w + dw < 0 || w + dw >= s.W) continue;
+                    vf a = VBCAST(xr[w]);
+                    for (int v = 0; v < NV; v++) acc[v] = VFMA(a, VLOAD(gr + w * OB + v * VL), acc[v]);
+                }
+            }
+        for (int v = 0; v < NV; v++) {
+            float *o = out + r * OB + v * VL;
+            VSTORE(o, first ? acc[v] : VADD(VLOAD(o), acc[v]));
         }
     }
 }
@@ -287,9 +326,12 @@ static void wgrad_body(void *ctx, idx lo, idx hi) {
             if (j1 <= j0) continue;
             if (g != pg || c0 != pc0) pad_band(k, xb, g, c0, c1, n0, ns, h0, rows);
             pg = g, pc0 = c0;
-            transpose_band(k, gt, g, ob, n0, ns, h0, rows);
-            tiles(xb, off + (t - lo) * jr, j1 - j0, (c1 - c0) * k->Hb * Wp, ns, rows, s.W, Wp, gt,
-                  acc + (t - lo) * jr * OB, b == 0);
+            idx xs = (c1 - c0) * k->Hb * Wp;
+            float *out = acc + (t - lo) * jr * OB;
+            if (transpose_band(k, gt, g, ob, n0, ns, h0, rows))
+                tiles_skipping_padding(k, xb, off + (t - lo) * jr, j0, j1 - j0, xs, ns, h0, rows, gt, out, b == 0);
+            else
+                tiles(xb, off + (t - lo) * jr, j1 - j0, xs, ns, rows, s.W, Wp, gt, out, b == 0);
         }
     }
     for (idx t = lo; t < hi; t++) {  /* acc[j][i] -> gw[g og + ob OB + i][j] */

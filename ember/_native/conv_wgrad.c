@@ -103,9 +103,9 @@ typedef struct {
 /* acc[r][:] (MR_ = mr rows, a constant after inlining) = sum over the band's positions of
  * x[row r's offset + position] gt[position][:]: ns samples (xs floats apart) of `rows` rows of W positions,
  * x rows Wp floats apart. Then: first band: out = acc, else out += acc (out: mr rows of OB floats). */
-static inline __attribute__((always_inline)) void tile(int mr, const float *xb, const idx *off, idx xs, idx ns,
-                                                       idx rows, idx W, idx Wp, const float *gt, float *out,
-                                                       int first) {
+static inline __attribute__((always_inline)) void tile(int mr, const float *xb, const idx *off, idx xs,
+                                                       idx ns, idx rows, idx W, idx Wp, const float *gt,
+                                                       float *out, int first) {
     vf acc[MR][NV];
     for (int r = 0; r < mr; r++)
         for (int v = 0; v < NV; v++) acc[r][v] = VZERO();
@@ -329,7 +329,8 @@ static void wgrad_body(void *ctx, idx lo, idx hi) {
             idx xs = (c1 - c0) * k->Hb * Wp;
             float *out = acc + (t - lo) * jr * OB;
             if (transpose_band(k, gt, g, ob, n0, ns, h0, rows))
-                tiles_skipping_padding(k, xb, off + (t - lo) * jr, j0, j1 - j0, xs, ns, h0, rows, gt, out, b == 0);
+                tiles_skipping_padding(k, xb, off + (t - lo) * jr, j0, j1 - j0, xs, ns, h0, rows, gt, out,
+                                       b == 0);
             else
                 tiles(xb, off + (t - lo) * jr, j1 - j0, xs, ns, rows, s.W, Wp, gt, out, b == 0);
         }

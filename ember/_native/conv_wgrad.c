@@ -46,7 +46,9 @@
  * multiply-adds per lane in every build. */
 #if defined(__AVX512F__)
 #define VL 16
+#ifndef MR
 #define MR 12  /* im2col rows per tile: MR x OB / VL = 24 accumulators of 32 registers */
+#endif
 typedef __m512 vf;
 #define VLOAD(p) _mm512_loadu_ps(p)
 #define VSTORE(p, v) _mm512_storeu_ps(p, v)
@@ -83,7 +85,9 @@ static inline vf vadd_(vf a, vf b) { for (int i = 0; i < 8; i++) a.v[i] += b.v[i
 #define VADD(a, b) vadd_(a, b)
 #define VZERO() vbcast_(0.0f)
 #endif
+#ifndef OB
 #define OB 32            /* outputs per block, in every build (the order of a gw element's sums) */
+#endif
 #define NV (OB / VL)     /* vectors per tile row */
 #ifndef BAND_Q
 #define BAND_Q 128       /* positions per band, about (NOTE [ Direct weight gradient ]) */
@@ -141,14 +145,34 @@ static void tiles(const float *xb, const idx *off, idx m, idx xs, idx ns, idx ro
         const idx *o = off + r;
         float *dst = out + r * OB;
         switch (k) {
+#if MR >= 14
+        case 14: tile(14, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 13
+        case 13: tile(13, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
 #if MR >= 12
         case 12: tile(12, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 11
         case 11: tile(11, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 10
         case 10: tile(10, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 9
         case 9: tile(9, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 8
         case 8: tile(8, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 7
         case 7: tile(7, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 6
         case 6: tile(6, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+#endif
+#if MR >= 5
         case 5: tile(5, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
 #endif
 #if MR >= 4

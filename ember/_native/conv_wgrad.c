@@ -32,7 +32,8 @@
  * BAND_Q 256 made ResNet's 7 x 7 1x1 convolution's error 2.6x torch's, 128 1.1x, and was no faster).
  * Measured (one thread, thread CPU time, ResNet-18's 3x3 stride-1 layers at batch 8): 215-240 GFLOP/s, the
  * tile's loop at about 90% of the FMA units' peak (273 GFLOP/s here); torch's oneDNN 175-245; conv.c's
- * im2col and sgemm path 175-215.
+ * im2col and sgemm path 175-215. Other tiles measured no faster: 14 rows x 2 vectors within noise, 6 x 4
+ * (OB 64) and 7 x 4 3-8% slower, 9 x 3 (OB 48, which 64 outputs do not divide) up to 30% slower.
  *
  * NOTE [ Padding is skipped, not multiplied ]
  * torch's weight gradient leaves out the products of an output gradient with the padding: an inf output
@@ -54,9 +55,7 @@
  * multiply-adds per lane in every build. */
 #if defined(__AVX512F__)
 #define VL 16
-#ifndef MR
 #define MR 12  /* im2col rows per tile: MR x OB / VL = 24 accumulators of 32 registers */
-#endif
 typedef __m512 vf;
 #define VLOAD(p) _mm512_loadu_ps(p)
 #define VSTORE(p, v) _mm512_storeu_ps(p, v)
@@ -93,13 +92,9 @@ static inline vf vadd_(vf a, vf b) { for (int i = 0; i < 8; i++) a.v[i] += b.v[i
 #define VADD(a, b) vadd_(a, b)
 #define VZERO() vbcast_(0.0f)
 #endif
-#ifndef OB
-#define OB 32            /* outputs per block, in every build (the order of a gw element's sums) */
-#endif
+#define OB 32            /* outputs per block */
 #define NV (OB / VL)     /* vectors per tile row */
-#ifndef BAND_Q
 #define BAND_Q 128       /* positions per band, about (NOTE [ Direct weight gradient ]) */
-#endif
 
 typedef struct { idx N, C, H, W, O, KH, KW, PH, PW, DH, DW, G; } wg_shape;
 
@@ -112,7 +107,7 @@ typedef struct {
     int failed;
 } wg_ctx;
 
-/* acc[r][:] (MR_ = mr rows, a constant after inlining) = sum over the band's positions of
+/* acc[r][:] (mr rows, a constant after inlining) = sum over the band's positions of
  * x[row r's offset + position] gt[position][:]: ns samples (xs floats apart) of `rows` rows of W positions,
  * x rows Wp floats apart. Then: first band: out = acc, else out += acc (out: mr rows of OB floats). */
 static inline __attribute__((always_inline)) void tile(int mr, const float *xb, const idx *off, idx xs,
@@ -145,6 +140,7 @@ static inline __attribute__((always_inline)) void tile(int mr, const float *xb, 
 
 /* The rows [j0, j0 + m) of a band in tiles of at most MR rows of about equal size (a tile of few rows has
  * too few accumulators to hide the FMA latency). */
+#define TILE(n) case n: tile(n, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
 static void tiles(const float *xb, const idx *off, idx m, idx xs, idx ns, idx rows, idx W, idx Wp,
                   const float *gt, float *out, int first) {
     idx count = (m + MR - 1) / MR;
@@ -152,43 +148,14 @@ static void tiles(const float *xb, const idx *off, idx m, idx xs, idx ns, idx ro
         idx k = (m - r) / (count - i);
         const idx *o = off + r;
         float *dst = out + r * OB;
-        switch (k) {
-#if MR >= 14
-        case 14: tile(14, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 13
-        case 13: tile(13, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
+        switch (k) {  /* mr a constant in each case */
 #if MR >= 12
-        case 12: tile(12, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 11
-        case 11: tile(11, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 10
-        case 10: tile(10, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 9
-        case 9: tile(9, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 8
-        case 8: tile(8, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 7
-        case 7: tile(7, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 6
-        case 6: tile(6, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-#endif
-#if MR >= 5
-        case 5: tile(5, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+        TILE(12) TILE(11) TILE(10) TILE(9) TILE(8) TILE(7) TILE(6) TILE(5)
 #endif
 #if MR >= 4
-        case 4: tile(4, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+        TILE(4)
 #endif
-        case 3: tile(3, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-        case 2: tile(2, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
-        case 1: tile(1, xb, o, xs, ns, rows, W, Wp, gt, dst, first); break;
+        TILE(3) TILE(2) TILE(1)
         default: break;
         }
         r += k;

@@ -193,7 +193,8 @@ def test_conv_without_avx512_same_bits(conv_without_avx512, monkeypatch):
 # ---- the direct weight gradient of same-size stride-1 convolutions (conv_wgrad.c) -------------------------
 
 # NOTE [ Direct weight gradient ] in conv_wgrad.c: stride 1, output the input's size. Small shapes take it
-# here because the tests lower DIRECT_MIN_CK to 1 (NOTE [ Which weight gradients go direct ] in conv.py):
+# here because the tests lower DIRECT_MIN_CK and DIRECT_BLOCK to 1 (NOTE [ Which weight gradients go direct ]
+# in conv.py: any number of rows and outputs goes direct):
 # outputs and channels that are not whole blocks of 32 / 16, odd and 1x1 maps (bands of whole samples), maps
 # wider than a band (bands of rows), asymmetric "same" padding, dilation, groups, 1-d, batch 1 and 3
 _SAME = [
@@ -218,6 +219,7 @@ def direct_wgrad(monkeypatch):
     """Every same-size stride-1 weight gradient through conv_wgrad.c (not 1x1 or depthwise ones); the calls
     are counted, so a test can tell the kernel ran."""
     monkeypatch.setattr(native_conv, "DIRECT_MIN_CK", 1)
+    monkeypatch.setattr(native_conv, "DIRECT_BLOCK", 1)
     calls = []
     real = native_conv._weight_grad_same
 
@@ -234,6 +236,31 @@ def direct_wgrad(monkeypatch):
 def test_same_size_weight_grad_against_torch(name, xs, ws, kw, threads, direct_wgrad):
     check(_conv(kw, len(xs) - 2), *_arrays(2, xs, ws), grad=(0, 1, 2))
     assert direct_wgrad and all(direct_wgrad)
+
+
+# NOTE [ Which weight gradients go direct ] in conv.py, at its own thresholds: (input, weight, keywords, direct?)
+_WHICH = [
+    ((2, 64, 6, 6), (64, 64, 3, 3), {"padding": 1}, True),  # ResNet's 3x3 layers
+    ((2, 16, 6, 6), (48, 16, 3, 3), {"padding": 1}, True),  # 48 outputs: a quarter of the lanes padding
+    ((2, 32, 5, 5), (32, 32, 3, 3), {"padding": 2, "dilation": 2}, True),
+    ((2, 64, 6, 6), (64, 16, 3, 3), {"padding": 1, "groups": 4}, False),  # 16 outputs per group
+    ((2, 64, 6, 6), (128, 16, 3, 3), {"padding": 1, "groups": 4}, True),
+    ((2, 3, 8, 8), (32, 3, 3, 3), {"padding": 1}, False),  # 27 im2col rows: CIFAR's first conv
+    ((2, 64, 6, 6), (64, 64, 1, 1), {}, False),  # 1x1: conv.c multiplies x as it is
+    ((2, 64, 6, 6), (64, 64, 3, 3), {"padding": 1, "stride": 2}, False),
+    ((2, 64, 6, 6), (64, 64, 3, 3), {}, False),  # output smaller than the input
+    ((2, 64, 6, 6), (64, 1, 3, 3), {"padding": 1, "groups": 64}, False),  # depthwise
+]
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("xs,ws,kw,direct", _WHICH, ids=[str(i) for i in range(len(_WHICH))])
+def test_which_weight_grads_go_direct(xs, ws, kw, direct, monkeypatch):
+    calls = []
+    real = native_conv._weight_grad_same
+    monkeypatch.setattr(native_conv, "_weight_grad_same", lambda *a: calls.append(1) or real(*a))
+    check(_conv(kw, 2), *_arrays(4, xs, ws), grad=(1,))
+    assert bool(calls) == direct
 
 
 def _wgrad_builds():

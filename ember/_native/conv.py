@@ -191,13 +191,14 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
 # conv_wgrad.c's kernel takes stride-1 convolutions whose output has the input's size, when the weight has
 # at least DIRECT_MIN_CK im2col rows per group (C/G KH KW) and is not depthwise: its tile reads each output
 # gradient block once per row, and with the few rows of a first layer (CIFAR's 27, MNIST's 25) the
-# transposition of the output gradient costs about what the products do (measured, one thread: CIFAR's first
-# conv 1.49 ms against 0.71 on conv.c's path, MNIST's 0.80 against 0.29). Depthwise convolutions keep their
-# own loop (conv.c), and 1x1 convolutions conv.c's product of x as it is (no im2col to save). The kernel's
-# tiles cover blocks of DIRECT_BLOCK outputs of a group; where a quarter of their lanes or more would be
-# padding (O/G of 16 or 8, 40), conv.c's path was as fast or faster (one thread: O = 16, C = 16, 16 x 16 maps,
-# batch 64: 0.74 ms against 0.69; 32 groups of 16 of ResNet's 14 x 14 x 512: 3.08 against 2.50; O/G = 24:
-# 1.42 against 1.86, 48: 1.93 against 1.92, 32 or 64: 0.69 against 0.89, 2.62 against 3.65).
+# transposition of the output gradient costs about what the products do (measured, one thread, batch 64:
+# CIFAR's first conv 0.68 ms against 0.70 on conv.c's path, MNIST's 0.45 against 0.33). Depthwise
+# convolutions keep their own loop (conv.c), and 1x1 convolutions conv.c's product of x as it is (no im2col
+# to save). The kernel's tiles cover blocks of DIRECT_BLOCK outputs of a group; where a quarter of their
+# lanes or more would be padding (O/G of 16 or 8, 40), conv.c's path was as fast or faster (one thread:
+# O = 16, C = 16, 16 x 16 maps, batch 64: 0.74 ms against 0.69; 32 groups of 16 of ResNet's 14 x 14 x 512:
+# 3.08 against 2.50; O/G = 24: 1.42 against 1.86, 48: 1.93 against 1.92, 32 or 64: 0.69 against 0.89,
+# 2.62 against 3.65).
 DIRECT_MIN_CK = 64
 DIRECT_BLOCK = 32  # conv_wgrad.c's OB
 

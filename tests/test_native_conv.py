@@ -288,8 +288,9 @@ _SAME_LARGE = [
 @pytest.mark.usefixtures("native_on")
 def test_same_size_weight_grad_accuracy_and_bits(direct_wgrad, monkeypatch):
     """Against a float64 reference, the direct weight gradient's error is at most twice torch's own; it is the
-    same bits at 1 and 2 threads, and in the builds without AVX-512 and without vectors (NOTE [ Direct weight
-    gradient ] in conv_wgrad.c: each element one FMA chain per band, the bands added in order)."""
+    same bits at 1, 2 and 3 threads (other splits of the tasks), and in the builds without AVX-512 and without
+    vectors (NOTE [ Direct weight gradient ] in conv_wgrad.c: each element one FMA chain per band, the bands
+    added in order)."""
     monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)
     builds = _wgrad_builds()
     found = native_conv.function
@@ -304,7 +305,7 @@ def test_same_size_weight_grad_accuracy_and_bits(direct_wgrad, monkeypatch):
                 *(torch.from_numpy(a).to(dt) for a in (gy, x, w)), None, *args,
                 [False, True, False])[1].double().numpy() for dt in (torch.float64, torch.float32))
             runs = []
-            for threads, lib in ((1, None), (2, None), (2, builds[0]), (1, builds[1])):
+            for threads, lib in ((1, None), (2, None), (3, None), (2, builds[0]), (1, builds[1])):
                 def pick(group, fname, argtypes=None, restype=None, lib=lib):
                     if lib is None or group != "conv_wgrad":
                         return found(group, fname, argtypes, restype)

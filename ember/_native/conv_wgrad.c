@@ -295,13 +295,13 @@ static void task(const wg_ctx *k, idx t, idx *g, idx *ob, idx *j0) {
 static void wgrad_body(void *ctx, idx lo, idx hi) {
     wg_ctx *k = ctx;
     const wg_shape s = k->s;
-    idx ck = k->ck, kk = k->kk, Wp = k->Wp, jr = k->jr, nt = hi - lo;
+    idx ck = k->ck, kk = k->kk, Wp = k->Wp, jr = k->jr, count = hi - lo;
     idx cspan = (jr + kk - 1) / kk + 1;  /* the most channels a task's rows touch */
     idx per = k->per > 1 ? k->per : 1, bandq = per * k->rows * s.W;
     float *xb = malloc(sizeof(float) * (size_t)(per * cspan * k->Hb * Wp));
     float *gt = malloc(sizeof(float) * (size_t)(bandq * OB));
-    float *acc = malloc(sizeof(float) * (size_t)(nt * jr * OB));
-    idx *off = malloc(sizeof(idx) * (size_t)(nt * jr));
+    float *acc = malloc(sizeof(float) * (size_t)(count * jr * OB));
+    idx *off = malloc(sizeof(idx) * (size_t)(count * jr));
     if (!xb || !gt || !acc || !off) {
         __atomic_store_n(&k->failed, 1, __ATOMIC_RELAXED);
         hi = lo;
@@ -316,15 +316,15 @@ static void wgrad_body(void *ctx, idx lo, idx hi) {
         }
     }
     for (idx b = 0; b < k->bands && lo < hi; b++) {
-        idx n0, ns, h0, rows, pg = -1, pc0 = -1;
+        idx n0, ns, h0, rows, pg = -1, pc0 = -1, pc1 = -1;  /* what xb holds */
         band(k, b, &n0, &ns, &h0, &rows);
         for (idx t = lo; t < hi; t++) {
             idx g, ob, j0;
             task(k, t, &g, &ob, &j0);
             idx j1 = j0 + jr < ck ? j0 + jr : ck, c0 = j0 / kk, c1 = (j1 - 1) / kk + 1;
             if (j1 <= j0) continue;
-            if (g != pg || c0 != pc0) pad_band(k, xb, g, c0, c1, n0, ns, h0, rows);
-            pg = g, pc0 = c0;
+            if (g != pg || c0 != pc0 || c1 != pc1) pad_band(k, xb, g, c0, c1, n0, ns, h0, rows);
+            pg = g, pc0 = c0, pc1 = c1;
             idx xs = (c1 - c0) * k->Hb * Wp;
             float *out = acc + (t - lo) * jr * OB;
             if (transpose_band(k, gt, g, ob, n0, ns, h0, rows))

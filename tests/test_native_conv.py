@@ -279,6 +279,176 @@ def test_same_size_conv_inf_nan_as_torch(xs, ws, pad, groups, where):
         np.testing.assert_allclose(g, t, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
+# ---- the direct weight gradient of same-size stride-1 convolutions (conv_wgrad.c) -------------------------
+
+# NOTE [ Direct weight gradient ] in conv_wgrad.c: stride 1, output the input's size. Small shapes take it
+# here because the tests lower DIRECT_MIN_CK and DIRECT_BLOCK to 1 (NOTE [ Which weight gradients go direct ]
+# in conv.py: any number of rows and outputs goes direct):
+# outputs and channels that are not whole blocks of 32 / 16, odd and 1x1 maps (bands of whole samples), maps
+# wider than a band (bands of rows), asymmetric "same" padding, dilation, groups, 1-d, batch 1 and 3
+_SAME = [
+    ("3x3_odd", (3, 5, 9, 11), (7, 5, 3, 3), {"padding": 1}),
+    ("5x5_o40", (2, 4, 8, 10), (40, 4, 5, 5), {"padding": 2}),
+    ("1x3", (3, 6, 5, 9), (33, 6, 1, 3), {"padding": (0, 1)}),
+    ("3x1_dilated", (2, 3, 12, 5), (4, 3, 3, 1), {"padding": (3, 0), "dilation": (3, 1)}),
+    ("dilated_3x3", (2, 17, 11, 12), (9, 17, 3, 3), {"padding": 2, "dilation": 2}),
+    ("maps_1x1", (3, 16, 1, 1), (48, 16, 3, 3), {"padding": 1}),
+    ("maps_7x7_batch1", (1, 20, 7, 7), (64, 20, 3, 3), {"padding": 1}),
+    ("rows_of_bands", (1, 2, 7, 45), (5, 2, 3, 3), {"padding": 1}),
+    ("same_even", (2, 3, 10, 11), (4, 3, 4, 2), {"padding": "same"}),
+    ("groups", (3, 8, 10, 9), (12, 4, 3, 3), {"padding": 1, "groups": 2}),
+    ("groups_3_wide", (2, 6, 7, 8), (96, 2, 5, 3), {"padding": (2, 1), "groups": 3}),
+    ("conv1d", (4, 6, 50), (8, 6, 5), {"padding": 2}),
+    ("conv1d_dilated_same", (3, 5, 31), (6, 5, 4), {"padding": "same", "dilation": 3}),
+]
+
+
+@pytest.fixture
+def direct_wgrad(monkeypatch):
+    """Every same-size stride-1 weight gradient through conv_wgrad.c (not 1x1 or depthwise ones); the calls
+    are counted, so a test can tell the kernel ran."""
+    monkeypatch.setattr(native_conv, "DIRECT_MIN_CK", 1)
+    monkeypatch.setattr(native_conv, "DIRECT_BLOCK", 1)
+    calls = []
+    real = native_conv._weight_grad_same
+
+    def counted(*args):
+        gw = real(*args)
+        calls.append(gw is not None)
+        return gw
+    monkeypatch.setattr(native_conv, "_weight_grad_same", counted)
+    return calls
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("name,xs,ws,kw", _SAME, ids=[c[0] for c in _SAME])
+def test_same_size_weight_grad_against_torch(name, xs, ws, kw, threads, direct_wgrad):
+    check(_conv(kw, len(xs) - 2), *_arrays(2, xs, ws), grad=(0, 1, 2))
+    assert direct_wgrad and all(direct_wgrad)
+
+
+# NOTE [ Which weight gradients go direct ] in conv.py, at its own thresholds: (input, weight, keywords, direct?)
+_WHICH = [
+    ((2, 64, 6, 6), (64, 64, 3, 3), {"padding": 1}, True),  # ResNet's 3x3 layers
+    ((2, 16, 6, 6), (48, 16, 3, 3), {"padding": 1}, True),  # 48 outputs: a quarter of the lanes padding
+    ((2, 32, 5, 5), (32, 32, 3, 3), {"padding": 2, "dilation": 2}, True),
+    ((2, 64, 6, 6), (64, 16, 3, 3), {"padding": 1, "groups": 4}, False),  # 16 outputs per group
+    ((2, 64, 6, 6), (128, 16, 3, 3), {"padding": 1, "groups": 4}, True),
+    ((2, 3, 8, 8), (32, 3, 3, 3), {"padding": 1}, False),  # 27 im2col rows: CIFAR's first conv
+    ((2, 64, 6, 6), (64, 64, 1, 1), {}, False),  # 1x1: conv.c multiplies x as it is
+    ((2, 64, 6, 6), (64, 64, 3, 3), {"padding": 1, "stride": 2}, False),
+    ((2, 64, 6, 6), (64, 64, 3, 3), {}, False),  # output smaller than the input
+    ((2, 64, 6, 6), (64, 1, 3, 3), {"padding": 1, "groups": 64}, False),  # depthwise
+]
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("xs,ws,kw,direct", _WHICH, ids=[str(i) for i in range(len(_WHICH))])
+def test_which_weight_grads_go_direct(xs, ws, kw, direct, monkeypatch):
+    calls = []
+    real = native_conv._weight_grad_same
+    monkeypatch.setattr(native_conv, "_weight_grad_same", lambda *a: calls.append(1) or real(*a))
+    check(_conv(kw, 2), *_arrays(4, xs, ws), grad=(1,))
+    assert bool(calls) == direct
+
+
+def _wgrad_builds():
+    """conv_wgrad.c as built here, without AVX-512 (8-float vectors) and without vectors (fmaf per lane)."""
+    with open(os.path.join(os.path.dirname(_native.__file__), "conv_wgrad.c")) as f:
+        source = f.read()
+    undefs = (("conv_wgrad_no_avx512", "#undef __AVX512F__\n"),
+              ("conv_wgrad_plain", "#undef __AVX512F__\n#undef __AVX2__\n"))
+    builds = [_native.build_source(name, undef + source) for name, undef in undefs]
+    assert all(lib is not None for lib in builds), "no working C compiler"
+    return builds
+
+
+# real sizes on the direct kernel: ResNet-18's stage shapes at small batch (7 x 7 maps: bands of 2 samples;
+# 28 x 28: bands of rows), a 5x5, a dilated 3x3, and a long sum (32 samples of 32 x 32: 32,768 positions)
+_SAME_LARGE = [
+    ("layer4", (3, 512, 7, 7), (512, 512, 3, 3), {"padding": 1}),
+    ("layer2", (2, 128, 28, 28), (128, 128, 3, 3), {"padding": 1}),
+    ("5x5", (8, 32, 20, 20), (48, 32, 5, 5), {"padding": 2}),
+    ("dilated", (8, 40, 16, 16), (24, 40, 3, 3), {"padding": 2, "dilation": 2}),
+    ("long_sum", (32, 8, 32, 32), (16, 8, 3, 3), {"padding": 1}),
+]
+
+
+@pytest.mark.usefixtures("native_on")
+def test_same_size_weight_grad_accuracy_and_bits(direct_wgrad, monkeypatch):
+    """Against a float64 reference, the direct weight gradient's error is at most twice torch's own; it is the
+    same bits at 1, 2 and 3 threads (other splits of the tasks), and in the builds without AVX-512 and without
+    vectors (NOTE [ Direct weight gradient ] in conv_wgrad.c: each element one FMA chain per band, the bands
+    added in order)."""
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)
+    builds = _wgrad_builds()
+    found = native_conv.function
+    old = ember.get_num_threads()
+    try:
+        for name, xs, ws, kw in _SAME_LARGE:
+            x, w, _ = _arrays(5, xs, ws)
+            gy = np.random.default_rng(6).standard_normal((xs[0], ws[0]) + xs[2:]).astype(np.float32)
+            args = ([1, 1], [kw["padding"]] * 2, [kw.get("dilation", 1)] * 2,
+                    False, [0, 0], 1)
+            ref, t32 = (torch.ops.aten.convolution_backward(
+                *(torch.from_numpy(a).to(dt) for a in (gy, x, w)), None, *args,
+                [False, True, False])[1].double().numpy() for dt in (torch.float64, torch.float32))
+            runs = []
+            for threads, lib in ((1, None), (2, None), (3, None), (2, builds[0]), (1, builds[1])):
+                def pick(group, fname, argtypes=None, restype=None, lib=lib):
+                    if lib is None or group != "conv_wgrad":
+                        return found(group, fname, argtypes, restype)
+                    fn = getattr(lib, fname)
+                    fn.argtypes, fn.restype = argtypes, restype
+                    return fn
+                monkeypatch.setattr(native_conv, "function", pick)
+                ember.set_num_threads(threads)
+                runs.append(_conv_grads(ember, x, w, np.zeros(ws[0], np.float32), gy, kw)[2])
+            assert all(direct_wgrad)
+            bound = 2 * np.abs(t32 - ref).max()
+            assert np.abs(runs[0] - ref).max() <= bound, (name, np.abs(runs[0] - ref).max(), bound)
+            for i, got in enumerate(runs[1:]):
+                assert np.array_equal(got, runs[0]), (name, i)
+    finally:
+        ember.set_num_threads(old)
+
+
+# NOTE [ Padding is skipped, not multiplied ] in conv_wgrad.c: inf and NaN in the input and the output
+# gradient, inside the maps and on their borders, give torch's inf and NaN (an inf output gradient at the
+# border: inf, not NaN, in the taps that reach the padding), in every build
+_NONFINITE = [
+    ("3x3", (2, 8, 6, 7), (5, 8, 3, 3), {"padding": 1}),
+    ("5x5_dilated", (2, 3, 9, 8), (6, 3, 5, 3), {"padding": (4, 2), "dilation": (2, 2)}),
+    ("maps_5x5", (5, 4, 5, 5), (40, 4, 3, 3), {"padding": 1}),
+]
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("where", ["x", "g", "both"])
+def test_same_size_weight_grad_nonfinite(where, direct_wgrad, monkeypatch):
+    builds = _wgrad_builds()
+    found = native_conv.function
+    for name, xs, ws, kw in _NONFINITE:
+        x, w, b = _arrays(9, xs, ws)
+        gy = np.random.default_rng(3).standard_normal((xs[0], ws[0]) + xs[2:]).astype(np.float32)
+        for a in ((x,) if where == "x" else (gy,) if where == "g" else (x, gy)):
+            a[0, 1, 0, 0], a[0, 0, 2, -1], a[-1, -1, -1, 1], a[0, -1, 3, 3] = np.inf, -np.inf, np.nan, np.inf
+        want = _conv_grads(torch, x, w, b, gy, kw)[2]
+        for lib in (None, *builds):
+            def pick(group, fname, argtypes=None, restype=None, lib=lib):
+                if lib is None or group != "conv_wgrad":
+                    return found(group, fname, argtypes, restype)
+                fn = getattr(lib, fname)
+                fn.argtypes, fn.restype = argtypes, restype
+                return fn
+            monkeypatch.setattr(native_conv, "function", pick)
+            got = _conv_grads(ember, x, w, b, gy, kw)[2]
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (name, lib)
+            assert np.array_equal(np.isinf(got), np.isinf(want)), (name, lib)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    assert direct_wgrad and all(direct_wgrad)
+
+
 # ---- pooling, to the bit ---------------------------------------------------------------------------------------
 
 def _pool_input(rng, shape, special):

@@ -119,22 +119,26 @@ def _fits(x, w, nd):
 # direct loops), nor a 1x1 (conv.c multiplies its input as it is), nor one torch runs on its native path
 # rather than oneDNN's (`_onednn`): that path multiplies the padding's zeros too, so an inf or NaN weight makes
 # NaN at the border, where oneDNN and conv_direct.c add nothing for the padding (NOTE [ Padding adds nothing ]
-# there), and conv.c's im2col gives torch's NaN. The kernel answers NOT_BUILT where the build has no AVX-512
-# (then never again) and NOT_TAKEN for a shape it does not take (more than 64 taps); then conv.c's kernels run.
+# there), and conv.c's im2col gives torch's NaN. The same holds for the weight gradient's kernel
+# (conv_wgrad.c, NOTE [ Which weight gradients go direct ]), except that oneDNN's grouped weight gradient adds
+# nothing for the padding where its grouped forward multiplies it. The kernel answers NOT_BUILT where the build
+# has no AVX-512 (then never again) and NOT_TAKEN for a shape it does not take (more than 64 taps); then conv.c's
+# kernels run.
 _NOT_BUILT = -2
 
 
-def _onednn(xs, w, groups):
-    """Whether torch 2.13 adds nothing for the padding in this float32 convolution (stride 1, KH x KW > 1):
-    where its `use_mkldnn` (aten/src/ATen/native/Convolution.cpp) picks oneDNN for such a shape, and not
-    grouped (oneDNN's grouped convolutions multiply the padding too: measured)."""
-    return groups == 1 and ((w.shape[-1] > 3 and w.ndim == 4 and w.shape[-2] > 3) or xs[0] > 1
-                            or int(np.prod(xs)) > 20480)
+def _onednn(xs, ws, groups):
+    """Whether torch 2.13 runs this float32 convolution of input shape xs, weight shape ws (stride 1, KH x KW >
+    1) on oneDNN: its `use_mkldnn` (aten/src/ATen/native/Convolution.cpp) for such a shape."""
+    return groups > 1 or (len(ws) == 4 and ws[-1] > 3 and ws[-2] > 3) or xs[0] > 1 or int(np.prod(xs)) > 20480
 
 
 def _same(xs, w, stride, out, groups):
+    """Whether conv_direct.c takes this forward or input gradient (not grouped: oneDNN's grouped forward
+    multiplies the padding too, measured)."""
     return all(s == 1 for s in stride) and tuple(out) == tuple(xs[2:]) and w.shape[1] > 1 \
-        and w[0, 0].size > 1 and _onednn(xs, w, groups) and _state.get("direct") is not False
+        and w[0, 0].size > 1 and groups == 1 and _onednn(xs, w.shape, groups) \
+        and _state.get("direct") is not False
 
 
 def _direct(a, w, b, y, shape, grad, work):
@@ -252,7 +256,8 @@ def _same_size(x, g, wshape, stride, groups):
     ck, og = int(np.prod(wshape[1:])), wshape[0] // groups
     lanes = -(-og // DIRECT_BLOCK) * DIRECT_BLOCK
     return (all(s == 1 for s in stride) and x.shape[2:] == g.shape[2:] and ck >= DIRECT_MIN_CK
-            and 4 * og >= 3 * lanes and not (groups > 1 and wshape[1] == 1) and any(k > 1 for k in wshape[2:]))
+            and 4 * og >= 3 * lanes and not (groups > 1 and wshape[1] == 1) and any(k > 1 for k in wshape[2:])
+            and _onednn(x.shape, wshape, groups))  # (NOTE [ Same-size convolutions take the direct kernel ])
 
 
 def _weight_grad_same(x, g, wshape, pads, dil, groups, work):

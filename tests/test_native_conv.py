@@ -111,6 +111,8 @@ _LARGE = [
     ("cifar1", (64, 3, 32, 32), (32, 3, 3, 3), {"padding": 1}),
     ("cifar2", (64, 32, 16, 16), (64, 32, 3, 3), {"padding": 1}),
     ("resnet_stem", (4, 3, 64, 64), (64, 3, 7, 7), {"stride": 2, "padding": 3}),
+    # a sample's columns over 2 MB: built and multiplied in bands of rows (NOTE [ Columns in bands of rows ])
+    ("stem_bands", (2, 3, 160, 160), (16, 3, 7, 7), {"stride": 2, "padding": 3}),
     ("resnet_3x3", (8, 64, 28, 28), (64, 64, 3, 3), {"padding": 1}),
     ("resnet_3x3_s2", (8, 64, 28, 28), (128, 64, 3, 3), {"stride": 2, "padding": 1}),
     ("resnet_1x1_s2", (8, 64, 28, 28), (128, 64, 1, 1), {"stride": 2}),

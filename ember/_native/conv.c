@@ -109,24 +109,26 @@ static inline void valid_rows(const conv_shape *s, idx ki, idx *lo, idx *hi) {
     valid_range(ki, s->DH, s->PH, s->SH, s->H, s->OH, lo, hi);
 }
 
-/* cols (Cg KH KW, OH OW) of the Cg channels at x (each H x W): every receptive field as a column; the
- * rows of cols are `ld` floats apart (ld >= OH OW: a block of samples side by side, NOTE [ Weight gradient
- * in blocks of samples ]). */
-static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx ld) {
+/* cols (Cg KH KW, (b - a) OW) of the Cg channels at x (each H x W): the receptive field of every output
+ * position of rows [a, b) as a column; the rows of cols are `ld` floats apart (ld >= (b - a) OW: a block of
+ * samples side by side, NOTE [ Weight gradient in blocks of samples ]). */
+static void im2col_rows(const conv_shape *s, const float *x, idx cg, float *cols, idx ld, idx a, idx b) {
     idx OW = s->OW, SW = s->SW, step = s->SH * s->W;
     for (idx c = 0; c < cg; c++)
         for (idx ki = 0; ki < s->KH; ki++) {
             idx r0, r1;
             valid_rows(s, ki, &r0, &r1);
+            r0 = r0 < a ? a : r0 > b ? b : r0;
+            r1 = r1 < r0 ? r0 : r1 > b ? b : r1;
             for (idx kj = 0; kj < s->KW; kj++) {
                 float *dst = cols + ((c * s->KH + ki) * s->KW + kj) * ld;
                 idx lo, hi;
                 valid_cols(s, kj, &lo, &hi);
                 const float *src = x + (c * s->H + r0 * s->SH - s->PH + ki * s->DH) * s->W
                                    + kj * s->DW - s->PW;
-                memset(dst, 0, sizeof(float) * (size_t)(r0 * OW));  /* rows above and below the input */
-                memset(dst + r1 * OW, 0, sizeof(float) * (size_t)((s->OH - r1) * OW));
-                dst += r0 * OW;
+                memset(dst, 0, sizeof(float) * (size_t)((r0 - a) * OW));  /* rows above and below the input */
+                memset(dst + (r1 - a) * OW, 0, sizeof(float) * (size_t)((b - r1) * OW));
+                dst += (r0 - a) * OW;
 #ifdef __AVX512F__
                 if (SW == 1 && OW <= 16 * SHORT_VECTORS) {  /* masks fixed per tap (NOTE [ Short rows ]) */
                     __mmask16 load[SHORT_VECTORS], store[SHORT_VECTORS];
@@ -154,6 +156,11 @@ static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx
                 }
             }
         }
+}
+
+/* Every output row's columns (Cg KH KW, OH OW). */
+static void im2col(const conv_shape *s, const float *x, idx cg, float *cols, idx ld) {
+    im2col_rows(s, x, cg, cols, ld, 0, s->OH);
 }
 
 /* Its adjoint: each column added back at its input positions (x zeroed by the caller), taps in order; the
@@ -300,13 +307,22 @@ static void pack_samples(float *packed, float *maps, idx rows, idx L, idx m, idx
         }
 }
 
+/* NOTE [ Columns in bands of rows ]
+ * A sample's columns larger than COL_BAND_BYTES (ResNet's stem: 147 rows of 12,544 positions, 7.4 MB) are
+ * built and multiplied a band of output rows at a time, so they are still in cache when the product reads
+ * them (the weight gradient adds the bands' products in order). The stem at batch 8 (benchmarks/conv.py
+ * --resnet shapes, one process): forward 1.14x torch's time -> 1.05x at 1 thread, 1.29x -> 1.09x at 2; weight
+ * gradient 1.13x -> 1.08-1.11x and 1.14x -> 1.03-1.08x. Bands of 1 MB and less were slower on the stride-2
+ * 3x3 layers (their 1.8 MB of columns a sample: 1.04 -> 1.15x). */
+#define COL_BAND_BYTES (2 << 20)
+
 /* What a convolution's loop bodies share: the operands, the shape, the sgemm and the blocks. */
 typedef struct {
     conv_shape s;
     sgemm_fn sgemm;
     const float *x, *w, *b, *gy;
     float *y, *out;
-    idx L, cg, og, ck, nb, chunks, size, rows, len, tj, to;
+    idx L, cg, og, ck, nb, chunks, size, rows, len, tj, to, band;
     int direct, depthwise, packs, tr, failed;
 } conv_ctx;
 
@@ -329,6 +345,13 @@ static void forward_body(void *ctx, idx lo, idx hi) {
                 for (idx o = 0; o < og; o++) {
                     memset(dst + o * L, 0, sizeof(float) * L);
                     dw_plane(&s, src, k->w + (g * og + o) * ck, dst + o * L);
+                }
+            } else if (k->packs && m == 1 && k->band < s.OH) {  /* (NOTE [ Columns in bands of rows ]) */
+                for (idx a = 0; a < s.OH; a += k->band) {
+                    idx b = a + k->band < s.OH ? a + k->band : s.OH, len = (b - a) * s.OW;
+                    im2col_rows(&s, src, cg, cols, len, a, b);
+                    k->sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, og, len, ck, 1.0f, k->w + g * og * ck, ck, cols,
+                             len, 0.0f, dst + a * s.OW, L);
                 }
             } else {
                 if (k->packs)
@@ -356,6 +379,8 @@ static conv_ctx conv_setup(const idx *p, void *gemm) {
     k.L = k.s.OH * k.s.OW, k.cg = k.s.C / k.s.G, k.og = k.s.O / k.s.G, k.ck = k.cg * k.s.KH * k.s.KW;
     k.direct = pointwise(&k.s), k.depthwise = k.cg == 1 && k.s.G > 1;
     k.nb = k.depthwise ? 1 : sample_block(&k.s, k.ck);
+    idx row_bytes = (idx)sizeof(float) * k.ck * k.s.OW;
+    k.band = COL_BAND_BYTES / row_bytes > 0 ? COL_BAND_BYTES / row_bytes : 1;  /* (NOTE [ Columns in bands ]) */
     return k;
 }
 
@@ -495,6 +520,21 @@ static void weight_grad_body(void *ctx, idx lo, idx hi) {
             for (idx g = 0; g < s.G; g++) {
                 const float *a = k->x + (b0 * s.C + g * cg) * s.H * s.W;
                 const float *gn = k->gy + (b0 * s.O + g * og) * L;
+                if (packs && m == 1 && k->band < s.OH) {  /* (NOTE [ Columns in bands of rows ]) */
+                    for (idx r = 0; r < s.OH; r += k->band) {
+                        idx e = r + k->band < s.OH ? r + k->band : s.OH, len = (e - r) * s.OW;
+                        float beta = b0 == n0 && r == 0 ? 0.0f : 1.0f, *dst = out + g * og * ck;
+                        const float *gr = gn + r * s.OW;  /* the band's output gradient, rows L apart */
+                        im2col_rows(&s, a, cg, cols, len, r, e);
+                        if (tr)
+                            k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, ck, og, len, 1.0f, cols, len, gr, L, beta,
+                                     dst, og);
+                        else
+                            k->sgemm(ROW_MAJOR, NO_TRANS, TRANS, og, ck, len, 1.0f, gr, L, cols, len, beta,
+                                     dst, ck);
+                    }
+                    continue;
+                }
                 if (packs) {
                     for (idx j = 0; j < m; j++)
                         im2col(&s, k->x + ((b0 + j) * s.C + g * cg) * s.H * s.W, cg, cols + j * L, K);

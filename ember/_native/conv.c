@@ -380,7 +380,8 @@ static conv_ctx conv_setup(const idx *p, void *gemm) {
     k.direct = pointwise(&k.s), k.depthwise = k.cg == 1 && k.s.G > 1;
     k.nb = k.depthwise ? 1 : sample_block(&k.s, k.ck);
     idx row_bytes = (idx)sizeof(float) * k.ck * k.s.OW;
-    k.band = COL_BAND_BYTES / row_bytes > 0 ? COL_BAND_BYTES / row_bytes : 1;  /* (NOTE [ Columns in bands ]) */
+    /* rows of a band of columns (NOTE [ Columns in bands of rows ]) */
+    k.band = COL_BAND_BYTES / row_bytes > 0 ? COL_BAND_BYTES / row_bytes : 1;
     return k;
 }
 

@@ -64,6 +64,8 @@ _CONVS = [
     ("same_conv1d", (3, 6, 40), (8, 6, 5), {"padding": 2}),
     ("same_rows13_1x1map", (3, 9, 1, 1), (13, 9, 3, 3), {"padding": 1}),
     ("same_10x10_blocks", (2, 20, 10, 10), (16, 20, 3, 3), {"padding": 1}),
+    # stride 2 as four phases (NOTE [ Stride 2 as four phases ] in conv_direct.c): odd sizes (dilated: below)
+    ("phases_odd", (1, 20, 33, 34), (6, 20, 3, 3), {"stride": 2, "padding": 1}),
 ]
 
 
@@ -111,8 +113,12 @@ _LARGE = [
     ("cifar1", (64, 3, 32, 32), (32, 3, 3, 3), {"padding": 1}),
     ("cifar2", (64, 32, 16, 16), (64, 32, 3, 3), {"padding": 1}),
     ("resnet_stem", (4, 3, 64, 64), (64, 3, 7, 7), {"stride": 2, "padding": 3}),
-    # a sample's columns over 2 MB: built and multiplied in bands of rows (NOTE [ Columns in bands of rows ])
+    # a sample's columns over 2 MB: built and multiplied in bands of rows (NOTE [ Columns in bands of rows ]);
+    # the stem's forward in four phases (NOTE [ Stride 2 as four phases ] in conv_direct.c), its weight
+    # gradient in bands; stride 3, both in bands
     ("stem_bands", (2, 3, 160, 160), (16, 3, 7, 7), {"stride": 2, "padding": 3}),
+    ("bands_stride3", (1, 8, 240, 240), (8, 8, 5, 5), {"stride": 3}),
+    ("resnet_3x3_s2_phases", (4, 32, 40, 40), (32, 32, 3, 3), {"stride": 2, "padding": 1}),
     ("resnet_3x3", (8, 64, 28, 28), (64, 64, 3, 3), {"padding": 1}),
     ("resnet_3x3_s2", (8, 64, 28, 28), (128, 64, 3, 3), {"stride": 2, "padding": 1}),
     ("resnet_1x1_s2", (8, 64, 28, 28), (128, 64, 1, 1), {"stride": 2}),
@@ -161,6 +167,38 @@ def test_conv_real_sizes_as_accurate_as_torch(name, xs, ws, kw, monkeypatch):
     for key, got in runs.items():
         for what, g, r, lim in zip(("output", "input grad", "weight grad", "bias grad"), got, ref, bound):
             assert np.abs(g - r).max() <= lim, (key, what, np.abs(g - r).max(), lim)
+
+
+# forward convolutions at stride 2 in four phases (NOTE [ Stride 2 as four phases ] in conv_direct.c): odd and
+# even sizes, dilation, the stem's 7x7, planes side by side (forced by a lower PHASED_MIN), a 5x5
+_PHASES = [((2, 16, 33, 31), (24, 16, 3, 3), 1, 1), ((1, 21, 32, 32), (6, 21, 3, 3), 2, 2),
+           ((2, 3, 64, 64), (16, 3, 7, 7), 3, 1), ((3, 32, 14, 14), (16, 32, 3, 3), 1, 1),
+           ((2, 8, 40, 40), (16, 8, 5, 5), 2, 1)]
+
+
+@pytest.mark.usefixtures("native_on")
+@pytest.mark.parametrize("xs,ws,pad,dil", _PHASES)
+def test_stride2_phases_forward(xs, ws, pad, dil, monkeypatch):
+    """The forward through conv_direct.c's phases: within twice torch's error against float64, the same bits
+    at 1 and 2 threads."""
+    monkeypatch.setattr(_native, "PARALLEL_SIZE", 0)
+    monkeypatch.setattr(native_conv, "PHASED_MIN", 1)
+    x, w, b = _arrays(16, xs, ws)
+    kw = {"stride": 2, "padding": pad, "dilation": dil}
+    out = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), **kw).shape[2:]
+    assert native_conv._phased(xs, w, (2, 2), out, 1)
+    ref = torch.nn.functional.conv2d(*(torch.from_numpy(a.astype(np.float64)) for a in (x, w, b)), **kw).numpy()
+    bound = 2 * np.abs(torch.nn.functional.conv2d(*map(torch.from_numpy, (x, w, b)), **kw).numpy() - ref).max()
+    got = []
+    old = ember.get_num_threads()
+    try:
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            got.append(ember.nn.functional.conv2d(*map(ember.from_numpy, (x, w, b)), **kw).numpy())
+    finally:
+        ember.set_num_threads(old)
+    assert np.array_equal(got[0], got[1])
+    assert np.abs(got[0] - ref).max() <= bound + 1e-6
 
 
 # NOTE [ Short rows ] in conv.c: the AVX-512 paths copy and add the same values in the same order as the plain
@@ -255,25 +293,27 @@ def test_same_size_conv_kernel_or_im2col(monkeypatch):
     np.testing.assert_allclose(gx, ref[1], rtol=1e-5, atol=1e-5)
 
 
-# (input, weight, padding, groups): shapes torch runs on oneDNN (batch > 1, a large input, a 5x5 kernel) and on
-# its native path (a small batch-1 input, groups), whose padding adds nothing or NaN (NOTE [ Padding adds
-# nothing ] in conv_direct.c)
+# (input, weight, padding, groups[, stride]): shapes torch runs on oneDNN (batch > 1, a large input, a 5x5
+# kernel) and on its native path (a small batch-1 input, groups), whose padding adds nothing or NaN (NOTE
+# [ Padding adds nothing ] in conv_direct.c)
 _NAN_CONVS = [((1, 2, 4, 4), (4, 2, 3, 3), 1, 1), ((1, 2, 110, 110), (4, 2, 3, 3), 1, 1),
+              ((2, 4, 33, 31), (6, 4, 3, 3), 1, 1, 2), ((1, 3, 64, 64), (8, 3, 7, 7), 3, 1, 2),
               ((2, 4, 6, 6), (4, 2, 3, 3), 1, 2), ((1, 2, 6, 6), (4, 2, 5, 5), 2, 1),
               ((1, 2, 6, 6), (4, 2, 5, 3), (2, 1), 1), ((2, 16, 12, 12), (8, 16, 3, 3), 1, 1),
               ((3, 16, 7, 7), (8, 16, 3, 3), 1, 1), ((1, 16, 35, 36), (4, 16, 3, 3), 1, 1)]
 
 
-@pytest.mark.parametrize("xs,ws,pad,groups", _NAN_CONVS)
+@pytest.mark.parametrize("case", _NAN_CONVS)
 @pytest.mark.parametrize("where", ["weight", "input"])
-def test_same_size_conv_inf_nan_as_torch(xs, ws, pad, groups, where):
+def test_same_size_conv_inf_nan_as_torch(case, where):
     """An inf and a NaN in the weight or the input: the forward and input gradient have torch's inf and NaN
-    where torch has them, and its values elsewhere."""
+    where torch has them, and its values elsewhere (stride 1, and stride 2 in four phases)."""
+    xs, ws, pad, groups, stride = (*case, 1) if len(case) == 4 else case
     rng = np.random.default_rng(13)
     x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
     a = w if where == "weight" else x
     a.reshape(-1)[0], a.reshape(-1)[-1] = np.inf, np.nan
-    kw = {"padding": pad, "groups": groups}
+    kw = {"padding": pad, "groups": groups, "stride": stride}
     gy = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w),
                                                               **kw).shape)).astype(np.float32)
     got, want = (_conv_grads(lib, x, w, np.zeros(ws[0], np.float32), gy, kw)[:2] for lib in (ember, torch))

@@ -141,6 +141,18 @@ def _same(xs, w, stride, out, groups):
         and _state.get("direct") is not False
 
 
+def _phased(xs, w, stride, out, groups):
+    """Whether conv_direct.c takes this forward at stride 2 (NOTE [ Stride 2 as four phases ] there): 2-d, each
+    phase of the input no larger than the output, an output plane of PHASED_MIN positions or more, as `_same`
+    otherwise."""
+    return len(xs) == 4 and tuple(stride) == (2, 2) and (xs[2] + 1) // 2 <= out[0] and (xs[3] + 1) // 2 <= out[1] \
+        and out[0] * out[1] >= PHASED_MIN and w[0, 0].size > 1 and groups == 1 and _onednn(xs, w.shape, groups) \
+        and _state.get("direct") is not False
+
+
+PHASED_MIN = 256
+
+
 def _direct(a, w, b, y, shape, grad, work):
     """Run conv2d_same_f32 into y; False where it cannot (then the im2col path runs)."""
     fn = function("conv_direct", "conv2d_same_f32", [_P, _P, _P, _P, _P, _C, _C], ctypes.c_int)
@@ -159,7 +171,8 @@ def conv_forward(x, w, b, stride, pads, dil, groups, out):
     if not _fits(x, w, nd) or not _ok(x, w, b) or min(out) < 1:
         return None
     work = x.shape[0] * w.size * int(np.prod(out))
-    if _same(x.shape, w, stride, out, groups):  # (NOTE [ Same-size convolutions take the direct kernel ])
+    if _same(x.shape, w, stride, out, groups) or _phased(x.shape, w, stride, out, groups):
+        # (NOTE [ Same-size convolutions take the direct kernel ])
         y = np.empty((x.shape[0], w.shape[0]) + tuple(out), _F32)
         if _direct(x, w, b, y, _shape(x.shape, w.shape, stride, pads, dil, groups, out), 0, work):
             return y

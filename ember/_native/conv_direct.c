@@ -1,6 +1,7 @@
 /* Same-size convolutions of C-contiguous float32 NCHW data without im2col: forward and input gradient of a
  * convolution with stride 1 whose output has its input's size ("same" padding: ResNet's, VGG's and the CIFAR
- * CNNs' 3x3 layers), any kernel size, dilation and groups.
+ * CNNs' 3x3 layers), any kernel size, dilation and groups; and the forward at stride 2 (ResNet's stem and
+ * stride-2 layers), as four phases of the input (NOTE [ Stride 2 as four phases ]).
  *
  * NOTE [ Same-size convolutions without im2col ]
  * conv.c unrolls the input into columns (im2col, KH KW times the input: 58 MB for ResNet-18's layer1 at batch
@@ -66,6 +67,17 @@
  * went from 157 to 214 GFLOP/s (ResNet's layer1 and layer2 gained 2-7%). On planes side by side it cost 7-30%
  * (layer3 and layer4), so there the weight's order stays. Either order is one fixed chain per element.
  *
+ * NOTE [ Stride 2 as four phases ]
+ * At stride 2, output (oh, ow) reads input row 2 oh + dh_t: row oh + fh_t of the input's phase ah_t = dh_t mod 2
+ * (the plane of its rows 2 i + ah_t), fh_t = floor(dh_t / 2); likewise for columns. So the input is first split
+ * into its four phases (`phases_body`: one pass over the input, where im2col wrote KH KW times it), each a
+ * plane of the output's size (OH x OW, zero past the input's edge), laid out as 4 K channels per group, and
+ * then the sum above runs with tap t reading channel phase_t + k at shift fh_t OW + fw_t: the same tiles,
+ * masks (made from the input's own rows and columns) and order of the sum. Taken (conv.py's `_phased`) for an
+ * output plane of at least 256 positions: ResNet's stem forward at batch 8 went from 1.01-1.05x torch's time
+ * (conv.c with bands of columns) to 0.93-1.03x, layer2's stride-2 conv from 1.04-1.07x to 0.97-1.00x at one
+ * thread; on 14 x 14 outputs (planes side by side) it was slower than conv.c: 1.13-1.19x against 1.05-1.15x.
+ *
  * NOTE [ Padding adds nothing ]
  * The multiply-adds of a lane in the padding are masked off (the lane keeps its sum), rather than adding the
  * weight times a loaded zero: an inf or NaN weight then gives NaN only where it meets the image, as oneDNN's
@@ -101,8 +113,10 @@ typedef struct {
     idx N, HW, K, M, G, T;       /* per group: K channels summed, M rows made; x has G K channels, y G M */
     idx a_r, a_k, a_g;           /* A(m, k, t) = w[g a_g + m a_r + k a_k + t] */
     idx kb;                      /* channels per block of the sum (NOTE [ Blocks of K ]) */
+    idx xk;                      /* x's channels per group: K, or 4 K phases at stride 2 */
     idx nb, blocks, ld, cp, chunks, mblocks, per_group, mgroups;
     idx shift[MAX_TAPS];         /* tap t reads position q + shift[t] */
+    idx phase[MAX_TAPS];         /* of channel phase[t] + k (stride 2: its phase's first) */
     step_t *step;                /* the kb T steps of a block */
     __mmask16 *masks;            /* masks[t nvec + v]: the lanes of positions 16 v .. 16 v + 15 tap t reads */
     idx nvec;
@@ -199,10 +213,10 @@ static void direct_body(void *ctx, idx lo, idx hi) {
         const float *x;
         float *y;
         if (c->nb > 1) {  /* packed: [block][channel][nb HW] */
-            x = c->xp + (blk * c->G + g) * K * ld;
+            x = c->xp + (blk * c->G + g) * c->xk * ld;
             y = c->yp + (blk * c->G + g) * M * ld;
         } else {
-            x = c->x + (n0 * c->G + g) * K * HW;
+            x = c->x + (n0 * c->G + g) * c->xk * HW;
             y = c->y + (n0 * c->G + g) * M * HW;
         }
         idx mb0 = mg * c->per_group, mb1 = mb0 + c->per_group < c->mblocks ? mb0 + c->per_group : c->mblocks;
@@ -216,7 +230,7 @@ static void direct_body(void *ctx, idx lo, idx hi) {
  * the other way, from the packed result into y. */
 static void pack_body(void *ctx, idx lo, idx hi, int out) {
     direct_ctx *c = ctx;
-    idx HW = c->HW, rows = c->G * (out ? c->M : c->K);
+    idx HW = c->HW, rows = c->G * (out ? c->M : c->xk);
     for (idx i = lo; i < hi; i++) {
         idx blk = i / rows, ch = i % rows, n0 = blk * c->nb, m = c->N - n0 < c->nb ? c->N - n0 : c->nb;
         for (idx j = 0; j < m; j++) {
@@ -227,6 +241,32 @@ static void pack_body(void *ctx, idx lo, idx hi, int out) {
     }
 }
 static void pack_in_body(void *ctx, idx lo, idx hi) { pack_body(ctx, lo, hi, 0); }
+
+/* The input's four phases at stride 2 (NOTE [ Stride 2 as four phases ]): planes [lo, hi) of (sample, group,
+ * channel) of src (H x W) into four planes each of ph (OH x OW): phase (a, b) holds src[2 i + a][2 j + b]. */
+typedef struct { const float *src; float *ph; idx H, W, OH, OW, C, G, N; int packed; } phases_ctx;
+
+static void phases_body(void *ctx, idx lo, idx hi) {
+    phases_ctx *f = ctx;
+    idx H = f->H, W = f->W, OH = f->OH, OW = f->OW, cg = f->C / f->G, plane = OH * OW;
+    for (idx i = lo; i < hi; i++) {
+        idx ng = i / cg, ch = i % cg;  /* (sample, group) and channel within the group */
+        idx n = ng / f->G, g = ng % f->G;
+        const float *x = f->src + i * H * W;
+        for (idx a = 0; a < 2; a++)
+            for (idx b = 0; b < 2; b++) {
+                idx pc = g * 4 * cg + (a * 2 + b) * cg + ch;  /* its phase channel */
+                float *d = f->ph + (f->packed ? (pc * f->N + n) * plane : (n * f->G * 4 * cg + pc) * plane);
+                for (idx r = 0; r < OH; r++, d += OW) {
+                    idx h = 2 * r + a, n = (W - b + 1) / 2 < OW ? (W - b + 1) / 2 : OW;
+                    if (h >= H) n = 0;
+                    const float *row = x + h * W + b;
+                    for (idx j = 0; j < n; j++) d[j] = row[2 * j];
+                    for (idx j = n; j < OW; j++) d[j] = 0.0f;
+                }
+            }
+    }
+}
 static void pack_out_body(void *ctx, idx lo, idx hi) { pack_body(ctx, lo, hi, 1); }
 #endif
 
@@ -239,15 +279,29 @@ int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, co
 #ifdef __AVX512F__
     idx N = p[0], C = p[1], H = p[2], W = p[3], O = p[4], KH = p[5], KW = p[6], PH = p[9], PW = p[10];
     idx DH = p[11], DW = p[12], G = p[13], T = KH * KW;
-    if (T > MAX_TAPS || p[7] != 1 || p[8] != 1 || p[14] != H || p[15] != W) return NOT_TAKEN;
+    idx S = p[7], OH = p[14], OW = p[15];
+    int same = S == 1 && p[8] == 1 && OH == H && OW == W;
+    int phased = !grad && S == 2 && p[8] == 2 && (H + 1) / 2 <= OH && (W + 1) / 2 <= OW;
+    if (T > MAX_TAPS || !(same || phased)) return NOT_TAKEN;
     idx Cg = C / G, Og = O / G;
-    direct_ctx c = {.x = x, .w = w, .b = b, .y = y, .N = N, .HW = H * W, .G = G, .T = T, .a_g = Og * Cg * T};
+    direct_ctx c = {.x = x, .w = w, .b = b, .y = y, .N = N, .HW = OH * OW, .G = G, .T = T, .a_g = Og * Cg * T};
     if (grad) c.K = Og, c.M = Cg, c.a_r = T, c.a_k = Cg * T;
     else c.K = Cg, c.M = Og, c.a_r = Cg * T, c.a_k = T;
+    c.xk = phased ? 4 * c.K : c.K;
     idx HW = c.HW;
+    float *ph = NULL;
+    int packed = HW < SMALL_PLANE;  /* (NOTE [ Small planes side by side ]) */
+    if (phased) {  /* (NOTE [ Stride 2 as four phases ]): side by side at once where they are to be */
+        ph = malloc(sizeof(float) * (size_t)(N * C * 4 * HW));
+        if (!ph) return -1;
+        phases_ctx f = {.src = x, .ph = ph, .H = H, .W = W, .OH = OH, .OW = OW, .C = C, .G = G, .N = N,
+                        .packed = packed};
+        em_for(phases_body, &f, N * C, nt, 0);
+        c.x = ph;
+    }
     c.kb = KCHAIN / T > 0 ? KCHAIN / T : 1;
     c.kb = (c.K + (c.K + c.kb - 1) / c.kb - 1) / ((c.K + c.kb - 1) / c.kb);  /* blocks of about equal size */
-    c.nb = HW >= SMALL_PLANE ? 1 : N;  /* (NOTE [ Small planes side by side ]) */
+    c.nb = packed ? N : 1;
     c.blocks = (N + c.nb - 1) / c.nb;
     c.ld = c.nb * HW;
     c.cp = CHUNK_BYTES / ((idx)sizeof(float) * c.K) / TILE * TILE;
@@ -268,48 +322,60 @@ int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, co
     /* The taps' shifts and, for each of the ld positions of a block, the lanes each tap may read. */
     c.nvec = (c.ld + TILE + 15) / 16;  /* a tile may start at any multiple of TILE below ld */
     c.masks = calloc((size_t)(T * c.nvec), sizeof(__mmask16));
-    if (!c.masks) return -1;
+    if (!c.masks) {
+        free(ph);
+        return -1;
+    }
     for (idx t = 0; t < T; t++) {
         idx u = rev ? T - 1 - t : t;  /* the weight's tap (NOTE [ Taps in address order ]) */
         idx dh = (u / KW) * DH - PH, dw = (u % KW) * DW - PW;
         if (grad) dh = -dh, dw = -dw;
-        c.shift[t] = dh * W + dw;
-        idx w0 = dw < 0 ? -dw : 0, w1 = W - dw < W ? W - dw : W;  /* the output columns it reads inside */
+        /* at stride 2, the input row 2 oh + dh is row oh + fh of phase row ah (fh = floor(dh / 2)) */
+        idx ah = phased ? dh & 1 : 0, aw = phased ? dw & 1 : 0;
+        idx fh = phased ? (dh - ah) / 2 : dh, fw = phased ? (dw - aw) / 2 : dw;
+        c.phase[t] = (ah * 2 + aw) * c.K;
+        c.shift[t] = fh * OW + fw;
+        idx s_ = phased ? 2 : 1;
         __mmask16 *mt = c.masks + t * c.nvec;
-        for (idx q = 0; q < c.ld; q += W) {
-            idx h = q % HW / W + dh;
-            if (h < 0 || h >= H) continue;
-            for (idx j = q + w0; j < q + w1; j++) mt[j / 16] |= (__mmask16)(1u << (j % 16));
+        for (idx q = 0; q < c.ld; q += OW) {
+            idx h = (q % HW / OW + fh) * s_ + ah;  /* the input row it reads */
+            if (q % HW / OW + fh < 0 || h < 0 || h >= H) continue;
+            for (idx j = 0; j < OW; j++) {
+                idx wc = (j + fw) * s_ + aw;
+                if (j + fw >= 0 && wc >= 0 && wc < W) mt[(q + j) / 16] |= (__mmask16)(1u << ((q + j) % 16));
+            }
         }
     }
     c.step = malloc(sizeof(step_t) * (size_t)(c.kb * T));
     if (!c.step) {
         free(c.masks);
+        free(ph);
         return -1;
     }
     for (idx j = 0; j < c.kb * T; j++) {
         idx k = j / T, t = j % T;
-        c.step[j] = (step_t){.x = k * c.ld + c.shift[t], .m = t * c.nvec,
+        c.step[j] = (step_t){.x = (c.phase[t] + k) * c.ld + c.shift[t], .m = t * c.nvec,
                              .a = k * c.a_k + (rev ? T - 1 - t : t)};
     }
     int rc = 0;
     if (c.nb > 1) {
-        c.xp = malloc(sizeof(float) * (size_t)(c.blocks * G * c.K * c.ld));
+        c.xp = ph ? ph : malloc(sizeof(float) * (size_t)(c.blocks * G * c.xk * c.ld));
         c.direct_out = HW % 16 == 0;
         c.yp = c.direct_out ? NULL : malloc(sizeof(float) * (size_t)(c.blocks * G * c.M * c.ld));
         if (!c.xp || (!c.direct_out && !c.yp)) {
             rc = -1;
             goto done;
         }
-        em_for(pack_in_body, &c, c.blocks * G * c.K, nt, 0);
+        if (!ph) em_for(pack_in_body, &c, c.blocks * G * c.xk, nt, 0);
     }
     em_for(direct_body, &c, base * c.mgroups, nt, 1);
     if (c.nb > 1 && !c.direct_out) em_for(pack_out_body, &c, c.blocks * G * c.M, nt, 0);
 done:
-    free(c.xp);
+    if (c.xp != ph) free(c.xp);
     free(c.yp);
     free(c.masks);
     free(c.step);
+    free(ph);
     return rc;
 #else
     (void)x, (void)w, (void)b, (void)y, (void)p, (void)grad, (void)nt;

@@ -68,15 +68,16 @@
  * (layer3 and layer4), so there the weight's order stays. Either order is one fixed chain per element.
  *
  * NOTE [ Stride 2 as four phases ]
- * At stride 2, output (oh, ow) reads input row 2 oh + dh_t: row oh + fh_t of the input's phase ah_t = dh_t mod 2
- * (the plane of its rows 2 i + ah_t), fh_t = floor(dh_t / 2); likewise for columns. So the input is first split
- * into its four phases (`phases_body`: one pass over the input, where im2col wrote KH KW times it), each a
- * plane of the output's size (OH x OW, zero past the input's edge), laid out as 4 K channels per group, and
- * then the sum above runs with tap t reading channel phase_t + k at shift fh_t OW + fw_t: the same tiles,
- * masks (made from the input's own rows and columns) and order of the sum. Taken (conv.py's `_phased`) for an
- * output plane of at least 256 positions: ResNet's stem forward at batch 8 went from 1.01-1.05x torch's time
- * (conv.c with bands of columns) to 0.93-1.03x, layer2's stride-2 conv from 1.04-1.07x to 0.97-1.00x at one
- * thread; on 14 x 14 outputs (planes side by side) it was slower than conv.c: 1.13-1.19x against 1.05-1.15x.
+ * At stride 2, output (oh, ow) reads input row 2 oh + dh_t: row oh + fh_t of the input's phase ah_t = dh_t
+ * mod 2 (the plane of its rows 2 i + ah_t), fh_t = floor(dh_t / 2); likewise for columns. So the input is
+ * first split into its four phases (`phases_body`: one pass over the input, where im2col wrote KH KW times
+ * it), each a plane of the output's size (OH x OW, zero past the input's edge), laid out as 4 K channels per
+ * group, and then the sum above runs with tap t reading channel phase_t + k at shift fh_t OW + fw_t: the same
+ * tiles, masks (made from the input's own rows and columns) and order of the sum. Taken (conv.py's `_phased`)
+ * for an output plane of at least 256 positions: ResNet's stem forward at batch 8 went from 1.01-1.05x
+ * torch's time (conv.c with bands of columns) to 0.93-1.03x, layer2's stride-2 conv from 1.04-1.07x to
+ * 0.97-1.00x at one thread; on 14 x 14 outputs (planes side by side) it was slower than conv.c: 1.13-1.19x
+ * against 1.05-1.15x.
  *
  * NOTE [ Padding adds nothing ]
  * The multiply-adds of a lane in the padding are masked off (the lane keeps its sum), rather than adding the
@@ -284,7 +285,8 @@ int conv2d_same_f32(const float *x, const float *w, const float *b, float *y, co
     int phased = !grad && S == 2 && p[8] == 2 && (H + 1) / 2 <= OH && (W + 1) / 2 <= OW;
     if (T > MAX_TAPS || !(same || phased)) return NOT_TAKEN;
     idx Cg = C / G, Og = O / G;
-    direct_ctx c = {.x = x, .w = w, .b = b, .y = y, .N = N, .HW = OH * OW, .G = G, .T = T, .a_g = Og * Cg * T};
+    direct_ctx c = {.x = x, .w = w, .b = b, .y = y, .N = N, .HW = OH * OW, .G = G, .T = T,
+                    .a_g = Og * Cg * T};
     if (grad) c.K = Og, c.M = Cg, c.a_r = T, c.a_k = Cg * T;
     else c.K = Cg, c.M = Og, c.a_r = Cg * T, c.a_k = T;
     c.xk = phased ? 4 * c.K : c.K;

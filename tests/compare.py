@@ -176,3 +176,20 @@ def _flatten(x):
             yield from _flatten(v)
     else:
         yield x
+
+
+def functions_from(found, group, lib):
+    """A stand-in for ember._native.function that takes kernel group `group`'s functions from the library
+    `lib` (a build of its file with other flags, from build_source) and every other group's from `found`;
+    with lib None, `found` itself."""
+    if lib is None:
+        return found
+
+    def function(g, name, argtypes=None, restype=None):
+        if g != group:
+            return found(g, name, argtypes, restype)
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = argtypes, restype
+        return fn
+    return function
+

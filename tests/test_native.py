@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 import torch
-from compare import check
+from compare import check, functions_from
 
 import ember
 from ember import _native
@@ -478,13 +478,7 @@ def test_lstm_layer_same_bits_any_threads_or_build(monkeypatch):
         for spec in _LSTM_LAYERS:
             ref = None
             for threads, lib in ((1, None), (2, None), (2, builds[0]), (1, builds[1])):
-                def pick(group, name, argtypes=None, restype=None, lib=lib):
-                    if lib is None or group != "rnn":
-                        return found(group, name, argtypes, restype)
-                    fn = getattr(lib, name)
-                    fn.argtypes, fn.restype = argtypes, restype
-                    return fn
-                monkeypatch.setattr(native_ops, "function", pick)
+                monkeypatch.setattr(native_ops, "function", functions_from(found, "rnn", lib))
                 ember.set_num_threads(threads)
                 got = _lstm_run(ember, *spec)
                 if ref is None:

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 import torch
-from compare import check
+from compare import check, functions_from
 
 import ember
 from ember import _native
@@ -221,14 +221,7 @@ def conv_without_avx512():
 @pytest.mark.usefixtures("native_on")
 def test_conv_without_avx512_same_bits(conv_without_avx512, monkeypatch):
     rng = np.random.default_rng(7)
-    found = native_conv.function
-
-    def plain(group, name, argtypes=None, restype=None):
-        if group != "conv":
-            return found(group, name, argtypes, restype)
-        fn = getattr(conv_without_avx512, name)
-        fn.argtypes, fn.restype = argtypes, restype
-        return fn
+    plain = functions_from(native_conv.function, "conv", conv_without_avx512)
 
     for name, xs, ws, kw in _PLAIN:
         x, w, b = _arrays(8, xs, ws)
@@ -262,17 +255,8 @@ def test_same_size_conv_kernel_or_im2col(monkeypatch):
     with open(os.path.join(os.path.dirname(_native.__file__), "conv_direct.c")) as f:
         plain = _native.build_source("conv_direct_no_avx512", "#undef __AVX512F__\n" + f.read())
     assert plain is not None, "no working C compiler"
-    found = native_conv.function
-
-    def without_avx512(group, name, argtypes=None, restype=None):
-        if group != "conv_direct":
-            return found(group, name, argtypes, restype)
-        fn = getattr(plain, name)
-        fn.argtypes, fn.restype = argtypes, restype
-        return fn
-
     with monkeypatch.context() as m:
-        m.setattr(native_conv, "function", without_avx512)
+        m.setattr(native_conv, "function", functions_from(native_conv.function, "conv_direct", plain))
         got = _conv_grads(ember, x, w, b, gy, {"padding": 1})
     assert native_conv._state["direct"] is False
     assert all(np.array_equal(g, i) for g, i in zip(got, im2col))
@@ -439,13 +423,7 @@ def test_same_size_weight_grad_accuracy_and_bits(direct_wgrad, monkeypatch):
                 [False, True, False])[1].double().numpy() for dt in (torch.float64, torch.float32))
             runs = []
             for threads, lib in ((1, None), (2, None), (3, None), (2, builds[0]), (1, builds[1])):
-                def pick(group, fname, argtypes=None, restype=None, lib=lib):
-                    if lib is None or group != "conv_wgrad":
-                        return found(group, fname, argtypes, restype)
-                    fn = getattr(lib, fname)
-                    fn.argtypes, fn.restype = argtypes, restype
-                    return fn
-                monkeypatch.setattr(native_conv, "function", pick)
+                monkeypatch.setattr(native_conv, "function", functions_from(found, "conv_wgrad", lib))
                 ember.set_num_threads(threads)
                 runs.append(_conv_grads(ember, x, w, np.zeros(ws[0], np.float32), gy, kw)[2])
             assert all(direct_wgrad)
@@ -479,13 +457,7 @@ def test_same_size_weight_grad_nonfinite(where, direct_wgrad, monkeypatch):
             a[0, 1, 0, 0], a[0, 0, 2, -1], a[-1, -1, -1, 1], a[0, -1, 3, 3] = np.inf, -np.inf, np.nan, np.inf
         want = _conv_grads(torch, x, w, b, gy, kw)[2]
         for lib in (None, *builds):
-            def pick(group, fname, argtypes=None, restype=None, lib=lib):
-                if lib is None or group != "conv_wgrad":
-                    return found(group, fname, argtypes, restype)
-                fn = getattr(lib, fname)
-                fn.argtypes, fn.restype = argtypes, restype
-                return fn
-            monkeypatch.setattr(native_conv, "function", pick)
+            monkeypatch.setattr(native_conv, "function", functions_from(found, "conv_wgrad", lib))
             got = _conv_grads(ember, x, w, b, gy, kw)[2]
             assert np.array_equal(np.isnan(got), np.isnan(want)), (name, lib)
             assert np.array_equal(np.isinf(got), np.isinf(want)), (name, lib)

@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from .. import _native
-from . import function, pool_threads_for, threads_for
+from . import function, pool_threads_for
 from .blas import one_blas_thread
 
 _P, _I, _C = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
@@ -333,7 +333,7 @@ def avg_pool2d(x, ksize, stride, pads, out, count_include_pad, divisor_override)
     y = np.empty(x.shape[:2] + tuple(out), _F32)
     p = np.array([*x.shape[2:], *out, *ksize, *stride, *pads, 1, 1], np.int64)
     fn(x.ctypes.data, y.ctypes.data, x.shape[0] * x.shape[1], p.ctypes.data, int(bool(count_include_pad)),
-       float(divisor_override or 0), threads_for(x.size))
+       float(divisor_override or 0), pool_threads_for(x.size))  # (NOTE [ Kernels on ember's pool ] in common.h)
     return y
 
 
@@ -346,7 +346,7 @@ def avg_pool2d_backward(g, in_shape, ksize, stride, pads, count_include_pad, div
     gx = np.empty(in_shape, _F32)
     p = np.array([*in_shape[2:], *g.shape[2:], *ksize, *stride, *pads, 1, 1], np.int64)
     fn(g.ctypes.data, gx.ctypes.data, in_shape[0] * in_shape[1], p.ctypes.data, int(bool(count_include_pad)),
-       float(divisor_override or 0), threads_for(gx.size))
+       float(divisor_override or 0), pool_threads_for(gx.size))
     return gx
 
 
@@ -364,5 +364,6 @@ def adaptive_avg_pool2d(x, in_sp, out_sp, backward):
     lead = x.shape[:-2]
     y = np.empty(lead + tuple(in_sp if backward else out_sp), _F32)
     planes = int(np.prod(lead))
-    fn(x.ctypes.data, y.ctypes.data, planes, in_sp[0], in_sp[1], out_sp[0], out_sp[1], threads_for(y.size + x.size))
+    fn(x.ctypes.data, y.ctypes.data, planes, in_sp[0], in_sp[1], out_sp[0], out_sp[1],
+       pool_threads_for(y.size + x.size))
     return y

@@ -1,7 +1,9 @@
 /* 2-d pooling of C-contiguous float32 (planes, H, W) data, forward and backward, written as torch's CPU
  * kernels (aten/src/ATen/native/cpu/MaxPoolKernel.cpp, AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp) so the
  * results are torch's to the bit: the same window bounds, the same order of additions in float32, the same
- * divisions. Planes (batch x channels) are split over threads; each plane is computed by one thread.
+ * divisions. Planes (batch x channels) are split over ember's pool's threads (NOTE [ Kernels on ember's pool ]
+ * in common.h: beside torch's spinning OpenMP team, the average pools' OpenMP loops had stayed on one thread
+ * below 4M elements); each plane is computed by one thread.
  *
  * Max pooling's forward stays in NumPy (NOTE [ Max pooling forward stays in NumPy ] in
  * ember/_ops/pooling.py); its backward adds each output gradient at its index, outputs in order. Average
@@ -54,17 +56,26 @@ static inline float avg_window(const idx *p, idx oh, idx ow, int include_pad, do
     return (float)(include_pad ? pool : (a1 - a) * (b1 - b));
 }
 
-void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int include_pad, double divisor,
-                    int nt) {
-    idx H = p[0], W = p[1], OH = p[2], OW = p[3];
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        const float *xp = x + c * H * W;
-        float *yp = y + c * OH * OW;
+/* The average-pooling loops' operands (planes [lo, hi) a call of a body). */
+typedef struct {
+    const float *x;
+    float *y;
+    const idx *p;
+    idx H, W, OH, OW;
+    int include_pad;
+    double divisor;
+} avg_ctx;
+
+static void avg_body(void *ctx, idx lo, idx hi) {
+    const avg_ctx *k = ctx;
+    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
+    for (idx c = lo; c < hi; c++) {
+        const float *xp = k->x + c * H * W;
+        float *yp = k->y + c * OH * OW;
         for (idx oh = 0; oh < OH; oh++)
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
-                float d = avg_window(p, oh, ow, include_pad, divisor, &h0, &h1, &w0, &w1);
+                float d = avg_window(k->p, oh, ow, k->include_pad, k->divisor, &h0, &h1, &w0, &w1);
                 if (h0 >= h1 || w0 >= w1) {
                     yp[oh * OW + ow] = 0.0f;
                     continue;
@@ -77,18 +88,23 @@ void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int incl
     }
 }
 
-void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p, int include_pad,
-                             double divisor, int nt) {
-    idx H = p[0], W = p[1], OH = p[2], OW = p[3];
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        float *o = gx + c * H * W;
-        const float *gp = g + c * OH * OW;
+void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int include_pad, double divisor,
+                    int nt) {
+    avg_ctx k = {x, y, p, p[0], p[1], p[2], p[3], include_pad, divisor};
+    em_for(avg_body, &k, planes, nt, 0);
+}
+
+static void avg_backward_body(void *ctx, idx lo, idx hi) {
+    const avg_ctx *k = ctx;  /* x: the output gradient, y: the input gradient */
+    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
+    for (idx c = lo; c < hi; c++) {
+        float *o = k->y + c * H * W;
+        const float *gp = k->x + c * OH * OW;
         memset(o, 0, sizeof(float) * (size_t)(H * W));
         for (idx oh = 0; oh < OH; oh++)
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
-                float d = avg_window(p, oh, ow, include_pad, divisor, &h0, &h1, &w0, &w1);
+                float d = avg_window(k->p, oh, ow, k->include_pad, k->divisor, &h0, &h1, &w0, &w1);
                 float delta = gp[oh * OW + ow] / d;
                 for (idx ih = h0; ih < h1; ih++)
                     for (idx iw = w0; iw < w1; iw++) o[ih * W + iw] += delta;
@@ -96,15 +112,22 @@ void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p
     }
 }
 
+void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p, int include_pad,
+                             double divisor, int nt) {
+    avg_ctx k = {g, gx, p, p[0], p[1], p[2], p[3], include_pad, divisor};
+    em_for(avg_backward_body, &k, planes, nt, 0);
+}
+
 /* adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)) */
 static inline idx ad_start(idx o, idx out, idx in) { return (o * in) / out; }
 static inline idx ad_end(idx o, idx out, idx in) { return ((o + 1) * in + out - 1) / out; }
 
-void adaptive_avg_pool2d_f32(const float *x, float *y, idx planes, idx H, idx W, idx OH, idx OW, int nt) {
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        const float *xp = x + c * H * W;
-        float *yp = y + c * OH * OW;
+static void adaptive_body(void *ctx, idx lo, idx hi) {
+    const avg_ctx *k = ctx;
+    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
+    for (idx c = lo; c < hi; c++) {
+        const float *xp = k->x + c * H * W;
+        float *yp = k->y + c * OH * OW;
         for (idx oh = 0; oh < OH; oh++) {
             idx h0 = ad_start(oh, OH, H), h1 = ad_end(oh, OH, H);
             for (idx ow = 0; ow < OW; ow++) {
@@ -118,12 +141,17 @@ void adaptive_avg_pool2d_f32(const float *x, float *y, idx planes, idx H, idx W,
     }
 }
 
-void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx H, idx W, idx OH, idx OW,
-                                      int nt) {
-    EM_PARALLEL_FOR(nt)
-    for (idx c = 0; c < planes; c++) {
-        float *o = gx + c * H * W;
-        const float *gp = g + c * OH * OW;
+void adaptive_avg_pool2d_f32(const float *x, float *y, idx planes, idx H, idx W, idx OH, idx OW, int nt) {
+    avg_ctx k = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW};
+    em_for(adaptive_body, &k, planes, nt, 0);
+}
+
+static void adaptive_backward_body(void *ctx, idx lo, idx hi) {
+    const avg_ctx *k = ctx;  /* x: the output gradient, y: the input gradient */
+    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
+    for (idx c = lo; c < hi; c++) {
+        float *o = k->y + c * H * W;
+        const float *gp = k->x + c * OH * OW;
         memset(o, 0, sizeof(float) * (size_t)(H * W));
         for (idx oh = 0; oh < OH; oh++) {
             idx h0 = ad_start(oh, OH, H), h1 = ad_end(oh, OH, H);
@@ -135,6 +163,12 @@ void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx
             }
         }
     }
+}
+
+void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx H, idx W, idx OH, idx OW,
+                                      int nt) {
+    avg_ctx k = {.x = g, .y = gx, .H = H, .W = W, .OH = OH, .OW = OW};
+    em_for(adaptive_backward_body, &k, planes, nt, 0);
 }
 
 /* NOTE [ Max pooling forward in C ]

@@ -56,7 +56,11 @@ static inline float avg_window(const idx *p, idx oh, idx ow, int include_pad, do
     return (float)(include_pad ? pool : (a1 - a) * (b1 - b));
 }
 
-/* The average-pooling loops' operands (planes [lo, hi) a call of a body). */
+/* adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)) */
+static inline idx ad_start(idx o, idx out, idx in) { return (o * in) / out; }
+static inline idx ad_end(idx o, idx out, idx in) { return ((o + 1) * in + out - 1) / out; }
+
+/* The average-pooling loops' operands (planes [lo, hi) a call of a body); p NULL: adaptive pooling. */
 typedef struct {
     const float *x;
     float *y;
@@ -65,6 +69,21 @@ typedef struct {
     int include_pad;
     double divisor;
 } avg_ctx;
+
+/* Output (oh, ow)'s window [h0, h1) x [w0, w1) of the input, and what its sum is divided by: d1, then d2
+ * (adaptive pooling divides by the window's height, then its width, as torch does; average pooling once, by
+ * avg_window's divisor, and then by 1, which changes nothing). */
+static inline void window(const avg_ctx *k, idx oh, idx ow, idx *h0, idx *h1, idx *w0, idx *w1, float *d1,
+                          float *d2) {
+    if (k->p) {
+        *d1 = avg_window(k->p, oh, ow, k->include_pad, k->divisor, h0, h1, w0, w1);
+        *d2 = 1.0f;
+        return;
+    }
+    *h0 = ad_start(oh, k->OH, k->H), *h1 = ad_end(oh, k->OH, k->H);
+    *w0 = ad_start(ow, k->OW, k->W), *w1 = ad_end(ow, k->OW, k->W);
+    *d1 = (float)(*h1 - *h0), *d2 = (float)(*w1 - *w0);
+}
 
 static void avg_body(void *ctx, idx lo, idx hi) {
     const avg_ctx *k = ctx;
@@ -75,7 +94,8 @@ static void avg_body(void *ctx, idx lo, idx hi) {
         for (idx oh = 0; oh < OH; oh++)
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
-                float d = avg_window(k->p, oh, ow, k->include_pad, k->divisor, &h0, &h1, &w0, &w1);
+                float d1, d2;
+                window(k, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
                 if (h0 >= h1 || w0 >= w1) {
                     yp[oh * OW + ow] = 0.0f;
                     continue;
@@ -83,15 +103,9 @@ static void avg_body(void *ctx, idx lo, idx hi) {
                 float s = 0.0f;
                 for (idx ih = h0; ih < h1; ih++)
                     for (idx iw = w0; iw < w1; iw++) s += xp[ih * W + iw];
-                yp[oh * OW + ow] = s / d;
+                yp[oh * OW + ow] = s / d1 / d2;
             }
     }
-}
-
-void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int include_pad, double divisor,
-                    int nt) {
-    avg_ctx k = {x, y, p, p[0], p[1], p[2], p[3], include_pad, divisor};
-    em_for(avg_body, &k, planes, nt, 0);
 }
 
 static void avg_backward_body(void *ctx, idx lo, idx hi) {
@@ -104,12 +118,19 @@ static void avg_backward_body(void *ctx, idx lo, idx hi) {
         for (idx oh = 0; oh < OH; oh++)
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
-                float d = avg_window(k->p, oh, ow, k->include_pad, k->divisor, &h0, &h1, &w0, &w1);
-                float delta = gp[oh * OW + ow] / d;
+                float d1, d2;
+                window(k, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
+                float delta = gp[oh * OW + ow] / d1 / d2;
                 for (idx ih = h0; ih < h1; ih++)
                     for (idx iw = w0; iw < w1; iw++) o[ih * W + iw] += delta;
             }
     }
+}
+
+void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int include_pad, double divisor,
+                    int nt) {
+    avg_ctx k = {x, y, p, p[0], p[1], p[2], p[3], include_pad, divisor};
+    em_for(avg_body, &k, planes, nt, 0);
 }
 
 void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p, int include_pad,
@@ -118,57 +139,15 @@ void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p
     em_for(avg_backward_body, &k, planes, nt, 0);
 }
 
-/* adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)) */
-static inline idx ad_start(idx o, idx out, idx in) { return (o * in) / out; }
-static inline idx ad_end(idx o, idx out, idx in) { return ((o + 1) * in + out - 1) / out; }
-
-static void adaptive_body(void *ctx, idx lo, idx hi) {
-    const avg_ctx *k = ctx;
-    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
-    for (idx c = lo; c < hi; c++) {
-        const float *xp = k->x + c * H * W;
-        float *yp = k->y + c * OH * OW;
-        for (idx oh = 0; oh < OH; oh++) {
-            idx h0 = ad_start(oh, OH, H), h1 = ad_end(oh, OH, H);
-            for (idx ow = 0; ow < OW; ow++) {
-                idx w0 = ad_start(ow, OW, W), w1 = ad_end(ow, OW, W);
-                float s = 0.0f;
-                for (idx ih = h0; ih < h1; ih++)
-                    for (idx iw = w0; iw < w1; iw++) s += xp[ih * W + iw];
-                yp[oh * OW + ow] = s / (float)(h1 - h0) / (float)(w1 - w0);
-            }
-        }
-    }
-}
-
 void adaptive_avg_pool2d_f32(const float *x, float *y, idx planes, idx H, idx W, idx OH, idx OW, int nt) {
     avg_ctx k = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW};
-    em_for(adaptive_body, &k, planes, nt, 0);
-}
-
-static void adaptive_backward_body(void *ctx, idx lo, idx hi) {
-    const avg_ctx *k = ctx;  /* x: the output gradient, y: the input gradient */
-    idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
-    for (idx c = lo; c < hi; c++) {
-        float *o = k->y + c * H * W;
-        const float *gp = k->x + c * OH * OW;
-        memset(o, 0, sizeof(float) * (size_t)(H * W));
-        for (idx oh = 0; oh < OH; oh++) {
-            idx h0 = ad_start(oh, OH, H), h1 = ad_end(oh, OH, H);
-            for (idx ow = 0; ow < OW; ow++) {
-                idx w0 = ad_start(ow, OW, W), w1 = ad_end(ow, OW, W);
-                float delta = gp[oh * OW + ow] / (float)(h1 - h0) / (float)(w1 - w0);
-                for (idx ih = h0; ih < h1; ih++)
-                    for (idx iw = w0; iw < w1; iw++) o[ih * W + iw] += delta;
-            }
-        }
-    }
+    em_for(avg_body, &k, planes, nt, 0);
 }
 
 void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx H, idx W, idx OH, idx OW,
                                       int nt) {
     avg_ctx k = {.x = g, .y = gx, .H = H, .W = W, .OH = OH, .OW = OW};
-    em_for(adaptive_backward_body, &k, planes, nt, 0);
+    em_for(avg_backward_body, &k, planes, nt, 0);
 }
 
 /* NOTE [ Max pooling forward in C ]

@@ -60,7 +60,7 @@ static inline float avg_window(const idx *p, idx oh, idx ow, int include_pad, do
 static inline idx ad_start(idx o, idx out, idx in) { return (o * in) / out; }
 static inline idx ad_end(idx o, idx out, idx in) { return ((o + 1) * in + out - 1) / out; }
 
-/* The average-pooling loops' operands (planes [lo, hi) a call of a body); p NULL: adaptive pooling. */
+/* The average-pooling loops' operands (planes [lo, hi) a call of a body; p unused by adaptive pooling). */
 typedef struct {
     const float *x;
     float *y;
@@ -73,9 +73,10 @@ typedef struct {
 /* Output (oh, ow)'s window [h0, h1) x [w0, w1) of the input, and what its sum is divided by: d1, then d2
  * (adaptive pooling divides by the window's height, then its width, as torch does; average pooling once, by
  * avg_window's divisor, and then by 1, which changes nothing). */
-static inline void window(const avg_ctx *k, idx oh, idx ow, idx *h0, idx *h1, idx *w0, idx *w1, float *d1,
-                          float *d2) {
-    if (k->p) {
+static inline __attribute__((always_inline)) void window(const avg_ctx *k, int adaptive, idx oh, idx ow,
+                                                        idx *h0, idx *h1, idx *w0, idx *w1, float *d1,
+                                                        float *d2) {
+    if (!adaptive) {
         *d1 = avg_window(k->p, oh, ow, k->include_pad, k->divisor, h0, h1, w0, w1);
         *d2 = 1.0f;
         return;
@@ -85,8 +86,8 @@ static inline void window(const avg_ctx *k, idx oh, idx ow, idx *h0, idx *h1, id
     *d1 = (float)(*h1 - *h0), *d2 = (float)(*w1 - *w0);
 }
 
-static void avg_body(void *ctx, idx lo, idx hi) {
-    const avg_ctx *k = ctx;
+/* The forward loop over planes [lo, hi); `adaptive` a constant after inlining (no branch per window). */
+static inline __attribute__((always_inline)) void avg_rows(const avg_ctx *k, idx lo, idx hi, int adaptive) {
     idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
     for (idx c = lo; c < hi; c++) {
         const float *xp = k->x + c * H * W;
@@ -95,7 +96,7 @@ static void avg_body(void *ctx, idx lo, idx hi) {
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
                 float d1, d2;
-                window(k, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
+                window(k, adaptive, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
                 if (h0 >= h1 || w0 >= w1) {
                     yp[oh * OW + ow] = 0.0f;
                     continue;
@@ -108,8 +109,9 @@ static void avg_body(void *ctx, idx lo, idx hi) {
     }
 }
 
-static void avg_backward_body(void *ctx, idx lo, idx hi) {
-    const avg_ctx *k = ctx;  /* x: the output gradient, y: the input gradient */
+/* The backward loop: x the output gradient, y the input gradient. */
+static inline __attribute__((always_inline)) void avg_backward_rows(const avg_ctx *k, idx lo, idx hi,
+                                                                    int adaptive) {
     idx H = k->H, W = k->W, OH = k->OH, OW = k->OW;
     for (idx c = lo; c < hi; c++) {
         float *o = k->y + c * H * W;
@@ -119,13 +121,18 @@ static void avg_backward_body(void *ctx, idx lo, idx hi) {
             for (idx ow = 0; ow < OW; ow++) {
                 idx h0, h1, w0, w1;
                 float d1, d2;
-                window(k, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
+                window(k, adaptive, oh, ow, &h0, &h1, &w0, &w1, &d1, &d2);
                 float delta = gp[oh * OW + ow] / d1 / d2;
                 for (idx ih = h0; ih < h1; ih++)
                     for (idx iw = w0; iw < w1; iw++) o[ih * W + iw] += delta;
             }
     }
 }
+
+static void avg_body(void *ctx, idx lo, idx hi) { avg_rows(ctx, lo, hi, 0); }
+static void adaptive_body(void *ctx, idx lo, idx hi) { avg_rows(ctx, lo, hi, 1); }
+static void avg_backward_body(void *ctx, idx lo, idx hi) { avg_backward_rows(ctx, lo, hi, 0); }
+static void adaptive_backward_body(void *ctx, idx lo, idx hi) { avg_backward_rows(ctx, lo, hi, 1); }
 
 void avg_pool2d_f32(const float *x, float *y, idx planes, const idx *p, int include_pad, double divisor,
                     int nt) {
@@ -141,13 +148,13 @@ void avg_pool2d_backward_f32(const float *g, float *gx, idx planes, const idx *p
 
 void adaptive_avg_pool2d_f32(const float *x, float *y, idx planes, idx H, idx W, idx OH, idx OW, int nt) {
     avg_ctx k = {.x = x, .y = y, .H = H, .W = W, .OH = OH, .OW = OW};
-    em_for(avg_body, &k, planes, nt, 0);
+    em_for(adaptive_body, &k, planes, nt, 0);
 }
 
 void adaptive_avg_pool2d_backward_f32(const float *g, float *gx, idx planes, idx H, idx W, idx OH, idx OW,
                                       int nt) {
     avg_ctx k = {.x = g, .y = gx, .H = H, .W = W, .OH = OH, .OW = OW};
-    em_for(avg_backward_body, &k, planes, nt, 0);
+    em_for(adaptive_backward_body, &k, planes, nt, 0);
 }
 
 /* NOTE [ Max pooling forward in C ]

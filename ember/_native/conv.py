@@ -115,7 +115,8 @@ def _fits(x, w, nd):
 
 # NOTE [ Same-size convolutions take the direct kernel ]
 # A convolution at stride 1 whose output has its input's size runs conv_direct.c's kernel, forward and input
-# gradient: no im2col (NOTE [ Same-size convolutions without im2col ] there). Not a depthwise one (conv.c's
+# gradient, and so does the forward at stride 2 of a large enough output (`_phased`, NOTE [ Stride 2 as four
+# phases ] there): no im2col (NOTE [ Same-size convolutions without im2col ]). Not a depthwise one (conv.c's
 # direct loops), nor a 1x1 (conv.c multiplies its input as it is), nor one torch runs on its native path
 # rather than oneDNN's (`_onednn`): that path multiplies the padding's zeros too, so an inf or NaN weight makes
 # NaN at the border, where oneDNN and conv_direct.c add nothing for the padding (NOTE [ Padding adds nothing ]
@@ -128,8 +129,8 @@ _NOT_BUILT = -2
 
 
 def _onednn(xs, ws, groups):
-    """Whether torch 2.13 runs this float32 convolution of input shape xs, weight shape ws (stride 1, KH x KW >
-    1) on oneDNN: its `use_mkldnn` (aten/src/ATen/native/Convolution.cpp) for such a shape."""
+    """Whether torch 2.13 runs this float32 convolution of input shape xs, weight shape ws (KH x KW > 1) on
+    oneDNN: its `use_mkldnn` (aten/src/ATen/native/Convolution.cpp) for such a shape."""
     return groups > 1 or (len(ws) == 4 and ws[-1] > 3 and ws[-2] > 3) or xs[0] > 1 or int(np.prod(xs)) > 20480
 
 

@@ -64,6 +64,10 @@ _CONVS = [
     ("same_conv1d", (3, 6, 40), (8, 6, 5), {"padding": 2}),
     ("same_rows13_1x1map", (3, 9, 1, 1), (13, 9, 3, 3), {"padding": 1}),
     ("same_10x10_blocks", (2, 20, 10, 10), (16, 20, 3, 3), {"padding": 1}),
+    # depthwise (NOTE [ Depthwise weight gradient ] in conv_direct.c): a channel multiplier of 2, 1-d, dilated
+    ("depthwise_mult2", (2, 6, 11, 13), (12, 1, 3, 3), {"padding": 1, "groups": 6}),
+    ("depthwise_conv1d", (3, 5, 30), (5, 1, 5), {"padding": 2, "groups": 5}),
+    ("depthwise_dilated", (2, 4, 9, 9), (4, 1, 3, 3), {"padding": 2, "dilation": 2, "groups": 4}),
     # stride 2 as four phases (NOTE [ Stride 2 as four phases ] in conv_direct.c): odd sizes (dilated: below)
     ("phases_odd", (1, 20, 33, 34), (6, 20, 3, 3), {"stride": 2, "padding": 1}),
 ]
@@ -284,7 +288,8 @@ _NAN_CONVS = [((1, 2, 4, 4), (4, 2, 3, 3), 1, 1), ((1, 2, 110, 110), (4, 2, 3, 3
               ((2, 4, 33, 31), (6, 4, 3, 3), 1, 1, 2), ((1, 3, 64, 64), (8, 3, 7, 7), 3, 1, 2),
               ((2, 4, 6, 6), (4, 2, 3, 3), 1, 2), ((1, 2, 6, 6), (4, 2, 5, 5), 2, 1),
               ((1, 2, 6, 6), (4, 2, 5, 3), (2, 1), 1), ((2, 16, 12, 12), (8, 16, 3, 3), 1, 1),
-              ((3, 16, 7, 7), (8, 16, 3, 3), 1, 1), ((1, 16, 35, 36), (4, 16, 3, 3), 1, 1)]
+              ((3, 16, 7, 7), (8, 16, 3, 3), 1, 1), ((1, 16, 35, 36), (4, 16, 3, 3), 1, 1),
+              ((1, 8, 12, 12), (8, 1, 3, 3), 1, 8), ((2, 6, 9, 9), (6, 1, 3, 3), 1, 6)]
 
 
 @pytest.mark.parametrize("case", _NAN_CONVS)
@@ -300,7 +305,9 @@ def test_same_size_conv_inf_nan_as_torch(case, where):
     kw = {"padding": pad, "groups": groups, "stride": stride}
     gy = rng.standard_normal(tuple(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w),
                                                               **kw).shape)).astype(np.float32)
-    got, want = (_conv_grads(lib, x, w, np.zeros(ws[0], np.float32), gy, kw)[:2] for lib in (ember, torch))
+    # (and the weight gradient of the depthwise ones, whose kernel is conv_direct.c's too)
+    grads = 3 if groups == xs[1] and ws[1] == 1 else 2
+    got, want = (_conv_grads(lib, x, w, np.zeros(ws[0], np.float32), gy, kw)[:grads] for lib in (ember, torch))
     for g, t in zip(got, want):
         np.testing.assert_allclose(g, t, rtol=1e-5, atol=1e-5, equal_nan=True)
 

@@ -116,8 +116,9 @@ def _fits(x, w, nd):
 # NOTE [ Same-size convolutions take the direct kernel ]
 # A convolution at stride 1 whose output has its input's size runs conv_direct.c's kernel, forward and input
 # gradient, and so does the forward at stride 2 of a large enough output (`_phased`, NOTE [ Stride 2 as four
-# phases ] there): no im2col (NOTE [ Same-size convolutions without im2col ]). Not a depthwise one (conv.c's
-# direct loops), nor a 1x1 (conv.c multiplies its input as it is), nor one torch runs on its native path
+# phases ] there): no im2col (NOTE [ Same-size convolutions without im2col ]). A depthwise one too, with one
+# output a channel (and its weight gradient: NOTE [ Depthwise weight gradient ] there), but not a 1x1 (conv.c
+# multiplies its input as it is), nor one torch runs on its native path
 # rather than oneDNN's (`_onednn`): that path multiplies the padding's zeros too, so an inf or NaN weight makes
 # NaN at the border, where oneDNN and conv_direct.c add nothing for the padding (NOTE [ Padding adds nothing ]
 # there), and conv.c's im2col gives torch's NaN. The same holds for the weight gradient's kernel
@@ -135,10 +136,12 @@ def _onednn(xs, ws, groups):
 
 
 def _same(xs, w, stride, out, groups):
-    """Whether conv_direct.c takes this forward or input gradient (not grouped: oneDNN's grouped forward
-    multiplies the padding too, measured)."""
-    return all(s == 1 for s in stride) and tuple(out) == tuple(xs[2:]) and w.shape[1] > 1 \
-        and w[0, 0].size > 1 and groups == 1 and _onednn(xs, w.shape, groups) \
+    """Whether conv_direct.c takes this forward or input gradient: not grouped (oneDNN's grouped forward
+    multiplies the padding too, measured) unless depthwise with one output a channel (torch's depthwise kernel
+    adds nothing for the padding; with a channel multiplier, torch's forward multiplies it: measured)."""
+    depthwise = groups == xs[1] == w.shape[0] and w.shape[1] == 1
+    return all(s == 1 for s in stride) and tuple(out) == tuple(xs[2:]) and w[0, 0].size > 1 \
+        and (depthwise or (groups == 1 and w.shape[1] > 1 and _onednn(xs, w.shape, groups))) \
         and _state.get("direct") is not False
 
 
@@ -232,6 +235,13 @@ def conv_weight_grad(x, g, ksize, stride, pads, dil, groups):
     wshape = (o, x.shape[1] // groups) + tuple(ksize)
     wsize = int(np.prod(wshape))
     work = n * wsize * int(np.prod(g.shape[2:]))
+    if groups == x.shape[1] and wshape[1] == 1 and all(s == 1 for s in stride) and x.shape[2:] == g.shape[2:] \
+            and int(np.prod(ksize)) > 1 and _state.get("direct") is not False:  # depthwise, same size
+        gw = np.empty(wshape, _F32)  # (NOTE [ Depthwise weight gradient ] in conv_direct.c)
+        fn = function("conv_direct", "conv2d_dw_weight_grad_f32", [_P, _P, _P, _P, _C], ctypes.c_int)
+        shape = _shape(x.shape, wshape, stride, pads, dil, groups, g.shape[2:])
+        if fn and fn(x.ctypes.data, g.ctypes.data, gw.ctypes.data, shape.ctypes.data, _conv_threads(work, o)) == 0:
+            return gw
     if _same_size(x, g, wshape, stride, groups):  # (NOTE [ Direct weight gradient ] in conv_wgrad.c)
         gw = _weight_grad_same(x, g, wshape, pads, dil, groups, work)
         if gw is not None:

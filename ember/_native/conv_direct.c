@@ -1,7 +1,8 @@
 /* Same-size convolutions of C-contiguous float32 NCHW data without im2col: forward and input gradient of a
  * convolution with stride 1 whose output has its input's size ("same" padding: ResNet's, VGG's and the CIFAR
- * CNNs' 3x3 layers), any kernel size, dilation and groups; and the forward at stride 2 (ResNet's stem and
- * stride-2 layers), as four phases of the input (NOTE [ Stride 2 as four phases ]).
+ * CNNs' 3x3 layers; depthwise ones too), any kernel size, dilation and groups; the forward at stride 2
+ * (ResNet's stem and stride-2 layers), as four phases of the input (NOTE [ Stride 2 as four phases ]);
+ * and the weight gradient of depthwise same-size convolutions (NOTE [ Depthwise weight gradient ]).
  *
  * NOTE [ Same-size convolutions without im2col ]
  * conv.c unrolls the input into columns (im2col, KH KW times the input: 58 MB for ResNet-18's layer1 at batch
@@ -392,6 +393,95 @@ done:
     return rc;
 #else
     (void)x, (void)w, (void)b, (void)y, (void)p, (void)grad, (void)nt;
+    return NOT_BUILT;
+#endif
+}
+
+/* NOTE [ Depthwise weight gradient ]
+ * The weight gradient of a same-size depthwise convolution (one input channel a group, stride 1) is one dot
+ * product a tap: w'[o][t] = sum over samples and positions q of g[o][q] x[c][q + shift_t], c = o's channel.
+ * conv.c's loop took it tap by tap and row by row, summing in double with a horizontal sum at every row (3.5
+ * ms against torch's 0.45 for MobileNet's 16 x 96 x 28 x 28). Here the positions go by in vectors of 16 with
+ * the output gradient loaded once for DW_TAPS taps at a time, each tap a vector of float sums (its padding's
+ * lanes masked off, as torch adds nothing for them, NOTE [ Padding adds nothing ]), summed across lanes in
+ * double at the end. Each output channel is one thread's, in a fixed order: the result does not depend on the
+ * thread count. */
+#ifdef __AVX512F__
+#define DW_TAPS 9
+
+typedef struct {
+    const float *x, *g;
+    float *gw;
+    idx C, HW, O, og, T, N, nvec;
+    const idx *shift;
+    const __mmask16 *masks;  /* masks[t nvec + v], as the direct kernel's; row T none */
+} dw_ctx;
+
+static void dw_weight_grad_body(void *ctx, idx lo, idx hi) {
+    const dw_ctx *k = ctx;
+    idx HW = k->HW, nvec = k->nvec;
+    for (idx o = lo; o < hi; o++) {
+        idx c = o / k->og;
+        for (idx t0 = 0; t0 < k->T; t0 += DW_TAPS) {
+            idx shift[DW_TAPS];
+            const __mmask16 *mt[DW_TAPS];
+            for (int t = 0; t < DW_TAPS; t++) {  /* taps past T: the masks' last row, no lanes */
+                int real = t0 + t < k->T;
+                shift[t] = real ? k->shift[t0 + t] : 0;
+                mt[t] = k->masks + (real ? t0 + t : k->T) * nvec;
+            }
+            __m512 acc[DW_TAPS];
+            for (int t = 0; t < DW_TAPS; t++) acc[t] = _mm512_setzero_ps();
+            for (idx n = 0; n < k->N; n++) {
+                const float *gp = k->g + (n * k->O + o) * HW, *xp = k->x + (n * k->C + c) * HW;
+                for (idx v = 0; v < nvec; v++) {
+                    idx left = HW - 16 * v;
+                    __m512 gv = _mm512_maskz_loadu_ps(left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1),
+                                                      gp + 16 * v);
+                    for (int t = 0; t < DW_TAPS; t++) {
+                        __mmask16 m = mt[t][v];
+                        __m512 xv = _mm512_maskz_loadu_ps(m, xp + 16 * v + shift[t]);
+                        acc[t] = _mm512_mask3_fmadd_ps(gv, xv, acc[t], m);
+                    }
+                }
+            }
+            for (int t = 0; t < DW_TAPS && t0 + t < k->T; t++) {
+                __m512d lo8 = _mm512_cvtps_pd(_mm512_castps512_ps256(acc[t]));
+                __m256 top = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[t]), 1));
+                __m512d hi8 = _mm512_cvtps_pd(top);
+                k->gw[o * k->T + t0 + t] = (float)_mm512_reduce_add_pd(_mm512_add_pd(lo8, hi8));
+            }
+        }
+    }
+}
+#endif
+
+/* The weight gradient (O, 1, KH, KW) of a same-size depthwise convolution at stride 1 (p: conv.c's shape
+ * vector) from its input x and output gradient g: 0, -1 when a buffer could not be allocated, NOT_BUILT or
+ * NOT_TAKEN (NOTE [ Depthwise weight gradient ]). */
+int conv2d_dw_weight_grad_f32(const float *x, const float *g, float *gw, const idx *p, int nt) {
+#ifdef __AVX512F__
+    idx N = p[0], C = p[1], H = p[2], W = p[3], O = p[4], KH = p[5], KW = p[6], PH = p[9], PW = p[10];
+    idx DH = p[11], DW = p[12], G = p[13], T = KH * KW, HW = H * W;
+    if (T > MAX_TAPS || G != C || p[7] != 1 || p[8] != 1 || p[14] != H || p[15] != W) return NOT_TAKEN;
+    idx nvec = (HW + 15) / 16, shift[MAX_TAPS];
+    __mmask16 *masks = calloc((size_t)((T + 1) * nvec), sizeof(__mmask16));
+    if (!masks) return -1;
+    for (idx t = 0; t < T; t++) {
+        idx dh = (t / KW) * DH - PH, dw = (t % KW) * DW - PW;
+        shift[t] = dh * W + dw;
+        for (idx q = 0; q < HW; q++) {
+            idx h = q / W + dh, w = q % W + dw;
+            if (h >= 0 && h < H && w >= 0 && w < W) masks[t * nvec + q / 16] |= (__mmask16)(1u << (q % 16));
+        }
+    }
+    dw_ctx k = {.x = x, .g = g, .gw = gw, .C = C, .HW = HW, .O = O, .og = O / G, .T = T, .N = N, .nvec = nvec,
+                .shift = shift, .masks = masks};
+    em_for(dw_weight_grad_body, &k, O, nt, 0);
+    free(masks);
+    return 0;
+#else
+    (void)x, (void)g, (void)gw, (void)p, (void)nt;
     return NOT_BUILT;
 #endif
 }
